@@ -1,0 +1,299 @@
+//! The one output gate: JSON (or JSON Lines) on stdout for programs, a human view only on a
+//! terminal or with `--format table`; errors as one JSON line on stderr. Also reads stdin.
+
+use crate::error::{Code, Error, Result};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::io::{IsTerminal, Read, Write};
+use std::path::Path;
+
+/// Default cap on what one command reads from stdin or `--input`; `BOB_MAX_INPUT_BYTES` overrides.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Json,
+    Table,
+}
+
+pub struct Printer {
+    human: bool,
+}
+
+/// Exits 0 on a closed stdout (a reader that has gone away is not an error); otherwise maps
+/// the write error.
+pub fn stdout_error(e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    Error::internal(format!("writing stdout: {e}"))
+}
+
+impl Printer {
+    /// `format` from the flags; `None` means a human view only when stdout is a terminal.
+    pub fn new(format: Option<Format>) -> Printer {
+        let human = match format {
+            Some(Format::Table) => true,
+            Some(Format::Json) => false,
+            None => std::io::stdout().is_terminal(),
+        };
+        Printer { human }
+    }
+
+    pub fn is_human(&self) -> bool {
+        self.human
+    }
+
+    /// Writes one JSON document (or its human view).
+    pub fn doc<T: Serialize + ?Sized>(&self, value: &T) -> Result<()> {
+        let value = serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))?;
+        let text = if self.human {
+            human_view(&value)
+        } else {
+            value.to_string()
+        };
+        write_stdout(format!("{text}\n").as_bytes())
+    }
+
+    /// Writes one JSON Lines record and flushes it (streams and listings).
+    pub fn line<T: Serialize + ?Sized>(&self, value: &T) -> Result<()> {
+        let value = serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))?;
+        let text = if self.human {
+            human_view(&value)
+        } else {
+            value.to_string()
+        };
+        write_stdout(format!("{text}\n").as_bytes())
+    }
+
+    /// Writes a listing: JSON Lines, or one table on a terminal / with `--format table`.
+    pub fn rows<T: Serialize>(&self, rows: &[T]) -> Result<()> {
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+            .collect();
+        if self.human {
+            return write_stdout(table(&rows).as_bytes());
+        }
+        let mut buf = Vec::new();
+        for r in &rows {
+            buf.extend_from_slice(r.to_string().as_bytes());
+            buf.push(b'\n');
+        }
+        write_stdout(&buf)
+    }
+}
+
+/// Writes raw bytes to stdout and flushes; a broken pipe exits 0.
+pub fn write_stdout(bytes: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes).map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => {
+            a.iter().map(scalar).collect::<Vec<_>>().join(", ")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A readable rendering of one document: `key: value` lines, nested objects indented.
+pub fn human_view(v: &Value) -> String {
+    fn walk(v: &Value, indent: usize, out: &mut String) {
+        match v {
+            Value::Object(m) => {
+                for (k, val) in m {
+                    match val {
+                        Value::Object(inner) if !inner.is_empty() => {
+                            out.push_str(&format!("{:indent$}{k}:\n", ""));
+                            walk(val, indent + 2, out);
+                        }
+                        _ => out.push_str(&format!("{:indent$}{k}: {}\n", "", scalar(val))),
+                    }
+                }
+            }
+            other => out.push_str(&format!("{:indent$}{}\n", "", scalar(other))),
+        }
+    }
+    let mut out = String::new();
+    walk(v, 0, &mut out);
+    out.trim_end().to_string()
+}
+
+/// A plain-text table of objects; columns are the union of keys in first-seen order.
+pub fn table(rows: &[Value]) -> String {
+    let mut cols: Vec<String> = Vec::new();
+    for r in rows {
+        if let Value::Object(m) = r {
+            for k in m.keys() {
+                if !cols.contains(k) {
+                    cols.push(k.clone());
+                }
+            }
+        }
+    }
+    if cols.is_empty() {
+        return rows.iter().map(|r| format!("{}\n", scalar(r))).collect();
+    }
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            cols.iter()
+                .map(|c| {
+                    let s = scalar(r.get(c).unwrap_or(&Value::Null)).replace('\n', " ");
+                    if s.chars().count() > 60 {
+                        s.chars().take(57).collect::<String>() + "..."
+                    } else {
+                        s
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .chain([c.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let fmt_row = |vals: &[String], out: &mut String| {
+        let line: Vec<String> = vals
+            .iter()
+            .zip(&widths)
+            .map(|(v, w)| format!("{v:<w$}"))
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    };
+    fmt_row(
+        &cols.iter().map(|c| c.to_uppercase()).collect::<Vec<_>>(),
+        &mut out,
+    );
+    for r in &cells {
+        fmt_row(r, &mut out);
+    }
+    out
+}
+
+/// Prints an error to stderr (one JSON line, or human text on a terminal); returns its exit code.
+pub fn report(err: &Error) -> i32 {
+    let mut stderr = std::io::stderr().lock();
+    let text = if stderr.is_terminal() && std::env::var_os("BOB_JSON_ERRORS").is_none() {
+        let mut t = format!("bob: {}: {}", err.code, err.message);
+        if !err.details.is_empty() {
+            t.push_str(&format!(" {}", Value::Object(err.details.clone())));
+        }
+        t
+    } else {
+        serde_json::json!({ "error": err }).to_string()
+    };
+    let _ = writeln!(stderr, "{text}");
+    err.code.exit_code()
+}
+
+/// Reports a usage error from clap as `invalid.request` (help and version print normally).
+pub fn clap_error(e: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                2
+            } else {
+                0
+            }
+        }
+        _ => {
+            let msg = e.render().to_string();
+            let first = msg
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ")
+                .to_string();
+            let err =
+                Error::new(Code::InvalidRequest, first).with("usage", msg.trim_end().to_string());
+            report(&err)
+        }
+    }
+}
+
+/// A panic is a bug: report it as one `internal.error` line instead of a backtrace dump.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = match info.payload().downcast_ref::<&str>() {
+            Some(s) => (*s).to_string(),
+            None => info
+                .payload()
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_default(),
+        };
+        let loc = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let err = Error::internal(format!("bug: bob panicked: {msg}")).with("location", loc);
+        let _ = writeln!(std::io::stderr(), "{}", serde_json::json!({ "error": err }));
+    }));
+}
+
+fn max_input_bytes() -> u64 {
+    std::env::var("BOB_MAX_INPUT_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_MAX_INPUT_BYTES)
+}
+
+/// Reads the command's input from `--input FILE` or stdin, refusing more than the input cap
+/// and anything that is not UTF-8.
+pub fn read_input(input: Option<&Path>) -> Result<String> {
+    let limit = max_input_bytes();
+    let mut bytes = Vec::new();
+    let read = match input {
+        Some(p) if p != Path::new("-") => {
+            let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+            f.take(limit + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::io(p, e))
+        }
+        _ => std::io::stdin()
+            .lock()
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::internal(format!("reading stdin: {e}"))),
+    };
+    read?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::invalid(format!(
+            "input is larger than {limit} bytes (set BOB_MAX_INPUT_BYTES to raise the cap)"
+        ))
+        .with("limit_bytes", limit));
+    }
+    String::from_utf8(bytes).map_err(|e| Error::invalid(format!("input is not UTF-8: {e}")))
+}
+
+/// Parses input text as JSON of type `T`, naming `what` in the error.
+pub fn parse_json<T: DeserializeOwned>(what: &str, text: &str) -> Result<T> {
+    if text.trim().is_empty() {
+        return Err(Error::invalid(format!(
+            "{what}: no input (expected JSON on stdin or --input FILE)"
+        )));
+    }
+    serde_json::from_str(text).map_err(|e| Error::bad_json(what, &e))
+}

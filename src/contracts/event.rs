@@ -1,0 +1,55 @@
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Seed 000 §6 trace event, one line of `traces/<session_id>.jsonl`.
+///
+/// ```json
+/// {"ts":1771113600.0,"kind":"notes_patch","data":{"applied":["set_goals"]}}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TraceEvent {
+    pub ts: f64,
+    pub kind: String,
+    #[serde(default)]
+    pub data: Value,
+}
+
+/// The trace kinds seed 000 §6 requires; others are allowed.
+pub const TRACE_KINDS: &[&str] = &[
+    "llm_req",
+    "llm_stream",
+    "llm_done",
+    "notes_patch",
+    "actions",
+    "retrieval",
+    "tool_plan",
+    "tool_start",
+    "tool_done",
+];
+
+/// Seed 003 §2–§3 run lifecycle / audit event. On disk it also carries the chain fields
+/// `prev` and `hash` added by [`crate::store::append_chained`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AuditEvent {
+    pub event_id: String,
+    pub event_type: String,
+    pub ts: String,
+    pub run_id: String,
+    pub agent_id: String,
+    #[serde(default = "default_actor")]
+    pub actor: String,
+    pub seq: u64,
+    #[serde(default)]
+    pub payload: Value,
+    #[serde(default)]
+    pub redactions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prev: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+}
+
+fn default_actor() -> String {
+    "system".into()
+}

@@ -1,0 +1,78 @@
+use super::ChatMessage;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Seed 000 §1.1 long-lived agent state, stored in the checkpoint.
+///
+/// Also accepted: seed 001 `active_context` (→ `episode_summary`) and `open_threads`
+/// (→ `open_loops`).
+///
+/// ```json
+/// {"goals":["ship v1"],"open_loops":[],"decisions":[],"constraints":[],"episode_summary":"",
+///  "memory_tags":[],"memory_refs":[],"capabilities_granted":["net:example.com"],"capabilities_pending":[]}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct State {
+    pub goals: Vec<String>,
+    #[serde(alias = "open_threads")]
+    pub open_loops: Vec<String>,
+    pub decisions: Vec<String>,
+    pub constraints: Vec<String>,
+    #[serde(alias = "active_context")]
+    pub episode_summary: String,
+    pub memory_tags: Vec<String>,
+    pub memory_refs: Vec<String>,
+    pub capabilities_granted: Vec<String>,
+    /// Requested capabilities awaiting a human; never holds a granted one.
+    pub capabilities_pending: Vec<String>,
+}
+
+/// Seed 000 §1.2: the persisted unit, one per session, revisioned.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Checkpoint {
+    pub session_id: String,
+    #[serde(default)]
+    pub revision: u64,
+    #[serde(default)]
+    pub updated_ts: f64,
+    #[serde(default)]
+    pub state: State,
+    #[serde(default)]
+    pub recent_messages: Vec<ChatMessage>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace_tail: Vec<String>,
+}
+
+/// Seed 000 §2 NOTES payload: a structured request to change the state. Absent keys change
+/// nothing. Also accepted: seed 004 NoteFrames `{facts, open_qs, decisions, todos}` (see
+/// [`NoteFrames`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NotesPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_goals: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_open_loops: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_open_loops: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_decisions: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_constraints: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_episode_summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_memory_tags: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<Vec<String>>,
+}
+
+/// Seed 004 Thinking-output NoteFrames, accepted wherever a [`NotesPatch`] is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct NoteFrames {
+    pub facts: Vec<String>,
+    pub open_qs: Vec<String>,
+    pub decisions: Vec<String>,
+    pub todos: Vec<String>,
+}

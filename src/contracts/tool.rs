@@ -1,0 +1,66 @@
+use crate::error::Error;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Default `timeout_ms` of a tool request (seed 003 §1.1).
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+fn default_timeout_ms() -> u64 {
+    DEFAULT_TIMEOUT_MS
+}
+
+/// Seed 003 §1.1 tool request envelope, the canonical form of a tool call.
+///
+/// Also accepted (converted by the tools subsystem): seed 000 `{id, tool, args}` items and
+/// `<<<TOOL_CALLS_JSON>>>` blocks, seed 004 `tool_intent` `{action, payload}`, OpenAI
+/// `tool_calls` `{id, type:"function", function:{name, arguments}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolRequest {
+    pub request_id: String,
+    pub run_id: String,
+    pub agent_id: String,
+    pub tool: String,
+    pub input: Value,
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+    #[serde(default)]
+    pub created_at: String,
+}
+
+/// Seed 003 §1.2 tool response envelope. `ok=true` ⇔ `error` is null; `output` is omitted when
+/// `ok=false`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolResponse {
+    pub request_id: String,
+    pub run_id: String,
+    pub tool: String,
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    pub error: Option<Error>,
+    pub duration_ms: u64,
+    pub finished_at: String,
+}
+
+/// Seed 000 §3 content of a `role:"tool"` message, how a result is shown to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolMessage {
+    pub id: String,
+    pub tool: String,
+    pub ok: bool,
+    pub output: Option<Value>,
+    pub error: Option<Error>,
+}
+
+impl From<&ToolResponse> for ToolMessage {
+    fn from(r: &ToolResponse) -> Self {
+        ToolMessage {
+            id: r.request_id.clone(),
+            tool: r.tool.clone(),
+            ok: r.ok,
+            output: r.output.clone(),
+            error: r.error.clone(),
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The one error every subsystem reports through.
+//!
+//! An [`Error`] carries a canonical [`Code`] (seed 003 §1.3 plus the codes bob adds, DESIGN.md §1),
+//! a human message, whether retrying may help, and structured details. On the wire it is
+//! `{"code","message","retryable","details"}`; the CLI wraps it as `{"error": …}` on stderr and
+//! exits with [`Code::exit_code`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Canonical error codes. The string form is the wire form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+pub enum Code {
+    #[serde(rename = "invalid.request")]
+    InvalidRequest,
+    #[serde(rename = "tool.not_found")]
+    ToolNotFound,
+    #[serde(rename = "tool.input_invalid")]
+    ToolInputInvalid,
+    #[serde(rename = "policy.denied")]
+    PolicyDenied,
+    #[serde(rename = "sandbox.required")]
+    SandboxRequired,
+    #[serde(rename = "timeout")]
+    Timeout,
+    #[serde(rename = "internal.error")]
+    InternalError,
+    #[serde(rename = "conflict")]
+    Conflict,
+    #[serde(rename = "upstream.error")]
+    UpstreamError,
+    #[serde(rename = "queue.full")]
+    QueueFull,
+    #[serde(rename = "chat.rate_limited")]
+    ChatRateLimited,
+    #[serde(rename = "not_found")]
+    NotFound,
+    #[serde(rename = "run.cancelled")]
+    Cancelled,
+}
+
+impl Code {
+    /// The wire string, e.g. `policy.denied`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidRequest => "invalid.request",
+            Code::ToolNotFound => "tool.not_found",
+            Code::ToolInputInvalid => "tool.input_invalid",
+            Code::PolicyDenied => "policy.denied",
+            Code::SandboxRequired => "sandbox.required",
+            Code::Timeout => "timeout",
+            Code::InternalError => "internal.error",
+            Code::Conflict => "conflict",
+            Code::UpstreamError => "upstream.error",
+            Code::QueueFull => "queue.full",
+            Code::ChatRateLimited => "chat.rate_limited",
+            Code::NotFound => "not_found",
+            Code::Cancelled => "run.cancelled",
+        }
+    }
+
+    /// Process exit code for this class of failure (documented in `man/bob.1`).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Code::InvalidRequest | Code::ToolInputInvalid => 2,
+            Code::PolicyDenied | Code::SandboxRequired => 3,
+            Code::NotFound | Code::ToolNotFound => 4,
+            Code::Conflict => 5,
+            Code::UpstreamError | Code::ChatRateLimited | Code::QueueFull => 6,
+            Code::Timeout => 124,
+            Code::Cancelled => 130,
+            Code::InternalError => 1,
+        }
+    }
+
+    /// Whether a caller may reasonably retry the same request unchanged.
+    pub fn default_retryable(self) -> bool {
+        matches!(
+            self,
+            Code::Timeout
+                | Code::Conflict
+                | Code::ChatRateLimited
+                | Code::QueueFull
+                | Code::UpstreamError
+        )
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Seed 003 §1.3 standard error shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Error {
+    pub code: Code,
+    pub message: String,
+    #[serde(default)]
+    pub retryable: bool,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub details: Map<String, Value>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            retryable: code.default_retryable(),
+            details: Map::new(),
+        }
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(Code::InvalidRequest, message)
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(Code::NotFound, message)
+    }
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(Code::Conflict, message)
+    }
+    pub fn denied(message: impl Into<String>) -> Self {
+        Self::new(Code::PolicyDenied, message)
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(Code::InternalError, message)
+    }
+    /// Adds one `details` entry.
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.details.insert(key.to_string(), value.into());
+        self
+    }
+    pub fn retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+    /// An I/O failure on `path`, classified: a missing file is `not_found`, the rest internal.
+    pub fn io(path: &std::path::Path, err: std::io::Error) -> Self {
+        let code = match err.kind() {
+            std::io::ErrorKind::NotFound => Code::NotFound,
+            std::io::ErrorKind::PermissionDenied => Code::PolicyDenied,
+            _ => Code::InternalError,
+        };
+        Self::new(code, format!("{}: {err}", path.display()))
+            .with("path", path.display().to_string())
+    }
+    /// A JSON document that failed to parse or did not have the expected shape.
+    pub fn bad_json(what: &str, err: &serde_json::Error) -> Self {
+        Self::invalid(format!("{what}: {err}"))
+            .with("line", err.line())
+            .with("column", err.column())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<rusqlite::Error> for Error {
+    fn from(err: rusqlite::Error) -> Self {
+        if let rusqlite::Error::SqliteFailure(e, _) = &err {
+            if matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            ) {
+                return Error::conflict(format!("database busy: {err}"));
+            }
+        }
+        Error::internal(format!("sqlite: {err}"))
+    }
+}

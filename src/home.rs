@@ -1,0 +1,115 @@
+//! The home directory: every persistent file lives under it (DESIGN.md §2).
+//! Resolution order: `--home DIR`, then `$BOB_HOME`, then `./runtime`.
+
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub struct Home {
+    root: PathBuf,
+}
+
+impl Home {
+    /// Resolves the home from an explicit flag value, `BOB_HOME`, or `./runtime`.
+    pub fn resolve(flag: Option<&Path>) -> Home {
+        let root = match flag {
+            Some(p) => p.to_path_buf(),
+            None => match std::env::var_os("BOB_HOME") {
+                Some(v) if !v.is_empty() => PathBuf::from(v),
+                _ => PathBuf::from("runtime"),
+            },
+        };
+        Home { root }
+    }
+
+    pub fn at(root: impl Into<PathBuf>) -> Home {
+        Home { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Creates the home and its standard subdirectories (idempotent).
+    pub fn init(&self) -> Result<Vec<PathBuf>> {
+        let dirs = [
+            "sessions", "traces", "audit", "cache", "schedule", "mtg", "runs",
+        ];
+        let mut created = Vec::new();
+        for d in std::iter::once("").chain(dirs) {
+            let p = self.root.join(d);
+            if !p.is_dir() {
+                std::fs::create_dir_all(&p).map_err(|e| Error::io(&p, e))?;
+                created.push(p);
+            }
+        }
+        Ok(created)
+    }
+
+    /// Creates `dir` (under the home) if missing and returns it.
+    pub fn ensure_dir(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
+    }
+
+    pub fn session_dir(&self, session_id: &str) -> Result<PathBuf> {
+        Ok(self
+            .root
+            .join("sessions")
+            .join(safe_component("session_id", session_id)?))
+    }
+    pub fn checkpoint_path(&self, session_id: &str) -> Result<PathBuf> {
+        Ok(self.session_dir(session_id)?.join("checkpoint.json"))
+    }
+    pub fn trace_path(&self, session_id: &str) -> Result<PathBuf> {
+        Ok(self.root.join("traces").join(format!(
+            "{}.jsonl",
+            safe_component("session_id", session_id)?
+        )))
+    }
+    pub fn audit_dir(&self, agent_id: &str) -> Result<PathBuf> {
+        Ok(self
+            .root
+            .join("audit")
+            .join(safe_component("agent_id", agent_id)?))
+    }
+    pub fn turns_path(&self) -> PathBuf {
+        self.root.join("turns.jsonl")
+    }
+    pub fn memory_db(&self) -> PathBuf {
+        self.root.join("memory.db")
+    }
+    pub fn ledger_path(&self) -> PathBuf {
+        self.root.join("memory_approvals.jsonl")
+    }
+    pub fn cache_dir(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+    pub fn schedule_dir(&self) -> PathBuf {
+        self.root.join("schedule")
+    }
+    pub fn runs_dir(&self) -> PathBuf {
+        self.root.join("runs")
+    }
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+}
+
+/// Checks that an identifier used as a file name cannot walk out of its directory:
+/// 1–128 characters of `[A-Za-z0-9._:@-]`, not `.` or `..`.
+pub fn safe_component<'a>(what: &str, s: &'a str) -> Result<&'a str> {
+    let ok = !s.is_empty()
+        && s.len() <= 128
+        && s != "."
+        && s != ".."
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':' | b'@'));
+    if ok {
+        Ok(s)
+    } else {
+        Err(Error::invalid(format!(
+            "{what} must be 1-128 characters of letters, digits and . _ - : @ (got {s:?})"
+        ))
+        .with("field", what))
+    }
+}

@@ -1,0 +1,26 @@
+//! bob: a personal LLM agent runtime as composable, Unix-style subcommands.
+//!
+//! The library holds every subsystem; [`cli`] is the thin command-line layer on top. Subsystems
+//! never print and never import clap: they take typed input and return [`error::Result`].
+
+pub mod cli;
+pub mod clock;
+pub mod contracts;
+pub mod error;
+pub mod home;
+pub mod store;
+
+// Spine stages.
+pub mod checkpoint;
+pub mod condense;
+pub mod notes;
+pub mod sanitize;
+pub mod trace;
+
+// Subsystems.
+pub mod backend;
+pub mod memory;
+pub mod redact;
+pub mod schedule;
+pub mod tools;
+pub mod turn;

@@ -1,0 +1,106 @@
+//! `TestEnv`: a temp home, a cleared environment, a fixed clock.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The clock every test starts with.
+pub const NOW: &str = "2026-02-15T00:00:00Z";
+
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+    pub now: String,
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        TestEnv {
+            dir: tempfile::tempdir().expect("tempdir"),
+            now: NOW.to_string(),
+        }
+    }
+
+    /// The bob home inside the temp dir.
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// A scratch path inside the temp dir (outside the home).
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// `bob ARGS` with only PATH, BOB_HOME and BOB_NOW set.
+    pub fn bob(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::cargo_bin("bob").expect("bob binary");
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("BOB_HOME", self.home())
+            .env("BOB_NOW", &self.now)
+            .current_dir(self.dir.path())
+            .args(args);
+        cmd
+    }
+
+    /// Runs `bob ARGS` with `stdin`, expects success, parses stdout as one JSON document.
+    pub fn json(&self, args: &[&str], stdin: &str) -> Value {
+        let out = self.bob(args).write_stdin(stdin).output().expect("run bob");
+        assert!(
+            out.status.success(),
+            "bob {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout of bob {args:?} is not JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    }
+
+    /// Runs `bob ARGS` with `stdin`, expects success, parses stdout as JSON Lines.
+    pub fn jsonl(&self, args: &[&str], stdin: &str) -> Vec<Value> {
+        let out = self.bob(args).write_stdin(stdin).output().expect("run bob");
+        assert!(
+            out.status.success(),
+            "bob {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .expect("utf8")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json line"))
+            .collect()
+    }
+
+    /// Runs `bob ARGS` expecting failure with `exit` and canonical `code`; returns the error object.
+    pub fn fails(&self, args: &[&str], stdin: &str, exit: i32, code: &str) -> Value {
+        let out = self.bob(args).write_stdin(stdin).output().expect("run bob");
+        assert_eq!(
+            out.status.code(),
+            Some(exit),
+            "exit of bob {args:?}; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let line = stderr.lines().last().unwrap_or_default();
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("stderr is not one JSON line ({e}): {stderr}"));
+        assert_eq!(v["error"]["code"], code, "error code of bob {args:?}: {v}");
+        v["error"].clone()
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+/// The repository root (for example files and generated docs).
+pub fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}

@@ -1,0 +1,99 @@
+//! CLI conventions, init, schema, ledger and the storage primitives, through the binary.
+
+use crate::TestEnv;
+use serde_json::Value;
+
+#[test]
+fn init_creates_the_home_and_is_idempotent() {
+    let env = TestEnv::new();
+    let v = env.json(&["init"], "");
+    assert!(env.home().join("sessions").is_dir());
+    assert!(!v["created"].as_array().unwrap().is_empty());
+    let again = env.json(&["init"], "");
+    assert_eq!(again["created"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn unknown_schema_is_not_found_and_known_schema_is_json_schema() {
+    let env = TestEnv::new();
+    env.fails(&["schema", "nope"], "", 4, "not_found");
+    for name in [
+        "state",
+        "checkpoint",
+        "notes-patch",
+        "tool-request",
+        "tool-response",
+        "error",
+        "trace-event",
+        "audit-event",
+        "memory-candidate",
+        "memory-record",
+        "job",
+        "chat-message",
+    ] {
+        let s = env.json(&["schema", name], "");
+        assert_eq!(s["type"], "object", "{name}");
+    }
+}
+
+#[test]
+fn usage_errors_are_invalid_request_with_exit_2() {
+    let env = TestEnv::new();
+    env.fails(&["--no-such-flag"], "", 2, "invalid.request");
+    env.fails(&["--now", "yesterday", "init"], "", 2, "invalid.request");
+}
+
+#[test]
+fn broken_pipe_exits_zero() {
+    let env = TestEnv::new();
+    // `head -c 1` closes the pipe after one byte while bob is still writing a long listing.
+    let bob = assert_cmd::cargo::cargo_bin("bob");
+    let status = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("set -o pipefail; for i in $(seq 200); do echo x; done | '{}' generate --out '{}' >/dev/null && '{}' schema checkpoint | head -c 1 >/dev/null", bob.display(), env.path("gen").display(), bob.display()))
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn ledger_verify_without_logs_is_not_found() {
+    let env = TestEnv::new();
+    env.fails(&["ledger", "verify"], "", 4, "not_found");
+}
+
+#[test]
+fn man_pages_and_completions_are_current() {
+    let env = TestEnv::new();
+    let out = env.path("gen");
+    env.bob(&["generate", "--out", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let root = crate::env::repo_root();
+    let mut stale = Vec::new();
+    for sub in ["man", "completions"] {
+        for entry in std::fs::read_dir(out.join(sub)).unwrap() {
+            let p = entry.unwrap().path();
+            let committed = root.join(sub).join(p.file_name().unwrap());
+            if std::fs::read(&committed).ok() != Some(std::fs::read(&p).unwrap()) {
+                stale.push(committed.display().to_string());
+            }
+        }
+        let generated = std::fs::read_dir(out.join(sub)).unwrap().count();
+        let committed = std::fs::read_dir(root.join(sub))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        if generated != committed {
+            stale.push(format!(
+                "{sub}/ has {committed} files, generator writes {generated}"
+            ));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale generated docs (run `cargo run -- generate`): {stale:?}"
+    );
+}
+
+#[allow(dead_code)]
+fn _value(_: Value) {}
