@@ -167,13 +167,13 @@ impl std::error::Error for Error {}
 
 impl From<rusqlite::Error> for Error {
     fn from(err: rusqlite::Error) -> Self {
-        if let rusqlite::Error::SqliteFailure(e, _) = &err {
-            if matches!(
+        if let rusqlite::Error::SqliteFailure(e, _) = &err
+            && matches!(
                 e.code,
                 rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-            ) {
-                return Error::conflict(format!("database busy: {err}"));
-            }
+            )
+        {
+            return Error::conflict(format!("database busy: {err}"));
         }
         Error::internal(format!("sqlite: {err}"))
     }

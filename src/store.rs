@@ -396,15 +396,15 @@ pub fn verify_chain(path: &Path) -> Result<ChainReport> {
     let mut prev = GENESIS.to_string();
     let mut expected_seq = 0u64;
     for (lineno, value) in &contents.records {
-        if let Some(b) = bad.peek() {
-            if b.line < *lineno {
-                fail(
-                    &mut report,
-                    b.line,
-                    format!("{} line: {}", b.kind, b.reason),
-                );
-                break;
-            }
+        if let Some(b) = bad.peek()
+            && b.line < *lineno
+        {
+            fail(
+                &mut report,
+                b.line,
+                format!("{} line: {}", b.kind, b.reason),
+            );
+            break;
         }
         let Value::Object(map) = value else {
             unreachable!("parse_jsonl keeps objects only")
@@ -442,38 +442,38 @@ pub fn verify_chain(path: &Path) -> Result<ChainReport> {
         expected_seq += 1;
         report.verified += 1;
     }
-    if report.ok {
-        if let Some(b) = bad.next() {
-            if b.kind == "torn" {
-                report.torn_line = Some(b.line);
-            } else {
-                fail(
-                    &mut report,
-                    b.line,
-                    format!("{} line: {}", b.kind, b.reason),
-                );
-            }
+    if report.ok
+        && let Some(b) = bad.next()
+    {
+        if b.kind == "torn" {
+            report.torn_line = Some(b.line);
+        } else {
+            fail(
+                &mut report,
+                b.line,
+                format!("{} line: {}", b.kind, b.reason),
+            );
         }
     }
-    if report.ok {
-        if let Some(head) = read_json::<Head>(&head_path(path))? {
-            let last_seq = expected_seq.checked_sub(1);
-            if last_seq.is_none_or(|s| s < head.seq) {
-                fail(
-                    &mut report,
-                    contents.records.len() + 1,
-                    format!(
-                        "log ends before the anchored record seq {} (tail deleted)",
-                        head.seq
-                    ),
-                );
-            } else if last_seq == Some(head.seq) && prev != head.hash {
-                fail(
-                    &mut report,
-                    contents.records.len(),
-                    "last record differs from the anchored hash".into(),
-                );
-            }
+    if report.ok
+        && let Some(head) = read_json::<Head>(&head_path(path))?
+    {
+        let last_seq = expected_seq.checked_sub(1);
+        if last_seq.is_none_or(|s| s < head.seq) {
+            fail(
+                &mut report,
+                contents.records.len() + 1,
+                format!(
+                    "log ends before the anchored record seq {} (tail deleted)",
+                    head.seq
+                ),
+            );
+        } else if last_seq == Some(head.seq) && prev != head.hash {
+            fail(
+                &mut report,
+                contents.records.len(),
+                "last record differs from the anchored hash".into(),
+            );
         }
     }
     Ok(report)

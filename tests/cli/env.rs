@@ -12,6 +12,12 @@ pub struct TestEnv {
     pub now: String,
 }
 
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl TestEnv {
     pub fn new() -> TestEnv {
         TestEnv {
