@@ -428,6 +428,7 @@ fn run_action(state: &mut State, action: &str, actor: Actor, r: &mut ApplyReport
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
     use serde_json::json;
 
     fn patch(v: Value) -> NotesPatch {
@@ -552,5 +553,52 @@ mod tests {
         let mut once = State::default();
         apply(&mut once, &merged, Actor::Model);
         assert_eq!(seq, once);
+    }
+
+    /// Oracle: the text outside `BEGIN … END` blocks (an unterminated block runs to the end).
+    fn outside_blocks(text: &str) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find(BEGIN_MARKER) {
+            out.push_str(&rest[..i]);
+            let body = &rest[i + BEGIN_MARKER.len()..];
+            match body.find(END_MARKER) {
+                Some(j) => rest = &body[j + END_MARKER.len()..],
+                None => return out,
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    proptest::proptest! {
+        /// Whatever the model writes, no marker and no block payload survives into the
+        /// visible text, and extraction never panics.
+        #[test]
+        fn no_marker_or_payload_survives(pieces in proptest::collection::vec(
+            proptest::prop_oneof![
+                "[a-z <>{}\\[\\]\":,\n]{0,12}".prop_map(|s| s),
+                proptest::strategy::Just(BEGIN_MARKER.to_string()),
+                proptest::strategy::Just(END_MARKER.to_string()),
+                proptest::strategy::Just("<<<".to_string()),
+                proptest::strategy::Just(">>>".to_string()),
+                proptest::strategy::Just("{\"add_decisions\":[\"PAYLOAD\"]}".to_string()),
+            ],
+            0..12,
+        )) {
+            let text = pieces.concat();
+            let x = extract(&text);
+            proptest::prop_assert!(!x.visible_text.contains(BEGIN_MARKER));
+            proptest::prop_assert!(!x.visible_text.contains(END_MARKER));
+            if text.contains(BEGIN_MARKER) || text.contains(END_MARKER) {
+                // Only payloads outside every block stay visible.
+                proptest::prop_assert_eq!(
+                    x.visible_text.matches("PAYLOAD").count(),
+                    outside_blocks(&text).matches("PAYLOAD").count()
+                );
+            } else {
+                proptest::prop_assert_eq!(&x.visible_text, &text);
+            }
+        }
     }
 }

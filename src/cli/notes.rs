@@ -80,13 +80,10 @@ fn extract(a: ExtractArgs, ctx: &Ctx) -> Result<()> {
     }
     let text = read_input(a.input.as_deref())?;
     let mut x = notes::extract(&text);
-    if let Some(s) = &a.session {
-        for e in &x.errors {
-            if let Err(te) = trace(&ctx.home, s, "notes_patch", json!({ "error": e })) {
-                x.errors.push(te);
-                break;
-            }
-        }
+    if let Some(s) = &a.session
+        && let Err(te) = trace_all(&ctx.home, s, error_events(&x.errors))
+    {
+        x.errors.push(te);
     }
     ctx.out.doc(&x)
 }
@@ -166,12 +163,10 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
     let text = read_input(a.input.as_deref())?;
     let found = find_patch(&text)?;
     let mut warnings = Vec::new();
-    for e in &found.errors {
-        if let Err(te) = trace(home, &a.session, "notes_patch", json!({ "error": e })) {
+    let Some(patch) = found.patch else {
+        if let Err(te) = trace_all(home, &a.session, error_events(&found.errors)) {
             warnings.push(te);
         }
-    }
-    let Some(patch) = found.patch else {
         let cp = checkpoint::load(home, &a.session)?;
         if let Some(expected) = a.expect_revision
             && expected != cp.revision
@@ -203,7 +198,8 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
             Ok((report, condensed))
         })?;
     report.ignored_keys = found.ignored_keys;
-    let mut traced = vec![(
+    let mut traced = error_events(&found.errors);
+    traced.push((
         "notes_patch",
         json!({
             "revision": cp.revision,
@@ -212,7 +208,7 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
             "applied": report.applied,
             "ignored_keys": report.ignored_keys,
         }),
-    )];
+    ));
     if patch.actions.as_ref().is_some_and(|v| !v.is_empty()) {
         traced.push((
             "actions",
@@ -228,10 +224,8 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
             }),
         ));
     }
-    for (kind, data) in traced {
-        if let Err(te) = trace(home, &a.session, kind, data) {
-            warnings.push(te);
-        }
+    if let Err(te) = trace_all(home, &a.session, traced) {
+        warnings.push(te);
     }
     ctx.out.doc(&ApplyOutput {
         session_id: cp.session_id,
@@ -257,13 +251,29 @@ fn run_condense(
     }
 }
 
-/// Appends one trace event. Swap for `crate::trace::emit` once it lands.
-fn trace(home: &Home, session_id: &str, kind: &str, data: Value) -> Result<()> {
+/// Appends trace events to the session's trace log with one lock and one fsync.
+/// Swap for `crate::trace` once it lands.
+fn trace_all(home: &Home, session_id: &str, events: Vec<(&str, Value)>) -> Result<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
     let ts = crate::clock::unix_f64(crate::clock::now()?);
-    let event = TraceEvent {
-        ts,
-        kind: kind.to_string(),
-        data,
-    };
-    crate::store::append_jsonl(&home.trace_path(session_id)?, &event)
+    let lines = events
+        .into_iter()
+        .map(|(kind, data)| {
+            crate::store::jsonl_line(&TraceEvent {
+                ts,
+                kind: kind.to_string(),
+                data,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    crate::store::append_jsonl_batch(&home.trace_path(session_id)?, &lines)
+}
+
+fn error_events(errors: &[Error]) -> Vec<(&'static str, Value)> {
+    errors
+        .iter()
+        .map(|e| ("notes_patch", json!({ "error": e })))
+        .collect()
 }

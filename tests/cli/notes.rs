@@ -308,3 +308,23 @@ fn concurrent_writers_never_lose_an_update() {
     let t = trace(&env, "race");
     assert_eq!(t.len(), 100);
 }
+
+#[test]
+fn non_utf8_input_is_invalid_and_writes_nothing() {
+    let env = TestEnv::new();
+    for args in [
+        &["notes", "apply", "--session", "s1"][..],
+        &["notes", "extract", "--session", "s1"][..],
+        &["state", "set", "--session", "s1"][..],
+    ] {
+        let out = env
+            .bob(args)
+            .write_stdin(b"{\"add_decisions\":[\"\xff\xfe\"]}".to_vec())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+        assert_eq!(err["error"]["code"], "invalid.request");
+    }
+    assert!(!env.home().exists());
+}
