@@ -202,6 +202,43 @@ pub fn parse_patch_text(text: &str) -> Result<ParsedPatch> {
     parse_patch(&value)
 }
 
+/// Reads the input of `bob notes apply`: a bare payload (seed 000 patch, NoteFrames, or a mix),
+/// or assistant text holding NOTES blocks.
+///
+/// Text that parses as JSON is a bare payload, and a bad one is an error (nothing to apply).
+/// Otherwise the blocks are extracted: malformed blocks land in [`Extracted::errors`] while
+/// the well-formed ones still apply. Text with no block gives `patch: None`. Text that starts
+/// like JSON (`{` or `[`) but is neither JSON nor holds a block is `invalid.request`; so is
+/// empty input.
+pub fn patch_from_input(text: &str) -> Result<Extracted> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(Error::invalid(
+            "notes: no input (expected a NOTES payload or assistant text)",
+        ));
+    }
+    let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    if looks_json && let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+        let p = parse_patch(&value)?;
+        return Ok(Extracted {
+            patch: Some(p.patch),
+            ignored_keys: p.ignored_keys,
+            ..Extracted::default()
+        });
+    }
+    if text.contains(BEGIN_MARKER) || text.contains(END_MARKER) {
+        return Ok(extract(text));
+    }
+    if looks_json {
+        // Not JSON after all: report the parser's error.
+        parse_patch_text(trimmed)?;
+    }
+    Ok(Extracted {
+        visible_text: text.to_string(),
+        ..Extracted::default()
+    })
+}
+
 fn strip_fence(s: &str) -> &str {
     let Some(rest) = s.strip_prefix("```") else {
         return s;

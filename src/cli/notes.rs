@@ -3,7 +3,7 @@
 use super::Ctx;
 use super::output::read_input;
 use crate::checkpoint;
-use crate::contracts::{NotesPatch, TraceEvent};
+use crate::contracts::TraceEvent;
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::notes::{self, Actor, ApplyReport, CondenseRequest};
@@ -88,48 +88,6 @@ fn extract(a: ExtractArgs, ctx: &Ctx) -> Result<()> {
     ctx.out.doc(&x)
 }
 
-/// Where the patch came from and what was wrong with the input on the way.
-struct Found {
-    patch: Option<NotesPatch>,
-    ignored_keys: Vec<String>,
-    errors: Vec<Error>,
-}
-
-fn find_patch(text: &str) -> Result<Found> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Err(Error::invalid(
-            "notes: no input (expected a NOTES payload or assistant text on stdin)",
-        ));
-    }
-    let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
-    if looks_json && let Ok(value) = serde_json::from_str::<Value>(trimmed) {
-        let p = notes::parse_patch(&value)?;
-        return Ok(Found {
-            patch: Some(p.patch),
-            ignored_keys: p.ignored_keys,
-            errors: Vec::new(),
-        });
-    }
-    if text.contains(notes::BEGIN_MARKER) || text.contains(notes::END_MARKER) {
-        let x = notes::extract(text);
-        return Ok(Found {
-            patch: x.patch,
-            ignored_keys: x.ignored_keys,
-            errors: x.errors,
-        });
-    }
-    if looks_json {
-        // Not JSON after all: report the parser's error.
-        notes::parse_patch_text(trimmed)?;
-    }
-    Ok(Found {
-        patch: None,
-        ignored_keys: Vec::new(),
-        errors: Vec::new(),
-    })
-}
-
 #[derive(Serialize)]
 struct CondenseOutcome {
     action: CondenseRequest,
@@ -161,7 +119,7 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
         ActorArg::Human => Actor::Human,
     };
     let text = read_input(a.input.as_deref())?;
-    let found = find_patch(&text)?;
+    let found = notes::patch_from_input(&text)?;
     let mut warnings = Vec::new();
     let Some(patch) = found.patch else {
         if let Err(te) = trace_all(home, &a.session, error_events(&found.errors)) {
