@@ -637,5 +637,29 @@ mod tests {
                 proptest::prop_assert_eq!(&x.visible_text, &text);
             }
         }
+
+        /// A model's patch never grants anything, and pending never holds a granted capability.
+        #[test]
+        fn a_model_never_grants(
+            granted in proptest::collection::vec("net(:[a-c]\\.io)?", 0..3),
+            actions in proptest::collection::vec(
+                "(request|grant)_permission:(net|net:[a-c]\\.io|x y|)|condense_now|other", 0..8),
+        ) {
+            let mut s = State::default();
+            for g in &granted {
+                s.grant_capability(g).unwrap();
+            }
+            let before = s.capabilities_granted.clone();
+            let p = NotesPatch { actions: Some(actions), ..NotesPatch::default() };
+            apply(&mut s, &p, Actor::Model);
+            proptest::prop_assert_eq!(&s.capabilities_granted, &before);
+            for c in &s.capabilities_pending {
+                proptest::prop_assert!(!s.capabilities_granted.contains(c));
+            }
+            apply(&mut s, &p, Actor::Human);
+            for c in &s.capabilities_pending {
+                proptest::prop_assert!(!s.capabilities_granted.contains(c));
+            }
+        }
     }
 }
