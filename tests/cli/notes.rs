@@ -328,3 +328,27 @@ fn non_utf8_input_is_invalid_and_writes_nothing() {
     }
     assert!(!env.home().exists());
 }
+
+#[test]
+fn apply_output_snapshot() {
+    let env = TestEnv::new();
+    let r = env.json(
+        &["notes", "apply", "--session", "snap"],
+        "Noted.\n<<<NOTES_JSON>>>{\"set_goals\":[\"ship\"],\"add_decisions\":[\"a\"],\"mood\":1,\"actions\":[\"request_permission:net:example.com\",\"grant_permission:net\",\"condense_smart\",\"dance\"]}<<<END_NOTES_JSON>>>\n<<<NOTES_JSON>>>{oops}<<<END_NOTES_JSON>>>",
+    );
+    insta::assert_json_snapshot!("notes_apply_output", r);
+    let e = env.fails(
+        &[
+            "notes",
+            "apply",
+            "--session",
+            "snap",
+            "--expect-revision",
+            "0",
+        ],
+        "{}",
+        5,
+        "conflict",
+    );
+    insta::assert_json_snapshot!("notes_apply_conflict", e);
+}
