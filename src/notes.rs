@@ -15,7 +15,7 @@
 //!   matching loops, then the actions run. Only a [`Actor::Human`] patch can grant a
 //!   capability; a model's `grant_permission:` is refused and reported.
 
-use crate::contracts::{NoteFrames, NotesPatch, State};
+use crate::contracts::{Checkpoint, NoteFrames, NotesPatch, State};
 use crate::error::{Error, Result};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -111,6 +111,26 @@ pub struct ApplyReport {
     /// `condense_smart`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condense: Option<CondenseRequest>,
+    /// What [`apply_to_checkpoint`] did about [`ApplyReport::condense`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condensed: Option<CondenseOutcome>,
+}
+
+/// The outcome of a requested condensation of `recent_messages`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CondenseOutcome {
+    pub action: CondenseRequest,
+    /// `done`, or `deferred` when this build cannot condense (the caller should).
+    pub status: &'static str,
+    /// Messages dropped from `recent_messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<usize>,
+    /// Kept messages whose content was cut or normalized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<usize>,
+    /// Characters left in `recent_messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_chars: Option<usize>,
 }
 
 impl NotesPatch {
@@ -411,6 +431,71 @@ pub fn apply(state: &mut State, patch: &NotesPatch, actor: Actor) -> ApplyReport
         }
     }
     r
+}
+
+/// Applies `patch` to the checkpoint's state ([`apply`]) and runs the condensation it asks
+/// for on `recent_messages`. Call it inside [`crate::checkpoint::update`].
+pub fn apply_to_checkpoint(cp: &mut Checkpoint, patch: &NotesPatch, actor: Actor) -> ApplyReport {
+    let mut report = apply(&mut cp.state, patch, actor);
+    report.condensed = report.condense.map(|action| condense_messages(cp, action));
+    report
+}
+
+fn condense_messages(_cp: &mut Checkpoint, action: CondenseRequest) -> CondenseOutcome {
+    // `crate::condense` has not landed yet: hand the request back to the caller.
+    CondenseOutcome {
+        action,
+        status: "deferred",
+        dropped: None,
+        truncated: None,
+        total_chars: None,
+    }
+}
+
+/// The trace events (kind, data) of one application, seed 000 §6: one `notes_patch {error}`
+/// per rejected block, `notes_patch` for the patch, and `actions` when it had actions.
+pub fn trace_events(
+    patch: &NotesPatch,
+    report: &ApplyReport,
+    errors: &[Error],
+    revision: u64,
+    actor: Actor,
+) -> Vec<(&'static str, Value)> {
+    let mut events = error_trace_events(errors);
+    events.push((
+        "notes_patch",
+        serde_json::json!({
+            "revision": revision,
+            "actor": actor,
+            "patch": patch,
+            "applied": report.applied,
+            "ignored_keys": report.ignored_keys,
+        }),
+    ));
+    if patch.actions.as_ref().is_some_and(|v| !v.is_empty()) {
+        events.push((
+            "actions",
+            serde_json::json!({
+                "revision": revision,
+                "actor": actor,
+                "actions": report.actions,
+                "ignored_actions": report.ignored_actions,
+                "refused": report.refused,
+                "requested": report.requested,
+                "granted": report.granted,
+                "condense": report.condensed,
+            }),
+        ));
+    }
+    events
+}
+
+/// `notes_patch {error}` trace events for blocks that were not applied.
+pub fn error_trace_events(errors: &[Error]) -> Vec<(&'static str, Value)> {
+    errors
+        .iter()
+        .map(|e| ("notes_patch", serde_json::json!({ "error": e })))
+        .collect()
 }
 
 fn run_action(state: &mut State, action: &str, actor: Actor, r: &mut ApplyReport) {

@@ -6,9 +6,9 @@ use crate::checkpoint;
 use crate::contracts::TraceEvent;
 use crate::error::{Error, Result};
 use crate::home::Home;
-use crate::notes::{self, Actor, ApplyReport, CondenseRequest};
+use crate::notes::{self, Actor, ApplyReport};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Subcommand)]
@@ -81,19 +81,11 @@ fn extract(a: ExtractArgs, ctx: &Ctx) -> Result<()> {
     let text = read_input(a.input.as_deref())?;
     let mut x = notes::extract(&text);
     if let Some(s) = &a.session
-        && let Err(te) = trace_all(&ctx.home, s, error_events(&x.errors))
+        && let Err(te) = trace_all(&ctx.home, s, notes::error_trace_events(&x.errors))
     {
         x.errors.push(te);
     }
     ctx.out.doc(&x)
-}
-
-#[derive(Serialize)]
-struct CondenseOutcome {
-    action: CondenseRequest,
-    status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dropped: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -104,8 +96,6 @@ struct ApplyOutput {
     written: bool,
     #[serde(flatten)]
     report: ApplyReport,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    condensed: Option<CondenseOutcome>,
     errors: Vec<Error>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     warnings: Vec<Error>,
@@ -122,7 +112,7 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
     let found = notes::patch_from_input(&text)?;
     let mut warnings = Vec::new();
     let Some(patch) = found.patch else {
-        if let Err(te) = trace_all(home, &a.session, error_events(&found.errors)) {
+        if let Err(te) = trace_all(home, &a.session, notes::error_trace_events(&found.errors)) {
             warnings.push(te);
         }
         let cp = checkpoint::load(home, &a.session)?;
@@ -144,44 +134,15 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
                 ignored_keys: found.ignored_keys,
                 ..ApplyReport::default()
             },
-            condensed: None,
             errors: found.errors,
             warnings,
         });
     };
-    let (cp, (mut report, condensed)) =
-        checkpoint::update(home, &a.session, a.expect_revision, |cp| {
-            let report = notes::apply(&mut cp.state, &patch, actor);
-            let condensed = report.condense.map(|action| run_condense(cp, action));
-            Ok((report, condensed))
-        })?;
+    let (cp, mut report) = checkpoint::update(home, &a.session, a.expect_revision, |cp| {
+        Ok(notes::apply_to_checkpoint(cp, &patch, actor))
+    })?;
     report.ignored_keys = found.ignored_keys;
-    let mut traced = error_events(&found.errors);
-    traced.push((
-        "notes_patch",
-        json!({
-            "revision": cp.revision,
-            "actor": actor,
-            "patch": patch,
-            "applied": report.applied,
-            "ignored_keys": report.ignored_keys,
-        }),
-    ));
-    if patch.actions.as_ref().is_some_and(|v| !v.is_empty()) {
-        traced.push((
-            "actions",
-            json!({
-                "revision": cp.revision,
-                "actor": actor,
-                "actions": report.actions,
-                "ignored_actions": report.ignored_actions,
-                "refused": report.refused,
-                "requested": report.requested,
-                "granted": report.granted,
-                "condense": condensed,
-            }),
-        ));
-    }
+    let traced = notes::trace_events(&patch, &report, &found.errors, cp.revision, actor);
     if let Err(te) = trace_all(home, &a.session, traced) {
         warnings.push(te);
     }
@@ -190,23 +151,9 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
         revision: cp.revision,
         written: true,
         report,
-        condensed,
         errors: found.errors,
         warnings,
     })
-}
-
-/// Runs a requested condensation on the checkpoint's recent messages.
-fn run_condense(
-    _cp: &mut crate::contracts::Checkpoint,
-    action: CondenseRequest,
-) -> CondenseOutcome {
-    // `crate::condense` has not landed yet: hand the request back to the caller.
-    CondenseOutcome {
-        action,
-        status: "deferred",
-        dropped: None,
-    }
 }
 
 /// Appends trace events to the session's trace log with one lock and one fsync.
@@ -227,11 +174,4 @@ fn trace_all(home: &Home, session_id: &str, events: Vec<(&str, Value)>) -> Resul
         })
         .collect::<Result<Vec<_>>>()?;
     crate::store::append_jsonl_batch(&home.trace_path(session_id)?, &lines)
-}
-
-fn error_events(errors: &[Error]) -> Vec<(&'static str, Value)> {
-    errors
-        .iter()
-        .map(|e| ("notes_patch", json!({ "error": e })))
-        .collect()
 }
