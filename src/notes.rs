@@ -193,10 +193,10 @@ pub fn parse_patch(value: &Value) -> Result<ParsedPatch> {
         }
     }
     let mut patch: NotesPatch = serde_json::from_value(Value::Object(patch_part))
-        .map_err(|e| Error::invalid(format!("NOTES payload: {e}")))?;
+        .map_err(|e| Error::invalid(format!("NOTES payload: {}", clip(&e.to_string()))))?;
     if !frames_part.is_empty() {
         let frames: NoteFrames = serde_json::from_value(Value::Object(frames_part))
-            .map_err(|e| Error::invalid(format!("NoteFrames payload: {e}")))?;
+            .map_err(|e| Error::invalid(format!("NoteFrames payload: {}", clip(&e.to_string()))))?;
         patch.merge(frames.into_patch());
     }
     for n in nested {
@@ -268,6 +268,15 @@ fn strip_fence(s: &str) -> &str {
         _ => rest,
     };
     rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
+}
+
+/// Shape errors quote the offending value; keep messages short however large it is.
+fn clip(msg: &str) -> String {
+    const MAX: usize = 200;
+    match msg.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &msg[..i]),
+        None => msg.to_string(),
+    }
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -594,6 +603,8 @@ mod tests {
     #[test]
     fn wrong_shape_rejects_the_payload() {
         assert!(parse_patch(&json!({"set_goals": "x"})).is_err());
+        let long = parse_patch(&json!({"set_goals": "y".repeat(100_000)})).unwrap_err();
+        assert!(long.message.len() < 400, "{}", long.message.len());
         assert!(parse_patch(&json!({"facts": [1]})).is_err());
         assert!(parse_patch(&json!([])).is_err());
         let p = parse_patch(&json!({"set_goals": null, "bogus": 1})).unwrap();
