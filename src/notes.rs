@@ -223,7 +223,8 @@ pub fn parse_patch_text(text: &str) -> Result<ParsedPatch> {
 }
 
 /// Reads the input of `bob notes apply`: a bare payload (seed 000 patch, NoteFrames, or a mix),
-/// or assistant text holding NOTES blocks.
+/// or assistant text holding NOTES blocks, given as text or as a chat message
+/// (`{"role":"assistant","content":…}`, or `bob chat` output `{"message":{…}}`).
 ///
 /// Text that parses as JSON is a bare payload, and a bad one is an error (nothing to apply).
 /// Otherwise the blocks are extracted: malformed blocks land in [`Extracted::errors`] while
@@ -239,6 +240,12 @@ pub fn patch_from_input(text: &str) -> Result<Extracted> {
     }
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
     if looks_json && let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+        if !is_payload(&value)
+            && let Some(content) = assistant_content(&value)
+        {
+            // A model's reply counts only through its marked blocks.
+            return Ok(extract(content));
+        }
         let p = parse_patch(&value)?;
         return Ok(Extracted {
             patch: Some(p.patch),
@@ -257,6 +264,25 @@ pub fn patch_from_input(text: &str) -> Result<Extracted> {
         visible_text: text.to_string(),
         ..Extracted::default()
     })
+}
+
+/// True when a JSON object has a key of an accepted payload shape.
+fn is_payload(value: &Value) -> bool {
+    value.as_object().is_some_and(|m| {
+        m.keys().any(|k| {
+            PATCH_KEYS.contains(&k.as_str()) || FRAME_KEYS.contains(&k.as_str()) || k == "notes"
+        })
+    })
+}
+
+/// The assistant text of a chat message `{"role","content"}` or of `bob chat` output
+/// `{"message":{"content"}}`, if `value` is one.
+pub fn assistant_content(value: &Value) -> Option<&str> {
+    value
+        .get("message")
+        .and_then(|m| m.get("content"))
+        .or_else(|| value.get("content"))
+        .and_then(Value::as_str)
 }
 
 fn strip_fence(s: &str) -> &str {
