@@ -3,5 +3,6 @@
 
 mod env;
 mod spine;
+pub mod support;
 
 pub use env::TestEnv;
