@@ -67,17 +67,35 @@ _bob() {
             bob,turn)
                 cmd="bob__subcmd__turn"
                 ;;
+            bob__subcmd__caps,grant)
+                cmd="bob__subcmd__caps__subcmd__grant"
+                ;;
             bob__subcmd__caps,help)
                 cmd="bob__subcmd__caps__subcmd__help"
                 ;;
-            bob__subcmd__caps,pending)
-                cmd="bob__subcmd__caps__subcmd__pending"
+            bob__subcmd__caps,list)
+                cmd="bob__subcmd__caps__subcmd__list"
+                ;;
+            bob__subcmd__caps,request)
+                cmd="bob__subcmd__caps__subcmd__request"
+                ;;
+            bob__subcmd__caps,revoke)
+                cmd="bob__subcmd__caps__subcmd__revoke"
+                ;;
+            bob__subcmd__caps__subcmd__help,grant)
+                cmd="bob__subcmd__caps__subcmd__help__subcmd__grant"
                 ;;
             bob__subcmd__caps__subcmd__help,help)
                 cmd="bob__subcmd__caps__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__caps__subcmd__help,pending)
-                cmd="bob__subcmd__caps__subcmd__help__subcmd__pending"
+            bob__subcmd__caps__subcmd__help,list)
+                cmd="bob__subcmd__caps__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__caps__subcmd__help,request)
+                cmd="bob__subcmd__caps__subcmd__help__subcmd__request"
+                ;;
+            bob__subcmd__caps__subcmd__help,revoke)
+                cmd="bob__subcmd__caps__subcmd__help__subcmd__revoke"
                 ;;
             bob__subcmd__help,caps)
                 cmd="bob__subcmd__help__subcmd__caps"
@@ -130,8 +148,17 @@ _bob() {
             bob__subcmd__help,turn)
                 cmd="bob__subcmd__help__subcmd__turn"
                 ;;
-            bob__subcmd__help__subcmd__caps,pending)
-                cmd="bob__subcmd__help__subcmd__caps__subcmd__pending"
+            bob__subcmd__help__subcmd__caps,grant)
+                cmd="bob__subcmd__help__subcmd__caps__subcmd__grant"
+                ;;
+            bob__subcmd__help__subcmd__caps,list)
+                cmd="bob__subcmd__help__subcmd__caps__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__caps,request)
+                cmd="bob__subcmd__help__subcmd__caps__subcmd__request"
+                ;;
+            bob__subcmd__help__subcmd__caps,revoke)
+                cmd="bob__subcmd__help__subcmd__caps__subcmd__revoke"
                 ;;
             bob__subcmd__help__subcmd__ledger,repair)
                 cmd="bob__subcmd__help__subcmd__ledger__subcmd__repair"
@@ -145,14 +172,20 @@ _bob() {
             bob__subcmd__help__subcmd__memory,pending)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__pending"
                 ;;
-            bob__subcmd__help__subcmd__notes,pending)
-                cmd="bob__subcmd__help__subcmd__notes__subcmd__pending"
+            bob__subcmd__help__subcmd__notes,apply)
+                cmd="bob__subcmd__help__subcmd__notes__subcmd__apply"
+                ;;
+            bob__subcmd__help__subcmd__notes,extract)
+                cmd="bob__subcmd__help__subcmd__notes__subcmd__extract"
                 ;;
             bob__subcmd__help__subcmd__schedule,pending)
                 cmd="bob__subcmd__help__subcmd__schedule__subcmd__pending"
                 ;;
-            bob__subcmd__help__subcmd__state,pending)
-                cmd="bob__subcmd__help__subcmd__state__subcmd__pending"
+            bob__subcmd__help__subcmd__state,set)
+                cmd="bob__subcmd__help__subcmd__state__subcmd__set"
+                ;;
+            bob__subcmd__help__subcmd__state,show)
+                cmd="bob__subcmd__help__subcmd__state__subcmd__show"
                 ;;
             bob__subcmd__help__subcmd__tool,pending)
                 cmd="bob__subcmd__help__subcmd__tool__subcmd__pending"
@@ -205,17 +238,23 @@ _bob() {
             bob__subcmd__memory__subcmd__help,pending)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__pending"
                 ;;
+            bob__subcmd__notes,apply)
+                cmd="bob__subcmd__notes__subcmd__apply"
+                ;;
+            bob__subcmd__notes,extract)
+                cmd="bob__subcmd__notes__subcmd__extract"
+                ;;
             bob__subcmd__notes,help)
                 cmd="bob__subcmd__notes__subcmd__help"
                 ;;
-            bob__subcmd__notes,pending)
-                cmd="bob__subcmd__notes__subcmd__pending"
+            bob__subcmd__notes__subcmd__help,apply)
+                cmd="bob__subcmd__notes__subcmd__help__subcmd__apply"
+                ;;
+            bob__subcmd__notes__subcmd__help,extract)
+                cmd="bob__subcmd__notes__subcmd__help__subcmd__extract"
                 ;;
             bob__subcmd__notes__subcmd__help,help)
                 cmd="bob__subcmd__notes__subcmd__help__subcmd__help"
-                ;;
-            bob__subcmd__notes__subcmd__help,pending)
-                cmd="bob__subcmd__notes__subcmd__help__subcmd__pending"
                 ;;
             bob__subcmd__schedule,help)
                 cmd="bob__subcmd__schedule__subcmd__help"
@@ -232,14 +271,20 @@ _bob() {
             bob__subcmd__state,help)
                 cmd="bob__subcmd__state__subcmd__help"
                 ;;
-            bob__subcmd__state,pending)
-                cmd="bob__subcmd__state__subcmd__pending"
+            bob__subcmd__state,set)
+                cmd="bob__subcmd__state__subcmd__set"
+                ;;
+            bob__subcmd__state,show)
+                cmd="bob__subcmd__state__subcmd__show"
                 ;;
             bob__subcmd__state__subcmd__help,help)
                 cmd="bob__subcmd__state__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__state__subcmd__help,pending)
-                cmd="bob__subcmd__state__subcmd__help__subcmd__pending"
+            bob__subcmd__state__subcmd__help,set)
+                cmd="bob__subcmd__state__subcmd__help__subcmd__set"
+                ;;
+            bob__subcmd__state__subcmd__help,show)
+                cmd="bob__subcmd__state__subcmd__help__subcmd__show"
                 ;;
             bob__subcmd__tool,help)
                 cmd="bob__subcmd__tool__subcmd__help"
@@ -316,7 +361,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__caps)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version list request grant revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -341,9 +386,57 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__caps__subcmd__help)
-            opts="pending help"
+        bob__subcmd__caps__subcmd__grant)
+            opts="-h -V --session --expect-revision --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__help)
+            opts="list request grant revoke help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__help__subcmd__grant)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -369,7 +462,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__caps__subcmd__help__subcmd__pending)
+        bob__subcmd__caps__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -383,13 +476,113 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__caps__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__caps__subcmd__help__subcmd__request)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__help__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__list)
+            opts="-h -V --session --or-empty --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__request)
+            opts="-h -V --session --expect-revision --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__revoke)
+            opts="-h -V --session --expect-revision --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -556,7 +749,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__caps)
-            opts="pending"
+            opts="list request grant revoke"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -569,7 +762,49 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__caps__subcmd__pending)
+        bob__subcmd__help__subcmd__caps__subcmd__grant)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__caps__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__caps__subcmd__request)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__caps__subcmd__revoke)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -752,7 +987,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__notes)
-            opts="pending"
+            opts="extract apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -765,7 +1000,21 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__notes__subcmd__pending)
+        bob__subcmd__help__subcmd__notes__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__notes__subcmd__extract)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -836,7 +1085,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__state)
-            opts="pending"
+            opts="show set"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -849,7 +1098,21 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__state__subcmd__pending)
+        bob__subcmd__help__subcmd__state__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__state__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1274,7 +1537,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__notes)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version extract apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1299,9 +1562,113 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__notes__subcmd__help)
-            opts="pending help"
+        bob__subcmd__notes__subcmd__apply)
+            opts="-h -V --session --actor --expect-revision --input --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -W "model human" -- "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__notes__subcmd__extract)
+            opts="-h -V --session --input --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__notes__subcmd__help)
+            opts="extract apply help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__notes__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__notes__subcmd__help__subcmd__extract)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1320,46 +1687,6 @@ _bob() {
                 return 0
             fi
             case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__notes__subcmd__help__subcmd__pending)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__notes__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
-                    return 0
-                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1518,7 +1845,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__state)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version show set help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1544,7 +1871,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__state__subcmd__help)
-            opts="pending help"
+            opts="show set help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1571,7 +1898,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__state__subcmd__help__subcmd__pending)
+        bob__subcmd__state__subcmd__help__subcmd__set)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1585,13 +1912,69 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__state__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__state__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__state__subcmd__set)
+            opts="-h -V --session --expect-revision --input --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__state__subcmd__show)
+            opts="-h -V --session --or-empty --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

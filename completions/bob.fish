@@ -55,59 +55,124 @@ table\t''"
 complete -c bob -n "__fish_bob_using_subcommand init" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand init" -s h -l help -d 'Print help'
 complete -c bob -n "__fish_bob_using_subcommand init" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -f -a "show" -d 'Print the session\'s checkpoint JSON'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l or-empty -d 'Print a fresh checkpoint (revision 0) for a session that has none yet'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N (0 = no checkpoint yet)' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l input -d 'Read the input from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the session\'s checkpoint JSON'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "request" -d 'Ask for CAP: adds it to pending unless it is already granted'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "grant" -d 'Grant CAP (a human act): adds it to granted and removes it from pending'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l or-empty -d 'Print empty lists for a session that has no checkpoint yet'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "request" -d 'Ask for CAP: adds it to pending unless it is already granted'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "grant" -d 'Grant CAP (a human act): adds it to granted and removes it from pending'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l session -d 'Trace malformed blocks to this session\'s trace log' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l input -d 'Read the input from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l actor -d 'Who wrote the patch' -r -f -a "model\t'The patch comes from a model: it may request, never grant, capabilities'
+human\t'The patch comes from a human: grant_permission actions take effect'"
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N (0 = no checkpoint yet)' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l input -d 'Read the input from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand condense" -l input -d 'Read the messages from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand condense" -l per-message -d 'Cap on every message\'s content, in characters' -r
@@ -340,9 +405,14 @@ complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "show" -d 'Print the session\'s checkpoint JSON'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "request" -d 'Ask for CAP: adds it to pending unless it is already granted'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "grant" -d 'Grant CAP (a human act): adds it to granted and removes it from pending'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "emit" -d 'Append trace events {ts, kind, data} to a session\'s trace'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "query" -d 'Print the events that match, as JSON Lines (original bytes)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
