@@ -629,12 +629,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__condense)
-            opts="-h -V --input --per-message --total --tool-summary --tool-error --tool-output --force --home --now --format --json --help --version"
+            opts="-h -V --session --expect-revision --input --per-message --total --tool-summary --tool-error --tool-output --force --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --input)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -174,6 +174,8 @@ complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand condense" -l session -d 'Condense this session\'s checkpoint recent_messages in place' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l expect-revision -d 'With --session: fail with conflict (exit 5) unless the stored revision is N' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l input -d 'Read the messages from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand condense" -l per-message -d 'Cap on every message\'s content, in characters' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l total -d 'Cap on the sum of all message contents, in characters' -r

@@ -253,10 +253,8 @@ pub fn scan<W: Write>(
         .iter()
         .map(|k| format!("\"{k}\"").into_bytes())
         .collect();
-    let finders: Vec<memchr::memmem::Finder> = needles
-        .iter()
-        .map(memchr::memmem::Finder::new)
-        .collect();
+    let finders: Vec<memchr::memmem::Finder> =
+        needles.iter().map(memchr::memmem::Finder::new).collect();
     let mut blocks = Blocks::new(file);
     let mut lineno = 0usize;
     while blocks.fill(path)? {

@@ -1,5 +1,6 @@
 use super::Ctx;
 use super::output::{parse_json, read_input};
+use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
 use crate::contracts::ChatMessage;
 use crate::error::{Error, Result};
@@ -13,8 +14,20 @@ use std::path::PathBuf;
 /// become concise `tool <name> result (<id>)` text; every message is cut to --per-message;
 /// over --total, the oldest messages are dropped first (a leading system message is kept).
 /// Lengths are in characters.
+///
+/// With --session, condenses that session's checkpoint `recent_messages` in place instead of
+/// reading stdin (the revision is bumped only when something changed) and adds `session_id`
+/// and `revision` to the output.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Condense this session's checkpoint recent_messages in place
+    #[arg(long, value_name = "ID", conflicts_with = "input")]
+    pub session: Option<String>,
+
+    /// With --session: fail with conflict (exit 5) unless the stored revision is N
+    #[arg(long, value_name = "N", requires = "session")]
+    pub expect_revision: Option<u64>,
+
     /// Read the messages from FILE instead of stdin
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
@@ -57,9 +70,45 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     } else {
         Mode::Pressure
     };
+    if let Some(id) = &args.session {
+        return condense_session(ctx, id, args.expect_revision, &caps, mode);
+    }
     let text = read_input(args.input.as_deref())?;
     let messages = parse_messages(&text)?;
     ctx.out.doc(&condense::condense(&messages, &caps, mode))
+}
+
+/// Condenses a checkpoint's recent messages under its lock; writes only when they change.
+fn condense_session(
+    ctx: &Ctx,
+    id: &str,
+    expect_revision: Option<u64>,
+    caps: &Caps,
+    mode: Mode,
+) -> Result<()> {
+    let Some(cp) = checkpoint::load_existing(&ctx.home, id)? else {
+        return Err(
+            Error::not_found(format!("session {id:?} has no checkpoint")).with("session_id", id),
+        );
+    };
+    let preview = condense::condense(&cp.recent_messages, caps, mode);
+    let unchanged = preview.messages == cp.recent_messages;
+    let (revision, result) = if unchanged && expect_revision.is_none_or(|r| r == cp.revision) {
+        (cp.revision, preview)
+    } else {
+        let (cp, result) = checkpoint::update(&ctx.home, id, expect_revision, |cp| {
+            let c = condense::condense(&cp.recent_messages, caps, mode);
+            cp.recent_messages = c.messages.clone();
+            Ok(c)
+        })?;
+        (cp.revision, result)
+    };
+    let mut v = serde_json::to_value(&result).map_err(|e| Error::internal(e.to_string()))?;
+    if let Value::Object(m) = &mut v {
+        m.insert("session_id".into(), Value::from(id));
+        m.insert("revision".into(), Value::from(revision));
+    }
+    ctx.out.doc(&v)
 }
 
 /// A JSON array of messages or `{"messages":[…]}`.
