@@ -190,8 +190,17 @@ _bob() {
             bob__subcmd__help__subcmd__tool,pending)
                 cmd="bob__subcmd__help__subcmd__tool__subcmd__pending"
                 ;;
-            bob__subcmd__help__subcmd__trace,pending)
-                cmd="bob__subcmd__help__subcmd__trace__subcmd__pending"
+            bob__subcmd__help__subcmd__trace,emit)
+                cmd="bob__subcmd__help__subcmd__trace__subcmd__emit"
+                ;;
+            bob__subcmd__help__subcmd__trace,query)
+                cmd="bob__subcmd__help__subcmd__trace__subcmd__query"
+                ;;
+            bob__subcmd__help__subcmd__trace,stats)
+                cmd="bob__subcmd__help__subcmd__trace__subcmd__stats"
+                ;;
+            bob__subcmd__help__subcmd__trace,tail)
+                cmd="bob__subcmd__help__subcmd__trace__subcmd__tail"
                 ;;
             bob__subcmd__ledger,help)
                 cmd="bob__subcmd__ledger__subcmd__help"
@@ -289,17 +298,35 @@ _bob() {
             bob__subcmd__tool__subcmd__help,pending)
                 cmd="bob__subcmd__tool__subcmd__help__subcmd__pending"
                 ;;
+            bob__subcmd__trace,emit)
+                cmd="bob__subcmd__trace__subcmd__emit"
+                ;;
             bob__subcmd__trace,help)
                 cmd="bob__subcmd__trace__subcmd__help"
                 ;;
-            bob__subcmd__trace,pending)
-                cmd="bob__subcmd__trace__subcmd__pending"
+            bob__subcmd__trace,query)
+                cmd="bob__subcmd__trace__subcmd__query"
+                ;;
+            bob__subcmd__trace,stats)
+                cmd="bob__subcmd__trace__subcmd__stats"
+                ;;
+            bob__subcmd__trace,tail)
+                cmd="bob__subcmd__trace__subcmd__tail"
+                ;;
+            bob__subcmd__trace__subcmd__help,emit)
+                cmd="bob__subcmd__trace__subcmd__help__subcmd__emit"
                 ;;
             bob__subcmd__trace__subcmd__help,help)
                 cmd="bob__subcmd__trace__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__trace__subcmd__help,pending)
-                cmd="bob__subcmd__trace__subcmd__help__subcmd__pending"
+            bob__subcmd__trace__subcmd__help,query)
+                cmd="bob__subcmd__trace__subcmd__help__subcmd__query"
+                ;;
+            bob__subcmd__trace__subcmd__help,stats)
+                cmd="bob__subcmd__trace__subcmd__help__subcmd__stats"
+                ;;
+            bob__subcmd__trace__subcmd__help,tail)
+                cmd="bob__subcmd__trace__subcmd__help__subcmd__tail"
                 ;;
             *)
                 ;;
@@ -602,12 +629,44 @@ _bob() {
             return 0
             ;;
         bob__subcmd__condense)
-            opts="-h -V --home --now --format --json --help --version"
+            opts="-h -V --session --expect-revision --input --per-message --total --tool-summary --tool-error --tool-output --force --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --per-message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-summary)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-error)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1104,7 +1163,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__trace)
-            opts="pending"
+            opts="emit query tail stats"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1117,7 +1176,49 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__trace__subcmd__pending)
+        bob__subcmd__help__subcmd__trace__subcmd__emit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__trace__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__trace__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__trace__subcmd__tail)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1602,12 +1703,16 @@ _bob() {
             return 0
             ;;
         bob__subcmd__sanitize)
-            opts="-h -V --home --now --format --json --help --version"
+            opts="-h -V --input --raw --neutralize --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1992,7 +2097,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__trace)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version emit query tail stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2017,9 +2122,65 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__trace__subcmd__help)
-            opts="pending help"
+        bob__subcmd__trace__subcmd__emit)
+            opts="-h -V --session --kind --data --input --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__help)
+            opts="emit query tail stats help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__help__subcmd__emit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2045,7 +2206,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__trace__subcmd__help__subcmd__pending)
+        bob__subcmd__trace__subcmd__help__subcmd__query)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2059,13 +2220,141 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__trace__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__trace__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__help__subcmd__tail)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__query)
+            opts="-h -V --session --all --file --kind --since --until --limit --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__stats)
+            opts="-h -V --session --file --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__tail)
+            opts="-n -f -h -V --session --file --lines --follow --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -174,37 +174,93 @@ complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand condense" -l session -d 'Condense this session\'s checkpoint recent_messages in place' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l expect-revision -d 'With --session: fail with conflict (exit 5) unless the stored revision is N' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l input -d 'Read the messages from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand condense" -l per-message -d 'Cap on every message\'s content, in characters' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l total -d 'Cap on the sum of all message contents, in characters' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-summary -d 'Cap on a tool result\'s summary excerpt' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-error -d 'Cap on a tool result\'s error excerpt' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-output -d 'Cap on a tool result\'s output excerpt' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand condense" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
+complete -c bob -n "__fish_bob_using_subcommand condense" -l force -d 'Condense now to half of --total (the condense_now action) instead of only when over it'
 complete -c bob -n "__fish_bob_using_subcommand condense" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand condense" -s h -l help -d 'Print help'
 complete -c bob -n "__fish_bob_using_subcommand condense" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand sanitize" -l input -d 'Read the text from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
+complete -c bob -n "__fish_bob_using_subcommand sanitize" -l raw -d 'Write only the resulting text (and a newline) instead of JSON'
+complete -c bob -n "__fish_bob_using_subcommand sanitize" -l neutralize -d 'Neutralize instead: keep the text but rewrite anything that looks like a scaffold marker so it can no longer open or close a block (for data embedded in a prompt)'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -s h -l help -d 'Print help'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "emit" -d 'Append trace events {ts, kind, data} to a session\'s trace'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "query" -d 'Print the events that match, as JSON Lines (original bytes)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "stats" -d 'Count events by kind, first/last ts and damaged lines'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l session -d 'Session whose trace gets the events' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l kind -d 'Event kind ([a-z0-9_.]+)' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l data -d 'Event data, a JSON object [default: {}]' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l input -d 'Read JSON Lines events from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l session -d 'Query this session\'s trace' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l file -d 'Query this trace file' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l kind -d 'Keep only events of this kind (repeatable: any of them)' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l since -d 'Keep only events at or after this time' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l until -d 'Keep only events before this time' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l limit -d 'Stop after N events' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l all -d 'Query every session\'s trace (in file name order)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l session -d 'Session whose trace to print' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l file -d 'Trace file to print' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s n -l lines -d 'Number of events to print first' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s f -l follow -d 'Keep printing events as they are appended (until interrupted)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l session -d 'Only this session\'s trace [default: every session, one row each]' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l file -d 'Only this trace file' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "emit" -d 'Append trace events {ts, kind, data} to a session\'s trace'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "query" -d 'Print the events that match, as JSON Lines (original bytes)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Count events by kind, first/last ts and damaged lines'
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -359,7 +415,10 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "emit" -d 'Append trace events {ts, kind, data} to a session\'s trace'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "query" -d 'Print the events that match, as JSON Lines (original bytes)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "stats" -d 'Count events by kind, first/last ts and damaged lines'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "verify" -d 'Verify a hash-chained log and name the first bad line. With no FILE, verifies the approval ledger and every audit log under the home. Exits 5 (conflict) when a chain is broken'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines [default: the approval ledger]'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'

@@ -1,11 +1,15 @@
 //! Integration tests: every test drives the real `bob` binary in a temporary home.
 //! One test binary (modules below) keeps link time down.
 
+mod condense;
 mod contracts;
 mod env;
 mod notes;
+mod sanitize;
 mod spine;
-pub mod support;
 mod state;
+mod storage;
+pub mod support;
+mod trace;
 
 pub use env::TestEnv;
