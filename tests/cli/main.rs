@@ -4,5 +4,6 @@
 mod env;
 mod spine;
 pub mod support;
+mod tools;
 
 pub use env::TestEnv;
