@@ -187,8 +187,23 @@ _bob() {
             bob__subcmd__help__subcmd__state,show)
                 cmd="bob__subcmd__help__subcmd__state__subcmd__show"
                 ;;
-            bob__subcmd__help__subcmd__tool,pending)
-                cmd="bob__subcmd__help__subcmd__tool__subcmd__pending"
+            bob__subcmd__help__subcmd__tool,disable)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__disable"
+                ;;
+            bob__subcmd__help__subcmd__tool,enable)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__enable"
+                ;;
+            bob__subcmd__help__subcmd__tool,list)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__tool,loop)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__loop"
+                ;;
+            bob__subcmd__help__subcmd__tool,run)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__run"
+                ;;
+            bob__subcmd__help__subcmd__tool,schema)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__schema"
                 ;;
             bob__subcmd__help__subcmd__trace,emit)
                 cmd="bob__subcmd__help__subcmd__trace__subcmd__emit"
@@ -286,17 +301,47 @@ _bob() {
             bob__subcmd__state__subcmd__help,show)
                 cmd="bob__subcmd__state__subcmd__help__subcmd__show"
                 ;;
+            bob__subcmd__tool,disable)
+                cmd="bob__subcmd__tool__subcmd__disable"
+                ;;
+            bob__subcmd__tool,enable)
+                cmd="bob__subcmd__tool__subcmd__enable"
+                ;;
             bob__subcmd__tool,help)
                 cmd="bob__subcmd__tool__subcmd__help"
                 ;;
-            bob__subcmd__tool,pending)
-                cmd="bob__subcmd__tool__subcmd__pending"
+            bob__subcmd__tool,list)
+                cmd="bob__subcmd__tool__subcmd__list"
+                ;;
+            bob__subcmd__tool,loop)
+                cmd="bob__subcmd__tool__subcmd__loop"
+                ;;
+            bob__subcmd__tool,run)
+                cmd="bob__subcmd__tool__subcmd__run"
+                ;;
+            bob__subcmd__tool,schema)
+                cmd="bob__subcmd__tool__subcmd__schema"
+                ;;
+            bob__subcmd__tool__subcmd__help,disable)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__disable"
+                ;;
+            bob__subcmd__tool__subcmd__help,enable)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__enable"
                 ;;
             bob__subcmd__tool__subcmd__help,help)
                 cmd="bob__subcmd__tool__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__tool__subcmd__help,pending)
-                cmd="bob__subcmd__tool__subcmd__help__subcmd__pending"
+            bob__subcmd__tool__subcmd__help,list)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__tool__subcmd__help,loop)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__loop"
+                ;;
+            bob__subcmd__tool__subcmd__help,run)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__run"
+                ;;
+            bob__subcmd__tool__subcmd__help,schema)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__schema"
                 ;;
             bob__subcmd__trace,emit)
                 cmd="bob__subcmd__trace__subcmd__emit"
@@ -1135,7 +1180,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__tool)
-            opts="pending"
+            opts="list schema run enable disable loop"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1148,7 +1193,77 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__tool__subcmd__pending)
+        bob__subcmd__help__subcmd__tool__subcmd__disable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__enable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__loop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__schema)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2003,7 +2118,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version list schema run enable disable loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2028,9 +2143,97 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__tool__subcmd__help)
-            opts="pending help"
+        bob__subcmd__tool__subcmd__disable)
+            opts="-h -V --session --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__enable)
+            opts="-h -V --session --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help)
+            opts="list schema run enable disable loop help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__disable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__enable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2056,7 +2259,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__tool__subcmd__help__subcmd__pending)
+        bob__subcmd__tool__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2070,7 +2273,179 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__tool__subcmd__pending)
+        bob__subcmd__tool__subcmd__help__subcmd__loop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__list)
+            opts="-h -V --session --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__loop)
+            opts="-h -V --session --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__run)
+            opts="-h -V --input --session --root --enable --enable-all --grant --allow-loopback --allow-private --require-sandbox --shell-rules --max-timeout-ms --timeout-ms --run-id --agent-id --as --report-loop --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --enable)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shell-rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -W "envelopes tool-messages" -- "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__schema)
             opts="-h -V --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -307,23 +307,89 @@ complete -c bob -n "__fish_bob_using_subcommand schema" -l list -d 'List the ava
 complete -c bob -n "__fish_bob_using_subcommand schema" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schema" -s h -l help -d 'Print help'
 complete -c bob -n "__fish_bob_using_subcommand schema" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l session -d 'Also say which tools are enabled for this session' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l input -d 'Read the calls from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l session -d 'Session whose enabled tools, granted capabilities and failure loop apply' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l root -d 'Sandbox root for fs and shell tools (repeatable; enables the sandbox)' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l enable -d 'Enable these tools for this invocation (the calling human\'s choice)' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l grant -d 'Grant a capability (net, net:<domain>) for this invocation' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l shell-rules -d 'Shell allow/deny rules file (JSON) replacing the built-in one' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l max-timeout-ms -d 'Clamp on any call\'s timeout_ms [default: $BOB_TOOL_MAX_TIMEOUT_MS, else 120000]' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l timeout-ms -d 'Default timeout_ms for calls that carry none' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l run-id -d 'run_id for calls that carry none [default: a new run_<uuid>]' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l agent-id -d 'agent_id for calls that carry none' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l as -d 'Output shape' -r -f -a "envelopes\t'Seed 003 response envelopes'
+tool-messages\t'Seed 000 tool-role messages {"role":"tool","tool_call_id",…,"content":"<json>"}'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l enable-all -d 'Enable every registered tool for this invocation'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l allow-loopback -d 'Let http.get reach loopback addresses (127.0.0.0/8, ::1)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l allow-private -d 'Let http.get reach private and link-local addresses'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l require-sandbox -d 'Fail closed (sandbox.required) where OS confinement (Landlock) is unavailable'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l report-loop -d 'After the responses, print one more line {"failure_loop": …} with the loop state'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -422,6 +488,11 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "verify" -d 'Verify a hash-chained log and name the first bad line. With no FILE, verifies the approval ledger and every audit log under the home. Exits 5 (conflict) when a chain is broken'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines [default: the approval ledger]'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "pending" -d 'Not implemented in this build yet'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "pending" -d 'Not implemented in this build yet'

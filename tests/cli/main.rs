@@ -11,5 +11,6 @@ mod state;
 mod storage;
 pub mod support;
 mod trace;
+mod tools;
 
 pub use env::TestEnv;
