@@ -1,1 +1,247 @@
-//! (lands with its issue)
+//! Secret redaction, applied before anything is written to an audit log, the approval ledger,
+//! memory, or a logged payload.
+//!
+//! What is replaced by `[REDACTED]`:
+//! * API keys of common providers (OpenAI/Anthropic `sk-…`, GitHub `ghp_…`/`github_pat_…`, Slack
+//!   `xox?-…`, AWS `AKIA…`, Google `AIza…`, GitLab `glpat-…`, Stripe `sk_live_…`, Hugging Face
+//!   `hf_…`) and PEM private key blocks;
+//! * bearer tokens (`Bearer <token>` keeps the word `Bearer`);
+//! * passwords in URLs (`scheme://user:<password>@host`);
+//! * the values of environment variables named like `*_KEY`, `*_TOKEN`, `*_SECRET`,
+//!   `*_PASSWORD` (at least 8 characters), wherever they appear;
+//! * the whole string value of a JSON field whose name says it is a secret (`api_key`, `token`,
+//!   `secret`, `password`, `authorization`, …);
+//! * every match of a regex in the rule file: `<home>/redact.rules`, or the file named by
+//!   `BOB_REDACT_RULES` (one regex per line, `#` comments).
+//!
+//! [`Redactor::redact_value`] returns the JSON paths it replaced (`payload.input.token`), which
+//! become an audit event's `redactions`.
+
+use crate::error::{Error, Result};
+use crate::home::Home;
+use regex::Regex;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// What a secret is replaced with.
+pub const MASK: &str = "[REDACTED]";
+
+const PROVIDER_PATTERNS: &[&str] = &[
+    r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+    r"\bgithub_pat_[A-Za-z0-9_]{22,}",
+    r"\bxox[abprs]-[A-Za-z0-9\-]{10,}",
+    r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+    r"\bAIza[0-9A-Za-z_\-]{35}",
+    r"\bglpat-[A-Za-z0-9_\-]{20,}",
+    r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+    r"\bhf_[A-Za-z0-9]{30,}",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+];
+
+fn builtin() -> &'static (Vec<Regex>, Regex, Regex, Regex) {
+    static B: OnceLock<(Vec<Regex>, Regex, Regex, Regex)> = OnceLock::new();
+    B.get_or_init(|| {
+        let providers = PROVIDER_PATTERNS.iter().map(|p| Regex::new(p).expect("builtin pattern")).collect();
+        let bearer = Regex::new(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{8,}").expect("bearer pattern");
+        let url_password = Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@").expect("url pattern");
+        let secret_key = Regex::new(
+            r"(?i)^(?:.*[_\-.])?(?:api[_\-]?key|apikey|token|access[_\-]?token|refresh[_\-]?token|secret|client[_\-]?secret|password|passwd|authorization|private[_\-]?key)$",
+        )
+        .expect("key pattern");
+        (providers, bearer, url_password, secret_key)
+    })
+}
+
+/// Whether an environment variable's name marks its value as a secret.
+pub fn is_secret_env_name(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    ["_KEY", "_TOKEN", "_SECRET", "_PASSWORD"]
+        .iter()
+        .any(|s| n.ends_with(s))
+}
+
+/// A configured set of redaction rules.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    literals: Vec<String>,
+    rules: Vec<Regex>,
+}
+
+impl Redactor {
+    /// The built-in rules plus the secret-named variables of this process's environment.
+    pub fn from_env() -> Redactor {
+        let mut literals: Vec<String> = std::env::vars()
+            .filter(|(k, v)| is_secret_env_name(k) && v.chars().count() >= 8)
+            .map(|(_, v)| v)
+            .collect();
+        literals.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        literals.dedup();
+        Redactor {
+            literals,
+            rules: Vec::new(),
+        }
+    }
+
+    /// [`Redactor::from_env`] plus the rule file (`BOB_REDACT_RULES`, else `<home>/redact.rules`
+    /// if it exists). A rule that is not a valid regex is an `invalid.request`.
+    pub fn load(home: &Home) -> Result<Redactor> {
+        let mut r = Redactor::from_env();
+        let path = match std::env::var_os("BOB_REDACT_RULES") {
+            Some(p) if !p.is_empty() => std::path::PathBuf::from(p),
+            _ => home.root().join("redact.rules"),
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => r
+                .add_rules(&text)
+                .map_err(|e| e.with("path", path.display().to_string()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&path, e)),
+        }
+        Ok(r)
+    }
+
+    /// Adds regex rules, one per line (`#` starts a comment line).
+    pub fn add_rules(&mut self, text: &str) -> Result<()> {
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let re = Regex::new(line).map_err(|e| {
+                Error::invalid(format!("redaction rule on line {}: {e}", i + 1)).with("line", i + 1)
+            })?;
+            self.rules.push(re);
+        }
+        Ok(())
+    }
+
+    /// Adds a literal secret value to mask wherever it appears.
+    pub fn add_literal(&mut self, secret: impl Into<String>) {
+        let s = secret.into();
+        if !s.is_empty() && !self.literals.contains(&s) {
+            self.literals.push(s);
+            self.literals.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        }
+    }
+
+    /// The text with every secret masked; borrowed when nothing matched.
+    pub fn redact_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let (providers, bearer, url_password, _) = builtin();
+        let mut out = Cow::Borrowed(text);
+        for lit in &self.literals {
+            if out.contains(lit.as_str()) {
+                out = Cow::Owned(out.replace(lit.as_str(), MASK));
+            }
+        }
+        for re in providers.iter().chain(&self.rules) {
+            if re.is_match(&out) {
+                out = Cow::Owned(re.replace_all(&out, MASK).into_owned());
+            }
+        }
+        if bearer.is_match(&out) {
+            out = Cow::Owned(
+                bearer
+                    .replace_all(&out, format!("${{1}}{MASK}"))
+                    .into_owned(),
+            );
+        }
+        if url_password.is_match(&out) {
+            out = Cow::Owned(
+                url_password
+                    .replace_all(&out, format!("${{1}}{MASK}@"))
+                    .into_owned(),
+            );
+        }
+        out
+    }
+
+    /// Masks secrets inside `value` in place; returns the JSON paths replaced, each starting
+    /// with `prefix` (e.g. `payload`).
+    pub fn redact_value(&self, value: &mut Value, prefix: &str) -> Vec<String> {
+        let mut paths = Vec::new();
+        self.walk(value, prefix.to_string(), false, &mut paths);
+        paths
+    }
+
+    fn walk(&self, value: &mut Value, path: String, secret_field: bool, paths: &mut Vec<String>) {
+        match value {
+            Value::String(s) => {
+                if secret_field && !s.is_empty() && s != MASK {
+                    *s = MASK.to_string();
+                    paths.push(path);
+                } else if let Cow::Owned(new) = self.redact_str(s) {
+                    *s = new;
+                    paths.push(path);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    self.walk(v, format!("{path}[{i}]"), secret_field, paths);
+                }
+            }
+            Value::Object(map) => {
+                let key_re = &builtin().3;
+                for (k, v) in map.iter_mut() {
+                    let child = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    self.walk(v, child, key_re.is_match(k), paths);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn provider_keys_bearer_and_url_passwords_are_masked() {
+        let r = Redactor::default();
+        let s = "key sk-proj-abcdefghijklmnopqrstuvwx and Authorization: Bearer abc.def.ghi123 at https://bob:hunter22@example.com/x";
+        let out = r.redact_str(s);
+        assert!(!out.contains("abcdefghijklmnop"), "{out}");
+        assert!(!out.contains("abc.def.ghi123"), "{out}");
+        assert!(!out.contains("hunter22"), "{out}");
+        assert!(
+            out.contains("Bearer [REDACTED]") && out.contains("https://bob:[REDACTED]@example.com"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn secret_named_fields_and_literals_are_masked_with_paths() {
+        let mut r = Redactor::default();
+        r.add_literal("canary-value-123");
+        let mut v = json!({"input": {"token": "t0", "note": "x canary-value-123 y", "list": ["ghp_0123456789abcdefghijklmnopqrstuvwxyz"]}, "ok": 1});
+        let paths = r.redact_value(&mut v, "payload");
+        assert_eq!(
+            paths,
+            vec![
+                "payload.input.token",
+                "payload.input.note",
+                "payload.input.list[0]"
+            ]
+        );
+        assert_eq!(v["input"]["token"], MASK);
+        assert!(!v.to_string().contains("canary-value-123"));
+    }
+
+    #[test]
+    fn rule_file_lines_are_regexes_and_bad_ones_are_invalid() {
+        let mut r = Redactor::default();
+        r.add_rules("# comment\nproject-[0-9]{4}\n").unwrap();
+        assert_eq!(r.redact_str("see project-1234 now"), "see [REDACTED] now");
+        assert_eq!(
+            r.add_rules("(").unwrap_err().code,
+            crate::error::Code::InvalidRequest
+        );
+    }
+}

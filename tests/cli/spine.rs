@@ -1,7 +1,6 @@
 //! CLI conventions, init, schema, ledger and the storage primitives, through the binary.
 
 use crate::TestEnv;
-use serde_json::Value;
 
 #[test]
 fn init_creates_the_home_and_is_idempotent() {
@@ -95,5 +94,28 @@ fn man_pages_and_completions_are_current() {
     );
 }
 
-#[allow(dead_code)]
-fn _value(_: Value) {}
+#[test]
+fn http_test_server_serves_chunks_to_a_real_client() {
+    use crate::support::http::{Reply, TestServer};
+    let server = TestServer::start(|req, n| {
+        if n == 0 {
+            Reply::redirect("/b")
+        } else {
+            Reply::sse(
+                &[format!("{{\"path\":\"{}\"}}", req.path), "[DONE]".into()],
+                std::time::Duration::from_millis(5),
+            )
+        }
+    });
+    let out = std::process::Command::new("curl")
+        .args(["-sL", &server.url("/a")])
+        .output();
+    if let Ok(out) = out {
+        let body = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            body.contains("data: {\"path\":\"/b\"}") && body.contains("data: [DONE]"),
+            "{body}"
+        );
+        assert_eq!(server.requests().len(), 2);
+    }
+}

@@ -1,0 +1,3 @@
+//! Shared test fixtures: local servers on 127.0.0.1.
+
+pub mod http;
