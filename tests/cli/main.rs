@@ -10,7 +10,7 @@ mod spine;
 mod state;
 mod storage;
 pub mod support;
-mod trace;
 mod tools;
+mod trace;
 
 pub use env::TestEnv;
