@@ -154,9 +154,7 @@ pub fn sanitize_report(text: &str) -> Sanitized {
     }
     let s = tidy(&s);
     let text = if s.trim().is_empty() {
-        if !text.trim().is_empty() || text.is_empty() {
-            note("empty".into());
-        }
+        note("empty".into());
         EMPTY_OUTPUT.to_string()
     } else {
         s
