@@ -326,7 +326,7 @@ fn symlink_swap_race_never_escapes() {
         while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
             let tmp = root2.join(format!(".tmp{}", n % 2));
             let _ = std::fs::remove_file(&tmp);
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 let _ = std::os::unix::fs::symlink(&target, &tmp);
             } else {
                 let _ = std::fs::write(&tmp, "inside");
@@ -440,8 +440,8 @@ fn unknown_tools_are_never_executed_and_inputs_are_validated() {
     let r = run(&env, &root, &[], &calls.to_string());
     assert_eq!(code(&r[0]), "tool.not_found");
     assert!(root.join("hello.txt").exists());
-    for i in 1..5 {
-        assert_eq!(code(&r[i]), "tool.input_invalid", "{}", r[i]);
+    for v in &r[1..5] {
+        assert_eq!(code(v), "tool.input_invalid", "{v}");
     }
     assert!(
         r[2]["error"]["message"]
