@@ -1214,3 +1214,44 @@ fn failure_loop_is_persisted_per_session() {
     assert_eq!(last(&rows), "normal");
     assert!(env.home().join("sessions/s1/failure_loop.json").exists());
 }
+
+#[test]
+fn http_get_times_out_on_a_hung_server() {
+    let env = TestEnv::new();
+    let server = TestServer::start(|_, _| Reply::hang());
+    let req = json!({"request_id": "h", "tool": "http.get", "input": {"url": server.url("/"), "use_cache": false}, "timeout_ms": 400});
+    let started = std::time::Instant::now();
+    let v = env.jsonl(
+        &[
+            "tool",
+            "run",
+            "--enable",
+            "http.get",
+            "--grant",
+            "net:127.0.0.1",
+            "--allow-loopback",
+        ],
+        &req.to_string(),
+    );
+    assert_eq!(code(&v[0]), "timeout", "{}", v[0]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn require_sandbox_reports_the_os_layers() {
+    let env = TestEnv::new();
+    let root = setup(&env);
+    let v = shell(&env, &root, &["--require-sandbox"], "pwd");
+    // Fails closed where Landlock is missing; otherwise the layer is reported.
+    if v["ok"] == true {
+        let layers = v["output"]["sandbox"]["layers"].as_array().unwrap();
+        assert!(layers.iter().any(|l| l == "landlock"), "{v}");
+        // Landlock really confines the child: it cannot read outside the root even by a
+        // path the argv policy would not see (a symlink resolved by the child itself).
+        let v = shell(&env, &root, &["--require-sandbox"], "cat rel_out");
+        assert!(!v.to_string().contains(CANARY), "{v}");
+        assert_ne!(v["output"]["exit_code"], 0, "{v}");
+    } else {
+        assert_eq!(code(&v), "sandbox.required", "{v}");
+    }
+}
