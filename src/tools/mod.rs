@@ -253,6 +253,9 @@ impl Runner {
             .and_then(|a| a.queue("tool.call", "agent", call));
         self.audit_time += t.elapsed();
         queued?;
+        // Ids become file names (audit/<agent_id>/, runs/<run_id>/): refuse path tricks.
+        safe_component("agent_id", &req.agent_id)?;
+        safe_component("run_id", &req.run_id)?;
         let Some(spec) = spec else {
             return Err(Error::new(
                 Code::ToolNotFound,
@@ -348,7 +351,9 @@ mod tests {
         };
         let policy = Policy::from_env_and_session(&home, None, o).unwrap();
         let mut runner = Runner::new(&home, policy, "run_t", "agent_t", None).unwrap();
-        let d = CallDefaults::new().unwrap();
+        let mut d = CallDefaults::new().unwrap();
+        d.run_id = "run_t".into();
+        d.agent_id = "agent_t".into();
         let calls = parse_calls(
             &json!([
                 {"id": "a", "tool": "fs.read_text", "args": {"path": "a.txt"}},
@@ -373,6 +378,7 @@ mod tests {
             "{:?}",
             out[2]
         );
+        assert_eq!(runner.audits.len(), 1);
         let log = std::fs::read_to_string(runner.audits.values().next().unwrap().path()).unwrap();
         assert_eq!(log.lines().count(), 6);
     }
