@@ -142,8 +142,53 @@ _bob() {
             bob__subcmd__help__subcmd__ledger,verify)
                 cmd="bob__subcmd__help__subcmd__ledger__subcmd__verify"
                 ;;
-            bob__subcmd__help__subcmd__memory,pending)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__pending"
+            bob__subcmd__help__subcmd__memory,approve)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__approve"
+                ;;
+            bob__subcmd__help__subcmd__memory,bench)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__bench"
+                ;;
+            bob__subcmd__help__subcmd__memory,candidates)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__candidates"
+                ;;
+            bob__subcmd__help__subcmd__memory,export)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__export"
+                ;;
+            bob__subcmd__help__subcmd__memory,gc)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__gc"
+                ;;
+            bob__subcmd__help__subcmd__memory,import)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__import"
+                ;;
+            bob__subcmd__help__subcmd__memory,list)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__memory,promote)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__promote"
+                ;;
+            bob__subcmd__help__subcmd__memory,propose)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__propose"
+                ;;
+            bob__subcmd__help__subcmd__memory,query)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__query"
+                ;;
+            bob__subcmd__help__subcmd__memory,reject)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__reject"
+                ;;
+            bob__subcmd__help__subcmd__memory,stm)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,add)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,gc)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,list)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,touch)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__touch"
                 ;;
             bob__subcmd__help__subcmd__notes,pending)
                 cmd="bob__subcmd__help__subcmd__notes__subcmd__pending"
@@ -184,17 +229,125 @@ _bob() {
             bob__subcmd__ledger__subcmd__help,verify)
                 cmd="bob__subcmd__ledger__subcmd__help__subcmd__verify"
                 ;;
+            bob__subcmd__memory,approve)
+                cmd="bob__subcmd__memory__subcmd__approve"
+                ;;
+            bob__subcmd__memory,bench)
+                cmd="bob__subcmd__memory__subcmd__bench"
+                ;;
+            bob__subcmd__memory,candidates)
+                cmd="bob__subcmd__memory__subcmd__candidates"
+                ;;
+            bob__subcmd__memory,export)
+                cmd="bob__subcmd__memory__subcmd__export"
+                ;;
+            bob__subcmd__memory,gc)
+                cmd="bob__subcmd__memory__subcmd__gc"
+                ;;
             bob__subcmd__memory,help)
                 cmd="bob__subcmd__memory__subcmd__help"
                 ;;
-            bob__subcmd__memory,pending)
-                cmd="bob__subcmd__memory__subcmd__pending"
+            bob__subcmd__memory,import)
+                cmd="bob__subcmd__memory__subcmd__import"
+                ;;
+            bob__subcmd__memory,list)
+                cmd="bob__subcmd__memory__subcmd__list"
+                ;;
+            bob__subcmd__memory,promote)
+                cmd="bob__subcmd__memory__subcmd__promote"
+                ;;
+            bob__subcmd__memory,propose)
+                cmd="bob__subcmd__memory__subcmd__propose"
+                ;;
+            bob__subcmd__memory,query)
+                cmd="bob__subcmd__memory__subcmd__query"
+                ;;
+            bob__subcmd__memory,reject)
+                cmd="bob__subcmd__memory__subcmd__reject"
+                ;;
+            bob__subcmd__memory,stm)
+                cmd="bob__subcmd__memory__subcmd__stm"
+                ;;
+            bob__subcmd__memory__subcmd__help,approve)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__approve"
+                ;;
+            bob__subcmd__memory__subcmd__help,bench)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__bench"
+                ;;
+            bob__subcmd__memory__subcmd__help,candidates)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__candidates"
+                ;;
+            bob__subcmd__memory__subcmd__help,export)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__export"
+                ;;
+            bob__subcmd__memory__subcmd__help,gc)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__gc"
                 ;;
             bob__subcmd__memory__subcmd__help,help)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__memory__subcmd__help,pending)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__pending"
+            bob__subcmd__memory__subcmd__help,import)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__import"
+                ;;
+            bob__subcmd__memory__subcmd__help,list)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__help,promote)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__promote"
+                ;;
+            bob__subcmd__memory__subcmd__help,propose)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__propose"
+                ;;
+            bob__subcmd__memory__subcmd__help,query)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__query"
+                ;;
+            bob__subcmd__memory__subcmd__help,reject)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__reject"
+                ;;
+            bob__subcmd__memory__subcmd__help,stm)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,add)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,gc)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,list)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,touch)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__touch"
+                ;;
+            bob__subcmd__memory__subcmd__stm,add)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__stm,gc)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__stm,help)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help"
+                ;;
+            bob__subcmd__memory__subcmd__stm,list)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__stm,touch)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__touch"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,add)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,gc)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,help)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__help"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,list)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,touch)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__touch"
                 ;;
             bob__subcmd__notes,help)
                 cmd="bob__subcmd__notes__subcmd__help"
@@ -278,7 +431,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -304,7 +457,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -372,7 +525,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -398,7 +551,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -424,7 +577,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -450,7 +603,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -480,7 +633,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -673,7 +826,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory)
-            opts="pending"
+            opts="propose candidates approve reject query list stm promote gc import export bench"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -686,9 +839,219 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__memory__subcmd__pending)
+        bob__subcmd__help__subcmd__memory__subcmd__approve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__propose)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__reject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm)
+            opts="add touch list gc"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -898,7 +1261,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -924,7 +1287,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1020,7 +1383,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1050,7 +1413,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1076,7 +1439,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1087,7 +1450,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote gc import export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1102,7 +1465,169 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__approve)
+            opts="-h -V --edit --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --edit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__bench)
+            opts="-h -V --dataset --detail --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dataset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__candidates)
+            opts="-h -V --status --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -W "pending approved rejected" -- "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__export)
+            opts="-h -V --user --output --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__gc)
+            opts="-h -V --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1113,8 +1638,78 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help)
-            opts="pending help"
+            opts="propose candidates approve reject query list stm promote gc import export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1140,7 +1735,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__memory__subcmd__help__subcmd__pending)
+        bob__subcmd__memory__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1154,8 +1749,368 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__memory__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__memory__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__propose)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__reject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm)
+            opts="add touch list gc"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__import)
+            opts="-h -V --jsonl --user --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__list)
+            opts="-h -V --scope --limit --include-body --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "short_term long_term" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__promote)
+            opts="-h -V --dry-run --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__propose)
+            opts="-h -V --input --user --session --run --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__query)
+            opts="-k -h -V --k --tags --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tags)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__reject)
+            opts="-h -V --reason --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm)
+            opts="-h -V --home --now --format --json --help --version add touch list gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1170,7 +2125,219 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__add)
+            opts="-h -V --input --user --session --error-state --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__gc)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help)
+            opts="add touch list gc help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__list)
+            opts="-h -V --user --limit --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__touch)
+            opts="-h -V --session --error-state --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1196,7 +2363,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1264,7 +2431,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1290,7 +2457,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1316,7 +2483,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1384,7 +2551,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1410,7 +2577,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1436,7 +2603,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1504,7 +2671,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1530,7 +2697,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1598,7 +2765,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1624,7 +2791,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1692,7 +2859,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1718,7 +2885,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
