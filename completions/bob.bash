@@ -1924,7 +1924,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__list)
-            opts="-h -V --scope --limit --include-body --user --home --now --format --json --help --version"
+            opts="-h -V --scope --limit --include-body --user --all-users --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2284,7 +2284,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__stm__subcmd__list)
-            opts="-h -V --user --limit --home --now --format --json --help --version"
+            opts="-h -V --user --all-users --limit --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -302,13 +302,14 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l scope -r -f -a "short_term\t''
 long_term\t''"
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l limit -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l user -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l user -d 'Memory user or profile name' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l include-body -d 'Include record bodies'
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l all-users -d 'Every user\'s entries'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'

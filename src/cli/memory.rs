@@ -74,8 +74,12 @@ pub enum Args {
         /// Include record bodies
         #[arg(long)]
         include_body: bool,
+        /// Memory user or profile name
+        #[arg(long, default_value = "default", conflicts_with = "all_users")]
+        user: String,
+        /// Every user's entries
         #[arg(long)]
-        user: Option<String>,
+        all_users: bool,
     },
     /// Short-term memory entries
     #[command(subcommand)]
@@ -149,8 +153,11 @@ pub enum StmArgs {
     },
     /// Live entries, newest first
     List {
+        #[arg(long, default_value = "default", conflicts_with = "all_users")]
+        user: String,
+        /// Every user's entries
         #[arg(long)]
-        user: Option<String>,
+        all_users: bool,
         #[arg(long, default_value_t = 200)]
         limit: usize,
     },
@@ -241,7 +248,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             limit,
             include_body,
             user,
-        } => list(ctx, &scope, limit, include_body, user.as_deref()),
+            all_users,
+        } => {
+            let user = (!all_users).then_some(user.as_str());
+            list(ctx, &scope, limit, include_body, user)
+        }
         Args::Stm(s) => stm(ctx, s),
         Args::Promote { dry_run, user } => {
             let m = Memory::open(&ctx.home)?;
@@ -406,9 +417,14 @@ fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
             let m = Memory::open_fast(&ctx.home)?;
             ctx.out.doc(&m.stm_touch(&id, session.as_deref())?)
         }
-        StmArgs::List { user, limit } => {
+        StmArgs::List {
+            user,
+            all_users,
+            limit,
+        } => {
             let m = Memory::open_fast(&ctx.home)?;
-            ctx.out.rows(&m.stm_list(user.as_deref(), limit)?)
+            let user = (!all_users).then_some(user.as_str());
+            ctx.out.rows(&m.stm_list(user, limit)?)
         }
         StmArgs::Gc => {
             let m = Memory::open_fast(&ctx.home)?;
@@ -418,49 +434,54 @@ fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
 }
 
 fn import(ctx: &Ctx, path: &std::path::Path, jsonl: bool, user: &str, actor: &str) -> Result<()> {
+    use std::io::BufRead;
     let m = Memory::open(&ctx.home)?;
     let user = m.resolve_user(user)?;
     let now = crate::clock::rfc3339(crate::clock::now()?);
-    let mut records: Vec<MemoryRecord> = Vec::new();
-    if jsonl {
-        let text = output::read_input(Some(path))?;
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let r: MemoryRecord = serde_json::from_str(line).map_err(|e| {
-                Error::bad_json(&format!("{} line {}", path.display(), i + 1), &e)
-                    .with("line", i + 1)
-            })?;
-            records.push(mio::normalize_record(r, &user)?);
-        }
-    } else {
-        for f in mio::markdown_files(path)? {
-            let text = output::read_input(Some(&f))?;
-            let stem = f
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let r = mio::record_from_markdown(&text, &stem, &user, &now);
-            records.push(r);
-        }
-    }
-    // Redact on the way in, as for candidates.
     let redactor = crate::redact::Redactor::load(&ctx.home)?;
-    for r in &mut records {
-        let mut v = serde_json::to_value(&*r).map_err(|e| Error::internal(e.to_string()))?;
-        if !redactor.redact_value(&mut v, "").is_empty() {
-            let red: MemoryRecord =
-                serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
-            *r = mio::normalize_record(red, &user)?;
+    // Secrets are masked on the way in, as for candidates; the id follows the masked content.
+    let clean = |r: MemoryRecord| -> Result<MemoryRecord> {
+        let mut v = serde_json::to_value(&r).map_err(|e| Error::internal(e.to_string()))?;
+        if redactor.redact_value(&mut v, "").is_empty() {
+            return mio::normalize_record(r, &user);
         }
-    }
-    if records.is_empty() {
-        return Err(Error::invalid(format!(
-            "nothing to import from {}",
-            path.display()
-        )));
-    }
-    let report = m.import_records(&records, actor, &user, &path.display().to_string())?;
+        let red: MemoryRecord =
+            serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
+        mio::normalize_record(red, &user)
+    };
+    let files = if jsonl {
+        vec![path.to_path_buf()]
+    } else {
+        mio::markdown_files(path)?
+    };
+    let report = m.import_stream(actor, &user, &path.display().to_string(), &mut |each| {
+        for f in &files {
+            if jsonl {
+                let file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
+                let reader = std::io::BufReader::with_capacity(1 << 20, file);
+                for (i, line) in reader.lines().enumerate() {
+                    let line = line.map_err(|e| {
+                        Error::invalid(format!("{} line {}: {e}", f.display(), i + 1))
+                    })?;
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    let r: MemoryRecord = serde_json::from_str(&line).map_err(|e| {
+                        Error::bad_json(&format!("{} line {}", f.display(), i + 1), &e)
+                            .with("line", i + 1)
+                    })?;
+                    each(clean(r)?)?;
+                }
+            } else {
+                let text = output::read_input(Some(f))?;
+                let stem = f
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                each(clean(mio::record_from_markdown(&text, &stem, &user, &now))?)?;
+            }
+        }
+        Ok(())
+    })?;
     ctx.out.doc(&report)
 }

@@ -39,6 +39,22 @@ pub struct MemoryCandidate {
     pub importance: Option<u8>,
 }
 
+impl MemoryCandidate {
+    /// A seed 001 candidate with defaults (`type` fact, `source` assistant_inferred).
+    pub fn new(text: impl Into<String>) -> Self {
+        MemoryCandidate {
+            text: text.into(),
+            title: None,
+            kind: default_type(),
+            tags: Vec::new(),
+            ttl_days: None,
+            source: default_source(),
+            why_store: None,
+            importance: None,
+        }
+    }
+}
+
 fn default_type() -> String {
     "fact".into()
 }
@@ -94,9 +110,11 @@ pub struct Hit {
 
 /// A short-term memory entry (seed 001 STM): a trace of one turn, not a transcript.
 ///
-/// On input only `intent` is required; `created_at`, `last_accessed`, `access_count` and
-/// `sessions_seen` are filled in by the store.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// On input only `intent` is required; `id`, `created_at`, `last_accessed`, `access_count` and
+/// `sessions_seen` are filled in by the store (`session_id` seeds `sessions_seen`). In Rust,
+/// `StmEntry { intent, resolution, session_id, ..Default::default() }`; an empty `user` means
+/// `default`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StmEntry {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub id: String,

@@ -658,20 +658,48 @@ impl Memory {
         user: &str,
         source_path: &str,
     ) -> Result<ImportReport> {
+        self.import_stream(actor, user, source_path, &mut |each| {
+            for r in records {
+                each(r.clone())?;
+            }
+            Ok(())
+        })
+    }
+
+    /// [`Memory::import_records`] over a source read twice: `source` calls its argument once per
+    /// record, in the same order each time. The first pass digests the batch for the ledger
+    /// record; the second writes the records in one transaction, and is rolled back
+    /// (`conflict`) if the source changed in between.
+    pub fn import_stream(
+        &self,
+        actor: &str,
+        user: &str,
+        source_path: &str,
+        source: &mut dyn FnMut(&mut dyn FnMut(MemoryRecord) -> Result<()>) -> Result<()>,
+    ) -> Result<ImportReport> {
+        const LISTED: usize = 1000;
         let _lock = self.ledger_lock()?;
         self.reconcile_locked()?;
-        let digests: Vec<(String, String)> = records
-            .iter()
-            .map(|r| (r.id.clone(), ltm::record_digest(r)))
-            .collect();
-        let listed: Vec<Value> = if digests.len() <= 1000 {
-            digests
-                .iter()
-                .map(|(i, d)| json!({"id": i, "digest": d}))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let mut digest = BatchDigest::default();
+        let mut listed: Vec<Value> = Vec::new();
+        source(&mut |r| {
+            let d = ltm::record_digest(&r);
+            if digest.count < LISTED {
+                listed.push(json!({"id": r.id, "digest": d}));
+            }
+            digest.add(&r.id, &d);
+            Ok(())
+        })?;
+        if digest.count == 0 {
+            return Err(Error::invalid(format!(
+                "nothing to import from {source_path}"
+            )));
+        }
+        let count = digest.count;
+        if count > LISTED {
+            listed.clear();
+        }
+        let batch = digest.finish();
         let entry = LedgerEntry {
             kind: "import".into(),
             ts: clock::rfc3339(self.now()?),
@@ -684,34 +712,39 @@ impl Memory {
             edited: None,
             reason: None,
             records: listed,
-            count: Some(records.len() as u64),
-            batch_digest: Some(batch_digest(
-                digests.iter().map(|(i, d)| (i.as_str(), d.as_str())),
-            )),
+            count: Some(count as u64),
+            batch_digest: Some(batch.clone()),
             source_path: Some(source_path.to_string()),
         };
         let seq = self.append_ledger(&entry)?;
         let tx = self.begin()?;
         let ltm = self.ltm();
         let mut imported = 0;
-        for r in records {
-            if !ltm.exists(&r.id)? {
-                ltm.upsert(r)?;
+        let mut ids = Vec::new();
+        let mut again = BatchDigest::default();
+        source(&mut |r| {
+            again.add(&r.id, &ltm::record_digest(&r));
+            if ids.len() < LISTED {
+                ids.push(r.id.clone());
+            }
+            if ltm.insert_new(&r)? {
                 imported += 1;
             }
+            Ok(())
+        })?;
+        if again.finish() != batch {
+            return Err(Error::conflict(format!(
+                "{source_path} changed while it was being imported; nothing was imported"
+            )));
         }
         mark_seen(&tx, seq, "import", true)?;
         tx.commit()?;
         Ok(ImportReport {
             ledger_seq: seq,
-            count: records.len(),
+            count,
             imported,
-            unchanged: records.len() - imported,
-            ids: if records.len() <= 1000 {
-                digests.into_iter().map(|(i, _)| i).collect()
-            } else {
-                Vec::new()
-            },
+            unchanged: count - imported,
+            ids: if count <= LISTED { ids } else { Vec::new() },
         })
     }
 
@@ -788,13 +821,31 @@ fn mark_seen(conn: &rusqlite::Connection, seq: u64, kind: &str, applied: bool) -
 
 /// SHA-256 over `id digest\n` lines.
 pub fn batch_digest<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
+    let mut b = BatchDigest::default();
     for (i, d) in items {
-        h.update(i.as_bytes());
-        h.update(b" ");
-        h.update(d.as_bytes());
-        h.update(b"\n");
+        b.add(i, d);
     }
-    hex::encode(h.finalize())
+    b.finish()
+}
+
+/// Incremental [`batch_digest`].
+#[derive(Default)]
+struct BatchDigest {
+    hasher: sha2::Sha256,
+    count: usize,
+}
+
+impl BatchDigest {
+    fn add(&mut self, id: &str, digest: &str) {
+        use sha2::Digest;
+        self.hasher.update(id.as_bytes());
+        self.hasher.update(b" ");
+        self.hasher.update(digest.as_bytes());
+        self.hasher.update(b"\n");
+        self.count += 1;
+    }
+    fn finish(self) -> String {
+        use sha2::Digest;
+        hex::encode(self.hasher.finalize())
+    }
 }

@@ -313,19 +313,17 @@ pub fn score(bm25: f64, best: f64, importance: i64, created_unix: i64, now: i64)
     (v * 1000.0).round() / 1000.0
 }
 
-impl LtmStore for SqliteLtm<'_> {
-    fn upsert(&self, r: &MemoryRecord) -> Result<String> {
-        if self.exists(&r.id)? {
-            return Ok(r.id.clone());
-        }
+impl SqliteLtm<'_> {
+    /// Inserts a record unless its id is already stored; true when it was inserted.
+    pub fn insert_new(&self, r: &MemoryRecord) -> Result<bool> {
         let user = r.user.clone().unwrap_or_else(|| "default".into());
         let record = serde_json::to_string(r).map_err(|e| Error::internal(e.to_string()))?;
         let mut stmt = self.conn.prepare_cached(
-            "INSERT INTO ltm(id, user, owner, title, summary, body, tags, importance, \
+            "INSERT OR IGNORE INTO ltm(id, user, owner, title, summary, body, tags, importance, \
              created_unix, expires_unix, digest, record) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?;
-        stmt.execute(params![
+        let n = stmt.execute(params![
             r.id,
             user,
             owner_token(&user),
@@ -339,6 +337,13 @@ impl LtmStore for SqliteLtm<'_> {
             record_digest(r),
             record,
         ])?;
+        Ok(n == 1)
+    }
+}
+
+impl LtmStore for SqliteLtm<'_> {
+    fn upsert(&self, r: &MemoryRecord) -> Result<String> {
+        self.insert_new(r)?;
         Ok(r.id.clone())
     }
 

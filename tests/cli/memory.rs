@@ -728,3 +728,51 @@ fn bench_harness_scores_the_synthetic_longmemeval_fixture() {
         "invalid.request",
     );
 }
+
+#[test]
+fn concurrent_writers_on_a_fresh_home_all_succeed() {
+    // cron and a shell starting together: creation, migration and writes must not fail.
+    let env = TestEnv::new();
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            let mut c = raw_bob(
+                &env,
+                &[
+                    "memory",
+                    "stm",
+                    "add",
+                    "--user",
+                    if i % 2 == 0 { "default" } else { "other" },
+                ],
+            );
+            c.stdin(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(
+                    json!({"intent": format!("parallel {i}")})
+                        .to_string()
+                        .as_bytes(),
+                )
+                .unwrap();
+            child
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(env.jsonl(&["memory", "stm", "list"], "").len(), 3);
+    assert_eq!(
+        env.jsonl(&["memory", "stm", "list", "--all-users"], "")
+            .len(),
+        6
+    );
+}
