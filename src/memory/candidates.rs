@@ -670,6 +670,7 @@ impl Memory {
     /// record, in the same order each time. The first pass digests the batch for the ledger
     /// record; the second writes the records in one transaction, and is rolled back
     /// (`conflict`) if the source changed in between.
+    #[allow(clippy::type_complexity)] // a callback that takes a callback; an alias hides nothing
     pub fn import_stream(
         &self,
         actor: &str,
