@@ -6,6 +6,7 @@ mod contracts;
 mod env;
 mod notes;
 mod sanitize;
+mod memory;
 mod spine;
 mod state;
 mod storage;
