@@ -243,23 +243,154 @@ table\t''"
 complete -c bob -n "__fish_bob_using_subcommand context" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand context" -s h -l help -d 'Print help'
 complete -c bob -n "__fish_bob_using_subcommand context" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "add" -d 'Create a job from flags and/or a JSON job on stdin (`id` and `schedule` required)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "update" -d 'Change a job\'s agentID, schedule, message, enabled, session or timeout_s (flags and/or a JSON object on stdin); a new schedule re-places next_run'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "list" -d 'List jobs (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "show" -d 'Show one job'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "rm" -d 'Delete a job (its history stays)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "pause" -d 'Pause one job, or with no ID the whole scheduler'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "resume" -d 'Resume one job, or with no ID the whole scheduler; a job that became due while paused runs once at the next tick'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "tick" -d 'Run every due job once as `bob turn` and print {now, ran, skipped, failed, ...}'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "run" -d 'Run one job now, whatever its schedule or pause state; prints the run record and exits with the failure\'s code when the turn fails'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "history" -d 'List past runs from schedule/history.jsonl (JSON Lines), of one job or all'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "status" -d 'Summary: paused flag, job counts and the next due time'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l id -d 'Job id (letters, digits and . _ - : @; at most 120)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l agent -d 'The turn\'s agent (seed 003 `agentID`)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l schedule -d '"@every <Go duration>" or a one-shot RFC3339 timestamp' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l message -d 'The message each run sends to the turn' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l session -d 'Session id of the job\'s turns [default: job-<id>]' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l timeout -d 'This job\'s timeout (Go duration, or whole seconds) [default: the runner\'s --timeout]' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l input -d 'Read the JSON job from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l disabled -d 'Create the job paused (enabled: false)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l agent -d 'The turn\'s agent (seed 003 `agentID`)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l schedule -d '"@every <Go duration>" or a one-shot RFC3339 timestamp' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l message -d 'The message each run sends to the turn' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l session -d 'Session id of the job\'s turns [default: job-<id>]' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l timeout -d 'This job\'s timeout (Go duration, or whole seconds) [default: the runner\'s --timeout]' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l input -d 'Read the JSON job from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l timeout -d 'Timeout of a job that sets no timeout_s (Go duration, or whole seconds)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l max-parallel -d 'Most turns running at once' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l timeout -d 'Timeout if the job sets no timeout_s (Go duration, or whole seconds)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l limit -d 'Only the last N runs' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l interval -d 'Time between ticks (Go duration, or whole seconds)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l timeout -d 'Timeout of a job that sets no timeout_s (Go duration, or whole seconds)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l max-parallel -d 'Most turns running at once' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l cron -d 'Print the crontab line'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l systemd -d 'Print the systemd service and timer units'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "add" -d 'Create a job from flags and/or a JSON job on stdin (`id` and `schedule` required)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change a job\'s agentID, schedule, message, enabled, session or timeout_s (flags and/or a JSON object on stdin); a new schedule re-places next_run'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "list" -d 'List jobs (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one job'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Delete a job (its history stays)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Pause one job, or with no ID the whole scheduler'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Resume one job, or with no ID the whole scheduler; a job that became due while paused runs once at the next tick'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "tick" -d 'Run every due job once as `bob turn` and print {now, ran, skipped, failed, ...}'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run one job now, whatever its schedule or pause state; prints the run record and exits with the failure\'s code when the turn fails'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "history" -d 'List past runs from schedule/history.jsonl (JSON Lines), of one job or all'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "status" -d 'Summary: paused flag, job counts and the next due time'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand generate" -l out -d 'Directory that receives man/ and completions/' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -295,4 +426,16 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "pending" -d 'Not implemented in this build yet'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "add" -d 'Create a job from flags and/or a JSON job on stdin (`id` and `schedule` required)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "update" -d 'Change a job\'s agentID, schedule, message, enabled, session or timeout_s (flags and/or a JSON object on stdin); a new schedule re-places next_run'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "list" -d 'List jobs (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "show" -d 'Show one job'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "rm" -d 'Delete a job (its history stays)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "pause" -d 'Pause one job, or with no ID the whole scheduler'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "resume" -d 'Resume one job, or with no ID the whole scheduler; a job that became due while paused runs once at the next tick'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "tick" -d 'Run every due job once as `bob turn` and print {now, ran, skipped, failed, ...}'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "run" -d 'Run one job now, whatever its schedule or pause state; prints the run record and exits with the failure\'s code when the turn fails'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "history" -d 'List past runs from schedule/history.jsonl (JSON Lines), of one job or all'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "status" -d 'Summary: paused flag, job counts and the next due time'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'

@@ -2,6 +2,7 @@
 //! One test binary (modules below) keeps link time down.
 
 mod env;
+mod schedule;
 mod spine;
 pub mod support;
 
