@@ -32,6 +32,7 @@ use crate::home::{Home, safe_component};
 use crate::store::{self, BadLine, Lock};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -393,9 +394,10 @@ impl Scheduler {
                     .push(serde_json::json!({"job_id": job.id, "message": e.message})),
             }
         }
-        if due.is_empty() {
+        if due.is_empty() || opts.cancel.load(Ordering::SeqCst) {
             return Ok(report);
         }
+        let due: HashSet<&str> = due.into_iter().collect();
         let now_s = clock::rfc3339(now);
         // Claim under the lock: a concurrent tick re-reads and finds these jobs not due.
         let (claimed, paused) = self.mutate(|file| {
@@ -404,7 +406,7 @@ impl Scheduler {
             }
             let mut claimed = Vec::new();
             for job in file.jobs.iter_mut() {
-                if !due.contains(&job.id.as_str()) || !is_due(job, now).unwrap_or(false) {
+                if !due.contains(job.id.as_str()) || !is_due(job, now).unwrap_or(false) {
                     continue;
                 }
                 let due_at = due_time(job, now)?.map(clock::rfc3339);

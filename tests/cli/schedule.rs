@@ -660,3 +660,58 @@ fn install_prints_cron_and_systemd_with_absolute_paths() {
     assert!(units.contains("[Timer]"));
     env.fails(&["schedule", "install"], "", 2, "invalid.request");
 }
+
+#[test]
+fn run_runs_a_paused_job_now_and_update_changes_settable_fields() {
+    let env = TestEnv::new();
+    let file = env.write(
+        "job.json",
+        r#"{"id":"m","schedule":"@every 1h","message":"old"}"#,
+    );
+    env.json(&["schedule", "add", "--input", file.to_str().unwrap()], "");
+    env.json(&["schedule", "pause"], "");
+    env.json(&["schedule", "pause", "m"], "");
+    let out = bob_with(
+        &env,
+        "2026-02-15T00:20:00Z",
+        Some(FAKE_TURN),
+        &["schedule", "run", "m"],
+    );
+    let run = ok_json(out, "run");
+    assert_eq!(run["status"], "ok");
+    assert_eq!(run["trigger"], "manual");
+    assert!(run.get("due").is_none());
+    let job = show(&env, "m");
+    assert_eq!(job["lastRun"], "2026-02-15T00:20:00Z");
+    assert_eq!(job["last_run_id"], "run_fake");
+    assert_eq!(job["next_run"], "2026-02-15T01:00:00Z");
+    assert_eq!(job["enabled"], false);
+
+    let u = env.json(
+        &["schedule", "update", "m"],
+        r#"{"message":"new","agentID":"agent_b","timeout_s":9}"#,
+    );
+    assert_eq!(u["message"], "new");
+    assert_eq!(u["agentID"], "agent_b");
+    assert_eq!(u["timeout_s"], 9);
+    assert_eq!(u["next_run"], "2026-02-15T01:00:00Z");
+    // A new interval is placed from the last run.
+    let u = env.json(&["schedule", "update", "m", "--schedule", "@every 5m"], "");
+    assert_eq!(u["next_run"], "2026-02-15T00:25:00Z");
+    env.fails(
+        &["schedule", "update", "m"],
+        r#"{"last_status":"ok"}"#,
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &["schedule", "update", "m"],
+        r#"{"id":"other"}"#,
+        2,
+        "invalid.request",
+    );
+    let st = env.json(&["schedule", "status"], "");
+    assert_eq!(st["jobs"], 1);
+    assert_eq!(st["enabled"], 0);
+    assert_eq!(st["paused"], true);
+}
