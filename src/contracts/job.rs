@@ -67,6 +67,9 @@ pub struct JobsFile {
 
 impl<'de> Deserialize<'de> for JobsFile {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        use serde::de::{MapAccess, SeqAccess, Visitor};
+
         #[derive(Deserialize)]
         struct Object {
             #[serde(default)]
@@ -74,22 +77,30 @@ impl<'de> Deserialize<'de> for JobsFile {
             #[serde(default)]
             jobs: Vec<Job>,
         }
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Shape {
-            Object(Object),
-            Array(Vec<Job>),
+        // A visitor (not an untagged enum) so the file is parsed once, without buffering,
+        // and errors keep their line and column.
+        struct Shape;
+        impl<'de> Visitor<'de> for Shape {
+            type Value = JobsFile;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object {\"paused\", \"jobs\"} or an array of jobs")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<JobsFile, A::Error> {
+                let jobs = Vec::<Job>::deserialize(SeqAccessDeserializer::new(seq))?;
+                Ok(JobsFile {
+                    paused: false,
+                    jobs,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<JobsFile, A::Error> {
+                let o = Object::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(JobsFile {
+                    paused: o.paused,
+                    jobs: o.jobs,
+                })
+            }
         }
-        Ok(match Shape::deserialize(d)? {
-            Shape::Object(o) => JobsFile {
-                paused: o.paused,
-                jobs: o.jobs,
-            },
-            Shape::Array(jobs) => JobsFile {
-                paused: false,
-                jobs,
-            },
-        })
+        d.deserialize_any(Shape)
     }
 }
 

@@ -715,3 +715,42 @@ fn run_runs_a_paused_job_now_and_update_changes_settable_fields() {
     assert_eq!(st["enabled"], 0);
     assert_eq!(st["paused"], true);
 }
+
+#[test]
+fn a_hand_written_seed_array_of_jobs_is_read_and_placed_by_schedule() {
+    let env = TestEnv::new();
+    let path = env.home().join("schedule/jobs.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        r#"[
+  {"id":"job_daily_report","agentID":"agent_default","schedule":"@every 1h",
+   "message":"Generate status report","enabled":true,"lastRun":"2026-02-14T22:30:00Z"},
+  {"id":"fresh","schedule":"@every 1h","message":"m"},
+  {"id":"later","schedule":"@every 1h","message":"m","lastRun":"2026-02-14T23:59:00Z"},
+  {"id":"shot","schedule":"2026-02-14T12:00:00Z","message":"m"}
+]"#,
+    )
+    .unwrap();
+    assert_eq!(env.jsonl(&["schedule", "list"], "").len(), 4);
+    let r = tick(&env, T0, Some(FAKE_TURN));
+    let mut ran: Vec<&str> = r["ran"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["job_id"].as_str().unwrap())
+        .collect();
+    ran.sort();
+    assert_eq!(ran, ["fresh", "job_daily_report", "shot"]);
+    // Written back in the object form, with the bookkeeping filled in.
+    let file: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(file["paused"], false);
+    assert_eq!(file["jobs"][0]["next_run"], "2026-02-15T01:00:00Z");
+    assert_eq!(file["jobs"][2].get("next_run"), None);
+    assert_eq!(file["jobs"][3]["enabled"], false);
+    // A wrong shape is reported with its position and left alone.
+    std::fs::write(&path, r#"{"jobs": 5}"#).unwrap();
+    let e = env.fails(&["schedule", "list"], "", 2, "invalid.request");
+    assert!(e["message"].as_str().unwrap().contains("corrupt"), "{e}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), r#"{"jobs": 5}"#);
+}
