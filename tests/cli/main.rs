@@ -1,9 +1,17 @@
 //! Integration tests: every test drives the real `bob` binary in a temporary home.
 //! One test binary (modules below) keeps link time down.
 
+mod condense;
+mod contracts;
 mod env;
+mod notes;
+mod sanitize;
 mod schedule;
 mod spine;
+mod state;
+mod storage;
 pub mod support;
+mod trace;
+mod tools;
 
 pub use env::TestEnv;
