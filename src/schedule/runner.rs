@@ -92,14 +92,35 @@ impl Outcome {
     }
 }
 
-fn kill_group(child: &Child) {
-    // The child leads its own group (process_group(0)), so -pid names the whole group.
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
+/// How long a turn gets between SIGTERM and SIGKILL to record its own cancellation.
+pub const KILL_GRACE: Duration = Duration::from_secs(2);
+
+fn signal_group(pid: i32, sig: libc::c_int) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
+    unsafe {
+        libc::kill(-pid, sig);
+    }
+}
+
+/// Stops the child's whole process group (it leads it: process_group(0), so -pid names it):
+/// SIGTERM, up to [`KILL_GRACE`] to exit, then SIGKILL for whatever is left, then reaps it.
+fn kill_group(child: &mut Child) {
+    let Ok(pid) = i32::try_from(child.id()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return;
+    };
+    signal_group(pid, libc::SIGTERM);
+    let until = Instant::now() + KILL_GRACE;
+    while Instant::now() < until {
+        match child.try_wait() {
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            _ => break,
         }
     }
+    // Also catches grandchildren that outlived or ignored the SIGTERM.
+    signal_group(pid, libc::SIGKILL);
+    let _ = child.wait();
 }
 
 fn reader<R: Read + Send + 'static>(r: R, cap: u64) -> mpsc::Receiver<Vec<u8>> {
@@ -154,19 +175,16 @@ pub fn run_turn(
             Ok(Some(status)) => break Ended::Exited(status),
             Ok(None) => {}
             Err(e) => {
-                kill_group(&child);
-                let _ = child.wait();
+                kill_group(&mut child);
                 return Outcome::failed("internal.error", format!("waiting for the turn: {e}"));
             }
         }
         if cancel.load(Ordering::SeqCst) {
-            kill_group(&child);
-            let _ = child.wait();
+            kill_group(&mut child);
             break Ended::Cancelled;
         }
         if started.elapsed() >= timeout {
-            kill_group(&child);
-            let _ = child.wait();
+            kill_group(&mut child);
             break Ended::TimedOut;
         }
         std::thread::sleep(pause);

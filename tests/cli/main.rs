@@ -11,7 +11,7 @@ mod spine;
 mod state;
 mod storage;
 pub mod support;
-mod trace;
 mod tools;
+mod trace;
 
 pub use env::TestEnv;

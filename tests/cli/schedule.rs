@@ -475,6 +475,20 @@ fn a_hung_turn_is_killed_at_its_timeout() {
     );
     let v = ok_json(out, "tick");
     assert_eq!(v["ran"][0]["status"], "timeout");
+    // The turn gets SIGTERM first, so it can record its own cancellation.
+    env.json(&["schedule", "pause", "hang2"], "");
+    add(
+        &env,
+        json!({"id":"graceful","schedule":"@every 1m","message":"m","timeout_s":1}),
+    );
+    let marker = env.path("got-term");
+    let trap = format!(
+        "trap 'echo term > \"{}\"; exit 143' TERM; sleep 60 & wait",
+        marker.display()
+    );
+    let v = tick(&env, "2026-02-15T00:01:00Z", Some(&trap));
+    assert_eq!(v["ran"][0]["status"], "timeout");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "term\n");
 }
 
 /// Whether a process exists and is not a zombie awaiting its reaper.
