@@ -67,17 +67,35 @@ _bob() {
             bob,turn)
                 cmd="bob__subcmd__turn"
                 ;;
+            bob__subcmd__caps,grant)
+                cmd="bob__subcmd__caps__subcmd__grant"
+                ;;
             bob__subcmd__caps,help)
                 cmd="bob__subcmd__caps__subcmd__help"
                 ;;
-            bob__subcmd__caps,pending)
-                cmd="bob__subcmd__caps__subcmd__pending"
+            bob__subcmd__caps,list)
+                cmd="bob__subcmd__caps__subcmd__list"
+                ;;
+            bob__subcmd__caps,request)
+                cmd="bob__subcmd__caps__subcmd__request"
+                ;;
+            bob__subcmd__caps,revoke)
+                cmd="bob__subcmd__caps__subcmd__revoke"
+                ;;
+            bob__subcmd__caps__subcmd__help,grant)
+                cmd="bob__subcmd__caps__subcmd__help__subcmd__grant"
                 ;;
             bob__subcmd__caps__subcmd__help,help)
                 cmd="bob__subcmd__caps__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__caps__subcmd__help,pending)
-                cmd="bob__subcmd__caps__subcmd__help__subcmd__pending"
+            bob__subcmd__caps__subcmd__help,list)
+                cmd="bob__subcmd__caps__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__caps__subcmd__help,request)
+                cmd="bob__subcmd__caps__subcmd__help__subcmd__request"
+                ;;
+            bob__subcmd__caps__subcmd__help,revoke)
+                cmd="bob__subcmd__caps__subcmd__help__subcmd__revoke"
                 ;;
             bob__subcmd__help,caps)
                 cmd="bob__subcmd__help__subcmd__caps"
@@ -130,8 +148,17 @@ _bob() {
             bob__subcmd__help,turn)
                 cmd="bob__subcmd__help__subcmd__turn"
                 ;;
-            bob__subcmd__help__subcmd__caps,pending)
-                cmd="bob__subcmd__help__subcmd__caps__subcmd__pending"
+            bob__subcmd__help__subcmd__caps,grant)
+                cmd="bob__subcmd__help__subcmd__caps__subcmd__grant"
+                ;;
+            bob__subcmd__help__subcmd__caps,list)
+                cmd="bob__subcmd__help__subcmd__caps__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__caps,request)
+                cmd="bob__subcmd__help__subcmd__caps__subcmd__request"
+                ;;
+            bob__subcmd__help__subcmd__caps,revoke)
+                cmd="bob__subcmd__help__subcmd__caps__subcmd__revoke"
                 ;;
             bob__subcmd__help__subcmd__ledger,repair)
                 cmd="bob__subcmd__help__subcmd__ledger__subcmd__repair"
@@ -142,68 +169,89 @@ _bob() {
             bob__subcmd__help__subcmd__ledger,verify)
                 cmd="bob__subcmd__help__subcmd__ledger__subcmd__verify"
                 ;;
-            bob__subcmd__help__subcmd__memory,approve)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__approve"
+            bob__subcmd__help__subcmd__memory,pending)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__pending"
                 ;;
-            bob__subcmd__help__subcmd__memory,bench)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__bench"
+            bob__subcmd__help__subcmd__notes,apply)
+                cmd="bob__subcmd__help__subcmd__notes__subcmd__apply"
                 ;;
-            bob__subcmd__help__subcmd__memory,candidates)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__candidates"
+            bob__subcmd__help__subcmd__notes,extract)
+                cmd="bob__subcmd__help__subcmd__notes__subcmd__extract"
                 ;;
-            bob__subcmd__help__subcmd__memory,export)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__export"
+            bob__subcmd__help__subcmd__schedule,add)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__add"
                 ;;
-            bob__subcmd__help__subcmd__memory,gc)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__gc"
+            bob__subcmd__help__subcmd__schedule,daemon)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__daemon"
                 ;;
-            bob__subcmd__help__subcmd__memory,import)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__import"
+            bob__subcmd__help__subcmd__schedule,history)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__history"
                 ;;
-            bob__subcmd__help__subcmd__memory,list)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__list"
+            bob__subcmd__help__subcmd__schedule,install)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__install"
                 ;;
-            bob__subcmd__help__subcmd__memory,promote)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__promote"
+            bob__subcmd__help__subcmd__schedule,list)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__list"
                 ;;
-            bob__subcmd__help__subcmd__memory,propose)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__propose"
+            bob__subcmd__help__subcmd__schedule,pause)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__pause"
                 ;;
-            bob__subcmd__help__subcmd__memory,query)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__query"
+            bob__subcmd__help__subcmd__schedule,resume)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__resume"
                 ;;
-            bob__subcmd__help__subcmd__memory,reject)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__reject"
+            bob__subcmd__help__subcmd__schedule,rm)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__rm"
                 ;;
-            bob__subcmd__help__subcmd__memory,stm)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm"
+            bob__subcmd__help__subcmd__schedule,run)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__run"
                 ;;
-            bob__subcmd__help__subcmd__memory__subcmd__stm,add)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__add"
+            bob__subcmd__help__subcmd__schedule,show)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__show"
                 ;;
-            bob__subcmd__help__subcmd__memory__subcmd__stm,gc)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__gc"
+            bob__subcmd__help__subcmd__schedule,status)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__status"
                 ;;
-            bob__subcmd__help__subcmd__memory__subcmd__stm,list)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__list"
+            bob__subcmd__help__subcmd__schedule,tick)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__tick"
                 ;;
-            bob__subcmd__help__subcmd__memory__subcmd__stm,touch)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__touch"
+            bob__subcmd__help__subcmd__schedule,update)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__update"
                 ;;
-            bob__subcmd__help__subcmd__notes,pending)
-                cmd="bob__subcmd__help__subcmd__notes__subcmd__pending"
+            bob__subcmd__help__subcmd__state,set)
+                cmd="bob__subcmd__help__subcmd__state__subcmd__set"
                 ;;
-            bob__subcmd__help__subcmd__schedule,pending)
-                cmd="bob__subcmd__help__subcmd__schedule__subcmd__pending"
+            bob__subcmd__help__subcmd__state,show)
+                cmd="bob__subcmd__help__subcmd__state__subcmd__show"
                 ;;
-            bob__subcmd__help__subcmd__state,pending)
-                cmd="bob__subcmd__help__subcmd__state__subcmd__pending"
+            bob__subcmd__help__subcmd__tool,disable)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__disable"
                 ;;
-            bob__subcmd__help__subcmd__tool,pending)
-                cmd="bob__subcmd__help__subcmd__tool__subcmd__pending"
+            bob__subcmd__help__subcmd__tool,enable)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__enable"
                 ;;
-            bob__subcmd__help__subcmd__trace,pending)
-                cmd="bob__subcmd__help__subcmd__trace__subcmd__pending"
+            bob__subcmd__help__subcmd__tool,list)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__tool,loop)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__loop"
+                ;;
+            bob__subcmd__help__subcmd__tool,run)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__run"
+                ;;
+            bob__subcmd__help__subcmd__tool,schema)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__schema"
+                ;;
+            bob__subcmd__help__subcmd__trace,emit)
+                cmd="bob__subcmd__help__subcmd__trace__subcmd__emit"
+                ;;
+            bob__subcmd__help__subcmd__trace,query)
+                cmd="bob__subcmd__help__subcmd__trace__subcmd__query"
+                ;;
+            bob__subcmd__help__subcmd__trace,stats)
+                cmd="bob__subcmd__help__subcmd__trace__subcmd__stats"
+                ;;
+            bob__subcmd__help__subcmd__trace,tail)
+                cmd="bob__subcmd__help__subcmd__trace__subcmd__tail"
                 ;;
             bob__subcmd__ledger,help)
                 cmd="bob__subcmd__ledger__subcmd__help"
@@ -229,185 +277,209 @@ _bob() {
             bob__subcmd__ledger__subcmd__help,verify)
                 cmd="bob__subcmd__ledger__subcmd__help__subcmd__verify"
                 ;;
-            bob__subcmd__memory,approve)
-                cmd="bob__subcmd__memory__subcmd__approve"
-                ;;
-            bob__subcmd__memory,bench)
-                cmd="bob__subcmd__memory__subcmd__bench"
-                ;;
-            bob__subcmd__memory,candidates)
-                cmd="bob__subcmd__memory__subcmd__candidates"
-                ;;
-            bob__subcmd__memory,export)
-                cmd="bob__subcmd__memory__subcmd__export"
-                ;;
-            bob__subcmd__memory,gc)
-                cmd="bob__subcmd__memory__subcmd__gc"
-                ;;
             bob__subcmd__memory,help)
                 cmd="bob__subcmd__memory__subcmd__help"
                 ;;
-            bob__subcmd__memory,import)
-                cmd="bob__subcmd__memory__subcmd__import"
-                ;;
-            bob__subcmd__memory,list)
-                cmd="bob__subcmd__memory__subcmd__list"
-                ;;
-            bob__subcmd__memory,promote)
-                cmd="bob__subcmd__memory__subcmd__promote"
-                ;;
-            bob__subcmd__memory,propose)
-                cmd="bob__subcmd__memory__subcmd__propose"
-                ;;
-            bob__subcmd__memory,query)
-                cmd="bob__subcmd__memory__subcmd__query"
-                ;;
-            bob__subcmd__memory,reject)
-                cmd="bob__subcmd__memory__subcmd__reject"
-                ;;
-            bob__subcmd__memory,stm)
-                cmd="bob__subcmd__memory__subcmd__stm"
-                ;;
-            bob__subcmd__memory__subcmd__help,approve)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__approve"
-                ;;
-            bob__subcmd__memory__subcmd__help,bench)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__bench"
-                ;;
-            bob__subcmd__memory__subcmd__help,candidates)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__candidates"
-                ;;
-            bob__subcmd__memory__subcmd__help,export)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__export"
-                ;;
-            bob__subcmd__memory__subcmd__help,gc)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__gc"
+            bob__subcmd__memory,pending)
+                cmd="bob__subcmd__memory__subcmd__pending"
                 ;;
             bob__subcmd__memory__subcmd__help,help)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__memory__subcmd__help,import)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__import"
+            bob__subcmd__memory__subcmd__help,pending)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__pending"
                 ;;
-            bob__subcmd__memory__subcmd__help,list)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__list"
+            bob__subcmd__notes,apply)
+                cmd="bob__subcmd__notes__subcmd__apply"
                 ;;
-            bob__subcmd__memory__subcmd__help,promote)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__promote"
-                ;;
-            bob__subcmd__memory__subcmd__help,propose)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__propose"
-                ;;
-            bob__subcmd__memory__subcmd__help,query)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__query"
-                ;;
-            bob__subcmd__memory__subcmd__help,reject)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__reject"
-                ;;
-            bob__subcmd__memory__subcmd__help,stm)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm"
-                ;;
-            bob__subcmd__memory__subcmd__help__subcmd__stm,add)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__add"
-                ;;
-            bob__subcmd__memory__subcmd__help__subcmd__stm,gc)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__gc"
-                ;;
-            bob__subcmd__memory__subcmd__help__subcmd__stm,list)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__list"
-                ;;
-            bob__subcmd__memory__subcmd__help__subcmd__stm,touch)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__touch"
-                ;;
-            bob__subcmd__memory__subcmd__stm,add)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__add"
-                ;;
-            bob__subcmd__memory__subcmd__stm,gc)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__gc"
-                ;;
-            bob__subcmd__memory__subcmd__stm,help)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help"
-                ;;
-            bob__subcmd__memory__subcmd__stm,list)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__list"
-                ;;
-            bob__subcmd__memory__subcmd__stm,touch)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__touch"
-                ;;
-            bob__subcmd__memory__subcmd__stm__subcmd__help,add)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__add"
-                ;;
-            bob__subcmd__memory__subcmd__stm__subcmd__help,gc)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__gc"
-                ;;
-            bob__subcmd__memory__subcmd__stm__subcmd__help,help)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__help"
-                ;;
-            bob__subcmd__memory__subcmd__stm__subcmd__help,list)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__list"
-                ;;
-            bob__subcmd__memory__subcmd__stm__subcmd__help,touch)
-                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__touch"
+            bob__subcmd__notes,extract)
+                cmd="bob__subcmd__notes__subcmd__extract"
                 ;;
             bob__subcmd__notes,help)
                 cmd="bob__subcmd__notes__subcmd__help"
                 ;;
-            bob__subcmd__notes,pending)
-                cmd="bob__subcmd__notes__subcmd__pending"
+            bob__subcmd__notes__subcmd__help,apply)
+                cmd="bob__subcmd__notes__subcmd__help__subcmd__apply"
+                ;;
+            bob__subcmd__notes__subcmd__help,extract)
+                cmd="bob__subcmd__notes__subcmd__help__subcmd__extract"
                 ;;
             bob__subcmd__notes__subcmd__help,help)
                 cmd="bob__subcmd__notes__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__notes__subcmd__help,pending)
-                cmd="bob__subcmd__notes__subcmd__help__subcmd__pending"
+            bob__subcmd__schedule,add)
+                cmd="bob__subcmd__schedule__subcmd__add"
+                ;;
+            bob__subcmd__schedule,daemon)
+                cmd="bob__subcmd__schedule__subcmd__daemon"
                 ;;
             bob__subcmd__schedule,help)
                 cmd="bob__subcmd__schedule__subcmd__help"
                 ;;
-            bob__subcmd__schedule,pending)
-                cmd="bob__subcmd__schedule__subcmd__pending"
+            bob__subcmd__schedule,history)
+                cmd="bob__subcmd__schedule__subcmd__history"
+                ;;
+            bob__subcmd__schedule,install)
+                cmd="bob__subcmd__schedule__subcmd__install"
+                ;;
+            bob__subcmd__schedule,list)
+                cmd="bob__subcmd__schedule__subcmd__list"
+                ;;
+            bob__subcmd__schedule,pause)
+                cmd="bob__subcmd__schedule__subcmd__pause"
+                ;;
+            bob__subcmd__schedule,resume)
+                cmd="bob__subcmd__schedule__subcmd__resume"
+                ;;
+            bob__subcmd__schedule,rm)
+                cmd="bob__subcmd__schedule__subcmd__rm"
+                ;;
+            bob__subcmd__schedule,run)
+                cmd="bob__subcmd__schedule__subcmd__run"
+                ;;
+            bob__subcmd__schedule,show)
+                cmd="bob__subcmd__schedule__subcmd__show"
+                ;;
+            bob__subcmd__schedule,status)
+                cmd="bob__subcmd__schedule__subcmd__status"
+                ;;
+            bob__subcmd__schedule,tick)
+                cmd="bob__subcmd__schedule__subcmd__tick"
+                ;;
+            bob__subcmd__schedule,update)
+                cmd="bob__subcmd__schedule__subcmd__update"
+                ;;
+            bob__subcmd__schedule__subcmd__help,add)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__add"
+                ;;
+            bob__subcmd__schedule__subcmd__help,daemon)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__daemon"
                 ;;
             bob__subcmd__schedule__subcmd__help,help)
                 cmd="bob__subcmd__schedule__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__schedule__subcmd__help,pending)
-                cmd="bob__subcmd__schedule__subcmd__help__subcmd__pending"
+            bob__subcmd__schedule__subcmd__help,history)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__history"
+                ;;
+            bob__subcmd__schedule__subcmd__help,install)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__install"
+                ;;
+            bob__subcmd__schedule__subcmd__help,list)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__schedule__subcmd__help,pause)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__pause"
+                ;;
+            bob__subcmd__schedule__subcmd__help,resume)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__resume"
+                ;;
+            bob__subcmd__schedule__subcmd__help,rm)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__rm"
+                ;;
+            bob__subcmd__schedule__subcmd__help,run)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__run"
+                ;;
+            bob__subcmd__schedule__subcmd__help,show)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__show"
+                ;;
+            bob__subcmd__schedule__subcmd__help,status)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__status"
+                ;;
+            bob__subcmd__schedule__subcmd__help,tick)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__tick"
+                ;;
+            bob__subcmd__schedule__subcmd__help,update)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__update"
                 ;;
             bob__subcmd__state,help)
                 cmd="bob__subcmd__state__subcmd__help"
                 ;;
-            bob__subcmd__state,pending)
-                cmd="bob__subcmd__state__subcmd__pending"
+            bob__subcmd__state,set)
+                cmd="bob__subcmd__state__subcmd__set"
+                ;;
+            bob__subcmd__state,show)
+                cmd="bob__subcmd__state__subcmd__show"
                 ;;
             bob__subcmd__state__subcmd__help,help)
                 cmd="bob__subcmd__state__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__state__subcmd__help,pending)
-                cmd="bob__subcmd__state__subcmd__help__subcmd__pending"
+            bob__subcmd__state__subcmd__help,set)
+                cmd="bob__subcmd__state__subcmd__help__subcmd__set"
+                ;;
+            bob__subcmd__state__subcmd__help,show)
+                cmd="bob__subcmd__state__subcmd__help__subcmd__show"
+                ;;
+            bob__subcmd__tool,disable)
+                cmd="bob__subcmd__tool__subcmd__disable"
+                ;;
+            bob__subcmd__tool,enable)
+                cmd="bob__subcmd__tool__subcmd__enable"
                 ;;
             bob__subcmd__tool,help)
                 cmd="bob__subcmd__tool__subcmd__help"
                 ;;
-            bob__subcmd__tool,pending)
-                cmd="bob__subcmd__tool__subcmd__pending"
+            bob__subcmd__tool,list)
+                cmd="bob__subcmd__tool__subcmd__list"
+                ;;
+            bob__subcmd__tool,loop)
+                cmd="bob__subcmd__tool__subcmd__loop"
+                ;;
+            bob__subcmd__tool,run)
+                cmd="bob__subcmd__tool__subcmd__run"
+                ;;
+            bob__subcmd__tool,schema)
+                cmd="bob__subcmd__tool__subcmd__schema"
+                ;;
+            bob__subcmd__tool__subcmd__help,disable)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__disable"
+                ;;
+            bob__subcmd__tool__subcmd__help,enable)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__enable"
                 ;;
             bob__subcmd__tool__subcmd__help,help)
                 cmd="bob__subcmd__tool__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__tool__subcmd__help,pending)
-                cmd="bob__subcmd__tool__subcmd__help__subcmd__pending"
+            bob__subcmd__tool__subcmd__help,list)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__tool__subcmd__help,loop)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__loop"
+                ;;
+            bob__subcmd__tool__subcmd__help,run)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__run"
+                ;;
+            bob__subcmd__tool__subcmd__help,schema)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__schema"
+                ;;
+            bob__subcmd__trace,emit)
+                cmd="bob__subcmd__trace__subcmd__emit"
                 ;;
             bob__subcmd__trace,help)
                 cmd="bob__subcmd__trace__subcmd__help"
                 ;;
-            bob__subcmd__trace,pending)
-                cmd="bob__subcmd__trace__subcmd__pending"
+            bob__subcmd__trace,query)
+                cmd="bob__subcmd__trace__subcmd__query"
+                ;;
+            bob__subcmd__trace,stats)
+                cmd="bob__subcmd__trace__subcmd__stats"
+                ;;
+            bob__subcmd__trace,tail)
+                cmd="bob__subcmd__trace__subcmd__tail"
+                ;;
+            bob__subcmd__trace__subcmd__help,emit)
+                cmd="bob__subcmd__trace__subcmd__help__subcmd__emit"
                 ;;
             bob__subcmd__trace__subcmd__help,help)
                 cmd="bob__subcmd__trace__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__trace__subcmd__help,pending)
-                cmd="bob__subcmd__trace__subcmd__help__subcmd__pending"
+            bob__subcmd__trace__subcmd__help,query)
+                cmd="bob__subcmd__trace__subcmd__help__subcmd__query"
+                ;;
+            bob__subcmd__trace__subcmd__help,stats)
+                cmd="bob__subcmd__trace__subcmd__help__subcmd__stats"
+                ;;
+            bob__subcmd__trace__subcmd__help,tail)
+                cmd="bob__subcmd__trace__subcmd__help__subcmd__tail"
                 ;;
             *)
                 ;;
@@ -431,7 +503,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -442,7 +514,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__caps)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version list request grant revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -457,7 +529,41 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__grant)
+            opts="-h -V --session --expect-revision --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -468,8 +574,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__caps__subcmd__help)
-            opts="pending help"
+            opts="list request grant revoke help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__help__subcmd__grant)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -495,7 +615,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__caps__subcmd__help__subcmd__pending)
+        bob__subcmd__caps__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -509,13 +629,45 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__caps__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__caps__subcmd__help__subcmd__request)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__help__subcmd__revoke)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__list)
+            opts="-h -V --session --or-empty --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -525,7 +677,75 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__request)
+            opts="-h -V --session --expect-revision --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__caps__subcmd__revoke)
+            opts="-h -V --session --expect-revision --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -551,7 +771,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -562,12 +782,44 @@ _bob() {
             return 0
             ;;
         bob__subcmd__condense)
-            opts="-h -V --home --now --format --json --help --version"
+            opts="-h -V --session --expect-revision --input --per-message --total --tool-summary --tool-error --tool-output --force --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --per-message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-summary)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-error)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tool-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -577,7 +829,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -603,7 +855,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -633,7 +885,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -658,7 +910,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__caps)
-            opts="pending"
+            opts="list request grant revoke"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -671,7 +923,49 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__caps__subcmd__pending)
+        bob__subcmd__help__subcmd__caps__subcmd__grant)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__caps__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__caps__subcmd__request)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__caps__subcmd__revoke)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -826,244 +1120,6 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory)
-            opts="propose candidates approve reject query list stm promote gc import export bench"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__approve)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__bench)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__candidates)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__export)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__gc)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__import)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__list)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__promote)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__propose)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__query)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__reject)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__stm)
-            opts="add touch list gc"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__add)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__gc)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__list)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__touch)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__help__subcmd__notes)
             opts="pending"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1077,7 +1133,49 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__notes__subcmd__pending)
+        bob__subcmd__help__subcmd__memory__subcmd__pending)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__notes)
+            opts="extract apply"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__notes__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__notes__subcmd__extract)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1106,7 +1204,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__schedule)
-            opts="pending"
+            opts="add update list show rm pause resume tick run history status daemon install"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1119,7 +1217,175 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__schedule__subcmd__pending)
+        bob__subcmd__help__subcmd__schedule__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__daemon)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__tick)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__update)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1148,7 +1414,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__state)
-            opts="pending"
+            opts="show set"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1161,7 +1427,21 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__state__subcmd__pending)
+        bob__subcmd__help__subcmd__state__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__state__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1176,7 +1456,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__tool)
-            opts="pending"
+            opts="list schema run enable disable loop"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1189,7 +1469,77 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__tool__subcmd__pending)
+        bob__subcmd__help__subcmd__tool__subcmd__disable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__enable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__loop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__schema)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1204,7 +1554,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__trace)
-            opts="pending"
+            opts="emit query tail stats"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1217,7 +1567,49 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__trace__subcmd__pending)
+        bob__subcmd__help__subcmd__trace__subcmd__emit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__trace__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__trace__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__trace__subcmd__tail)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1261,7 +1653,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1287,7 +1679,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1383,7 +1775,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1413,7 +1805,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1439,7 +1831,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1450,7 +1842,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory)
-            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote gc import export bench help"
+            opts="-h -V --home --now --format --json --help --version pending help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1465,169 +1857,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__approve)
-            opts="-h -V --edit --actor --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --edit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --actor)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__bench)
-            opts="-h -V --dataset --detail --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --dataset)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__candidates)
-            opts="-h -V --status --user --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --status)
-                    COMPREPLY=($(compgen -W "pending approved rejected" -- "${cur}"))
-                    return 0
-                    ;;
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__export)
-            opts="-h -V --user --output --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__gc)
-            opts="-h -V --actor --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --actor)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1638,78 +1868,8 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help)
-            opts="propose candidates approve reject query list stm promote gc import export bench help"
+            opts="pending help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__approve)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__bench)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__candidates)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__export)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__gc)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1735,7 +1895,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__memory__subcmd__help__subcmd__import)
+        bob__subcmd__memory__subcmd__help__subcmd__pending)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1749,433 +1909,9 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__memory__subcmd__help__subcmd__list)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__promote)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__propose)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__query)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__reject)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__stm)
-            opts="add touch list gc"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__add)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__gc)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__list)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__touch)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__import)
-            opts="-h -V --jsonl --user --actor --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --actor)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__list)
-            opts="-h -V --scope --limit --include-body --user --all-users --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --scope)
-                    COMPREPLY=($(compgen -W "short_term long_term" -- "${cur}"))
-                    return 0
-                    ;;
-                --limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__promote)
-            opts="-h -V --dry-run --user --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__propose)
-            opts="-h -V --input --user --session --run --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --input)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --session)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --run)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__query)
-            opts="-k -h -V --k --tags --user --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --k)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -k)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --tags)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__reject)
-            opts="-h -V --reason --actor --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --reason)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --actor)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm)
-            opts="-h -V --home --now --format --json --help --version add touch list gc help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__add)
-            opts="-h -V --input --user --session --error-state --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --input)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --session)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__gc)
+        bob__subcmd__memory__subcmd__pending)
             opts="-h -V --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2189,155 +1925,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__help)
-            opts="add touch list gc help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__add)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__gc)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__help)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__list)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__touch)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__list)
-            opts="-h -V --user --all-users --limit --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__memory__subcmd__stm__subcmd__touch)
-            opts="-h -V --session --error-state --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --session)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2348,7 +1936,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__notes)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version extract apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2363,7 +1951,83 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__notes__subcmd__apply)
+            opts="-h -V --session --actor --expect-revision --input --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -W "model human" -- "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__notes__subcmd__extract)
+            opts="-h -V --session --input --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2374,8 +2038,36 @@ _bob() {
             return 0
             ;;
         bob__subcmd__notes__subcmd__help)
-            opts="pending help"
+            opts="extract apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__notes__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__notes__subcmd__help__subcmd__extract)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2401,7 +2093,169 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__notes__subcmd__help__subcmd__pending)
+        bob__subcmd__sanitize)
+            opts="-h -V --input --raw --neutralize --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule)
+            opts="-h -V --home --now --format --json --help --version add update list show rm pause resume tick run history status daemon install help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__add)
+            opts="-h -V --id --agent --schedule --message --session --timeout --input --disabled --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schedule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__daemon)
+            opts="-h -V --interval --timeout --max-parallel --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help)
+            opts="add update list show rm pause resume tick run history status daemon install help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__add)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2415,87 +2269,9 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__notes__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__sanitize)
-            opts="-h -V --home --now --format --json --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__schedule)
-            opts="-h -V --home --now --format --json --help --version pending help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --home)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        bob__subcmd__schedule__subcmd__help)
-            opts="pending help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+        bob__subcmd__schedule__subcmd__help__subcmd__daemon)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2521,7 +2297,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__schedule__subcmd__help__subcmd__pending)
+        bob__subcmd__schedule__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2535,7 +2311,203 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__schedule__subcmd__pending)
+        bob__subcmd__schedule__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__tick)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__history)
+            opts="-h -V --limit --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__install)
+            opts="-h -V --cron --systemd --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__list)
             opts="-h -V --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2551,7 +2523,251 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__pause)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__resume)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__rm)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__run)
+            opts="-h -V --timeout --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__show)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__status)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__tick)
+            opts="-h -V --timeout --max-parallel --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__update)
+            opts="-h -V --agent --schedule --message --session --timeout --input --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schedule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2577,7 +2793,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2588,7 +2804,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__state)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version show set help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2603,7 +2819,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2614,7 +2830,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__state__subcmd__help)
-            opts="pending help"
+            opts="show set help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2641,7 +2857,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__state__subcmd__help__subcmd__pending)
+        bob__subcmd__state__subcmd__help__subcmd__set)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2655,13 +2871,39 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__state__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__state__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__state__subcmd__set)
+            opts="-h -V --session --expect-revision --input --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2671,7 +2913,37 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__state__subcmd__show)
+            opts="-h -V --session --or-empty --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2682,7 +2954,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version list schema run enable disable loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2697,7 +2969,67 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__disable)
+            opts="-h -V --session --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__enable)
+            opts="-h -V --session --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2708,8 +3040,36 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool__subcmd__help)
-            opts="pending help"
+            opts="list schema run enable disable loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__disable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__enable)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2735,7 +3095,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__tool__subcmd__help__subcmd__pending)
+        bob__subcmd__tool__subcmd__help__subcmd__list)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2749,7 +3109,179 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__tool__subcmd__pending)
+        bob__subcmd__tool__subcmd__help__subcmd__loop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__list)
+            opts="-h -V --session --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__loop)
+            opts="-h -V --session --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__run)
+            opts="-h -V --input --session --root --enable --enable-all --grant --allow-loopback --allow-private --require-sandbox --shell-rules --max-timeout-ms --timeout-ms --run-id --agent-id --as --report-loop --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --enable)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shell-rules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -W "envelopes tool-messages" -- "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__schema)
             opts="-h -V --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2765,7 +3297,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2776,7 +3308,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__trace)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version emit query tail stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2791,7 +3323,49 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__emit)
+            opts="-h -V --session --kind --data --input --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2802,8 +3376,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__trace__subcmd__help)
-            opts="pending help"
+            opts="emit query tail stats help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__help__subcmd__emit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2829,7 +3417,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__trace__subcmd__help__subcmd__pending)
+        bob__subcmd__trace__subcmd__help__subcmd__query)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2843,13 +3431,65 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__trace__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__trace__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__help__subcmd__tail)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__query)
+            opts="-h -V --session --all --file --kind --since --until --limit --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2859,7 +3499,83 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__stats)
+            opts="-h -V --session --file --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__trace__subcmd__tail)
+            opts="-n -f -h -V --session --file --lines --follow --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2885,7 +3601,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
                     return 0
                     ;;
                 *)

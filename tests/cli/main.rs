@@ -7,11 +7,12 @@ mod env;
 mod notes;
 mod sanitize;
 mod memory;
+mod schedule;
 mod spine;
 mod state;
 mod storage;
 pub mod support;
-mod trace;
 mod tools;
+mod trace;
 
 pub use env::TestEnv;
