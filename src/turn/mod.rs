@@ -4,6 +4,8 @@
 //! * [`prompts`]: role-input assembly (SYSTEM, STATE, HISTORY_JSON, UPSTREAM, USER).
 //! * [`recap`]: recap questions and pronoun-heavy follow-ups (seed 004).
 
+mod mem;
+pub mod pipeline;
 pub mod profiles;
 pub mod prompts;
 pub mod recap;

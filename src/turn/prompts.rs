@@ -49,8 +49,7 @@ pub struct RoleInputs<'a> {
 }
 
 fn data(text: &str) -> String {
-    // TEMP until the text library lands in main: crate::sanitize::neutralize.
-    text.replace("<<<", "‹‹‹").replace(">>>", "›››")
+    crate::sanitize::neutralize(text)
 }
 
 fn block(out: &mut String, name: &str, content: &str) {

@@ -2,8 +2,16 @@
 //! One test binary (modules below) keeps link time down.
 
 mod chat;
+mod condense;
+mod contracts;
 mod env;
+mod notes;
+mod sanitize;
 mod spine;
+mod state;
+mod storage;
 pub mod support;
+mod tools;
+mod trace;
 
 pub use env::TestEnv;
