@@ -622,11 +622,8 @@ fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnRecord) -> Resu
     let patch = std::mem::take(&mut w.patch);
     let user_msg = ChatMessage::new(Role::User, input.message.clone());
     let answer = ChatMessage::new(Role::Assistant, output.clone());
-    let (committed, report) = checkpoint::update(
-        home,
-        sid,
-        Some(base_revision),
-        |c: &mut Checkpoint| {
+    let (committed, report) =
+        checkpoint::update(home, sid, Some(base_revision), |c: &mut Checkpoint| {
             let report =
                 (!patch.is_empty()).then(|| notes::apply(&mut c.state, &patch, Actor::Model));
             c.recent_messages.push(user_msg);
@@ -638,18 +635,17 @@ fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnRecord) -> Resu
             let condensed = condense::condense(&c.recent_messages, &Caps::default(), mode);
             c.recent_messages = condensed.messages;
             Ok((report, condensed.dropped.len()))
-        },
-    )
-    .map_err(|e| {
-        if e.code == Code::Conflict {
-            e.with(
+        })
+        .map_err(|e| {
+            if e.code == Code::Conflict {
+                e.with(
                 "hint",
                 "another turn committed to this session first; nothing was lost, retry the turn",
             )
-        } else {
-            e
-        }
-    })?;
+            } else {
+                e
+            }
+        })?;
     let (report, dropped) = report;
     record.revision = Some(committed.revision);
     let notes_value = match &report {

@@ -13,5 +13,6 @@ mod storage;
 pub mod support;
 mod tools;
 mod trace;
+mod turn;
 
 pub use env::TestEnv;
