@@ -24,6 +24,11 @@
 //! 7. The visible answer is sanitized (`"..."` if nothing is left); the turn record goes to
 //!    `turns.jsonl` and stdout; the audit log gets `run.completed`, `run.failed` or
 //!    `run.cancelled`.
+//!
+//! Durability: trace and audit events are queued and written in batches (one lock and one
+//! fdatasync per file) before any tool runs and at the end of the turn, so everything that
+//! preceded a side effect is on disk before it happens; the turn record is durable before the
+//! terminal audit event.
 
 use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
@@ -132,15 +137,30 @@ struct Work<'a> {
     candidates: Vec<MemoryCandidate>,
     escalated: bool,
     any_tool_failed: bool,
+    /// Trace events not yet written (flushed before tools run and at the end of the turn).
+    pending_trace: Vec<Vec<u8>>,
 }
 
 impl Work<'_> {
-    fn trace(&self, kind: &str, data: Value) -> Result<()> {
-        trace::emit(self.home, &self.opts.session_id, kind, data).map(|_| ())
+    /// Queues one trace event; [`Work::flush`] writes the queue with one fdatasync.
+    fn trace(&mut self, kind: &str, data: Value) -> Result<()> {
+        let ev = trace::event(kind, data)?;
+        self.pending_trace.push(store::jsonl_line(&ev)?);
+        Ok(())
     }
 
+    /// Queues one audit event of the run.
     fn audit(&mut self, event_type: &str, payload: Value) -> Result<()> {
-        self.audit.event(event_type, "system", payload).map(|_| ())
+        self.audit.queue(event_type, "system", payload)
+    }
+
+    /// Writes the queued trace and audit events (before any tool runs, and at the end).
+    fn flush(&mut self) -> Result<()> {
+        if !self.pending_trace.is_empty() {
+            let lines = std::mem::take(&mut self.pending_trace);
+            store::append_jsonl_batch(&self.home.trace_path(&self.opts.session_id)?, &lines)?;
+        }
+        self.audit.flush().map(|_| ())
     }
 
     /// One LLM call, traced and audited.
@@ -417,7 +437,7 @@ pub fn run(
     safe_component("agent_id", &opts.agent_id)?;
     let run_id = format!("run_{}", uuid::Uuid::new_v4().simple());
     let mut audit = Audit::open(home, &opts.agent_id, &run_id)?;
-    audit.event(
+    audit.queue(
         "run.created",
         "system",
         json!({"session_id": opts.session_id, "profile": opts.profile.as_str(),
@@ -439,6 +459,7 @@ pub fn run(
         candidates: Vec::new(),
         escalated: false,
         any_tool_failed: false,
+        pending_trace: Vec::new(),
     };
     let mut record = TurnRecord {
         run_id: run_id.clone(),
@@ -488,7 +509,8 @@ pub fn run(
             Some(e)
         }
     };
-    // The record is durable before the run's terminal audit event.
+    // The trace, then the record, are durable before the run's terminal audit event.
+    let flushed = w.flush();
     let appended = store::append_jsonl(&home.turns_path(), &record);
     let terminal = match record.status.as_str() {
         "completed" => "run.completed",
@@ -500,6 +522,8 @@ pub fn run(
         "output_chars": record.output.chars().count(), "usage": record.usage,
         "latency_ms": record.latency_ms, "error": record.error});
     w.audit(terminal, payload)?;
+    w.flush()?;
+    flushed?;
     appended?;
     Ok(Outcome { record, error })
 }
@@ -827,6 +851,8 @@ fn final_role(
                 Some(opts.session_id.clone()),
             )?);
         }
+        // Everything planned so far is on disk before a tool can have an effect.
+        w.flush()?;
         let audit_ref = w
             .audit
             .path()
