@@ -409,20 +409,60 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand chat" -l input -d 'Read the request from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand chat" -l role -d 'The pipeline role making the call (replay scripts match on it)' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l route -d 'Which model configuration to use (mtg: BOB_MTG_* when BOB_ROUTE_MTG_REMOTE=true)' -r -f -a "chat\t''
+mtg\t''"
+complete -c bob -n "__fish_bob_using_subcommand chat" -l backend -d 'Backend: `openai` (HTTP, the default when configured) or `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand chat" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
+complete -c bob -n "__fish_bob_using_subcommand chat" -l stream -d 'Stream the reply as JSON Lines of deltas'
 complete -c bob -n "__fish_bob_using_subcommand chat" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand chat" -s h -l help -d 'Print help'
 complete -c bob -n "__fish_bob_using_subcommand chat" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand turn" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l agent -d 'Agent id (names the audit log directory)' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l user -d 'User id (memory user for retrieval and candidates) [default: the input\'s user_id]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l profile -d 'Pipeline profile' -r -f -a "bob\t''
+spectator\t''
+solo\t''"
+complete -c bob -n "__fish_bob_using_subcommand turn" -l thinking-mode -d 'Include the sanitized role notes in the record: never, on_error, always [default: the input\'s thinking_mode, else never]' -r -f -a "never\t''
+on_error\t''
+always\t''"
+complete -c bob -n "__fish_bob_using_subcommand turn" -l expect-revision -d 'Commit only if the checkpoint is still at this revision (else conflict, exit 5)' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l max-tool-rounds -d 'Most tool-loop rounds of the final role' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l input -d 'Read the turn input from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand turn" -l backend -d 'Backend: `openai` (HTTP, the default when configured) or `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand turn" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''"
+complete -c bob -n "__fish_bob_using_subcommand turn" -l stream -d 'Stream the LLM calls (SSE); traced as llm_stream'
 complete -c bob -n "__fish_bob_using_subcommand turn" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand turn" -s h -l help -d 'Print help'
 complete -c bob -n "__fish_bob_using_subcommand turn" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand context" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
+complete -c bob -n "__fish_bob_using_subcommand context" -l role -d 'Role within the profile (bob: think, respond; spectator: reflection, planner, critic, governor; solo: solo)' -r
+complete -c bob -n "__fish_bob_using_subcommand context" -l profile -d 'Pipeline profile' -r -f -a "bob\t''
+spectator\t''
+solo\t''"
+complete -c bob -n "__fish_bob_using_subcommand context" -l upstream -d 'Earlier roles\' outputs (JSON array of {role, content}, or plain text)' -r -F
+complete -c bob -n "__fish_bob_using_subcommand context" -l user -d 'Memory user for retrieval [default: the input\'s user_id, else `default`]' -r
+complete -c bob -n "__fish_bob_using_subcommand context" -l input -d 'Read the turn input from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand context" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand context" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand context" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''

@@ -1,6 +1,7 @@
 //! Integration tests: every test drives the real `bob` binary in a temporary home.
 //! One test binary (modules below) keeps link time down.
 
+mod chat;
 mod condense;
 mod contracts;
 mod env;
@@ -14,5 +15,6 @@ mod storage;
 pub mod support;
 mod tools;
 mod trace;
+mod turn;
 
 pub use env::TestEnv;
