@@ -169,8 +169,53 @@ _bob() {
             bob__subcmd__help__subcmd__ledger,verify)
                 cmd="bob__subcmd__help__subcmd__ledger__subcmd__verify"
                 ;;
-            bob__subcmd__help__subcmd__memory,pending)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__pending"
+            bob__subcmd__help__subcmd__memory,approve)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__approve"
+                ;;
+            bob__subcmd__help__subcmd__memory,bench)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__bench"
+                ;;
+            bob__subcmd__help__subcmd__memory,candidates)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__candidates"
+                ;;
+            bob__subcmd__help__subcmd__memory,export)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__export"
+                ;;
+            bob__subcmd__help__subcmd__memory,gc)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__gc"
+                ;;
+            bob__subcmd__help__subcmd__memory,import)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__import"
+                ;;
+            bob__subcmd__help__subcmd__memory,list)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__memory,promote)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__promote"
+                ;;
+            bob__subcmd__help__subcmd__memory,propose)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__propose"
+                ;;
+            bob__subcmd__help__subcmd__memory,query)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__query"
+                ;;
+            bob__subcmd__help__subcmd__memory,reject)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__reject"
+                ;;
+            bob__subcmd__help__subcmd__memory,stm)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,add)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,gc)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,list)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,touch)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__touch"
                 ;;
             bob__subcmd__help__subcmd__notes,apply)
                 cmd="bob__subcmd__help__subcmd__notes__subcmd__apply"
@@ -277,17 +322,125 @@ _bob() {
             bob__subcmd__ledger__subcmd__help,verify)
                 cmd="bob__subcmd__ledger__subcmd__help__subcmd__verify"
                 ;;
+            bob__subcmd__memory,approve)
+                cmd="bob__subcmd__memory__subcmd__approve"
+                ;;
+            bob__subcmd__memory,bench)
+                cmd="bob__subcmd__memory__subcmd__bench"
+                ;;
+            bob__subcmd__memory,candidates)
+                cmd="bob__subcmd__memory__subcmd__candidates"
+                ;;
+            bob__subcmd__memory,export)
+                cmd="bob__subcmd__memory__subcmd__export"
+                ;;
+            bob__subcmd__memory,gc)
+                cmd="bob__subcmd__memory__subcmd__gc"
+                ;;
             bob__subcmd__memory,help)
                 cmd="bob__subcmd__memory__subcmd__help"
                 ;;
-            bob__subcmd__memory,pending)
-                cmd="bob__subcmd__memory__subcmd__pending"
+            bob__subcmd__memory,import)
+                cmd="bob__subcmd__memory__subcmd__import"
+                ;;
+            bob__subcmd__memory,list)
+                cmd="bob__subcmd__memory__subcmd__list"
+                ;;
+            bob__subcmd__memory,promote)
+                cmd="bob__subcmd__memory__subcmd__promote"
+                ;;
+            bob__subcmd__memory,propose)
+                cmd="bob__subcmd__memory__subcmd__propose"
+                ;;
+            bob__subcmd__memory,query)
+                cmd="bob__subcmd__memory__subcmd__query"
+                ;;
+            bob__subcmd__memory,reject)
+                cmd="bob__subcmd__memory__subcmd__reject"
+                ;;
+            bob__subcmd__memory,stm)
+                cmd="bob__subcmd__memory__subcmd__stm"
+                ;;
+            bob__subcmd__memory__subcmd__help,approve)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__approve"
+                ;;
+            bob__subcmd__memory__subcmd__help,bench)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__bench"
+                ;;
+            bob__subcmd__memory__subcmd__help,candidates)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__candidates"
+                ;;
+            bob__subcmd__memory__subcmd__help,export)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__export"
+                ;;
+            bob__subcmd__memory__subcmd__help,gc)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__gc"
                 ;;
             bob__subcmd__memory__subcmd__help,help)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__memory__subcmd__help,pending)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__pending"
+            bob__subcmd__memory__subcmd__help,import)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__import"
+                ;;
+            bob__subcmd__memory__subcmd__help,list)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__help,promote)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__promote"
+                ;;
+            bob__subcmd__memory__subcmd__help,propose)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__propose"
+                ;;
+            bob__subcmd__memory__subcmd__help,query)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__query"
+                ;;
+            bob__subcmd__memory__subcmd__help,reject)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__reject"
+                ;;
+            bob__subcmd__memory__subcmd__help,stm)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,add)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,gc)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,list)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,touch)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__touch"
+                ;;
+            bob__subcmd__memory__subcmd__stm,add)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__stm,gc)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__stm,help)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help"
+                ;;
+            bob__subcmd__memory__subcmd__stm,list)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__stm,touch)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__touch"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,add)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,gc)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,help)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__help"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,list)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,touch)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__touch"
                 ;;
             bob__subcmd__notes,apply)
                 cmd="bob__subcmd__notes__subcmd__apply"
@@ -503,7 +656,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -529,7 +682,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -563,7 +716,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -677,7 +830,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -711,7 +864,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -745,7 +898,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -811,7 +964,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -869,7 +1022,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -919,7 +1072,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -949,7 +1102,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1184,7 +1337,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory)
-            opts="pending"
+            opts="propose candidates approve reject query list stm promote gc import export bench"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1197,9 +1350,219 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__memory__subcmd__pending)
+        bob__subcmd__help__subcmd__memory__subcmd__approve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__propose)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__reject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm)
+            opts="add touch list gc"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1717,7 +2080,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1743,7 +2106,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1839,7 +2202,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1869,7 +2232,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1895,7 +2258,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1906,7 +2269,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote gc import export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1921,7 +2284,169 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__approve)
+            opts="-h -V --edit --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --edit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__bench)
+            opts="-h -V --dataset --detail --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dataset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__candidates)
+            opts="-h -V --status --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -W "pending approved rejected" -- "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__export)
+            opts="-h -V --user --output --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__gc)
+            opts="-h -V --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1932,8 +2457,78 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help)
-            opts="pending help"
+            opts="propose candidates approve reject query list stm promote gc import export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1959,7 +2554,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__memory__subcmd__help__subcmd__pending)
+        bob__subcmd__memory__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1973,8 +2568,368 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__memory__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__memory__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__propose)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__reject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm)
+            opts="add touch list gc"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__import)
+            opts="-h -V --jsonl --user --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__list)
+            opts="-h -V --scope --limit --include-body --user --all-users --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "short_term long_term" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__promote)
+            opts="-h -V --dry-run --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__propose)
+            opts="-h -V --input --user --session --run --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__query)
+            opts="-k -h -V --k --tags --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tags)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__reject)
+            opts="-h -V --reason --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm)
+            opts="-h -V --home --now --format --json --help --version add touch list gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1989,7 +2944,219 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__add)
+            opts="-h -V --input --user --session --error-state --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__gc)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help)
+            opts="add touch list gc help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__list)
+            opts="-h -V --user --all-users --limit --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__touch)
+            opts="-h -V --session --error-state --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2015,7 +3182,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2057,7 +3224,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2091,7 +3258,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2177,7 +3344,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2203,7 +3370,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2257,7 +3424,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2295,7 +3462,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2535,7 +3702,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2561,7 +3728,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2587,7 +3754,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2613,7 +3780,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2639,7 +3806,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2665,7 +3832,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2695,7 +3862,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2721,7 +3888,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2747,7 +3914,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2781,7 +3948,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2831,7 +3998,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2857,7 +4024,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2883,7 +4050,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2977,7 +4144,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3007,7 +4174,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3033,7 +4200,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3063,7 +4230,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3093,7 +4260,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3235,7 +4402,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3265,7 +4432,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3335,7 +4502,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3361,7 +4528,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3387,7 +4554,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3429,7 +4596,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3563,7 +4730,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3597,7 +4764,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3639,7 +4806,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -3725,7 +4892,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
