@@ -15,7 +15,7 @@
 //!   matching loops, then the actions run. Only a [`Actor::Human`] patch can grant a
 //!   capability; a model's `grant_permission:` is refused and reported.
 
-use crate::contracts::{NoteFrames, NotesPatch, State};
+use crate::contracts::{Checkpoint, NoteFrames, NotesPatch, State};
 use crate::error::{Error, Result};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -111,6 +111,26 @@ pub struct ApplyReport {
     /// `condense_smart`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condense: Option<CondenseRequest>,
+    /// What [`apply_to_checkpoint`] did about [`ApplyReport::condense`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condensed: Option<CondenseOutcome>,
+}
+
+/// The outcome of a requested condensation of `recent_messages`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CondenseOutcome {
+    pub action: CondenseRequest,
+    /// `done`, or `deferred` when this build cannot condense (the caller should).
+    pub status: &'static str,
+    /// Messages dropped from `recent_messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<usize>,
+    /// Kept messages whose content was cut or normalized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<usize>,
+    /// Characters left in `recent_messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_chars: Option<usize>,
 }
 
 impl NotesPatch {
@@ -173,10 +193,10 @@ pub fn parse_patch(value: &Value) -> Result<ParsedPatch> {
         }
     }
     let mut patch: NotesPatch = serde_json::from_value(Value::Object(patch_part))
-        .map_err(|e| Error::invalid(format!("NOTES payload: {e}")))?;
+        .map_err(|e| Error::invalid(format!("NOTES payload: {}", clip(&e.to_string()))))?;
     if !frames_part.is_empty() {
         let frames: NoteFrames = serde_json::from_value(Value::Object(frames_part))
-            .map_err(|e| Error::invalid(format!("NoteFrames payload: {e}")))?;
+            .map_err(|e| Error::invalid(format!("NoteFrames payload: {}", clip(&e.to_string()))))?;
         patch.merge(frames.into_patch());
     }
     for n in nested {
@@ -202,6 +222,69 @@ pub fn parse_patch_text(text: &str) -> Result<ParsedPatch> {
     parse_patch(&value)
 }
 
+/// Reads the input of `bob notes apply`: a bare payload (seed 000 patch, NoteFrames, or a mix),
+/// or assistant text holding NOTES blocks, given as text or as a chat message
+/// (`{"role":"assistant","content":…}`, or `bob chat` output `{"message":{…}}`).
+///
+/// Text that parses as JSON is a bare payload, and a bad one is an error (nothing to apply).
+/// Otherwise the blocks are extracted: malformed blocks land in [`Extracted::errors`] while
+/// the well-formed ones still apply. Text with no block gives `patch: None`. Text that starts
+/// like JSON (`{` or `[`) but is neither JSON nor holds a block is `invalid.request`; so is
+/// empty input.
+pub fn patch_from_input(text: &str) -> Result<Extracted> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(Error::invalid(
+            "notes: no input (expected a NOTES payload or assistant text)",
+        ));
+    }
+    let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    if looks_json && let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+        if !is_payload(&value)
+            && let Some(content) = assistant_content(&value)
+        {
+            // A model's reply counts only through its marked blocks.
+            return Ok(extract(content));
+        }
+        let p = parse_patch(&value)?;
+        return Ok(Extracted {
+            patch: Some(p.patch),
+            ignored_keys: p.ignored_keys,
+            ..Extracted::default()
+        });
+    }
+    if text.contains(BEGIN_MARKER) || text.contains(END_MARKER) {
+        return Ok(extract(text));
+    }
+    if looks_json {
+        // Not JSON after all: report the parser's error.
+        parse_patch_text(trimmed)?;
+    }
+    Ok(Extracted {
+        visible_text: text.to_string(),
+        ..Extracted::default()
+    })
+}
+
+/// True when a JSON object has a key of an accepted payload shape.
+fn is_payload(value: &Value) -> bool {
+    value.as_object().is_some_and(|m| {
+        m.keys().any(|k| {
+            PATCH_KEYS.contains(&k.as_str()) || FRAME_KEYS.contains(&k.as_str()) || k == "notes"
+        })
+    })
+}
+
+/// The assistant text of a chat message `{"role","content"}` or of `bob chat` output
+/// `{"message":{"content"}}`, if `value` is one.
+pub fn assistant_content(value: &Value) -> Option<&str> {
+    value
+        .get("message")
+        .and_then(|m| m.get("content"))
+        .or_else(|| value.get("content"))
+        .and_then(Value::as_str)
+}
+
 fn strip_fence(s: &str) -> &str {
     let Some(rest) = s.strip_prefix("```") else {
         return s;
@@ -211,6 +294,15 @@ fn strip_fence(s: &str) -> &str {
         _ => rest,
     };
     rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
+}
+
+/// Shape errors quote the offending value; keep messages short however large it is.
+fn clip(msg: &str) -> String {
+    const MAX: usize = 200;
+    match msg.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &msg[..i]),
+        None => msg.to_string(),
+    }
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -376,6 +468,71 @@ pub fn apply(state: &mut State, patch: &NotesPatch, actor: Actor) -> ApplyReport
     r
 }
 
+/// Applies `patch` to the checkpoint's state ([`apply`]) and runs the condensation it asks
+/// for on `recent_messages`. Call it inside [`crate::checkpoint::update`].
+pub fn apply_to_checkpoint(cp: &mut Checkpoint, patch: &NotesPatch, actor: Actor) -> ApplyReport {
+    let mut report = apply(&mut cp.state, patch, actor);
+    report.condensed = report.condense.map(|action| condense_messages(cp, action));
+    report
+}
+
+fn condense_messages(_cp: &mut Checkpoint, action: CondenseRequest) -> CondenseOutcome {
+    // `crate::condense` has not landed yet: hand the request back to the caller.
+    CondenseOutcome {
+        action,
+        status: "deferred",
+        dropped: None,
+        truncated: None,
+        total_chars: None,
+    }
+}
+
+/// The trace events (kind, data) of one application, seed 000 §6: one `notes_patch {error}`
+/// per rejected block, `notes_patch` for the patch, and `actions` when it had actions.
+pub fn trace_events(
+    patch: &NotesPatch,
+    report: &ApplyReport,
+    errors: &[Error],
+    revision: u64,
+    actor: Actor,
+) -> Vec<(&'static str, Value)> {
+    let mut events = error_trace_events(errors);
+    events.push((
+        "notes_patch",
+        serde_json::json!({
+            "revision": revision,
+            "actor": actor,
+            "patch": patch,
+            "applied": report.applied,
+            "ignored_keys": report.ignored_keys,
+        }),
+    ));
+    if patch.actions.as_ref().is_some_and(|v| !v.is_empty()) {
+        events.push((
+            "actions",
+            serde_json::json!({
+                "revision": revision,
+                "actor": actor,
+                "actions": report.actions,
+                "ignored_actions": report.ignored_actions,
+                "refused": report.refused,
+                "requested": report.requested,
+                "granted": report.granted,
+                "condense": report.condensed,
+            }),
+        ));
+    }
+    events
+}
+
+/// `notes_patch {error}` trace events for blocks that were not applied.
+pub fn error_trace_events(errors: &[Error]) -> Vec<(&'static str, Value)> {
+    errors
+        .iter()
+        .map(|e| ("notes_patch", serde_json::json!({ "error": e })))
+        .collect()
+}
+
 fn run_action(state: &mut State, action: &str, actor: Actor, r: &mut ApplyReport) {
     let note = |reason: String| ActionNote {
         action: action.to_string(),
@@ -428,6 +585,7 @@ fn run_action(state: &mut State, action: &str, actor: Actor, r: &mut ApplyReport
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
     use serde_json::json;
 
     fn patch(v: Value) -> NotesPatch {
@@ -471,6 +629,8 @@ mod tests {
     #[test]
     fn wrong_shape_rejects_the_payload() {
         assert!(parse_patch(&json!({"set_goals": "x"})).is_err());
+        let long = parse_patch(&json!({"set_goals": "y".repeat(100_000)})).unwrap_err();
+        assert!(long.message.len() < 400, "{}", long.message.len());
         assert!(parse_patch(&json!({"facts": [1]})).is_err());
         assert!(parse_patch(&json!([])).is_err());
         let p = parse_patch(&json!({"set_goals": null, "bogus": 1})).unwrap();
@@ -552,5 +712,76 @@ mod tests {
         let mut once = State::default();
         apply(&mut once, &merged, Actor::Model);
         assert_eq!(seq, once);
+    }
+
+    /// Oracle: the text outside `BEGIN … END` blocks (an unterminated block runs to the end).
+    fn outside_blocks(text: &str) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find(BEGIN_MARKER) {
+            out.push_str(&rest[..i]);
+            let body = &rest[i + BEGIN_MARKER.len()..];
+            match body.find(END_MARKER) {
+                Some(j) => rest = &body[j + END_MARKER.len()..],
+                None => return out,
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    proptest::proptest! {
+        /// Whatever the model writes, no marker and no block payload survives into the
+        /// visible text, and extraction never panics.
+        #[test]
+        fn no_marker_or_payload_survives(pieces in proptest::collection::vec(
+            proptest::prop_oneof![
+                "[a-z <>{}\\[\\]\":,\n]{0,12}".prop_map(|s| s),
+                proptest::strategy::Just(BEGIN_MARKER.to_string()),
+                proptest::strategy::Just(END_MARKER.to_string()),
+                proptest::strategy::Just("<<<".to_string()),
+                proptest::strategy::Just(">>>".to_string()),
+                proptest::strategy::Just("{\"add_decisions\":[\"PAYLOAD\"]}".to_string()),
+            ],
+            0..12,
+        )) {
+            let text = pieces.concat();
+            let x = extract(&text);
+            proptest::prop_assert!(!x.visible_text.contains(BEGIN_MARKER));
+            proptest::prop_assert!(!x.visible_text.contains(END_MARKER));
+            if text.contains(BEGIN_MARKER) || text.contains(END_MARKER) {
+                // Only payloads outside every block stay visible.
+                proptest::prop_assert_eq!(
+                    x.visible_text.matches("PAYLOAD").count(),
+                    outside_blocks(&text).matches("PAYLOAD").count()
+                );
+            } else {
+                proptest::prop_assert_eq!(&x.visible_text, &text);
+            }
+        }
+
+        /// A model's patch never grants anything, and pending never holds a granted capability.
+        #[test]
+        fn a_model_never_grants(
+            granted in proptest::collection::vec("net(:[a-c]\\.io)?", 0..3),
+            actions in proptest::collection::vec(
+                "(request|grant)_permission:(net|net:[a-c]\\.io|x y|)|condense_now|other", 0..8),
+        ) {
+            let mut s = State::default();
+            for g in &granted {
+                s.grant_capability(g).unwrap();
+            }
+            let before = s.capabilities_granted.clone();
+            let p = NotesPatch { actions: Some(actions), ..NotesPatch::default() };
+            apply(&mut s, &p, Actor::Model);
+            proptest::prop_assert_eq!(&s.capabilities_granted, &before);
+            for c in &s.capabilities_pending {
+                proptest::prop_assert!(!s.capabilities_granted.contains(c));
+            }
+            apply(&mut s, &p, Actor::Human);
+            for c in &s.capabilities_pending {
+                proptest::prop_assert!(!s.capabilities_granted.contains(c));
+            }
+        }
     }
 }

@@ -3,19 +3,20 @@
 use super::Ctx;
 use super::output::read_input;
 use crate::checkpoint;
-use crate::contracts::{NotesPatch, TraceEvent};
+use crate::contracts::TraceEvent;
 use crate::error::{Error, Result};
 use crate::home::Home;
-use crate::notes::{self, Actor, ApplyReport, CondenseRequest};
+use crate::notes::{self, Actor, ApplyReport};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     /// Remove every NOTES_JSON block from assistant text and parse the patches
     ///
-    /// Reads assistant text on stdin (or --input FILE); prints {patch, visible_text, errors,
+    /// Reads assistant text on stdin (or --input FILE), or a chat message / `bob chat` output
+    /// holding it in `content` / `message.content`; prints {patch, visible_text, errors,
     /// blocks}. Several blocks merge in order; a malformed or unterminated block is removed,
     /// reported in `errors` (invalid.request) and never applied. With --session, malformed
     /// blocks are also traced (kind notes_patch). Exits 0 even when blocks were malformed.
@@ -23,7 +24,7 @@ pub enum Args {
     /// Apply a NOTES patch to a session's checkpoint (bumps the revision)
     ///
     /// Input: a bare NOTES payload, a seed 004 NoteFrames object, or assistant text holding
-    /// NOTES_JSON blocks. A bare payload that is not valid JSON or has a wrong shape is
+    /// NOTES_JSON blocks (as text, or as a chat message / `bob chat` output). A bare payload that is not valid JSON or has a wrong shape is
     /// invalid.request (exit 2) and nothing is written; malformed blocks inside assistant text
     /// are reported in `errors` while the well-formed ones apply. Unknown payload keys are
     /// ignored and listed in `ignored_keys`. Text with no block changes nothing.
@@ -79,66 +80,18 @@ fn extract(a: ExtractArgs, ctx: &Ctx) -> Result<()> {
         ctx.home.trace_path(s)?;
     }
     let text = read_input(a.input.as_deref())?;
-    let mut x = notes::extract(&text);
-    if let Some(s) = &a.session {
-        for e in &x.errors {
-            if let Err(te) = trace(&ctx.home, s, "notes_patch", json!({ "error": e })) {
-                x.errors.push(te);
-                break;
-            }
-        }
+    let chat = serde_json::from_str::<Value>(text.trim()).ok();
+    let mut x = notes::extract(
+        chat.as_ref()
+            .and_then(notes::assistant_content)
+            .unwrap_or(&text),
+    );
+    if let Some(s) = &a.session
+        && let Err(te) = trace_all(&ctx.home, s, notes::error_trace_events(&x.errors))
+    {
+        x.errors.push(te);
     }
     ctx.out.doc(&x)
-}
-
-/// Where the patch came from and what was wrong with the input on the way.
-struct Found {
-    patch: Option<NotesPatch>,
-    ignored_keys: Vec<String>,
-    errors: Vec<Error>,
-}
-
-fn find_patch(text: &str) -> Result<Found> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Err(Error::invalid(
-            "notes: no input (expected a NOTES payload or assistant text on stdin)",
-        ));
-    }
-    let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
-    if looks_json && let Ok(value) = serde_json::from_str::<Value>(trimmed) {
-        let p = notes::parse_patch(&value)?;
-        return Ok(Found {
-            patch: Some(p.patch),
-            ignored_keys: p.ignored_keys,
-            errors: Vec::new(),
-        });
-    }
-    if text.contains(notes::BEGIN_MARKER) || text.contains(notes::END_MARKER) {
-        let x = notes::extract(text);
-        return Ok(Found {
-            patch: x.patch,
-            ignored_keys: x.ignored_keys,
-            errors: x.errors,
-        });
-    }
-    if looks_json {
-        // Not JSON after all: report the parser's error.
-        notes::parse_patch_text(trimmed)?;
-    }
-    Ok(Found {
-        patch: None,
-        ignored_keys: Vec::new(),
-        errors: Vec::new(),
-    })
-}
-
-#[derive(Serialize)]
-struct CondenseOutcome {
-    action: CondenseRequest,
-    status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dropped: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -149,8 +102,6 @@ struct ApplyOutput {
     written: bool,
     #[serde(flatten)]
     report: ApplyReport,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    condensed: Option<CondenseOutcome>,
     errors: Vec<Error>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     warnings: Vec<Error>,
@@ -164,14 +115,12 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
         ActorArg::Human => Actor::Human,
     };
     let text = read_input(a.input.as_deref())?;
-    let found = find_patch(&text)?;
+    let found = notes::patch_from_input(&text)?;
     let mut warnings = Vec::new();
-    for e in &found.errors {
-        if let Err(te) = trace(home, &a.session, "notes_patch", json!({ "error": e })) {
+    let Some(patch) = found.patch else {
+        if let Err(te) = trace_all(home, &a.session, notes::error_trace_events(&found.errors)) {
             warnings.push(te);
         }
-    }
-    let Some(patch) = found.patch else {
         let cp = checkpoint::load(home, &a.session)?;
         if let Some(expected) = a.expect_revision
             && expected != cp.revision
@@ -191,79 +140,44 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
                 ignored_keys: found.ignored_keys,
                 ..ApplyReport::default()
             },
-            condensed: None,
             errors: found.errors,
             warnings,
         });
     };
-    let (cp, (mut report, condensed)) =
-        checkpoint::update(home, &a.session, a.expect_revision, |cp| {
-            let report = notes::apply(&mut cp.state, &patch, actor);
-            let condensed = report.condense.map(|action| run_condense(cp, action));
-            Ok((report, condensed))
-        })?;
+    let (cp, mut report) = checkpoint::update(home, &a.session, a.expect_revision, |cp| {
+        Ok(notes::apply_to_checkpoint(cp, &patch, actor))
+    })?;
     report.ignored_keys = found.ignored_keys;
-    let mut traced = vec![(
-        "notes_patch",
-        json!({
-            "revision": cp.revision,
-            "actor": actor,
-            "patch": patch,
-            "applied": report.applied,
-            "ignored_keys": report.ignored_keys,
-        }),
-    )];
-    if patch.actions.as_ref().is_some_and(|v| !v.is_empty()) {
-        traced.push((
-            "actions",
-            json!({
-                "revision": cp.revision,
-                "actor": actor,
-                "actions": report.actions,
-                "ignored_actions": report.ignored_actions,
-                "refused": report.refused,
-                "requested": report.requested,
-                "granted": report.granted,
-                "condense": condensed,
-            }),
-        ));
-    }
-    for (kind, data) in traced {
-        if let Err(te) = trace(home, &a.session, kind, data) {
-            warnings.push(te);
-        }
+    let traced = notes::trace_events(&patch, &report, &found.errors, cp.revision, actor);
+    if let Err(te) = trace_all(home, &a.session, traced) {
+        warnings.push(te);
     }
     ctx.out.doc(&ApplyOutput {
         session_id: cp.session_id,
         revision: cp.revision,
         written: true,
         report,
-        condensed,
         errors: found.errors,
         warnings,
     })
 }
 
-/// Runs a requested condensation on the checkpoint's recent messages.
-fn run_condense(
-    _cp: &mut crate::contracts::Checkpoint,
-    action: CondenseRequest,
-) -> CondenseOutcome {
-    // `crate::condense` has not landed yet: hand the request back to the caller.
-    CondenseOutcome {
-        action,
-        status: "deferred",
-        dropped: None,
+/// Appends trace events to the session's trace log with one lock and one fsync.
+/// Swap for `crate::trace` once it lands.
+fn trace_all(home: &Home, session_id: &str, events: Vec<(&str, Value)>) -> Result<()> {
+    if events.is_empty() {
+        return Ok(());
     }
-}
-
-/// Appends one trace event. Swap for `crate::trace::emit` once it lands.
-fn trace(home: &Home, session_id: &str, kind: &str, data: Value) -> Result<()> {
     let ts = crate::clock::unix_f64(crate::clock::now()?);
-    let event = TraceEvent {
-        ts,
-        kind: kind.to_string(),
-        data,
-    };
-    crate::store::append_jsonl(&home.trace_path(session_id)?, &event)
+    let lines = events
+        .into_iter()
+        .map(|(kind, data)| {
+            crate::store::jsonl_line(&TraceEvent {
+                ts,
+                kind: kind.to_string(),
+                data,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    crate::store::append_jsonl_batch(&home.trace_path(session_id)?, &lines)
 }

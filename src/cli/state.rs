@@ -21,6 +21,9 @@ pub enum Args {
     /// its session_id, revision and updated_ts are ignored) or a bare State. A seed 001
     /// state.json is accepted: `active_context` becomes `episode_summary`, `open_threads`
     /// becomes `open_loops`. Unknown fields are ignored. Prints the committed checkpoint.
+    ///
+    /// This is an operator's command: the state it writes may grant capabilities. Models change
+    /// state only through `bob notes apply`, which never lets them grant.
     Set(SetArgs),
 }
 

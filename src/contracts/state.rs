@@ -46,7 +46,13 @@ pub struct Checkpoint {
 
 /// Seed 000 §2 NOTES payload: a structured request to change the state. Absent keys change
 /// nothing. Also accepted: seed 004 NoteFrames `{facts, open_qs, decisions, todos}` (see
-/// [`NoteFrames`]).
+/// [`NoteFrames`]). Parsing, merging and applying live in [`crate::notes`].
+///
+/// ```json
+/// {"set_goals":["ship v1"],"add_open_loops":["pick a vector store"],"close_open_loops":[],
+///  "add_decisions":["use SQLite"],"add_constraints":[],"set_episode_summary":"planning",
+///  "add_memory_tags":["memory"],"actions":["condense_smart","request_permission:net:huggingface.co"]}
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NotesPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -308,3 +308,68 @@ fn concurrent_writers_never_lose_an_update() {
     let t = trace(&env, "race");
     assert_eq!(t.len(), 100);
 }
+
+#[test]
+fn non_utf8_input_is_invalid_and_writes_nothing() {
+    let env = TestEnv::new();
+    for args in [
+        &["notes", "apply", "--session", "s1"][..],
+        &["notes", "extract", "--session", "s1"][..],
+        &["state", "set", "--session", "s1"][..],
+    ] {
+        let out = env
+            .bob(args)
+            .write_stdin(b"{\"add_decisions\":[\"\xff\xfe\"]}".to_vec())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+        assert_eq!(err["error"]["code"], "invalid.request");
+    }
+    assert!(!env.home().exists());
+}
+
+#[test]
+fn apply_output_snapshot() {
+    let env = TestEnv::new();
+    let r = env.json(
+        &["notes", "apply", "--session", "snap"],
+        "Noted.\n<<<NOTES_JSON>>>{\"set_goals\":[\"ship\"],\"add_decisions\":[\"a\"],\"mood\":1,\"actions\":[\"request_permission:net:example.com\",\"grant_permission:net\",\"condense_smart\",\"dance\"]}<<<END_NOTES_JSON>>>\n<<<NOTES_JSON>>>{oops}<<<END_NOTES_JSON>>>",
+    );
+    insta::assert_json_snapshot!("notes_apply_output", r);
+    let e = env.fails(
+        &[
+            "notes",
+            "apply",
+            "--session",
+            "snap",
+            "--expect-revision",
+            "0",
+        ],
+        "{}",
+        5,
+        "conflict",
+    );
+    insta::assert_json_snapshot!("notes_apply_conflict", e);
+}
+
+#[test]
+fn chat_output_is_read_through_its_content() {
+    let env = TestEnv::new();
+    let reply = json!({
+        "message": {"role": "assistant", "content": "Done.\n<<<NOTES_JSON>>>{\"add_decisions\":[\"from chat\"]}<<<END_NOTES_JSON>>>"},
+        "usage": {"prompt_tokens": 3}
+    })
+    .to_string();
+    let x = env.json(&["notes", "extract"], &reply);
+    assert_eq!(x["visible_text"], "Done.");
+    assert_eq!(x["patch"]["add_decisions"], json!(["from chat"]));
+    let r = env.json(&["notes", "apply", "--session", "s1"], &reply);
+    assert_eq!(r["applied"], json!(["add_decisions"]));
+    // A bare chat message too; its unmarked JSON content is never a patch.
+    let msg = json!({"role": "assistant", "content": "{\"set_goals\":[\"sneaky\"]}"}).to_string();
+    let r = env.json(&["notes", "apply", "--session", "s1"], &msg);
+    assert_eq!(r["written"], false);
+    assert_eq!(state(&env, "s1")["goals"], json!([]));
+    assert_eq!(state(&env, "s1")["decisions"], json!(["from chat"]));
+}

@@ -327,3 +327,62 @@ fn state_set_keeps_the_capability_invariant() {
 
 #[allow(dead_code)]
 fn _v(_: Value) {}
+
+#[test]
+fn racing_writers_expecting_the_same_revision_get_one_winner() {
+    let env = TestEnv::new();
+    let bob = assert_cmd::cargo::cargo_bin("bob");
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            let mut c = std::process::Command::new(&bob);
+            c.args([
+                "state",
+                "set",
+                "--session",
+                "race",
+                "--expect-revision",
+                "0",
+            ])
+            .env_clear()
+            .env("BOB_HOME", env.home())
+            .env("BOB_NOW", &env.now)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            writeln!(stdin, r#"{{"goals":["writer {i}"]}}"#).unwrap();
+            drop(stdin);
+            child
+        })
+        .collect();
+    let codes: Vec<i32> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap().status.code().unwrap())
+        .collect();
+    assert_eq!(codes.iter().filter(|&&c| c == 0).count(), 1, "{codes:?}");
+    assert_eq!(codes.iter().filter(|&&c| c == 5).count(), 5, "{codes:?}");
+    let cp = env.json(&["state", "show", "--session", "race"], "");
+    assert_eq!(cp["revision"], 1);
+}
+
+#[test]
+fn a_missing_input_file_is_not_found() {
+    let env = TestEnv::new();
+    let missing = env.path("nope.json");
+    env.fails(
+        &[
+            "state",
+            "set",
+            "--session",
+            "s1",
+            "--input",
+            missing.to_str().unwrap(),
+        ],
+        "",
+        4,
+        "not_found",
+    );
+    assert!(!env.home().exists());
+}

@@ -1,0 +1,385 @@
+//! Tools: the registry, the policy, the sandbox, and the runner that executes seed 003 request
+//! envelopes into response envelopes, auditing every call (DESIGN.md §6).
+//!
+//! A [`Runner`] never fails or panics because a tool failed: every failure (unknown tool,
+//! invalid input, policy, sandbox, timeout, I/O) becomes an `ok:false` envelope carrying the
+//! seed 003 §1.3 error. An unknown or disabled tool is never executed.
+
+pub mod failure_loop;
+pub mod fs;
+pub mod http;
+pub mod parse;
+pub mod policy;
+pub mod registry;
+pub mod shell;
+
+pub use failure_loop::{AttemptSummary, FailureLoop, LoopState};
+pub use parse::{CallDefaults, parse_calls};
+pub use policy::{Policy, PolicyOverrides};
+pub use registry::{Kind, ToolSpec, registry, resolve};
+
+use crate::audit::Audit;
+use crate::clock;
+use crate::contracts::{ToolMessage, ToolRequest, ToolResponse};
+use crate::error::{Code, Error, Result};
+use crate::home::{Home, safe_component};
+use crate::redact::Redactor;
+use registry::Input;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Outputs larger than this (as JSON text) are stored in the audit log as a snippet.
+pub const AUDIT_OUTPUT_CAP: usize = 16 * 1024;
+
+/// Executes tool requests under one policy, for one run.
+pub struct Runner {
+    home: Home,
+    policy: Policy,
+    run_id: String,
+    agent_id: String,
+    session_id: Option<String>,
+    redactor: Redactor,
+    audits: HashMap<(String, String), Audit>,
+    sandbox: Option<fs::Sandbox>,
+    failure_loop: FailureLoop,
+    loop_state: LoopState,
+    batch: bool,
+    audit_time: Duration,
+}
+
+impl Runner {
+    /// A runner for `run_id` of `agent_id`. With a session, its failure loop is loaded from
+    /// `sessions/<id>/failure_loop.json` (save it with [`Runner::save_failure_loop`]).
+    pub fn new(
+        home: &Home,
+        policy: Policy,
+        run_id: &str,
+        agent_id: &str,
+        session_id: Option<String>,
+    ) -> Result<Runner> {
+        safe_component("run_id", run_id)?;
+        safe_component("agent_id", agent_id)?;
+        let failure_loop = match &session_id {
+            Some(s) => FailureLoop::load(home, s)?,
+            None => FailureLoop::default(),
+        };
+        let loop_state = failure_loop.state();
+        let redactor = Redactor::load(home)?;
+        let mut audits = HashMap::new();
+        let audit = Audit::with_redactor(home, agent_id, run_id, redactor.clone())?;
+        audits.insert((agent_id.to_string(), run_id.to_string()), audit);
+        Ok(Runner {
+            home: home.clone(),
+            policy,
+            run_id: run_id.to_string(),
+            agent_id: agent_id.to_string(),
+            session_id,
+            redactor,
+            audits,
+            sandbox: None,
+            failure_loop,
+            loop_state,
+            batch: false,
+            audit_time: Duration::ZERO,
+        })
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Batch mode: audit events of read-only calls are queued and written together (one lock,
+    /// one fdatasync) before the next mutating call, on [`Runner::flush`], or on drop. Off by
+    /// default: then every call's events are durable when [`Runner::run`] returns.
+    pub fn set_batch(&mut self, on: bool) {
+        self.batch = on;
+    }
+
+    /// Writes every queued audit event.
+    pub fn flush(&mut self) -> Result<()> {
+        let t = Instant::now();
+        let mut result = Ok(());
+        for a in self.audits.values_mut() {
+            if let Err(e) = a.flush() {
+                result = Err(e);
+                break;
+            }
+        }
+        self.audit_time += t.elapsed();
+        result
+    }
+
+    /// Time spent so far building, redacting and writing audit events (for benchmarks).
+    pub fn audit_time(&self) -> Duration {
+        self.audit_time
+    }
+
+    pub fn failure_loop(&self) -> &FailureLoop {
+        &self.failure_loop
+    }
+
+    /// The state after the last call (`Escalate` when the last call escalated).
+    pub fn loop_state(&self) -> &LoopState {
+        &self.loop_state
+    }
+
+    /// Persists the failure loop to the session (no-op without a session).
+    pub fn save_failure_loop(&self) -> Result<()> {
+        match &self.session_id {
+            Some(s) => self.failure_loop.save(&self.home, s),
+            None => Ok(()),
+        }
+    }
+
+    fn audit_for(&mut self, req: &ToolRequest) -> Result<&mut Audit> {
+        let key = if safe_component("agent_id", &req.agent_id).is_ok()
+            && safe_component("run_id", &req.run_id).is_ok()
+        {
+            (req.agent_id.clone(), req.run_id.clone())
+        } else {
+            (self.agent_id.clone(), self.run_id.clone())
+        };
+        if !self.audits.contains_key(&key) {
+            let a = Audit::with_redactor(&self.home, &key.0, &key.1, self.redactor.clone())?;
+            self.audits.insert(key.clone(), a);
+        }
+        self.audits
+            .get_mut(&key)
+            .ok_or_else(|| Error::internal("audit map"))
+    }
+
+    /// Executes one request. Never returns an error: a failure is an `ok:false` envelope.
+    pub fn run(&mut self, req: &ToolRequest) -> ToolResponse {
+        let started = Instant::now();
+        let result = self.execute(req);
+        let finished_at = clock::now().map(clock::rfc3339).unwrap_or_default();
+        let resp = match result {
+            Ok(output) => ToolResponse {
+                request_id: req.request_id.clone(),
+                run_id: req.run_id.clone(),
+                tool: req.tool.clone(),
+                ok: true,
+                output: Some(output),
+                error: None,
+                duration_ms: started.elapsed().as_millis() as u64,
+                finished_at,
+            },
+            Err(e) => ToolResponse {
+                request_id: req.request_id.clone(),
+                run_id: req.run_id.clone(),
+                tool: req.tool.clone(),
+                ok: false,
+                output: None,
+                error: Some(e),
+                duration_ms: started.elapsed().as_millis() as u64,
+                finished_at,
+            },
+        };
+        let mut resp = resp;
+        let t = Instant::now();
+        let audited = self.audit_result(req, &resp);
+        self.audit_time += t.elapsed();
+        if let Err(e) = audited {
+            // The call happened but could not be audited: say so rather than pretend.
+            resp.ok = false;
+            resp.output = None;
+            resp.error = Some(Error::internal(format!(
+                "the tool ran but its audit record could not be written: {}",
+                e.message
+            )));
+        }
+        if !self.batch
+            && let Err(e) = self.flush()
+        {
+            resp.ok = false;
+            resp.output = None;
+            resp.error = Some(Error::internal(format!(
+                "audit log write failed: {}",
+                e.message
+            )));
+        }
+        self.loop_state = self
+            .failure_loop
+            .record(resp.ok, AttemptSummary::from_response(&resp));
+        resp
+    }
+
+    fn audit_result(&mut self, req: &ToolRequest, resp: &ToolResponse) -> Result<()> {
+        let mut redactions = Vec::new();
+        let output = match &resp.output {
+            None => Value::Null,
+            Some(o) => {
+                let mut o = o.clone();
+                redactions = self.redactor.redact_value(&mut o, "payload.output");
+                let text = o.to_string();
+                if text.len() > AUDIT_OUTPUT_CAP {
+                    let mut cut = AUDIT_OUTPUT_CAP;
+                    while !text.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    json!({"snippet": &text[..cut], "bytes": text.len(), "sha256": crate::store::sha256_hex(text.as_bytes())})
+                } else {
+                    o
+                }
+            }
+        };
+        let payload = json!({
+            "request_id": req.request_id,
+            "tool": req.tool,
+            "ok": resp.ok,
+            "output": output,
+            "error": resp.error,
+            "duration_ms": resp.duration_ms,
+        });
+        let audit = self.audit_for(req)?;
+        audit.queue_with("tool.result", "system", payload, redactions)
+    }
+
+    fn execute(&mut self, req: &ToolRequest) -> Result<Value> {
+        let spec = resolve(&req.tool);
+        let call = json!({
+            "request_id": req.request_id,
+            "tool": req.tool,
+            "canonical_tool": spec.map(|s| s.name),
+            "input": req.input,
+            "timeout_ms": req.timeout_ms,
+            "session_id": self.session_id,
+            "mutating": spec.map(|s| s.mutating),
+        });
+        let t = Instant::now();
+        let queued = self
+            .audit_for(req)
+            .and_then(|a| a.queue("tool.call", "agent", call));
+        self.audit_time += t.elapsed();
+        queued?;
+        // Ids become file names (audit/<agent_id>/, runs/<run_id>/): refuse path tricks.
+        safe_component("agent_id", &req.agent_id)?;
+        safe_component("run_id", &req.run_id)?;
+        let Some(spec) = spec else {
+            return Err(Error::new(
+                Code::ToolNotFound,
+                format!(
+                    "no tool named {:?} is registered; it was not executed (see `bob tool list`)",
+                    req.tool
+                ),
+            )
+            .with("tool", req.tool.clone()));
+        };
+        let input = registry::validate(&req.tool, spec, &req.input)?;
+        self.policy.check_tool(&req.tool, spec)?;
+        let timeout = Duration::from_millis(self.policy.clamp_timeout(req.timeout_ms));
+        if spec.mutating {
+            // Write-ahead: the call is on disk before it changes anything.
+            self.flush()?;
+        }
+        match input {
+            Input::ReadText(i) => self.sandbox()?.read_text(&i),
+            Input::ListDir(i) => self.sandbox()?.list_dir(&i),
+            Input::WriteText(i) => self.sandbox()?.write_text(&i),
+            Input::ShellExec(i) => {
+                let t = timeout.min(Duration::from_secs(i.timeout_s.max(1)));
+                let roots = self.policy.roots.clone();
+                let (rules, require) =
+                    (self.policy.shell_rules.clone(), self.policy.require_sandbox);
+                shell::exec(&i, self.sandbox()?, &roots, &rules, t, require)
+            }
+            Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
+        }
+    }
+
+    fn sandbox(&mut self) -> Result<&fs::Sandbox> {
+        if self.sandbox.is_none() {
+            let Some(_) = self.policy.root() else {
+                return Err(Error::new(
+                    Code::SandboxRequired,
+                    "the tool sandbox has no root",
+                ));
+            };
+            self.sandbox = Some(fs::Sandbox::open(&self.policy.roots)?);
+        }
+        self.sandbox
+            .as_ref()
+            .ok_or_else(|| Error::internal("sandbox"))
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
+/// Renders a response as the seed 000 §3 tool-role message
+/// `{"role":"tool","tool_call_id":…,"content":"<json of {id,tool,ok,output,error}>"}`.
+pub fn tool_message(r: &ToolResponse) -> Value {
+    let content = serde_json::to_string(&ToolMessage::from(r)).unwrap_or_default();
+    json!({"role": "tool", "tool_call_id": r.request_id, "content": content})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// The turn is async: the runner must work from inside a tokio runtime (no nested
+    /// runtime on the caller's thread) for every tool, http.get included.
+    #[tokio::test(flavor = "current_thread")]
+    async fn runner_works_inside_a_tokio_runtime() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                );
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("home"));
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "A").unwrap();
+        let o = PolicyOverrides {
+            roots: vec![root],
+            enable_all: true,
+            grant: vec!["net:127.0.0.1".into()],
+            allow_loopback: true,
+            ..Default::default()
+        };
+        let policy = Policy::from_env_and_session(&home, None, o).unwrap();
+        let mut runner = Runner::new(&home, policy, "run_t", "agent_t", None).unwrap();
+        let mut d = CallDefaults::new().unwrap();
+        d.run_id = "run_t".into();
+        d.agent_id = "agent_t".into();
+        let calls = parse_calls(
+            &json!([
+                {"id": "a", "tool": "fs.read_text", "args": {"path": "a.txt"}},
+                {"id": "b", "tool": "http.get", "args": {"url": format!("http://127.0.0.1:{port}/"), "use_cache": false}},
+                {"id": "c", "tool": "shell.exec", "args": {"cmd": "cat a.txt"}}
+            ])
+            .to_string(),
+            &d,
+        )
+        .unwrap();
+        let out: Vec<ToolResponse> = calls.iter().map(|c| runner.run(c)).collect();
+        assert_eq!(out[0].output.as_ref().unwrap()["text"], "A");
+        assert_eq!(
+            out[1].output.as_ref().unwrap()["body"],
+            "ok",
+            "{:?}",
+            out[1]
+        );
+        assert_eq!(
+            out[2].output.as_ref().unwrap()["stdout"],
+            "A",
+            "{:?}",
+            out[2]
+        );
+        assert_eq!(runner.audits.len(), 1);
+        let log = std::fs::read_to_string(runner.audits.values().next().unwrap().path()).unwrap();
+        assert_eq!(log.lines().count(), 6);
+    }
+}
