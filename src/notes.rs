@@ -193,10 +193,10 @@ pub fn parse_patch(value: &Value) -> Result<ParsedPatch> {
         }
     }
     let mut patch: NotesPatch = serde_json::from_value(Value::Object(patch_part))
-        .map_err(|e| Error::invalid(format!("NOTES payload: {e}")))?;
+        .map_err(|e| Error::invalid(format!("NOTES payload: {}", clip(&e.to_string()))))?;
     if !frames_part.is_empty() {
         let frames: NoteFrames = serde_json::from_value(Value::Object(frames_part))
-            .map_err(|e| Error::invalid(format!("NoteFrames payload: {e}")))?;
+            .map_err(|e| Error::invalid(format!("NoteFrames payload: {}", clip(&e.to_string()))))?;
         patch.merge(frames.into_patch());
     }
     for n in nested {
@@ -223,7 +223,8 @@ pub fn parse_patch_text(text: &str) -> Result<ParsedPatch> {
 }
 
 /// Reads the input of `bob notes apply`: a bare payload (seed 000 patch, NoteFrames, or a mix),
-/// or assistant text holding NOTES blocks.
+/// or assistant text holding NOTES blocks, given as text or as a chat message
+/// (`{"role":"assistant","content":…}`, or `bob chat` output `{"message":{…}}`).
 ///
 /// Text that parses as JSON is a bare payload, and a bad one is an error (nothing to apply).
 /// Otherwise the blocks are extracted: malformed blocks land in [`Extracted::errors`] while
@@ -239,6 +240,12 @@ pub fn patch_from_input(text: &str) -> Result<Extracted> {
     }
     let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
     if looks_json && let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+        if !is_payload(&value)
+            && let Some(content) = assistant_content(&value)
+        {
+            // A model's reply counts only through its marked blocks.
+            return Ok(extract(content));
+        }
         let p = parse_patch(&value)?;
         return Ok(Extracted {
             patch: Some(p.patch),
@@ -259,6 +266,25 @@ pub fn patch_from_input(text: &str) -> Result<Extracted> {
     })
 }
 
+/// True when a JSON object has a key of an accepted payload shape.
+fn is_payload(value: &Value) -> bool {
+    value.as_object().is_some_and(|m| {
+        m.keys().any(|k| {
+            PATCH_KEYS.contains(&k.as_str()) || FRAME_KEYS.contains(&k.as_str()) || k == "notes"
+        })
+    })
+}
+
+/// The assistant text of a chat message `{"role","content"}` or of `bob chat` output
+/// `{"message":{"content"}}`, if `value` is one.
+pub fn assistant_content(value: &Value) -> Option<&str> {
+    value
+        .get("message")
+        .and_then(|m| m.get("content"))
+        .or_else(|| value.get("content"))
+        .and_then(Value::as_str)
+}
+
 fn strip_fence(s: &str) -> &str {
     let Some(rest) = s.strip_prefix("```") else {
         return s;
@@ -268,6 +294,15 @@ fn strip_fence(s: &str) -> &str {
         _ => rest,
     };
     rest.trim_end().strip_suffix("```").unwrap_or(rest).trim()
+}
+
+/// Shape errors quote the offending value; keep messages short however large it is.
+fn clip(msg: &str) -> String {
+    const MAX: usize = 200;
+    match msg.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &msg[..i]),
+        None => msg.to_string(),
+    }
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -594,6 +629,8 @@ mod tests {
     #[test]
     fn wrong_shape_rejects_the_payload() {
         assert!(parse_patch(&json!({"set_goals": "x"})).is_err());
+        let long = parse_patch(&json!({"set_goals": "y".repeat(100_000)})).unwrap_err();
+        assert!(long.message.len() < 400, "{}", long.message.len());
         assert!(parse_patch(&json!({"facts": [1]})).is_err());
         assert!(parse_patch(&json!([])).is_err());
         let p = parse_patch(&json!({"set_goals": null, "bogus": 1})).unwrap();

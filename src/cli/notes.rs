@@ -15,7 +15,8 @@ use std::path::PathBuf;
 pub enum Args {
     /// Remove every NOTES_JSON block from assistant text and parse the patches
     ///
-    /// Reads assistant text on stdin (or --input FILE); prints {patch, visible_text, errors,
+    /// Reads assistant text on stdin (or --input FILE), or a chat message / `bob chat` output
+    /// holding it in `content` / `message.content`; prints {patch, visible_text, errors,
     /// blocks}. Several blocks merge in order; a malformed or unterminated block is removed,
     /// reported in `errors` (invalid.request) and never applied. With --session, malformed
     /// blocks are also traced (kind notes_patch). Exits 0 even when blocks were malformed.
@@ -23,7 +24,7 @@ pub enum Args {
     /// Apply a NOTES patch to a session's checkpoint (bumps the revision)
     ///
     /// Input: a bare NOTES payload, a seed 004 NoteFrames object, or assistant text holding
-    /// NOTES_JSON blocks. A bare payload that is not valid JSON or has a wrong shape is
+    /// NOTES_JSON blocks (as text, or as a chat message / `bob chat` output). A bare payload that is not valid JSON or has a wrong shape is
     /// invalid.request (exit 2) and nothing is written; malformed blocks inside assistant text
     /// are reported in `errors` while the well-formed ones apply. Unknown payload keys are
     /// ignored and listed in `ignored_keys`. Text with no block changes nothing.
@@ -79,7 +80,12 @@ fn extract(a: ExtractArgs, ctx: &Ctx) -> Result<()> {
         ctx.home.trace_path(s)?;
     }
     let text = read_input(a.input.as_deref())?;
-    let mut x = notes::extract(&text);
+    let chat = serde_json::from_str::<Value>(text.trim()).ok();
+    let mut x = notes::extract(
+        chat.as_ref()
+            .and_then(notes::assistant_content)
+            .unwrap_or(&text),
+    );
     if let Some(s) = &a.session
         && let Err(te) = trace_all(&ctx.home, s, notes::error_trace_events(&x.errors))
     {

@@ -160,6 +160,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
 }
 
 fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
+    let started = std::time::Instant::now();
     let text = read_input(a.input.as_deref())?;
     let mut defaults = CallDefaults::new()?;
     if let Some(r) = &a.run_id {
@@ -215,5 +216,15 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         buf.extend_from_slice(v.to_string().as_bytes());
         buf.push(b'\n');
     }
-    super::output::write_stdout(&buf)
+    super::output::write_stdout(&buf)?;
+    if std::env::var_os("BOB_TOOL_STATS").is_some_and(|v| !v.is_empty()) {
+        // Opt-in timing breakdown for scripts/bench-tools.sh (stderr, one JSON line).
+        let stats = json!({"stats": {
+            "calls": calls.len(),
+            "total_ms": started.elapsed().as_secs_f64() * 1e3,
+            "audit_ms": runner.audit_time().as_secs_f64() * 1e3,
+        }});
+        eprintln!("{stats}");
+    }
+    Ok(())
 }

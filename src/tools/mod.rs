@@ -45,6 +45,7 @@ pub struct Runner {
     failure_loop: FailureLoop,
     loop_state: LoopState,
     batch: bool,
+    audit_time: Duration,
 }
 
 impl Runner {
@@ -80,6 +81,7 @@ impl Runner {
             failure_loop,
             loop_state,
             batch: false,
+            audit_time: Duration::ZERO,
         })
     }
 
@@ -96,10 +98,21 @@ impl Runner {
 
     /// Writes every queued audit event.
     pub fn flush(&mut self) -> Result<()> {
+        let t = Instant::now();
+        let mut result = Ok(());
         for a in self.audits.values_mut() {
-            a.flush()?;
+            if let Err(e) = a.flush() {
+                result = Err(e);
+                break;
+            }
         }
-        Ok(())
+        self.audit_time += t.elapsed();
+        result
+    }
+
+    /// Time spent so far building, redacting and writing audit events (for benchmarks).
+    pub fn audit_time(&self) -> Duration {
+        self.audit_time
     }
 
     pub fn failure_loop(&self) -> &FailureLoop {
@@ -164,7 +177,10 @@ impl Runner {
             },
         };
         let mut resp = resp;
-        if let Err(e) = self.audit_result(req, &resp) {
+        let t = Instant::now();
+        let audited = self.audit_result(req, &resp);
+        self.audit_time += t.elapsed();
+        if let Err(e) = audited {
             // The call happened but could not be audited: say so rather than pretend.
             resp.ok = false;
             resp.output = None;
@@ -231,7 +247,15 @@ impl Runner {
             "session_id": self.session_id,
             "mutating": spec.map(|s| s.mutating),
         });
-        self.audit_for(req)?.queue("tool.call", "agent", call)?;
+        let t = Instant::now();
+        let queued = self
+            .audit_for(req)
+            .and_then(|a| a.queue("tool.call", "agent", call));
+        self.audit_time += t.elapsed();
+        queued?;
+        // Ids become file names (audit/<agent_id>/, runs/<run_id>/): refuse path tricks.
+        safe_component("agent_id", &req.agent_id)?;
+        safe_component("run_id", &req.run_id)?;
         let Some(spec) = spec else {
             return Err(Error::new(
                 Code::ToolNotFound,
@@ -291,4 +315,71 @@ impl Drop for Runner {
 pub fn tool_message(r: &ToolResponse) -> Value {
     let content = serde_json::to_string(&ToolMessage::from(r)).unwrap_or_default();
     json!({"role": "tool", "tool_call_id": r.request_id, "content": content})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// The turn is async: the runner must work from inside a tokio runtime (no nested
+    /// runtime on the caller's thread) for every tool, http.get included.
+    #[tokio::test(flavor = "current_thread")]
+    async fn runner_works_inside_a_tokio_runtime() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                );
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("home"));
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "A").unwrap();
+        let o = PolicyOverrides {
+            roots: vec![root],
+            enable_all: true,
+            grant: vec!["net:127.0.0.1".into()],
+            allow_loopback: true,
+            ..Default::default()
+        };
+        let policy = Policy::from_env_and_session(&home, None, o).unwrap();
+        let mut runner = Runner::new(&home, policy, "run_t", "agent_t", None).unwrap();
+        let mut d = CallDefaults::new().unwrap();
+        d.run_id = "run_t".into();
+        d.agent_id = "agent_t".into();
+        let calls = parse_calls(
+            &json!([
+                {"id": "a", "tool": "fs.read_text", "args": {"path": "a.txt"}},
+                {"id": "b", "tool": "http.get", "args": {"url": format!("http://127.0.0.1:{port}/"), "use_cache": false}},
+                {"id": "c", "tool": "shell.exec", "args": {"cmd": "cat a.txt"}}
+            ])
+            .to_string(),
+            &d,
+        )
+        .unwrap();
+        let out: Vec<ToolResponse> = calls.iter().map(|c| runner.run(c)).collect();
+        assert_eq!(out[0].output.as_ref().unwrap()["text"], "A");
+        assert_eq!(
+            out[1].output.as_ref().unwrap()["body"],
+            "ok",
+            "{:?}",
+            out[1]
+        );
+        assert_eq!(
+            out[2].output.as_ref().unwrap()["stdout"],
+            "A",
+            "{:?}",
+            out[2]
+        );
+        assert_eq!(runner.audits.len(), 1);
+        let log = std::fs::read_to_string(runner.audits.values().next().unwrap().path()).unwrap();
+        assert_eq!(log.lines().count(), 6);
+    }
 }

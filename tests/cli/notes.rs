@@ -352,3 +352,24 @@ fn apply_output_snapshot() {
     );
     insta::assert_json_snapshot!("notes_apply_conflict", e);
 }
+
+#[test]
+fn chat_output_is_read_through_its_content() {
+    let env = TestEnv::new();
+    let reply = json!({
+        "message": {"role": "assistant", "content": "Done.\n<<<NOTES_JSON>>>{\"add_decisions\":[\"from chat\"]}<<<END_NOTES_JSON>>>"},
+        "usage": {"prompt_tokens": 3}
+    })
+    .to_string();
+    let x = env.json(&["notes", "extract"], &reply);
+    assert_eq!(x["visible_text"], "Done.");
+    assert_eq!(x["patch"]["add_decisions"], json!(["from chat"]));
+    let r = env.json(&["notes", "apply", "--session", "s1"], &reply);
+    assert_eq!(r["applied"], json!(["add_decisions"]));
+    // A bare chat message too; its unmarked JSON content is never a patch.
+    let msg = json!({"role": "assistant", "content": "{\"set_goals\":[\"sneaky\"]}"}).to_string();
+    let r = env.json(&["notes", "apply", "--session", "s1"], &msg);
+    assert_eq!(r["written"], false);
+    assert_eq!(state(&env, "s1")["goals"], json!([]));
+    assert_eq!(state(&env, "s1")["decisions"], json!(["from chat"]));
+}
