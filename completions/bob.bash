@@ -169,8 +169,53 @@ _bob() {
             bob__subcmd__help__subcmd__ledger,verify)
                 cmd="bob__subcmd__help__subcmd__ledger__subcmd__verify"
                 ;;
-            bob__subcmd__help__subcmd__memory,pending)
-                cmd="bob__subcmd__help__subcmd__memory__subcmd__pending"
+            bob__subcmd__help__subcmd__memory,approve)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__approve"
+                ;;
+            bob__subcmd__help__subcmd__memory,bench)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__bench"
+                ;;
+            bob__subcmd__help__subcmd__memory,candidates)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__candidates"
+                ;;
+            bob__subcmd__help__subcmd__memory,export)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__export"
+                ;;
+            bob__subcmd__help__subcmd__memory,gc)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__gc"
+                ;;
+            bob__subcmd__help__subcmd__memory,import)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__import"
+                ;;
+            bob__subcmd__help__subcmd__memory,list)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__memory,promote)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__promote"
+                ;;
+            bob__subcmd__help__subcmd__memory,propose)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__propose"
+                ;;
+            bob__subcmd__help__subcmd__memory,query)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__query"
+                ;;
+            bob__subcmd__help__subcmd__memory,reject)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__reject"
+                ;;
+            bob__subcmd__help__subcmd__memory,stm)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,add)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,gc)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,list)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__memory__subcmd__stm,touch)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__touch"
                 ;;
             bob__subcmd__help__subcmd__notes,apply)
                 cmd="bob__subcmd__help__subcmd__notes__subcmd__apply"
@@ -178,8 +223,44 @@ _bob() {
             bob__subcmd__help__subcmd__notes,extract)
                 cmd="bob__subcmd__help__subcmd__notes__subcmd__extract"
                 ;;
-            bob__subcmd__help__subcmd__schedule,pending)
-                cmd="bob__subcmd__help__subcmd__schedule__subcmd__pending"
+            bob__subcmd__help__subcmd__schedule,add)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__add"
+                ;;
+            bob__subcmd__help__subcmd__schedule,daemon)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__daemon"
+                ;;
+            bob__subcmd__help__subcmd__schedule,history)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__history"
+                ;;
+            bob__subcmd__help__subcmd__schedule,install)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__install"
+                ;;
+            bob__subcmd__help__subcmd__schedule,list)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__schedule,pause)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__pause"
+                ;;
+            bob__subcmd__help__subcmd__schedule,resume)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__resume"
+                ;;
+            bob__subcmd__help__subcmd__schedule,rm)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__rm"
+                ;;
+            bob__subcmd__help__subcmd__schedule,run)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__run"
+                ;;
+            bob__subcmd__help__subcmd__schedule,show)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__show"
+                ;;
+            bob__subcmd__help__subcmd__schedule,status)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__status"
+                ;;
+            bob__subcmd__help__subcmd__schedule,tick)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__tick"
+                ;;
+            bob__subcmd__help__subcmd__schedule,update)
+                cmd="bob__subcmd__help__subcmd__schedule__subcmd__update"
                 ;;
             bob__subcmd__help__subcmd__state,set)
                 cmd="bob__subcmd__help__subcmd__state__subcmd__set"
@@ -241,17 +322,125 @@ _bob() {
             bob__subcmd__ledger__subcmd__help,verify)
                 cmd="bob__subcmd__ledger__subcmd__help__subcmd__verify"
                 ;;
+            bob__subcmd__memory,approve)
+                cmd="bob__subcmd__memory__subcmd__approve"
+                ;;
+            bob__subcmd__memory,bench)
+                cmd="bob__subcmd__memory__subcmd__bench"
+                ;;
+            bob__subcmd__memory,candidates)
+                cmd="bob__subcmd__memory__subcmd__candidates"
+                ;;
+            bob__subcmd__memory,export)
+                cmd="bob__subcmd__memory__subcmd__export"
+                ;;
+            bob__subcmd__memory,gc)
+                cmd="bob__subcmd__memory__subcmd__gc"
+                ;;
             bob__subcmd__memory,help)
                 cmd="bob__subcmd__memory__subcmd__help"
                 ;;
-            bob__subcmd__memory,pending)
-                cmd="bob__subcmd__memory__subcmd__pending"
+            bob__subcmd__memory,import)
+                cmd="bob__subcmd__memory__subcmd__import"
+                ;;
+            bob__subcmd__memory,list)
+                cmd="bob__subcmd__memory__subcmd__list"
+                ;;
+            bob__subcmd__memory,promote)
+                cmd="bob__subcmd__memory__subcmd__promote"
+                ;;
+            bob__subcmd__memory,propose)
+                cmd="bob__subcmd__memory__subcmd__propose"
+                ;;
+            bob__subcmd__memory,query)
+                cmd="bob__subcmd__memory__subcmd__query"
+                ;;
+            bob__subcmd__memory,reject)
+                cmd="bob__subcmd__memory__subcmd__reject"
+                ;;
+            bob__subcmd__memory,stm)
+                cmd="bob__subcmd__memory__subcmd__stm"
+                ;;
+            bob__subcmd__memory__subcmd__help,approve)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__approve"
+                ;;
+            bob__subcmd__memory__subcmd__help,bench)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__bench"
+                ;;
+            bob__subcmd__memory__subcmd__help,candidates)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__candidates"
+                ;;
+            bob__subcmd__memory__subcmd__help,export)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__export"
+                ;;
+            bob__subcmd__memory__subcmd__help,gc)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__gc"
                 ;;
             bob__subcmd__memory__subcmd__help,help)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__memory__subcmd__help,pending)
-                cmd="bob__subcmd__memory__subcmd__help__subcmd__pending"
+            bob__subcmd__memory__subcmd__help,import)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__import"
+                ;;
+            bob__subcmd__memory__subcmd__help,list)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__help,promote)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__promote"
+                ;;
+            bob__subcmd__memory__subcmd__help,propose)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__propose"
+                ;;
+            bob__subcmd__memory__subcmd__help,query)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__query"
+                ;;
+            bob__subcmd__memory__subcmd__help,reject)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__reject"
+                ;;
+            bob__subcmd__memory__subcmd__help,stm)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,add)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,gc)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,list)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__help__subcmd__stm,touch)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__touch"
+                ;;
+            bob__subcmd__memory__subcmd__stm,add)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__stm,gc)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__stm,help)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help"
+                ;;
+            bob__subcmd__memory__subcmd__stm,list)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__stm,touch)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__touch"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,add)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__add"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,gc)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__gc"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,help)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__help"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,list)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__stm__subcmd__help,touch)
+                cmd="bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__touch"
                 ;;
             bob__subcmd__notes,apply)
                 cmd="bob__subcmd__notes__subcmd__apply"
@@ -271,17 +460,89 @@ _bob() {
             bob__subcmd__notes__subcmd__help,help)
                 cmd="bob__subcmd__notes__subcmd__help__subcmd__help"
                 ;;
+            bob__subcmd__schedule,add)
+                cmd="bob__subcmd__schedule__subcmd__add"
+                ;;
+            bob__subcmd__schedule,daemon)
+                cmd="bob__subcmd__schedule__subcmd__daemon"
+                ;;
             bob__subcmd__schedule,help)
                 cmd="bob__subcmd__schedule__subcmd__help"
                 ;;
-            bob__subcmd__schedule,pending)
-                cmd="bob__subcmd__schedule__subcmd__pending"
+            bob__subcmd__schedule,history)
+                cmd="bob__subcmd__schedule__subcmd__history"
+                ;;
+            bob__subcmd__schedule,install)
+                cmd="bob__subcmd__schedule__subcmd__install"
+                ;;
+            bob__subcmd__schedule,list)
+                cmd="bob__subcmd__schedule__subcmd__list"
+                ;;
+            bob__subcmd__schedule,pause)
+                cmd="bob__subcmd__schedule__subcmd__pause"
+                ;;
+            bob__subcmd__schedule,resume)
+                cmd="bob__subcmd__schedule__subcmd__resume"
+                ;;
+            bob__subcmd__schedule,rm)
+                cmd="bob__subcmd__schedule__subcmd__rm"
+                ;;
+            bob__subcmd__schedule,run)
+                cmd="bob__subcmd__schedule__subcmd__run"
+                ;;
+            bob__subcmd__schedule,show)
+                cmd="bob__subcmd__schedule__subcmd__show"
+                ;;
+            bob__subcmd__schedule,status)
+                cmd="bob__subcmd__schedule__subcmd__status"
+                ;;
+            bob__subcmd__schedule,tick)
+                cmd="bob__subcmd__schedule__subcmd__tick"
+                ;;
+            bob__subcmd__schedule,update)
+                cmd="bob__subcmd__schedule__subcmd__update"
+                ;;
+            bob__subcmd__schedule__subcmd__help,add)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__add"
+                ;;
+            bob__subcmd__schedule__subcmd__help,daemon)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__daemon"
                 ;;
             bob__subcmd__schedule__subcmd__help,help)
                 cmd="bob__subcmd__schedule__subcmd__help__subcmd__help"
                 ;;
-            bob__subcmd__schedule__subcmd__help,pending)
-                cmd="bob__subcmd__schedule__subcmd__help__subcmd__pending"
+            bob__subcmd__schedule__subcmd__help,history)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__history"
+                ;;
+            bob__subcmd__schedule__subcmd__help,install)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__install"
+                ;;
+            bob__subcmd__schedule__subcmd__help,list)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__schedule__subcmd__help,pause)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__pause"
+                ;;
+            bob__subcmd__schedule__subcmd__help,resume)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__resume"
+                ;;
+            bob__subcmd__schedule__subcmd__help,rm)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__rm"
+                ;;
+            bob__subcmd__schedule__subcmd__help,run)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__run"
+                ;;
+            bob__subcmd__schedule__subcmd__help,show)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__show"
+                ;;
+            bob__subcmd__schedule__subcmd__help,status)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__status"
+                ;;
+            bob__subcmd__schedule__subcmd__help,tick)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__tick"
+                ;;
+            bob__subcmd__schedule__subcmd__help,update)
+                cmd="bob__subcmd__schedule__subcmd__help__subcmd__update"
                 ;;
             bob__subcmd__state,help)
                 cmd="bob__subcmd__state__subcmd__help"
@@ -395,7 +656,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -421,7 +682,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -455,7 +716,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -569,7 +830,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -603,7 +864,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -637,7 +898,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -648,12 +909,52 @@ _bob() {
             return 0
             ;;
         bob__subcmd__chat)
-            opts="-h -V --home --now --format --json --help --version"
+            opts="-h -V --input --stream --role --route --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --route)
+                    COMPREPLY=($(compgen -W "chat mtg" -- "${cur}"))
+                    return 0
+                    ;;
+                --backend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -663,7 +964,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -721,7 +1022,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -732,12 +1033,36 @@ _bob() {
             return 0
             ;;
         bob__subcmd__context)
-            opts="-h -V --home --now --format --json --help --version"
+            opts="-h -V --session --role --profile --upstream --user --input --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "bob spectator solo" -- "${cur}"))
+                    return 0
+                    ;;
+                --upstream)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -747,7 +1072,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -777,7 +1102,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1012,7 +1337,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory)
-            opts="pending"
+            opts="propose candidates approve reject query list stm promote gc import export bench"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1025,9 +1350,219 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__memory__subcmd__pending)
+        bob__subcmd__help__subcmd__memory__subcmd__approve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__propose)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__reject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm)
+            opts="add touch list gc"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__stm__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1096,7 +1631,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__schedule)
-            opts="pending"
+            opts="add update list show rm pause resume tick run history status daemon install"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1109,7 +1644,175 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__help__subcmd__schedule__subcmd__pending)
+        bob__subcmd__help__subcmd__schedule__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__daemon)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__tick)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__schedule__subcmd__update)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1377,7 +2080,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1403,7 +2106,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1499,7 +2202,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1529,7 +2232,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1555,7 +2258,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1566,7 +2269,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote gc import export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1581,7 +2284,169 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__approve)
+            opts="-h -V --edit --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --edit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__bench)
+            opts="-h -V --dataset --detail --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dataset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__candidates)
+            opts="-h -V --status --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -W "pending approved rejected" -- "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__export)
+            opts="-h -V --user --output --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__gc)
+            opts="-h -V --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1592,8 +2457,78 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help)
-            opts="pending help"
+            opts="propose candidates approve reject query list stm promote gc import export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__approve)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1619,7 +2554,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__memory__subcmd__help__subcmd__pending)
+        bob__subcmd__memory__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1633,8 +2568,368 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__memory__subcmd__pending)
-            opts="-h -V --home --now --format --json --help --version"
+        bob__subcmd__memory__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__propose)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__reject)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm)
+            opts="add touch list gc"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__stm__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__import)
+            opts="-h -V --jsonl --user --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__list)
+            opts="-h -V --scope --limit --include-body --user --all-users --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "short_term long_term" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__promote)
+            opts="-h -V --dry-run --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__propose)
+            opts="-h -V --input --user --session --run --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__query)
+            opts="-k -h -V --k --tags --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tags)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__reject)
+            opts="-h -V --reason --actor --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --actor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm)
+            opts="-h -V --home --now --format --json --help --version add touch list gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1649,7 +2944,219 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__add)
+            opts="-h -V --input --user --session --error-state --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__gc)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help)
+            opts="add touch list gc help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__help__subcmd__touch)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__list)
+            opts="-h -V --user --all-users --limit --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__stm__subcmd__touch)
+            opts="-h -V --session --error-state --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1675,7 +3182,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1717,7 +3224,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1751,7 +3258,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1837,7 +3344,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1848,7 +3355,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__schedule)
-            opts="-h -V --home --now --format --json --help --version pending help"
+            opts="-h -V --home --now --format --json --help --version add update list show rm pause resume tick run history status daemon install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1863,7 +3370,99 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__add)
+            opts="-h -V --id --agent --schedule --message --session --timeout --input --disabled --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schedule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__daemon)
+            opts="-h -V --interval --timeout --max-parallel --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1874,8 +3473,36 @@ _bob() {
             return 0
             ;;
         bob__subcmd__schedule__subcmd__help)
-            opts="pending help"
+            opts="add update list show rm pause resume tick run history status daemon install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__daemon)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1901,7 +3528,7 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__schedule__subcmd__help__subcmd__pending)
+        bob__subcmd__schedule__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1915,7 +3542,203 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__schedule__subcmd__pending)
+        bob__subcmd__schedule__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__tick)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__history)
+            opts="-h -V --limit --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__install)
+            opts="-h -V --cron --systemd --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__list)
             opts="-h -V --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1931,7 +3754,251 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__pause)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__resume)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__rm)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__run)
+            opts="-h -V --timeout --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__show)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__status)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__tick)
+            opts="-h -V --timeout --max-parallel --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__schedule__subcmd__update)
+            opts="-h -V --agent --schedule --message --session --timeout --input --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schedule)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1957,7 +4024,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1983,7 +4050,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2077,7 +4144,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2107,7 +4174,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2133,7 +4200,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2163,7 +4230,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2193,7 +4260,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2335,7 +4402,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2365,7 +4432,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2435,7 +4502,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2461,7 +4528,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2487,7 +4554,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2529,7 +4596,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2663,7 +4730,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2697,7 +4764,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2739,7 +4806,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2750,12 +4817,72 @@ _bob() {
             return 0
             ;;
         bob__subcmd__turn)
-            opts="-h -V --home --now --format --json --help --version"
+            opts="-h -V --session --agent --user --profile --thinking-mode --expect-revision --stream --max-tool-rounds --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -W "bob spectator solo" -- "${cur}"))
+                    return 0
+                    ;;
+                --thinking-mode)
+                    COMPREPLY=($(compgen -W "never on_error always" -- "${cur}"))
+                    return 0
+                    ;;
+                --expect-revision)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tool-rounds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2765,7 +4892,7 @@ _bob() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "json table" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -23,7 +23,8 @@
 //!    the input. A leading system message (index 0) is always kept, cut to the budget if it
 //!    alone exceeds it, because it is the authoritative prompt. When even the newest message
 //!    does not fit in what remains, it is cut to fit (if at least [`MIN_CAP`] chars remain)
-//!    rather than lost.
+//!    rather than lost. Tool results at the start of the kept suffix (their assistant turn was
+//!    dropped) are dropped too, so no orphan `tool` message reaches an OpenAI-compatible backend.
 //!
 //! Caps below [`MIN_CAP`] are raised to it, so a cut tool message keeps its `tool ` prefix.
 
@@ -315,6 +316,11 @@ pub fn condense(messages: &[ChatMessage], caps: &Caps, mode: Mode) -> Condensed 
             }
         }
         keep_from = keep_from.max(start);
+        // A tool result whose assistant turn was dropped would be an orphan that
+        // OpenAI-compatible backends reject: drop it too (it is among the oldest kept).
+        while keep_from < last && shaped[keep_from].0.role == Role::Tool {
+            keep_from += 1;
+        }
     }
 
     let mut out = Condensed {
@@ -463,6 +469,26 @@ mod tests {
         .to_string();
         let text = tool_context_text(&content, None, None, &Caps::default());
         assert!(text.contains("\nsummary: fetched 3 pages\n"));
+    }
+
+    #[test]
+    fn no_orphan_tool_results_after_dropping() {
+        let caps = Caps {
+            total: 200,
+            ..Caps::default()
+        };
+        let mut call = msg(Role::Assistant, &"c".repeat(150));
+        call.tool_calls = Some(json!([{"id":"c1","type":"function"}]));
+        let mut result = msg(Role::Tool, "tool fs.read_text result (c1)\nstatus: ok");
+        result.tool_call_id = Some("c1".into());
+        let msgs = vec![call, result, msg(Role::User, &"u".repeat(150))];
+        let c = condense(&msgs, &caps, Mode::Pressure);
+        assert_eq!(c.messages.len(), 1);
+        assert_eq!(c.messages[0].role, Role::User);
+        assert_eq!(
+            c.dropped.iter().map(|d| d.index).collect::<Vec<_>>(),
+            [0, 1]
+        );
     }
 
     #[test]

@@ -154,9 +154,7 @@ pub fn sanitize_report(text: &str) -> Sanitized {
     }
     let s = tidy(&s);
     let text = if s.trim().is_empty() {
-        if !text.trim().is_empty() || text.is_empty() {
-            note("empty".into());
-        }
+        note("empty".into());
         EMPTY_OUTPUT.to_string()
     } else {
         s
@@ -383,11 +381,12 @@ pub fn neutralize(text: &str) -> String {
     }
     let mut s = replace_runs(text, '<', '‹');
     s = replace_runs(&s, '>', '›');
-    // Labelled markers: loop, since rewriting one can never create another but overlapping
-    // ones (`=== STATE === USER ===`) are found one at a time.
-    while let Some(m) = marker_regex().find(&s) {
-        let fixed = m.as_str().replace('=', "≡");
-        s.replace_range(m.range(), &fixed);
+    // Labelled markers: rewriting one never creates another, but overlapping ones
+    // (`=== STATE === USER ===`) need another pass.
+    while has_marker(&s) {
+        s = marker_regex()
+            .replace_all(&s, |c: &regex::Captures<'_>| c[0].replace('=', "≡"))
+            .into_owned();
     }
     s
 }

@@ -517,6 +517,24 @@ garbage
     }
 
     #[test]
+    fn lines_longer_than_a_block_are_read_whole() {
+        let pad = "z".repeat(BLOCK + 1234);
+        let mut log = String::new();
+        for i in 0..3 {
+            let kind = if i == 1 { "big" } else { "other" };
+            log.push_str(&format!(
+                "{{\"ts\":{i}.0,\"kind\":\"{kind}\",\"data\":{{\"pad\":\"{pad}\"}}}}\n"
+            ));
+        }
+        log.push_str("{\"ts\":9.0,\"kind\":\"big\",\"data\":{\"pad\":\"");
+        log.push_str(&pad);
+        let (out, bad) = run(log.as_bytes(), &kinds(&["big"]));
+        assert_eq!(out.lines().count(), 1);
+        assert!(out.starts_with("{\"ts\":1.0,\"kind\":\"big\""));
+        assert_eq!(bad, vec![(4, "torn")]);
+    }
+
+    #[test]
     fn kinds_are_checked() {
         assert!(check_kind("llm_req").is_ok());
         assert!(check_kind("run.completed").is_ok());

@@ -1,12 +1,487 @@
+//! `bob memory`: short-term entries, candidates and decisions, long-term query, listing,
+//! promotion, import/export and the retrieval benchmark.
+
 use super::Ctx;
-use crate::error::Result;
+use super::output::{self, Format};
+use crate::contracts::{MemoryRecord, StmEntry};
+use crate::error::{Error, Result};
+use crate::memory::{self, Decision, Memory, ProposeCtx, QueryOpts, io as mio};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::PathBuf;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
-    /// Not implemented in this build yet
-    Pending,
+    /// Store memory candidates (redacted) as pending. Reads a candidate, an array, a
+    /// {save_plan|suggest_memory_save|memory_candidates: …} wrapper, or THINK output with
+    /// <<<MEMORY_CANDIDATES_JSON>>> … <<<END_MEMORY_CANDIDATES_JSON>>> blocks (at most 2 taken)
+    Propose {
+        #[arg(long, value_name = "FILE")]
+        input: Option<PathBuf>,
+        /// Memory user or profile name
+        #[arg(long, default_value = "default")]
+        user: String,
+        #[arg(long)]
+        session: Option<String>,
+        #[arg(long)]
+        run: Option<String>,
+    },
+    /// List candidates (JSON Lines), oldest first
+    Candidates {
+        #[arg(long, value_parser = ["pending", "approved", "rejected"])]
+        status: Option<String>,
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// Approve a pending candidate (optionally edited): ledger record first, then LTM.
+    /// A candidate already decided is a conflict (exit 5)
+    Approve {
+        id: String,
+        /// JSON object of candidate fields to replace before storing (an "edit" decision)
+        #[arg(long, value_name = "JSON")]
+        edit: Option<String>,
+        /// Who decided [default: $BOB_ACTOR, else $USER, else "human"]
+        #[arg(long)]
+        actor: Option<String>,
+    },
+    /// Reject a pending candidate; the decision and reason go to the ledger
+    Reject {
+        id: String,
+        #[arg(long)]
+        reason: String,
+        #[arg(long)]
+        actor: Option<String>,
+    },
+    /// Ranked full-text query of long-term memory (JSON Lines hits; --format block renders the
+    /// RETRIEVED_MEMORY block)
+    Query {
+        text: String,
+        /// Number of hits
+        #[arg(short, long, default_value_t = 5)]
+        k: usize,
+        /// Only records carrying every one of these tags (comma-separated or repeated)
+        #[arg(long, value_delimiter = ',')]
+        tags: Vec<String>,
+        #[arg(long, default_value = "default")]
+        user: String,
+    },
+    /// List short-term or long-term memory (seed 004 memory_admin)
+    List {
+        #[arg(long, value_parser = ["short_term", "long_term"], default_value = "long_term")]
+        scope: String,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Include record bodies
+        #[arg(long)]
+        include_body: bool,
+        /// Memory user or profile name
+        #[arg(long, default_value = "default", conflicts_with = "all_users")]
+        user: String,
+        /// Every user's entries
+        #[arg(long)]
+        all_users: bool,
+    },
+    /// Short-term memory entries
+    #[command(subcommand)]
+    Stm(StmArgs),
+    /// Nominate short-term entries (access_count >= 3, sessions_seen >= 2, live, not tainted)
+    /// as pending candidates; each entry is attempted once
+    Promote {
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// Remove expired long-term records (recorded on the ledger) and expired short-term entries
+    Gc {
+        #[arg(long)]
+        actor: Option<String>,
+    },
+    /// Import markdown files (a file or a directory of *.md), or with --jsonl an export file;
+    /// one ledger record per batch
+    Import {
+        path: PathBuf,
+        /// PATH is a JSON Lines export (the bulk path)
+        #[arg(long)]
+        jsonl: bool,
+        /// Memory user for records that name none
+        #[arg(long, default_value = "default")]
+        user: String,
+        #[arg(long)]
+        actor: Option<String>,
+    },
+    /// Write every long-term record as JSON Lines
+    Export {
+        #[arg(long)]
+        user: Option<String>,
+        /// Write to FILE (atomically) instead of stdout
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Retrieval quality on a LongMemEval-format dataset: recall_any@{1,5,10}, NDCG@10
+    Bench {
+        #[arg(long, value_name = "FILE")]
+        dataset: PathBuf,
+        /// Include per-question results
+        #[arg(long)]
+        detail: bool,
+    },
 }
 
-pub fn run(_args: Args, _ctx: &Ctx) -> Result<()> {
-    Err(super::not_yet("memory"))
+#[derive(Debug, clap::Subcommand)]
+pub enum StmArgs {
+    /// Write one entry (JSON on stdin: intent, resolution, open_questions<=3, tools_used,
+    /// entities); at most 3072 bytes of content; the oldest beyond 200 per user is evicted
+    Add {
+        #[arg(long, value_name = "FILE")]
+        input: Option<PathBuf>,
+        #[arg(long)]
+        user: Option<String>,
+        #[arg(long)]
+        session: Option<String>,
+        /// The turn failed: refuse, write nothing
+        #[arg(long)]
+        error_state: bool,
+    },
+    /// Record an access: access_count+1, last_accessed, session added to sessions_seen
+    Touch {
+        id: String,
+        #[arg(long)]
+        session: Option<String>,
+        #[arg(long)]
+        error_state: bool,
+    },
+    /// Live entries, newest first
+    List {
+        #[arg(long, default_value = "default", conflicts_with = "all_users")]
+        user: String,
+        /// Every user's entries
+        #[arg(long)]
+        all_users: bool,
+        #[arg(long, default_value_t = 200)]
+        limit: usize,
+    },
+    /// Delete entries older than 72 hours
+    Gc,
+}
+
+fn actor(a: Option<String>) -> String {
+    a.filter(|s| !s.trim().is_empty())
+        .or_else(|| std::env::var("BOB_ACTOR").ok().filter(|s| !s.is_empty()))
+        .or_else(|| std::env::var("USER").ok().filter(|s| !s.is_empty()))
+        .unwrap_or_else(|| "human".into())
+}
+
+fn warn(v: Value) {
+    let _ = writeln!(std::io::stderr(), "{}", json!({ "warning": v }));
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
+    match args {
+        Args::Query {
+            text,
+            k,
+            tags,
+            user,
+        } => query(ctx, &text, k, tags, &user),
+        Args::Propose {
+            input,
+            user,
+            session,
+            run,
+        } => {
+            let text = output::read_input(input.as_deref())?;
+            let found = memory::extract_candidates(&text)?;
+            let m = Memory::open(&ctx.home)?;
+            if found.dropped > 0 {
+                warn(
+                    json!({"dropped_candidates": found.dropped, "reason": format!("at most {} candidates per THINK output", memory::candidates::MAX_PER_THINK)}),
+                );
+            }
+            let mut rows = Vec::new();
+            for c in found.candidates {
+                rows.push(m.propose(
+                    c,
+                    ProposeCtx {
+                        user: Some(user.clone()),
+                        session_id: session.clone(),
+                        run_id: run.clone(),
+                    },
+                )?);
+            }
+            ctx.out.rows(&rows)
+        }
+        Args::Candidates { status, user } => {
+            let m = Memory::open(&ctx.home)?;
+            let rows = m.candidates(status.as_deref(), user.as_deref())?;
+            if ctx.out.is_human() {
+                let t: Vec<Value> = rows
+                    .iter()
+                    .map(|r| {
+                        json!({"id": r.id, "status": r.status, "user": r.user, "type": r.candidate.kind,
+                               "text": r.candidate.text, "created_at": r.created_at})
+                    })
+                    .collect();
+                return ctx.out.rows(&t);
+            }
+            ctx.out.rows(&rows)
+        }
+        Args::Approve { id, edit, actor: a } => {
+            let decision = match edit {
+                None => Decision::Approve,
+                Some(e) => Decision::Edit(output::parse_json("--edit", &e)?),
+            };
+            let m = Memory::open(&ctx.home)?;
+            ctx.out.doc(&m.decide(&id, decision, &actor(a))?)
+        }
+        Args::Reject {
+            id,
+            reason,
+            actor: a,
+        } => {
+            let m = Memory::open(&ctx.home)?;
+            ctx.out
+                .doc(&m.decide(&id, Decision::Reject { reason }, &actor(a))?)
+        }
+        Args::List {
+            scope,
+            limit,
+            include_body,
+            user,
+            all_users,
+        } => {
+            let user = (!all_users).then_some(user.as_str());
+            list(ctx, &scope, limit, include_body, user)
+        }
+        Args::Stm(s) => stm(ctx, s),
+        Args::Promote { dry_run, user } => {
+            let m = Memory::open(&ctx.home)?;
+            ctx.out.rows(&m.promote(user.as_deref(), dry_run)?)
+        }
+        Args::Gc { actor: a } => {
+            let m = Memory::open(&ctx.home)?;
+            let ltm = m.ltm_gc(&actor(a))?;
+            let stm = m.stm_gc()?;
+            ctx.out
+                .doc(&json!({"long_term_removed": ltm, "short_term_removed": stm}))
+        }
+        Args::Import {
+            path,
+            jsonl,
+            user,
+            actor: a,
+        } => import(ctx, &path, jsonl, &user, &actor(a)),
+        Args::Export { user, output } => {
+            let m = Memory::open(&ctx.home)?;
+            match output {
+                Some(p) => {
+                    let mut buf = Vec::new();
+                    m.export_each(user.as_deref(), |s| {
+                        buf.extend_from_slice(s.as_bytes());
+                        buf.push(b'\n');
+                        Ok(())
+                    })?;
+                    crate::store::write_bytes_atomic(&p, &buf)
+                }
+                None => {
+                    let stdout = std::io::stdout();
+                    let mut out = std::io::BufWriter::new(stdout.lock());
+                    m.export_each(user.as_deref(), |s| {
+                        out.write_all(s.as_bytes())
+                            .and_then(|()| out.write_all(b"\n"))
+                            .map_err(output::stdout_error)
+                    })?;
+                    out.flush().map_err(output::stdout_error)
+                }
+            }
+        }
+        Args::Bench { dataset, detail } => {
+            let text = output::read_input(Some(&dataset))?;
+            ctx.out.doc(&memory::bench::run_longmemeval(&text, detail)?)
+        }
+    }
+}
+
+fn query(ctx: &Ctx, text: &str, k: usize, tags: Vec<String>, user: &str) -> Result<()> {
+    let block = ctx.out.format() == Some(Format::Block);
+    let hits = if ctx.home.memory_db().exists() {
+        let m = Memory::open_fast(&ctx.home)?;
+        m.query(
+            text,
+            &QueryOpts {
+                k,
+                tags: tags.into_iter().filter(|t| !t.trim().is_empty()).collect(),
+                user: user.to_string(),
+            },
+        )?
+    } else {
+        crate::home::safe_component("user", user)?;
+        Vec::new()
+    };
+    if block {
+        return output::write_stdout(memory::render_block(&hits).as_bytes());
+    }
+    ctx.out.rows(&hits)
+}
+
+fn list(
+    ctx: &Ctx,
+    scope: &str,
+    limit: usize,
+    include_body: bool,
+    user: Option<&str>,
+) -> Result<()> {
+    let m = Memory::open(&ctx.home)?;
+    let human = ctx.out.is_human();
+    if scope == "short_term" {
+        let entries = m.stm_list(user, limit)?;
+        if human {
+            let t: Vec<Value> = entries
+                .iter()
+                .map(|e| {
+                    json!({"id": e.id, "user": e.user, "intent": e.intent, "created_at": e.created_at,
+                           "access_count": e.access_count, "sessions": e.sessions_seen.len()})
+                })
+                .collect();
+            return ctx.out.rows(&t);
+        }
+        return ctx.out.rows(&entries);
+    }
+    let records = m.ltm_list(user, limit)?;
+    if human {
+        let t: Vec<Value> = records
+            .iter()
+            .map(|r| {
+                let mut v = json!({"id": r.id, "user": r.user, "title": r.title, "tags": r.tags,
+                       "created_at": r.created_at, "ttl_days": r.ttl_days,
+                       "promoted_from": r.metadata.get("promoted_from")});
+                if include_body {
+                    v["body_md"] = json!(r.body_md);
+                } else {
+                    v["summary"] = json!(r.summary);
+                }
+                v
+            })
+            .collect();
+        return ctx.out.rows(&t);
+    }
+    let rows: Vec<Value> = records
+        .into_iter()
+        .map(|r| {
+            let mut v = serde_json::to_value(&r).unwrap_or(Value::Null);
+            if !include_body && let Value::Object(m) = &mut v {
+                m.shift_remove("body_md");
+            }
+            v
+        })
+        .collect();
+    ctx.out.rows(&rows)
+}
+
+fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
+    match args {
+        StmArgs::Add {
+            input,
+            user,
+            session,
+            error_state,
+        } => {
+            if error_state {
+                return Err(Error::denied(
+                    "no short-term memory is written while the turn is in an error state",
+                )
+                .with("flag", "--error-state"));
+            }
+            let text = output::read_input(input.as_deref())?;
+            let mut e: StmEntry = output::parse_json("stm entry", &text)?;
+            if let Some(u) = user {
+                e.user = u;
+            }
+            if session.is_some() {
+                e.session_id = session;
+            }
+            let m = Memory::open_fast(&ctx.home)?;
+            ctx.out.doc(&m.stm_add(e)?)
+        }
+        StmArgs::Touch {
+            id,
+            session,
+            error_state,
+        } => {
+            if error_state {
+                return Err(Error::denied(
+                    "no short-term memory is written while the turn is in an error state",
+                )
+                .with("flag", "--error-state"));
+            }
+            let m = Memory::open_fast(&ctx.home)?;
+            ctx.out.doc(&m.stm_touch(&id, session.as_deref())?)
+        }
+        StmArgs::List {
+            user,
+            all_users,
+            limit,
+        } => {
+            let m = Memory::open_fast(&ctx.home)?;
+            let user = (!all_users).then_some(user.as_str());
+            ctx.out.rows(&m.stm_list(user, limit)?)
+        }
+        StmArgs::Gc => {
+            let m = Memory::open_fast(&ctx.home)?;
+            ctx.out.doc(&json!({"short_term_removed": m.stm_gc()?}))
+        }
+    }
+}
+
+fn import(ctx: &Ctx, path: &std::path::Path, jsonl: bool, user: &str, actor: &str) -> Result<()> {
+    use std::io::BufRead;
+    let m = Memory::open(&ctx.home)?;
+    let user = m.resolve_user(user)?;
+    let now = crate::clock::rfc3339(crate::clock::now()?);
+    let redactor = crate::redact::Redactor::load(&ctx.home)?;
+    // Secrets are masked on the way in, as for candidates; the id follows the masked content.
+    let clean = |r: MemoryRecord| -> Result<MemoryRecord> {
+        let mut v = serde_json::to_value(&r).map_err(|e| Error::internal(e.to_string()))?;
+        if redactor.redact_value(&mut v, "").is_empty() {
+            return mio::normalize_record(r, &user);
+        }
+        let red: MemoryRecord =
+            serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
+        mio::normalize_record(red, &user)
+    };
+    let files = if jsonl {
+        vec![path.to_path_buf()]
+    } else {
+        mio::markdown_files(path)?
+    };
+    let report = m.import_stream(actor, &user, &path.display().to_string(), &mut |each| {
+        for f in &files {
+            if jsonl {
+                let file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
+                let reader = std::io::BufReader::with_capacity(1 << 20, file);
+                for (i, line) in reader.lines().enumerate() {
+                    let line = line.map_err(|e| {
+                        Error::invalid(format!("{} line {}: {e}", f.display(), i + 1))
+                    })?;
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    let r: MemoryRecord = serde_json::from_str(&line).map_err(|e| {
+                        Error::bad_json(&format!("{} line {}", f.display(), i + 1), &e)
+                            .with("line", i + 1)
+                    })?;
+                    each(clean(r)?)?;
+                }
+            } else {
+                let text = output::read_input(Some(f))?;
+                let stem = f
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                each(clean(mio::record_from_markdown(&text, &stem, &user, &now))?)?;
+            }
+        }
+        Ok(())
+    })?;
+    ctx.out.doc(&report)
 }

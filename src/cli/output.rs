@@ -15,10 +15,13 @@ pub const DEFAULT_MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 pub enum Format {
     Json,
     Table,
+    /// A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)
+    Block,
 }
 
 pub struct Printer {
     human: bool,
+    format: Option<Format>,
 }
 
 /// Exits 0 on a closed stdout (a reader that has gone away is not an error); otherwise maps
@@ -35,10 +38,15 @@ impl Printer {
     pub fn new(format: Option<Format>) -> Printer {
         let human = match format {
             Some(Format::Table) => true,
-            Some(Format::Json) => false,
+            Some(Format::Json) | Some(Format::Block) => false,
             None => std::io::stdout().is_terminal(),
         };
-        Printer { human }
+        Printer { human, format }
+    }
+
+    /// The format asked for on the command line, if any.
+    pub fn format(&self) -> Option<Format> {
+        self.format
     }
 
     pub fn is_human(&self) -> bool {
@@ -58,13 +66,7 @@ impl Printer {
 
     /// Writes one JSON Lines record and flushes it (streams and listings).
     pub fn line<T: Serialize + ?Sized>(&self, value: &T) -> Result<()> {
-        let value = serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))?;
-        let text = if self.human {
-            human_view(&value)
-        } else {
-            value.to_string()
-        };
-        write_stdout(format!("{text}\n").as_bytes())
+        self.doc(value)
     }
 
     /// Writes a listing: JSON Lines, or one table on a terminal / with `--format table`.

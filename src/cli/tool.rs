@@ -160,6 +160,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
 }
 
 fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
+    let started = std::time::Instant::now();
     let text = read_input(a.input.as_deref())?;
     let mut defaults = CallDefaults::new()?;
     if let Some(r) = &a.run_id {
@@ -191,13 +192,11 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
     let mut buf = Vec::with_capacity(calls.len() * 256);
     for req in &calls {
         let resp = runner.run(req);
-        let v = match a.as_ {
-            As::Envelopes => {
-                serde_json::to_value(&resp).map_err(|e| Error::internal(e.to_string()))?
-            }
-            As::ToolMessages => tools::tool_message(&resp),
-        };
-        buf.extend_from_slice(v.to_string().as_bytes());
+        match a.as_ {
+            As::Envelopes => serde_json::to_writer(&mut buf, &resp),
+            As::ToolMessages => serde_json::to_writer(&mut buf, &tools::tool_message(&resp)),
+        }
+        .map_err(|e| Error::internal(e.to_string()))?;
         buf.push(b'\n');
         // Stream slow calls at once; batch fast ones into few writes.
         if buf.len() > 64 * 1024 || resp.duration_ms >= 10 {
@@ -215,5 +214,15 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         buf.extend_from_slice(v.to_string().as_bytes());
         buf.push(b'\n');
     }
-    super::output::write_stdout(&buf)
+    super::output::write_stdout(&buf)?;
+    if std::env::var_os("BOB_TOOL_STATS").is_some_and(|v| !v.is_empty()) {
+        // Opt-in timing breakdown for scripts/bench-tools.sh (stderr, one JSON line).
+        let stats = json!({"stats": {
+            "calls": calls.len(),
+            "total_ms": started.elapsed().as_secs_f64() * 1e3,
+            "audit_ms": runner.audit_time().as_secs_f64() * 1e3,
+        }});
+        eprintln!("{stats}");
+    }
+    Ok(())
 }

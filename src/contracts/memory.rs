@@ -1,3 +1,14 @@
+//! Memory contracts: candidates, long-term records, short-term entries, query hits and the
+//! approval ledger's decision record.
+//!
+//! Wire examples:
+//!
+//! ```json
+//! {"text":"User prefers metric units","type":"preference","tags":["units"],"ttl_days":null,"source":"user_said","why_store":"stable preference"}
+//! {"title":"Drone parts","tags":["drone"],"body_md":"## BOM ...","importance":6,"ttl_days":null}
+//! {"id":"mem_0123456789abcdef","score":0.412,"excerpt":"User prefers metric…","title":"…","tags":["units"],"created_at":"2026-02-15T00:00:00Z"}
+//! ```
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -23,8 +34,25 @@ pub struct MemoryCandidate {
     pub source: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why_store: Option<String>,
+    /// 1..=10 (seed 004); absent means 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub importance: Option<u8>,
+}
+
+impl MemoryCandidate {
+    /// A seed 001 candidate with defaults (`type` fact, `source` assistant_inferred).
+    pub fn new(text: impl Into<String>) -> Self {
+        MemoryCandidate {
+            text: text.into(),
+            title: None,
+            kind: default_type(),
+            tags: Vec::new(),
+            ttl_days: None,
+            source: default_source(),
+            why_store: None,
+            importance: None,
+        }
+    }
 }
 
 fn default_type() -> String {
@@ -35,6 +63,9 @@ fn default_source() -> String {
 }
 
 /// Seed 004 memory JSON record plus `type`, `importance`, `user` and provenance.
+///
+/// `metadata` holds provenance: `{candidate_id, ledger_seq, promoted_from?, mirrored_from?,
+/// body_blob?: {path, sha256, bytes}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MemoryRecord {
     pub id: String,
@@ -63,4 +94,136 @@ pub struct MemoryRecord {
     /// `{candidate_id, ledger_seq, promoted_from?}`.
     #[serde(default, skip_serializing_if = "Value::is_null")]
     pub metadata: Value,
+}
+
+/// One ranked long-term memory returned by a query (seed 000 §5 retrieval item).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Hit {
+    pub id: String,
+    /// Relevance weighted by importance and recency, normalized to 0..1.
+    pub score: f64,
+    pub excerpt: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    pub created_at: String,
+}
+
+/// A short-term memory entry (seed 001 STM): a trace of one turn, not a transcript.
+///
+/// On input only `intent` is required; `id`, `created_at`, `last_accessed`, `access_count` and
+/// `sessions_seen` are filled in by the store (`session_id` seeds `sessions_seen`). In Rust,
+/// `StmEntry { intent, resolution, session_id, ..Default::default() }`; an empty `user` means
+/// `default`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StmEntry {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+    #[serde(default = "default_user")]
+    pub user: String,
+    pub intent: String,
+    #[serde(default)]
+    pub resolution: String,
+    /// At most 3.
+    #[serde(default)]
+    pub open_questions: Vec<String>,
+    #[serde(default)]
+    pub tools_used: Vec<Value>,
+    #[serde(default)]
+    pub entities: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub created_at: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub last_accessed: String,
+    #[serde(default)]
+    pub access_count: u64,
+    #[serde(default)]
+    pub sessions_seen: Vec<String>,
+    /// The session that wrote the entry (added to `sessions_seen`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Set when the turn that wrote it failed: such an entry is refused, nothing is written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub error_state: bool,
+    /// Content that may be wrong (e.g. a tool failed during the turn); never promoted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub error_tainted: bool,
+    /// When promotion was attempted (each entry is nominated at most once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promotion_attempted_at: Option<String>,
+}
+
+pub(crate) fn default_user() -> String {
+    "default".into()
+}
+
+/// A candidate as stored: pending until a human approves, edits or rejects it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CandidateRow {
+    pub id: String,
+    /// `pending`, `approved` or `rejected`.
+    pub status: String,
+    pub user: String,
+    pub created_at: String,
+    /// The candidate after redaction.
+    pub candidate: MemoryCandidate,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The STM entry this candidate was promoted from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promoted_from: Option<String>,
+    /// JSON paths that were redacted on the way in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redactions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<String>,
+    /// `approve`, `edit` or `reject`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger_seq: Option<u64>,
+    /// The long-term record an approval created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// One line of `memory_approvals.jsonl` before chaining (`seq`, `prev`, `hash` are added by
+/// `store::append_chained`).
+///
+/// `kind` is `decision` (approve / edit / reject of a candidate), `import` (an admin import
+/// batch) or `gc` (expired records removed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LedgerEntry {
+    pub kind: String,
+    pub ts: String,
+    pub actor: String,
+    pub user: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_id: Option<String>,
+    /// SHA-256 of the final (redacted) candidate's canonical JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_digest: Option<String>,
+    /// The edited (redacted) candidate of an `edit`, so a crash before the DB commit can be
+    /// replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited: Option<MemoryCandidate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `import` and `gc`: the records concerned (`[{id, digest}]`, at most 1000 listed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// `import` and `gc`: SHA-256 over the `id digest\n` lines of every record concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_path: Option<String>,
 }

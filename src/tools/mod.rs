@@ -26,7 +26,6 @@ use crate::home::{Home, safe_component};
 use crate::redact::Redactor;
 use registry::Input;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Outputs larger than this (as JSON text) are stored in the audit log as a snippet.
@@ -40,11 +39,13 @@ pub struct Runner {
     agent_id: String,
     session_id: Option<String>,
     redactor: Redactor,
-    audits: HashMap<(String, String), Audit>,
+    /// One audit writer per (agent_id, run_id) seen; the runner's own first.
+    audits: Vec<Audit>,
     sandbox: Option<fs::Sandbox>,
     failure_loop: FailureLoop,
     loop_state: LoopState,
     batch: bool,
+    audit_time: Duration,
 }
 
 impl Runner {
@@ -65,9 +66,12 @@ impl Runner {
         };
         let loop_state = failure_loop.state();
         let redactor = Redactor::load(home)?;
-        let mut audits = HashMap::new();
-        let audit = Audit::with_redactor(home, agent_id, run_id, redactor.clone())?;
-        audits.insert((agent_id.to_string(), run_id.to_string()), audit);
+        let audits = vec![Audit::with_redactor(
+            home,
+            agent_id,
+            run_id,
+            redactor.clone(),
+        )?];
         Ok(Runner {
             home: home.clone(),
             policy,
@@ -80,6 +84,7 @@ impl Runner {
             failure_loop,
             loop_state,
             batch: false,
+            audit_time: Duration::ZERO,
         })
     }
 
@@ -96,10 +101,21 @@ impl Runner {
 
     /// Writes every queued audit event.
     pub fn flush(&mut self) -> Result<()> {
-        for a in self.audits.values_mut() {
-            a.flush()?;
+        let t = Instant::now();
+        let mut result = Ok(());
+        for a in self.audits.iter_mut() {
+            if let Err(e) = a.flush() {
+                result = Err(e);
+                break;
+            }
         }
-        Ok(())
+        self.audit_time += t.elapsed();
+        result
+    }
+
+    /// Time spent so far building, redacting and writing audit events (for benchmarks).
+    pub fn audit_time(&self) -> Duration {
+        self.audit_time
     }
 
     pub fn failure_loop(&self) -> &FailureLoop {
@@ -120,20 +136,26 @@ impl Runner {
     }
 
     fn audit_for(&mut self, req: &ToolRequest) -> Result<&mut Audit> {
-        let key = if safe_component("agent_id", &req.agent_id).is_ok()
+        let (agent, run) = if safe_component("agent_id", &req.agent_id).is_ok()
             && safe_component("run_id", &req.run_id).is_ok()
         {
-            (req.agent_id.clone(), req.run_id.clone())
+            (req.agent_id.as_str(), req.run_id.as_str())
         } else {
-            (self.agent_id.clone(), self.run_id.clone())
+            (self.agent_id.as_str(), self.run_id.as_str())
         };
-        if !self.audits.contains_key(&key) {
-            let a = Audit::with_redactor(&self.home, &key.0, &key.1, self.redactor.clone())?;
-            self.audits.insert(key.clone(), a);
-        }
-        self.audits
-            .get_mut(&key)
-            .ok_or_else(|| Error::internal("audit map"))
+        let i = match self
+            .audits
+            .iter()
+            .position(|a| a.agent_id() == agent && a.run_id() == run)
+        {
+            Some(i) => i,
+            None => {
+                let a = Audit::with_redactor(&self.home, agent, run, self.redactor.clone())?;
+                self.audits.push(a);
+                self.audits.len() - 1
+            }
+        };
+        Ok(&mut self.audits[i])
     }
 
     /// Executes one request. Never returns an error: a failure is an `ok:false` envelope.
@@ -164,7 +186,10 @@ impl Runner {
             },
         };
         let mut resp = resp;
-        if let Err(e) = self.audit_result(req, &resp) {
+        let t = Instant::now();
+        let audited = self.audit_result(req, &resp);
+        self.audit_time += t.elapsed();
+        if let Err(e) = audited {
             // The call happened but could not be audited: say so rather than pretend.
             resp.ok = false;
             resp.output = None;
@@ -190,34 +215,30 @@ impl Runner {
     }
 
     fn audit_result(&mut self, req: &ToolRequest, resp: &ToolResponse) -> Result<()> {
-        let mut redactions = Vec::new();
-        let output = match &resp.output {
-            None => Value::Null,
-            Some(o) => {
-                let mut o = o.clone();
-                redactions = self.redactor.redact_value(&mut o, "payload.output");
-                let text = o.to_string();
-                if text.len() > AUDIT_OUTPUT_CAP {
-                    let mut cut = AUDIT_OUTPUT_CAP;
-                    while !text.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    json!({"snippet": &text[..cut], "bytes": text.len(), "sha256": crate::store::sha256_hex(text.as_bytes())})
-                } else {
-                    o
-                }
-            }
-        };
-        let payload = json!({
+        let mut payload = json!({
             "request_id": req.request_id,
             "tool": req.tool,
             "ok": resp.ok,
-            "output": output,
+            "output": Value::Null,
             "error": resp.error,
             "duration_ms": resp.duration_ms,
         });
+        let mut redactions = self.redactor.redact_value(&mut payload, "payload");
+        if let Some(o) = &resp.output {
+            let mut o = o.clone();
+            redactions.extend(self.redactor.redact_value(&mut o, "payload.output"));
+            if approx_len(&o) > AUDIT_OUTPUT_CAP {
+                let text = o.to_string();
+                let mut cut = AUDIT_OUTPUT_CAP.min(text.len());
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                o = json!({"snippet": &text[..cut], "bytes": text.len(), "sha256": crate::store::sha256_hex(text.as_bytes())});
+            }
+            payload["output"] = o;
+        }
         let audit = self.audit_for(req)?;
-        audit.queue_with("tool.result", "system", payload, redactions)
+        audit.queue_redacted("tool.result", "system", payload, redactions)
     }
 
     fn execute(&mut self, req: &ToolRequest) -> Result<Value> {
@@ -231,7 +252,15 @@ impl Runner {
             "session_id": self.session_id,
             "mutating": spec.map(|s| s.mutating),
         });
-        self.audit_for(req)?.queue("tool.call", "agent", call)?;
+        let t = Instant::now();
+        let queued = self
+            .audit_for(req)
+            .and_then(|a| a.queue("tool.call", "agent", call));
+        self.audit_time += t.elapsed();
+        queued?;
+        // Ids become file names (audit/<agent_id>/, runs/<run_id>/): refuse path tricks.
+        safe_component("agent_id", &req.agent_id)?;
+        safe_component("run_id", &req.run_id)?;
         let Some(spec) = spec else {
             return Err(Error::new(
                 Code::ToolNotFound,
@@ -286,9 +315,91 @@ impl Drop for Runner {
     }
 }
 
+/// A cheap upper-bound-ish estimate of a value's JSON size (no serialization).
+fn approx_len(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 24,
+        Value::String(s) => s.len() + 2,
+        Value::Array(a) => a.iter().map(approx_len).sum::<usize>() + a.len() + 2,
+        Value::Object(m) => {
+            m.iter()
+                .map(|(k, v)| k.len() + 4 + approx_len(v))
+                .sum::<usize>()
+                + 2
+        }
+    }
+}
+
 /// Renders a response as the seed 000 §3 tool-role message
 /// `{"role":"tool","tool_call_id":…,"content":"<json of {id,tool,ok,output,error}>"}`.
 pub fn tool_message(r: &ToolResponse) -> Value {
     let content = serde_json::to_string(&ToolMessage::from(r)).unwrap_or_default();
     json!({"role": "tool", "tool_call_id": r.request_id, "content": content})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// The turn is async: the runner must work from inside a tokio runtime (no nested
+    /// runtime on the caller's thread) for every tool, http.get included.
+    #[tokio::test(flavor = "current_thread")]
+    async fn runner_works_inside_a_tokio_runtime() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                );
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("home"));
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "A").unwrap();
+        let o = PolicyOverrides {
+            roots: vec![root],
+            enable_all: true,
+            grant: vec!["net:127.0.0.1".into()],
+            allow_loopback: true,
+            ..Default::default()
+        };
+        let policy = Policy::from_env_and_session(&home, None, o).unwrap();
+        let mut runner = Runner::new(&home, policy, "run_t", "agent_t", None).unwrap();
+        let mut d = CallDefaults::new().unwrap();
+        d.run_id = "run_t".into();
+        d.agent_id = "agent_t".into();
+        let calls = parse_calls(
+            &json!([
+                {"id": "a", "tool": "fs.read_text", "args": {"path": "a.txt"}},
+                {"id": "b", "tool": "http.get", "args": {"url": format!("http://127.0.0.1:{port}/"), "use_cache": false}},
+                {"id": "c", "tool": "shell.exec", "args": {"cmd": "cat a.txt"}}
+            ])
+            .to_string(),
+            &d,
+        )
+        .unwrap();
+        let out: Vec<ToolResponse> = calls.iter().map(|c| runner.run(c)).collect();
+        assert_eq!(out[0].output.as_ref().unwrap()["text"], "A");
+        assert_eq!(
+            out[1].output.as_ref().unwrap()["body"],
+            "ok",
+            "{:?}",
+            out[1]
+        );
+        assert_eq!(
+            out[2].output.as_ref().unwrap()["stdout"],
+            "A",
+            "{:?}",
+            out[2]
+        );
+        assert_eq!(runner.audits.len(), 1);
+        let log = std::fs::read_to_string(runner.audits[0].path()).unwrap();
+        assert_eq!(log.lines().count(), 6);
+    }
 }

@@ -356,4 +356,17 @@ mod tests {
         .unwrap();
         assert_eq!(r[0].input, Value::String("{oops".into()));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_any_text(s in "\\PC{0,200}") {
+            let _ = parse_calls(&s, &d());
+        }
+
+        #[test]
+        fn never_panics_on_marker_soup(a in "[\\[\\]{}\":,a-z0-9 ]{0,60}", b in "[\\[\\]{}\":,a-z0-9 ]{0,60}") {
+            let _ = parse_calls(&format!("{a}{BEGIN}{b}{END}{a}"), &d());
+            let _ = parse_calls(&format!("[{{\"tool\":\"x\",\"args\":{a}}}]"), &d());
+        }
+    }
 }

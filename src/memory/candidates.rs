@@ -1,0 +1,852 @@
+//! Candidates, human decisions and the approval ledger.
+//!
+//! A decision (approve / edit / reject) runs under the ledger's lock file
+//! (`memory_approvals.jsonl.lock`): the candidate must still be `pending` (otherwise
+//! `conflict`), the decision is appended to the hash-chained ledger FIRST, and only then applied
+//! to the database in one transaction that also marks the ledger `seq` as applied
+//! (`ledger_seen`). If the process dies between the two, the next [`Memory::open`] replays every
+//! ledger record whose `seq` the database has not seen (idempotent by candidate id).
+
+use super::ltm::{self, BLOB_THRESHOLD_BYTES, LtmStore};
+use super::{DEFAULT_USER, Memory, ProposeCtx};
+use crate::clock;
+use crate::contracts::{CandidateRow, LedgerEntry, MemoryCandidate, MemoryRecord, StmEntry};
+use crate::error::{Error, Result};
+use crate::store;
+use rusqlite::{OptionalExtension, params};
+use serde_json::{Map, Value, json};
+
+/// Opening marker of a candidate block inside THINK output.
+pub const BLOCK_OPEN: &str = "<<<MEMORY_CANDIDATES_JSON>>>";
+/// Closing marker of a candidate block.
+pub const BLOCK_CLOSE: &str = "<<<END_MEMORY_CANDIDATES_JSON>>>";
+/// Seed 001: the model proposes at most this many candidates per THINK output.
+pub const MAX_PER_THINK: usize = 2;
+/// At most this many candidates in one direct (non-THINK) proposal.
+pub const MAX_PER_PROPOSAL: usize = 100;
+/// Largest candidate text accepted.
+pub const MAX_TEXT_BYTES: usize = 1024 * 1024;
+
+/// Candidates found in an input and what was left out.
+#[derive(Debug, Clone, Default)]
+pub struct Extracted {
+    pub candidates: Vec<MemoryCandidate>,
+    /// Candidates beyond the per-THINK cap, not taken.
+    pub dropped: usize,
+    /// True when the input was THINK output (markers or a `memory_candidates` field).
+    pub from_think: bool,
+}
+
+fn candidates_of(v: &Value, out: &mut Vec<Value>) -> bool {
+    match v {
+        Value::Array(items) => {
+            for i in items {
+                candidates_of(i, out);
+            }
+            true
+        }
+        Value::Object(m) => {
+            for key in [
+                "save_plan",
+                "suggest_memory_save",
+                "memory_candidates",
+                "candidates",
+            ] {
+                if let Some(inner) = m.get(key) {
+                    if !inner.is_null() {
+                        candidates_of(inner, out);
+                    }
+                    return true;
+                }
+            }
+            if m.get("action").and_then(Value::as_str) == Some("save_memory")
+                && let Some(p) = m.get("payload")
+            {
+                return candidates_of(p, out);
+            }
+            if let Some(ti) = m.get("tool_intent") {
+                return candidates_of(ti, out);
+            }
+            if m.contains_key("text") || m.contains_key("body_md") {
+                out.push(v.clone());
+                return true;
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Finds memory candidates in an input: a JSON candidate, an array of them, an object
+/// wrapping them (`save_plan`, `suggest_memory_save`, `memory_candidates`, `candidates`, a
+/// `save_memory` tool intent), or THINK text containing
+/// `<<<MEMORY_CANDIDATES_JSON>>>…<<<END_MEMORY_CANDIDATES_JSON>>>` blocks. THINK output (marker
+/// blocks or a `memory_candidates` field) yields at most [`MAX_PER_THINK`] candidates.
+pub fn extract_candidates(input: &str) -> Result<Extracted> {
+    let mut raw = Vec::new();
+    let trimmed = input.trim();
+    let from_think: bool;
+    if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+        from_think = v.get("memory_candidates").is_some();
+        if !candidates_of(&v, &mut raw) {
+            return Err(Error::invalid(
+                "no memory candidate in the input: expected {text,…}, {title, body_md,…}, an \
+                 array, or {save_plan|suggest_memory_save|memory_candidates: …}",
+            ));
+        }
+    } else if input.contains(BLOCK_OPEN) {
+        from_think = true;
+        let mut rest = input;
+        while let Some(i) = rest.find(BLOCK_OPEN) {
+            let after = &rest[i + BLOCK_OPEN.len()..];
+            let Some(j) = after.find(BLOCK_CLOSE) else {
+                return Err(Error::invalid(format!(
+                    "{BLOCK_OPEN} block is not closed by {BLOCK_CLOSE}"
+                )));
+            };
+            let body = after[..j].trim();
+            let v: Value = serde_json::from_str(body)
+                .map_err(|e| Error::bad_json("memory candidates block", &e))?;
+            candidates_of(&v, &mut raw);
+            rest = &after[j + BLOCK_CLOSE.len()..];
+        }
+    } else if trimmed.is_empty() {
+        return Err(Error::invalid(
+            "no input (expected memory candidates on stdin)",
+        ));
+    } else {
+        return Err(Error::invalid(format!(
+            "input is neither JSON nor THINK output with a {BLOCK_OPEN} block"
+        )));
+    }
+    let mut candidates = Vec::with_capacity(raw.len());
+    for (i, v) in raw.into_iter().enumerate() {
+        let c: MemoryCandidate = serde_json::from_value(v)
+            .map_err(|e| Error::invalid(format!("candidate {i}: {e}")).with("index", i))?;
+        candidates.push(c);
+    }
+    let cap = if from_think {
+        MAX_PER_THINK
+    } else {
+        MAX_PER_PROPOSAL
+    };
+    let dropped = candidates.len().saturating_sub(cap);
+    if !from_think && dropped > 0 {
+        return Err(Error::invalid(format!(
+            "at most {MAX_PER_PROPOSAL} candidates per proposal (got {})",
+            candidates.len()
+        )));
+    }
+    candidates.truncate(cap);
+    Ok(Extracted {
+        candidates,
+        dropped,
+        from_think,
+    })
+}
+
+/// Checks a candidate's fields.
+pub fn validate(c: &MemoryCandidate) -> Result<()> {
+    if c.text.trim().is_empty() {
+        return Err(
+            Error::invalid("candidate text (or body_md) must not be empty").with("field", "text"),
+        );
+    }
+    if c.text.len() > MAX_TEXT_BYTES {
+        return Err(Error::invalid(format!(
+            "candidate text is {} bytes; the limit is {MAX_TEXT_BYTES}",
+            c.text.len()
+        ))
+        .with("field", "text"));
+    }
+    if let Some(i) = c.importance
+        && !(1..=10).contains(&i)
+    {
+        return Err(
+            Error::invalid(format!("importance must be 1..10 (got {i})"))
+                .with("field", "importance"),
+        );
+    }
+    if c.kind.trim().is_empty() || c.kind.len() > 64 {
+        return Err(Error::invalid("type must be 1-64 characters").with("field", "type"));
+    }
+    if c.tags.len() > 32 || c.tags.iter().any(|t| t.trim().is_empty() || t.len() > 64) {
+        return Err(Error::invalid("at most 32 tags of 1-64 characters each").with("field", "tags"));
+    }
+    Ok(())
+}
+
+/// SHA-256 of the candidate's canonical JSON.
+pub fn candidate_digest(c: &MemoryCandidate) -> String {
+    store::sha256_hex(serde_json::to_string(c).unwrap_or_default().as_bytes())
+}
+
+/// A human decision on a candidate.
+#[derive(Debug, Clone)]
+pub enum Decision {
+    Approve,
+    /// Approve with these fields replaced (a JSON object of candidate fields).
+    Edit(Value),
+    Reject {
+        reason: String,
+    },
+}
+
+/// The outcome of a decision.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Decided {
+    pub candidate: CandidateRow,
+    pub ledger_seq: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<MemoryRecord>,
+    /// Ids of the copies written to a shared user's store.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mirrored: Vec<String>,
+}
+
+fn parse_row(s: &str) -> Result<CandidateRow> {
+    serde_json::from_str(s).map_err(|e| Error::internal(format!("candidate row: {e}")))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| Error::internal(e.to_string()))
+}
+
+fn to_map<T: serde::Serialize>(v: &T) -> Result<Map<String, Value>> {
+    match serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))? {
+        Value::Object(m) => Ok(m),
+        _ => Err(Error::internal("ledger entry is not an object")),
+    }
+}
+
+impl Memory {
+    fn redact_candidate(&self, c: &MemoryCandidate) -> Result<(MemoryCandidate, Vec<String>)> {
+        let mut v = serde_json::to_value(c).map_err(|e| Error::internal(e.to_string()))?;
+        let paths = self.redactor()?.redact_value(&mut v, "candidate");
+        let c = serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
+        Ok((c, paths))
+    }
+
+    /// Stores a candidate as `pending` after redacting secrets. Proposing the same (redacted)
+    /// content again for the same user while it is pending returns the existing row.
+    pub fn propose(&self, candidate: MemoryCandidate, ctx: ProposeCtx) -> Result<CandidateRow> {
+        self.propose_from(candidate, ctx, None)
+    }
+
+    pub(crate) fn propose_from(
+        &self,
+        candidate: MemoryCandidate,
+        ctx: ProposeCtx,
+        promoted_from: Option<String>,
+    ) -> Result<CandidateRow> {
+        validate(&candidate)?;
+        let user = self.resolve_user(ctx.user.as_deref().unwrap_or(DEFAULT_USER))?;
+        let (c, redactions) = self.redact_candidate(&candidate)?;
+        let digest = candidate_digest(&c);
+        let tx = self.begin()?;
+        let existing: Option<String> = tx
+            .query_row(
+                "SELECT row FROM candidates WHERE user = ?1 AND digest = ?2 AND status = 'pending'",
+                params![user, digest],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(row) = existing {
+            return parse_row(&row);
+        }
+        let now = self.now()?;
+        let row = CandidateRow {
+            id: format!("cand_{}", &uuid::Uuid::new_v4().simple().to_string()[..16]),
+            status: "pending".into(),
+            user: user.clone(),
+            created_at: clock::rfc3339(now),
+            candidate: c,
+            session_id: ctx.session_id,
+            run_id: ctx.run_id,
+            promoted_from,
+            redactions,
+            decided_at: None,
+            decision: None,
+            ledger_seq: None,
+            memory_id: None,
+            reason: None,
+        };
+        tx.execute(
+            "INSERT INTO candidates(id, user, status, digest, created_unix, row) \
+             VALUES (?1, ?2, 'pending', ?3, ?4, ?5)",
+            params![row.id, user, digest, now.timestamp(), to_json(&row)?],
+        )?;
+        tx.commit()?;
+        Ok(row)
+    }
+
+    /// One candidate by id.
+    pub fn candidate(&self, id: &str) -> Result<Option<CandidateRow>> {
+        let row: Option<String> = self
+            .conn
+            .query_row("SELECT row FROM candidates WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        row.map(|r| parse_row(&r)).transpose()
+    }
+
+    /// Candidates, oldest first, filtered by status and user.
+    pub fn candidates(
+        &self,
+        status: Option<&str>,
+        user: Option<&str>,
+    ) -> Result<Vec<CandidateRow>> {
+        let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        let mut stmt = self.conn.prepare(
+            "SELECT row FROM candidates WHERE (?1 IS NULL OR status = ?1) \
+             AND (?2 IS NULL OR user = ?2) ORDER BY created_unix, id",
+        )?;
+        let rows = stmt.query_map(params![status, user], |r| r.get::<_, String>(0))?;
+        rows.map(|r| parse_row(&r?)).collect()
+    }
+
+    fn ledger_lock(&self) -> Result<store::Lock> {
+        store::Lock::exclusive(&store::lock_path(&self.home()?.ledger_path()))
+    }
+
+    fn append_ledger(&self, entry: &LedgerEntry) -> Result<u64> {
+        let written = store::append_chained(&self.home()?.ledger_path(), to_map(entry)?)?;
+        written
+            .get("seq")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| Error::internal("ledger append returned no seq"))
+    }
+
+    /// Decides a pending candidate: ledger first, then the database. A candidate already
+    /// decided is a `conflict`; an unknown one `not_found`.
+    pub fn decide(&self, id: &str, decision: Decision, actor: &str) -> Result<Decided> {
+        let _lock = self.ledger_lock()?;
+        self.reconcile_locked()?;
+        let Some(row) = self.candidate(id)? else {
+            return Err(Error::not_found(format!("no candidate {id:?}")).with("id", id));
+        };
+        if row.status != "pending" {
+            return Err(Error::conflict(format!(
+                "candidate {id} was already {} ({})",
+                row.status,
+                row.decided_at.as_deref().unwrap_or("?")
+            ))
+            .with("id", id)
+            .with("status", row.status.clone())
+            .retryable(false));
+        }
+        let ts = clock::rfc3339(self.now()?);
+        let mut entry = LedgerEntry {
+            kind: "decision".into(),
+            ts: ts.clone(),
+            actor: actor.to_string(),
+            user: row.user.clone(),
+            decision: None,
+            candidate_id: Some(row.id.clone()),
+            memory_id: None,
+            content_digest: None,
+            edited: None,
+            reason: None,
+            records: Vec::new(),
+            count: None,
+            batch_digest: None,
+            source_path: None,
+        };
+        match decision {
+            Decision::Approve => {
+                entry.decision = Some("approve".into());
+                entry.content_digest = Some(candidate_digest(&row.candidate));
+                entry.memory_id = Some(self.build_record(&row, &row.candidate, &ts, 0)?.id);
+            }
+            Decision::Edit(patch) => {
+                let Value::Object(patch) = patch else {
+                    return Err(Error::invalid(
+                        "--edit must be a JSON object of candidate fields",
+                    ));
+                };
+                let mut base = to_map(&row.candidate)?;
+                for (k, v) in patch {
+                    base.insert(if k == "body_md" { "text".into() } else { k }, v);
+                }
+                let edited: MemoryCandidate = serde_json::from_value(Value::Object(base))
+                    .map_err(|e| Error::invalid(format!("--edit: {e}")))?;
+                validate(&edited)?;
+                let (edited, _) = self.redact_candidate(&edited)?;
+                entry.decision = Some("edit".into());
+                entry.content_digest = Some(candidate_digest(&edited));
+                entry.memory_id = Some(self.build_record(&row, &edited, &ts, 0)?.id);
+                entry.edited = Some(edited);
+            }
+            Decision::Reject { reason } => {
+                if reason.trim().is_empty() {
+                    return Err(Error::invalid("a rejection needs a --reason"));
+                }
+                entry.decision = Some("reject".into());
+                entry.content_digest = Some(candidate_digest(&row.candidate));
+                entry.reason = Some(self.redactor()?.redact_str(&reason).into_owned());
+            }
+        }
+        let seq = self.append_ledger(&entry)?;
+        self.apply_entry(seq, &entry)?
+            .ok_or_else(|| Error::internal(format!("ledger record {seq} could not be applied")))
+    }
+
+    /// The record an approval of `c` (candidate `row`) creates; large bodies go to a blob.
+    fn build_record(
+        &self,
+        row: &CandidateRow,
+        c: &MemoryCandidate,
+        ts: &str,
+        ledger_seq: u64,
+    ) -> Result<MemoryRecord> {
+        let mut meta = Map::new();
+        meta.insert("candidate_id".into(), json!(row.id));
+        meta.insert("ledger_seq".into(), json!(ledger_seq));
+        if let Some(p) = &row.promoted_from {
+            meta.insert("promoted_from".into(), json!(p));
+        }
+        let body = if c.text.len() > BLOB_THRESHOLD_BYTES {
+            let sha = store::sha256_hex(c.text.as_bytes());
+            let rel = format!("memory/blobs/{sha}.md");
+            meta.insert(
+                "body_blob".into(),
+                json!({"path": rel, "sha256": sha, "bytes": c.text.len()}),
+            );
+            format!(
+                "{}\n\n[full body: {rel} ({} bytes, sha256 {sha})]",
+                ltm::summarize(&c.text),
+                c.text.len()
+            )
+        } else {
+            c.text.clone()
+        };
+        let mut r = ltm::record_from_candidate(c, &row.user, ts, body, Value::Object(meta));
+        if let Some(blob) = r.metadata.get("body_blob") {
+            r.token_est = ltm::token_est(&c.text);
+            let _ = blob;
+        }
+        Ok(r)
+    }
+
+    fn write_blob(&self, c: &MemoryCandidate) -> Result<()> {
+        if c.text.len() > BLOB_THRESHOLD_BYTES {
+            let sha = store::sha256_hex(c.text.as_bytes());
+            let path = self
+                .home()?
+                .root()
+                .join("memory")
+                .join("blobs")
+                .join(format!("{sha}.md"));
+            if !path.exists() {
+                store::write_bytes_atomic(&path, c.text.as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies one ledger record to the database (idempotent: a `seq` already seen is skipped).
+    /// Returns the outcome of a decision that was applied.
+    fn apply_entry(&self, seq: u64, entry: &LedgerEntry) -> Result<Option<Decided>> {
+        let seen: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT applied FROM ledger_seen WHERE seq = ?1",
+                [seq as i64],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if seen.is_some() {
+            return Ok(None);
+        }
+        match entry.kind.as_str() {
+            "decision" => self.apply_decision(seq, entry),
+            "gc" => {
+                let ids: Vec<String> = entry
+                    .records
+                    .iter()
+                    .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_string))
+                    .collect();
+                let tx = self.begin()?;
+                self.ltm().delete(&ids)?;
+                mark_seen(&tx, seq, "gc", true)?;
+                tx.commit()?;
+                Ok(None)
+            }
+            other => {
+                // An import batch that never reached the database cannot be replayed from the
+                // ledger (it lists digests, not bodies): it is marked as seen, unapplied.
+                let tx = self.begin()?;
+                mark_seen(&tx, seq, other, false)?;
+                tx.commit()?;
+                Ok(None)
+            }
+        }
+    }
+
+    fn apply_decision(&self, seq: u64, entry: &LedgerEntry) -> Result<Option<Decided>> {
+        let id = entry.candidate_id.clone().unwrap_or_default();
+        let row = self.candidate(&id)?;
+        let decision = entry.decision.clone().unwrap_or_default();
+        let Some(mut row) = row.filter(|r| r.status == "pending") else {
+            let tx = self.begin()?;
+            mark_seen(&tx, seq, "decision", false)?;
+            tx.commit()?;
+            return Ok(None);
+        };
+        let final_c = match decision.as_str() {
+            "approve" => Some(row.candidate.clone()),
+            "edit" => entry.edited.clone(),
+            _ => None,
+        };
+        if let Some(c) = &final_c
+            && entry.content_digest.as_deref() != Some(candidate_digest(c).as_str())
+        {
+            let tx = self.begin()?;
+            mark_seen(&tx, seq, "decision", false)?;
+            tx.commit()?;
+            return Ok(None);
+        }
+        let mut record = None;
+        let mut mirrored = Vec::new();
+        if let Some(c) = &final_c {
+            self.write_blob(c)?;
+            let r = self.build_record(&row, c, &entry.ts, seq)?;
+            let mirror = match self.shared_user_of(&row.user)? {
+                Some(shared) => {
+                    let mut mrow = row.clone();
+                    mrow.user = shared;
+                    let mut m = self.build_record(&mrow, c, &entry.ts, seq)?;
+                    if let Value::Object(meta) = &mut m.metadata {
+                        meta.insert("mirrored_from".into(), json!(r.id));
+                    }
+                    Some(m)
+                }
+                None => None,
+            };
+            record = Some((r, mirror));
+        }
+        let tx = self.begin()?;
+        if let Some((r, mirror)) = &record {
+            let ltm = self.ltm();
+            ltm.upsert(r)?;
+            if let Some(m) = mirror {
+                mirrored.push(ltm.upsert(m)?);
+            }
+            row.memory_id = Some(r.id.clone());
+        }
+        row.status = if final_c.is_some() {
+            "approved"
+        } else {
+            "rejected"
+        }
+        .into();
+        row.decision = Some(decision);
+        row.decided_at = Some(entry.ts.clone());
+        row.ledger_seq = Some(seq);
+        row.reason = entry.reason.clone();
+        tx.execute(
+            "UPDATE candidates SET status = ?2, row = ?3 WHERE id = ?1",
+            params![row.id, row.status, to_json(&row)?],
+        )?;
+        mark_seen(&tx, seq, "decision", true)?;
+        tx.commit()?;
+        Ok(Some(Decided {
+            candidate: row,
+            ledger_seq: seq,
+            record: record.map(|(r, _)| r),
+            mirrored,
+        }))
+    }
+
+    /// Replays ledger records the database has not applied (takes the ledger lock).
+    pub fn reconcile(&self) -> Result<usize> {
+        let Some(home) = &self.home else { return Ok(0) };
+        if !home.ledger_path().exists() {
+            return Ok(0);
+        }
+        let _lock = self.ledger_lock()?;
+        self.reconcile_locked()
+    }
+
+    fn reconcile_locked(&self) -> Result<usize> {
+        let path = self.home()?.ledger_path();
+        let mut head_path = path.as_os_str().to_owned();
+        head_path.push(".head");
+        let head: Option<Value> =
+            store::read_json(std::path::Path::new(&head_path)).unwrap_or(None);
+        let head_seq = head
+            .as_ref()
+            .and_then(|h| h.get("seq"))
+            .and_then(Value::as_u64);
+        let seen: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM ledger_seen", [], |r| r.get(0))?;
+        if head_seq.is_some_and(|s| (s as i64) < seen) || (head_seq.is_none() && !path.exists()) {
+            return Ok(0);
+        }
+        if head_seq.is_some_and(|s| (s as i64) + 1 == seen) {
+            return Ok(0);
+        }
+        let log = store::read_jsonl(&path)?;
+        let mut applied = 0;
+        for (_, v) in log.records {
+            let Some(seq) = v.get("seq").and_then(Value::as_u64) else {
+                continue;
+            };
+            let Ok(entry) = serde_json::from_value::<LedgerEntry>(v) else {
+                continue;
+            };
+            if self.apply_entry(seq, &entry)?.is_some() {
+                applied += 1;
+            }
+        }
+        Ok(applied)
+    }
+
+    /// Removes expired long-term records: one `gc` ledger record first, then the deletion.
+    /// Returns the ids removed.
+    pub fn ltm_gc(&self, actor: &str) -> Result<Vec<String>> {
+        let _lock = self.ledger_lock()?;
+        self.reconcile_locked()?;
+        let now = self.now_unix();
+        let expired: Vec<(String, String, String)> = {
+            let mut stmt = self.conn.prepare(
+                "SELECT id, digest, user FROM ltm WHERE expires_unix IS NOT NULL AND expires_unix <= ?1 \
+                 ORDER BY rid",
+            )?;
+            let rows = stmt.query_map([now], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect::<std::result::Result<_, _>>()?
+        };
+        if expired.is_empty() {
+            return Ok(Vec::new());
+        }
+        let records: Vec<Value> = expired
+            .iter()
+            .map(|(id, d, u)| json!({"id": id, "digest": d, "user": u}))
+            .collect();
+        let entry = LedgerEntry {
+            kind: "gc".into(),
+            ts: clock::rfc3339(self.now()?),
+            actor: actor.to_string(),
+            user: "*".into(),
+            decision: None,
+            candidate_id: None,
+            memory_id: None,
+            content_digest: None,
+            edited: None,
+            reason: Some("ttl expired".into()),
+            count: Some(records.len() as u64),
+            batch_digest: Some(batch_digest(
+                expired.iter().map(|(i, d, _)| (i.as_str(), d.as_str())),
+            )),
+            records,
+            source_path: None,
+        };
+        let seq = self.append_ledger(&entry)?;
+        self.apply_entry(seq, &entry)?;
+        Ok(expired.into_iter().map(|(i, _, _)| i).collect())
+    }
+
+    /// Writes records to LTM as one admin import batch: one ledger record listing the batch
+    /// (ids and digests, listed when at most 1000, always covered by `batch_digest`), then one
+    /// transaction. Records already stored (same id) are left as they are.
+    pub fn import_records(
+        &self,
+        records: &[MemoryRecord],
+        actor: &str,
+        user: &str,
+        source_path: &str,
+    ) -> Result<ImportReport> {
+        self.import_stream(actor, user, source_path, &mut |each| {
+            for r in records {
+                each(r.clone())?;
+            }
+            Ok(())
+        })
+    }
+
+    /// [`Memory::import_records`] over a source read twice: `source` calls its argument once per
+    /// record, in the same order each time. The first pass digests the batch for the ledger
+    /// record; the second writes the records in one transaction, and is rolled back
+    /// (`conflict`) if the source changed in between.
+    #[allow(clippy::type_complexity)] // a callback that takes a callback; an alias hides nothing
+    pub fn import_stream(
+        &self,
+        actor: &str,
+        user: &str,
+        source_path: &str,
+        source: &mut dyn FnMut(&mut dyn FnMut(MemoryRecord) -> Result<()>) -> Result<()>,
+    ) -> Result<ImportReport> {
+        const LISTED: usize = 1000;
+        let _lock = self.ledger_lock()?;
+        self.reconcile_locked()?;
+        let mut digest = BatchDigest::default();
+        let mut listed: Vec<Value> = Vec::new();
+        source(&mut |r| {
+            let d = ltm::record_digest(&r);
+            if digest.count < LISTED {
+                listed.push(json!({"id": r.id, "digest": d}));
+            }
+            digest.add(&r.id, &d);
+            Ok(())
+        })?;
+        if digest.count == 0 {
+            return Err(Error::invalid(format!(
+                "nothing to import from {source_path}"
+            )));
+        }
+        let count = digest.count;
+        if count > LISTED {
+            listed.clear();
+        }
+        let batch = digest.finish();
+        let entry = LedgerEntry {
+            kind: "import".into(),
+            ts: clock::rfc3339(self.now()?),
+            actor: actor.to_string(),
+            user: user.to_string(),
+            decision: None,
+            candidate_id: None,
+            memory_id: None,
+            content_digest: None,
+            edited: None,
+            reason: None,
+            records: listed,
+            count: Some(count as u64),
+            batch_digest: Some(batch.clone()),
+            source_path: Some(source_path.to_string()),
+        };
+        let seq = self.append_ledger(&entry)?;
+        let tx = self.begin()?;
+        let ltm = self.ltm();
+        let mut imported = 0;
+        let mut ids = Vec::new();
+        let mut again = BatchDigest::default();
+        source(&mut |r| {
+            again.add(&r.id, &ltm::record_digest(&r));
+            if ids.len() < LISTED {
+                ids.push(r.id.clone());
+            }
+            if ltm.insert_new(&r)? {
+                imported += 1;
+            }
+            Ok(())
+        })?;
+        if again.finish() != batch {
+            return Err(Error::conflict(format!(
+                "{source_path} changed while it was being imported; nothing was imported"
+            )));
+        }
+        mark_seen(&tx, seq, "import", true)?;
+        tx.commit()?;
+        Ok(ImportReport {
+            ledger_seq: seq,
+            count,
+            imported,
+            unchanged: count - imported,
+            ids: if count <= LISTED { ids } else { Vec::new() },
+        })
+    }
+
+    /// Nominates eligible STM entries (see [`Memory::stm_promotable`]) as pending candidates;
+    /// each entry is attempted once (marked). With `dry_run`, only lists what would be nominated.
+    pub fn promote(&self, user: Option<&str>, dry_run: bool) -> Result<Vec<Value>> {
+        let mut out = Vec::new();
+        for mut e in self.stm_promotable(user)? {
+            let c = stm_candidate(&e);
+            if dry_run {
+                out.push(json!({"stm_id": e.id, "dry_run": true, "candidate": c}));
+                continue;
+            }
+            let row = self.propose_from(
+                c,
+                ProposeCtx {
+                    user: Some(e.user.clone()),
+                    session_id: e.sessions_seen.last().cloned(),
+                    run_id: None,
+                },
+                Some(e.id.clone()),
+            )?;
+            e.promotion_attempted_at = Some(clock::rfc3339(self.now()?));
+            self.stm_save(&self.conn, &e)?;
+            out.push(json!({"stm_id": e.id, "candidate": row}));
+        }
+        Ok(out)
+    }
+}
+
+/// The candidate an STM entry is promoted as.
+fn stm_candidate(e: &StmEntry) -> MemoryCandidate {
+    let mut text = e.intent.trim().to_string();
+    if !e.resolution.trim().is_empty() {
+        text.push_str(&format!("\n\nResolution: {}", e.resolution.trim()));
+    }
+    if !e.entities.is_empty() {
+        text.push_str(&format!("\n\nEntities: {}", e.entities.join(", ")));
+    }
+    MemoryCandidate {
+        text,
+        title: Some(ltm::truncate_chars(e.intent.trim(), 80)),
+        kind: "fact".into(),
+        tags: vec!["stm_promotion".into()],
+        ttl_days: None,
+        source: "assistant_inferred".into(),
+        why_store: Some(format!(
+            "accessed {} times across {} sessions",
+            e.access_count,
+            e.sessions_seen.len()
+        )),
+        importance: None,
+    }
+}
+
+/// What an import did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ImportReport {
+    pub ledger_seq: u64,
+    pub count: usize,
+    pub imported: usize,
+    pub unchanged: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ids: Vec<String>,
+}
+
+fn mark_seen(conn: &rusqlite::Connection, seq: u64, kind: &str, applied: bool) -> Result<()> {
+    conn.execute(
+        "INSERT OR IGNORE INTO ledger_seen(seq, kind, applied) VALUES (?1, ?2, ?3)",
+        params![seq as i64, kind, applied],
+    )?;
+    Ok(())
+}
+
+/// SHA-256 over `id digest\n` lines.
+pub fn batch_digest<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let mut b = BatchDigest::default();
+    for (i, d) in items {
+        b.add(i, d);
+    }
+    b.finish()
+}
+
+/// Incremental [`batch_digest`].
+#[derive(Default)]
+struct BatchDigest {
+    hasher: sha2::Sha256,
+    count: usize,
+}
+
+impl BatchDigest {
+    fn add(&mut self, id: &str, digest: &str) {
+        use sha2::Digest;
+        self.hasher.update(id.as_bytes());
+        self.hasher.update(b" ");
+        self.hasher.update(digest.as_bytes());
+        self.hasher.update(b"\n");
+        self.count += 1;
+    }
+    fn finish(self) -> String {
+        use sha2::Digest;
+        hex::encode(self.hasher.finalize())
+    }
+}

@@ -1,0 +1,209 @@
+//! Markdown and JSONL import, JSONL export (seed 004 memory_schema md→json conversion).
+//!
+//! A markdown file becomes one record: `title` from front matter `title:`, else the first `#`
+//! heading, else the file name; `summary` the first paragraph (≤200 chars); `facts` the bullet
+//! items; `tags` from front matter `tags:` (`[a, b]` or `a, b`) plus inline `#tags`;
+//! `token_est` ≈ chars/4; `source` `imported`. The id is the stable content id of
+//! [`super::ltm::record_id`].
+
+use super::Memory;
+use super::ltm::{self, record_id};
+use crate::contracts::MemoryRecord;
+use crate::error::{Error, Result};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+fn front_matter(md: &str) -> (Vec<(String, String)>, &str) {
+    let Some(rest) = md
+        .strip_prefix("---\n")
+        .or_else(|| md.strip_prefix("---\r\n"))
+    else {
+        return (Vec::new(), md);
+    };
+    let Some(end) = rest.find("\n---") else {
+        return (Vec::new(), md);
+    };
+    let fm = &rest[..end];
+    let after = &rest[end + 4..];
+    let body = after.split_once('\n').map_or("", |(_, b)| b);
+    let pairs = fm
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string()))
+        .collect();
+    (pairs, body)
+}
+
+fn split_list(v: &str) -> Vec<String> {
+    v.trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .map(|s| s.trim().trim_matches(['"', '\'', '#']).to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Inline `#tag` words (not headings, not inside words).
+fn hashtags(md: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for line in md.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code || t.starts_with('#') && t.trim_start_matches('#').starts_with(' ') {
+            continue;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i] == '#' && (i == 0 || chars[i - 1].is_whitespace()) {
+                let tag: String = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '/'))
+                    .collect();
+                if !tag.is_empty() && tag.chars().any(char::is_alphabetic) {
+                    i += tag.chars().count();
+                    out.push(tag.to_lowercase());
+                }
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Converts one markdown document into a record for `user`.
+pub fn record_from_markdown(
+    md: &str,
+    file_stem: &str,
+    user: &str,
+    created_at: &str,
+) -> MemoryRecord {
+    let (fm, body) = front_matter(md);
+    let get = |k: &str| fm.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+    let title = get("title")
+        .filter(|t| !t.is_empty())
+        .or_else(|| {
+            body.lines()
+                .map(str::trim)
+                .find(|l| {
+                    l.starts_with("# ")
+                        || (l.starts_with('#') && l.trim_start_matches('#').starts_with(' '))
+                })
+                .map(|l| l.trim_start_matches('#').trim().to_string())
+        })
+        .unwrap_or_else(|| file_stem.to_string());
+    let mut tags = get("tags").map(|v| split_list(&v)).unwrap_or_default();
+    for t in hashtags(body) {
+        if !tags.contains(&t) {
+            tags.push(t);
+        }
+    }
+    tags.truncate(32);
+    let kind = get("type").unwrap_or_else(|| "fact".into());
+    let importance = get("importance")
+        .and_then(|v| v.parse::<u8>().ok())
+        .filter(|i| (1..=10).contains(i));
+    let ttl_days = get("ttl_days").and_then(|v| v.parse::<u32>().ok());
+    let body_md = body.trim().to_string();
+    let title = ltm::truncate_chars(title.trim(), 120);
+    MemoryRecord {
+        id: record_id(user, &title, &body_md, &tags, &kind),
+        title,
+        created_at: created_at.to_string(),
+        tags,
+        summary: ltm::summarize(&body_md),
+        facts: ltm::facts(&body_md),
+        token_est: ltm::token_est(&body_md),
+        body_md,
+        source: "imported".into(),
+        ttl_days,
+        kind,
+        importance,
+        user: Some(user.to_string()),
+        metadata: json!({"imported_from": file_stem}),
+    }
+}
+
+/// Markdown files at `path` (a file, or every `*.md` under a directory, sorted).
+pub fn markdown_files(path: &Path) -> Result<Vec<PathBuf>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))? {
+            let p = e.map_err(|e| Error::io(&dir, e))?.path();
+            let ft = std::fs::symlink_metadata(&p).map_err(|e| Error::io(&p, e))?;
+            if ft.is_dir() {
+                stack.push(p);
+            } else if ft.is_file() && p.extension().is_some_and(|x| x.eq_ignore_ascii_case("md")) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Normalizes a record read from an export for `user`-less lines: fills `user`, recomputes the
+/// id from the content (a stored id that does not match its content is replaced).
+pub fn normalize_record(mut r: MemoryRecord, default_user: &str) -> Result<MemoryRecord> {
+    let user = r.user.clone().unwrap_or_else(|| default_user.to_string());
+    crate::home::safe_component("user", &user)?;
+    if r.title.trim().is_empty() {
+        return Err(Error::invalid(format!("record {}: empty title", r.id)));
+    }
+    r.id = record_id(&user, &r.title, &r.body_md, &r.tags, &r.kind);
+    r.user = Some(user);
+    crate::clock::parse_rfc3339(&r.created_at)?;
+    if r.metadata.is_null() {
+        r.metadata = Value::Null;
+    }
+    Ok(r)
+}
+
+impl Memory {
+    /// Calls `each` with every stored long-term record (including expired ones not yet
+    /// collected), in insertion order; `user` limits it to one store.
+    pub fn export_each(
+        &self,
+        user: Option<&str>,
+        mut each: impl FnMut(&str) -> Result<()>,
+    ) -> Result<usize> {
+        let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT record FROM ltm WHERE (?1 IS NULL OR user = ?1) ORDER BY rid")?;
+        let mut rows = stmt.query([user])?;
+        let mut n = 0;
+        while let Some(r) = rows.next()? {
+            let s: String = r.get(0)?;
+            each(&s)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Long-term records, newest first, hiding expired ones.
+    pub fn ltm_list(&self, user: Option<&str>, limit: usize) -> Result<Vec<MemoryRecord>> {
+        let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        let mut stmt = self.conn.prepare(
+            "SELECT record FROM ltm WHERE (?1 IS NULL OR user = ?1) \
+             AND (expires_unix IS NULL OR expires_unix > ?2) ORDER BY created_unix DESC, rid DESC LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(
+            rusqlite::params![user, self.now_unix(), limit.min(i64::MAX as usize) as i64],
+            |r| r.get::<_, String>(0),
+        )?;
+        rows.map(|r| {
+            serde_json::from_str(&r?).map_err(|e| Error::internal(format!("ltm row: {e}")))
+        })
+        .collect()
+    }
+}

@@ -1,0 +1,450 @@
+//! Long-term records: building them, their stable ids, and the SQLite FTS5 backend of the
+//! [`LtmStore`] trait.
+//!
+//! Ranking: FTS5 BM25 over title (weight 4), summary (2), body (1) and tags (2) picks the best
+//! `max(4k, 40)` matches; each is then scored
+//! `score = rel * (0.8 + 0.1 * importance/10 + 0.1 * 0.5^(age_days/90))` with
+//! `rel = 0.5 * s / s_best + 0.5 * s / (s + 1)`, `s = -bm25` (`s_best` the best match of the
+//! query), so scores lie in 0..1, and the top `k` are returned.
+
+use super::QueryOpts;
+use crate::clock;
+use crate::contracts::{Hit, MemoryCandidate, MemoryRecord};
+use crate::error::{Error, Result};
+use crate::store::sha256_hex;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Value, json};
+
+/// The seam between callers and the long-term backend (seed 001 "LTM store interface").
+pub trait LtmStore {
+    /// Stores a record; returns its id. Storing a record whose id already exists is a no-op.
+    fn upsert(&self, record: &MemoryRecord) -> Result<String>;
+    /// Ranked full-text query; never returns expired records or another user's records.
+    fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>>;
+}
+
+/// Summary cap (seed 004).
+pub const SUMMARY_MAX_CHARS: usize = 200;
+
+/// Bodies larger than this are stored as a blob file with a digest and a short summary.
+pub const BLOB_THRESHOLD_BYTES: usize = 16 * 1024;
+
+/// The stable id of a record: `mem_` + 16 hex of SHA-256 over the canonical content
+/// (user, title, body_md, tags, type).
+pub fn record_id(user: &str, title: &str, body_md: &str, tags: &[String], kind: &str) -> String {
+    format!(
+        "mem_{}",
+        &content_digest(user, title, body_md, tags, kind)[..16]
+    )
+}
+
+/// SHA-256 over the canonical content of a record.
+pub fn content_digest(
+    user: &str,
+    title: &str,
+    body_md: &str,
+    tags: &[String],
+    kind: &str,
+) -> String {
+    let canon = json!([user, title, body_md, tags, kind]).to_string();
+    sha256_hex(canon.as_bytes())
+}
+
+/// The digest of a record as stored (ledger `digest`).
+pub fn record_digest(r: &MemoryRecord) -> String {
+    content_digest(
+        r.user.as_deref().unwrap_or("default"),
+        &r.title,
+        &r.body_md,
+        &r.tags,
+        &r.kind,
+    )
+}
+
+/// Cuts `s` to at most `max` characters, ending with `…` when cut.
+pub fn truncate_chars(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out = out.trim_end().to_string();
+    out.push('…');
+    out
+}
+
+/// The first paragraph of markdown that is not a heading, whitespace-collapsed, ≤200 chars.
+pub fn summarize(md: &str) -> String {
+    let mut para = Vec::new();
+    let mut in_front = false;
+    for (i, line) in md.lines().enumerate() {
+        let t = line.trim();
+        if i == 0 && t == "---" {
+            in_front = true;
+            continue;
+        }
+        if in_front {
+            if t == "---" {
+                in_front = false;
+            }
+            continue;
+        }
+        if t.is_empty() || t.starts_with('#') {
+            if !para.is_empty() {
+                break;
+            }
+            continue;
+        }
+        let t = t
+            .trim_start_matches(['-', '*', '+'])
+            .trim_start()
+            .to_string();
+        para.push(t);
+    }
+    let text = para.join(" ");
+    truncate_chars(
+        &text.split_whitespace().collect::<Vec<_>>().join(" "),
+        SUMMARY_MAX_CHARS,
+    )
+}
+
+/// Bullet-list items of markdown (`-`, `*`, `+`, `1.`).
+pub fn facts(md: &str) -> Vec<String> {
+    md.lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            let rest = if let Some(r) = t
+                .strip_prefix("- ")
+                .or_else(|| t.strip_prefix("* "))
+                .or_else(|| t.strip_prefix("+ "))
+            {
+                r
+            } else {
+                let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+                if digits > 0 && t[digits..].starts_with(". ") {
+                    &t[digits + 2..]
+                } else {
+                    return None;
+                }
+            };
+            let rest = rest.trim();
+            (!rest.is_empty()).then(|| rest.to_string())
+        })
+        .collect()
+}
+
+/// Token estimate: characters / 4, rounded up.
+pub fn token_est(s: &str) -> u64 {
+    (s.chars().count() as u64).div_ceil(4)
+}
+
+/// Builds the long-term record for an approved candidate. `body_md` is the (possibly blob-
+/// replaced) body; `metadata` the provenance.
+pub fn record_from_candidate(
+    c: &MemoryCandidate,
+    user: &str,
+    created_at: &str,
+    body_md: String,
+    metadata: Value,
+) -> MemoryRecord {
+    let title = match c.title.as_deref().map(str::trim) {
+        Some(t) if !t.is_empty() => truncate_chars(t, 120),
+        _ => {
+            let s = summarize(&c.text);
+            truncate_chars(if s.is_empty() { c.text.trim() } else { &s }, 80)
+        }
+    };
+    let mut f = facts(&c.text);
+    if f.is_empty() && !c.text.contains('\n') && c.text.chars().count() <= SUMMARY_MAX_CHARS {
+        f.push(c.text.trim().to_string());
+    }
+    let summary = summarize(&body_md);
+    let id = record_id(user, &title, &body_md, &c.tags, &c.kind);
+    MemoryRecord {
+        id,
+        title,
+        created_at: created_at.to_string(),
+        tags: c.tags.clone(),
+        summary,
+        facts: f,
+        token_est: token_est(&body_md),
+        body_md,
+        source: c.source.clone(),
+        ttl_days: c.ttl_days,
+        kind: c.kind.clone(),
+        importance: c.importance,
+        user: Some(user.to_string()),
+        metadata,
+    }
+}
+
+/// The FTS token naming a user's store (hex, so no tokenizer or stemmer can alter it).
+pub fn owner_token(user: &str) -> String {
+    format!("u{}x", hex::encode(user.as_bytes()))
+}
+
+fn unix_of(ts: &str) -> i64 {
+    clock::parse_rfc3339(ts)
+        .map(|t| t.timestamp())
+        .unwrap_or_default()
+}
+
+/// Unix time at which a record expires, if it has a TTL.
+pub fn expires_unix(r: &MemoryRecord) -> Option<i64> {
+    r.ttl_days
+        .map(|d| unix_of(&r.created_at).saturating_add(i64::from(d) * 86_400))
+}
+
+const STOPWORDS: &[&str] = &[
+    "a", "about", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by",
+    "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "him",
+    "his", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our",
+    "she", "should", "so", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "to", "us", "was", "we", "were", "what", "when", "where", "which", "who", "whom",
+    "why", "will", "with", "would", "you", "your",
+];
+
+/// Turns arbitrary user text into a safe FTS5 expression: words (letters and digits) are each
+/// quoted as a string and OR-ed; common English stop words are dropped unless nothing else
+/// remains. `None` when the text has no words at all.
+pub fn fts_terms(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let mut picked: Vec<&String> = words
+        .iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .collect();
+    if picked.is_empty() {
+        picked = words.iter().collect();
+    }
+    let mut seen = std::collections::HashSet::new();
+    let terms: Vec<String> = picked
+        .into_iter()
+        .filter(|w| seen.insert(w.as_str()))
+        .take(32)
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" OR "))
+}
+
+/// (bm25 rank, snippet, id, importance, created_unix, expires_unix, user, record JSON)
+type FtsRow = (f64, String, String, i64, i64, Option<i64>, String, String);
+
+/// The SQLite/FTS5 long-term store.
+pub struct SqliteLtm<'a> {
+    pub(crate) conn: &'a Connection,
+    /// "Now" in unix seconds, for TTL and recency.
+    pub(crate) now: i64,
+}
+
+impl<'a> SqliteLtm<'a> {
+    pub fn new(conn: &'a Connection, now: i64) -> Self {
+        SqliteLtm { conn, now }
+    }
+
+    /// True when a record with this id is stored.
+    pub fn exists(&self, id: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .query_row("SELECT 1 FROM ltm WHERE id = ?1", [id], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
+    /// Reads one stored record.
+    pub fn get(&self, id: &str) -> Result<Option<MemoryRecord>> {
+        let row: Option<String> = self
+            .conn
+            .query_row("SELECT record FROM ltm WHERE id = ?1", [id], |r| r.get(0))
+            .optional()?;
+        row.map(|s| {
+            serde_json::from_str(&s).map_err(|e| Error::internal(format!("ltm row {id}: {e}")))
+        })
+        .transpose()
+    }
+
+    /// Deletes records by id; returns how many existed.
+    pub fn delete(&self, ids: &[String]) -> Result<usize> {
+        let mut stmt = self.conn.prepare_cached("DELETE FROM ltm WHERE id = ?1")?;
+        let mut n = 0;
+        for id in ids {
+            n += stmt.execute([id])?;
+        }
+        Ok(n)
+    }
+
+    fn fetch(&self, expr: &str, limit: i64) -> Result<Vec<FtsRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.rank, f.snip, l.id, l.importance, l.created_unix, l.expires_unix, l.user, \
+                    l.record \
+             FROM (SELECT rowid, rank, snippet(ltm_fts, -1, '', '', '…', 24) AS snip \
+                   FROM ltm_fts WHERE ltm_fts MATCH ?1 ORDER BY rank LIMIT ?2) AS f \
+             JOIN ltm l ON l.rid = f.rowid",
+        )?;
+        let rows = stmt.query_map(params![expr, limit], |r| {
+            Ok((
+                r.get::<_, f64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, String>(7)?,
+            ))
+        })?;
+        rows.collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(Error::from)
+    }
+}
+
+/// Normalized score of a hit (see the module docs); `best` is the largest `-bm25` among the
+/// candidates of the same query.
+pub fn score(bm25: f64, best: f64, importance: i64, created_unix: i64, now: i64) -> f64 {
+    let s = (-bm25).max(0.0);
+    let relative = if best > 0.0 { (s / best).min(1.0) } else { 0.0 };
+    let rel = 0.5 * relative + 0.5 * s / (s + 1.0);
+    let imp = (importance.clamp(1, 10) as f64) / 10.0;
+    let age_days = ((now - created_unix).max(0) as f64) / 86_400.0;
+    let rec = 0.5f64.powf(age_days / 90.0);
+    let v = rel * (0.8 + 0.1 * imp + 0.1 * rec);
+    (v * 1000.0).round() / 1000.0
+}
+
+impl SqliteLtm<'_> {
+    /// Inserts a record unless its id is already stored; true when it was inserted.
+    pub fn insert_new(&self, r: &MemoryRecord) -> Result<bool> {
+        let user = r.user.clone().unwrap_or_else(|| "default".into());
+        let record = serde_json::to_string(r).map_err(|e| Error::internal(e.to_string()))?;
+        let mut stmt = self.conn.prepare_cached(
+            "INSERT OR IGNORE INTO ltm(id, user, owner, title, summary, body, tags, importance, \
+             created_unix, expires_unix, digest, record) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        )?;
+        let n = stmt.execute(params![
+            r.id,
+            user,
+            owner_token(&user),
+            r.title,
+            r.summary,
+            r.body_md,
+            r.tags.join(" "),
+            i64::from(r.importance.unwrap_or(5)),
+            unix_of(&r.created_at),
+            expires_unix(r),
+            record_digest(r),
+            record,
+        ])?;
+        Ok(n == 1)
+    }
+}
+
+impl LtmStore for SqliteLtm<'_> {
+    fn upsert(&self, r: &MemoryRecord) -> Result<String> {
+        self.insert_new(r)?;
+        Ok(r.id.clone())
+    }
+
+    fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>> {
+        let Some(terms) = fts_terms(text) else {
+            return Ok(Vec::new());
+        };
+        if opts.k == 0 {
+            return Ok(Vec::new());
+        }
+        let mut expr = format!(
+            "owner : \"{}\" AND {{title summary body tags}} : ({terms})",
+            owner_token(&opts.user)
+        );
+        for t in &opts.tags {
+            if let Some(tt) = fts_terms_all(t) {
+                expr.push_str(&format!(" AND tags : ({tt})"));
+            }
+        }
+        let mut limit = (opts.k as i64).saturating_mul(4).max(40);
+        loop {
+            let rows = self.fetch(&expr, limit)?;
+            let full = rows.len() as i64 >= limit;
+            let best = rows.iter().map(|r| -r.0).fold(0.0f64, f64::max);
+            let mut hits = Vec::new();
+            for (rank, snip, id, imp, created, expires, user, record) in rows {
+                if user != opts.user || expires.is_some_and(|e| e <= self.now) {
+                    continue;
+                }
+                let rec: MemoryRecord = serde_json::from_str(&record)
+                    .map_err(|e| Error::internal(format!("ltm row {id}: {e}")))?;
+                if !opts.tags.iter().all(|t| rec.tags.contains(t)) {
+                    continue;
+                }
+                let excerpt = {
+                    let s = snip.split_whitespace().collect::<Vec<_>>().join(" ");
+                    if s.is_empty() { rec.summary.clone() } else { s }
+                };
+                hits.push(Hit {
+                    id,
+                    score: score(rank, best, imp, created, self.now),
+                    excerpt,
+                    title: rec.title,
+                    tags: rec.tags,
+                    created_at: rec.created_at,
+                });
+            }
+            if hits.len() >= opts.k || !full {
+                hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+                hits.truncate(opts.k);
+                return Ok(hits);
+            }
+            limit = limit.saturating_mul(8);
+        }
+    }
+}
+
+/// Every word of `text` quoted and AND-ed (a phrase-free conjunction for a tag filter).
+fn fts_terms_all(text: &str) -> Option<String> {
+    let terms: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{}\"", w.to_lowercase().replace('"', "\"\"")))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" AND "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_query_text_becomes_quoted_terms() {
+        assert_eq!(
+            fts_terms("\"a\" OR NEAR(x y) col:* AND -z").as_deref(),
+            Some("\"near\" OR \"x\" OR \"y\" OR \"col\" OR \"z\"")
+        );
+        assert_eq!(fts_terms("!!! ''' ***"), None);
+        assert_eq!(
+            fts_terms("the what").as_deref(),
+            Some("\"the\" OR \"what\"")
+        );
+    }
+
+    #[test]
+    fn summaries_are_capped_and_facts_are_bullets() {
+        let md = "# Title\n\nFirst para line\ncontinues here.\n\n- one\n* two\n3. three\n";
+        assert_eq!(summarize(md), "First para line continues here.");
+        assert_eq!(facts(md), vec!["one", "two", "three"]);
+        assert_eq!(summarize(&"x".repeat(500)).chars().count(), 200);
+        assert_eq!(token_est("abcde"), 2);
+    }
+
+    #[test]
+    fn scores_are_between_zero_and_one() {
+        for bm in [-0.0, -0.5, -3.0, -100.0] {
+            let s = score(bm, 100.0, 10, 0, 0);
+            assert!((0.0..=1.0).contains(&s), "{s}");
+        }
+        assert_eq!(score(-1e-6, 1e-6, 10, 0, 0), 0.5);
+        assert!(score(-3.0, 3.0, 10, 0, 0) > score(-3.0, 3.0, 1, 0, 0));
+        assert!(score(-3.0, 3.0, 5, 0, 0) > score(-3.0, 3.0, 5, 0, 400 * 86_400));
+    }
+}

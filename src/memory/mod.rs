@@ -1,0 +1,242 @@
+//! Memory (DESIGN.md §6, seed 001 "Memory model", seed 004 memory sections).
+//!
+//! * **STM** ([`stm`]): a bounded, expiring trace of recent turns, for the model only.
+//! * **Candidates** ([`candidates`]): proposals that wait, redacted, for a human decision.
+//! * **Ledger**: every decision is first appended to the hash-chained
+//!   `memory_approvals.jsonl`, and only then committed to LTM. Nothing enters LTM without a
+//!   ledger record; on open, ledger records missing from the database are replayed.
+//! * **LTM** ([`ltm`]): records in SQLite with an FTS5 index behind the [`LtmStore`] trait.
+//! * **Users**: every record, entry and candidate belongs to a user (default `default`);
+//!   `<home>/profiles.json` maps profile names to `{memory_user, shared_user?}`.
+
+pub mod bench;
+pub mod candidates;
+pub mod db;
+pub mod io;
+pub mod ltm;
+pub mod stm;
+
+pub use candidates::{Decided, Decision, Extracted, extract_candidates};
+pub use ltm::{LtmStore, SqliteLtm};
+
+use crate::clock;
+use crate::contracts::Hit;
+use crate::error::{Error, Result};
+use crate::home::Home;
+use crate::redact::Redactor;
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+use serde::Deserialize;
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+
+/// The default user of every store.
+pub const DEFAULT_USER: &str = "default";
+
+/// Who and where a proposal came from.
+#[derive(Debug, Clone, Default)]
+pub struct ProposeCtx {
+    /// Memory user or profile name; `None` means `default`.
+    pub user: Option<String>,
+    pub session_id: Option<String>,
+    pub run_id: Option<String>,
+}
+
+/// Options of a long-term query.
+#[derive(Debug, Clone)]
+pub struct QueryOpts {
+    /// Number of hits wanted.
+    pub k: usize,
+    /// Every one of these tags must be on a hit.
+    pub tags: Vec<String>,
+    /// The memory user whose store is searched (already resolved from a profile name).
+    pub user: String,
+}
+
+impl Default for QueryOpts {
+    fn default() -> Self {
+        QueryOpts {
+            k: 5,
+            tags: Vec::new(),
+            user: DEFAULT_USER.into(),
+        }
+    }
+}
+
+/// One profile of `<home>/profiles.json` (seed 004).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Profile {
+    #[serde(default)]
+    pub memory_user: Option<String>,
+    #[serde(default)]
+    pub shared_user: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ProfilesFile {
+    Wrapped { profiles: BTreeMap<String, Profile> },
+    Flat(BTreeMap<String, Profile>),
+}
+
+/// The memory store of one home.
+pub struct Memory {
+    pub(crate) conn: Connection,
+    pub(crate) home: Option<Home>,
+    redactor: OnceCell<Redactor>,
+    profiles: OnceCell<BTreeMap<String, Profile>>,
+}
+
+impl Memory {
+    /// Opens (creating and migrating if needed) `<home>/memory.db`, then replays any ledger
+    /// decision a crash left out of the database.
+    pub fn open(home: &Home) -> Result<Memory> {
+        let m = Self::open_fast(home)?;
+        m.reconcile()?;
+        Ok(m)
+    }
+
+    /// Opens the database without the ledger reconcile (the read-only query path).
+    pub fn open_fast(home: &Home) -> Result<Memory> {
+        let conn = db::open(&home.memory_db())?;
+        Ok(Memory {
+            conn,
+            home: Some(home.clone()),
+            redactor: OnceCell::new(),
+            profiles: OnceCell::new(),
+        })
+    }
+
+    /// A private in-memory store with no home (benchmarks).
+    pub fn in_memory() -> Result<Memory> {
+        Ok(Memory {
+            conn: db::open_in_memory()?,
+            home: None,
+            redactor: OnceCell::from(Redactor::default()),
+            profiles: OnceCell::from(BTreeMap::new()),
+        })
+    }
+
+    pub(crate) fn home(&self) -> Result<&Home> {
+        self.home
+            .as_ref()
+            .ok_or_else(|| Error::internal("this memory store has no home"))
+    }
+
+    pub(crate) fn now(&self) -> Result<DateTime<Utc>> {
+        clock::now()
+    }
+
+    pub(crate) fn now_unix(&self) -> i64 {
+        clock::now().map(|t| t.timestamp()).unwrap_or_default()
+    }
+
+    pub(crate) fn begin(&self) -> Result<Transaction<'_>> {
+        Ok(Transaction::new_unchecked(
+            &self.conn,
+            TransactionBehavior::Immediate,
+        )?)
+    }
+
+    pub(crate) fn redactor(&self) -> Result<&Redactor> {
+        if let Some(r) = self.redactor.get() {
+            return Ok(r);
+        }
+        let r = Redactor::load(self.home()?)?;
+        Ok(self.redactor.get_or_init(|| r))
+    }
+
+    fn profiles(&self) -> Result<&BTreeMap<String, Profile>> {
+        if let Some(p) = self.profiles.get() {
+            return Ok(p);
+        }
+        let path = self.home()?.root().join("profiles.json");
+        let p = match crate::store::read_json::<ProfilesFile>(&path)? {
+            None => BTreeMap::new(),
+            Some(ProfilesFile::Wrapped { profiles }) => profiles,
+            Some(ProfilesFile::Flat(p)) => p,
+        };
+        Ok(self.profiles.get_or_init(|| p))
+    }
+
+    /// The memory user for a profile name or user id: a profile's `memory_user` when `name` is
+    /// a profile in profiles.json, else `name` itself.
+    pub fn resolve_user(&self, name: &str) -> Result<String> {
+        let name = name.trim();
+        let name = if name.is_empty() { DEFAULT_USER } else { name };
+        crate::home::safe_component("user", name)?;
+        let user = match self.profiles()?.get(name) {
+            Some(Profile {
+                memory_user: Some(u),
+                ..
+            }) if !u.trim().is_empty() => u.trim().to_string(),
+            _ => name.to_string(),
+        };
+        crate::home::safe_component("memory_user", &user)?;
+        Ok(user)
+    }
+
+    /// The shared store a user's approved records are mirrored to: the `shared_user` of the
+    /// profile whose name or `memory_user` is `user`.
+    pub fn shared_user_of(&self, user: &str) -> Result<Option<String>> {
+        for (name, p) in self.profiles()? {
+            let mu = p.memory_user.as_deref().unwrap_or(name);
+            if (mu == user || name == user)
+                && let Some(s) = &p.shared_user
+                && !s.trim().is_empty()
+                && s != user
+            {
+                crate::home::safe_component("shared_user", s)?;
+                return Ok(Some(s.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The long-term store (SQLite backend).
+    pub fn ltm(&self) -> SqliteLtm<'_> {
+        SqliteLtm::new(&self.conn, self.now_unix())
+    }
+
+    /// Ranked long-term query of one user's store (never STM, never another user's records).
+    pub fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>> {
+        let mut opts = opts.clone();
+        opts.user = self.resolve_user(&opts.user)?;
+        self.ltm().query(text, &opts)
+    }
+}
+
+/// Makes text safe to place inside the retrieval block: one line, no block markers.
+fn block_safe(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("===", "= = =")
+        .replace("<<<", "‹‹‹")
+        .replace(">>>", "›››")
+}
+
+/// The seed 000 §5 retrieval block injected into a role's system prompt:
+///
+/// ```text
+/// === RETRIEVED_MEMORY ===
+/// - id=mem_xxx score=0.412
+///   excerpt...
+/// === END_RETRIEVED_MEMORY ===
+/// ```
+///
+/// Excerpts are collapsed to one line and any `===`, `<<<`, `>>>` inside them is defused so
+/// stored text cannot close the block or open another one.
+pub fn render_block(hits: &[Hit]) -> String {
+    let mut out = String::from("=== RETRIEVED_MEMORY ===\n");
+    for h in hits {
+        out.push_str(&format!(
+            "- id={} score={:.3}\n  {}\n",
+            block_safe(&h.id),
+            h.score,
+            block_safe(&h.excerpt)
+        ));
+    }
+    out.push_str("=== END_RETRIEVED_MEMORY ===\n");
+    out
+}

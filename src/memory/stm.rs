@@ -1,0 +1,189 @@
+//! Short-term memory (seed 001 STM): a bounded, expiring trace of recent turns for the model.
+//!
+//! Rules: at most [`STM_MAX_ENTRIES`] entries per user, the oldest evicted first (FIFO); an
+//! entry's content (`intent`, `resolution`, `open_questions`, `tools_used`, `entities`)
+//! serialized as compact JSON must be at most [`STM_MAX_ENTRY_BYTES`] bytes; at most 3 open
+//! questions; entries older than [`STM_TTL_HOURS`] (from `created_at`) are hidden and removed by
+//! `gc`; nothing is written for a turn in an error state. STM never appears in LTM queries.
+
+use super::Memory;
+use crate::clock;
+use crate::contracts::StmEntry;
+use crate::error::{Error, Result};
+use rusqlite::{OptionalExtension, params};
+use serde_json::json;
+
+pub const STM_MAX_ENTRIES: i64 = 200;
+pub const STM_MAX_ENTRY_BYTES: usize = 3072;
+pub const STM_TTL_HOURS: i64 = 72;
+pub const STM_MAX_OPEN_QUESTIONS: usize = 3;
+/// `sessions_seen` keeps at most this many distinct session ids.
+pub const STM_MAX_SESSIONS: usize = 32;
+
+/// The content part of an entry whose serialized size is bounded.
+pub fn content_size(e: &StmEntry) -> usize {
+    json!({
+        "intent": e.intent,
+        "resolution": e.resolution,
+        "open_questions": e.open_questions,
+        "tools_used": e.tools_used,
+        "entities": e.entities,
+    })
+    .to_string()
+    .len()
+}
+
+fn parse_entry(s: &str) -> Result<StmEntry> {
+    serde_json::from_str(s).map_err(|e| Error::internal(format!("stm row: {e}")))
+}
+
+impl Memory {
+    fn stm_cutoff(&self) -> i64 {
+        self.now_unix() - STM_TTL_HOURS * 3600
+    }
+
+    /// Writes one STM entry (refused when `error_state` is set, when it is too large or has
+    /// more than 3 open questions); evicts the user's oldest entries beyond 200.
+    pub fn stm_add(&self, mut entry: StmEntry) -> Result<StmEntry> {
+        if entry.error_state {
+            return Err(Error::denied(
+                "no short-term memory is written while the turn is in an error state",
+            )
+            .with("field", "error_state"));
+        }
+        if entry.intent.trim().is_empty() {
+            return Err(
+                Error::invalid("stm entry: intent must not be empty").with("field", "intent")
+            );
+        }
+        if entry.open_questions.len() > STM_MAX_OPEN_QUESTIONS {
+            return Err(Error::invalid(format!(
+                "stm entry: at most {STM_MAX_OPEN_QUESTIONS} open_questions (got {})",
+                entry.open_questions.len()
+            ))
+            .with("field", "open_questions"));
+        }
+        let user = self.resolve_user(&entry.user)?;
+        entry.user = user.clone();
+        let redactor = self.redactor()?;
+        let mut v = serde_json::to_value(&entry).map_err(|e| Error::internal(e.to_string()))?;
+        redactor.redact_value(&mut v, "");
+        entry = serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
+        let size = content_size(&entry);
+        if size > STM_MAX_ENTRY_BYTES {
+            return Err(Error::invalid(format!(
+                "stm entry is {size} bytes; the limit is {STM_MAX_ENTRY_BYTES} bytes of compact JSON \
+                 over intent, resolution, open_questions, tools_used and entities"
+            ))
+            .with("size_bytes", size)
+            .with("limit_bytes", STM_MAX_ENTRY_BYTES));
+        }
+        let now = self.now()?;
+        entry.id = format!("stm_{}", &uuid::Uuid::new_v4().simple().to_string()[..16]);
+        entry.created_at = clock::rfc3339(now);
+        entry.last_accessed = entry.created_at.clone();
+        entry.access_count = 0;
+        entry.sessions_seen.clear();
+        if let Some(s) = entry.session_id.take() {
+            entry.sessions_seen.push(s);
+        }
+        entry.promotion_attempted_at = None;
+        let text = serde_json::to_string(&entry).map_err(|e| Error::internal(e.to_string()))?;
+        let tx = self.begin()?;
+        tx.execute(
+            "INSERT INTO stm(id, user, created_unix, entry) VALUES (?1, ?2, ?3, ?4)",
+            params![entry.id, user, now.timestamp(), text],
+        )?;
+        tx.execute(
+            "DELETE FROM stm WHERE user = ?1 AND seq NOT IN \
+             (SELECT seq FROM stm WHERE user = ?1 ORDER BY seq DESC LIMIT ?2)",
+            params![user, STM_MAX_ENTRIES],
+        )?;
+        tx.commit()?;
+        Ok(entry)
+    }
+
+    /// Records an access: bumps `access_count`, sets `last_accessed`, adds `session` to
+    /// `sessions_seen`. An expired or unknown entry is `not_found`.
+    pub fn stm_touch(&self, id: &str, session: Option<&str>) -> Result<StmEntry> {
+        let tx = self.begin()?;
+        let row: Option<String> = tx
+            .query_row(
+                "SELECT entry FROM stm WHERE id = ?1 AND created_unix > ?2",
+                params![id, self.stm_cutoff()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(row) = row else {
+            return Err(Error::not_found(format!("no live short-term entry {id:?}")).with("id", id));
+        };
+        let mut e = parse_entry(&row)?;
+        e.access_count += 1;
+        e.last_accessed = clock::rfc3339(self.now()?);
+        if let Some(s) = session
+            && !e.sessions_seen.iter().any(|x| x == s)
+            && e.sessions_seen.len() < STM_MAX_SESSIONS
+        {
+            e.sessions_seen.push(s.to_string());
+        }
+        self.stm_save(&tx, &e)?;
+        tx.commit()?;
+        Ok(e)
+    }
+
+    pub(crate) fn stm_save(&self, conn: &rusqlite::Connection, e: &StmEntry) -> Result<()> {
+        let text = serde_json::to_string(e).map_err(|e| Error::internal(e.to_string()))?;
+        conn.execute(
+            "UPDATE stm SET entry = ?2 WHERE id = ?1",
+            params![e.id, text],
+        )?;
+        Ok(())
+    }
+
+    /// Live (unexpired) entries, newest first; all users when `user` is `None`.
+    pub fn stm_list(&self, user: Option<&str>, limit: usize) -> Result<Vec<StmEntry>> {
+        let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        let mut stmt = self.conn.prepare(
+            "SELECT entry FROM stm WHERE created_unix > ?1 AND (?2 IS NULL OR user = ?2) \
+             ORDER BY seq DESC LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(
+            params![self.stm_cutoff(), user, limit.min(i64::MAX as usize) as i64],
+            |r| r.get::<_, String>(0),
+        )?;
+        rows.map(|r| parse_entry(&r?)).collect()
+    }
+
+    /// Deletes expired entries; returns their ids.
+    pub fn stm_gc(&self) -> Result<Vec<String>> {
+        let tx = self.begin()?;
+        let ids: Vec<String> = {
+            let mut stmt =
+                tx.prepare("SELECT id FROM stm WHERE created_unix <= ?1 ORDER BY seq")?;
+            let rows = stmt.query_map([self.stm_cutoff()], |r| r.get(0))?;
+            rows.collect::<std::result::Result<_, _>>()?
+        };
+        tx.execute(
+            "DELETE FROM stm WHERE created_unix <= ?1",
+            [self.stm_cutoff()],
+        )?;
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// Entries eligible for promotion (seed 001): access_count ≥ 3, sessions_seen ≥ 2, within
+    /// the TTL, not error-tainted, never attempted before.
+    pub(crate) fn stm_promotable(&self, user: Option<&str>) -> Result<Vec<StmEntry>> {
+        Ok(self
+            .stm_list(user, usize::MAX)?
+            .into_iter()
+            .filter(|e| {
+                e.access_count >= 3
+                    && e.sessions_seen.len() >= 2
+                    && !e.error_tainted
+                    && e.promotion_attempted_at.is_none()
+            })
+            .rev()
+            .collect())
+    }
+}

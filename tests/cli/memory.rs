@@ -1,0 +1,778 @@
+//! `bob memory`: candidates → ledger → LTM, query, STM bounds, users, import/export, bench.
+
+use crate::TestEnv;
+use serde_json::{Value, json};
+
+fn propose(env: &TestEnv, args: &[&str], stdin: &str) -> Vec<Value> {
+    let mut a = vec!["memory", "propose"];
+    a.extend_from_slice(args);
+    env.jsonl(&a, stdin)
+}
+
+fn id(v: &Value) -> String {
+    v["id"].as_str().expect("id").to_string()
+}
+
+fn ledger_lines(env: &TestEnv) -> Vec<String> {
+    std::fs::read_to_string(env.home().join("memory_approvals.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn propose_approve_edit_reject_then_query() {
+    let env = TestEnv::new();
+    let rows = propose(
+        &env,
+        &[],
+        r###"[{"text":"The user prefers metric units for every recipe","type":"preference","tags":["units"],"source":"user_said","why_store":"stable"},
+            {"title":"Drone parts","tags":["drone","parts_list"],"body_md":"## BOM\n- frame\n- brushless motors","importance":6,"ttl_days":null},
+            {"text":"The user dislikes cilantro in salsa","type":"preference"}]"###,
+    );
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| r["status"] == "pending"));
+    // Pending candidates are not memory.
+    assert!(
+        env.jsonl(&["memory", "query", "metric units"], "")
+            .is_empty()
+    );
+
+    let approved = env.json(&["memory", "approve", &id(&rows[0])], "");
+    assert_eq!(approved["candidate"]["status"], "approved");
+    assert_eq!(approved["ledger_seq"], 0);
+    let mem_id = approved["record"]["id"].as_str().unwrap().to_string();
+    assert!(mem_id.starts_with("mem_") && mem_id.len() == 20, "{mem_id}");
+
+    let edited = env.json(
+        &[
+            "memory",
+            "approve",
+            &id(&rows[1]),
+            "--edit",
+            r#"{"tags":["drone","bom"],"importance":9}"#,
+        ],
+        "",
+    );
+    assert_eq!(edited["candidate"]["decision"], "edit");
+    assert_eq!(edited["record"]["tags"], json!(["drone", "bom"]));
+    assert_eq!(
+        edited["record"]["facts"],
+        json!(["frame", "brushless motors"])
+    );
+
+    let rejected = env.json(
+        &["memory", "reject", &id(&rows[2]), "--reason", "not durable"],
+        "",
+    );
+    assert_eq!(rejected["candidate"]["status"], "rejected");
+    assert!(rejected.get("record").is_none());
+
+    // A second decision on any of them is a conflict, and writes nothing.
+    env.fails(&["memory", "approve", &id(&rows[0])], "", 5, "conflict");
+    env.fails(
+        &["memory", "reject", &id(&rows[2]), "--reason", "x"],
+        "",
+        5,
+        "conflict",
+    );
+    env.fails(&["memory", "approve", "cand_nope"], "", 4, "not_found");
+    assert_eq!(ledger_lines(&env).len(), 3);
+
+    let hits = env.jsonl(
+        &["memory", "query", "which units does the user prefer?"],
+        "",
+    );
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["id"], mem_id.as_str());
+    let s = hits[0]["score"].as_f64().unwrap();
+    assert!(s > 0.0 && s <= 1.0);
+    for k in ["id", "score", "excerpt", "title", "tags", "created_at"] {
+        assert!(hits[0].get(k).is_some(), "{k}");
+    }
+    // Rejected content never reaches LTM.
+    assert!(
+        env.jsonl(&["memory", "query", "cilantro salsa"], "")
+            .is_empty()
+    );
+    // Tag filter.
+    assert_eq!(
+        env.jsonl(&["memory", "query", "drone frame", "--tags", "bom"], "")
+            .len(),
+        1
+    );
+    assert!(
+        env.jsonl(
+            &["memory", "query", "drone frame", "--tags", "parts_list"],
+            ""
+        )
+        .is_empty()
+    );
+
+    let block = env
+        .bob(&["memory", "query", "metric units", "--format", "block"])
+        .output()
+        .unwrap();
+    let block = String::from_utf8(block.stdout).unwrap();
+    assert!(
+        block.starts_with("=== RETRIEVED_MEMORY ===\n- id=mem_"),
+        "{block}"
+    );
+    assert!(block.ends_with("=== END_RETRIEVED_MEMORY ===\n"), "{block}");
+
+    let status = env.jsonl(&["memory", "candidates", "--status", "pending"], "");
+    assert!(status.is_empty());
+    env.jsonl(&["ledger", "verify"], "");
+}
+
+fn raw_bob(env: &TestEnv, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob"));
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("BOB_HOME", env.home())
+        .env("BOB_NOW", &env.now)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+fn one(env: &TestEnv, text: &str) -> String {
+    let rows = propose(env, &[], &json!({"text": text}).to_string());
+    id(&rows[0])
+}
+
+#[test]
+fn ledger_tampering_is_found_and_named() {
+    for tamper in ["edit", "delete", "reorder"] {
+        let env = TestEnv::new();
+        for t in ["alpha fact one", "beta fact two", "gamma fact three"] {
+            let c = one(&env, t);
+            env.json(&["memory", "approve", &c], "");
+        }
+        let path = env.home().join("memory_approvals.jsonl");
+        let mut lines = ledger_lines(&env);
+        assert_eq!(lines.len(), 3);
+        match tamper {
+            "edit" => lines[1] = lines[1].replace("\"approve\"", "\"reject\""),
+            "delete" => {
+                lines.remove(1);
+            }
+            _ => lines.swap(0, 1),
+        }
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let out = env.bob(&["ledger", "verify"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(5), "{tamper}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let expected = if tamper == "reorder" { 1 } else { 2 };
+        assert_eq!(report["first_bad_line"], expected, "{tamper}: {report}");
+        assert_eq!(report["ok"], false);
+    }
+}
+
+#[test]
+fn two_concurrent_approvals_of_one_candidate_one_wins() {
+    let env = TestEnv::new();
+    let c = one(&env, "the user's favourite deck is mono-green");
+    for _ in 0..3 {
+        let c2 = one(&env, &format!("noise {}", uuid_like()));
+        let _ = c2;
+    }
+    let a = raw_bob(&env, &["memory", "approve", &c]).spawn().unwrap();
+    let b = raw_bob(&env, &["memory", "approve", &c]).spawn().unwrap();
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    let mut codes = vec![a.status.code(), b.status.code()];
+    codes.sort();
+    assert_eq!(codes, vec![Some(0), Some(5)], "{a:?} {b:?}");
+    let loser = if a.status.success() { &b } else { &a };
+    let err: Value = serde_json::from_slice(loser.stderr.trim_ascii()).unwrap();
+    assert_eq!(err["error"]["code"], "conflict");
+    let decisions: Vec<String> = ledger_lines(&env)
+        .into_iter()
+        .filter(|l| l.contains(&c))
+        .collect();
+    assert_eq!(decisions.len(), 1);
+    assert_eq!(
+        env.jsonl(&["memory", "list", "--scope", "long_term"], "")
+            .len(),
+        1
+    );
+}
+
+fn uuid_like() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+#[test]
+fn users_are_isolated_and_shared_profiles_get_a_mirror() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(
+        env.home().join("profiles.json"),
+        r#"{"profiles":{"alice":{"memory_user":"alice","shared_user":"family"},"bob":{"memory_user":"bob"}}}"#,
+    )
+    .unwrap();
+    let a = propose(
+        &env,
+        &["--user", "alice"],
+        r#"{"text":"alice keeps the spare key under the blue pot"}"#,
+    );
+    let b = propose(
+        &env,
+        &["--user", "bob"],
+        r#"{"text":"bob keeps the spare key in the garage"}"#,
+    );
+    let d = propose(
+        &env,
+        &[],
+        r#"{"text":"default user keeps the spare key nowhere"}"#,
+    );
+    let out = env.json(&["memory", "approve", &id(&a[0])], "");
+    assert_eq!(out["mirrored"].as_array().unwrap().len(), 1);
+    env.json(&["memory", "approve", &id(&b[0])], "");
+    env.json(&["memory", "approve", &id(&d[0])], "");
+
+    let q = |user: &str| -> Vec<String> {
+        env.jsonl(
+            &["memory", "query", "spare key", "-k", "10", "--user", user],
+            "",
+        )
+        .iter()
+        .map(|h| h["excerpt"].as_str().unwrap().to_string())
+        .collect()
+    };
+    let alice = q("alice");
+    assert_eq!(alice.len(), 1);
+    assert!(alice[0].contains("blue pot"));
+    let bob = q("bob");
+    assert_eq!(bob.len(), 1);
+    assert!(bob[0].contains("garage"));
+    let dflt = q("default");
+    assert_eq!(dflt.len(), 1);
+    assert!(dflt[0].contains("nowhere"));
+    let family = q("family");
+    assert_eq!(family.len(), 1);
+    assert!(family[0].contains("blue pot"));
+    assert!(q("mallory").is_empty());
+    // Listing follows the same rule; a path trick is not a user.
+    assert_eq!(env.jsonl(&["memory", "list", "--user", "bob"], "").len(), 1);
+    env.fails(
+        &["memory", "query", "key", "--user", "../x"],
+        "",
+        2,
+        "invalid.request",
+    );
+}
+
+#[test]
+fn stm_bounds_size_error_state_and_ttl() {
+    let mut env = TestEnv::new();
+    let first = env.json(
+        &["memory", "stm", "add"],
+        r#"{"intent":"entry 0","resolution":"r"}"#,
+    );
+    for i in 1..=200 {
+        env.json(
+            &["memory", "stm", "add"],
+            &json!({"intent": format!("entry {i}")}).to_string(),
+        );
+    }
+    let all = env.jsonl(&["memory", "stm", "list", "--limit", "1000"], "");
+    assert_eq!(all.len(), 200);
+    assert_eq!(all[0]["intent"], "entry 200");
+    assert_eq!(all[199]["intent"], "entry 1");
+    assert!(all.iter().all(|e| e["id"] != first["id"]));
+
+    // Size rule: 3072 bytes of compact JSON content.
+    let big = json!({"intent": "x".repeat(3100)}).to_string();
+    let err = env.fails(&["memory", "stm", "add"], &big, 2, "invalid.request");
+    assert_eq!(err["details"]["limit_bytes"], 3072);
+    let ok = json!({"intent": "y".repeat(2900)}).to_string();
+    env.json(&["memory", "stm", "add"], &ok);
+    env.fails(
+        &["memory", "stm", "add"],
+        r#"{"intent":"q","open_questions":["a","b","c","d"]}"#,
+        2,
+        "invalid.request",
+    );
+    // Error state: refused, nothing written.
+    let before = env.jsonl(&["memory", "stm", "list", "--limit", "1000"], "");
+    env.fails(
+        &["memory", "stm", "add", "--error-state"],
+        r#"{"intent":"failed turn"}"#,
+        3,
+        "policy.denied",
+    );
+    env.fails(
+        &["memory", "stm", "add"],
+        r#"{"intent":"failed turn","error_state":true}"#,
+        3,
+        "policy.denied",
+    );
+    env.fails(&["memory", "stm", "add"], "{not json", 2, "invalid.request");
+    let after = env.jsonl(&["memory", "stm", "list", "--limit", "1000"], "");
+    assert_eq!(before, after);
+    // STM is never LTM.
+    assert!(env.jsonl(&["memory", "query", "entry"], "").is_empty());
+
+    // TTL 72 h: hidden after, deleted by gc.
+    env.now = "2026-02-17T23:59:00Z".into();
+    assert_eq!(
+        env.jsonl(&["memory", "stm", "list", "--limit", "1000"], "")
+            .len(),
+        200
+    );
+    env.now = "2026-02-18T00:00:01Z".into();
+    assert!(env.jsonl(&["memory", "stm", "list"], "").is_empty());
+    let tid = all[0]["id"].as_str().unwrap();
+    env.fails(
+        &["memory", "stm", "touch", tid, "--session", "s"],
+        "",
+        4,
+        "not_found",
+    );
+    let gc = env.json(&["memory", "stm", "gc"], "");
+    assert_eq!(gc["short_term_removed"].as_array().unwrap().len(), 200);
+}
+
+#[test]
+fn stm_promotion_needs_access_pattern_and_human_approval() {
+    let env = TestEnv::new();
+    let e = env.json(
+        &["memory", "stm", "add", "--session", "s1"],
+        r#"{"intent":"user is building a cinewhoop drone","resolution":"listed frame options","entities":["cinewhoop"]}"#,
+    );
+    let cold = env.json(
+        &["memory", "stm", "add"],
+        r#"{"intent":"one-off question"}"#,
+    );
+    let eid = e["id"].as_str().unwrap();
+    env.json(&["memory", "stm", "touch", eid, "--session", "s1"], "");
+    env.json(&["memory", "stm", "touch", eid, "--session", "s2"], "");
+    assert!(
+        env.jsonl(&["memory", "promote"], "").is_empty(),
+        "2 accesses is not enough"
+    );
+    let t = env.json(&["memory", "stm", "touch", eid, "--session", "s2"], "");
+    assert_eq!(t["access_count"], 3);
+    assert_eq!(t["sessions_seen"], json!(["s1", "s2"]));
+    env.json(
+        &["memory", "stm", "touch", cold["id"].as_str().unwrap()],
+        "",
+    );
+
+    let dry = env.jsonl(&["memory", "promote", "--dry-run"], "");
+    assert_eq!(dry.len(), 1);
+    assert!(env.jsonl(&["memory", "candidates"], "").is_empty());
+    let p = env.jsonl(&["memory", "promote"], "");
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0]["stm_id"], eid);
+    assert!(
+        env.jsonl(&["memory", "promote"], "").is_empty(),
+        "attempted once"
+    );
+    // Still needs a human.
+    assert!(
+        env.jsonl(&["memory", "list", "--scope", "long_term"], "")
+            .is_empty()
+    );
+    let cid = p[0]["candidate"]["id"].as_str().unwrap();
+    env.json(&["memory", "approve", cid], "");
+    let lt = env.jsonl(&["memory", "list", "--scope", "long_term"], "");
+    assert_eq!(lt[0]["metadata"]["promoted_from"], eid);
+    assert!(lt[0].get("body_md").is_none());
+    let lt = env.jsonl(
+        &["memory", "list", "--scope", "long_term", "--include-body"],
+        "",
+    );
+    assert!(lt[0]["body_md"].as_str().unwrap().contains("cinewhoop"));
+}
+
+#[test]
+fn secrets_never_reach_the_database_or_the_ledger() {
+    let env = TestEnv::new();
+    let canary = "sk-proj-CANARYabcdefghijklmnopqrstuvwxyz0123";
+    let bearer = "Bearer tok_CANARY_9f8e7d6c5b4a";
+    let rows = propose(
+        &env,
+        &[],
+        &json!([{"text": format!("the deploy key is {canary} ok"), "tags": ["ops"]},
+                {"title": "curl recipe", "body_md": format!("curl -H 'Authorization: {bearer}' https://x")}])
+        .to_string(),
+    );
+    assert!(
+        !rows[0]["candidate"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("CANARY")
+    );
+    env.json(&["memory", "approve", &id(&rows[0])], "");
+    env.json(
+        &[
+            "memory",
+            "approve",
+            &id(&rows[1]),
+            "--edit",
+            &json!({"text": format!("edited {canary} and {bearer}")}).to_string(),
+        ],
+        "",
+    );
+    env.json(
+        &["memory", "stm", "add"],
+        &json!({"intent": format!("used {canary}"), "resolution": bearer}).to_string(),
+    );
+    let home = env.home();
+    let mut checked = 0;
+    for f in ["memory.db", "memory.db-wal", "memory_approvals.jsonl"] {
+        if let Ok(bytes) = std::fs::read(home.join(f)) {
+            checked += 1;
+            assert!(
+                memchr::memmem::find(&bytes, b"CANARY").is_none(),
+                "secret in {f}"
+            );
+        }
+    }
+    assert!(checked >= 2);
+    assert!(
+        !String::from_utf8_lossy(&env.bob(&["memory", "export"]).output().unwrap().stdout)
+            .contains("CANARY")
+    );
+}
+
+#[test]
+fn a_ledger_decision_missing_from_the_database_is_replayed() {
+    let env = TestEnv::new();
+    let rows = propose(
+        &env,
+        &[],
+        r#"{"text":"the user's cat is called Miso","tags":["pets"]}"#,
+    );
+    let cand: bob::contracts::MemoryCandidate =
+        serde_json::from_value(rows[0]["candidate"].clone()).unwrap();
+    // The process "crashed" right after the ledger append: the record is there, the DB is not.
+    let rec = json!({
+        "kind": "decision", "ts": "2026-02-15T00:00:00Z", "actor": "human", "user": "default",
+        "decision": "approve", "candidate_id": id(&rows[0]),
+        "content_digest": bob::memory::candidates::candidate_digest(&cand),
+    });
+    let serde_json::Value::Object(map) = rec else {
+        unreachable!()
+    };
+    bob::store::append_chained(&env.home().join("memory_approvals.jsonl"), map).unwrap();
+    let c = env.jsonl(&["memory", "candidates"], "");
+    assert_eq!(c[0]["status"], "approved");
+    assert_eq!(c[0]["ledger_seq"], 0);
+    let hits = env.jsonl(&["memory", "query", "cat name"], "");
+    assert_eq!(hits.len(), 1);
+    // Idempotent: another command changes nothing, and a new decision is a conflict.
+    env.fails(&["memory", "approve", &id(&rows[0])], "", 5, "conflict");
+    assert_eq!(env.jsonl(&["memory", "list"], "").len(), 1);
+    assert_eq!(ledger_lines(&env).len(), 1);
+}
+
+#[test]
+fn think_output_yields_at_most_two_candidates_and_bad_input_is_refused() {
+    let env = TestEnv::new();
+    let think = "I should remember this.\n<<<MEMORY_CANDIDATES_JSON>>>\n[{\"text\":\"a1\"},{\"text\":\"a2\"},{\"text\":\"a3\"}]\n<<<END_MEMORY_CANDIDATES_JSON>>>\ndone";
+    let out = env
+        .bob(&["memory", "propose"])
+        .write_stdin(think)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dropped_candidates"));
+    let rows = propose(
+        &env,
+        &[],
+        r#"{"analysis":"x","memory_candidates":[{"text":"b1"},{"text":"b2"},{"text":"b3"}]}"#,
+    );
+    assert_eq!(rows.len(), 2);
+    let rows = propose(
+        &env,
+        &[],
+        r#"{"save_plan":{"title":"T","tags":["t"],"body_md":"plan body","ttl_days":3}}"#,
+    );
+    assert_eq!(rows[0]["candidate"]["ttl_days"], 3);
+    let rows = propose(
+        &env,
+        &[],
+        r#"{"suggest_memory_save":{"title":"S","body_md":"suggested","importance":6}}"#,
+    );
+    assert_eq!(rows[0]["candidate"]["importance"], 6);
+    // The same pending content is not stored twice.
+    let again = propose(
+        &env,
+        &[],
+        r#"{"suggest_memory_save":{"title":"S","body_md":"suggested","importance":6}}"#,
+    );
+    assert_eq!(again[0]["id"], rows[0]["id"]);
+    for bad in [
+        "{oops",
+        r#"{"text":""}"#,
+        r#"{"text":"x","importance":11}"#,
+        r#"{"unrelated":1}"#,
+        "<<<MEMORY_CANDIDATES_JSON>>>[{\"text\":\"x\"}]",
+        "plain words",
+        "",
+    ] {
+        env.fails(&["memory", "propose"], bad, 2, "invalid.request");
+    }
+    let pending = id(&rows[0]);
+    env.fails(
+        &["memory", "approve", &pending, "--edit", "[1]"],
+        "",
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &[
+            "memory",
+            "approve",
+            &pending,
+            "--edit",
+            r#"{"importance":0}"#,
+        ],
+        "",
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &["memory", "reject", &pending, "--reason", " "],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert!(ledger_lines(&env).is_empty());
+}
+
+#[test]
+fn hostile_query_text_never_breaks_the_query() {
+    let env = TestEnv::new();
+    let c = one(&env, "quotes \"and\" operators OR NEAR stars * in a record");
+    env.json(&["memory", "approve", &c], "");
+    for q in [
+        "\"",
+        "\"\"\"",
+        "NEAR(",
+        "a OR",
+        "AND",
+        "*",
+        "col:x",
+        "'; DROP TABLE ltm; --",
+        "(((",
+        "-",
+        "^x",
+        "{title}: x",
+        "ünïcödé ☃",
+        "",
+    ] {
+        env.bob(&["memory", "query", q]).assert().success();
+    }
+    assert_eq!(
+        env.jsonl(&["memory", "query", "\"operators\" NEAR("], "")
+            .len(),
+        1
+    );
+    assert!(
+        env.jsonl(&["memory", "query", "x", "-k", "0"], "")
+            .is_empty()
+    );
+}
+
+#[test]
+fn ttl_hides_records_and_gc_removes_them_on_the_ledger() {
+    let mut env = TestEnv::new();
+    let rows = propose(
+        &env,
+        &[],
+        r#"{"text":"temporary parking spot level 3","ttl_days":1}"#,
+    );
+    env.json(&["memory", "approve", &id(&rows[0])], "");
+    assert_eq!(env.jsonl(&["memory", "query", "parking"], "").len(), 1);
+    env.now = "2026-02-16T00:00:01Z".into();
+    assert!(env.jsonl(&["memory", "query", "parking"], "").is_empty());
+    assert!(env.jsonl(&["memory", "list"], "").is_empty());
+    let gc = env.json(&["memory", "gc"], "");
+    assert_eq!(gc["long_term_removed"].as_array().unwrap().len(), 1);
+    let last: Value = serde_json::from_str(ledger_lines(&env).last().unwrap()).unwrap();
+    assert_eq!(last["kind"], "gc");
+    assert_eq!(last["records"][0]["id"], gc["long_term_removed"][0]);
+    assert!(
+        env.bob(&["memory", "export"])
+            .output()
+            .unwrap()
+            .stdout
+            .is_empty()
+    );
+    env.jsonl(&["ledger", "verify"], "");
+}
+
+#[test]
+fn large_bodies_are_stored_as_a_blob_with_a_summary() {
+    let env = TestEnv::new();
+    let body = format!(
+        "First paragraph about telemetry.\n\n{}",
+        "lorem ipsum ".repeat(2000)
+    );
+    let rows = propose(
+        &env,
+        &[],
+        &json!({"title": "Big", "body_md": body}).to_string(),
+    );
+    let out = env.json(&["memory", "approve", &id(&rows[0])], "");
+    let blob = &out["record"]["metadata"]["body_blob"];
+    let path = env.home().join(blob["path"].as_str().unwrap());
+    assert_eq!(std::fs::read_to_string(path).unwrap(), body);
+    assert!(out["record"]["body_md"].as_str().unwrap().len() < 1000);
+    assert_eq!(out["record"]["summary"], "First paragraph about telemetry.");
+}
+
+#[test]
+fn markdown_import_and_jsonl_export_round_trip() {
+    let env = TestEnv::new();
+    env.write(
+        "notes/drone.md",
+        "---\ntags: [drone, parts]\n---\n# Cinewhoop build\n\nParts chosen for the 3.5 inch build.\n\n- frame: Roma F35\n- motors: 1804\n\nSee #fpv later.\n",
+    );
+    env.write("notes/sub/plain.md", "Just a plain note with no heading.\n");
+    env.write("notes/skip.txt", "not markdown");
+    let rep = env.json(
+        &["memory", "import", env.path("notes").to_str().unwrap()],
+        "",
+    );
+    assert_eq!(rep["imported"], 2);
+    let again = env.json(
+        &["memory", "import", env.path("notes").to_str().unwrap()],
+        "",
+    );
+    assert_eq!(again["imported"], 0);
+    assert_eq!(again["unchanged"], 2);
+    let lines = ledger_lines(&env);
+    assert_eq!(lines.len(), 2);
+    let batch: Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(batch["kind"], "import");
+    assert_eq!(batch["count"], 2);
+
+    let list = env.jsonl(&["memory", "list", "--include-body"], "");
+    let drone = list
+        .iter()
+        .find(|r| r["title"] == "Cinewhoop build")
+        .unwrap();
+    assert_eq!(drone["tags"], json!(["drone", "parts", "fpv"]));
+    assert_eq!(drone["facts"], json!(["frame: Roma F35", "motors: 1804"]));
+    assert_eq!(drone["summary"], "Parts chosen for the 3.5 inch build.");
+    assert_eq!(drone["source"], "imported");
+    assert!(list.iter().any(|r| r["title"] == "plain"));
+
+    let export = env.bob(&["memory", "export"]).output().unwrap().stdout;
+    let file = env.write("export.jsonl", std::str::from_utf8(&export).unwrap());
+    let other = TestEnv::new();
+    let rep = other.json(&["memory", "import", "--jsonl", file.to_str().unwrap()], "");
+    assert_eq!(rep["imported"], 2);
+    let export2 = other.bob(&["memory", "export"]).output().unwrap().stdout;
+    assert_eq!(export, export2);
+    other.fails(
+        &[
+            "memory",
+            "import",
+            "--jsonl",
+            env.write("bad.jsonl", "{\"id\":1}\n").to_str().unwrap(),
+        ],
+        "",
+        2,
+        "invalid.request",
+    );
+    other.fails(
+        &["memory", "import", env.path("missing").to_str().unwrap()],
+        "",
+        4,
+        "not_found",
+    );
+}
+
+#[test]
+fn bench_harness_scores_the_synthetic_longmemeval_fixture() {
+    let env = TestEnv::new();
+    let fixture = crate::env::repo_root().join("tests/fixtures/memory/longmemeval_small.json");
+    let r = env.json(
+        &[
+            "memory",
+            "bench",
+            "--dataset",
+            fixture.to_str().unwrap(),
+            "--detail",
+        ],
+        "",
+    );
+    assert_eq!(r["questions"], 20);
+    for k in [
+        "recall_any_at_1",
+        "recall_any_at_5",
+        "recall_any_at_10",
+        "ndcg_at_10",
+    ] {
+        let v = r[k].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&v), "{k}={v}");
+    }
+    assert!(r["recall_any_at_10"].as_f64().unwrap() >= r["recall_any_at_1"].as_f64().unwrap());
+    assert!(r["recall_any_at_5"].as_f64().unwrap() >= 0.8, "{r}");
+    let bad = env.write("bad.json", r#"[{"question":"q"}]"#);
+    env.fails(
+        &["memory", "bench", "--dataset", bad.to_str().unwrap()],
+        "",
+        2,
+        "invalid.request",
+    );
+}
+
+#[test]
+fn concurrent_writers_on_a_fresh_home_all_succeed() {
+    // cron and a shell starting together: creation, migration and writes must not fail.
+    let env = TestEnv::new();
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            let mut c = raw_bob(
+                &env,
+                &[
+                    "memory",
+                    "stm",
+                    "add",
+                    "--user",
+                    if i % 2 == 0 { "default" } else { "other" },
+                ],
+            );
+            c.stdin(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(
+                    json!({"intent": format!("parallel {i}")})
+                        .to_string()
+                        .as_bytes(),
+                )
+                .unwrap();
+            child
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(env.jsonl(&["memory", "stm", "list"], "").len(), 3);
+    assert_eq!(
+        env.jsonl(&["memory", "stm", "list", "--all-users"], "")
+            .len(),
+        6
+    );
+}
