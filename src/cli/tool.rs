@@ -220,9 +220,22 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         let stats = json!({"stats": {
             "calls": calls.len(),
             "total_ms": started.elapsed().as_secs_f64() * 1e3,
+            "cpu_ms": process_cpu_ms(),
             "audit_ms": runner.audit_time().as_secs_f64() * 1e3,
+            "audit_cpu_ms": runner.audit_cpu_time().as_secs_f64() * 1e3,
         }});
         eprintln!("{stats}");
     }
     Ok(())
+}
+
+/// User + system CPU time of this process so far, in ms.
+fn process_cpu_ms() -> f64 {
+    // SAFETY: getrusage fills the struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
