@@ -189,6 +189,8 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         a.session.clone(),
     )?;
     runner.set_batch(true);
+    let stats = std::env::var_os("BOB_TOOL_STATS").is_some_and(|v| !v.is_empty());
+    runner.set_measure(stats);
     let mut buf = Vec::with_capacity(calls.len() * 256);
     for req in &calls {
         let resp = runner.run(req);
@@ -215,7 +217,7 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         buf.push(b'\n');
     }
     super::output::write_stdout(&buf)?;
-    if std::env::var_os("BOB_TOOL_STATS").is_some_and(|v| !v.is_empty()) {
+    if stats {
         // Opt-in timing breakdown for scripts/bench-tools.sh (stderr, one JSON line).
         let stats = json!({"stats": {
             "calls": calls.len(),

@@ -47,6 +47,7 @@ pub struct Runner {
     batch: bool,
     audit_time: Duration,
     audit_cpu: Duration,
+    measure: bool,
 }
 
 impl Runner {
@@ -87,6 +88,7 @@ impl Runner {
             batch: false,
             audit_time: Duration::ZERO,
             audit_cpu: Duration::ZERO,
+            measure: false,
         })
     }
 
@@ -103,7 +105,7 @@ impl Runner {
 
     /// Writes every queued audit event.
     pub fn flush(&mut self) -> Result<()> {
-        let t = (Instant::now(), thread_cpu());
+        let t = self.mark();
         let mut result = Ok(());
         for a in self.audits.iter_mut() {
             if let Err(e) = a.flush() {
@@ -125,9 +127,25 @@ impl Runner {
         self.audit_cpu
     }
 
+    /// Measure the audit's wall and CPU time ([`Runner::audit_time`]); off by default (it
+    /// costs a few clock syscalls per call).
+    pub fn set_measure(&mut self, on: bool) {
+        self.measure = on;
+    }
+
+    fn mark(&self) -> (Instant, Duration) {
+        if self.measure {
+            (Instant::now(), thread_cpu())
+        } else {
+            (Instant::now(), Duration::ZERO)
+        }
+    }
+
     fn account(&mut self, (wall, cpu): (Instant, Duration)) {
-        self.audit_time += wall.elapsed();
-        self.audit_cpu += thread_cpu().saturating_sub(cpu);
+        if self.measure {
+            self.audit_time += wall.elapsed();
+            self.audit_cpu += thread_cpu().saturating_sub(cpu);
+        }
     }
 
     pub fn failure_loop(&self) -> &FailureLoop {
@@ -198,7 +216,7 @@ impl Runner {
             },
         };
         let mut resp = resp;
-        let t = (Instant::now(), thread_cpu());
+        let t = self.mark();
         let audited = self.audit_result(req, &resp);
         self.account(t);
         if let Err(e) = audited {
@@ -264,7 +282,7 @@ impl Runner {
             "session_id": self.session_id,
             "mutating": spec.map(|s| s.mutating),
         });
-        let t = (Instant::now(), thread_cpu());
+        let t = self.mark();
         let queued = self
             .audit_for(req)
             .and_then(|a| a.queue("tool.call", "agent", call));
