@@ -108,7 +108,7 @@ impl Runner {
         let t = self.mark();
         let mut result = Ok(());
         for a in self.audits.iter_mut() {
-            if let Err(e) = a.flush() {
+            if let Err(e) = a.write_pending() {
                 result = Err(e);
                 break;
             }
