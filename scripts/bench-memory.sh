@@ -34,11 +34,12 @@ n, path = int(sys.argv[1]), sys.argv[2]
 rnd = random.Random(42)
 syll = ["ka","lo","mi","ren","tas","vo","qui","dor","pel","sun","ra","te","nix","bal","cor","fen","gu","ham","ist","jo"]
 vocab = sorted({"".join(rnd.choice(syll) for _ in range(rnd.randint(2, 4))) for _ in range(30000)})[:20000]
-weights = [1.0 / (i + 1) ** 0.9 for i in range(len(vocab))]
+import itertools
+cum = list(itertools.accumulate(1.0 / (i + 1) ** 0.9 for i in range(len(vocab))))
 with open(path, "w") as f:
     for i in range(n):
-        words = rnd.choices(vocab, weights, k=rnd.randint(30, 70))
-        title = " ".join(rnd.choices(vocab, weights, k=4))
+        words = rnd.choices(vocab, cum_weights=cum, k=rnd.randint(30, 70))
+        title = " ".join(rnd.choices(vocab, cum_weights=cum, k=4))
         tags = rnd.sample(vocab[:200], 2)
         rec = {"id": "x", "title": title, "created_at": "2025-%02d-%02dT12:00:00Z" % (rnd.randint(1, 12), rnd.randint(1, 28)),
                "tags": tags, "summary": " ".join(words[:12]), "facts": [], "body_md": " ".join(words),
