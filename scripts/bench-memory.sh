@@ -65,13 +65,12 @@ print("%.2f %.2f" % (statistics.median(times) * 1000, p95 * 1000))
 PY
 }
 
-fts_expr() { # the FTS5 expression bob builds for a query (user "default")
+fts_expr() { # the FTS5 expression of bob's first pass (no owner term; the user is checked after)
   python3 - "$1" <<'PY'
 import sys
 words = [w.lower() for w in __import__("re").split(r"\W+", sys.argv[1]) if w]
 terms = " OR ".join('"%s"' % w for w in dict.fromkeys(words))
-owner = "u" + "default".encode().hex() + "x"
-print('owner : "%s" AND {title summary body tags} : (%s)' % (owner, terms))
+print('{title summary body tags} : (%s)' % terms)
 PY
 }
 
