@@ -768,3 +768,41 @@ fn a_hand_written_seed_array_of_jobs_is_read_and_placed_by_schedule() {
     assert!(e["message"].as_str().unwrap().contains("corrupt"), "{e}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), r#"{"jobs": 5}"#);
 }
+
+#[test]
+fn a_due_job_runs_a_real_bob_turn_with_the_replay_backend() {
+    let env = TestEnv::new();
+    let script = env.write(
+        "replay.jsonl",
+        "{\"role\":\"think\",\"content\":\"Nothing to look up.\"}\n{\"role\":\"respond\",\"content\":\"done\"}\n",
+    );
+    add(
+        &env,
+        json!({"id":"report","agentID":"agent_sched","schedule":"@every 1h","message":"Generate status report"}),
+    );
+    let out = env
+        .bob(&["schedule", "tick"])
+        .env("BOB_NOW", "2026-02-15T01:00:00Z")
+        .env("BOB_BACKEND", format!("replay:{}", script.display()))
+        .output()
+        .unwrap();
+    let r = ok_json(out, "tick");
+    let run = &r["ran"][0];
+    assert_eq!(run["status"], "ok", "{r}");
+    assert_eq!(run["turn_status"], "completed");
+    assert_eq!(r["failed"], 0);
+    let run_id = run["run_id"].as_str().expect("run_id").to_string();
+    assert!(!run_id.is_empty());
+    let job = show(&env, "report");
+    assert_eq!(job["last_status"], "ok");
+    assert_eq!(job["last_run_id"], run_id.as_str());
+    assert_eq!(job["next_run"], "2026-02-15T02:00:00Z");
+    // The turn ran in the job's session, as its agent, with its message.
+    let turns = std::fs::read_to_string(env.home().join("turns.jsonl")).unwrap();
+    let record: Value = serde_json::from_str(turns.lines().last().unwrap()).unwrap();
+    assert_eq!(record["run_id"], run_id.as_str());
+    assert_eq!(record["session_id"], "job-report");
+    assert_eq!(record["agent_id"], "agent_sched");
+    assert_eq!(record["output"], "done");
+    assert_eq!(history(&env, Some("report"))[0]["run_id"], run_id.as_str());
+}
