@@ -192,13 +192,11 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
     let mut buf = Vec::with_capacity(calls.len() * 256);
     for req in &calls {
         let resp = runner.run(req);
-        let v = match a.as_ {
-            As::Envelopes => {
-                serde_json::to_value(&resp).map_err(|e| Error::internal(e.to_string()))?
-            }
-            As::ToolMessages => tools::tool_message(&resp),
-        };
-        buf.extend_from_slice(v.to_string().as_bytes());
+        match a.as_ {
+            As::Envelopes => serde_json::to_writer(&mut buf, &resp),
+            As::ToolMessages => serde_json::to_writer(&mut buf, &tools::tool_message(&resp)),
+        }
+        .map_err(|e| Error::internal(e.to_string()))?;
         buf.push(b'\n');
         // Stream slow calls at once; batch fast ones into few writes.
         if buf.len() > 64 * 1024 || resp.duration_ms >= 10 {
