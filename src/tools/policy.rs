@@ -176,7 +176,11 @@ impl Policy {
         let mut caps = Vec::new();
         if let Some(sid) = session_id {
             enabled.extend(load_session_tools(home, sid)?.enabled);
-            caps.extend(crate::checkpoint::load(home, sid)?.state.capabilities_granted);
+            caps.extend(
+                crate::checkpoint::load(home, sid)?
+                    .state
+                    .capabilities_granted,
+            );
         }
         if o.enable_all {
             enabled.extend(registry::registry().iter().map(|t| t.name.to_string()));
