@@ -57,101 +57,230 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand init" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand init" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -f -a "show" -d 'Print the session\'s checkpoint JSON'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l or-empty -d 'Print a fresh checkpoint (revision 0) for a session that has none yet'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N (0 = no checkpoint yet)' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l input -d 'Read the input from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the session\'s checkpoint JSON'
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "request" -d 'Ask for CAP: adds it to pending unless it is already granted'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "grant" -d 'Grant CAP (a human act): adds it to granted and removes it from pending'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l or-empty -d 'Print empty lists for a session that has no checkpoint yet'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "request" -d 'Ask for CAP: adds it to pending unless it is already granted'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "grant" -d 'Grant CAP (a human act): adds it to granted and removes it from pending'
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l session -d 'Trace malformed blocks to this session\'s trace log' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l input -d 'Read the input from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l session -d 'Session id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l actor -d 'Who wrote the patch' -r -f -a "model\t'The patch comes from a model: it may request, never grant, capabilities'
+human\t'The patch comes from a human: grant_permission actions take effect'"
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N (0 = no checkpoint yet)' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l input -d 'Read the input from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand condense" -l session -d 'Condense this session\'s checkpoint recent_messages in place' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l expect-revision -d 'With --session: fail with conflict (exit 5) unless the stored revision is N' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l input -d 'Read the messages from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand condense" -l per-message -d 'Cap on every message\'s content, in characters' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l total -d 'Cap on the sum of all message contents, in characters' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-summary -d 'Cap on a tool result\'s summary excerpt' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-error -d 'Cap on a tool result\'s error excerpt' -r
+complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-output -d 'Cap on a tool result\'s output excerpt' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand condense" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand condense" -l force -d 'Condense now to half of --total (the condense_now action) instead of only when over it'
 complete -c bob -n "__fish_bob_using_subcommand condense" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand condense" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand condense" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand sanitize" -l input -d 'Read the text from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand sanitize" -l raw -d 'Write only the resulting text (and a newline) instead of JSON'
+complete -c bob -n "__fish_bob_using_subcommand sanitize" -l neutralize -d 'Neutralize instead: keep the text but rewrite anything that looks like a scaffold marker so it can no longer open or close a block (for data embedded in a prompt)'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "emit" -d 'Append trace events {ts, kind, data} to a session\'s trace'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "query" -d 'Print the events that match, as JSON Lines (original bytes)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "stats" -d 'Count events by kind, first/last ts and damaged lines'
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l session -d 'Session whose trace gets the events' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l kind -d 'Event kind ([a-z0-9_.]+)' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l data -d 'Event data, a JSON object [default: {}]' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l input -d 'Read JSON Lines events from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l session -d 'Query this session\'s trace' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l file -d 'Query this trace file' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l kind -d 'Keep only events of this kind (repeatable: any of them)' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l since -d 'Keep only events at or after this time' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l until -d 'Keep only events before this time' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l limit -d 'Stop after N events' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l all -d 'Query every session\'s trace (in file name order)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l session -d 'Session whose trace to print' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l file -d 'Trace file to print' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s n -l lines -d 'Number of events to print first' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s f -l follow -d 'Keep printing events as they are appended (until interrupted)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l session -d 'Only this session\'s trace [default: every session, one row each]' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l file -d 'Only this trace file' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "emit" -d 'Append trace events {ts, kind, data} to a session\'s trace'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "query" -d 'Print the events that match, as JSON Lines (original bytes)'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Count events by kind, first/last ts and damaged lines'
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -203,25 +332,96 @@ complete -c bob -n "__fish_bob_using_subcommand schema" -l list -d 'List the ava
 complete -c bob -n "__fish_bob_using_subcommand schema" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schema" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l session -d 'Also say which tools are enabled for this session' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l input -d 'Read the calls from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l session -d 'Session whose enabled tools, granted capabilities and failure loop apply' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l root -d 'Sandbox root for fs and shell tools (repeatable; enables the sandbox)' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l enable -d 'Enable these tools for this invocation (the calling human\'s choice)' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l grant -d 'Grant a capability (net, net:<domain>) for this invocation' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l shell-rules -d 'Shell allow/deny rules file (JSON) replacing the built-in one' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l max-timeout-ms -d 'Clamp on any call\'s timeout_ms [default: $BOB_TOOL_MAX_TIMEOUT_MS, else 120000]' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l timeout-ms -d 'Default timeout_ms for calls that carry none' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l run-id -d 'run_id for calls that carry none [default: a new run_<uuid>]' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l agent-id -d 'agent_id for calls that carry none' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l as -d 'Output shape' -r -f -a "envelopes\t'Seed 003 response envelopes'
+tool-messages\t'Seed 000 tool-role messages {"role":"tool","tool_call_id",…,"content":"<json>"}'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l enable-all -d 'Enable every registered tool for this invocation'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l allow-loopback -d 'Let http.get reach loopback addresses (127.0.0.0/8, ::1)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l allow-private -d 'Let http.get reach private and link-local addresses'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l require-sandbox -d 'Fail closed (sandbox.required) where OS confinement (Landlock) is unavailable'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l report-loop -d 'After the responses, print one more line {"failure_loop": …} with the loop state'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote gc import export bench help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote gc import export bench help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -389,22 +589,62 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write every long-term record as JSON Lines'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "bench" -d 'Retrieval quality on a LongMemEval-format dataset: recall_any@{1,5,10}, NDCG@10'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand chat" -l input -d 'Read the request from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand chat" -l role -d 'The pipeline role making the call (replay scripts match on it)' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l route -d 'Which model configuration to use (mtg: BOB_MTG_* when BOB_ROUTE_MTG_REMOTE=true)' -r -f -a "chat\t''
+mtg\t''"
+complete -c bob -n "__fish_bob_using_subcommand chat" -l backend -d 'Backend: `openai` (HTTP, the default when configured) or `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand chat" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand chat" -l stream -d 'Stream the reply as JSON Lines of deltas'
 complete -c bob -n "__fish_bob_using_subcommand chat" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand chat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand chat" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand turn" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l agent -d 'Agent id (names the audit log directory)' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l user -d 'User id (memory user for retrieval and candidates) [default: the input\'s user_id]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l profile -d 'Pipeline profile' -r -f -a "bob\t''
+spectator\t''
+solo\t''"
+complete -c bob -n "__fish_bob_using_subcommand turn" -l thinking-mode -d 'Include the sanitized role notes in the record: never, on_error, always [default: the input\'s thinking_mode, else never]' -r -f -a "never\t''
+on_error\t''
+always\t''"
+complete -c bob -n "__fish_bob_using_subcommand turn" -l expect-revision -d 'Commit only if the checkpoint is still at this revision (else conflict, exit 5)' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l max-tool-rounds -d 'Most tool-loop rounds of the final role' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l input -d 'Read the turn input from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand turn" -l backend -d 'Backend: `openai` (HTTP, the default when configured) or `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand turn" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand turn" -l stream -d 'Stream the LLM calls (SSE); traced as llm_stream'
 complete -c bob -n "__fish_bob_using_subcommand turn" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand turn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand turn" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand context" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
+complete -c bob -n "__fish_bob_using_subcommand context" -l role -d 'Role within the profile (bob: think, respond; spectator: reflection, planner, critic, governor; solo: solo)' -r
+complete -c bob -n "__fish_bob_using_subcommand context" -l profile -d 'Pipeline profile' -r -f -a "bob\t''
+spectator\t''
+solo\t''"
+complete -c bob -n "__fish_bob_using_subcommand context" -l upstream -d 'Earlier roles\' outputs (JSON array of {role, content}, or plain text)' -r -F
+complete -c bob -n "__fish_bob_using_subcommand context" -l user -d 'Memory user for retrieval [default: the input\'s user_id, else `default`]' -r
+complete -c bob -n "__fish_bob_using_subcommand context" -l input -d 'Read the turn input from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand context" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand context" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand context" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -413,25 +653,168 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand context" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand context" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from pending help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "add" -d 'Create a job from flags and/or a JSON job on stdin (`id` and `schedule` required)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "update" -d 'Change a job\'s agentID, schedule, message, enabled, session or timeout_s (flags and/or a JSON object on stdin); a new schedule re-places next_run'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "list" -d 'List jobs (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "show" -d 'Show one job'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "rm" -d 'Delete a job (its history stays)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "pause" -d 'Pause one job, or with no ID the whole scheduler'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "resume" -d 'Resume one job, or with no ID the whole scheduler; a job that became due while paused runs once at the next tick'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "tick" -d 'Run every due job once as `bob turn` and print {now, ran, skipped, failed, ...}'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "run" -d 'Run one job now, whatever its schedule or pause state; prints the run record and exits with the failure\'s code when the turn fails'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "history" -d 'List past runs from schedule/history.jsonl (JSON Lines), of one job or all'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "status" -d 'Summary: paused flag, job counts and the next due time'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l id -d 'Job id (letters, digits and . _ - : @; at most 120)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l agent -d 'The turn\'s agent (seed 003 `agentID`)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l schedule -d '"@every <Go duration>" or a one-shot RFC3339 timestamp' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l message -d 'The message each run sends to the turn' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l session -d 'Session id of the job\'s turns [default: job-<id>]' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l timeout -d 'This job\'s timeout (Go duration, or whole seconds) [default: the runner\'s --timeout]' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l input -d 'Read the JSON job from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pending" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l disabled -d 'Create the job paused (enabled: false)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l agent -d 'The turn\'s agent (seed 003 `agentID`)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l schedule -d '"@every <Go duration>" or a one-shot RFC3339 timestamp' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l message -d 'The message each run sends to the turn' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l session -d 'Session id of the job\'s turns [default: job-<id>]' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l timeout -d 'This job\'s timeout (Go duration, or whole seconds) [default: the runner\'s --timeout]' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l input -d 'Read the JSON job from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l timeout -d 'Timeout of a job that sets no timeout_s (Go duration, or whole seconds)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l max-parallel -d 'Most turns running at once' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l timeout -d 'Timeout if the job sets no timeout_s (Go duration, or whole seconds)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l limit -d 'Only the last N runs' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l interval -d 'Time between ticks (Go duration, or whole seconds)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l timeout -d 'Timeout of a job that sets no timeout_s (Go duration, or whole seconds)' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l max-parallel -d 'Most turns running at once' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l cron -d 'Print the crontab line'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l systemd -d 'Print the systemd service and timer units'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "add" -d 'Create a job from flags and/or a JSON job on stdin (`id` and `schedule` required)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change a job\'s agentID, schedule, message, enabled, session or timeout_s (flags and/or a JSON object on stdin); a new schedule re-places next_run'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "list" -d 'List jobs (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one job'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Delete a job (its history stays)'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Pause one job, or with no ID the whole scheduler'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Resume one job, or with no ID the whole scheduler; a job that became due while paused runs once at the next tick'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "tick" -d 'Run every due job once as `bob turn` and print {now, ran, skipped, failed, ...}'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run one job now, whatever its schedule or pause state; prints the run record and exits with the failure\'s code when the turn fails'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "history" -d 'List past runs from schedule/history.jsonl (JSON Lines), of one job or all'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "status" -d 'Summary: paused flag, job counts and the next due time'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand generate" -l out -d 'Directory that receives man/ and completions/' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -459,14 +842,27 @@ complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "pending" -d 'Not implemented in this build yet'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "show" -d 'Print the session\'s checkpoint JSON'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "request" -d 'Ask for CAP: adds it to pending unless it is already granted'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "grant" -d 'Grant CAP (a human act): adds it to granted and removes it from pending'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "extract" -d 'Remove every NOTES_JSON block from assistant text and parse the patches'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from notes" -f -a "apply" -d 'Apply a NOTES patch to a session\'s checkpoint (bumps the revision)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "emit" -d 'Append trace events {ts, kind, data} to a session\'s trace'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "query" -d 'Print the events that match, as JSON Lines (original bytes)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "stats" -d 'Count events by kind, first/last ts and damaged lines'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "verify" -d 'Verify a hash-chained log and name the first bad line. With no FILE, verifies the approval ledger and every audit log under the home. Exits 5 (conflict) when a chain is broken'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines [default: the approval ledger]'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "propose" -d 'Store memory candidates (redacted) as pending. Reads a candidate, an array, a {save_plan|suggest_memory_save|memory_candidates: …} wrapper, or THINK output with <<<MEMORY_CANDIDATES_JSON>>> … <<<END_MEMORY_CANDIDATES_JSON>>> blocks (at most 2 taken)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "candidates" -d 'List candidates (JSON Lines), oldest first'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "approve" -d 'Approve a pending candidate (optionally edited): ledger record first, then LTM. A candidate already decided is a conflict (exit 5)'
@@ -479,4 +875,16 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "import" -d 'Import markdown files (a file or a directory of *.md), or with --jsonl an export file; one ledger record per batch'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "export" -d 'Write every long-term record as JSON Lines'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "bench" -d 'Retrieval quality on a LongMemEval-format dataset: recall_any@{1,5,10}, NDCG@10'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "pending" -d 'Not implemented in this build yet'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "add" -d 'Create a job from flags and/or a JSON job on stdin (`id` and `schedule` required)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "update" -d 'Change a job\'s agentID, schedule, message, enabled, session or timeout_s (flags and/or a JSON object on stdin); a new schedule re-places next_run'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "list" -d 'List jobs (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "show" -d 'Show one job'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "rm" -d 'Delete a job (its history stays)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "pause" -d 'Pause one job, or with no ID the whole scheduler'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "resume" -d 'Resume one job, or with no ID the whole scheduler; a job that became due while paused runs once at the next tick'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "tick" -d 'Run every due job once as `bob turn` and print {now, ran, skipped, failed, ...}'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "run" -d 'Run one job now, whatever its schedule or pause state; prints the run record and exits with the failure\'s code when the turn fails'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "history" -d 'List past runs from schedule/history.jsonl (JSON Lines), of one job or all'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "status" -d 'Summary: paused flag, job counts and the next due time'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'

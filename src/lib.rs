@@ -18,6 +18,7 @@ pub mod sanitize;
 pub mod trace;
 
 // Subsystems.
+pub mod audit;
 pub mod backend;
 pub mod memory;
 pub mod redact;

@@ -1,12 +1,98 @@
+//! `bob caps list|request|grant|revoke`: a session's capabilities (seed 000 §1.1, §4).
+//!
+//! Granting is a human act: `bob caps grant` (and `bob notes apply --actor human`) are the only
+//! ways a capability becomes granted; a model can only request one.
+
 use super::Ctx;
-use crate::error::Result;
+use crate::checkpoint;
+use crate::contracts::Checkpoint;
+use crate::error::{Error, Result};
+use serde::Serialize;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
-    /// Not implemented in this build yet
-    Pending,
+    /// Print {session_id, revision, granted, pending}
+    ///
+    /// A session with no checkpoint yet is not_found (exit 4) unless --or-empty.
+    List(ListArgs),
+    /// Ask for CAP: adds it to pending unless it is already granted
+    Request(ChangeArgs),
+    /// Grant CAP (a human act): adds it to granted and removes it from pending
+    Grant(ChangeArgs),
+    /// Revoke CAP: removes it from granted and from pending
+    Revoke(ChangeArgs),
 }
 
-pub fn run(_args: Args, _ctx: &Ctx) -> Result<()> {
-    Err(super::not_yet("caps"))
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// Session id (letters, digits, . _ - : @)
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// Print empty lists for a session that has no checkpoint yet
+    #[arg(long)]
+    pub or_empty: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ChangeArgs {
+    /// Session id (letters, digits, . _ - : @)
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// Capability: `name` or `name:scope`, e.g. net, net:huggingface.co
+    #[arg(value_name = "CAP")]
+    pub cap: String,
+    /// Fail with conflict (exit 5) unless the stored revision is N
+    #[arg(long, value_name = "N")]
+    pub expect_revision: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct Listing<'a> {
+    session_id: &'a str,
+    revision: u64,
+    granted: &'a [String],
+    pending: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    changed: Option<bool>,
+}
+
+fn listing(cp: &Checkpoint, changed: Option<bool>) -> Listing<'_> {
+    Listing {
+        session_id: &cp.session_id,
+        revision: cp.revision,
+        granted: &cp.state.capabilities_granted,
+        pending: &cp.state.capabilities_pending,
+        changed,
+    }
+}
+
+/// One of the state's capability helpers.
+type CapOp = fn(&mut crate::contracts::State, &str) -> Result<bool>;
+
+pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
+    let (a, op): (ChangeArgs, CapOp) = match args {
+        Args::List(a) => {
+            let cp = match checkpoint::load_existing(&ctx.home, &a.session)? {
+                Some(cp) => cp,
+                None if a.or_empty => checkpoint::fresh(&a.session),
+                None => {
+                    return Err(Error::not_found(format!(
+                        "session {:?} has no checkpoint (use --or-empty)",
+                        a.session
+                    ))
+                    .with("session_id", a.session.as_str()));
+                }
+            };
+            return ctx.out.doc(&listing(&cp, None));
+        }
+        Args::Request(a) => (a, |s, c| s.request_capability(c)),
+        Args::Grant(a) => (a, |s, c| s.grant_capability(c)),
+        Args::Revoke(a) => (a, |s, c| s.revoke_capability(c)),
+    };
+    // Reject a malformed capability before touching the home.
+    checkpoint::parse_capability(&a.cap)?;
+    let (cp, changed) = checkpoint::update(&ctx.home, &a.session, a.expect_revision, |cp| {
+        op(&mut cp.state, &a.cap)
+    })?;
+    ctx.out.doc(&listing(&cp, Some(changed)))
 }

@@ -1,9 +1,134 @@
 use super::Ctx;
-use crate::error::Result;
+use super::output::{parse_json, read_input};
+use crate::checkpoint;
+use crate::condense::{self, Caps, Mode};
+use crate::contracts::ChatMessage;
+use crate::error::{Error, Result};
+use serde_json::Value;
+use std::path::PathBuf;
 
+/// Condense a message list to the context caps (seed 003 §6), deterministically.
+///
+/// Input: a JSON array of chat messages, or `{"messages":[…]}`. Output:
+/// `{messages, dropped:[{index, role, chars}], truncated:[index], total_chars}`. Tool messages
+/// become concise `tool <name> result (<id>)` text; every message is cut to --per-message;
+/// over --total, the oldest messages are dropped first (a leading system message is kept).
+/// Lengths are in characters.
+///
+/// With --session, condenses that session's checkpoint `recent_messages` in place instead of
+/// reading stdin (the revision is bumped only when something changed) and adds `session_id`
+/// and `revision` to the output.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Condense this session's checkpoint recent_messages in place
+    #[arg(long, value_name = "ID", conflicts_with = "input")]
+    pub session: Option<String>,
 
-pub fn run(_args: Args, _ctx: &Ctx) -> Result<()> {
-    Err(super::not_yet("condense"))
+    /// With --session: fail with conflict (exit 5) unless the stored revision is N
+    #[arg(long, value_name = "N", requires = "session")]
+    pub expect_revision: Option<u64>,
+
+    /// Read the messages from FILE instead of stdin
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+
+    /// Cap on every message's content, in characters
+    #[arg(long, value_name = "N", default_value_t = Caps::default().per_message)]
+    pub per_message: usize,
+
+    /// Cap on the sum of all message contents, in characters
+    #[arg(long, value_name = "N", default_value_t = Caps::default().total)]
+    pub total: usize,
+
+    /// Cap on a tool result's summary excerpt
+    #[arg(long, value_name = "N", default_value_t = Caps::default().tool_summary)]
+    pub tool_summary: usize,
+
+    /// Cap on a tool result's error excerpt
+    #[arg(long, value_name = "N", default_value_t = Caps::default().tool_error)]
+    pub tool_error: usize,
+
+    /// Cap on a tool result's output excerpt
+    #[arg(long, value_name = "N", default_value_t = Caps::default().tool_output)]
+    pub tool_output: usize,
+
+    /// Condense now to half of --total (the condense_now action) instead of only when over it
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
+    let caps = Caps {
+        per_message: args.per_message,
+        tool_summary: args.tool_summary,
+        tool_error: args.tool_error,
+        tool_output: args.tool_output,
+        total: args.total,
+    };
+    let mode = if args.force {
+        Mode::Force
+    } else {
+        Mode::Pressure
+    };
+    if let Some(id) = &args.session {
+        return condense_session(ctx, id, args.expect_revision, &caps, mode);
+    }
+    let text = read_input(args.input.as_deref())?;
+    let messages = parse_messages(&text)?;
+    ctx.out.doc(&condense::condense(&messages, &caps, mode))
+}
+
+/// Condenses a checkpoint's recent messages under its lock; writes only when they change.
+fn condense_session(
+    ctx: &Ctx,
+    id: &str,
+    expect_revision: Option<u64>,
+    caps: &Caps,
+    mode: Mode,
+) -> Result<()> {
+    let Some(cp) = checkpoint::load_existing(&ctx.home, id)? else {
+        return Err(
+            Error::not_found(format!("session {id:?} has no checkpoint")).with("session_id", id),
+        );
+    };
+    let preview = condense::condense(&cp.recent_messages, caps, mode);
+    let unchanged = preview.messages == cp.recent_messages;
+    let (revision, result) = if unchanged && expect_revision.is_none_or(|r| r == cp.revision) {
+        (cp.revision, preview)
+    } else {
+        let (cp, result) = checkpoint::update(&ctx.home, id, expect_revision, |cp| {
+            let c = condense::condense(&cp.recent_messages, caps, mode);
+            cp.recent_messages = c.messages.clone();
+            Ok(c)
+        })?;
+        (cp.revision, result)
+    };
+    let mut v = serde_json::to_value(&result).map_err(|e| Error::internal(e.to_string()))?;
+    if let Value::Object(m) = &mut v {
+        m.insert("session_id".into(), Value::from(id));
+        m.insert("revision".into(), Value::from(revision));
+    }
+    ctx.out.doc(&v)
+}
+
+/// A JSON array of messages or `{"messages":[…]}`.
+fn parse_messages(text: &str) -> Result<Vec<ChatMessage>> {
+    let v: Value = parse_json("messages", text)?;
+    let shape = || Error::invalid("expected a JSON array of messages or {\"messages\":[…]}");
+    let items = match v {
+        Value::Array(items) => items,
+        Value::Object(mut m) => match m.remove("messages") {
+            Some(Value::Array(items)) => items,
+            _ => return Err(shape()),
+        },
+        _ => return Err(shape()),
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            serde_json::from_value(item)
+                .map_err(|e| Error::invalid(format!("messages[{i}]: {e}")).with("index", i))
+        })
+        .collect()
 }

@@ -48,6 +48,15 @@ pub fn generate(root: &Path) -> Result<Vec<PathBuf>> {
         crate::store::write_bytes_atomic(&p, &buf)?;
         written.push(p);
     }
+    // man/ and completions/ hold only generated files: drop pages of removed subcommands.
+    for d in [&man, &comp] {
+        for entry in std::fs::read_dir(d).map_err(|e| Error::io(d, e))?.flatten() {
+            let p = entry.path();
+            if !written.contains(&p) {
+                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+            }
+        }
+    }
     Ok(written)
 }
 

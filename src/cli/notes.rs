@@ -1,12 +1,174 @@
+//! `bob notes extract|apply`: the NOTES patch protocol (seed 000 §2) as two pipeline stages.
+
 use super::Ctx;
-use crate::error::Result;
+use super::output::read_input;
+use crate::checkpoint;
+use crate::error::{Error, Result};
+use crate::home::Home;
+use crate::notes::{self, Actor, ApplyReport};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::PathBuf;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
-    /// Not implemented in this build yet
-    Pending,
+    /// Remove every NOTES_JSON block from assistant text and parse the patches
+    ///
+    /// Reads assistant text on stdin (or --input FILE), or a chat message / `bob chat` output
+    /// holding it in `content` / `message.content`; prints {patch, visible_text, errors,
+    /// blocks}. Several blocks merge in order; a malformed or unterminated block is removed,
+    /// reported in `errors` (invalid.request) and never applied. With --session, malformed
+    /// blocks are also traced (kind notes_patch). Exits 0 even when blocks were malformed.
+    Extract(ExtractArgs),
+    /// Apply a NOTES patch to a session's checkpoint (bumps the revision)
+    ///
+    /// Input: a bare NOTES payload, a seed 004 NoteFrames object, or assistant text holding
+    /// NOTES_JSON blocks (as text, or as a chat message / `bob chat` output). A bare payload that is not valid JSON or has a wrong shape is
+    /// invalid.request (exit 2) and nothing is written; malformed blocks inside assistant text
+    /// are reported in `errors` while the well-formed ones apply. Unknown payload keys are
+    /// ignored and listed in `ignored_keys`. Text with no block changes nothing.
+    ///
+    /// A model-originated patch (the default actor) may request capabilities but never grant
+    /// them: `grant_permission:` actions are refused and listed in `refused`.
+    Apply(ApplyArgs),
 }
 
-pub fn run(_args: Args, _ctx: &Ctx) -> Result<()> {
-    Err(super::not_yet("notes"))
+#[derive(Debug, clap::Args)]
+pub struct ExtractArgs {
+    /// Trace malformed blocks to this session's trace log
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Read the input from FILE instead of stdin
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ActorArg {
+    /// The patch comes from a model: it may request, never grant, capabilities
+    Model,
+    /// The patch comes from a human: grant_permission actions take effect
+    Human,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ApplyArgs {
+    /// Session id (letters, digits, . _ - : @)
+    #[arg(long, value_name = "ID")]
+    pub session: String,
+    /// Who wrote the patch
+    #[arg(long, value_enum, default_value = "model")]
+    pub actor: ActorArg,
+    /// Fail with conflict (exit 5) unless the stored revision is N (0 = no checkpoint yet)
+    #[arg(long, value_name = "N")]
+    pub expect_revision: Option<u64>,
+    /// Read the input from FILE instead of stdin
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
+    match args {
+        Args::Extract(a) => extract(a, ctx),
+        Args::Apply(a) => apply(a, ctx),
+    }
+}
+
+fn extract(a: ExtractArgs, ctx: &Ctx) -> Result<()> {
+    if let Some(s) = &a.session {
+        ctx.home.trace_path(s)?;
+    }
+    let text = read_input(a.input.as_deref())?;
+    let chat = serde_json::from_str::<Value>(text.trim()).ok();
+    let mut x = notes::extract(
+        chat.as_ref()
+            .and_then(notes::assistant_content)
+            .unwrap_or(&text),
+    );
+    if let Some(s) = &a.session
+        && let Err(te) = trace_all(&ctx.home, s, notes::error_trace_events(&x.errors))
+    {
+        x.errors.push(te);
+    }
+    ctx.out.doc(&x)
+}
+
+#[derive(Serialize)]
+struct ApplyOutput {
+    session_id: String,
+    revision: u64,
+    /// Whether the checkpoint was written (false when the input held no patch).
+    written: bool,
+    #[serde(flatten)]
+    report: ApplyReport,
+    errors: Vec<Error>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<Error>,
+}
+
+fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
+    let home = &ctx.home;
+    home.checkpoint_path(&a.session)?;
+    let actor = match a.actor {
+        ActorArg::Model => Actor::Model,
+        ActorArg::Human => Actor::Human,
+    };
+    let text = read_input(a.input.as_deref())?;
+    let found = notes::patch_from_input(&text)?;
+    let mut warnings = Vec::new();
+    let Some(patch) = found.patch else {
+        if let Err(te) = trace_all(home, &a.session, notes::error_trace_events(&found.errors)) {
+            warnings.push(te);
+        }
+        let cp = checkpoint::load(home, &a.session)?;
+        if let Some(expected) = a.expect_revision
+            && expected != cp.revision
+        {
+            return Err(Error::conflict(format!(
+                "checkpoint of session {:?} is at revision {}, not {expected}",
+                a.session, cp.revision
+            ))
+            .with("expected", expected)
+            .with("actual", cp.revision));
+        }
+        return ctx.out.doc(&ApplyOutput {
+            session_id: a.session,
+            revision: cp.revision,
+            written: false,
+            report: ApplyReport {
+                ignored_keys: found.ignored_keys,
+                ..ApplyReport::default()
+            },
+            errors: found.errors,
+            warnings,
+        });
+    };
+    let (cp, mut report) = checkpoint::update(home, &a.session, a.expect_revision, |cp| {
+        Ok(notes::apply_to_checkpoint(cp, &patch, actor))
+    })?;
+    report.ignored_keys = found.ignored_keys;
+    let traced = notes::trace_events(&patch, &report, &found.errors, cp.revision, actor);
+    if let Err(te) = trace_all(home, &a.session, traced) {
+        warnings.push(te);
+    }
+    ctx.out.doc(&ApplyOutput {
+        session_id: cp.session_id,
+        revision: cp.revision,
+        written: true,
+        report,
+        errors: found.errors,
+        warnings,
+    })
+}
+
+/// Appends trace events to the session's trace log with one lock and one fsync.
+fn trace_all(home: &Home, session_id: &str, events: Vec<(&str, Value)>) -> Result<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let lines = events
+        .into_iter()
+        .map(|(kind, data)| crate::store::jsonl_line(&crate::trace::event(kind, data)?))
+        .collect::<Result<Vec<_>>>()?;
+    crate::store::append_jsonl_batch(&home.trace_path(session_id)?, &lines)
 }

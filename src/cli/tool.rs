@@ -1,12 +1,243 @@
 use super::Ctx;
-use crate::error::Result;
+use super::output::read_input;
+use crate::error::{Error, Result};
+use crate::tools::{self, CallDefaults, FailureLoop, Policy, PolicyOverrides, Runner, policy};
+use serde_json::{Value, json};
+use std::path::PathBuf;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
-    /// Not implemented in this build yet
-    Pending,
+    /// List the registered tools (JSON Lines: name, kind, mutating, aliases, description)
+    List {
+        /// Also say which tools are enabled for this session
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+    },
+    /// Print a tool's input JSON Schema (aliases resolve to their tool)
+    Schema {
+        /// Tool name, e.g. fs.read_text
+        name: String,
+    },
+    /// Run tool calls read from stdin, in order; one response envelope per call on stdout
+    ///
+    /// Accepts seed 003 request envelopes (one, an array, or JSON Lines), seed 000 {id, tool,
+    /// args} arrays and <<<TOOL_CALLS_JSON>>> blocks in assistant text, seed 004 tool_intent
+    /// {action, payload} (alone or in a Solver output), and OpenAI tool_calls (or an assistant
+    /// message carrying them). Tools are disabled by default: enable them per session
+    /// (`bob tool enable`) or here with --enable/--enable-all. fs and shell tools also need a
+    /// sandbox root (--root, or BOB_TOOL_SANDBOX_ENABLED=1 with BOB_TOOL_ROOTS). A failing call
+    /// is an ok:false envelope; the command still exits 0. Duplicate ids are invalid.request
+    /// and nothing runs.
+    Run(RunArgs),
+    /// Enable tools for a session (a human act), stored in sessions/<id>/tools.json
+    Enable {
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// Tool names (aliases resolve), or `all`
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
+    /// Disable tools for a session
+    Disable {
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// Tool names (aliases resolve), or `all`
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
+    /// Show a session's failure-loop state (seed 003 §2)
+    Loop {
+        #[arg(long, value_name = "ID")]
+        session: String,
+    },
 }
 
-pub fn run(_args: Args, _ctx: &Ctx) -> Result<()> {
-    Err(super::not_yet("tool"))
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum As {
+    /// Seed 003 response envelopes
+    Envelopes,
+    /// Seed 000 tool-role messages {"role":"tool","tool_call_id",…,"content":"<json>"}
+    ToolMessages,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Read the calls from FILE instead of stdin
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Session whose enabled tools, granted capabilities and failure loop apply
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Sandbox root for fs and shell tools (repeatable; enables the sandbox)
+    #[arg(long, value_name = "DIR")]
+    root: Vec<PathBuf>,
+    /// Enable these tools for this invocation (the calling human's choice)
+    #[arg(long, value_name = "NAME", num_args = 1..)]
+    enable: Vec<String>,
+    /// Enable every registered tool for this invocation
+    #[arg(long)]
+    enable_all: bool,
+    /// Grant a capability (net, net:<domain>) for this invocation
+    #[arg(long, value_name = "CAP")]
+    grant: Vec<String>,
+    /// Let http.get reach loopback addresses (127.0.0.0/8, ::1)
+    #[arg(long)]
+    allow_loopback: bool,
+    /// Let http.get reach private and link-local addresses
+    #[arg(long)]
+    allow_private: bool,
+    /// Fail closed (sandbox.required) where OS confinement (Landlock) is unavailable
+    #[arg(long)]
+    require_sandbox: bool,
+    /// Shell allow/deny rules file (JSON) replacing the built-in one
+    #[arg(long, value_name = "FILE")]
+    shell_rules: Option<PathBuf>,
+    /// Clamp on any call's timeout_ms [default: $BOB_TOOL_MAX_TIMEOUT_MS, else 120000]
+    #[arg(long, value_name = "MS")]
+    max_timeout_ms: Option<u64>,
+    /// Default timeout_ms for calls that carry none
+    #[arg(long, value_name = "MS", default_value_t = crate::contracts::DEFAULT_TIMEOUT_MS)]
+    timeout_ms: u64,
+    /// run_id for calls that carry none [default: a new run_<uuid>]
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
+    /// agent_id for calls that carry none
+    #[arg(long, value_name = "ID", default_value = "agent_default")]
+    agent_id: String,
+    /// Output shape
+    #[arg(long = "as", value_enum, default_value = "envelopes")]
+    as_: As,
+    /// After the responses, print one more line {"failure_loop": …} with the loop state
+    #[arg(long)]
+    report_loop: bool,
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
+    match args {
+        Args::List { session } => {
+            let enabled = match &session {
+                Some(s) => Some(policy::load_session_tools(&ctx.home, s)?.enabled),
+                None => None,
+            };
+            let rows: Vec<Value> = tools::registry()
+                .iter()
+                .map(|t| {
+                    let aliases: Vec<&str> = tools::registry::aliases().iter().filter(|a| a.target == t.name).map(|a| a.name).collect();
+                    let mut v = json!({"name": t.name, "kind": t.kind, "mutating": t.mutating, "aliases": aliases, "description": t.description});
+                    if let Some(e) = &enabled {
+                        v["enabled"] = Value::Bool(e.iter().any(|n| n == t.name));
+                    }
+                    v
+                })
+                .collect();
+            ctx.out.rows(&rows)
+        }
+        Args::Schema { name } => {
+            let spec = tools::resolve(&name).ok_or_else(|| {
+                Error::new(
+                    crate::error::Code::ToolNotFound,
+                    format!("no tool named {name:?} (see `bob tool list`)"),
+                )
+                .with("tool", name.clone())
+            })?;
+            ctx.out.doc(&json!({"name": spec.name, "description": spec.description, "mutating": spec.mutating, "input_schema": (spec.schema)()}))
+        }
+        Args::Enable { session, names } => {
+            let t = policy::set_session_tools(&ctx.home, &session, &names, true)?;
+            ctx.out.doc(&t)
+        }
+        Args::Disable { session, names } => {
+            let t = policy::set_session_tools(&ctx.home, &session, &names, false)?;
+            ctx.out.doc(&t)
+        }
+        Args::Loop { session } => {
+            let f = FailureLoop::load(&ctx.home, &session)?;
+            ctx.out
+                .doc(&json!({"session_id": session, "state": f.state(), "loop": f}))
+        }
+        Args::Run(a) => run_calls(a, ctx),
+    }
+}
+
+fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
+    let started = std::time::Instant::now();
+    let text = read_input(a.input.as_deref())?;
+    let mut defaults = CallDefaults::new()?;
+    if let Some(r) = &a.run_id {
+        defaults.run_id = r.clone();
+    }
+    defaults.agent_id = a.agent_id.clone();
+    defaults.timeout_ms = a.timeout_ms;
+    let calls = tools::parse_calls(&text, &defaults)?;
+    let overrides = PolicyOverrides {
+        roots: a.root.clone(),
+        enable: a.enable.clone(),
+        enable_all: a.enable_all,
+        grant: a.grant.clone(),
+        allow_loopback: a.allow_loopback,
+        allow_private: a.allow_private,
+        require_sandbox: a.require_sandbox,
+        shell_rules: a.shell_rules.clone(),
+        max_timeout_ms: a.max_timeout_ms,
+    };
+    let policy = Policy::from_env_and_session(&ctx.home, a.session.as_deref(), overrides)?;
+    let mut runner = Runner::new(
+        &ctx.home,
+        policy,
+        &defaults.run_id,
+        &defaults.agent_id,
+        a.session.clone(),
+    )?;
+    runner.set_batch(true);
+    let stats = std::env::var_os("BOB_TOOL_STATS").is_some_and(|v| !v.is_empty());
+    runner.set_measure(stats);
+    let mut buf = Vec::with_capacity(calls.len() * 256);
+    for req in &calls {
+        let resp = runner.run(req);
+        match a.as_ {
+            As::Envelopes => serde_json::to_writer(&mut buf, &resp),
+            As::ToolMessages => serde_json::to_writer(&mut buf, &tools::tool_message(&resp)),
+        }
+        .map_err(|e| Error::internal(e.to_string()))?;
+        buf.push(b'\n');
+        // Stream slow calls at once; batch fast ones into few writes.
+        if buf.len() > 64 * 1024 || resp.duration_ms >= 10 {
+            super::output::write_stdout(&buf)?;
+            buf.clear();
+        }
+    }
+    runner.flush()?;
+    if a.session.is_some() {
+        runner.save_failure_loop()?;
+    }
+    if a.report_loop {
+        let v =
+            json!({"failure_loop": {"state": runner.loop_state(), "loop": runner.failure_loop()}});
+        buf.extend_from_slice(v.to_string().as_bytes());
+        buf.push(b'\n');
+    }
+    super::output::write_stdout(&buf)?;
+    if stats {
+        // Opt-in timing breakdown for scripts/bench-tools.sh (stderr, one JSON line).
+        let stats = json!({"stats": {
+            "calls": calls.len(),
+            "total_ms": started.elapsed().as_secs_f64() * 1e3,
+            "cpu_ms": process_cpu_ms(),
+            "audit_ms": runner.audit_time().as_secs_f64() * 1e3,
+            "audit_cpu_ms": runner.audit_cpu_time().as_secs_f64() * 1e3,
+        }});
+        eprintln!("{stats}");
+    }
+    Ok(())
+}
+
+/// User + system CPU time of this process so far, in ms.
+fn process_cpu_ms() -> f64 {
+    // SAFETY: getrusage fills the struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }

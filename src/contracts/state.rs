@@ -46,7 +46,13 @@ pub struct Checkpoint {
 
 /// Seed 000 §2 NOTES payload: a structured request to change the state. Absent keys change
 /// nothing. Also accepted: seed 004 NoteFrames `{facts, open_qs, decisions, todos}` (see
-/// [`NoteFrames`]).
+/// [`NoteFrames`]). Parsing, merging and applying live in [`crate::notes`].
+///
+/// ```json
+/// {"set_goals":["ship v1"],"add_open_loops":["pick a vector store"],"close_open_loops":[],
+///  "add_decisions":["use SQLite"],"add_constraints":[],"set_episode_summary":"planning",
+///  "add_memory_tags":["memory"],"actions":["condense_smart","request_permission:net:huggingface.co"]}
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NotesPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,7 +73,25 @@ pub struct NotesPatch {
     pub actions: Option<Vec<String>>,
 }
 
-/// Seed 004 Thinking-output NoteFrames, accepted wherever a [`NotesPatch`] is.
+/// Seed 004 Thinking-output NoteFrames, accepted wherever a [`NotesPatch`] is (bare, inside
+/// `<<<NOTES_JSON>>>` markers, or wrapped as `{"notes": {...}}` in a Thinking output).
+///
+/// ```json
+/// {"facts":["budget is $200"],"open_qs":["which frame size?"],"decisions":["use 5\" props"],
+///  "todos":["price the motors"]}
+/// ```
+///
+/// Converted by [`NoteFrames::into_patch`] with this mapping (NoteFrames only ever add; they
+/// never replace goals or the episode summary and never carry actions):
+///
+/// | NoteFrames | NotesPatch | why |
+/// | --- | --- | --- |
+/// | `decisions` | `add_decisions` | same meaning |
+/// | `open_qs` | `add_open_loops` | an open question is an open loop |
+/// | `todos` | `add_open_loops` | a to-do is an open loop until closed |
+/// | `facts` | `add_constraints` | established facts bound the work that follows |
+///
+/// Open questions come before to-dos in the resulting `add_open_loops`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct NoteFrames {
@@ -75,4 +99,19 @@ pub struct NoteFrames {
     pub open_qs: Vec<String>,
     pub decisions: Vec<String>,
     pub todos: Vec<String>,
+}
+
+impl NoteFrames {
+    /// The canonical patch these frames stand for (mapping in the type's documentation).
+    /// Empty frames map to absent keys, so they change nothing.
+    pub fn into_patch(self) -> NotesPatch {
+        let some = |v: Vec<String>| (!v.is_empty()).then_some(v);
+        let loops: Vec<String> = self.open_qs.into_iter().chain(self.todos).collect();
+        NotesPatch {
+            add_open_loops: some(loops),
+            add_decisions: some(self.decisions),
+            add_constraints: some(self.facts),
+            ..NotesPatch::default()
+        }
+    }
 }

@@ -64,3 +64,19 @@ impl From<&ToolResponse> for ToolMessage {
         }
     }
 }
+
+/// The tools a human has enabled for one session: `sessions/<id>/tools.json`.
+///
+/// ```json
+/// {"session_id":"s1","enabled":["fs.list_dir","fs.read_text"],"updated_at":"2026-02-15T00:00:00Z"}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionTools {
+    #[serde(default)]
+    pub session_id: String,
+    /// Canonical tool names.
+    #[serde(default)]
+    pub enabled: Vec<String>,
+    #[serde(default)]
+    pub updated_at: String,
+}

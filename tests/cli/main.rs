@@ -1,9 +1,20 @@
 //! Integration tests: every test drives the real `bob` binary in a temporary home.
 //! One test binary (modules below) keeps link time down.
 
+mod chat;
+mod condense;
+mod contracts;
 mod env;
 mod memory;
+mod notes;
+mod sanitize;
+mod schedule;
 mod spine;
+mod state;
+mod storage;
 pub mod support;
+mod tools;
+mod trace;
+mod turn;
 
 pub use env::TestEnv;

@@ -1,3 +1,4 @@
 //! Shared test fixtures: local servers on 127.0.0.1.
 
 pub mod http;
+pub mod openai;

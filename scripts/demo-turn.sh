@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bob's offline turn demo: one full `bob turn` on the replay backend (no network, no API key),
+# in a throwaway home. It shows a tool call (fs.read_text in the sandbox), a NOTES patch (goal,
+# open loop, a capability request, and a grant the runtime refuses because only a human
+# grants), a memory candidate left pending for a human, and the trace of the turn.
+#
+#   bash scripts/demo-turn.sh      # narration on stderr, JSON on stdout
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+if [ -t 2 ]; then B=$'\033[1m' R=$'\033[0m'; else B= R=; fi
+say() { printf '\n%s== %s%s\n' "$B" "$*" "$R" >&2; }
+note() { printf '   %s\n' "$*" >&2; }
+
+say "building bob"
+cargo build -q
+BOB="${CARGO_TARGET_DIR:-$root/target}/debug/bob"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export BOB_HOME="$work/home"
+export BOB_NOW=2026-02-15T00:00:00Z
+mkdir -p "$work/sandbox"
+printf 'oat milk\ncoffee beans\n' > "$work/sandbox/shopping.txt"
+note "home: $BOB_HOME (temporary); sandbox: $work/sandbox; clock pinned to $BOB_NOW"
+
+say "1. a human enables fs.read_text for session 'demo' (tools are off by default)"
+"$BOB" tool enable --session demo fs.read_text
+
+say "2. one turn, profile bob (think -> respond), on the scripted replies of examples/replay/demo.jsonl"
+BOB_TOOL_SANDBOX_ENABLED=1 BOB_TOOL_ROOTS="$work/sandbox" \
+    "$BOB" turn --backend replay:examples/replay/demo.jsonl --session demo --thinking-mode always \
+    <<< '{"session_id":"demo","message":"What is on my shopping list? By the way, I prefer oat milk."}' \
+    | tee "$work/turn.json"
+note "output: the visible answer, sanitized (no NOTES block, no tool-call block)"
+note "tools: fs.read_text ran in the sandbox; notes: requested net:shop.example.com, refused grant_permission:net"
+
+say "3. the committed checkpoint (revision 1): goals, open loops, pending capability"
+"$BOB" state show --session demo
+
+say "4. the memory candidate, pending until a human approves it (bob memory approve ID)"
+"$BOB" memory candidates --status pending 2>/dev/null || "$BOB" memory list --pending 2>/dev/null || \
+    note "(memory library not in this build)"
+
+say "5. the trace of the turn (traces/demo.jsonl), one line per event kind"
+"$BOB" trace query --session demo | jq -c '{kind, role: .data.role, round: .data.round, tool: .data.tool, ok: .data.ok}'
+
+say "6. the run lifecycle in the audit log (hash-chained)"
+jq -c '{seq, event_type, payload: (.payload | {role, tool, status})}' "$BOB_HOME"/audit/agent_default/*.jsonl

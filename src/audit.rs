@@ -1,0 +1,181 @@
+//! The audit log (seed 003 §3): `audit/<agent_id>/YYYY-MM-DD.jsonl`, append-only,
+//! hash-chained by [`crate::store::append_chained_batch`], secrets redacted before the write.
+//!
+//! One [`Audit`] belongs to one run. Its file is chosen once, from the date at
+//! [`Audit::open`], so every event of a run lands in one file even when the run crosses
+//! midnight; `seq` (the chain position in that file) is therefore strictly increasing per run.
+//!
+//! Events are written at once by [`Audit::event`]. [`Audit::queue`] collects events and
+//! [`Audit::flush`] writes them with one lock and one fdatasync (the tool runner does this
+//! for runs of read-only calls and flushes before anything mutating executes). Queued
+//! events are flushed when the `Audit` is dropped, as a last resort.
+
+use crate::clock;
+use crate::contracts::AuditEvent;
+use crate::error::{Error, Result};
+use crate::home::{Home, safe_component};
+use crate::redact::Redactor;
+use crate::store;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// One run's writer of audit events.
+#[derive(Debug)]
+pub struct Audit {
+    path: PathBuf,
+    agent_id: String,
+    run_id: String,
+    redactor: Redactor,
+    pending: Vec<Map<String, Value>>,
+    counter: u64,
+    /// Event ids are `evt_<run nonce>_<counter>`: unique without a random draw per event.
+    nonce: String,
+}
+
+impl Audit {
+    /// Opens the audit log of `agent_id` for the run `run_id` (today's file, by
+    /// [`clock::now`]). Loads the redaction rules (`invalid.request` on a bad rule file).
+    pub fn open(home: &Home, agent_id: &str, run_id: &str) -> Result<Audit> {
+        let redactor = Redactor::load(home)?;
+        Self::with_redactor(home, agent_id, run_id, redactor)
+    }
+
+    /// [`Audit::open`] with an already loaded redactor.
+    pub fn with_redactor(
+        home: &Home,
+        agent_id: &str,
+        run_id: &str,
+        redactor: Redactor,
+    ) -> Result<Audit> {
+        safe_component("run_id", run_id)?;
+        let day = clock::now()?.format("%Y-%m-%d").to_string();
+        let path = home.audit_dir(agent_id)?.join(format!("{day}.jsonl"));
+        Ok(Audit {
+            path,
+            agent_id: agent_id.to_string(),
+            run_id: run_id.to_string(),
+            redactor,
+            pending: Vec::new(),
+            counter: 0,
+            nonce: uuid::Uuid::new_v4().simple().to_string(),
+        })
+    }
+
+    /// The file this run's events go to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    pub fn agent_id(&self) -> &str {
+        &self.agent_id
+    }
+
+    /// The redactor applied to every payload.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Writes one event now (after any queued ones) and returns it as written, with its
+    /// chain `seq`, `prev` and `hash`.
+    pub fn event(&mut self, event_type: &str, actor: &str, payload: Value) -> Result<AuditEvent> {
+        self.queue(event_type, actor, payload)?;
+        let mut written = self.flush()?;
+        written
+            .pop()
+            .ok_or_else(|| Error::internal("audit flush wrote nothing"))
+    }
+
+    /// Redacts and queues one event; nothing is written until [`Audit::flush`].
+    pub fn queue(&mut self, event_type: &str, actor: &str, payload: Value) -> Result<()> {
+        self.queue_with(event_type, actor, payload, Vec::new())
+    }
+
+    /// [`Audit::queue`] for a payload the caller already redacted in part (e.g. before cutting
+    /// a large output to a snippet): `redactions` are the paths it replaced.
+    pub fn queue_with(
+        &mut self,
+        event_type: &str,
+        actor: &str,
+        mut payload: Value,
+        mut redactions: Vec<String>,
+    ) -> Result<()> {
+        for p in self.redactor.redact_value(&mut payload, "payload") {
+            if !redactions.contains(&p) {
+                redactions.push(p);
+            }
+        }
+        self.queue_redacted(event_type, actor, payload, redactions)
+    }
+
+    /// Queues a payload the caller has fully redacted already (`redactions` = the paths it
+    /// replaced). Callers must pass every payload through [`Audit::redactor`] first.
+    pub fn queue_redacted(
+        &mut self,
+        event_type: &str,
+        actor: &str,
+        payload: Value,
+        redactions: Vec<String>,
+    ) -> Result<()> {
+        self.counter += 1;
+        let ts = clock::rfc3339(clock::now()?);
+        let mut m = Map::new();
+        m.insert(
+            "event_id".into(),
+            Value::from(format!("evt_{}_{}", self.nonce, self.counter)),
+        );
+        m.insert("event_type".into(), Value::from(event_type));
+        m.insert("ts".into(), Value::from(ts));
+        m.insert("run_id".into(), Value::from(self.run_id.as_str()));
+        m.insert("agent_id".into(), Value::from(self.agent_id.as_str()));
+        m.insert("actor".into(), Value::from(actor));
+        m.insert("payload".into(), payload);
+        m.insert(
+            "redactions".into(),
+            Value::Array(redactions.into_iter().map(Value::from).collect()),
+        );
+        self.pending.push(m);
+        Ok(())
+    }
+
+    /// Number of queued, unwritten events.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Writes every queued event with one lock and one fdatasync; returns how many.
+    pub fn write_pending(&mut self) -> Result<usize> {
+        if self.pending.is_empty() {
+            return Ok(0);
+        }
+        let batch = std::mem::take(&mut self.pending);
+        Ok(store::append_chained_batch(&self.path, batch)?.len())
+    }
+
+    /// Writes every queued event with one lock and one fdatasync; returns them as written.
+    pub fn flush(&mut self) -> Result<Vec<AuditEvent>> {
+        if self.pending.is_empty() {
+            return Ok(Vec::new());
+        }
+        let batch = std::mem::take(&mut self.pending);
+        let written = store::append_chained_batch(&self.path, batch)?;
+        written
+            .into_iter()
+            .map(|m| {
+                serde_json::from_value(Value::Object(m))
+                    .map_err(|e| Error::internal(format!("audit event shape: {e}")))
+            })
+            .collect()
+    }
+}
+
+impl Drop for Audit {
+    fn drop(&mut self) {
+        if !self.pending.is_empty() {
+            let _ = self.write_pending();
+        }
+    }
+}

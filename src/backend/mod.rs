@@ -1,0 +1,317 @@
+//! Chat backends: one call to an LLM, messages in, one reply out (seed 000 §7, seed 002 §7).
+//!
+//! * [`openai`]: an OpenAI-compatible Chat Completions client over HTTP (reqwest), streamed
+//!   (SSE) or not, with connect/read timeouts and retries (see [`retry`]), configured as seed
+//!   001 describes (see [`config`]).
+//! * [`replay`]: scripted replies read from a JSON Lines file, so pipelines, tests and demos run
+//!   offline and deterministically.
+//!
+//! A backend is chosen by a spec: `openai` or `replay:FILE`, from `--backend`, else
+//! `BOB_BACKEND`, else `backend` in the `[chat]` table of `config.toml`, else `openai` when any
+//! chat setting is configured. With nothing configured [`Backend::resolve`] refuses with an
+//! `invalid.request` that says how to configure one.
+//!
+//! The calls are `async`; the CLI builds a tokio runtime ([`runtime`]) only for the commands
+//! that talk to a backend. [`Cancel`] lets Ctrl-C abort a call in flight (`run.cancelled`).
+
+pub mod config;
+pub mod openai;
+pub mod replay;
+pub mod retry;
+mod sse;
+
+use crate::contracts::ChatMessage;
+use crate::error::{Code, Error, Result};
+use crate::home::Home;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use config::{ChatConfig, FileConfig, Overrides, Route};
+
+/// One request to a backend: the messages, optional OpenAI `tools`, and any other Chat
+/// Completions parameters (`temperature`, `max_tokens`, `tool_choice`, …) passed through.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    pub messages: Vec<ChatMessage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl ChatRequest {
+    pub fn new(messages: Vec<ChatMessage>) -> ChatRequest {
+        ChatRequest {
+            messages,
+            ..ChatRequest::default()
+        }
+    }
+
+    /// Accepts an array of ChatMessages or an object `{messages, tools?, model?, …}`.
+    pub fn from_json(v: Value) -> Result<ChatRequest> {
+        let mut req: ChatRequest = match v {
+            Value::Array(_) => ChatRequest::new(
+                serde_json::from_value(v).map_err(|e| Error::bad_json("messages", &e))?,
+            ),
+            Value::Object(_) => {
+                serde_json::from_value(v).map_err(|e| Error::bad_json("chat request", &e))?
+            }
+            _ => {
+                return Err(Error::invalid(
+                    "chat input must be an array of messages or an object {messages, tools?, …}",
+                ));
+            }
+        };
+        // bob decides streaming itself.
+        req.extra.remove("stream");
+        req.extra.remove("stream_options");
+        if req.messages.is_empty() {
+            return Err(Error::invalid("chat request has no messages"));
+        }
+        Ok(req)
+    }
+}
+
+/// Token usage of one call (zeros when the server did not say).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
+    #[serde(default)]
+    pub total_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, o: &Usage) {
+        self.prompt_tokens += o.prompt_tokens;
+        self.completion_tokens += o.completion_tokens;
+        self.total_tokens += o.total_tokens;
+    }
+}
+
+/// The reply of one call, as `bob chat` prints it.
+///
+/// ```json
+/// {"message":{"role":"assistant","content":"hi"},"usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10},
+///  "latency_ms":412,"model":"gpt-4o-mini","finish_reason":"stop","attempts":1}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatReply {
+    pub message: ChatMessage,
+    pub usage: Usage,
+    pub latency_ms: u64,
+    pub model: String,
+    pub finish_reason: Option<String>,
+    /// HTTP attempts made (1 + retries).
+    #[serde(default)]
+    pub attempts: u32,
+    /// Time to the first streamed delta, when streaming.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_delta_ms: Option<u64>,
+}
+
+/// One piece of a streamed reply (`bob chat --stream` prints each as a JSON line).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Delta {
+    /// `{"event":"delta","content":"Hel"}`
+    Delta { content: String },
+    /// `{"event":"tool_call_delta","index":0,"id":"call_1","name":"fs.list_dir","arguments":"{\"pa"}`
+    ToolCallDelta {
+        index: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default)]
+        arguments: String,
+    },
+}
+
+/// Per-call options.
+#[derive(Clone, Default)]
+pub struct CallOpts {
+    /// The pipeline role making the call (replay scripts match on it).
+    pub role: Option<String>,
+    /// Stream the reply (SSE).
+    pub stream: bool,
+    pub cancel: Cancel,
+}
+
+/// A cancellation signal shared by everything in one command (Ctrl-C sets it).
+#[derive(Clone)]
+pub struct Cancel {
+    tx: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Default for Cancel {
+    fn default() -> Self {
+        Cancel {
+            tx: Arc::new(tokio::sync::watch::Sender::new(false)),
+        }
+    }
+}
+
+impl Cancel {
+    /// A signal that Ctrl-C (SIGINT) sets; the listener runs on `rt`.
+    pub fn on_ctrl_c(rt: &tokio::runtime::Runtime) -> Cancel {
+        let c = Cancel::default();
+        let c2 = c.clone();
+        rt.spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                c2.cancel();
+            }
+        });
+        c
+    }
+    pub fn cancel(&self) {
+        self.tx.send_replace(true);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        *self.tx.borrow()
+    }
+    /// Resolves once cancelled.
+    pub async fn cancelled(&self) {
+        let mut rx = self.tx.subscribe();
+        let _ = rx.wait_for(|v| *v).await;
+    }
+    /// `run.cancelled` if cancelled.
+    pub fn check(&self) -> Result<()> {
+        if self.is_cancelled() {
+            Err(cancelled_error())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The error of a call cut short by Ctrl-C.
+pub fn cancelled_error() -> Error {
+    Error::new(Code::Cancelled, "cancelled by the user (SIGINT)").retryable(false)
+}
+
+/// The tokio runtime the backend calls run on; built only by commands that need it.
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::internal(format!("starting the async runtime: {e}")))
+}
+
+/// A configured backend.
+pub enum Backend {
+    OpenAi(openai::Client),
+    Replay(replay::Replay),
+}
+
+/// The message `bob turn`/`bob chat` give when no backend is configured.
+pub const NOT_CONFIGURED: &str = "no chat backend is configured: set BOB_CHAT_BASE_URL (an \
+OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1), BOB_CHAT_API_KEY and BOB_CHAT_MODEL \
+(or OPENAI_BASE_URL/OPENAI_API_KEY, or a [chat] table in <home>/config.toml), or run offline \
+with --backend replay:FILE (or BOB_BACKEND=replay:FILE)";
+
+impl Backend {
+    /// Picks and builds the backend from `spec` (the `--backend` flag), `BOB_BACKEND`,
+    /// `config.toml` and the chat settings.
+    pub fn resolve(
+        home: &Home,
+        spec: Option<&str>,
+        route: Route,
+        flags: &Overrides,
+    ) -> Result<Backend> {
+        let file = FileConfig::load(home)?;
+        let from_env = std::env::var("BOB_BACKEND")
+            .ok()
+            .filter(|s| !s.trim().is_empty());
+        let from_file = file.chat.as_ref().and_then(|t| t.backend.clone());
+        let spec = spec
+            .map(str::to_string)
+            .or(from_env)
+            .or(from_file)
+            .unwrap_or_default();
+        let spec = spec.trim();
+        if let Some(path) = spec.strip_prefix("replay:") {
+            if path.is_empty() {
+                return Err(Error::invalid("--backend replay:FILE needs a file name"));
+            }
+            return Ok(Backend::Replay(replay::Replay::open(PathBuf::from(path))?));
+        }
+        match spec {
+            "" | "openai" => {
+                let cfg = ChatConfig::resolve(&file, route, flags)?;
+                if spec.is_empty() && !cfg.explicit {
+                    return Err(Error::invalid(NOT_CONFIGURED).with(
+                        "configure_with",
+                        serde_json::json!([
+                            "BOB_CHAT_BASE_URL",
+                            "BOB_CHAT_API_KEY",
+                            "BOB_CHAT_MODEL",
+                            "--backend replay:FILE"
+                        ]),
+                    ));
+                }
+                Ok(Backend::OpenAi(openai::Client::new(cfg, home)?))
+            }
+            other => Err(Error::invalid(format!(
+                "unknown backend {other:?}: use openai or replay:FILE"
+            ))),
+        }
+    }
+
+    /// What this backend is, for traces (`{"kind":"openai","base_url","model"}`), never a key.
+    pub fn describe(&self) -> Value {
+        match self {
+            Backend::OpenAi(c) => serde_json::json!({
+                "kind": "openai", "base_url": c.config().base_url, "model": c.config().model,
+            }),
+            Backend::Replay(r) => serde_json::json!({
+                "kind": "replay", "file": r.path().display().to_string(),
+            }),
+        }
+    }
+
+    /// The model name this backend reports.
+    pub fn model(&self) -> String {
+        match self {
+            Backend::OpenAi(c) => c.config().model.clone(),
+            Backend::Replay(_) => "replay".into(),
+        }
+    }
+
+    /// One call. Streamed deltas go to `on_delta` as they arrive. Ctrl-C (via `opts.cancel`)
+    /// aborts with `run.cancelled`.
+    pub async fn chat(
+        &self,
+        req: &ChatRequest,
+        opts: &CallOpts,
+        on_delta: Option<&mut (dyn FnMut(&Delta) + Send)>,
+    ) -> Result<ChatReply> {
+        opts.cancel.check()?;
+        let call = async {
+            match self {
+                Backend::OpenAi(c) => c.chat(req, opts.stream, on_delta).await,
+                Backend::Replay(r) => r.chat(req, opts.role.as_deref(), opts.stream, on_delta),
+            }
+        };
+        tokio::select! {
+            r = call => r,
+            _ = opts.cancel.cancelled() => Err(cancelled_error()),
+        }
+    }
+}
+
+/// An `upstream.error`, with the HTTP status when there was one.
+pub(crate) fn upstream(message: impl Into<String>, status: Option<u16>) -> Error {
+    let e = Error::new(Code::UpstreamError, message);
+    match status {
+        Some(s) => e.with("status", s),
+        None => e,
+    }
+}

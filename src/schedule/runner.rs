@@ -1,0 +1,295 @@
+//! Runs one job as a child `bob turn` process: JSON on stdin, one turn record on stdout, the
+//! JSON error as the last line of stderr when it fails. The child leads its own process group
+//! so a timeout or a cancel kills it and everything it started.
+
+use crate::contracts::Job;
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Environment variable that replaces `bob turn` with a shell command (tests, wrappers such as
+/// `nice`). The command runs as `sh -c "$BOB_SCHEDULE_TURN_CMD" bob-turn --session S [--agent A]`
+/// with the same stdin, environment and contract as `bob turn`.
+pub const TURN_CMD_ENV: &str = "BOB_SCHEDULE_TURN_CMD";
+
+/// Most of a child's stdout kept (a turn record); the rest is read and dropped.
+const STDOUT_CAP: u64 = 16 * 1024 * 1024;
+/// Most of a child's stderr kept.
+const STDERR_CAP: u64 = 1024 * 1024;
+
+/// How a job's turn is started.
+#[derive(Debug, Clone)]
+pub enum TurnCommand {
+    /// `<exe> --home <home> turn --session S [--agent A]`.
+    Bob { exe: PathBuf, home: PathBuf },
+    /// `sh -c <command> bob-turn --session S [--agent A]` (see [`TURN_CMD_ENV`]).
+    Shell { command: String, home: PathBuf },
+}
+
+impl TurnCommand {
+    /// `bob turn` through this very executable, or the `BOB_SCHEDULE_TURN_CMD` override.
+    pub fn from_env(home: PathBuf) -> crate::error::Result<TurnCommand> {
+        if let Ok(command) = std::env::var(TURN_CMD_ENV)
+            && !command.trim().is_empty()
+        {
+            return Ok(TurnCommand::Shell { command, home });
+        }
+        let exe = std::env::current_exe().map_err(|e| {
+            crate::error::Error::internal(format!("cannot locate the bob executable: {e}"))
+        })?;
+        Ok(TurnCommand::Bob { exe, home })
+    }
+
+    fn command(&self, session: &str, agent: &str) -> Command {
+        let mut turn_args: Vec<&str> = vec!["--session", session];
+        if !agent.is_empty() {
+            turn_args.extend(["--agent", agent]);
+        }
+        match self {
+            TurnCommand::Bob { exe, home } => {
+                let mut c = Command::new(exe);
+                c.arg("--home").arg(home).arg("turn").args(&turn_args);
+                c
+            }
+            TurnCommand::Shell { command, home } => {
+                let mut c = Command::new("/bin/sh");
+                c.arg("-c")
+                    .arg(command)
+                    .arg("bob-turn")
+                    .args(&turn_args)
+                    .env("BOB_HOME", home);
+                c
+            }
+        }
+    }
+}
+
+/// How one run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// `ok`, `failed`, `timeout` or `cancelled`.
+    pub status: &'static str,
+    pub run_id: Option<String>,
+    pub turn_status: Option<String>,
+    pub exit_code: Option<i32>,
+    pub error: Option<Value>,
+}
+
+impl Outcome {
+    fn failed(code: &str, message: String) -> Outcome {
+        Outcome {
+            status: "failed",
+            run_id: None,
+            turn_status: None,
+            exit_code: None,
+            error: Some(json!({"code": code, "message": message})),
+        }
+    }
+}
+
+/// How long a turn gets between SIGTERM and SIGKILL to record its own cancellation.
+pub const KILL_GRACE: Duration = Duration::from_secs(2);
+
+fn signal_group(pid: i32, sig: libc::c_int) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
+    unsafe {
+        libc::kill(-pid, sig);
+    }
+}
+
+/// Stops the child's whole process group (it leads it: process_group(0), so -pid names it):
+/// SIGTERM, up to [`KILL_GRACE`] to exit, then SIGKILL for whatever is left, then reaps it.
+fn kill_group(child: &mut Child) {
+    let Ok(pid) = i32::try_from(child.id()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return;
+    };
+    signal_group(pid, libc::SIGTERM);
+    let until = Instant::now() + KILL_GRACE;
+    while Instant::now() < until {
+        match child.try_wait() {
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            _ => break,
+        }
+    }
+    // Also catches grandchildren that outlived or ignored the SIGTERM.
+    signal_group(pid, libc::SIGKILL);
+    let _ = child.wait();
+}
+
+fn reader<R: Read + Send + 'static>(r: R, cap: u64) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut r = r;
+        let mut kept = Vec::new();
+        let _ = (&mut r).take(cap).read_to_end(&mut kept);
+        let _ = std::io::copy(&mut r, &mut std::io::sink());
+        let _ = tx.send(kept);
+    });
+    rx
+}
+
+enum Ended {
+    Exited(ExitStatus),
+    TimedOut,
+    Cancelled,
+}
+
+/// Runs `job`'s turn in `session`, killing it after `timeout` or when `cancel` is raised.
+pub fn run_turn(
+    turn: &TurnCommand,
+    job: &Job,
+    session: &str,
+    timeout: Duration,
+    cancel: &AtomicBool,
+) -> Outcome {
+    let mut cmd = turn.command(session, &job.agent_id);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("BOB_SCHEDULE_JOB_ID", &job.id)
+        .process_group(0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return Outcome::failed("internal.error", format!("cannot start the turn: {e}")),
+    };
+    let input = json!({"session_id": session, "message": job.message}).to_string();
+    if let Some(mut stdin) = child.stdin.take() {
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
+    }
+    let out_rx = child.stdout.take().map(|o| reader(o, STDOUT_CAP));
+    let err_rx = child.stderr.take().map(|e| reader(e, STDERR_CAP));
+
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    let ended = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ended::Exited(status),
+            Ok(None) => {}
+            Err(e) => {
+                kill_group(&mut child);
+                return Outcome::failed("internal.error", format!("waiting for the turn: {e}"));
+            }
+        }
+        if cancel.load(Ordering::SeqCst) {
+            kill_group(&mut child);
+            break Ended::Cancelled;
+        }
+        if started.elapsed() >= timeout {
+            kill_group(&mut child);
+            break Ended::TimedOut;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(25));
+    };
+    // A grandchild that left the group may hold the pipes open: do not wait on it forever.
+    let collect = |rx: Option<mpsc::Receiver<Vec<u8>>>| {
+        rx.and_then(|rx| rx.recv_timeout(Duration::from_secs(2)).ok())
+            .unwrap_or_default()
+    };
+    let stdout = collect(out_rx);
+    let stderr = collect(err_rx);
+
+    match ended {
+        Ended::TimedOut => Outcome {
+            status: "timeout",
+            error: Some(json!({
+                "code": "timeout",
+                "message": format!("the turn did not finish within {}s and was killed", timeout.as_secs_f64()),
+            })),
+            ..Outcome::failed("", String::new())
+        },
+        Ended::Cancelled => Outcome {
+            status: "cancelled",
+            error: Some(json!({
+                "code": "run.cancelled",
+                "message": "the scheduler was stopped while the turn ran; the turn was killed",
+            })),
+            ..Outcome::failed("", String::new())
+        },
+        Ended::Exited(status) => finish(status, &stdout, &stderr),
+    }
+}
+
+fn last_line(bytes: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l.trim().to_string())
+}
+
+fn turn_record(stdout: &[u8]) -> Option<Value> {
+    if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(stdout) {
+        return Some(v);
+    }
+    let line = last_line(stdout)?;
+    match serde_json::from_str::<Value>(&line) {
+        Ok(v @ Value::Object(_)) => Some(v),
+        _ => None,
+    }
+}
+
+fn finish(status: ExitStatus, stdout: &[u8], stderr: &[u8]) -> Outcome {
+    use std::os::unix::process::ExitStatusExt;
+    let record = turn_record(stdout);
+    let field = |k: &str| {
+        record
+            .as_ref()
+            .and_then(|r| r.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let run_id = field("run_id");
+    let turn_status = field("status");
+    if status.success() {
+        if record.is_none() {
+            return Outcome {
+                exit_code: Some(0),
+                ..Outcome::failed(
+                    "internal.error",
+                    "the turn exited 0 but printed no JSON turn record".into(),
+                )
+            };
+        }
+        return Outcome {
+            status: "ok",
+            run_id,
+            turn_status,
+            exit_code: Some(0),
+            error: None,
+        };
+    }
+    let error = match last_line(stderr) {
+        Some(line) => match serde_json::from_str::<Value>(&line) {
+            Ok(Value::Object(mut m)) => match m.remove("error") {
+                Some(e @ Value::Object(_)) => e,
+                _ => Value::Object(m),
+            },
+            _ => json!({"code": "internal.error", "message": line}),
+        },
+        None => match status.signal() {
+            Some(sig) => {
+                json!({"code": "internal.error", "message": format!("the turn was killed by signal {sig}")})
+            }
+            None => {
+                json!({"code": "internal.error", "message": "the turn failed and printed no error"})
+            }
+        },
+    };
+    Outcome {
+        status: "failed",
+        run_id,
+        turn_status,
+        exit_code: status.code(),
+        error: Some(error),
+    }
+}

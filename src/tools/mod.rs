@@ -1,0 +1,448 @@
+//! Tools: the registry, the policy, the sandbox, and the runner that executes seed 003 request
+//! envelopes into response envelopes, auditing every call (DESIGN.md §6).
+//!
+//! A [`Runner`] never fails or panics because a tool failed: every failure (unknown tool,
+//! invalid input, policy, sandbox, timeout, I/O) becomes an `ok:false` envelope carrying the
+//! seed 003 §1.3 error. An unknown or disabled tool is never executed.
+
+pub mod failure_loop;
+pub mod fs;
+pub mod http;
+pub mod parse;
+pub mod policy;
+pub mod registry;
+pub mod shell;
+
+pub use failure_loop::{AttemptSummary, FailureLoop, LoopState};
+pub use parse::{CallDefaults, parse_calls};
+pub use policy::{Policy, PolicyOverrides};
+pub use registry::{Kind, ToolSpec, registry, resolve};
+
+use crate::audit::Audit;
+use crate::clock;
+use crate::contracts::{ToolMessage, ToolRequest, ToolResponse};
+use crate::error::{Code, Error, Result};
+use crate::home::{Home, safe_component};
+use crate::redact::Redactor;
+use registry::Input;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// Outputs larger than this (as JSON text) are stored in the audit log as a snippet.
+pub const AUDIT_OUTPUT_CAP: usize = 16 * 1024;
+
+/// Executes tool requests under one policy, for one run.
+pub struct Runner {
+    home: Home,
+    policy: Policy,
+    run_id: String,
+    agent_id: String,
+    session_id: Option<String>,
+    redactor: Redactor,
+    /// One audit writer per (agent_id, run_id) seen; the runner's own first.
+    audits: Vec<Audit>,
+    sandbox: Option<fs::Sandbox>,
+    failure_loop: FailureLoop,
+    loop_state: LoopState,
+    batch: bool,
+    audit_time: Duration,
+    audit_cpu: Duration,
+    measure: bool,
+}
+
+impl Runner {
+    /// A runner for `run_id` of `agent_id`. With a session, its failure loop is loaded from
+    /// `sessions/<id>/failure_loop.json` (save it with [`Runner::save_failure_loop`]).
+    pub fn new(
+        home: &Home,
+        policy: Policy,
+        run_id: &str,
+        agent_id: &str,
+        session_id: Option<String>,
+    ) -> Result<Runner> {
+        safe_component("run_id", run_id)?;
+        safe_component("agent_id", agent_id)?;
+        let failure_loop = match &session_id {
+            Some(s) => FailureLoop::load(home, s)?,
+            None => FailureLoop::default(),
+        };
+        let loop_state = failure_loop.state();
+        let redactor = Redactor::load(home)?;
+        let audits = vec![Audit::with_redactor(
+            home,
+            agent_id,
+            run_id,
+            redactor.clone(),
+        )?];
+        Ok(Runner {
+            home: home.clone(),
+            policy,
+            run_id: run_id.to_string(),
+            agent_id: agent_id.to_string(),
+            session_id,
+            redactor,
+            audits,
+            sandbox: None,
+            failure_loop,
+            loop_state,
+            batch: false,
+            audit_time: Duration::ZERO,
+            audit_cpu: Duration::ZERO,
+            measure: false,
+        })
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Batch mode: audit events of read-only calls are queued and written together (one lock,
+    /// one fdatasync) before the next mutating call, on [`Runner::flush`], or on drop. Off by
+    /// default: then every call's events are durable when [`Runner::run`] returns.
+    pub fn set_batch(&mut self, on: bool) {
+        self.batch = on;
+    }
+
+    /// Writes every queued audit event.
+    pub fn flush(&mut self) -> Result<()> {
+        let t = self.mark();
+        let mut result = Ok(());
+        for a in self.audits.iter_mut() {
+            if let Err(e) = a.write_pending() {
+                result = Err(e);
+                break;
+            }
+        }
+        self.account(t);
+        result
+    }
+
+    /// Wall time spent so far building, redacting and writing audit events (for benchmarks).
+    pub fn audit_time(&self) -> Duration {
+        self.audit_time
+    }
+
+    /// CPU time of the same work (unaffected by other processes competing for the CPU).
+    pub fn audit_cpu_time(&self) -> Duration {
+        self.audit_cpu
+    }
+
+    /// Measure the audit's wall and CPU time ([`Runner::audit_time`]); off by default (it
+    /// costs a few clock syscalls per call).
+    pub fn set_measure(&mut self, on: bool) {
+        self.measure = on;
+    }
+
+    fn mark(&self) -> (Instant, Duration) {
+        if self.measure {
+            (Instant::now(), thread_cpu())
+        } else {
+            (Instant::now(), Duration::ZERO)
+        }
+    }
+
+    fn account(&mut self, (wall, cpu): (Instant, Duration)) {
+        if self.measure {
+            self.audit_time += wall.elapsed();
+            self.audit_cpu += thread_cpu().saturating_sub(cpu);
+        }
+    }
+
+    pub fn failure_loop(&self) -> &FailureLoop {
+        &self.failure_loop
+    }
+
+    /// The state after the last call (`Escalate` when the last call escalated).
+    pub fn loop_state(&self) -> &LoopState {
+        &self.loop_state
+    }
+
+    /// Persists the failure loop to the session (no-op without a session).
+    pub fn save_failure_loop(&self) -> Result<()> {
+        match &self.session_id {
+            Some(s) => self.failure_loop.save(&self.home, s),
+            None => Ok(()),
+        }
+    }
+
+    fn audit_for(&mut self, req: &ToolRequest) -> Result<&mut Audit> {
+        let (agent, run) = if safe_component("agent_id", &req.agent_id).is_ok()
+            && safe_component("run_id", &req.run_id).is_ok()
+        {
+            (req.agent_id.as_str(), req.run_id.as_str())
+        } else {
+            (self.agent_id.as_str(), self.run_id.as_str())
+        };
+        let i = match self
+            .audits
+            .iter()
+            .position(|a| a.agent_id() == agent && a.run_id() == run)
+        {
+            Some(i) => i,
+            None => {
+                let a = Audit::with_redactor(&self.home, agent, run, self.redactor.clone())?;
+                self.audits.push(a);
+                self.audits.len() - 1
+            }
+        };
+        Ok(&mut self.audits[i])
+    }
+
+    /// Executes one request. Never returns an error: a failure is an `ok:false` envelope.
+    pub fn run(&mut self, req: &ToolRequest) -> ToolResponse {
+        let started = Instant::now();
+        let result = self.execute(req);
+        let finished_at = clock::now().map(clock::rfc3339).unwrap_or_default();
+        let resp = match result {
+            Ok(output) => ToolResponse {
+                request_id: req.request_id.clone(),
+                run_id: req.run_id.clone(),
+                tool: req.tool.clone(),
+                ok: true,
+                output: Some(output),
+                error: None,
+                duration_ms: started.elapsed().as_millis() as u64,
+                finished_at,
+            },
+            Err(e) => ToolResponse {
+                request_id: req.request_id.clone(),
+                run_id: req.run_id.clone(),
+                tool: req.tool.clone(),
+                ok: false,
+                output: None,
+                error: Some(e),
+                duration_ms: started.elapsed().as_millis() as u64,
+                finished_at,
+            },
+        };
+        let mut resp = resp;
+        let t = self.mark();
+        let audited = self.audit_result(req, &resp);
+        self.account(t);
+        if let Err(e) = audited {
+            // The call happened but could not be audited: say so rather than pretend.
+            resp.ok = false;
+            resp.output = None;
+            resp.error = Some(Error::internal(format!(
+                "the tool ran but its audit record could not be written: {}",
+                e.message
+            )));
+        }
+        if !self.batch
+            && let Err(e) = self.flush()
+        {
+            resp.ok = false;
+            resp.output = None;
+            resp.error = Some(Error::internal(format!(
+                "audit log write failed: {}",
+                e.message
+            )));
+        }
+        self.loop_state = self
+            .failure_loop
+            .record(resp.ok, AttemptSummary::from_response(&resp));
+        resp
+    }
+
+    fn audit_result(&mut self, req: &ToolRequest, resp: &ToolResponse) -> Result<()> {
+        let mut payload = json!({
+            "request_id": req.request_id,
+            "tool": req.tool,
+            "ok": resp.ok,
+            "output": Value::Null,
+            "error": resp.error,
+            "duration_ms": resp.duration_ms,
+        });
+        let mut redactions = self.redactor.redact_value(&mut payload, "payload");
+        if let Some(o) = &resp.output {
+            let mut o = o.clone();
+            redactions.extend(self.redactor.redact_value(&mut o, "payload.output"));
+            if approx_len(&o) > AUDIT_OUTPUT_CAP {
+                let text = o.to_string();
+                let mut cut = AUDIT_OUTPUT_CAP.min(text.len());
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                o = json!({"snippet": &text[..cut], "bytes": text.len(), "sha256": crate::store::sha256_hex(text.as_bytes())});
+            }
+            payload["output"] = o;
+        }
+        let audit = self.audit_for(req)?;
+        audit.queue_redacted("tool.result", "system", payload, redactions)
+    }
+
+    fn execute(&mut self, req: &ToolRequest) -> Result<Value> {
+        let spec = resolve(&req.tool);
+        let call = json!({
+            "request_id": req.request_id,
+            "tool": req.tool,
+            "canonical_tool": spec.map(|s| s.name),
+            "input": req.input,
+            "timeout_ms": req.timeout_ms,
+            "session_id": self.session_id,
+            "mutating": spec.map(|s| s.mutating),
+        });
+        let t = self.mark();
+        let queued = self
+            .audit_for(req)
+            .and_then(|a| a.queue("tool.call", "agent", call));
+        self.account(t);
+        queued?;
+        // Ids become file names (audit/<agent_id>/, runs/<run_id>/): refuse path tricks.
+        safe_component("agent_id", &req.agent_id)?;
+        safe_component("run_id", &req.run_id)?;
+        let Some(spec) = spec else {
+            return Err(Error::new(
+                Code::ToolNotFound,
+                format!(
+                    "no tool named {:?} is registered; it was not executed (see `bob tool list`)",
+                    req.tool
+                ),
+            )
+            .with("tool", req.tool.clone()));
+        };
+        let input = registry::validate(&req.tool, spec, &req.input)?;
+        self.policy.check_tool(&req.tool, spec)?;
+        let timeout = Duration::from_millis(self.policy.clamp_timeout(req.timeout_ms));
+        if spec.mutating {
+            // Write-ahead: the call is on disk before it changes anything.
+            self.flush()?;
+        }
+        match input {
+            Input::ReadText(i) => self.sandbox()?.read_text(&i),
+            Input::ListDir(i) => self.sandbox()?.list_dir(&i),
+            Input::WriteText(i) => self.sandbox()?.write_text(&i),
+            Input::ShellExec(i) => {
+                let t = timeout.min(Duration::from_secs(i.timeout_s.max(1)));
+                let roots = self.policy.roots.clone();
+                let (rules, require) =
+                    (self.policy.shell_rules.clone(), self.policy.require_sandbox);
+                shell::exec(&i, self.sandbox()?, &roots, &rules, t, require)
+            }
+            Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
+        }
+    }
+
+    fn sandbox(&mut self) -> Result<&fs::Sandbox> {
+        if self.sandbox.is_none() {
+            let Some(_) = self.policy.root() else {
+                return Err(Error::new(
+                    Code::SandboxRequired,
+                    "the tool sandbox has no root",
+                ));
+            };
+            self.sandbox = Some(fs::Sandbox::open(&self.policy.roots)?);
+        }
+        self.sandbox
+            .as_ref()
+            .ok_or_else(|| Error::internal("sandbox"))
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
+/// CPU time consumed by the calling thread.
+pub fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// A cheap upper-bound-ish estimate of a value's JSON size (no serialization).
+fn approx_len(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 24,
+        Value::String(s) => s.len() + 2,
+        Value::Array(a) => a.iter().map(approx_len).sum::<usize>() + a.len() + 2,
+        Value::Object(m) => {
+            m.iter()
+                .map(|(k, v)| k.len() + 4 + approx_len(v))
+                .sum::<usize>()
+                + 2
+        }
+    }
+}
+
+/// Renders a response as the seed 000 §3 tool-role message
+/// `{"role":"tool","tool_call_id":…,"content":"<json of {id,tool,ok,output,error}>"}`.
+pub fn tool_message(r: &ToolResponse) -> Value {
+    let content = serde_json::to_string(&ToolMessage::from(r)).unwrap_or_default();
+    json!({"role": "tool", "tool_call_id": r.request_id, "content": content})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// The turn is async: the runner must work from inside a tokio runtime (no nested
+    /// runtime on the caller's thread) for every tool, http.get included.
+    #[tokio::test(flavor = "current_thread")]
+    async fn runner_works_inside_a_tokio_runtime() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf);
+                let _ = s.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                );
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("home"));
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "A").unwrap();
+        let o = PolicyOverrides {
+            roots: vec![root],
+            enable_all: true,
+            grant: vec!["net:127.0.0.1".into()],
+            allow_loopback: true,
+            ..Default::default()
+        };
+        let policy = Policy::from_env_and_session(&home, None, o).unwrap();
+        let mut runner = Runner::new(&home, policy, "run_t", "agent_t", None).unwrap();
+        let mut d = CallDefaults::new().unwrap();
+        d.run_id = "run_t".into();
+        d.agent_id = "agent_t".into();
+        let calls = parse_calls(
+            &json!([
+                {"id": "a", "tool": "fs.read_text", "args": {"path": "a.txt"}},
+                {"id": "b", "tool": "http.get", "args": {"url": format!("http://127.0.0.1:{port}/"), "use_cache": false}},
+                {"id": "c", "tool": "shell.exec", "args": {"cmd": "cat a.txt"}}
+            ])
+            .to_string(),
+            &d,
+        )
+        .unwrap();
+        let out: Vec<ToolResponse> = calls.iter().map(|c| runner.run(c)).collect();
+        assert_eq!(out[0].output.as_ref().unwrap()["text"], "A");
+        assert_eq!(
+            out[1].output.as_ref().unwrap()["body"],
+            "ok",
+            "{:?}",
+            out[1]
+        );
+        assert_eq!(
+            out[2].output.as_ref().unwrap()["stdout"],
+            "A",
+            "{:?}",
+            out[2]
+        );
+        assert_eq!(runner.audits.len(), 1);
+        let log = std::fs::read_to_string(runner.audits[0].path()).unwrap();
+        assert_eq!(log.lines().count(), 6);
+    }
+}

@@ -1,0 +1,312 @@
+//! The tool registry: every tool's name, description, typed input (whose `schemars` schema is
+//! what `bob tool schema` prints and what input is validated against), and aliases from the
+//! other seeds with their field renames.
+
+use crate::error::{Code, Error, Result};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Which subsystem a tool needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Filesystem under the sandbox root.
+    Fs,
+    /// A process in the sandbox root.
+    Shell,
+    /// Capability-gated network.
+    Net,
+}
+
+/// One registered tool.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub kind: Kind,
+    /// Changes something outside bob (a file, a process): its audit `tool.call` is written
+    /// durably before it runs.
+    pub mutating: bool,
+    pub schema: fn() -> schemars::Schema,
+}
+
+/// An alternative name from another seed and how its input maps to the canonical tool's.
+#[derive(Debug, Clone)]
+pub struct Alias {
+    pub name: &'static str,
+    pub target: &'static str,
+    /// (alias field, canonical field); a canonical field of `""` drops the alias field.
+    pub renames: &'static [(&'static str, &'static str)],
+    pub from: &'static str,
+}
+
+/// `fs.read_text` input (seed 000 §4).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadTextInput {
+    /// Path relative to the sandbox root.
+    pub path: String,
+    /// Read at most this many bytes (the output says `truncated`).
+    #[serde(default = "d_max_bytes")]
+    pub max_bytes: u64,
+}
+
+/// `fs.list_dir` input (seed 000 §4).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListDirInput {
+    #[serde(default = "d_dot")]
+    pub path: String,
+    #[serde(default = "d_max_entries")]
+    pub max_entries: usize,
+}
+
+/// `fs.write_text` input (seed 000 §4).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteTextInput {
+    pub path: String,
+    pub text: String,
+    /// Replace an existing file; otherwise an existing file is a `conflict`.
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+/// `shell.exec` input (seed 000 §4, plus `cwd` for seed 004 `run_command`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShellExecInput {
+    /// A command line, split like a POSIX shell would split words but never run by a shell.
+    pub cmd: String,
+    #[serde(default = "d_timeout_s")]
+    pub timeout_s: u64,
+    /// Working directory relative to the sandbox root.
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+/// `http.get` input (seed 000 §4).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpGetInput {
+    pub url: String,
+    #[serde(default = "yes")]
+    pub use_cache: bool,
+}
+
+fn d_max_bytes() -> u64 {
+    20_000
+}
+fn d_dot() -> String {
+    ".".into()
+}
+fn d_max_entries() -> usize {
+    200
+}
+fn d_timeout_s() -> u64 {
+    20
+}
+fn yes() -> bool {
+    true
+}
+
+static TOOLS: &[ToolSpec] = &[
+    ToolSpec {
+        name: "fs.read_text",
+        description: "Read a UTF-8 text file under the sandbox root (at most max_bytes).",
+        kind: Kind::Fs,
+        mutating: false,
+        schema: || schemars::schema_for!(ReadTextInput),
+    },
+    ToolSpec {
+        name: "fs.list_dir",
+        description: "List a directory under the sandbox root (at most max_entries, sorted).",
+        kind: Kind::Fs,
+        mutating: false,
+        schema: || schemars::schema_for!(ListDirInput),
+    },
+    ToolSpec {
+        name: "fs.write_text",
+        description: "Write a UTF-8 text file under the sandbox root; refuses to replace an existing file unless overwrite=true.",
+        kind: Kind::Fs,
+        mutating: true,
+        schema: || schemars::schema_for!(WriteTextInput),
+    },
+    ToolSpec {
+        name: "shell.exec",
+        description: "Run one allowlisted program (no shell: no pipes, redirection or expansion) in the sandbox root with a scrubbed environment, a timeout and capped output.",
+        kind: Kind::Shell,
+        mutating: true,
+        schema: || schemars::schema_for!(ShellExecInput),
+    },
+    ToolSpec {
+        name: "http.get",
+        description: "GET a URL the session's net capabilities allow (redirects re-checked, private addresses refused), cached with a TTL.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(HttpGetInput),
+    },
+];
+
+static ALIASES: &[Alias] = &[
+    Alias {
+        name: "fs.read",
+        target: "fs.read_text",
+        renames: &[],
+        from: "seed 003",
+    },
+    Alias {
+        name: "fs.write",
+        target: "fs.write_text",
+        renames: &[("content", "text")],
+        from: "seed 003",
+    },
+    Alias {
+        name: "file.create",
+        target: "fs.write_text",
+        renames: &[("file_path", "path"), ("content", "text")],
+        from: "seed 004",
+    },
+    Alias {
+        name: "run_command",
+        target: "shell.exec",
+        renames: &[("requires_confirm", "")],
+        from: "seed 004",
+    },
+];
+
+/// Every registered tool, in listing order.
+pub fn registry() -> &'static [ToolSpec] {
+    TOOLS
+}
+
+/// Every alias.
+pub fn aliases() -> &'static [Alias] {
+    ALIASES
+}
+
+/// The tool a name (canonical or alias) refers to.
+pub fn resolve(name: &str) -> Option<&'static ToolSpec> {
+    let canonical = ALIASES
+        .iter()
+        .find(|a| a.name == name)
+        .map_or(name, |a| a.target);
+    TOOLS.iter().find(|t| t.name == canonical)
+}
+
+/// The alias entry of a name, if it is one.
+pub fn alias(name: &str) -> Option<&'static Alias> {
+    ALIASES.iter().find(|a| a.name == name)
+}
+
+/// A validated input, ready to execute.
+#[derive(Debug, Clone)]
+pub enum Input {
+    ReadText(ReadTextInput),
+    ListDir(ListDirInput),
+    WriteText(WriteTextInput),
+    ShellExec(ShellExecInput),
+    HttpGet(HttpGetInput),
+}
+
+fn parse<T: DeserializeOwned>(tool: &str, v: Value) -> Result<T> {
+    serde_json::from_value(v).map_err(|e| {
+        Error::new(Code::ToolInputInvalid, format!("{tool}: {e}")).with("tool", tool.to_string())
+    })
+}
+
+/// Maps an alias's field names onto the canonical tool's and validates the input by
+/// deserializing it into the tool's typed input (unknown fields refused):
+/// `tool.input_invalid` with serde's message.
+pub fn validate(requested: &str, spec: &ToolSpec, input: &Value) -> Result<Input> {
+    let mut obj: Map<String, Value> = match input {
+        Value::Object(m) => m.clone(),
+        Value::Null => Map::new(),
+        Value::String(s) => {
+            return Err(Error::new(
+                Code::ToolInputInvalid,
+                format!(
+                    "{requested}: input must be a JSON object; got a string (arguments that are not valid JSON?): {}",
+                    s.chars().take(200).collect::<String>()
+                ),
+            ));
+        }
+        other => {
+            return Err(Error::new(
+                Code::ToolInputInvalid,
+                format!("{requested}: input must be a JSON object, not {other}"),
+            ));
+        }
+    };
+    if let Some(a) = alias(requested) {
+        for (from, to) in a.renames {
+            if let Some(v) = obj.shift_remove(*from)
+                && !to.is_empty()
+            {
+                obj.insert((*to).to_string(), v);
+            }
+        }
+    }
+    let v = Value::Object(obj);
+    Ok(match spec.name {
+        "fs.read_text" => Input::ReadText(parse(requested, v)?),
+        "fs.list_dir" => Input::ListDir(parse(requested, v)?),
+        "fs.write_text" => Input::WriteText(parse(requested, v)?),
+        "shell.exec" => Input::ShellExec(parse(requested, v)?),
+        "http.get" => Input::HttpGet(parse(requested, v)?),
+        other => return Err(Error::internal(format!("no executor for {other}"))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn aliases_resolve_and_rename_fields() {
+        let spec = resolve("file.create").unwrap();
+        assert_eq!(spec.name, "fs.write_text");
+        let Input::WriteText(w) = validate(
+            "file.create",
+            spec,
+            &json!({"file_path": "a.txt", "content": "hi"}),
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (w.path.as_str(), w.text.as_str(), w.overwrite),
+            ("a.txt", "hi", false)
+        );
+        let spec = resolve("run_command").unwrap();
+        assert!(
+            validate(
+                "run_command",
+                spec,
+                &json!({"cmd": "ls", "cwd": ".", "requires_confirm": true})
+            )
+            .is_ok()
+        );
+        assert!(resolve("fs.delete").is_none());
+    }
+
+    #[test]
+    fn unknown_fields_and_wrong_types_are_input_invalid() {
+        let spec = resolve("fs.read_text").unwrap();
+        for bad in [
+            json!({"path": 1}),
+            json!({"path": "a", "x": 1}),
+            json!([1]),
+            json!({}),
+        ] {
+            assert_eq!(
+                validate("fs.read_text", spec, &bad).unwrap_err().code,
+                Code::ToolInputInvalid,
+                "{bad}"
+            );
+        }
+    }
+}

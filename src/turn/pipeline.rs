@@ -1,0 +1,987 @@
+//! The turn pipeline: one pass of a profile over a session (DESIGN.md §4).
+//!
+//! 1. `run.created`, `run.started` go to the audit log; the checkpoint is read and its
+//!    revision taken (or `--expect-revision` checked).
+//! 2. A recap question or pronoun-heavy follow-up gets a `Recent conversation summary`
+//!    (traced as `recap`).
+//! 3. Each role is called in order with its labelled inputs ([`super::prompts`]); roles that
+//!    want retrieval get the seed 000 §5 block (`retrieval`). Every call is traced (`llm_req`,
+//!    `llm_stream` when streaming, `llm_done` with usage and latency) and audited
+//!    (`model.requested`). Tool calls in earlier roles' output are ignored (`tool_plan` with
+//!    `ignored:true`); their NOTES patches and memory candidates are kept; their sanitized text
+//!    becomes UPSTREAM for the next role.
+//! 4. The final role alone runs tools, in a bounded loop (at most [`MAX_TOOL_ROUNDS`] rounds):
+//!    native `tool_calls` and `<<<TOOL_CALLS_JSON>>>` blocks both work; every call goes through
+//!    the tools runner (registry, policy, sandbox, audit `tool.call`/`tool.result`), so an
+//!    unknown or disabled tool is a failure and never runs. The failure-loop rule applies:
+//!    recovery mode adds a note to the system prompt; escalation ends the turn with the seed
+//!    003 escalation response.
+//! 5. The checkpoint is committed through [`checkpoint::update`] against the revision taken at
+//!    the start (a concurrent turn gets `conflict`; nothing is lost): NOTES patches applied as
+//!    [`Actor::Model`] (requests, never grants), the user message and the visible answer
+//!    appended to `recent_messages`, which [`condense`] keeps bounded.
+//! 6. At most 2 memory candidates are proposed (pending, for a human to decide).
+//! 7. The visible answer is sanitized (`"..."` if nothing is left); the turn record goes to
+//!    `turns.jsonl` and stdout; the audit log gets `run.completed`, `run.failed` or
+//!    `run.cancelled`.
+//!
+//! Durability: trace and audit events are queued and written in batches (one lock and one
+//! fdatasync per file) before any tool runs and at the end of the turn, so everything that
+//! preceded a side effect is on disk before it happens; the turn record is durable before the
+//! terminal audit event.
+
+use super::prompts::{self, RoleInputs, Upstream};
+use super::recap;
+use super::{Profile, RoleSpec, ThinkingMode, TurnInput};
+use crate::audit::Audit;
+use crate::backend::{Backend, CallOpts, Cancel, ChatReply, ChatRequest, Delta, Usage};
+use crate::checkpoint;
+use crate::condense::{self, Caps, Mode};
+use crate::contracts::{ChatMessage, Checkpoint, MemoryCandidate, NotesPatch, Role, ToolRequest};
+use crate::error::{Code, Error, Result};
+use crate::home::{Home, safe_component};
+use crate::notes::{self, Actor};
+use crate::sanitize;
+use crate::store;
+use crate::tools::{self, CallDefaults, LoopState, Policy, PolicyOverrides, Runner};
+use crate::trace;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::time::Instant;
+
+/// Most tool-loop rounds of the final role (one LLM call each, plus the closing call).
+pub const MAX_TOOL_ROUNDS: usize = 4;
+/// Most memory candidates one turn proposes (seed 001).
+pub const MAX_MEMORY_CANDIDATES: usize = 2;
+/// Most tool calls executed from one reply.
+pub const MAX_CALLS_PER_ROUND: usize = 8;
+
+/// How to run a turn.
+#[derive(Debug, Clone)]
+pub struct TurnOptions {
+    pub session_id: String,
+    pub agent_id: String,
+    pub user_id: Option<String>,
+    pub profile: Profile,
+    pub thinking_mode: ThinkingMode,
+    pub expect_revision: Option<u64>,
+    /// Stream every LLM call (traced as `llm_stream`).
+    pub stream: bool,
+    pub max_tool_rounds: usize,
+}
+
+/// One tool call in the turn record (seed 001 `tools` field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolRecord {
+    pub tool_name: String,
+    pub args: Value,
+    /// `ok` or `error`.
+    pub status: String,
+    pub error: Option<Error>,
+    /// Where the full result is kept: `<audit file>#<request_id>`.
+    pub result_ref: Option<String>,
+}
+
+/// The turn record: printed on stdout and appended to `turns.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    pub run_id: String,
+    pub session_id: String,
+    pub agent_id: String,
+    pub profile: String,
+    /// `completed`, `failed` or `cancelled`.
+    pub status: String,
+    pub output: String,
+    pub tools: Vec<ToolRecord>,
+    /// What the NOTES patches did: `{applied, actions, requested, refused, ignored_actions, errors}`.
+    pub notes: Value,
+    pub memory_candidates: Vec<String>,
+    /// The committed checkpoint revision (`null` when nothing was committed).
+    pub revision: Option<u64>,
+    pub usage: Usage,
+    pub latency_ms: u64,
+    pub ts: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// True when the failure-loop rule escalated to the user.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub escalated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recap: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Vec<Upstream>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Error>,
+}
+
+/// A finished turn: its record, and the error that ended it if it did not complete.
+pub struct Outcome {
+    pub record: TurnRecord,
+    pub error: Option<Error>,
+}
+
+/// Everything gathered while the roles run.
+struct Work<'a> {
+    home: &'a Home,
+    backend: &'a Backend,
+    rt: &'a tokio::runtime::Runtime,
+    cancel: &'a Cancel,
+    opts: &'a TurnOptions,
+    run_id: String,
+    audit: Audit,
+    usage: Usage,
+    tools: Vec<ToolRecord>,
+    upstream: Vec<Upstream>,
+    patch: NotesPatch,
+    notes_errors: Vec<String>,
+    candidates: Vec<MemoryCandidate>,
+    escalated: bool,
+    any_tool_failed: bool,
+    /// Trace events not yet written (flushed before tools run and at the end of the turn).
+    pending_trace: Vec<Vec<u8>>,
+}
+
+impl Work<'_> {
+    /// Queues one trace event; [`Work::flush`] writes the queue with one fdatasync.
+    fn trace(&mut self, kind: &str, data: Value) -> Result<()> {
+        let ev = trace::event(kind, data)?;
+        self.pending_trace.push(store::jsonl_line(&ev)?);
+        Ok(())
+    }
+
+    /// Queues one audit event of the run.
+    fn audit(&mut self, event_type: &str, payload: Value) -> Result<()> {
+        self.audit.queue(event_type, "system", payload)
+    }
+
+    /// Writes the queued trace and audit events (before any tool runs, and at the end).
+    fn flush(&mut self) -> Result<()> {
+        if !self.pending_trace.is_empty() {
+            let lines = std::mem::take(&mut self.pending_trace);
+            store::append_jsonl_batch(&self.home.trace_path(&self.opts.session_id)?, &lines)?;
+        }
+        self.audit.flush().map(|_| ())
+    }
+
+    /// One LLM call, traced and audited.
+    fn call(&mut self, role: &RoleSpec, round: usize, req: &ChatRequest) -> Result<ChatReply> {
+        self.cancel.check()?;
+        let chars: usize = req.messages.iter().map(|m| m.content.chars().count()).sum();
+        self.trace(
+            "llm_req",
+            json!({"run_id": self.run_id, "role": role.name, "round": round,
+                   "messages": req.messages.len(), "chars": chars,
+                   "tools": req.tools.as_ref().and_then(Value::as_array).map_or(0, Vec::len),
+                   "backend": self.backend.describe(), "stream": self.opts.stream}),
+        )?;
+        self.audit(
+            "model.requested",
+            json!({"role": role.name, "round": round, "model": self.backend.model()}),
+        )?;
+        let mut deltas = 0usize;
+        let mut delta_chars = 0usize;
+        let opts = CallOpts {
+            role: Some(role.name.to_string()),
+            stream: self.opts.stream,
+            cancel: self.cancel.clone(),
+        };
+        let reply = {
+            let mut sink = |d: &Delta| {
+                deltas += 1;
+                if let Delta::Delta { content } = d {
+                    delta_chars += content.chars().count();
+                }
+            };
+            let sink: Option<&mut (dyn FnMut(&Delta) + Send)> = if self.opts.stream {
+                Some(&mut sink)
+            } else {
+                None
+            };
+            self.rt.block_on(self.backend.chat(req, &opts, sink))
+        };
+        let reply = match reply {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = self.trace(
+                    "llm_done",
+                    json!({"run_id": self.run_id, "role": role.name, "round": round,
+                           "ok": false, "error": e}),
+                );
+                return Err(e);
+            }
+        };
+        if self.opts.stream {
+            self.trace(
+                "llm_stream",
+                json!({"run_id": self.run_id, "role": role.name, "round": round,
+                       "deltas": deltas, "chars": delta_chars,
+                       "first_delta_ms": reply.first_delta_ms}),
+            )?;
+        }
+        self.usage.add(&reply.usage);
+        self.trace(
+            "llm_done",
+            json!({"run_id": self.run_id, "role": role.name, "round": round, "ok": true,
+                   "usage": reply.usage, "latency_ms": reply.latency_ms, "model": reply.model,
+                   "finish_reason": reply.finish_reason, "attempts": reply.attempts,
+                   "tool_calls": reply.message.tool_calls.as_ref().and_then(Value::as_array).map_or(0, Vec::len)}),
+        )?;
+        Ok(reply)
+    }
+
+    /// Keeps the NOTES patch and memory candidates of a role's raw output; returns the text
+    /// with those blocks removed.
+    fn harvest(&mut self, role: &RoleSpec, raw: &str) -> String {
+        let ex = notes::extract(raw);
+        if let Some(p) = ex.patch {
+            self.patch.merge(p);
+        }
+        for e in ex.errors {
+            self.notes_errors
+                .push(format!("{}: {}", role.name, e.message));
+        }
+        let (text, found) = take_memory_blocks(&ex.visible_text);
+        if role.proposes_memory {
+            for block in found {
+                match super::mem::extract(&block) {
+                    Ok(c) => self.candidates.extend(c),
+                    Err(e) => self
+                        .notes_errors
+                        .push(format!("{}: memory candidates: {}", role.name, e.message)),
+                }
+            }
+        }
+        text
+    }
+}
+
+/// Removes `<<<MEMORY_CANDIDATES_JSON>>>` blocks; returns the rest and the blocks' payloads.
+fn take_memory_blocks(text: &str) -> (String, Vec<String>) {
+    let mut out = String::new();
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prompts::MEMORY_BEGIN) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + prompts::MEMORY_BEGIN.len()..];
+        match after.find(prompts::MEMORY_END) {
+            Some(j) => {
+                found.push(after[..j].to_string());
+                rest = &after[j + prompts::MEMORY_END.len()..];
+            }
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    (out, found)
+}
+
+/// The tools enabled for the session (a human's `bob tool enable`); the full [`Policy`] is
+/// built only when a tool is actually called.
+fn enabled_tools(home: &Home, session_id: &str) -> Result<Vec<String>> {
+    Ok(tools::policy::load_session_tools(home, session_id)?
+        .enabled
+        .into_iter()
+        .collect())
+}
+
+/// The tools the final role may use: `- name: description` lines for the enabled tools.
+fn tools_text(enabled: &[String]) -> String {
+    tools::registry()
+        .iter()
+        .filter(|t| enabled.iter().any(|e| e == t.name))
+        .map(|t| format!("- {}: {}", t.name, t.description))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// OpenAI `tools` definitions of the enabled tools (native tool calling).
+fn native_tools(enabled: &[String]) -> Option<Value> {
+    let defs: Vec<Value> = tools::registry()
+        .iter()
+        .filter(|t| enabled.iter().any(|e| e == t.name))
+        .map(|t| {
+            json!({"type": "function", "function": {
+                "name": t.name, "description": t.description,
+                "parameters": serde_json::to_value((t.schema)()).unwrap_or(json!({"type":"object"})),
+            }})
+        })
+        .collect();
+    (!defs.is_empty()).then_some(Value::Array(defs))
+}
+
+/// Whether the final role is offered native `tools` (`BOB_TOOL_PROTOCOL=markers` turns it
+/// off; the marker protocol is always accepted).
+fn native_enabled() -> bool {
+    !matches!(
+        std::env::var("BOB_TOOL_PROTOCOL").ok().as_deref(),
+        Some("markers")
+    )
+}
+
+/// The tool requests in a reply: native `tool_calls` (arguments that are not a JSON object are
+/// kept as a string, so validation fails them as `tool.input_invalid`), then
+/// `<<<TOOL_CALLS_JSON>>>` blocks in the content. A malformed block is an error message.
+fn requests_of(reply: &ChatMessage, defaults: &CallDefaults) -> (Vec<ToolRequest>, Option<String>) {
+    let mut out = Vec::new();
+    let mut problem = None;
+    let created_at = crate::clock::rfc3339(defaults.now);
+    for (i, tc) in reply
+        .tool_calls
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let id = tc
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("call_{i}"));
+        let name = tc
+            .pointer("/function/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let input = match tc.pointer("/function/arguments") {
+            Some(Value::String(s)) => {
+                serde_json::from_str::<Value>(s).unwrap_or_else(|_| Value::String(s.clone()))
+            }
+            Some(v) => v.clone(),
+            None => json!({}),
+        };
+        out.push(ToolRequest {
+            request_id: id,
+            run_id: defaults.run_id.clone(),
+            agent_id: defaults.agent_id.clone(),
+            tool: name,
+            input,
+            timeout_ms: defaults.timeout_ms,
+            created_at: created_at.clone(),
+        });
+    }
+    if reply.content.contains(tools::parse::BEGIN) {
+        match tools::parse_calls(&reply.content, defaults) {
+            Ok(reqs) => out.extend(reqs),
+            Err(e) => problem = Some(e.message),
+        }
+    }
+    (out, problem)
+}
+
+/// The assistant message that asked for `reqs`, with OpenAI `tool_calls` so the following
+/// tool messages are valid for any OpenAI-compatible server.
+fn assistant_with_calls(visible: &str, reqs: &[ToolRequest]) -> ChatMessage {
+    let mut m = ChatMessage::new(Role::Assistant, visible.to_string());
+    m.tool_calls = Some(Value::Array(
+        reqs.iter()
+            .map(|r| {
+                json!({"id": r.request_id, "type": "function", "function": {
+                    "name": r.tool,
+                    "arguments": match &r.input { Value::String(s) => s.clone(), v => v.to_string() },
+                }})
+            })
+            .collect(),
+    ));
+    m
+}
+
+/// The seed 003 escalation response: recent attempts, errors and output snippets, asking the
+/// user how to proceed.
+fn escalation_text(state: &LoopState) -> String {
+    let LoopState::Escalate {
+        attempts,
+        errors,
+        snippets,
+    } = state
+    else {
+        return String::new();
+    };
+    let mut s = String::from(
+        "I stopped because my tool calls kept failing, and I need your guidance before trying again.\n\nRecent attempts:\n",
+    );
+    for a in attempts {
+        s.push_str(&format!(
+            "- {} ({}): {}\n",
+            a.tool,
+            a.request_id,
+            if a.ok { "ok" } else { "failed" }
+        ));
+    }
+    if !errors.is_empty() {
+        s.push_str("\nErrors:\n");
+        for e in errors {
+            s.push_str(&format!("- {e}\n"));
+        }
+    }
+    if !snippets.is_empty() {
+        s.push_str("\nOutput snippets:\n");
+        for o in snippets {
+            s.push_str(&format!("- {}\n", o.chars().take(200).collect::<String>()));
+        }
+    }
+    s.push_str("\nHow would you like me to proceed?");
+    s
+}
+
+const RECOVERY_NOTE: &str = "the last tool calls failed repeatedly. Check each call's tool \
+name against the list of enabled tools and its arguments against the tool's input; prefer \
+answering with what you already know, or ask the user, over repeating a failing call.";
+
+/// Runs one turn. `Err` only for failures before the run exists (bad ids); every later
+/// failure is an [`Outcome`] with a record whose status says what happened.
+pub fn run(
+    home: &Home,
+    backend: &Backend,
+    rt: &tokio::runtime::Runtime,
+    input: &TurnInput,
+    opts: &TurnOptions,
+    cancel: &Cancel,
+) -> Result<Outcome> {
+    let started = Instant::now();
+    safe_component("session_id", &opts.session_id)?;
+    safe_component("agent_id", &opts.agent_id)?;
+    let run_id = format!("run_{}", uuid::Uuid::new_v4().simple());
+    let mut audit = Audit::open(home, &opts.agent_id, &run_id)?;
+    audit.queue(
+        "run.created",
+        "system",
+        json!({"session_id": opts.session_id, "profile": opts.profile.as_str(),
+               "user_id": opts.user_id, "message_chars": input.message.chars().count()}),
+    )?;
+    let mut w = Work {
+        home,
+        backend,
+        rt,
+        cancel,
+        opts,
+        run_id: run_id.clone(),
+        audit,
+        usage: Usage::default(),
+        tools: Vec::new(),
+        upstream: Vec::new(),
+        patch: NotesPatch::default(),
+        notes_errors: Vec::new(),
+        candidates: Vec::new(),
+        escalated: false,
+        any_tool_failed: false,
+        pending_trace: Vec::new(),
+    };
+    let mut record = TurnRecord {
+        run_id: run_id.clone(),
+        session_id: opts.session_id.clone(),
+        agent_id: opts.agent_id.clone(),
+        profile: opts.profile.as_str().to_string(),
+        status: "completed".into(),
+        output: String::new(),
+        tools: Vec::new(),
+        notes: json!({}),
+        memory_candidates: Vec::new(),
+        revision: None,
+        usage: Usage::default(),
+        latency_ms: 0,
+        ts: crate::clock::now().map(crate::clock::rfc3339)?,
+        user_id: opts.user_id.clone(),
+        escalated: false,
+        recap: None,
+        thinking: None,
+        error: None,
+    };
+    let result = execute(&mut w, input, &mut record);
+    record.usage = w.usage;
+    record.tools = std::mem::take(&mut w.tools);
+    record.escalated = w.escalated;
+    record.latency_ms = started.elapsed().as_millis() as u64;
+    let failed = result.is_err() || w.any_tool_failed;
+    let include = match opts.thinking_mode {
+        ThinkingMode::Never => false,
+        ThinkingMode::OnError => failed,
+        ThinkingMode::Always => true,
+    };
+    if include {
+        record.thinking = Some(w.upstream.clone());
+    }
+    let error = match result {
+        Ok(()) => None,
+        Err(e) => {
+            record.status = if e.code == Code::Cancelled {
+                "cancelled"
+            } else {
+                "failed"
+            }
+            .into();
+            record.output = String::new();
+            record.error = Some(e.clone());
+            Some(e)
+        }
+    };
+    // The trace, then the record, are durable before the run's terminal audit event.
+    let flushed = w.flush();
+    let appended = store::append_jsonl(&home.turns_path(), &record);
+    let terminal = match record.status.as_str() {
+        "completed" => "run.completed",
+        "cancelled" => "run.cancelled",
+        _ => "run.failed",
+    };
+    let payload = json!({"status": record.status, "session_id": record.session_id,
+        "revision": record.revision, "tools": record.tools.len(),
+        "output_chars": record.output.chars().count(), "usage": record.usage,
+        "latency_ms": record.latency_ms, "error": record.error});
+    w.audit(terminal, payload)?;
+    w.flush()?;
+    flushed?;
+    appended?;
+    Ok(Outcome { record, error })
+}
+
+fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnRecord) -> Result<()> {
+    let opts = w.opts;
+    let home = w.home;
+    let sid = opts.session_id.as_str();
+    let cp = checkpoint::load(home, sid)?;
+    if let Some(exp) = opts.expect_revision
+        && exp != cp.revision
+    {
+        return Err(Error::conflict(format!(
+            "checkpoint of session {sid:?} is at revision {}, not {exp}",
+            cp.revision
+        ))
+        .with("expected", exp)
+        .with("actual", cp.revision));
+    }
+    let base_revision = cp.revision;
+    w.audit(
+        "run.started",
+        json!({"session_id": sid, "revision": base_revision, "backend": w.backend.describe()}),
+    )?;
+
+    // Recap.
+    let recap = recap::build(&input.message, &cp);
+    let mut user_text = input.message.clone();
+    if let Some(r) = &recap {
+        if let Some(rw) = &r.rewritten {
+            user_text = rw.clone();
+        }
+        w.trace(
+            "recap",
+            json!({"run_id": w.run_id, "kind": r.kind, "topic": r.topic,
+                   "rewritten": r.rewritten, "summary": r.summary}),
+        )?;
+        record.recap = Some(json!({"kind": r.kind, "rewritten": r.rewritten}));
+    }
+
+    let history =
+        condense::condense(&cp.recent_messages, &Caps::default(), Mode::Pressure).messages;
+    let roles = opts.profile.roles();
+    let mut final_visible = String::new();
+    for role in roles {
+        let retrieval = if role.wants_retrieval {
+            retrieve(w, role, &input.message)?
+        } else {
+            None
+        };
+        if !role.is_final {
+            let inputs = RoleInputs {
+                state: Some(&cp.state),
+                history: &history,
+                upstream: &w.upstream,
+                user: &user_text,
+                retrieval: retrieval.as_deref(),
+                recap: recap.as_ref().map(|r| r.summary.as_str()),
+                tools: None,
+                recovery: None,
+            };
+            let req = ChatRequest::new(prompts::build(opts.profile, role, &inputs));
+            let reply = w.call(role, 0, &req)?;
+            let raw = &reply.message.content;
+            let native = reply
+                .message
+                .tool_calls
+                .as_ref()
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            if native > 0 || raw.contains(tools::parse::BEGIN) {
+                w.trace(
+                    "tool_plan",
+                    json!({"run_id": w.run_id, "role": role.name, "ignored": true,
+                           "reason": "only the final role executes tools",
+                           "native_calls": native, "marker_block": raw.contains(tools::parse::BEGIN)}),
+                )?;
+            }
+            let text = w.harvest(role, raw);
+            let visible = sanitize::sanitize(&text);
+            w.upstream.push(Upstream {
+                role: role.name.to_string(),
+                content: visible,
+            });
+            continue;
+        }
+        final_visible = final_role(
+            w,
+            role,
+            &cp,
+            &history,
+            &user_text,
+            retrieval.as_deref(),
+            recap.as_ref(),
+        )?;
+    }
+
+    // The visible answer.
+    let mut output = sanitize::sanitize(&final_visible);
+    if let Some(r) = &recap
+        && r.kind == recap::Kind::Question
+        && recap::ignored(&output, r, &cp)
+    {
+        let fallback = sanitize::sanitize(&recap::fallback(r, &cp));
+        w.trace(
+            "recap",
+            json!({"run_id": w.run_id, "fallback": true, "reason": "the answer ignored the summary"}),
+        )?;
+        if let Some(v) = record.recap.as_mut() {
+            v["fallback"] = json!(true);
+        }
+        output = fallback;
+    }
+    if output.trim().is_empty() {
+        output = sanitize::EMPTY_OUTPUT.to_string();
+    }
+    w.cancel.check()?;
+
+    // Commit the checkpoint against the revision taken at the start.
+    let patch = std::mem::take(&mut w.patch);
+    let user_msg = ChatMessage::new(Role::User, input.message.clone());
+    let answer = ChatMessage::new(Role::Assistant, output.clone());
+    let (committed, report) =
+        checkpoint::update(home, sid, Some(base_revision), |c: &mut Checkpoint| {
+            let report =
+                (!patch.is_empty()).then(|| notes::apply(&mut c.state, &patch, Actor::Model));
+            c.recent_messages.push(user_msg);
+            c.recent_messages.push(answer);
+            let mode = match report.as_ref().and_then(|r| r.condense) {
+                Some(notes::CondenseRequest::Now) => Mode::Force,
+                _ => Mode::Pressure,
+            };
+            let condensed = condense::condense(&c.recent_messages, &Caps::default(), mode);
+            c.recent_messages = condensed.messages;
+            Ok((report, condensed.dropped.len()))
+        })
+        .map_err(|e| {
+            if e.code == Code::Conflict {
+                e.with(
+                "hint",
+                "another turn committed to this session first; nothing was lost, retry the turn",
+            )
+            } else {
+                e
+            }
+        })?;
+    let (report, dropped) = report;
+    record.revision = Some(committed.revision);
+    let notes_value = match &report {
+        Some(r) => json!({"applied": r.applied, "actions": r.actions, "requested": r.requested,
+            "refused": r.refused, "ignored_actions": r.ignored_actions, "errors": w.notes_errors}),
+        None => json!({"applied": [], "actions": [], "requested": [], "refused": [],
+            "ignored_actions": [], "errors": w.notes_errors}),
+    };
+    w.trace(
+        "notes_patch",
+        json!({"run_id": w.run_id, "patch": patch, "report": notes_value,
+               "revision": committed.revision, "condensed_dropped": dropped}),
+    )?;
+    if let Some(r) = &report
+        && (!r.actions.is_empty() || !r.ignored_actions.is_empty() || !r.refused.is_empty())
+    {
+        w.trace(
+            "actions",
+            json!({"run_id": w.run_id, "actions": r.actions, "ignored": r.ignored_actions,
+                   "refused": r.refused, "requested": r.requested}),
+        )?;
+    }
+    record.notes = notes_value;
+
+    // Memory candidates: pending, for a human.
+    if !w.candidates.is_empty() {
+        let cands: Vec<MemoryCandidate> =
+            w.candidates.drain(..).take(MAX_MEMORY_CANDIDATES).collect();
+        let ids = super::mem::propose(home, cands, opts.user_id.as_deref(), sid, &w.run_id)?;
+        for r in ids {
+            match r {
+                Ok(id) => record.memory_candidates.push(id),
+                Err(e) => {
+                    if let Some(a) = record.notes["errors"].as_array_mut() {
+                        a.push(json!(format!("memory candidate refused: {}", e.message)));
+                    }
+                }
+            }
+        }
+    }
+    record.output = output;
+    Ok(())
+}
+
+fn retrieve(w: &mut Work<'_>, role: &RoleSpec, query: &str) -> Result<Option<String>> {
+    let home = w.home;
+    if !home.memory_db().exists() {
+        w.trace(
+            "retrieval",
+            json!({"run_id": w.run_id, "role": role.name, "query": query, "hits": [],
+                   "note": "no memory store yet"}),
+        )?;
+        return Ok(None);
+    }
+    let user = w
+        .opts
+        .user_id
+        .clone()
+        .unwrap_or_else(|| "default".to_string());
+    match super::mem::retrieve(home, &user, query) {
+        Ok(r) => {
+            w.trace(
+                "retrieval",
+                json!({"run_id": w.run_id, "role": role.name, "query": query,
+                       "hits": r.hits.iter().map(|(id, score)| json!({"id": id, "score": score})).collect::<Vec<_>>()}),
+            )?;
+            Ok(r.block)
+        }
+        Err(e) => {
+            // Retrieval is non-authoritative: a failure is traced, the turn goes on.
+            w.trace(
+                "retrieval",
+                json!({"run_id": w.run_id, "role": role.name, "query": query, "error": e}),
+            )?;
+            Ok(None)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn final_role(
+    w: &mut Work<'_>,
+    role: &RoleSpec,
+    cp: &Checkpoint,
+    history: &[ChatMessage],
+    user_text: &str,
+    retrieval: Option<&str>,
+    recap: Option<&recap::Recap>,
+) -> Result<String> {
+    let opts = w.opts;
+    let enabled = enabled_tools(w.home, &opts.session_id)?;
+    let tools_list = tools_text(&enabled);
+    let native = if native_enabled() {
+        native_tools(&enabled)
+    } else {
+        None
+    };
+    let mut runner: Option<Runner> = None;
+    let mut defaults = CallDefaults::new()?;
+    defaults.run_id = w.run_id.clone();
+    defaults.agent_id = opts.agent_id.clone();
+    let mut loop_state = crate::tools::FailureLoop::load(w.home, &opts.session_id)
+        .map(|f| f.state())
+        .unwrap_or(LoopState::Normal);
+    let mut convo: Vec<ChatMessage> = Vec::new();
+    let mut round = 0usize;
+    loop {
+        let recovery = matches!(loop_state, LoopState::Recovery).then_some(RECOVERY_NOTE);
+        let inputs = RoleInputs {
+            state: Some(&cp.state),
+            history,
+            upstream: &w.upstream,
+            user: user_text,
+            retrieval,
+            recap: recap.map(|r| r.summary.as_str()),
+            tools: Some(&tools_list),
+            recovery,
+        };
+        let mut messages = prompts::build(opts.profile, role, &inputs);
+        messages.extend(convo.iter().cloned());
+        let mut req = ChatRequest::new(messages);
+        req.tools = native.clone();
+        let reply = w.call(role, round, &req)?;
+        let raw = reply.message.content.clone();
+        let (reqs, problem) = requests_of(&reply.message, &defaults);
+        let text = w.harvest(role, &raw);
+        if reqs.is_empty() && problem.is_none() {
+            return Ok(text);
+        }
+        if round >= opts.max_tool_rounds {
+            w.trace(
+                "tool_plan",
+                json!({"run_id": w.run_id, "role": role.name, "round": round,
+                       "refused": "tool loop limit reached", "calls": reqs.len()}),
+            )?;
+            let visible = sanitize::sanitize(&text);
+            return Ok(if visible == sanitize::EMPTY_OUTPUT {
+                "I could not finish within the tool-call limit for one turn.".to_string()
+            } else {
+                visible
+            });
+        }
+        let reqs: Vec<ToolRequest> = reqs.into_iter().take(MAX_CALLS_PER_ROUND).collect();
+        w.trace(
+            "tool_plan",
+            json!({"run_id": w.run_id, "role": role.name, "round": round,
+                   "calls": reqs.iter().map(|r| json!({"id": r.request_id, "tool": r.tool})).collect::<Vec<_>>(),
+                   "malformed": problem}),
+        )?;
+        let visible = sanitize::sanitize(&text);
+        let visible = if visible == sanitize::EMPTY_OUTPUT {
+            String::new()
+        } else {
+            visible
+        };
+        if let Some(p) = &problem {
+            convo.push(ChatMessage::new(Role::Assistant, visible.clone()));
+            convo.push(ChatMessage::new(
+                Role::User,
+                format!(
+                    "<<<TOOL_RESULTS>>>\n{}\n<<<END_TOOL_RESULTS>>>",
+                    sanitize::neutralize(&format!(
+                        "your tool-call block was malformed and nothing ran: {p}"
+                    ))
+                ),
+            ));
+            w.any_tool_failed = true;
+        }
+        if !reqs.is_empty() {
+            convo.push(assistant_with_calls(&visible, &reqs));
+        }
+        if runner.is_none() && !reqs.is_empty() {
+            let policy = Policy::from_env_and_session(
+                w.home,
+                Some(&opts.session_id),
+                PolicyOverrides::default(),
+            )?;
+            runner = Some(Runner::new(
+                w.home,
+                policy,
+                &w.run_id,
+                &opts.agent_id,
+                Some(opts.session_id.clone()),
+            )?);
+        }
+        // Everything planned so far is on disk before a tool can have an effect.
+        w.flush()?;
+        let audit_ref = w
+            .audit
+            .path()
+            .strip_prefix(w.home.root())
+            .unwrap_or(w.audit.path())
+            .display()
+            .to_string();
+        for req in &reqs {
+            w.cancel.check()?;
+            let Some(r) = runner.as_mut() else { break };
+            w.trace(
+                "tool_start",
+                json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool}),
+            )?;
+            let resp = r.run(req);
+            w.trace(
+                "tool_done",
+                json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool, "ok": resp.ok,
+                       "error": resp.error.as_ref().map(|e| e.code.as_str()),
+                       "duration_ms": resp.duration_ms}),
+            )?;
+            if !resp.ok {
+                w.any_tool_failed = true;
+            }
+            w.tools.push(ToolRecord {
+                tool_name: req.tool.clone(),
+                args: req.input.clone(),
+                status: if resp.ok { "ok" } else { "error" }.into(),
+                error: resp.error.clone(),
+                result_ref: Some(format!("{audit_ref}#{}", req.request_id)),
+            });
+            let mut tm = ChatMessage::new(
+                Role::Tool,
+                sanitize::neutralize(
+                    &serde_json::to_string(&crate::contracts::ToolMessage::from(&resp))
+                        .unwrap_or_default(),
+                ),
+            );
+            tm.tool_call_id = Some(req.request_id.clone());
+            convo.push(tm);
+            loop_state = r.loop_state().clone();
+            if matches!(loop_state, LoopState::Escalate { .. }) {
+                let _ = r.save_failure_loop();
+                w.escalated = true;
+                w.trace(
+                    "tool_plan",
+                    json!({"run_id": w.run_id, "role": role.name, "escalated": true}),
+                )?;
+                return Ok(escalation_text(&loop_state));
+            }
+        }
+        if let Some(r) = &runner {
+            r.save_failure_loop()?;
+        }
+        round += 1;
+    }
+}
+
+/// The exact request `role` of `profile` would send for `message` in session `session_id`
+/// (its first round), without calling anything or writing anything: `bob context`.
+pub fn role_request(
+    home: &Home,
+    profile: Profile,
+    role_name: &str,
+    session_id: &str,
+    user_id: Option<&str>,
+    message: &str,
+    upstream: &[Upstream],
+) -> Result<ChatRequest> {
+    let role = profile.role(role_name).ok_or_else(|| {
+        Error::invalid(format!(
+            "profile {} has no role {role_name:?} (roles: {})",
+            profile.as_str(),
+            profile
+                .roles()
+                .iter()
+                .map(|r| r.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    let cp = checkpoint::load(home, session_id)?;
+    let recap = recap::build(message, &cp);
+    let user_text = recap
+        .as_ref()
+        .and_then(|r| r.rewritten.clone())
+        .unwrap_or_else(|| message.to_string());
+    let history =
+        condense::condense(&cp.recent_messages, &Caps::default(), Mode::Pressure).messages;
+    let retrieval = if role.wants_retrieval && home.memory_db().exists() {
+        super::mem::retrieve(home, user_id.unwrap_or("default"), message)?.block
+    } else {
+        None
+    };
+    let (tools_list, native) = if role.is_final {
+        let enabled = enabled_tools(home, session_id)?;
+        let native = if native_enabled() {
+            native_tools(&enabled)
+        } else {
+            None
+        };
+        (Some(tools_text(&enabled)), native)
+    } else {
+        (None, None)
+    };
+    let inputs = RoleInputs {
+        state: Some(&cp.state),
+        history: &history,
+        upstream,
+        user: &user_text,
+        retrieval: retrieval.as_deref(),
+        recap: recap.as_ref().map(|r| r.summary.as_str()),
+        tools: tools_list.as_deref(),
+        recovery: None,
+    };
+    let mut req = ChatRequest::new(prompts::build(profile, role, &inputs));
+    req.tools = native;
+    Ok(req)
+}
