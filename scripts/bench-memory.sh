@@ -34,11 +34,12 @@ n, path = int(sys.argv[1]), sys.argv[2]
 rnd = random.Random(42)
 syll = ["ka","lo","mi","ren","tas","vo","qui","dor","pel","sun","ra","te","nix","bal","cor","fen","gu","ham","ist","jo"]
 vocab = sorted({"".join(rnd.choice(syll) for _ in range(rnd.randint(2, 4))) for _ in range(30000)})[:20000]
-weights = [1.0 / (i + 1) ** 0.9 for i in range(len(vocab))]
+import itertools
+cum = list(itertools.accumulate(1.0 / (i + 1) ** 0.9 for i in range(len(vocab))))
 with open(path, "w") as f:
     for i in range(n):
-        words = rnd.choices(vocab, weights, k=rnd.randint(30, 70))
-        title = " ".join(rnd.choices(vocab, weights, k=4))
+        words = rnd.choices(vocab, cum_weights=cum, k=rnd.randint(30, 70))
+        title = " ".join(rnd.choices(vocab, cum_weights=cum, k=4))
         tags = rnd.sample(vocab[:200], 2)
         rec = {"id": "x", "title": title, "created_at": "2025-%02d-%02dT12:00:00Z" % (rnd.randint(1, 12), rnd.randint(1, 28)),
                "tags": tags, "summary": " ".join(words[:12]), "facts": [], "body_md": " ".join(words),
@@ -64,13 +65,12 @@ print("%.2f %.2f" % (statistics.median(times) * 1000, p95 * 1000))
 PY
 }
 
-fts_expr() { # the FTS5 expression bob builds for a query (user "default")
+fts_expr() { # the FTS5 expression of bob's first pass (no owner term; the user is checked after)
   python3 - "$1" <<'PY'
 import sys
 words = [w.lower() for w in __import__("re").split(r"\W+", sys.argv[1]) if w]
 terms = " OR ".join('"%s"' % w for w in dict.fromkeys(words))
-owner = "u" + "default".encode().hex() + "x"
-print('owner : "%s" AND {title summary body tags} : (%s)' % (owner, terms))
+print('{title summary body tags} : (%s)' % terms)
 PY
 }
 

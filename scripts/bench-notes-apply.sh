@@ -5,7 +5,8 @@
 #
 # Usage: scripts/bench-notes-apply.sh [RUNS]   (default 200; env BOB=path skips the build)
 # Uses hyperfine when installed, else a bash loop timed with $EPOCHREALTIME (no extra forks).
-# Reports medians in ms and the ratio bob/jq, on tmpfs and on disk. Target: bob median <= 5 ms.
+# Reports wall-time medians and mean CPU (user+sys) in ms and the bob/jq ratios, on tmpfs and
+# on disk. Target: bob median <= 5 ms. CPU time is the figure to trust on a loaded machine.
 set -euo pipefail
 
 RUNS=${1:-200}
@@ -49,11 +50,13 @@ bench_in() { # DIR LABEL
 
   if command -v hyperfine >/dev/null; then
     tool="hyperfine (-N, 10 warmup, $RUNS runs)"
-    hyperfine -N --warmup 10 --runs "$RUNS" --export-json "$WORK/h.json" \
+    hyperfine -N --style none --warmup 10 --runs "$RUNS" --export-json "$WORK/h.json" \
+      "/bin/true" \
       "$BOB --version" \
       "$BOB notes apply --session bench --input $PATCH" \
-      "jq --slurpfile p $PATCH '$JQ_PROG' $WORK/peer.json" >/dev/null
-    read -r base bob peer < <(jq -r '[.results[].median * 1000 | . * 1000 | round / 1000] | @tsv' "$WORK/h.json")
+      "jq --slurpfile p $PATCH '$JQ_PROG' $WORK/peer.json" >/dev/null 2>&1
+    read -r floor base bob peer < <(jq -r '[.results[].median * 1000 | . * 1000 | round / 1000] | @tsv' "$WORK/h.json")
+    read -r floor_cpu base_cpu bob_cpu peer_cpu < <(jq -r '[.results[] | (.user + .system) * 1000 | . * 1000 | round / 1000] | @tsv' "$WORK/h.json")
   else
     tool="bash loop with \$EPOCHREALTIME (10 warmup, $RUNS runs)"
     time_runs() { # name, then the command as a function
@@ -64,23 +67,32 @@ bench_in() { # DIR LABEL
         echo "$(( (${t1/./} - ${t0/./}) ))"
       done | awk '{printf "%.3f\n", $1/1000}' | median_ms
     }
+    run_floor() { /bin/true; }
     run_base() { "$BOB" --version >/dev/null; }
     run_bob() { "$BOB" notes apply --session bench --input "$PATCH" >/dev/null; }
     run_jq() { jq --slurpfile p "$PATCH" "$JQ_PROG" "$WORK/peer.json" >"$WORK/peer.next"; }
-    base=$(time_runs run_base)
-    bob=$(time_runs run_bob)
-    peer=$(time_runs run_jq)
+    cpu_ms() { # mean user+sys CPU of one run, in ms
+      local f=$1 i TIMEFORMAT='%U %S'
+      { time (for i in $(seq 1 "$RUNS"); do "$f"; done) ; } 2>&1 | awk -v n="$RUNS" '{printf "%.3f", ($1+$2)*1000/n}'
+    }
+    floor=$(time_runs run_floor); floor_cpu=$(cpu_ms run_floor)
+    base=$(time_runs run_base); base_cpu=$(cpu_ms run_base)
+    bob=$(time_runs run_bob); bob_cpu=$(cpu_ms run_bob)
+    peer=$(time_runs run_jq); peer_cpu=$(cpu_ms run_jq)
   fi
 
   rev=$("$BOB" state show --session bench | jq .revision)
   ratio=$(awk -v a="$bob" -v b="$peer" 'BEGIN {printf "%.2f", a/b}')
+  cpu_ratio=$(awk -v a="$bob_cpu" -v b="$peer_cpu" 'BEGIN {printf "%.2f", a/b}')
   verdict=$(awk -v a="$bob" 'BEGIN {print (a <= 5.0) ? "met" : "MISSED"}')
   cat <<REPORT
 [$label] $tool on $(nproc) cores, checkpoint $(wc -c <"$CP") bytes, revision now $rev
-  bob --version (process floor)      median ${base} ms
-  bob notes apply (lock+fsync+trace) median ${bob} ms   target <= 5 ms: $verdict
-  jq same read-modify-write (no fsync) median ${peer} ms
-  ratio bob/jq: ${ratio}
+  load average: $(cut -d' ' -f1-3 /proc/loadavg)
+  true (exec floor of this machine)    wall median ${floor} ms   cpu ${floor_cpu} ms
+  bob --version (bob start-up)         wall median ${base} ms   cpu ${base_cpu} ms
+  bob notes apply (lock+fsync+trace)   wall median ${bob} ms   cpu ${bob_cpu} ms   target <= 5 ms: $verdict
+  jq same read-modify-write (no fsync) wall median ${peer} ms   cpu ${peer_cpu} ms
+  ratio bob/jq: wall ${ratio}, cpu ${cpu_ratio}
 REPORT
 }
 

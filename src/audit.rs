@@ -28,6 +28,8 @@ pub struct Audit {
     redactor: Redactor,
     pending: Vec<Map<String, Value>>,
     counter: u64,
+    /// Event ids are `evt_<run nonce>_<counter>`: unique without a random draw per event.
+    nonce: String,
 }
 
 impl Audit {
@@ -55,6 +57,7 @@ impl Audit {
             redactor,
             pending: Vec::new(),
             counter: 0,
+            nonce: uuid::Uuid::new_v4().simple().to_string(),
         })
     }
 
@@ -105,12 +108,24 @@ impl Audit {
                 redactions.push(p);
             }
         }
+        self.queue_redacted(event_type, actor, payload, redactions)
+    }
+
+    /// Queues a payload the caller has fully redacted already (`redactions` = the paths it
+    /// replaced). Callers must pass every payload through [`Audit::redactor`] first.
+    pub fn queue_redacted(
+        &mut self,
+        event_type: &str,
+        actor: &str,
+        payload: Value,
+        redactions: Vec<String>,
+    ) -> Result<()> {
         self.counter += 1;
         let ts = clock::rfc3339(clock::now()?);
         let mut m = Map::new();
         m.insert(
             "event_id".into(),
-            Value::from(format!("evt_{}", uuid::Uuid::new_v4().simple())),
+            Value::from(format!("evt_{}_{}", self.nonce, self.counter)),
         );
         m.insert("event_type".into(), Value::from(event_type));
         m.insert("ts".into(), Value::from(ts));
@@ -129,6 +144,15 @@ impl Audit {
     /// Number of queued, unwritten events.
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+
+    /// Writes every queued event with one lock and one fdatasync; returns how many.
+    pub fn write_pending(&mut self) -> Result<usize> {
+        if self.pending.is_empty() {
+            return Ok(0);
+        }
+        let batch = std::mem::take(&mut self.pending);
+        Ok(store::append_chained_batch(&self.path, batch)?.len())
     }
 
     /// Writes every queued event with one lock and one fdatasync; returns them as written.
@@ -151,7 +175,7 @@ impl Audit {
 impl Drop for Audit {
     fn drop(&mut self) {
         if !self.pending.is_empty() {
-            let _ = self.flush();
+            let _ = self.write_pending();
         }
     }
 }

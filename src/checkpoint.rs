@@ -98,11 +98,17 @@ pub fn update<R>(
         .with("expected", expected)
         .with("actual", cp.revision));
     }
-    let base = cp.revision;
+    let next = cp.revision.checked_add(1).ok_or_else(|| {
+        Error::internal(format!(
+            "checkpoint of session {session_id:?} is at the last revision ({})",
+            cp.revision
+        ))
+        .with("path", path.display().to_string())
+    })?;
     let out = f(&mut cp)?;
     normalize_capabilities(&mut cp.state)?;
     cp.session_id = session_id.to_string();
-    cp.revision = base + 1;
+    cp.revision = next;
     cp.updated_ts = clock::unix_f64(now);
     store::write_json_atomic(&path, &cp)?;
     Ok((cp, out))

@@ -120,7 +120,7 @@ pub struct ApplyReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CondenseOutcome {
     pub action: CondenseRequest,
-    /// `done`, or `deferred` when this build cannot condense (the caller should).
+    /// `done`.
     pub status: &'static str,
     /// Messages dropped from `recent_messages`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -469,21 +469,29 @@ pub fn apply(state: &mut State, patch: &NotesPatch, actor: Actor) -> ApplyReport
 }
 
 /// Applies `patch` to the checkpoint's state ([`apply`]) and runs the condensation it asks
-/// for on `recent_messages`. Call it inside [`crate::checkpoint::update`].
+/// for on `recent_messages` ([`crate::condense::condense`] with the default seed 003 §6 caps:
+/// `condense_now` → [`crate::condense::Mode::Force`], `condense_smart` →
+/// [`crate::condense::Mode::Pressure`]). Call it inside [`crate::checkpoint::update`].
 pub fn apply_to_checkpoint(cp: &mut Checkpoint, patch: &NotesPatch, actor: Actor) -> ApplyReport {
     let mut report = apply(&mut cp.state, patch, actor);
     report.condensed = report.condense.map(|action| condense_messages(cp, action));
     report
 }
 
-fn condense_messages(_cp: &mut Checkpoint, action: CondenseRequest) -> CondenseOutcome {
-    // `crate::condense` has not landed yet: hand the request back to the caller.
+fn condense_messages(cp: &mut Checkpoint, action: CondenseRequest) -> CondenseOutcome {
+    use crate::condense::{Caps, Mode, condense};
+    let mode = match action {
+        CondenseRequest::Now => Mode::Force,
+        CondenseRequest::Smart => Mode::Pressure,
+    };
+    let out = condense(&cp.recent_messages, &Caps::default(), mode);
+    cp.recent_messages = out.messages;
     CondenseOutcome {
         action,
-        status: "deferred",
-        dropped: None,
-        truncated: None,
-        total_chars: None,
+        status: "done",
+        dropped: Some(out.dropped.len()),
+        truncated: Some(out.truncated.len()),
+        total_chars: Some(out.total_chars),
     }
 }
 

@@ -28,6 +28,7 @@ pub const BLOCK_NAMES: &[&str] = &[
     "TOOL_CALLS_JSON",
     "TOOL_RESULTS",
     "NOTES_JSON",
+    "MEMORY_CANDIDATES_JSON",
     "RETRIEVED_MEMORY",
     "SYSTEM",
     "USER",
@@ -440,6 +441,10 @@ mod tests {
     #[test]
     fn unterminated_scaffold_and_cot_strip_to_end() {
         assert_eq!(sanitize("ok <<<STATE>>> secret goals"), "ok");
+        assert_eq!(
+            sanitize("ok <<<MEMORY_CANDIDATES_JSON>>>[{\"text\":\"x\"}]"),
+            "ok"
+        );
         assert_eq!(sanitize("ok <thinking>hmm, the user"), "ok");
         assert_eq!(sanitize("<<<STATE>>> all of it"), EMPTY_OUTPUT);
         assert_eq!(sanitize("   \n "), EMPTY_OUTPUT);

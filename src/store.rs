@@ -89,32 +89,28 @@ pub struct Lock {
 }
 
 impl Lock {
-    /// Blocks until the exclusive lock on `path` (created if missing) is held.
-    pub fn exclusive(path: &Path) -> Result<Lock> {
+    fn open(path: &Path) -> Result<File> {
         let dir = parent_of(path);
         std::fs::create_dir_all(dir).map_err(io(dir))?;
-        let file = OpenOptions::new()
+        OpenOptions::new()
             .create(true)
             .truncate(false)
             .read(true)
             .write(true)
             .open(path)
-            .map_err(io(path))?;
+            .map_err(io(path))
+    }
+
+    /// Blocks until the exclusive lock on `path` (created if missing) is held.
+    pub fn exclusive(path: &Path) -> Result<Lock> {
+        let file = Lock::open(path)?;
         file.lock().map_err(io(path))?;
         Ok(Lock { file })
     }
 
     /// Takes the lock only if nobody holds it; `Ok(None)` otherwise.
     pub fn try_exclusive(path: &Path) -> Result<Option<Lock>> {
-        let dir = parent_of(path);
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(io(path))?;
+        let file = Lock::open(path)?;
         match file.try_lock() {
             Ok(()) => Ok(Some(Lock { file })),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),

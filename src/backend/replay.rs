@@ -24,8 +24,11 @@
 //! (OpenAI `{id,type:"function",function:{name,arguments}}` items, or seed 000 `{id,tool,args}`
 //! items which are converted), `finish_reason`, `usage`, `model`, `error`.
 //!
-//! Choosing a line for a call made by role R: the first unused line whose `role` is R (and whose
-//! `match`, if any, matches); else the first unused line without a `role`. Each line is used at
+//! Choosing a line for a call made by role R: the first unused line whose `role` is R and whose
+//! `match` matches the request, else the first unused line whose `role` is R and that has no
+//! `match`; failing both, the same two steps among the lines without a `role`. (So a
+//! `match` line answers a later round once the tool result it waits for is in the request,
+//! even in a separate `bob chat` process.) Each line is used at
 //! most once per process. No usable line left is an `upstream.error` ("replay script
 //! exhausted"). Streaming replays the content in small deltas.
 
@@ -130,15 +133,21 @@ impl Replay {
                 .iter()
                 .any(|msg| msg.role != Role::System && msg.content.contains(m.as_str())),
         };
-        let by_role = self.lines.iter().enumerate().position(|(i, l)| {
-            !used[i] && role.is_some() && l.role.as_deref() == role && matches(l)
-        });
-        let any = || {
-            self.lines
-                .iter()
-                .enumerate()
-                .position(|(i, l)| !used[i] && l.role.is_none() && matches(l))
+        // Among usable lines, one whose `match` matched beats one without a `match`.
+        let first = |want_role: bool, with_match: bool| {
+            self.lines.iter().enumerate().position(|(i, l)| {
+                !used[i]
+                    && l.matches.is_some() == with_match
+                    && matches(l)
+                    && if want_role {
+                        role.is_some() && l.role.as_deref() == role
+                    } else {
+                        l.role.is_none()
+                    }
+            })
         };
+        let by_role = first(true, true).or_else(|| first(true, false));
+        let any = || first(false, true).or_else(|| first(false, false));
         match by_role.or_else(any) {
             Some(i) => {
                 used[i] = true;

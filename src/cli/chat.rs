@@ -76,8 +76,9 @@ pub enum RouteArg {
 /// Replay script (--backend replay:FILE): JSON Lines of scripted replies, e.g.
 /// `{"role":"think","content":"…"}` or `{"content":"…","tool_calls":[…]}`; a line with a role is
 /// used only by that role (--role), lines without one are used in order; `{"match":"text",…}`
-/// limits a line to requests containing the text; `{"error":{"status":429,"message":"…"}}`
-/// scripts a failure.
+/// limits a line to requests containing the text (and such a line, once it matches, is
+/// preferred over lines without a match); `{"error":{"status":429,"message":"…"}}` scripts a
+/// failure. Each line is used once per process.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Read the request from FILE instead of stdin

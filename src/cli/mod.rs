@@ -19,7 +19,7 @@ mod tool;
 mod trace;
 mod turn;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::home::Home;
 use clap::{Parser, Subcommand};
 use output::{Format, Printer};
@@ -157,11 +157,6 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Schedule(a) => schedule::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
-}
-
-/// The error a subcommand returns until its subsystem lands.
-pub(crate) fn not_yet(what: &str) -> Error {
-    Error::internal(format!("`bob {what}` is not implemented in this build"))
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 use super::Ctx;
 use super::output::read_input;
 use crate::checkpoint;
-use crate::contracts::TraceEvent;
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::notes::{self, Actor, ApplyReport};
@@ -163,21 +162,13 @@ fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
 }
 
 /// Appends trace events to the session's trace log with one lock and one fsync.
-/// Swap for `crate::trace` once it lands.
 fn trace_all(home: &Home, session_id: &str, events: Vec<(&str, Value)>) -> Result<()> {
     if events.is_empty() {
         return Ok(());
     }
-    let ts = crate::clock::unix_f64(crate::clock::now()?);
     let lines = events
         .into_iter()
-        .map(|(kind, data)| {
-            crate::store::jsonl_line(&TraceEvent {
-                ts,
-                kind: kind.to_string(),
-                data,
-            })
-        })
+        .map(|(kind, data)| crate::store::jsonl_line(&crate::trace::event(kind, data)?))
         .collect::<Result<Vec<_>>>()?;
     crate::store::append_jsonl_batch(&home.trace_path(session_id)?, &lines)
 }

@@ -66,13 +66,7 @@ impl Printer {
 
     /// Writes one JSON Lines record and flushes it (streams and listings).
     pub fn line<T: Serialize + ?Sized>(&self, value: &T) -> Result<()> {
-        let value = serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))?;
-        let text = if self.human {
-            human_view(&value)
-        } else {
-            value.to_string()
-        };
-        write_stdout(format!("{text}\n").as_bytes())
+        self.doc(value)
     }
 
     /// Writes a listing: JSON Lines, or one table on a terminal / with `--format table`.

@@ -189,16 +189,16 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         a.session.clone(),
     )?;
     runner.set_batch(true);
+    let stats = std::env::var_os("BOB_TOOL_STATS").is_some_and(|v| !v.is_empty());
+    runner.set_measure(stats);
     let mut buf = Vec::with_capacity(calls.len() * 256);
     for req in &calls {
         let resp = runner.run(req);
-        let v = match a.as_ {
-            As::Envelopes => {
-                serde_json::to_value(&resp).map_err(|e| Error::internal(e.to_string()))?
-            }
-            As::ToolMessages => tools::tool_message(&resp),
-        };
-        buf.extend_from_slice(v.to_string().as_bytes());
+        match a.as_ {
+            As::Envelopes => serde_json::to_writer(&mut buf, &resp),
+            As::ToolMessages => serde_json::to_writer(&mut buf, &tools::tool_message(&resp)),
+        }
+        .map_err(|e| Error::internal(e.to_string()))?;
         buf.push(b'\n');
         // Stream slow calls at once; batch fast ones into few writes.
         if buf.len() > 64 * 1024 || resp.duration_ms >= 10 {
@@ -217,14 +217,27 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         buf.push(b'\n');
     }
     super::output::write_stdout(&buf)?;
-    if std::env::var_os("BOB_TOOL_STATS").is_some_and(|v| !v.is_empty()) {
+    if stats {
         // Opt-in timing breakdown for scripts/bench-tools.sh (stderr, one JSON line).
         let stats = json!({"stats": {
             "calls": calls.len(),
             "total_ms": started.elapsed().as_secs_f64() * 1e3,
+            "cpu_ms": process_cpu_ms(),
             "audit_ms": runner.audit_time().as_secs_f64() * 1e3,
+            "audit_cpu_ms": runner.audit_cpu_time().as_secs_f64() * 1e3,
         }});
         eprintln!("{stats}");
     }
     Ok(())
+}
+
+/// User + system CPU time of this process so far, in ms.
+fn process_cpu_ms() -> f64 {
+    // SAFETY: getrusage fills the struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
 }

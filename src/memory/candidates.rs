@@ -718,6 +718,8 @@ impl Memory {
             source_path: Some(source_path.to_string()),
         };
         let seq = self.append_ledger(&entry)?;
+        // A bigger page cache for the bulk insert (FTS5 segment merges).
+        self.conn.pragma_update(None, "cache_size", -65_536)?;
         let tx = self.begin()?;
         let ltm = self.ltm();
         let mut imported = 0;

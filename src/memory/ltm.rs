@@ -229,8 +229,8 @@ pub fn fts_terms(text: &str) -> Option<String> {
     (!terms.is_empty()).then(|| terms.join(" OR "))
 }
 
-/// (bm25 rank, snippet, id, importance, created_unix, expires_unix, user, record JSON)
-type FtsRow = (f64, String, String, i64, i64, Option<i64>, String, String);
+/// (bm25 rank, rowid, id, importance, created_unix, expires_unix, user, tags joined by spaces)
+type FtsRow = (f64, i64, String, i64, i64, Option<i64>, String, String);
 
 /// The SQLite/FTS5 long-term store.
 pub struct SqliteLtm<'a> {
@@ -277,16 +277,16 @@ impl<'a> SqliteLtm<'a> {
 
     fn fetch(&self, expr: &str, limit: i64) -> Result<Vec<FtsRow>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT f.rank, f.snip, l.id, l.importance, l.created_unix, l.expires_unix, l.user, \
-                    l.record \
-             FROM (SELECT rowid, rank, snippet(ltm_fts, -1, '', '', '…', 24) AS snip \
-                   FROM ltm_fts WHERE ltm_fts MATCH ?1 ORDER BY rank LIMIT ?2) AS f \
+            "SELECT f.rank, f.rowid, l.id, l.importance, l.created_unix, l.expires_unix, l.user, \
+                    l.tags \
+             FROM (SELECT rowid, rank FROM ltm_fts WHERE ltm_fts MATCH ?1 ORDER BY rank LIMIT ?2) \
+                  AS f \
              JOIN ltm l ON l.rid = f.rowid",
         )?;
         let rows = stmt.query_map(params![expr, limit], |r| {
             Ok((
                 r.get::<_, f64>(0)?,
-                r.get::<_, String>(1)?,
+                r.get::<_, i64>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, i64>(3)?,
                 r.get::<_, i64>(4)?,
@@ -341,6 +341,36 @@ impl SqliteLtm<'_> {
     }
 }
 
+impl SqliteLtm<'_> {
+    /// Builds the hit for one ranked row: the record's title, tags and date, and an FTS5
+    /// snippet around the matched words (the summary when there is none).
+    fn hit(&self, expr: &str, score: f64, rowid: i64, id: String) -> Result<Hit> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT snippet(ltm_fts, -1, '', '', '…', 24) FROM ltm_fts \
+             WHERE ltm_fts MATCH ?1 AND rowid = ?2",
+        )?;
+        let snip: Option<String> = stmt
+            .query_row(params![expr, rowid], |r| r.get(0))
+            .optional()?;
+        let rec = self
+            .get(&id)?
+            .ok_or_else(|| Error::internal(format!("ltm row {id} vanished")))?;
+        let s = snip
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok(Hit {
+            id,
+            score,
+            excerpt: if s.is_empty() { rec.summary.clone() } else { s },
+            title: rec.title,
+            tags: rec.tags,
+            created_at: rec.created_at,
+        })
+    }
+}
+
 impl LtmStore for SqliteLtm<'_> {
     fn upsert(&self, r: &MemoryRecord) -> Result<String> {
         self.insert_new(r)?;
@@ -354,49 +384,54 @@ impl LtmStore for SqliteLtm<'_> {
         if opts.k == 0 {
             return Ok(Vec::new());
         }
-        let mut expr = format!(
-            "owner : \"{}\" AND {{title summary body tags}} : ({terms})",
-            owner_token(&opts.user)
-        );
+        // Most stores are dominated by one user: the query first runs without the owner term
+        // (which would make FTS5 walk a doclist as long as the store) and filters by user
+        // afterwards; only when that leaves too few hits does it add the owner term.
+        let mut base = format!("{{title summary body tags}} : ({terms})");
         for t in &opts.tags {
             if let Some(tt) = fts_terms_all(t) {
-                expr.push_str(&format!(" AND tags : ({tt})"));
+                base.push_str(&format!(" AND tags : ({tt})"));
             }
         }
+        let owned = format!("owner : \"{}\" AND {base}", owner_token(&opts.user));
+        let mut expr = base;
+        let mut owner_filtered = false;
         let mut limit = (opts.k as i64).saturating_mul(4).max(40);
         loop {
             let rows = self.fetch(&expr, limit)?;
             let full = rows.len() as i64 >= limit;
             let best = rows.iter().map(|r| -r.0).fold(0.0f64, f64::max);
-            let mut hits = Vec::new();
-            for (rank, snip, id, imp, created, expires, user, record) in rows {
+            let mut scored = Vec::new();
+            for (rank, rowid, id, imp, created, expires, user, tags) in rows {
                 if user != opts.user || expires.is_some_and(|e| e <= self.now) {
                     continue;
                 }
-                let rec: MemoryRecord = serde_json::from_str(&record)
-                    .map_err(|e| Error::internal(format!("ltm row {id}: {e}")))?;
-                if !opts.tags.iter().all(|t| rec.tags.contains(t)) {
-                    continue;
+                if !opts.tags.is_empty() {
+                    let have: Vec<&str> = tags.split(' ').collect();
+                    // Tags may contain spaces: check against the record when the cheap test fails.
+                    if !opts.tags.iter().all(|t| have.contains(&t.as_str())) {
+                        let Some(rec) = self.get(&id)? else { continue };
+                        if !opts.tags.iter().all(|t| rec.tags.contains(t)) {
+                            continue;
+                        }
+                    }
                 }
-                let excerpt = {
-                    let s = snip.split_whitespace().collect::<Vec<_>>().join(" ");
-                    if s.is_empty() { rec.summary.clone() } else { s }
-                };
-                hits.push(Hit {
-                    id,
-                    score: score(rank, best, imp, created, self.now),
-                    excerpt,
-                    title: rec.title,
-                    tags: rec.tags,
-                    created_at: rec.created_at,
-                });
+                scored.push((score(rank, best, imp, created, self.now), rowid, id));
             }
-            if hits.len() >= opts.k || !full {
-                hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-                hits.truncate(opts.k);
-                return Ok(hits);
+            if scored.len() >= opts.k || !full {
+                scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+                scored.truncate(opts.k);
+                return scored
+                    .into_iter()
+                    .map(|(score, rowid, id)| self.hit(&expr, score, rowid, id))
+                    .collect();
             }
-            limit = limit.saturating_mul(8);
+            if owner_filtered {
+                limit = limit.saturating_mul(8);
+            } else {
+                expr = owned.clone();
+                owner_filtered = true;
+            }
         }
     }
 }
@@ -426,6 +461,18 @@ mod tests {
             fts_terms("the what").as_deref(),
             Some("\"the\" OR \"what\"")
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_query_text_runs_without_error(q in "\\PC{0,60}", tag in "[a-z\"*():^ -]{0,12}") {
+            let mem = crate::memory::Memory::in_memory().unwrap();
+            let c = MemoryCandidate::new("quoted \"text\" with NEAR and OR * operators");
+            let r = record_from_candidate(&c, "default", "2026-01-01T00:00:00Z", c.text.clone(), Value::Null);
+            mem.ltm().upsert(&r).unwrap();
+            let opts = QueryOpts { k: 3, tags: vec![tag], user: "default".into() };
+            proptest::prop_assert!(mem.ltm().query(&q, &opts).is_ok());
+        }
     }
 
     #[test]

@@ -49,10 +49,8 @@ impl AttemptSummary {
     /// Summarises a response envelope.
     pub fn from_response(r: &crate::contracts::ToolResponse) -> AttemptSummary {
         let source = match (&r.output, &r.error) {
-            (Some(o), _) => o.to_string(),
-            (None, Some(e)) if !e.details.is_empty() => {
-                serde_json::Value::Object(e.details.clone()).to_string()
-            }
+            (Some(o), _) => bounded_json(o),
+            (None, Some(e)) if !e.details.is_empty() => bounded_json(&e.details),
             _ => String::new(),
         };
         AttemptSummary {
@@ -65,6 +63,31 @@ impl AttemptSummary {
             at: r.finished_at.clone(),
         }
     }
+}
+
+/// The first few KiB of a value's JSON, without serializing all of a large output.
+fn bounded_json<T: Serialize>(v: &T) -> String {
+    struct Capped(Vec<u8>);
+    impl std::io::Write for Capped {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let room = (SNIPPET_CHARS * 4).saturating_sub(self.0.len());
+            if room == 0 {
+                return Err(std::io::Error::other("snippet full"));
+            }
+            let n = b.len().min(room);
+            self.0.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Capped(Vec::new());
+    let _ = serde_json::to_writer(&mut w, v);
+    String::from_utf8_lossy(&w.0)
+        .chars()
+        .take(SNIPPET_CHARS)
+        .collect()
 }
 
 /// What the tool loop must do next.

@@ -26,7 +26,6 @@ use crate::home::{Home, safe_component};
 use crate::redact::Redactor;
 use registry::Input;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Outputs larger than this (as JSON text) are stored in the audit log as a snippet.
@@ -40,12 +39,15 @@ pub struct Runner {
     agent_id: String,
     session_id: Option<String>,
     redactor: Redactor,
-    audits: HashMap<(String, String), Audit>,
+    /// One audit writer per (agent_id, run_id) seen; the runner's own first.
+    audits: Vec<Audit>,
     sandbox: Option<fs::Sandbox>,
     failure_loop: FailureLoop,
     loop_state: LoopState,
     batch: bool,
     audit_time: Duration,
+    audit_cpu: Duration,
+    measure: bool,
 }
 
 impl Runner {
@@ -66,9 +68,12 @@ impl Runner {
         };
         let loop_state = failure_loop.state();
         let redactor = Redactor::load(home)?;
-        let mut audits = HashMap::new();
-        let audit = Audit::with_redactor(home, agent_id, run_id, redactor.clone())?;
-        audits.insert((agent_id.to_string(), run_id.to_string()), audit);
+        let audits = vec![Audit::with_redactor(
+            home,
+            agent_id,
+            run_id,
+            redactor.clone(),
+        )?];
         Ok(Runner {
             home: home.clone(),
             policy,
@@ -82,6 +87,8 @@ impl Runner {
             loop_state,
             batch: false,
             audit_time: Duration::ZERO,
+            audit_cpu: Duration::ZERO,
+            measure: false,
         })
     }
 
@@ -98,21 +105,47 @@ impl Runner {
 
     /// Writes every queued audit event.
     pub fn flush(&mut self) -> Result<()> {
-        let t = Instant::now();
+        let t = self.mark();
         let mut result = Ok(());
-        for a in self.audits.values_mut() {
-            if let Err(e) = a.flush() {
+        for a in self.audits.iter_mut() {
+            if let Err(e) = a.write_pending() {
                 result = Err(e);
                 break;
             }
         }
-        self.audit_time += t.elapsed();
+        self.account(t);
         result
     }
 
-    /// Time spent so far building, redacting and writing audit events (for benchmarks).
+    /// Wall time spent so far building, redacting and writing audit events (for benchmarks).
     pub fn audit_time(&self) -> Duration {
         self.audit_time
+    }
+
+    /// CPU time of the same work (unaffected by other processes competing for the CPU).
+    pub fn audit_cpu_time(&self) -> Duration {
+        self.audit_cpu
+    }
+
+    /// Measure the audit's wall and CPU time ([`Runner::audit_time`]); off by default (it
+    /// costs a few clock syscalls per call).
+    pub fn set_measure(&mut self, on: bool) {
+        self.measure = on;
+    }
+
+    fn mark(&self) -> (Instant, Duration) {
+        if self.measure {
+            (Instant::now(), thread_cpu())
+        } else {
+            (Instant::now(), Duration::ZERO)
+        }
+    }
+
+    fn account(&mut self, (wall, cpu): (Instant, Duration)) {
+        if self.measure {
+            self.audit_time += wall.elapsed();
+            self.audit_cpu += thread_cpu().saturating_sub(cpu);
+        }
     }
 
     pub fn failure_loop(&self) -> &FailureLoop {
@@ -133,20 +166,26 @@ impl Runner {
     }
 
     fn audit_for(&mut self, req: &ToolRequest) -> Result<&mut Audit> {
-        let key = if safe_component("agent_id", &req.agent_id).is_ok()
+        let (agent, run) = if safe_component("agent_id", &req.agent_id).is_ok()
             && safe_component("run_id", &req.run_id).is_ok()
         {
-            (req.agent_id.clone(), req.run_id.clone())
+            (req.agent_id.as_str(), req.run_id.as_str())
         } else {
-            (self.agent_id.clone(), self.run_id.clone())
+            (self.agent_id.as_str(), self.run_id.as_str())
         };
-        if !self.audits.contains_key(&key) {
-            let a = Audit::with_redactor(&self.home, &key.0, &key.1, self.redactor.clone())?;
-            self.audits.insert(key.clone(), a);
-        }
-        self.audits
-            .get_mut(&key)
-            .ok_or_else(|| Error::internal("audit map"))
+        let i = match self
+            .audits
+            .iter()
+            .position(|a| a.agent_id() == agent && a.run_id() == run)
+        {
+            Some(i) => i,
+            None => {
+                let a = Audit::with_redactor(&self.home, agent, run, self.redactor.clone())?;
+                self.audits.push(a);
+                self.audits.len() - 1
+            }
+        };
+        Ok(&mut self.audits[i])
     }
 
     /// Executes one request. Never returns an error: a failure is an `ok:false` envelope.
@@ -177,9 +216,9 @@ impl Runner {
             },
         };
         let mut resp = resp;
-        let t = Instant::now();
+        let t = self.mark();
         let audited = self.audit_result(req, &resp);
-        self.audit_time += t.elapsed();
+        self.account(t);
         if let Err(e) = audited {
             // The call happened but could not be audited: say so rather than pretend.
             resp.ok = false;
@@ -206,34 +245,30 @@ impl Runner {
     }
 
     fn audit_result(&mut self, req: &ToolRequest, resp: &ToolResponse) -> Result<()> {
-        let mut redactions = Vec::new();
-        let output = match &resp.output {
-            None => Value::Null,
-            Some(o) => {
-                let mut o = o.clone();
-                redactions = self.redactor.redact_value(&mut o, "payload.output");
-                let text = o.to_string();
-                if text.len() > AUDIT_OUTPUT_CAP {
-                    let mut cut = AUDIT_OUTPUT_CAP;
-                    while !text.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    json!({"snippet": &text[..cut], "bytes": text.len(), "sha256": crate::store::sha256_hex(text.as_bytes())})
-                } else {
-                    o
-                }
-            }
-        };
-        let payload = json!({
+        let mut payload = json!({
             "request_id": req.request_id,
             "tool": req.tool,
             "ok": resp.ok,
-            "output": output,
+            "output": Value::Null,
             "error": resp.error,
             "duration_ms": resp.duration_ms,
         });
+        let mut redactions = self.redactor.redact_value(&mut payload, "payload");
+        if let Some(o) = &resp.output {
+            let mut o = o.clone();
+            redactions.extend(self.redactor.redact_value(&mut o, "payload.output"));
+            if approx_len(&o) > AUDIT_OUTPUT_CAP {
+                let text = o.to_string();
+                let mut cut = AUDIT_OUTPUT_CAP.min(text.len());
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                o = json!({"snippet": &text[..cut], "bytes": text.len(), "sha256": crate::store::sha256_hex(text.as_bytes())});
+            }
+            payload["output"] = o;
+        }
         let audit = self.audit_for(req)?;
-        audit.queue_with("tool.result", "system", payload, redactions)
+        audit.queue_redacted("tool.result", "system", payload, redactions)
     }
 
     fn execute(&mut self, req: &ToolRequest) -> Result<Value> {
@@ -247,11 +282,11 @@ impl Runner {
             "session_id": self.session_id,
             "mutating": spec.map(|s| s.mutating),
         });
-        let t = Instant::now();
+        let t = self.mark();
         let queued = self
             .audit_for(req)
             .and_then(|a| a.queue("tool.call", "agent", call));
-        self.audit_time += t.elapsed();
+        self.account(t);
         queued?;
         // Ids become file names (audit/<agent_id>/, runs/<run_id>/): refuse path tricks.
         safe_component("agent_id", &req.agent_id)?;
@@ -307,6 +342,34 @@ impl Runner {
 impl Drop for Runner {
     fn drop(&mut self) {
         let _ = self.flush();
+    }
+}
+
+/// CPU time consumed by the calling thread.
+pub fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// A cheap upper-bound-ish estimate of a value's JSON size (no serialization).
+fn approx_len(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 24,
+        Value::String(s) => s.len() + 2,
+        Value::Array(a) => a.iter().map(approx_len).sum::<usize>() + a.len() + 2,
+        Value::Object(m) => {
+            m.iter()
+                .map(|(k, v)| k.len() + 4 + approx_len(v))
+                .sum::<usize>()
+                + 2
+        }
     }
 }
 
@@ -379,7 +442,7 @@ mod tests {
             out[2]
         );
         assert_eq!(runner.audits.len(), 1);
-        let log = std::fs::read_to_string(runner.audits.values().next().unwrap().path()).unwrap();
+        let log = std::fs::read_to_string(runner.audits[0].path()).unwrap();
         assert_eq!(log.lines().count(), 6);
     }
 }

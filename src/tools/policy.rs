@@ -15,7 +15,7 @@
 use super::registry::{self, Kind, ToolSpec};
 use super::shell::ShellRules;
 use crate::clock;
-use crate::contracts::{Checkpoint, SessionTools};
+use crate::contracts::SessionTools;
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
 use crate::store;
@@ -176,9 +176,7 @@ impl Policy {
         let mut caps = Vec::new();
         if let Some(sid) = session_id {
             enabled.extend(load_session_tools(home, sid)?.enabled);
-            if let Some(cp) = store::read_json::<Checkpoint>(&home.checkpoint_path(sid)?)? {
-                caps.extend(cp.state.capabilities_granted);
-            }
+            caps.extend(crate::checkpoint::load(home, sid)?.state.capabilities_granted);
         }
         if o.enable_all {
             enabled.extend(registry::registry().iter().map(|t| t.name.to_string()));

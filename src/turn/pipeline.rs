@@ -277,21 +277,30 @@ fn take_memory_blocks(text: &str) -> (String, Vec<String>) {
     (out, found)
 }
 
+/// The tools enabled for the session (a human's `bob tool enable`); the full [`Policy`] is
+/// built only when a tool is actually called.
+fn enabled_tools(home: &Home, session_id: &str) -> Result<Vec<String>> {
+    Ok(tools::policy::load_session_tools(home, session_id)?
+        .enabled
+        .into_iter()
+        .collect())
+}
+
 /// The tools the final role may use: `- name: description` lines for the enabled tools.
-fn tools_text(policy: &Policy) -> String {
+fn tools_text(enabled: &[String]) -> String {
     tools::registry()
         .iter()
-        .filter(|t| policy.enabled.contains(t.name))
+        .filter(|t| enabled.iter().any(|e| e == t.name))
         .map(|t| format!("- {}: {}", t.name, t.description))
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 /// OpenAI `tools` definitions of the enabled tools (native tool calling).
-fn native_tools(policy: &Policy) -> Option<Value> {
+fn native_tools(enabled: &[String]) -> Option<Value> {
     let defs: Vec<Value> = tools::registry()
         .iter()
-        .filter(|t| policy.enabled.contains(t.name))
+        .filter(|t| enabled.iter().any(|e| e == t.name))
         .map(|t| {
             json!({"type": "function", "function": {
                 "name": t.name, "description": t.description,
@@ -760,11 +769,10 @@ fn final_role(
     recap: Option<&recap::Recap>,
 ) -> Result<String> {
     let opts = w.opts;
-    let policy =
-        Policy::from_env_and_session(w.home, Some(&opts.session_id), PolicyOverrides::default())?;
-    let tools_list = tools_text(&policy);
+    let enabled = enabled_tools(w.home, &opts.session_id)?;
+    let tools_list = tools_text(&enabled);
     let native = if native_enabled() {
-        native_tools(&policy)
+        native_tools(&enabled)
     } else {
         None
     };
@@ -843,9 +851,14 @@ fn final_role(
             convo.push(assistant_with_calls(&visible, &reqs));
         }
         if runner.is_none() && !reqs.is_empty() {
+            let policy = Policy::from_env_and_session(
+                w.home,
+                Some(&opts.session_id),
+                PolicyOverrides::default(),
+            )?;
             runner = Some(Runner::new(
                 w.home,
-                policy.clone(),
+                policy,
                 &w.run_id,
                 &opts.agent_id,
                 Some(opts.session_id.clone()),
@@ -948,14 +961,13 @@ pub fn role_request(
         None
     };
     let (tools_list, native) = if role.is_final {
-        let policy =
-            Policy::from_env_and_session(home, Some(session_id), PolicyOverrides::default())?;
+        let enabled = enabled_tools(home, session_id)?;
         let native = if native_enabled() {
-            native_tools(&policy)
+            native_tools(&enabled)
         } else {
             None
         };
-        (Some(tools_text(&policy)), native)
+        (Some(tools_text(&enabled)), native)
     } else {
         (None, None)
     };

@@ -640,22 +640,34 @@ fn markdown_import_and_jsonl_export_round_trip() {
     );
     env.write("notes/sub/plain.md", "Just a plain note with no heading.\n");
     env.write("notes/skip.txt", "not markdown");
+    env.write(
+        "notes/secret.md",
+        "# Ops\n\nThe key is sk-proj-CANARYabcdefghijklmnopqrstuvwxyz0123.\n",
+    );
     let rep = env.json(
         &["memory", "import", env.path("notes").to_str().unwrap()],
         "",
     );
-    assert_eq!(rep["imported"], 2);
+    assert_eq!(rep["imported"], 3);
     let again = env.json(
         &["memory", "import", env.path("notes").to_str().unwrap()],
         "",
     );
     assert_eq!(again["imported"], 0);
-    assert_eq!(again["unchanged"], 2);
+    assert_eq!(again["unchanged"], 3);
+    for f in ["memory.db", "memory.db-wal", "memory_approvals.jsonl"] {
+        if let Ok(bytes) = std::fs::read(env.home().join(f)) {
+            assert!(
+                memchr::memmem::find(&bytes, b"CANARY").is_none(),
+                "secret in {f}"
+            );
+        }
+    }
     let lines = ledger_lines(&env);
     assert_eq!(lines.len(), 2);
     let batch: Value = serde_json::from_str(&lines[0]).unwrap();
     assert_eq!(batch["kind"], "import");
-    assert_eq!(batch["count"], 2);
+    assert_eq!(batch["count"], 3);
 
     let list = env.jsonl(&["memory", "list", "--include-body"], "");
     let drone = list
@@ -672,7 +684,7 @@ fn markdown_import_and_jsonl_export_round_trip() {
     let file = env.write("export.jsonl", std::str::from_utf8(&export).unwrap());
     let other = TestEnv::new();
     let rep = other.json(&["memory", "import", "--jsonl", file.to_str().unwrap()], "");
-    assert_eq!(rep["imported"], 2);
+    assert_eq!(rep["imported"], 3);
     let export2 = other.bob(&["memory", "export"]).output().unwrap().stdout;
     assert_eq!(export, export2);
     other.fails(

@@ -261,8 +261,32 @@ fn bad_patches_are_invalid_and_change_nothing() {
 }
 
 #[test]
-fn condense_actions_are_reported() {
+fn condense_actions_condense_recent_messages() {
     let env = TestEnv::new();
+    // 20 messages of 1000 chars: 20000 chars, over the 12000 total cap.
+    let messages: Vec<Value> = (0..20)
+        .map(|i| json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": format!("{i:02}{}", "x".repeat(998))}))
+        .collect();
+    env.json(
+        &["state", "set", "--session", "s1"],
+        &json!({"state": {}, "recent_messages": messages}).to_string(),
+    );
+    // condense_smart acts under pressure: down to the 12000-char total.
+    let r = env.json(
+        &["notes", "apply", "--session", "s1"],
+        r#"{"actions":["condense_smart"]}"#,
+    );
+    assert_eq!(r["condense"], "condense_smart");
+    assert_eq!(r["condensed"]["status"], "done");
+    assert_eq!(r["condensed"]["dropped"], 8);
+    let cp = env.json(&["state", "show", "--session", "s1"], "");
+    let kept = cp["recent_messages"].as_array().unwrap();
+    assert_eq!(kept.len(), 12);
+    assert!(
+        kept[0]["content"].as_str().unwrap().starts_with("08"),
+        "oldest dropped first"
+    );
+    // condense_now (which wins over condense_smart) halves the budget right away.
     let r = env.json(
         &["notes", "apply", "--session", "s1"],
         r#"{"actions":["condense_smart","condense_now"]}"#,
@@ -270,6 +294,19 @@ fn condense_actions_are_reported() {
     assert_eq!(r["condense"], "condense_now");
     assert_eq!(r["actions"], json!(["condense_smart", "condense_now"]));
     assert_eq!(r["condensed"]["action"], "condense_now");
+    assert!(r["condensed"]["total_chars"].as_u64().unwrap() <= 6000);
+    let cp = env.json(&["state", "show", "--session", "s1"], "");
+    let kept = cp["recent_messages"].as_array().unwrap();
+    assert_eq!(kept.len(), 6);
+    assert!(
+        kept[5]["content"].as_str().unwrap().starts_with("19"),
+        "newest kept"
+    );
+    let actions: Vec<Value> = trace(&env, "s1")
+        .into_iter()
+        .filter(|e| e["kind"] == "actions")
+        .collect();
+    assert_eq!(actions[1]["data"]["condense"]["dropped"], 6);
 }
 
 #[test]

@@ -386,3 +386,22 @@ fn a_missing_input_file_is_not_found() {
     );
     assert!(!env.home().exists());
 }
+
+#[test]
+fn a_checkpoint_at_the_last_revision_is_an_error_not_a_panic() {
+    let env = TestEnv::new();
+    let dir = env.home().join("sessions/s1");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cp = format!(
+        r#"{{"session_id":"s1","revision":{},"state":{{}}}}"#,
+        u64::MAX
+    );
+    std::fs::write(dir.join("checkpoint.json"), &cp).unwrap();
+    env.fails(
+        &["notes", "apply", "--session", "s1"],
+        "{}",
+        1,
+        "internal.error",
+    );
+    assert_eq!(checkpoint_bytes(&env, "s1").unwrap(), cp.as_bytes());
+}

@@ -901,3 +901,77 @@ fn context_builds_the_role_request_that_chat_accepts() {
     // Reading context writes nothing.
     assert!(!env.home().join("traces").exists());
 }
+
+#[test]
+fn memory_candidates_are_proposed_pending_and_retrieval_feeds_think() {
+    let env = TestEnv::new();
+    let cand = |text: &str| json!({"text": text, "type": "preference", "tags": ["food"], "source": "user_said", "why_store": "stable"});
+    let block = format!(
+        "noted <<<MEMORY_CANDIDATES_JSON>>>{}<<<END_MEMORY_CANDIDATES_JSON>>>",
+        json!([
+            cand("The user prefers oat milk."),
+            cand("The user drinks coffee."),
+            cand("A third one.")
+        ])
+    );
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"think","content": block}),
+            json!({"role":"respond","content":"Noted!"}),
+        ],
+    );
+    let rec = turn_json(
+        &env,
+        &["--backend", &spec, "--session", "m", "--user", "default"],
+        "I prefer oat milk",
+    );
+    let ids = rec["memory_candidates"].as_array().unwrap();
+    assert_eq!(ids.len(), 2, "at most 2 candidates per turn: {rec}");
+    assert_eq!(rec["output"], "Noted!");
+    let pending = env.jsonl(&["memory", "candidates", "--status", "pending"], "");
+    assert_eq!(pending.len(), 2);
+    let mut texts: Vec<&str> = pending
+        .iter()
+        .map(|p| p["candidate"]["text"].as_str().unwrap())
+        .collect();
+    texts.sort();
+    assert_eq!(
+        texts,
+        ["The user drinks coffee.", "The user prefers oat milk."]
+    );
+    assert!(
+        pending
+            .iter()
+            .all(|p| p["session_id"] == "m" && p["run_id"] == rec["run_id"])
+    );
+    // Nothing reaches long-term memory until a human approves; then the think role retrieves it.
+    let oat = pending
+        .iter()
+        .find(|p| p["candidate"]["text"] == "The user prefers oat milk.")
+        .unwrap();
+    let id = oat["id"].as_str().unwrap();
+    env.bob(&["memory", "approve", id]).assert().success();
+    let srv = OpenAi::always("ok");
+    let url = srv.base_url();
+    turn_json(
+        &env,
+        &["--base-url", &url, "--session", "m2"],
+        "what milk do I like? oat milk?",
+    );
+    let think = srv.requests()[0].json();
+    let sys = think["messages"][0]["content"].as_str().unwrap();
+    assert!(sys.contains("RETRIEVED_MEMORY"), "{sys}");
+    assert!(sys.contains("oat milk"), "{sys}");
+    let respond_sys = srv.requests()[1].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        !respond_sys.contains("RETRIEVED_MEMORY"),
+        "respond does not want retrieval"
+    );
+    let t = trace(&env, "m2");
+    let r = t.iter().find(|e| e["kind"] == "retrieval").unwrap();
+    assert!(!r["data"]["hits"][0]["id"].as_str().unwrap().is_empty());
+}

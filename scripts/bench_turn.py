@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Benchmark harness for scripts/bench-turn.sh (see there). Starts an OpenAI-compatible server on
+127.0.0.1 that answers instantly and records how long it spent on each request, then measures:
+
+  1. bob's own overhead per turn = wall time of `bob turn` - time the server spent on its
+     requests, for the bob and spectator profiles (median over N turns), with the home on
+     tmpfs (/dev/shm) and on disk; curl doing the same number of requests is the peer;
+  2. time to the first streamed delta: `bob chat --stream` vs `curl -N` reading the same SSE
+     stream (the first chunk is sent at once, the rest 20 ms apart).
+"""
+import http.server, json, os, shutil, socketserver, statistics, subprocess, sys, tempfile, threading, time
+
+BOB = sys.argv[1]
+N = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+server_time = []  # seconds spent per request, appended by the handler
+lock = threading.Lock()
+
+COMPLETION = json.dumps({
+    "id": "x", "object": "chat.completion", "model": "bench",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "Fine, thanks."},
+                 "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+}).encode()
+
+def chunk(content, finish=None):
+    return json.dumps({"object": "chat.completion.chunk", "model": "bench",
+                       "choices": [{"index": 0, "delta": {"content": content} if content else {},
+                                    "finish_reason": finish}]})
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a):
+        pass
+    def do_POST(self):
+        t0 = time.perf_counter()
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        stream = b'"stream":true' in body
+        if not stream:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(COMPLETION)))
+            self.end_headers()
+            self.wfile.write(COMPLETION)
+            self.wfile.flush()
+            with lock:
+                server_time.append(time.perf_counter() - t0)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        def send(data):
+            b = f"data: {data}\n\n".encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(b), b))
+            self.wfile.flush()
+        send(chunk("Hello"))
+        for p in [" there", ", how", " are", " you?"]:
+            time.sleep(0.02)
+            send(chunk(p))
+        send(chunk(None, "stop"))
+        send("[DONE]")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+srv = S(("127.0.0.1", 0), H)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+base = f"http://127.0.0.1:{srv.server_address[1]}/v1"
+msgs = json.dumps([{"role": "user", "content": "hello"}])
+
+def turn_overheads(profile, home_parent):
+    home = tempfile.mkdtemp(dir=home_parent)
+    env = dict(os.environ, BOB_HOME=home, BOB_CHAT_BASE_URL=base, BOB_CHAT_MODEL="bench")
+    out = []
+    try:
+        for i in range(N + 3):
+            with lock:
+                before = len(server_time)
+            t0 = time.perf_counter()
+            p = subprocess.run([BOB, "turn", "--profile", profile, "--session", f"s{i}"],
+                               input=b"hello bob", capture_output=True, env=env)
+            wall = time.perf_counter() - t0
+            if p.returncode != 0:
+                sys.exit(f"bob turn failed: {p.stderr.decode()}")
+            with lock:
+                st = sum(server_time[before:])
+            if i >= 3:  # warm-up
+                out.append((wall - st) * 1000)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return out
+
+def curl_requests(k):
+    out = []
+    for i in range(N):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            subprocess.run(["curl", "-s", "-o", "/dev/null", "-H", "Content-Type: application/json",
+                            "-d", '{"model":"bench","messages":' + msgs + '}', base + "/chat/completions"],
+                           check=True)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+def first_delta(cmd, marker, stdin=None):
+    out = []
+    for i in range(N + 3):
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             env=dict(os.environ, BOB_CHAT_BASE_URL=base, BOB_HOME=tempfile.gettempdir()))
+        if stdin:
+            p.stdin.write(stdin.encode())
+        p.stdin.close()
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                sys.exit(f"no delta from {cmd[0]}")
+            if marker in line:
+                break
+        t = (time.perf_counter() - t0) * 1000
+        p.stdout.read()
+        p.wait()
+        if i >= 3:
+            out.append(t)
+    return out
+
+def med(xs):
+    return statistics.median(xs)
+
+res = {}
+for where, parent in [("tmpfs", "/dev/shm"), ("disk", tempfile.gettempdir())]:
+    for profile in ["bob", "spectator"]:
+        res[f"{profile}/{where}"] = med(turn_overheads(profile, parent))
+curl2, curl4 = med(curl_requests(2)), med(curl_requests(4))
+bob_fd = med(first_delta([BOB, "chat", "--stream"], b'"event":"delta"', msgs))
+curl_fd = med(first_delta(["curl", "-sN", "-H", "Content-Type: application/json", "-d",
+                           '{"model":"bench","stream":true,"messages":' + msgs + '}',
+                           base + "/chat/completions"], b"data: "))
+true_spawn = med([(lambda t0: (subprocess.run(["true"]), (time.perf_counter() - t0) * 1000)[1])(time.perf_counter()) for _ in range(N)])
+
+print(f"turns per case: {N} (medians, ms; overhead = bob's wall time - server time)")
+print(f"{'case':<28}{'median ms':>10}")
+for k, v in res.items():
+    prof, where = k.split("/")
+    target = 5 if prof == "bob" else 10
+    print(f"{'bob turn ' + prof + ' (home on ' + where + ')':<40}{v:>8.2f}   target <= {target} ms" + ("" if where == "tmpfs" else " (n/a: includes fdatasyncs)"))
+print(f"{'peer: curl, 2 requests (= bob profile)':<40}{curl2:>8.2f}")
+print(f"{'peer: curl, 4 requests (= spectator)':<40}{curl4:>8.2f}")
+print(f"{'spawning /bin/true (harness cost)':<40}{true_spawn:>8.2f}")
+print(f"{'time to first delta: bob chat --stream':<40}{bob_fd:>8.2f}")
+print(f"{'time to first delta: curl -N':<40}{curl_fd:>8.2f}")
+print(f"{'streaming overhead vs curl':<40}{bob_fd - curl_fd:>8.2f}   target <= 1 ms")
+print(f"ratio bob turn (bob, tmpfs) / curl 2 requests: {res['bob/tmpfs'] / curl2:.2f}")
