@@ -8,7 +8,7 @@
   2. time to the first streamed delta: `bob chat --stream` vs `curl -N` reading the same SSE
      stream (the first chunk is sent at once, the rest 20 ms apart).
 """
-import http.server, json, os, shutil, socketserver, statistics, subprocess, sys, tempfile, threading, time
+import http.server, json, os, socket, shutil, socketserver, statistics, subprocess, sys, tempfile, threading, time
 
 BOB = sys.argv[1]
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -29,6 +29,10 @@ def chunk(content, finish=None):
 
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    def setup(self):
+        super().setup()
+        # No Nagle: a reply's head and body must not wait for a delayed ACK (40 ms).
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     def log_message(self, *a):
         pass
     def do_POST(self):
@@ -36,11 +40,9 @@ class H(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         stream = b'"stream":true' in body
         if not stream:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(COMPLETION)))
-            self.end_headers()
-            self.wfile.write(COMPLETION)
+            head = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: %d\r\n\r\n" % len(COMPLETION))
+            self.wfile.write(head + COMPLETION)
             self.wfile.flush()
             with lock:
                 server_time.append(time.perf_counter() - t0)

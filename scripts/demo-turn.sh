@@ -40,8 +40,7 @@ say "3. the committed checkpoint (revision 1): goals, open loops, pending capabi
 "$BOB" state show --session demo
 
 say "4. the memory candidate, pending until a human approves it (bob memory approve ID)"
-"$BOB" memory candidates --status pending 2>/dev/null || "$BOB" memory list --pending 2>/dev/null || \
-    note "(memory library not in this build)"
+"$BOB" memory candidates --status pending
 
 say "5. the trace of the turn (traces/demo.jsonl), one line per event kind"
 "$BOB" trace query --session demo | jq -c '{kind, role: .data.role, round: .data.round, tool: .data.tool, ok: .data.ok}'

@@ -11,14 +11,14 @@ use std::sync::LazyLock;
 
 static RECAP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(what\s+were\s+we\s+(just\s+)?(talking|discussing|chatting|saying)\s+about|where\s+were\s+we|what\s+did\s+we\s+(just\s+)?(talk|discuss|say)|remind\s+me\s+what\s+we|recap|summari[sz]e\s+(our|the|this)\s+(conversation|chat|discussion))\b",
+        r"(?i)(?-u:\b)(what\s+were\s+we\s+(just\s+)?(talking|discussing|chatting|saying)\s+about|where\s+were\s+we|what\s+did\s+we\s+(just\s+)?(talk|discuss|say)|remind\s+me\s+what\s+we|recap|summari[sz]e\s+(our|the|this)\s+(conversation|chat|discussion))(?-u:\b)",
     )
     .expect("recap pattern")
 });
 
 static FOLLOWUP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(tell\s+me\s+more|more\s+about|expand\s+on|elaborate(\s+on)?|go\s+on\s+about|explain|what\s+about|why\s+is|how\s+does|go\s+deeper\s+(on|into))\b.*\b(this|that|it|those|them|these)\b",
+        r"(?i)(?-u:\b)(tell\s+me\s+more|more\s+about|expand\s+on|elaborate(\s+on)?|go\s+on\s+about|explain|what\s+about|why\s+is|how\s+does|go\s+deeper\s+(on|into))(?-u:\b).*(?-u:\b)(this|that|it|those|them|these)(?-u:\b)",
     )
     .expect("follow-up pattern")
 });
