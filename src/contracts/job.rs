@@ -19,7 +19,12 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Job {
     pub id: String,
-    #[serde(rename = "agentID", alias = "agent_id", default)]
+    #[serde(
+        rename = "agentID",
+        alias = "agent_id",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub agent_id: String,
     pub schedule: String,
     #[serde(default)]
