@@ -53,7 +53,7 @@ pub fn marker_regex() -> &'static Regex {
         let mut names = names;
         names.sort_by_key(|n| std::cmp::Reverse(n.len()));
         let pattern = format!(
-            r"(?i)<<<\s*(?P<aend>/\s*|END{sep})?(?P<aname>[a-z0-9][a-z0-9_\s-]{{0,63}}?)\s*>>>|={{3,}}[ \t]*(?P<lend>/[ \t]*|END{sep})?(?P<lname>{names})[ \t]*={{3,}}",
+            r"(?i-u)<<<\s*(?P<aend>/\s*|END{sep})?(?P<aname>[a-z0-9][a-z0-9_\s-]{{0,63}}?)\s*>>>|={{3,}}[ \t]*(?P<lend>/[ \t]*|END{sep})?(?P<lname>{names})[ \t]*={{3,}}",
             names = names.join("|")
         );
         Regex::new(&pattern).expect("marker grammar compiles")
@@ -61,16 +61,35 @@ pub fn marker_regex() -> &'static Regex {
     &RE
 }
 
-/// Chain-of-thought opening and closing tags (`<think>`, `<thinking>`, `<reasoning>`,
-/// `<analysis>`, with attributes or spaces; any `<think…` prefix counts).
+/// The start of a chain-of-thought opening or closing tag (`<think>`, `<thinking>`,
+/// `<reasoning>`, `<analysis>`, with attributes or spaces; any `<think…` prefix counts). The
+/// tag runs on to its `>` within [`COT_TAG_TAIL`] characters (see [`cot_tag_end`]); scanning
+/// that tail by hand keeps the regex small, and cheap to compile on every start-up.
 fn cot_regex() -> &'static Regex {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"(?i)<\s*(?P<close>/\s*)?(?:think[a-z0-9_-]*|reasoning\b|analysis\b)[^<>\n]{0,200}>?",
-        )
-        .expect("cot grammar compiles")
+        Regex::new(r"(?i)<\s*(?P<close>/\s*)?(?:think[a-z0-9_-]*|reasoning\b|analysis\b)")
+            .expect("cot grammar compiles")
     });
     &RE
+}
+
+/// How far past its name a chain-of-thought tag may run before its `>`.
+const COT_TAG_TAIL: usize = 200;
+
+/// End of a tag whose name ends at `from`: up to [`COT_TAG_TAIL`] characters other than
+/// `<`, `>` and newline, then the `>` if there is one.
+fn cot_tag_end(text: &str, from: usize) -> usize {
+    let mut end = from;
+    for (n, c) in text[from..].chars().enumerate() {
+        if n == COT_TAG_TAIL || matches!(c, '<' | '\n') {
+            return end;
+        }
+        if c == '>' {
+            return end + 1;
+        }
+        end += c.len_utf8();
+    }
+    end
 }
 
 /// A marker found in text.
@@ -95,6 +114,9 @@ fn canonical_name(raw: &str) -> String {
 
 /// Every marker in `text`, in order (non-overlapping, leftmost first).
 pub fn find_markers(text: &str) -> Vec<Marker> {
+    if !may_hold_marker(text) {
+        return Vec::new();
+    }
     marker_regex()
         .captures_iter(text)
         .filter_map(|c| {
@@ -115,7 +137,13 @@ pub fn find_markers(text: &str) -> Vec<Marker> {
 
 /// True when `text` holds at least one marker of the grammar.
 pub fn has_marker(text: &str) -> bool {
-    marker_regex().is_match(text)
+    may_hold_marker(text) && marker_regex().is_match(text)
+}
+
+/// Every marker of the grammar contains `<<<` or `===`: text with neither skips the regex
+/// (and its compilation, which dominates a short command's start-up).
+fn may_hold_marker(text: &str) -> bool {
+    text.contains("<<<") || text.contains("===")
 }
 
 /// The result of [`sanitize_report`].
@@ -272,11 +300,18 @@ fn strip_escapes(text: &str, note: &mut impl FnMut(String)) -> String {
 /// the next closing tag (or to the end when unterminated); a closing tag with no opening tag
 /// before it (templates that put `<think>` in the prompt) removes everything before it.
 fn strip_cot(text: &str, note: &mut impl FnMut(String)) -> String {
+    if !text.contains('<') {
+        return text.to_string();
+    }
     let tags: Vec<(usize, usize, bool)> = cot_regex()
         .captures_iter(text)
         .filter_map(|c| {
             let m = c.get(0)?;
-            Some((m.start(), m.end(), c.name("close").is_some()))
+            Some((
+                m.start(),
+                cot_tag_end(text, m.end()),
+                c.name("close").is_some(),
+            ))
         })
         .collect();
     if tags.is_empty() {
