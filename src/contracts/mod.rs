@@ -40,6 +40,15 @@ pub const SCHEMAS: &[(&str, SchemaFn)] = &[
     }),
     ("memory-record", || schemars::schema_for!(MemoryRecord)),
     ("job", || schemars::schema_for!(Job)),
+    ("jobs-file", || schemars::schema_for!(JobsFile)),
+    ("job-run", || schemars::schema_for!(JobRun)),
+    ("tick-report", || schemars::schema_for!(TickReport)),
+    ("stm-entry", || schemars::schema_for!(StmEntry)),
+    ("memory-candidate-row", || {
+        schemars::schema_for!(CandidateRow)
+    }),
+    ("memory-hit", || schemars::schema_for!(Hit)),
+    ("ledger-entry", || schemars::schema_for!(LedgerEntry)),
 ];
 
 /// Looks up a published schema by name.

@@ -33,6 +33,16 @@ fn unknown_schema_is_not_found_and_known_schema_is_json_schema() {
         let s = env.json(&["schema", name], "");
         assert_eq!(s["type"], "object", "{name}");
     }
+    // Every listed contract prints a schema of an object.
+    let listed = env.jsonl(&["schema", "--list"], "");
+    assert!(listed.len() >= 19, "{listed:?}");
+    for name in &listed {
+        let s = env.json(&["schema", name.as_str().unwrap()], "");
+        assert!(
+            s["type"] == "object" || s.get("oneOf").is_some() || s.get("anyOf").is_some(),
+            "{name}: {s}"
+        );
+    }
 }
 
 #[test]
