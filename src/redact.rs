@@ -27,30 +27,96 @@ use std::sync::OnceLock;
 /// What a secret is replaced with.
 pub const MASK: &str = "[REDACTED]";
 
-const PROVIDER_PATTERNS: &[&str] = &[
-    r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
-    r"\bgithub_pat_[A-Za-z0-9_]{22,}",
-    r"\bxox[abprs]-[A-Za-z0-9\-]{10,}",
-    r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
-    r"\bAIza[0-9A-Za-z_\-]{35}",
-    r"\bglpat-[A-Za-z0-9_\-]{20,}",
-    r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
-    r"\bhf_[A-Za-z0-9]{30,}",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+/// A built-in rule: its regex is compiled only the first time a text contains one of its
+/// `needles` (ASCII case-insensitive), so a command whose strings hold no candidate secret pays
+/// no regex compilation at start-up.
+struct Builtin {
+    needles: &'static [&'static str],
+    pattern: &'static str,
+    /// What a match becomes (`$1` keeps the first group).
+    replacement: &'static str,
+    re: OnceLock<Regex>,
+}
+
+impl Builtin {
+    const fn new(
+        needles: &'static [&'static str],
+        pattern: &'static str,
+        replacement: &'static str,
+    ) -> Self {
+        Builtin {
+            needles,
+            pattern,
+            replacement,
+            re: OnceLock::new(),
+        }
+    }
+    fn regex(&self) -> &Regex {
+        self.re
+            .get_or_init(|| Regex::new(self.pattern).expect("builtin redaction pattern"))
+    }
+}
+
+static BUILTINS: [Builtin; 12] = [
+    Builtin::new(
+        &["sk-"],
+        r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+        MASK,
+    ),
+    Builtin::new(
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+        MASK,
+    ),
+    Builtin::new(&["github_pat_"], r"\bgithub_pat_[A-Za-z0-9_]{22,}", MASK),
+    Builtin::new(&["xox"], r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", MASK),
+    Builtin::new(&["akia", "asia"], r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", MASK),
+    Builtin::new(&["aiza"], r"\bAIza[0-9A-Za-z_\-]{35}", MASK),
+    Builtin::new(&["glpat-"], r"\bglpat-[A-Za-z0-9_\-]{20,}", MASK),
+    Builtin::new(
+        &["k_live_", "k_test_"],
+        r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+        MASK,
+    ),
+    Builtin::new(&["hf_"], r"\bhf_[A-Za-z0-9]{30,}", MASK),
+    Builtin::new(
+        &["private key-----"],
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+        MASK,
+    ),
+    Builtin::new(
+        &["bearer"],
+        r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{8,}",
+        "${1}[REDACTED]",
+    ),
+    Builtin::new(
+        &["://"],
+        r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@",
+        "${1}[REDACTED]@",
+    ),
 ];
 
-fn builtin() -> &'static (Vec<Regex>, Regex, Regex, Regex) {
-    static B: OnceLock<(Vec<Regex>, Regex, Regex, Regex)> = OnceLock::new();
-    B.get_or_init(|| {
-        let providers = PROVIDER_PATTERNS.iter().map(|p| Regex::new(p).expect("builtin pattern")).collect();
-        let bearer = Regex::new(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{8,}").expect("bearer pattern");
-        let url_password = Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@").expect("url pattern");
-        let secret_key = Regex::new(
-            r"(?i)^(?:.*[_\-.])?(?:api[_\-]?key|apikey|token|access[_\-]?token|refresh[_\-]?token|secret|client[_\-]?secret|password|passwd|authorization|private[_\-]?key)$",
-        )
-        .expect("key pattern");
-        (providers, bearer, url_password, secret_key)
+/// Field names whose string value is a secret, compared after lower-casing and `-` → `_`:
+/// the whole name, or its last `_`/`.`-separated part(s).
+const SECRET_FIELDS: &[&str] = &[
+    "api_key",
+    "apikey",
+    "token",
+    "access_token",
+    "refresh_token",
+    "secret",
+    "client_secret",
+    "password",
+    "passwd",
+    "authorization",
+    "private_key",
+];
+
+fn is_secret_field(name: &str) -> bool {
+    let k = name.to_ascii_lowercase().replace('-', "_");
+    SECRET_FIELDS.iter().any(|w| {
+        k.strip_suffix(w)
+            .is_some_and(|rest| rest.is_empty() || rest.ends_with('_') || rest.ends_with('.'))
     })
 }
 
@@ -128,31 +194,22 @@ impl Redactor {
 
     /// The text with every secret masked; borrowed when nothing matched.
     pub fn redact_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let (providers, bearer, url_password, _) = builtin();
         let mut out = Cow::Borrowed(text);
         for lit in &self.literals {
             if out.contains(lit.as_str()) {
                 out = Cow::Owned(out.replace(lit.as_str(), MASK));
             }
         }
-        for re in providers.iter().chain(&self.rules) {
+        for re in &self.rules {
             if re.is_match(&out) {
                 out = Cow::Owned(re.replace_all(&out, MASK).into_owned());
             }
         }
-        if bearer.is_match(&out) {
-            out = Cow::Owned(
-                bearer
-                    .replace_all(&out, format!("${{1}}{MASK}"))
-                    .into_owned(),
-            );
-        }
-        if url_password.is_match(&out) {
-            out = Cow::Owned(
-                url_password
-                    .replace_all(&out, format!("${{1}}{MASK}@"))
-                    .into_owned(),
-            );
+        let lower = out.to_ascii_lowercase();
+        for b in &BUILTINS {
+            if b.needles.iter().any(|n| lower.contains(n)) && b.regex().is_match(&out) {
+                out = Cow::Owned(b.regex().replace_all(&out, b.replacement).into_owned());
+            }
         }
         out
     }
@@ -182,14 +239,13 @@ impl Redactor {
                 }
             }
             Value::Object(map) => {
-                let key_re = &builtin().3;
                 for (k, v) in map.iter_mut() {
                     let child = if path.is_empty() {
                         k.clone()
                     } else {
                         format!("{path}.{k}")
                     };
-                    self.walk(v, child, key_re.is_match(k), paths);
+                    self.walk(v, child, is_secret_field(k), paths);
                 }
             }
             _ => {}

@@ -11,14 +11,14 @@ use std::sync::LazyLock;
 
 static RECAP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?-u:\b)(what\s+were\s+we\s+(just\s+)?(talking|discussing|chatting|saying)\s+about|where\s+were\s+we|what\s+did\s+we\s+(just\s+)?(talk|discuss|say)|remind\s+me\s+what\s+we|recap|summari[sz]e\s+(our|the|this)\s+(conversation|chat|discussion))(?-u:\b)",
+        r"(?-u:\b)(what(?-u:\s)+were(?-u:\s)+we(?-u:\s)+(just(?-u:\s)+)?(talking|discussing|chatting|saying)(?-u:\s)+about|where(?-u:\s)+were(?-u:\s)+we|what(?-u:\s)+did(?-u:\s)+we(?-u:\s)+(just(?-u:\s)+)?(talk|discuss|say)|remind(?-u:\s)+me(?-u:\s)+what(?-u:\s)+we|recap|summari[sz]e(?-u:\s)+(our|the|this)(?-u:\s)+(conversation|chat|discussion))(?-u:\b)",
     )
     .expect("recap pattern")
 });
 
 static FOLLOWUP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?-u:\b)(tell\s+me\s+more|more\s+about|expand\s+on|elaborate(\s+on)?|go\s+on\s+about|explain|what\s+about|why\s+is|how\s+does|go\s+deeper\s+(on|into))(?-u:\b).*(?-u:\b)(this|that|it|those|them|these)(?-u:\b)",
+        r"(?-u:\b)(tell(?-u:\s)+me(?-u:\s)+more|more(?-u:\s)+about|expand(?-u:\s)+on|elaborate((?-u:\s)+on)?|go(?-u:\s)+on(?-u:\s)+about|explain|what(?-u:\s)+about|why(?-u:\s)+is|how(?-u:\s)+does|go(?-u:\s)+deeper(?-u:\s)+(on|into))(?-u:\b).*(?-u:\b)(this|that|it|those|them|these)(?-u:\b)",
     )
     .expect("follow-up pattern")
 });
@@ -33,6 +33,9 @@ pub enum Kind {
 
 /// Classifies the user's message.
 pub fn classify(message: &str) -> Option<Kind> {
+    // Matching on a lower-cased copy keeps the patterns free of case folding, which made
+    // them slow to compile on every turn.
+    let message = &message.to_lowercase();
     if RECAP.is_match(message) {
         Some(Kind::Question)
     } else if message.split_whitespace().count() <= 14 && FOLLOWUP.is_match(message) {
