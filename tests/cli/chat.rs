@@ -383,11 +383,8 @@ fn ctrl_c_cancels_cleanly() {
     let env = TestEnv::new();
     let srv = OpenAi::start(|_, _| Reply::hang());
     let url = srv.base_url();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob"))
-        .env_clear()
-        .env("BOB_HOME", env.home())
-        .env("BOB_NOW", &env.now)
-        .args(["chat", "--base-url", &url])
+    let mut child = env
+        .std_command(&["chat", "--base-url", &url])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

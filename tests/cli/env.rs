@@ -48,6 +48,19 @@ impl TestEnv {
         cmd
     }
 
+    /// `bob ARGS` as a plain std Command with the same environment, for tests that spawn,
+    /// signal or stream (set stdio as needed).
+    pub fn std_command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob"));
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("BOB_HOME", self.home())
+            .env("BOB_NOW", &self.now)
+            .current_dir(self.dir.path())
+            .args(args);
+        cmd
+    }
+
     /// Runs `bob ARGS` with `stdin`, expects success, parses stdout as one JSON document.
     pub fn json(&self, args: &[&str], stdin: &str) -> Value {
         let out = self.bob(args).write_stdin(stdin).output().expect("run bob");

@@ -127,13 +127,8 @@ fn propose_approve_edit_reject_then_query() {
 }
 
 fn raw_bob(env: &TestEnv, args: &[&str]) -> std::process::Command {
-    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob"));
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("BOB_HOME", env.home())
-        .env("BOB_NOW", &env.now)
-        .args(args)
-        .stdout(std::process::Stdio::piped())
+    let mut c = env.std_command(args);
+    c.stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     c
 }

@@ -11,14 +11,7 @@ use std::time::{Duration, Instant};
 
 /// `bob ARGS` as a std Command (for spawning and killing), with the TestEnv environment.
 pub fn bob_std(env: &TestEnv, args: &[&str]) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("bob"));
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("BOB_HOME", env.home())
-        .env("BOB_NOW", &env.now)
-        .current_dir(env.dir.path())
-        .args(args);
-    cmd
+    env.std_command(args)
 }
 
 /// The lines of a file (no newlines); a missing file has none.

@@ -531,12 +531,8 @@ fn concurrent_turns_on_one_session_conflict_without_losing_an_update() {
     });
     let url = srv.base_url();
     let spawn = |msg: &str| {
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob"));
-        c.env_clear()
-            .env("BOB_HOME", env.home())
-            .env("BOB_NOW", &env.now)
-            .args(["turn", "--base-url", &url, "--session", "c"])
-            .stdin(std::process::Stdio::piped())
+        let mut c = env.std_command(&["turn", "--base-url", &url, "--session", "c"]);
+        c.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         let mut child = c.spawn().unwrap();
@@ -818,11 +814,8 @@ fn ctrl_c_cancels_a_turn_and_audits_it() {
     let env = TestEnv::new();
     let srv = OpenAi::start(|_, _| Reply::hang());
     let url = srv.base_url();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bob"))
-        .env_clear()
-        .env("BOB_HOME", env.home())
-        .env("BOB_NOW", &env.now)
-        .args(["turn", "--base-url", &url])
+    let mut child = env
+        .std_command(&["turn", "--base-url", &url])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
