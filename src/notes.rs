@@ -171,7 +171,7 @@ pub fn parse_patch(value: &Value) -> Result<ParsedPatch> {
     let Value::Object(map) = value else {
         return Err(Error::invalid(format!(
             "a NOTES payload is a JSON object, not {}",
-            kind_of(value)
+            crate::error::json_kind(value)
         )));
     };
     let mut patch_part = Map::new();
@@ -302,17 +302,6 @@ fn clip(msg: &str) -> String {
     match msg.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}…", &msg[..i]),
         None => msg.to_string(),
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

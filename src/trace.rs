@@ -56,7 +56,7 @@ pub fn event(kind: &str, data: Value) -> Result<TraceEvent> {
         other => {
             return Err(Error::invalid(format!(
                 "trace data must be a JSON object (got {})",
-                json_type(&other)
+                crate::error::json_kind(&other)
             ))
             .with("field", "data"));
         }
@@ -66,17 +66,6 @@ pub fn event(kind: &str, data: Value) -> Result<TraceEvent> {
         kind: kind.to_string(),
         data,
     })
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Appends one event `{ts, kind, data}` to the session's trace; returns it as written.

@@ -224,19 +224,8 @@ fn input_object(input: Option<&Path>, what: &str) -> Result<Map<String, Value>> 
         Value::Object(m) => Ok(m),
         other => Err(Error::invalid(format!(
             "{what}: expected a JSON object, got {}",
-            kind(&other)
+            crate::error::json_kind(&other)
         ))),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
