@@ -5,23 +5,37 @@
 //! to a recap question ignores the summary, [`fallback`] gives a deterministic recap instead.
 
 use crate::contracts::{ChatMessage, Checkpoint, Role};
-use regex::Regex;
 use serde::Serialize;
-use std::sync::LazyLock;
 
-static RECAP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?-u:\b)(what(?-u:\s)+were(?-u:\s)+we(?-u:\s)+(just(?-u:\s)+)?(talking|discussing|chatting|saying)(?-u:\s)+about|where(?-u:\s)+were(?-u:\s)+we|what(?-u:\s)+did(?-u:\s)+we(?-u:\s)+(just(?-u:\s)+)?(talk|discuss|say)|remind(?-u:\s)+me(?-u:\s)+what(?-u:\s)+we|recap|summari[sz]e(?-u:\s)+(our|the|this)(?-u:\s)+(conversation|chat|discussion))(?-u:\b)",
-    )
-    .expect("recap pattern")
-});
+/// Recap questions. Each phrase is a sequence of words separated by ASCII whitespace; a word
+/// may list alternatives with `|`; a phrase matches whole words only.
+const RECAP_PHRASES: &[&str] = &[
+    "what were we talking|discussing|chatting|saying about",
+    "what were we just talking|discussing|chatting|saying about",
+    "where were we",
+    "what did we talk|discuss|say",
+    "what did we just talk|discuss|say",
+    "remind me what we",
+    "recap",
+    "summarise|summarize our|the|this conversation|chat|discussion",
+];
 
-static FOLLOWUP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?-u:\b)(tell(?-u:\s)+me(?-u:\s)+more|more(?-u:\s)+about|expand(?-u:\s)+on|elaborate((?-u:\s)+on)?|go(?-u:\s)+on(?-u:\s)+about|explain|what(?-u:\s)+about|why(?-u:\s)+is|how(?-u:\s)+does|go(?-u:\s)+deeper(?-u:\s)+(on|into))(?-u:\b).*(?-u:\b)(this|that|it|those|them|these)(?-u:\b)",
-    )
-    .expect("follow-up pattern")
-});
+/// Follow-up requests; a follow-up also needs a [`PRONOUNS`] word after the phrase, on the
+/// same line.
+const FOLLOWUP_PHRASES: &[&str] = &[
+    "tell me more",
+    "more about",
+    "expand on",
+    "elaborate",
+    "go on about",
+    "explain",
+    "what about",
+    "why is",
+    "how does",
+    "go deeper on|into",
+];
+
+const PRONOUNS: &str = "this|that|it|those|them|these";
 
 /// What kind of recap a message asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -31,18 +45,87 @@ pub enum Kind {
     FollowUp,
 }
 
-/// Classifies the user's message.
-pub fn classify(message: &str) -> Option<Kind> {
-    // Matching on a lower-cased copy keeps the patterns free of case folding, which made
-    // them slow to compile on every turn.
-    let message = &message.to_lowercase();
-    if RECAP.is_match(message) {
-        Some(Kind::Question)
-    } else if message.split_whitespace().count() <= 14 && FOLLOWUP.is_match(message) {
-        Some(Kind::FollowUp)
-    } else {
-        None
+/// The words of a text: maximal runs of ASCII word bytes (`[0-9A-Za-z_]`), as byte ranges,
+/// the same words an ASCII `\b` delimits.
+fn words(text: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        if is_word(text[i]) {
+            let s = i;
+            while i < text.len() && is_word(text[i]) {
+                i += 1;
+            }
+            out.push((s, i));
+        } else {
+            i += 1;
+        }
     }
+    out
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// ASCII `\s`: space, tab, newline, vertical tab, form feed, carriage return.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
+}
+
+fn one_of(alternatives: &str, word: &[u8]) -> bool {
+    alternatives.split('|').any(|a| a.as_bytes() == word)
+}
+
+/// If `phrase` matches the words starting at index `at`, the index of its last word.
+fn phrase_at(text: &[u8], ws: &[(usize, usize)], at: usize, phrase: &str) -> Option<usize> {
+    let mut k = at;
+    for (n, alternatives) in phrase.split(' ').enumerate() {
+        let &(s, e) = ws.get(k)?;
+        if n > 0 && !text[ws[k - 1].1..s].iter().all(|&b| is_space(b)) {
+            return None;
+        }
+        if !one_of(alternatives, &text[s..e]) {
+            return None;
+        }
+        k += 1;
+    }
+    Some(k - 1)
+}
+
+/// Classifies the user's message. A hand-written matcher over whole words (no regex to
+/// compile on every turn).
+pub fn classify(message: &str) -> Option<Kind> {
+    let lower = message.to_lowercase();
+    let text = lower.as_bytes();
+    let ws = words(text);
+    let any = |phrases: &[&str], at: usize| {
+        phrases
+            .iter()
+            .filter_map(|p| phrase_at(text, &ws, at, p))
+            .min()
+    };
+    if (0..ws.len()).any(|i| any(RECAP_PHRASES, i).is_some()) {
+        return Some(Kind::Question);
+    }
+    if lower.split_whitespace().count() > 14 {
+        return None;
+    }
+    for i in 0..ws.len() {
+        let Some(last) = any(FOLLOWUP_PHRASES, i) else {
+            continue;
+        };
+        let end = ws[last].1;
+        for &(s, e) in &ws[last + 1..] {
+            if text[end..s].contains(&b'\n') {
+                break;
+            }
+            if one_of(PRONOUNS, &text[s..e]) {
+                return Some(Kind::FollowUp);
+            }
+        }
+    }
+    None
 }
 
 /// The summary injected for a recap, and what it was built from.
@@ -163,6 +246,7 @@ pub fn fallback(recap: &Recap, checkpoint: &Checkpoint) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn classifies_recap_and_follow_ups() {
@@ -174,6 +258,57 @@ mod tests {
         assert_eq!(classify("tell me more about that"), Some(Kind::FollowUp));
         assert_eq!(classify("can you expand on this?"), Some(Kind::FollowUp));
         assert_eq!(classify("list the files in the sandbox"), None);
+        assert_eq!(classify("Could you RECAP?"), Some(Kind::Question));
+        assert_eq!(classify("recaps"), None);
+        assert_eq!(classify("somewhat were we"), None);
+        assert_eq!(classify("summarize the chat"), Some(Kind::Question));
+        assert_eq!(classify("explain\nthat"), None);
+        assert_eq!(classify("explain, please, that"), Some(Kind::FollowUp));
+        assert_eq!(classify("what.were we talking about"), None);
+        assert_eq!(classify("elaborate on it"), Some(Kind::FollowUp));
+        assert_eq!(classify("why is the sky blue"), None);
+    }
+
+    /// The regexes the matcher replaced: it must agree with them on every input.
+    fn by_regex(message: &str) -> Option<Kind> {
+        let recap = regex::Regex::new(
+            r"(?-u:\b)(what(?-u:\s)+were(?-u:\s)+we(?-u:\s)+(just(?-u:\s)+)?(talking|discussing|chatting|saying)(?-u:\s)+about|where(?-u:\s)+were(?-u:\s)+we|what(?-u:\s)+did(?-u:\s)+we(?-u:\s)+(just(?-u:\s)+)?(talk|discuss|say)|remind(?-u:\s)+me(?-u:\s)+what(?-u:\s)+we|recap|summari[sz]e(?-u:\s)+(our|the|this)(?-u:\s)+(conversation|chat|discussion))(?-u:\b)",
+        )
+        .unwrap();
+        let followup = regex::Regex::new(
+            r"(?-u:\b)(tell(?-u:\s)+me(?-u:\s)+more|more(?-u:\s)+about|expand(?-u:\s)+on|elaborate((?-u:\s)+on)?|go(?-u:\s)+on(?-u:\s)+about|explain|what(?-u:\s)+about|why(?-u:\s)+is|how(?-u:\s)+does|go(?-u:\s)+deeper(?-u:\s)+(on|into))(?-u:\b).*(?-u:\b)(this|that|it|those|them|these)(?-u:\b)",
+        )
+        .unwrap();
+        let m = message.to_lowercase();
+        if recap.is_match(&m) {
+            Some(Kind::Question)
+        } else if m.split_whitespace().count() <= 14 && followup.is_match(&m) {
+            Some(Kind::FollowUp)
+        } else {
+            None
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn matcher_agrees_with_the_regexes(parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::sample::select(vec![
+                    "what", "were", "we", "just", "talking", "about", "where", "did", "talk",
+                    "say", "remind", "me", "recap", "summarise", "summarize", "our", "the",
+                    "conversation", "chat", "tell", "more", "expand", "on", "elaborate", "go",
+                    "explain", "why", "is", "how", "does", "deeper", "into", "this", "that",
+                    "it", "those", "them", "these", "What", "RECAP", "x", "_", "9", "é", "\u{212a}", "İ", "summa", "rize",
+                ]).prop_map(str::to_string),
+                proptest::sample::select(vec![
+                    " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", ",", ".", "-", "'", "\u{a0}", "",
+                ]).prop_map(str::to_string),
+            ],
+            0..24,
+        )) {
+            let message = parts.concat();
+            proptest::prop_assert_eq!(classify(&message), by_regex(&message), "{:?}", message);
+        }
     }
 
     #[test]
