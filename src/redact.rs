@@ -28,14 +28,31 @@ use std::sync::OnceLock;
 pub const MASK: &str = "[REDACTED]";
 
 /// A built-in rule: its regex is compiled only the first time a text contains one of its
-/// `needles` (ASCII case-insensitive), so a command whose strings hold no candidate secret pays
-/// no regex compilation at start-up.
+/// `needles` (ASCII case-insensitive) and passes its `gate`, so a command whose strings hold no
+/// candidate secret pays no regex compilation at start-up.
 struct Builtin {
     needles: &'static [&'static str],
+    /// A cheap necessary condition on the lower-cased text, checked after the needles.
+    gate: fn(&str) -> bool,
     pattern: &'static str,
     /// What a match becomes (`$1` keeps the first group).
     replacement: &'static str,
     re: OnceLock<Regex>,
+}
+
+fn always(_: &str) -> bool {
+    true
+}
+
+/// Whether some `://` in `text` is followed by an `@` before the next `/`: a necessary
+/// condition for a `scheme://user:password@host` URL, so a plain URL (every trace and audit
+/// event naming a backend carries one) does not compile the URL-password regex.
+fn url_with_userinfo(text: &str) -> bool {
+    text.match_indices("://").any(|(i, _)| {
+        let rest = &text.as_bytes()[i + 3..];
+        let host_end = memchr::memchr(b'/', rest).unwrap_or(rest.len());
+        memchr::memchr(b'@', &rest[..host_end]).is_some()
+    })
 }
 
 impl Builtin {
@@ -44,8 +61,17 @@ impl Builtin {
         pattern: &'static str,
         replacement: &'static str,
     ) -> Self {
+        Builtin::gated(needles, always, pattern, replacement)
+    }
+    const fn gated(
+        needles: &'static [&'static str],
+        gate: fn(&str) -> bool,
+        pattern: &'static str,
+        replacement: &'static str,
+    ) -> Self {
         Builtin {
             needles,
+            gate,
             pattern,
             replacement,
             re: OnceLock::new(),
@@ -89,8 +115,9 @@ static BUILTINS: [Builtin; 12] = [
         r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{8,}",
         "${1}[REDACTED]",
     ),
-    Builtin::new(
+    Builtin::gated(
         &["://"],
+        url_with_userinfo,
         r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@",
         "${1}[REDACTED]@",
     ),
@@ -207,7 +234,10 @@ impl Redactor {
         }
         let lower = out.to_ascii_lowercase();
         for b in &BUILTINS {
-            if b.needles.iter().any(|n| lower.contains(n)) && b.regex().is_match(&out) {
+            if b.needles.iter().any(|n| lower.contains(n))
+                && (b.gate)(&lower)
+                && b.regex().is_match(&out)
+            {
                 out = Cow::Owned(b.regex().replace_all(&out, b.replacement).into_owned());
             }
         }
@@ -269,6 +299,23 @@ mod tests {
         assert!(
             out.contains("Bearer [REDACTED]") && out.contains("https://bob:[REDACTED]@example.com"),
             "{out}"
+        );
+    }
+
+    #[test]
+    fn plain_urls_pass_the_url_password_gate_untouched() {
+        assert!(!url_with_userinfo("http://127.0.0.1:8080/v1"));
+        assert!(!url_with_userinfo("see https://example.com/a@b"));
+        assert!(url_with_userinfo("https://bob:pw@example.com/x"));
+        assert!(url_with_userinfo("a http://x/ and ftp://u:p@h"));
+        let r = Redactor::default();
+        assert_eq!(
+            r.redact_str("http://127.0.0.1:8080/v1"),
+            "http://127.0.0.1:8080/v1"
+        );
+        assert_eq!(
+            r.redact_str("ftp://u:secret@h and http://x/"),
+            "ftp://u:[REDACTED]@h and http://x/"
         );
     }
 
