@@ -27,7 +27,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+pub use crate::contracts::Usage;
 pub use config::{ChatConfig, FileConfig, Overrides, Route};
 
 /// One request to a backend: the messages, optional OpenAI `tools`, and any other Chat
@@ -73,25 +75,6 @@ impl ChatRequest {
             return Err(Error::invalid("chat request has no messages"));
         }
         Ok(req)
-    }
-}
-
-/// Token usage of one call (zeros when the server did not say).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    #[serde(default)]
-    pub prompt_tokens: u64,
-    #[serde(default)]
-    pub completion_tokens: u64,
-    #[serde(default)]
-    pub total_tokens: u64,
-}
-
-impl Usage {
-    pub fn add(&mut self, o: &Usage) {
-        self.prompt_tokens += o.prompt_tokens;
-        self.completion_tokens += o.completion_tokens;
-        self.total_tokens += o.total_tokens;
     }
 }
 
@@ -148,38 +131,68 @@ pub struct CallOpts {
 #[derive(Clone)]
 pub struct Cancel {
     tx: Arc<tokio::sync::watch::Sender<bool>>,
+    /// Also cancelled by SIGINT (see [`Cancel::on_ctrl_c`]).
+    ctrl_c: bool,
 }
 
 impl Default for Cancel {
     fn default() -> Self {
         Cancel {
             tx: Arc::new(tokio::sync::watch::Sender::new(false)),
+            ctrl_c: false,
         }
     }
 }
 
+/// Set by the SIGINT handler [`Cancel::on_ctrl_c`] installs.
+static SIGINT: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    SIGINT.store(true, Ordering::SeqCst);
+}
+
+/// How often a call in flight looks at the SIGINT flag.
+const SIGINT_POLL: std::time::Duration = std::time::Duration::from_millis(10);
+
 impl Cancel {
-    /// A signal that Ctrl-C (SIGINT) sets; the listener runs on `rt`.
-    pub fn on_ctrl_c(rt: &tokio::runtime::Runtime) -> Cancel {
-        let c = Cancel::default();
-        let c2 = c.clone();
-        rt.spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                c2.cancel();
-            }
-        });
-        c
+    /// A signal that Ctrl-C (SIGINT) sets. The handler only raises a flag, so it needs no
+    /// thread listening: [`Cancel::check`] (before each tool call, say) sees it at once, and a
+    /// call in flight within 10 ms.
+    pub fn on_ctrl_c() -> Cancel {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(
+                libc::SIGINT,
+                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+        Cancel {
+            ctrl_c: true,
+            ..Cancel::default()
+        }
     }
     pub fn cancel(&self) {
         self.tx.send_replace(true);
     }
     pub fn is_cancelled(&self) -> bool {
-        *self.tx.borrow()
+        *self.tx.borrow() || (self.ctrl_c && SIGINT.load(Ordering::SeqCst))
     }
     /// Resolves once cancelled.
     pub async fn cancelled(&self) {
         let mut rx = self.tx.subscribe();
-        let _ = rx.wait_for(|v| *v).await;
+        if !self.ctrl_c {
+            let _ = rx.wait_for(|v| *v).await;
+            return;
+        }
+        let sigint = async {
+            while !SIGINT.load(Ordering::SeqCst) {
+                tokio::time::sleep(SIGINT_POLL).await;
+            }
+        };
+        tokio::select! {
+            _ = rx.wait_for(|v| *v) => {}
+            _ = sigint => {}
+        }
     }
     /// `run.cancelled` if cancelled.
     pub fn check(&self) -> Result<()> {
@@ -196,10 +209,11 @@ pub fn cancelled_error() -> Error {
     Error::new(Code::Cancelled, "cancelled by the user (SIGINT)").retryable(false)
 }
 
-/// The tokio runtime the backend calls run on; built only by commands that need it.
+/// The tokio runtime the backend calls run on; built only by commands that need it. One
+/// thread: every call is driven by `block_on` on the caller's thread, so no worker thread is
+/// started and no wake-up crosses threads.
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::internal(format!("starting the async runtime: {e}")))

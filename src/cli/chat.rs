@@ -115,7 +115,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     let opts = CallOpts {
         role: args.role.clone(),
         stream: args.stream,
-        cancel: Cancel::on_ctrl_c(&rt),
+        cancel: Cancel::on_ctrl_c(),
     };
     if args.stream {
         let mut write_err = None;

@@ -100,7 +100,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         max_tool_rounds: args.max_tool_rounds.min(16),
     };
     let rt = crate::backend::runtime()?;
-    let cancel = Cancel::on_ctrl_c(&rt);
+    let cancel = Cancel::on_ctrl_c();
     let outcome = pipeline::run(&ctx.home, &backend, &rt, &input, &opts, &cancel)?;
     ctx.out.doc(&outcome.record)?;
     match outcome.error {
