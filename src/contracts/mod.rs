@@ -10,6 +10,7 @@ mod job;
 mod memory;
 mod state;
 mod tool;
+mod turn;
 
 pub use chat::*;
 pub use event::*;
@@ -17,6 +18,7 @@ pub use job::*;
 pub use memory::*;
 pub use state::*;
 pub use tool::*;
+pub use turn::*;
 
 pub use crate::error::Error as ErrorShape;
 
@@ -49,6 +51,7 @@ pub const SCHEMAS: &[(&str, SchemaFn)] = &[
     }),
     ("memory-hit", || schemars::schema_for!(Hit)),
     ("ledger-entry", || schemars::schema_for!(LedgerEntry)),
+    ("turn-record", || schemars::schema_for!(TurnRecord)),
 ];
 
 /// Looks up a published schema by name.

@@ -26,9 +26,11 @@
 //!    `run.cancelled`.
 //!
 //! Durability: trace and audit events are queued and written in batches (one lock and one
-//! fdatasync per file) before any tool runs and at the end of the turn, so everything that
-//! preceded a side effect is on disk before it happens; the turn record is durable before the
-//! terminal audit event.
+//! fdatasync per file) before the first LLM call (so `run.created` and `run.started` survive a
+//! turn killed while it waits on the model), before any tool runs and at the end of the turn,
+//! so everything that preceded a side effect is on disk before it happens; at the end the
+//! trace, then the turn record, then the remaining audit events with the terminal one are
+//! written, in that order.
 
 use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
@@ -38,6 +40,7 @@ use crate::backend::{Backend, CallOpts, Cancel, ChatReply, ChatRequest, Delta, U
 use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
 use crate::contracts::{ChatMessage, Checkpoint, MemoryCandidate, NotesPatch, Role, ToolRequest};
+pub use crate::contracts::{ToolRecord, TurnRecord};
 use crate::error::{Code, Error, Result};
 use crate::home::{Home, safe_component};
 use crate::notes::{self, Actor};
@@ -45,7 +48,6 @@ use crate::sanitize;
 use crate::store;
 use crate::tools::{self, CallDefaults, LoopState, Policy, PolicyOverrides, Runner};
 use crate::trace;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -68,50 +70,6 @@ pub struct TurnOptions {
     /// Stream every LLM call (traced as `llm_stream`).
     pub stream: bool,
     pub max_tool_rounds: usize,
-}
-
-/// One tool call in the turn record (seed 001 `tools` field).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolRecord {
-    pub tool_name: String,
-    pub args: Value,
-    /// `ok` or `error`.
-    pub status: String,
-    pub error: Option<Error>,
-    /// Where the full result is kept: `<audit file>#<request_id>`.
-    pub result_ref: Option<String>,
-}
-
-/// The turn record: printed on stdout and appended to `turns.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TurnRecord {
-    pub run_id: String,
-    pub session_id: String,
-    pub agent_id: String,
-    pub profile: String,
-    /// `completed`, `failed` or `cancelled`.
-    pub status: String,
-    pub output: String,
-    pub tools: Vec<ToolRecord>,
-    /// What the NOTES patches did: `{applied, actions, requested, refused, ignored_actions, errors}`.
-    pub notes: Value,
-    pub memory_candidates: Vec<String>,
-    /// The committed checkpoint revision (`null` when nothing was committed).
-    pub revision: Option<u64>,
-    pub usage: Usage,
-    pub latency_ms: u64,
-    pub ts: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_id: Option<String>,
-    /// True when the failure-loop rule escalated to the user.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub escalated: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recap: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thinking: Option<Vec<Upstream>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<Error>,
 }
 
 /// A finished turn: its record, and the error that ended it if it did not complete.
@@ -137,8 +95,11 @@ struct Work<'a> {
     candidates: Vec<MemoryCandidate>,
     escalated: bool,
     any_tool_failed: bool,
-    /// Trace events not yet written (flushed before tools run and at the end of the turn).
+    /// Trace events not yet written (flushed before the first LLM call, before tools run and
+    /// at the end of the turn).
     pending_trace: Vec<Vec<u8>>,
+    /// Whether the run's lifecycle events were flushed (before the first LLM call).
+    lifecycle_flushed: bool,
 }
 
 impl Work<'_> {
@@ -154,13 +115,20 @@ impl Work<'_> {
         self.audit.queue(event_type, "system", payload)
     }
 
-    /// Writes the queued trace and audit events (before any tool runs, and at the end).
-    fn flush(&mut self) -> Result<()> {
+    /// Writes the queued trace events.
+    fn flush_trace(&mut self) -> Result<()> {
         if !self.pending_trace.is_empty() {
             let lines = std::mem::take(&mut self.pending_trace);
             store::append_jsonl_batch(&self.home.trace_path(&self.opts.session_id)?, &lines)?;
         }
-        self.audit.flush().map(|_| ())
+        Ok(())
+    }
+
+    /// Writes the queued trace and audit events (before the first LLM call, before any tool
+    /// runs, and at the end).
+    fn flush(&mut self) -> Result<()> {
+        self.flush_trace()?;
+        self.audit.write_pending().map(|_| ())
     }
 
     /// One LLM call, traced and audited.
@@ -178,6 +146,12 @@ impl Work<'_> {
             "model.requested",
             json!({"role": role.name, "round": round, "model": self.backend.model()}),
         )?;
+        if !self.lifecycle_flushed {
+            // `run.created`, `run.started` and what led to this first call are durable before
+            // it: a turn killed while waiting on the model still shows in the audit log.
+            self.flush()?;
+            self.lifecycle_flushed = true;
+        }
         let mut deltas = 0usize;
         let mut delta_chars = 0usize;
         let opts = CallOpts {
@@ -469,6 +443,7 @@ pub fn run(
         escalated: false,
         any_tool_failed: false,
         pending_trace: Vec::new(),
+        lifecycle_flushed: false,
     };
     let mut record = TurnRecord {
         run_id: run_id.clone(),
@@ -518,8 +493,9 @@ pub fn run(
             Some(e)
         }
     };
-    // The trace, then the record, are durable before the run's terminal audit event.
-    let flushed = w.flush();
+    // The trace, then the record, are durable before the run's remaining audit events, the
+    // terminal one last (one audit write for all of them).
+    let flushed = w.flush_trace();
     let appended = store::append_jsonl(&home.turns_path(), &record);
     let terminal = match record.status.as_str() {
         "completed" => "run.completed",

@@ -15,7 +15,6 @@
 
 use super::profiles::{Profile, RoleSpec};
 use crate::contracts::{ChatMessage, Role, State};
-use serde::{Deserialize, Serialize};
 
 /// The marker pairs of the tool-call and notes protocols (seed 000 §2–§3) and of memory
 /// candidates (seed 001 THINK proposals).
@@ -25,11 +24,7 @@ pub const MEMORY_BEGIN: &str = "<<<MEMORY_CANDIDATES_JSON>>>";
 pub const MEMORY_END: &str = "<<<END_MEMORY_CANDIDATES_JSON>>>";
 
 /// One earlier role's (sanitized) output, as the next roles see it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Upstream {
-    pub role: String,
-    pub content: String,
-}
+pub use crate::contracts::Upstream;
 
 /// Everything a role's input is built from.
 #[derive(Debug, Clone, Default)]

@@ -843,6 +843,59 @@ fn ctrl_c_cancels_a_turn_and_audits_it() {
 }
 
 #[test]
+fn a_turn_killed_while_waiting_on_the_model_leaves_its_start_in_the_audit_log() {
+    let env = TestEnv::new();
+    let srv = OpenAi::start(|_, _| Reply::hang());
+    let url = srv.base_url();
+    let mut child = env
+        .std_command(&["turn", "--base-url", &url, "--session", "k1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"hi").unwrap();
+    }
+    let t = std::time::Instant::now();
+    while srv.requests().is_empty() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !srv.requests().is_empty(),
+        "the turn never called the model"
+    );
+    child.kill().unwrap(); // SIGKILL: no handler, no flush on the way out
+    let out = child.wait_with_output().unwrap();
+    assert!(out.stdout.is_empty());
+    let events = audit(&env, "agent_default");
+    let types: Vec<&str> = events
+        .iter()
+        .map(|e| e["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["run.created", "run.started", "model.requested"]);
+    let run = events[0]["run_id"].as_str().unwrap();
+    assert!(events.iter().all(|e| e["run_id"] == run));
+    assert!(
+        events
+            .windows(2)
+            .all(|w| w[0]["seq"].as_u64() < w[1]["seq"].as_u64())
+    );
+    assert_eq!(events[1]["payload"]["session_id"], "k1");
+    // The chain is whole: the next command appends to it without a repair.
+    let v = env.jsonl(&["ledger", "verify"], "");
+    assert!(v.iter().all(|r| r["ok"] == true), "{v:?}");
+    let tr = trace(&env, "k1");
+    assert_eq!(kinds(&tr), ["retrieval", "llm_req"]);
+    assert_eq!(tr[1]["data"]["run_id"], run);
+    assert_eq!(tr[1]["data"]["role"], "think");
+    // Nothing was committed and no turn record was written.
+    assert!(!env.home().join("sessions/k1/checkpoint.json").exists());
+    assert!(!env.home().join("turns.jsonl").exists());
+}
+
+#[test]
 fn context_builds_the_role_request_that_chat_accepts() {
     let env = TestEnv::new();
     env.write(
@@ -967,4 +1020,51 @@ fn memory_candidates_are_proposed_pending_and_retrieval_feeds_think() {
     let t = trace(&env, "m2");
     let r = t.iter().find(|e| e["kind"] == "retrieval").unwrap();
     assert!(!r["data"]["hits"][0]["id"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn turn_record_schema_describes_what_turn_prints() {
+    let env = TestEnv::new();
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"think","content":"plan"}),
+            json!({"role":"respond","content":"","tool_calls":[{"id":"t1","tool":"ghost.tool","args":{}}]}),
+            json!({"role":"respond","content":"done"}),
+        ],
+    );
+    let rec = turn_json(
+        &env,
+        &[
+            "--backend",
+            &spec,
+            "--thinking-mode",
+            "always",
+            "--user",
+            "u1",
+        ],
+        "hi",
+    );
+    assert_eq!(rec["tools"][0]["status"], "error");
+    let schema = env.json(&["schema", "turn-record"], "");
+    assert_eq!(schema["title"], "TurnRecord");
+    let props = schema["properties"].as_object().unwrap();
+    for key in rec.as_object().unwrap().keys() {
+        assert!(props.contains_key(key), "schema lacks {key}");
+    }
+    for key in schema["required"].as_array().unwrap() {
+        assert!(
+            rec.get(key.as_str().unwrap()).is_some(),
+            "record lacks {key}"
+        );
+    }
+    let tool = schema["$defs"]["ToolRecord"]["properties"]
+        .as_object()
+        .unwrap();
+    for key in rec["tools"][0].as_object().unwrap().keys() {
+        assert!(tool.contains_key(key), "ToolRecord schema lacks {key}");
+    }
+    // The record as appended to turns.jsonl is the one printed.
+    let lines = read_jsonl(env.home().join("turns.jsonl"));
+    assert_eq!(lines, [rec]);
 }

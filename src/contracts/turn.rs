@@ -1,0 +1,94 @@
+//! Turn contracts: the record `bob turn` prints and appends to `turns.jsonl`, and its parts.
+//!
+//! Wire example (one line in `turns.jsonl`):
+//!
+//! ```json
+//! {"run_id":"run_3f…","session_id":"s1","agent_id":"agent_default","profile":"bob","status":"completed",
+//!  "output":"There is one file: notes.txt.","tools":[{"tool_name":"fs.list_dir","args":{"path":"."},"status":"ok",
+//!  "error":null,"result_ref":"audit/agent_default/2026-02-15.jsonl#c1"}],"notes":{"applied":[],"actions":[],
+//!  "requested":[],"refused":[],"ignored_actions":[],"errors":[]},"memory_candidates":[],"revision":3,
+//!  "usage":{"prompt_tokens":120,"completion_tokens":14,"total_tokens":134},"latency_ms":812,"ts":"2026-02-15T10:00:00Z"}
+//! ```
+
+use crate::error::Error;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Token usage of one LLM call, or the sum over a turn (zeros when the server did not say).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
+    #[serde(default)]
+    pub total_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, o: &Usage) {
+        self.prompt_tokens += o.prompt_tokens;
+        self.completion_tokens += o.completion_tokens;
+        self.total_tokens += o.total_tokens;
+    }
+}
+
+/// One earlier role's sanitized output: the UPSTREAM of the next roles, and the turn record's
+/// `thinking` entries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Upstream {
+    pub role: String,
+    pub content: String,
+}
+
+/// One tool call in the turn record (seed 001 `tools` field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolRecord {
+    pub tool_name: String,
+    pub args: Value,
+    /// `ok` or `error`.
+    pub status: String,
+    pub error: Option<Error>,
+    /// Where the full result is kept: `<audit file>#<request_id>`.
+    pub result_ref: Option<String>,
+}
+
+/// The turn record: printed on stdout by `bob turn` and appended to `turns.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TurnRecord {
+    pub run_id: String,
+    pub session_id: String,
+    pub agent_id: String,
+    /// The pipeline profile: `bob`, `spectator` or `solo`.
+    pub profile: String,
+    /// `completed`, `failed` or `cancelled`.
+    pub status: String,
+    /// The sanitized visible answer (`"..."` when nothing was left; empty unless completed).
+    pub output: String,
+    pub tools: Vec<ToolRecord>,
+    /// What the NOTES patches did: `{applied, actions, requested, refused, ignored_actions, errors}`.
+    pub notes: Value,
+    /// Ids of the memory candidates proposed (pending a human decision).
+    pub memory_candidates: Vec<String>,
+    /// The committed checkpoint revision (`null` when nothing was committed).
+    pub revision: Option<u64>,
+    pub usage: Usage,
+    pub latency_ms: u64,
+    /// When the turn started (RFC 3339).
+    pub ts: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// True when the failure-loop rule escalated to the user.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub escalated: bool,
+    /// A recap (seed 004): `{kind, rewritten, fallback?}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recap: Option<Value>,
+    /// The sanitized role notes, per `thinking_mode`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<Vec<Upstream>>,
+    /// Why the turn did not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Error>,
+}
