@@ -1,10 +1,12 @@
-//! The turn's use of the memory library: retrieval, candidate extraction, proposals.
-//! Kept in one place so the pipeline does not depend on the store's internals.
+//! The turn's use of the memory library: retrieval, candidate extraction, proposals and the
+//! short-term entry of a finished turn. Kept in one place so the pipeline does not depend on
+//! the store's internals.
 
-use crate::contracts::MemoryCandidate;
+use crate::contracts::{MemoryCandidate, StmEntry, ToolRecord};
 use crate::error::Result;
-use crate::home::Home;
+use crate::memory::stm::{STM_MAX_ENTRY_BYTES, STM_MAX_OPEN_QUESTIONS, content_size};
 use crate::memory::{self, Memory, ProposeCtx, QueryOpts};
+use serde_json::{Value, json};
 
 /// Retrieval hits (id, score) and the rendered seed 000 §5 block (`None` without hits).
 pub struct Retrieved {
@@ -15,21 +17,14 @@ pub struct Retrieved {
 /// How many hits a role gets.
 pub const RETRIEVAL_K: usize = 5;
 
-/// Ranked long-term query of `user`'s store for `query`. A home without a memory store yet
-/// has no hits (the store is not created just to be searched).
-pub fn retrieve(home: &Home, user: &str, query: &str) -> Result<Retrieved> {
-    if !home.memory_db().exists() {
-        return Ok(Retrieved {
-            hits: Vec::new(),
-            block: None,
-        });
-    }
+/// Ranked long-term query of `user`'s store for `query`.
+pub fn retrieve(mem: &Memory, user: &str, query: &str) -> Result<Retrieved> {
     let opts = QueryOpts {
         k: RETRIEVAL_K,
         tags: Vec::new(),
         user: user.to_string(),
     };
-    let hits = Memory::open_fast(home)?.query(query, &opts)?;
+    let hits = mem.query(query, &opts)?;
     Ok(Retrieved {
         hits: hits.iter().map(|h| (h.id.clone(), h.score)).collect(),
         block: (!hits.is_empty()).then(|| memory::render_block(&hits)),
@@ -46,15 +41,16 @@ pub fn extract(payload: &str) -> Result<Vec<MemoryCandidate>> {
     Ok(memory::extract_candidates(&text)?.candidates)
 }
 
-/// Proposes candidates as pending; returns each one's id or error.
+/// Proposes candidates as pending (after replaying any ledger decision a crash left out of
+/// the database, as [`Memory::open`] does); returns each one's id or error.
 pub fn propose(
-    home: &Home,
+    mem: &Memory,
     cands: Vec<MemoryCandidate>,
     user: Option<&str>,
     session_id: &str,
     run_id: &str,
 ) -> Result<Vec<Result<String>>> {
-    let mem = Memory::open(home)?;
+    mem.reconcile()?;
     Ok(cands
         .into_iter()
         .map(|c| {
@@ -69,4 +65,156 @@ pub fn propose(
             .map(|row| row.id)
         })
         .collect())
+}
+
+/// What a finished turn leaves in short-term memory.
+pub struct TurnSummary<'a> {
+    pub user: Option<&'a str>,
+    pub session_id: &'a str,
+    /// The user's message.
+    pub message: &'a str,
+    /// The visible answer.
+    pub output: &'a str,
+    /// The session's open loops after the commit (the newest become `open_questions`).
+    pub open_loops: &'a [String],
+    pub tools: &'a [ToolRecord],
+    /// A tool failed during the turn: the entry may be wrong and is never promoted.
+    pub tainted: bool,
+}
+
+const INTENT_BYTES: usize = 300;
+const RESOLUTION_BYTES: usize = 600;
+const QUESTION_BYTES: usize = 200;
+const ENTITY_BYTES: usize = 120;
+const MAX_ENTITIES: usize = 8;
+const MAX_TOOLS: usize = 8;
+
+/// `s` on one line (whitespace runs become one space), cut to at most `max` bytes on a char
+/// boundary, `…` marking a cut.
+fn one_line(s: &str, max: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+/// The seed 001 STM entry of a turn: intent (the message), resolution (the answer), the
+/// newest open loops as open questions (at most 3), the tools used (name and status) and the
+/// entities they named (their string arguments: paths, URLs, ids). Shrunk, entities first,
+/// until it fits [`STM_MAX_ENTRY_BYTES`].
+pub fn stm_entry(t: &TurnSummary<'_>) -> StmEntry {
+    let open_questions: Vec<String> = t
+        .open_loops
+        .iter()
+        .rev()
+        .take(STM_MAX_OPEN_QUESTIONS)
+        .rev()
+        .map(|q| one_line(q, QUESTION_BYTES))
+        .collect();
+    let tools_used: Vec<Value> = t
+        .tools
+        .iter()
+        .take(MAX_TOOLS)
+        .map(|r| match r.error.as_ref() {
+            Some(e) => json!({"tool": r.tool_name, "status": r.status, "error": e.code.as_str()}),
+            None => json!({"tool": r.tool_name, "status": r.status}),
+        })
+        .collect();
+    let mut entities: Vec<String> = Vec::new();
+    for r in t.tools {
+        let Some(args) = r.args.as_object() else {
+            continue;
+        };
+        for v in args.values().filter_map(Value::as_str) {
+            let v = one_line(v, ENTITY_BYTES);
+            if !v.is_empty() && !entities.contains(&v) && entities.len() < MAX_ENTITIES {
+                entities.push(v);
+            }
+        }
+    }
+    let mut e = StmEntry {
+        user: t.user.unwrap_or_default().to_string(),
+        intent: one_line(t.message, INTENT_BYTES),
+        resolution: one_line(t.output, RESOLUTION_BYTES),
+        open_questions,
+        tools_used,
+        entities,
+        session_id: Some(t.session_id.to_string()),
+        error_tainted: t.tainted,
+        ..StmEntry::default()
+    };
+    while content_size(&e) > STM_MAX_ENTRY_BYTES {
+        if e.entities.pop().is_some()
+            || e.open_questions.pop().is_some()
+            || e.tools_used.pop().is_some()
+        {
+            continue;
+        }
+        if e.resolution.len() > 16 {
+            e.resolution = one_line(&e.resolution, e.resolution.len() / 2);
+        } else {
+            e.intent = one_line(&e.intent, e.intent.len() / 2);
+        }
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, args: Value, ok: bool) -> ToolRecord {
+        ToolRecord {
+            tool_name: name.into(),
+            args,
+            status: if ok { "ok" } else { "error" }.into(),
+            error: (!ok).then(|| crate::error::Error::not_found("gone")),
+            result_ref: None,
+        }
+    }
+
+    #[test]
+    fn entry_of_a_turn_is_bounded_and_one_line() {
+        let loops: Vec<String> = (0..5).map(|i| format!("loop {i}")).collect();
+        let tools = [
+            tool("fs.read_text", json!({"path": "notes.txt"}), true),
+            tool("fs.read_text", json!({"path": "gone.txt"}), false),
+        ];
+        let e = stm_entry(&TurnSummary {
+            user: Some("u1"),
+            session_id: "s1",
+            message: "read my\n notes",
+            output: "They say: milk.",
+            open_loops: &loops,
+            tools: &tools,
+            tainted: true,
+        });
+        assert_eq!(e.intent, "read my notes");
+        assert_eq!(e.resolution, "They say: milk.");
+        assert_eq!(e.open_questions, ["loop 2", "loop 3", "loop 4"]);
+        assert_eq!(e.entities, ["notes.txt", "gone.txt"]);
+        assert_eq!(e.tools_used[1]["error"], "not_found");
+        assert!(e.error_tainted && !e.error_state);
+        let huge = "é".repeat(5000);
+        let many: Vec<ToolRecord> = (0..20)
+            .map(|i| tool("t", json!({"a": format!("{huge}{i}")}), true))
+            .collect();
+        let loops = vec![huge.clone(); 3];
+        let e = stm_entry(&TurnSummary {
+            user: None,
+            session_id: "s1",
+            message: &huge,
+            output: &huge,
+            open_loops: &loops,
+            tools: &many,
+            tainted: false,
+        });
+        assert!(content_size(&e) <= STM_MAX_ENTRY_BYTES);
+        assert!(e.intent.ends_with('…') && e.resolution.ends_with('…'));
+    }
 }

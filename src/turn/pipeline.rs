@@ -20,7 +20,11 @@
 //!    the start (a concurrent turn gets `conflict`; nothing is lost): NOTES patches applied as
 //!    [`Actor::Model`] (requests, never grants), the user message and the visible answer
 //!    appended to `recent_messages`, which [`condense`] keeps bounded.
-//! 6. At most 2 memory candidates are proposed (pending, for a human to decide).
+//! 6. At most 2 memory candidates are proposed (pending, for a human to decide), and the turn
+//!    leaves one short-term memory entry (intent, resolution, open questions, tools used,
+//!    entities; traced as `stm`), except when it escalated: a failed turn never gets here.
+//!    The memory store is opened once per turn, and only when retrieval finds one, candidates
+//!    were proposed or the entry is written.
 //! 7. The visible answer is sanitized (`"..."` if nothing is left); the turn record goes to
 //!    `turns.jsonl` and stdout; the audit log gets `run.completed`, `run.failed` or
 //!    `run.cancelled`.
@@ -32,6 +36,7 @@
 //! trace, then the turn record, then the remaining audit events with the terminal one are
 //! written, in that order.
 
+use super::mem::TurnSummary;
 use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
 use super::{Profile, RoleSpec, ThinkingMode, TurnInput};
@@ -43,6 +48,7 @@ use crate::contracts::{ChatMessage, Checkpoint, MemoryCandidate, NotesPatch, Rol
 pub use crate::contracts::{ToolRecord, TurnRecord};
 use crate::error::{Code, Error, Result};
 use crate::home::{Home, safe_component};
+use crate::memory::Memory;
 use crate::notes::{self, Actor};
 use crate::sanitize;
 use crate::store;
@@ -100,6 +106,8 @@ struct Work<'a> {
     pending_trace: Vec<Vec<u8>>,
     /// Whether the run's lifecycle events were flushed (before the first LLM call).
     lifecycle_flushed: bool,
+    /// The memory store, opened once when first needed (retrieval, candidates, STM).
+    memory: Option<Memory>,
 }
 
 impl Work<'_> {
@@ -113,6 +121,15 @@ impl Work<'_> {
     /// Queues one audit event of the run.
     fn audit(&mut self, event_type: &str, payload: Value) -> Result<()> {
         self.audit.queue(event_type, "system", payload)
+    }
+
+    /// The home's memory store, opened (and created if needed) on first use.
+    fn memory(&mut self) -> Result<&Memory> {
+        let m = match self.memory.take() {
+            Some(m) => m,
+            None => Memory::open_fast(self.home)?,
+        };
+        Ok(self.memory.insert(m))
     }
 
     /// Writes the queued trace events.
@@ -444,6 +461,7 @@ pub fn run(
         any_tool_failed: false,
         pending_trace: Vec::new(),
         lifecycle_flushed: false,
+        memory: None,
     };
     let mut record = TurnRecord {
         run_id: run_id.clone(),
@@ -683,7 +701,8 @@ fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnRecord) -> Resu
     if !w.candidates.is_empty() {
         let cands: Vec<MemoryCandidate> =
             w.candidates.drain(..).take(MAX_MEMORY_CANDIDATES).collect();
-        let ids = super::mem::propose(home, cands, opts.user_id.as_deref(), sid, &w.run_id)?;
+        let run_id = w.run_id.clone();
+        let ids = super::mem::propose(w.memory()?, cands, opts.user_id.as_deref(), sid, &run_id)?;
         for r in ids {
             match r {
                 Ok(id) => record.memory_candidates.push(id),
@@ -694,6 +713,26 @@ fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnRecord) -> Resu
                 }
             }
         }
+    }
+
+    // Short-term memory: one entry per completed turn, never for one in an error state (an
+    // escalation is one). Non-authoritative: a failure to write it is traced, the turn stands.
+    if !w.escalated {
+        let entry = super::mem::stm_entry(&TurnSummary {
+            user: opts.user_id.as_deref(),
+            session_id: sid,
+            message: &input.message,
+            output: &output,
+            open_loops: &committed.state.open_loops,
+            tools: &w.tools,
+            tainted: w.any_tool_failed,
+        });
+        let written = w.memory().and_then(|m| m.stm_add(entry));
+        let data = match written {
+            Ok(e) => json!({"run_id": w.run_id, "id": e.id, "tainted": e.error_tainted}),
+            Err(e) => json!({"run_id": w.run_id, "error": e}),
+        };
+        w.trace("stm", data)?;
     }
     record.output = output;
     Ok(())
@@ -714,7 +753,10 @@ fn retrieve(w: &mut Work<'_>, role: &RoleSpec, query: &str) -> Result<Option<Str
         .user_id
         .clone()
         .unwrap_or_else(|| "default".to_string());
-    match super::mem::retrieve(home, &user, query) {
+    let found = w
+        .memory()
+        .and_then(|m| super::mem::retrieve(m, &user, query));
+    match found {
         Ok(r) => {
             w.trace(
                 "retrieval",
@@ -932,7 +974,8 @@ pub fn role_request(
     let history =
         condense::condense(&cp.recent_messages, &Caps::default(), Mode::Pressure).messages;
     let retrieval = if role.wants_retrieval && home.memory_db().exists() {
-        super::mem::retrieve(home, user_id.unwrap_or("default"), message)?.block
+        let mem = Memory::open_fast(home)?;
+        super::mem::retrieve(&mem, user_id.unwrap_or("default"), message)?.block
     } else {
         None
     };

@@ -765,6 +765,8 @@ fn recap_injects_a_summary_and_falls_back_when_ignored() {
 #[test]
 fn failure_loop_enters_recovery_then_escalates() {
     let env = TestEnv::new();
+    // Listing creates the memory store (so "no entry" below is not "no database").
+    assert!(env.jsonl(&["memory", "stm", "list"], "").is_empty());
     let bad = |id: &str| json!({"id": id, "tool": "no.such_tool", "args": {}});
     let spec = script(
         &env,
@@ -785,6 +787,9 @@ fn failure_loop_enters_recovery_then_escalates() {
     assert!(out.contains("How would you like me to proceed?"), "{out}");
     assert!(out.contains("no.such_tool"), "{out}");
     assert_eq!(rec["tools"].as_array().unwrap().len(), 5);
+    // An escalation is an error state: no short-term memory entry.
+    assert!(env.jsonl(&["memory", "stm", "list"], "").is_empty());
+    assert!(!kinds(&trace(&env, "fl")).contains(&"stm".to_string()));
 }
 
 #[test]
@@ -1067,4 +1072,129 @@ fn turn_record_schema_describes_what_turn_prints() {
     // The record as appended to turns.jsonl is the one printed.
     let lines = read_jsonl(env.home().join("turns.jsonl"));
     assert_eq!(lines, [rec]);
+}
+
+#[test]
+fn a_completed_turn_leaves_one_short_term_memory_entry() {
+    let env = TestEnv::new();
+    let root = sandbox(&env);
+    std::fs::write(root.join("notes.txt"), "remember the milk").unwrap();
+    env.bob(&["tool", "enable", "--session", "m1", "fs.read_text"])
+        .assert()
+        .success();
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"think","content":"Read the notes. <<<NOTES_JSON>>>{\"add_open_loops\":[\"buy milk?\"]}<<<END_NOTES_JSON>>>"}),
+            json!({"role":"respond","content":"","tool_calls":[{"id":"t1","tool":"fs.read_text","args":{"path":"notes.txt"}}]}),
+            json!({"role":"respond","match":"remember the milk","content":"Your note says:\nremember the milk."}),
+        ],
+    );
+    let out = env
+        .bob(&[
+            "turn",
+            "--backend",
+            &spec,
+            "--session",
+            "m1",
+            "--user",
+            "ann",
+        ])
+        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+        .env("BOB_TOOL_ROOTS", &root)
+        .write_stdin("what is in\nmy notes?")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["status"], "completed");
+    let stm = env.jsonl(&["memory", "stm", "list", "--user", "ann"], "");
+    assert_eq!(stm.len(), 1, "{stm:?}");
+    let e = &stm[0];
+    assert_eq!(e["intent"], "what is in my notes?");
+    assert_eq!(e["resolution"], "Your note says: remember the milk.");
+    assert_eq!(e["open_questions"], json!(["buy milk?"]));
+    assert_eq!(
+        e["tools_used"],
+        json!([{"tool": "fs.read_text", "status": "ok"}])
+    );
+    assert_eq!(e["entities"], json!(["notes.txt"]));
+    assert_eq!(e["sessions_seen"], json!(["m1"]));
+    assert!(e.get("error_tainted").is_none());
+    let tr = trace(&env, "m1");
+    let ev = tr.iter().find(|e| e["kind"] == "stm").unwrap();
+    assert_eq!(ev["data"]["id"], e["id"]);
+    assert_eq!(ev["data"]["run_id"], rec["run_id"]);
+    // A second turn adds a second entry; nothing for other users.
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"think","content":"ok"}),
+            json!({"role":"respond","content":"Fine."}),
+        ],
+    );
+    turn_json(
+        &env,
+        &["--backend", &spec, "--session", "m1", "--user", "ann"],
+        "and now?",
+    );
+    let stm = env.jsonl(&["memory", "stm", "list", "--user", "ann"], "");
+    assert_eq!(stm.len(), 2);
+    assert_eq!(stm[0]["intent"], "and now?");
+    assert!(env.jsonl(&["memory", "stm", "list"], "").is_empty());
+}
+
+#[test]
+fn a_failed_turn_writes_no_short_term_memory() {
+    let env = TestEnv::new();
+    // Creates the store, so "nothing written" is not just "no database".
+    env.json(
+        &["memory", "stm", "add"],
+        r#"{"intent":"earlier","resolution":"done"}"#,
+    );
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"think","content":"ok"}),
+            json!({"role":"respond","error":{"status":500,"message":"model overloaded"}}),
+        ],
+    );
+    let out = env
+        .bob(&["turn", "--backend", &spec, "--session", "f1"])
+        .write_stdin("hello")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(6));
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["status"], "failed");
+    // A conflicting turn (stale --expect-revision) writes none either.
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"think","content":"ok"}),
+            json!({"role":"respond","content":"Fine."}),
+        ],
+    );
+    env.fails(
+        &[
+            "turn",
+            "--backend",
+            &spec,
+            "--session",
+            "f1",
+            "--expect-revision",
+            "7",
+        ],
+        "hello",
+        5,
+        "conflict",
+    );
+    let stm = env.jsonl(&["memory", "stm", "list"], "");
+    assert_eq!(stm.len(), 1, "{stm:?}");
+    assert_eq!(stm[0]["intent"], "earlier");
+    assert!(!kinds(&trace(&env, "f1")).contains(&"stm".to_string()));
 }
