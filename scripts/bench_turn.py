@@ -4,7 +4,12 @@
 
   1. bob's own overhead per turn = wall time of `bob turn` - time the server spent on its
      requests, for the bob and spectator profiles (median over N turns), with the home on
-     tmpfs (/dev/shm) and on disk; curl doing the same number of requests is the peer;
+     tmpfs (/dev/shm) and on disk; curl doing the same number of requests is the peer.
+     The server's time on a request runs from its arrival (for the first request of a
+     connection: from the accept, so the handler thread's start is the server's; for the next
+     ones: from the first byte) to the flushed reply. The older measure, the handler's
+     do_POST alone, charged Python's thread start and header parsing (~0.2 ms a request,
+     ~0.7 ms more on a new connection) to bob; it is printed too, as "handler-only";
   2. time to the first streamed delta: `bob chat --stream` vs `curl -N` reading the same SSE
      stream (the first chunk is sent at once, the rest 20 ms apart).
 """
@@ -12,7 +17,9 @@ import http.server, json, os, socket, shutil, socketserver, statistics, subproce
 
 BOB = sys.argv[1]
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 30
-server_time = []  # seconds spent per request, appended by the handler
+server_time = []  # seconds spent per request (from its arrival), appended by the handler
+handler_time = []  # seconds spent in do_POST alone (the older, partial measure)
+accepted = {}  # socket fd -> when the server accepted the connection
 lock = threading.Lock()
 
 COMPLETION = json.dumps({
@@ -35,6 +42,22 @@ class H(http.server.BaseHTTPRequestHandler):
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     def log_message(self, *a):
         pass
+    def handle_one_request(self):
+        # The request's arrival: the accept for a connection's first request, else the first
+        # byte of the next one (peek waits for it without consuming it).
+        with lock:
+            t0 = accepted.pop(self.request.fileno(), None)
+        if t0 is None:
+            try:
+                if not self.rfile.peek(1):
+                    self.close_connection = True
+                    return
+            except OSError:
+                self.close_connection = True
+                return
+            t0 = time.perf_counter()
+        self.arrived = t0
+        super().handle_one_request()
     def do_POST(self):
         t0 = time.perf_counter()
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -44,8 +67,10 @@ class H(http.server.BaseHTTPRequestHandler):
                     b"Content-Length: %d\r\n\r\n" % len(COMPLETION))
             self.wfile.write(head + COMPLETION)
             self.wfile.flush()
+            t1 = time.perf_counter()
             with lock:
-                server_time.append(time.perf_counter() - t0)
+                server_time.append(t1 - self.arrived)
+                handler_time.append(t1 - t0)
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -66,6 +91,11 @@ class H(http.server.BaseHTTPRequestHandler):
 
 class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
+    def get_request(self):
+        conn, addr = super().get_request()
+        with lock:
+            accepted[conn.fileno()] = time.perf_counter()
+        return conn, addr
 
 srv = S(("127.0.0.1", 0), H)
 threading.Thread(target=srv.serve_forever, daemon=True).start()
@@ -75,7 +105,7 @@ msgs = json.dumps([{"role": "user", "content": "hello"}])
 def turn_overheads(profile, home_parent):
     home = tempfile.mkdtemp(dir=home_parent)
     env = dict(os.environ, BOB_HOME=home, BOB_CHAT_BASE_URL=base, BOB_CHAT_MODEL="bench")
-    out = []
+    out, old = [], []
     try:
         for i in range(N + 3):
             with lock:
@@ -88,11 +118,13 @@ def turn_overheads(profile, home_parent):
                 sys.exit(f"bob turn failed: {p.stderr.decode()}")
             with lock:
                 st = sum(server_time[before:])
+                ht = sum(handler_time[before:])
             if i >= 3:  # warm-up
                 out.append((wall - st) * 1000)
+                old.append((wall - ht) * 1000)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return out
+    return out, old
 
 def curl_requests(k):
     out = []
@@ -130,10 +162,11 @@ def first_delta(cmd, marker, stdin=None):
 def med(xs):
     return statistics.median(xs)
 
-res = {}
+res, res_old = {}, {}
 for where, parent in [("tmpfs", "/dev/shm"), ("disk", tempfile.gettempdir())]:
     for profile in ["bob", "spectator"]:
-        res[f"{profile}/{where}"] = med(turn_overheads(profile, parent))
+        new, old = turn_overheads(profile, parent)
+        res[f"{profile}/{where}"], res_old[f"{profile}/{where}"] = med(new), med(old)
 curl2, curl4 = med(curl_requests(2)), med(curl_requests(4))
 bob_fd = med(first_delta([BOB, "chat", "--stream"], b'"event":"delta"', msgs))
 curl_fd = med(first_delta(["curl", "-sN", "-H", "Content-Type: application/json", "-d",
@@ -146,7 +179,7 @@ print(f"{'case':<28}{'median ms':>10}")
 for k, v in res.items():
     prof, where = k.split("/")
     target = 5 if prof == "bob" else 10
-    print(f"{'bob turn ' + prof + ' (home on ' + where + ')':<40}{v:>8.2f}   target <= {target} ms" + ("" if where == "tmpfs" else " (n/a: includes fdatasyncs)"))
+    print(f"{'bob turn ' + prof + ' (home on ' + where + ')':<40}{v:>8.2f}   target <= {target} ms" + ("" if where == "tmpfs" else " (n/a: includes fdatasyncs)") + f"   [handler-only server time: {res_old[k]:.2f}]")
 print(f"{'peer: curl, 2 requests (= bob profile)':<40}{curl2:>8.2f}")
 print(f"{'peer: curl, 4 requests (= spectator)':<40}{curl4:>8.2f}")
 print(f"{'spawning /bin/true (harness cost)':<40}{true_spawn:>8.2f}")
