@@ -17,9 +17,11 @@
 //!    recovery mode adds a note to the system prompt; escalation ends the turn with the seed
 //!    003 escalation response.
 //! 5. The checkpoint is committed through [`checkpoint::update`] against the revision taken at
-//!    the start (a concurrent turn gets `conflict`; nothing is lost): NOTES patches applied as
-//!    [`Actor::Model`] (requests, never grants), the user message and the visible answer
-//!    appended to `recent_messages`, which [`condense`] keeps bounded.
+//!    the start (a concurrent turn gets `conflict`; nothing is lost): the user message and the
+//!    visible answer appended to `recent_messages`, the NOTES patches applied as
+//!    [`Actor::Model`] (requests, never grants) by [`notes::apply_to_checkpoint`], as `bob notes
+//!    apply` does, then [`condense`] keeps `recent_messages` bounded. The trace gets the events
+//!    of [`notes::trace_events`] (the same data as `bob notes apply`) with the `run_id`.
 //! 6. At most 2 memory candidates are proposed (pending, for a human to decide), and the turn
 //!    leaves one short-term memory entry (intent, resolution, open questions, tools used,
 //!    entities; traced as `stm`), except when it escalated: a failed turn never gets here.
@@ -98,6 +100,10 @@ struct Work<'a> {
     upstream: Vec<Upstream>,
     patch: NotesPatch,
     notes_errors: Vec<String>,
+    /// The malformed NOTES blocks, for the `notes_patch {error}` trace events.
+    notes_error_events: Vec<Error>,
+    /// Payload keys of the NOTES blocks that no accepted shape has.
+    notes_ignored_keys: Vec<String>,
     candidates: Vec<MemoryCandidate>,
     escalated: bool,
     any_tool_failed: bool,
@@ -230,6 +236,12 @@ impl Work<'_> {
         for e in ex.errors {
             self.notes_errors
                 .push(format!("{}: {}", role.name, e.message));
+            self.notes_error_events.push(e);
+        }
+        for k in ex.ignored_keys {
+            if !self.notes_ignored_keys.contains(&k) {
+                self.notes_ignored_keys.push(k);
+            }
         }
         let (text, found) = take_memory_blocks(&ex.visible_text);
         if role.proposes_memory {
@@ -456,6 +468,8 @@ pub fn run(
         upstream: Vec::new(),
         patch: NotesPatch::default(),
         notes_errors: Vec::new(),
+        notes_error_events: Vec::new(),
+        notes_ignored_keys: Vec::new(),
         candidates: Vec::new(),
         escalated: false,
         any_tool_failed: false,
@@ -651,15 +665,17 @@ fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnRecord) -> Resu
     let answer = ChatMessage::new(Role::Assistant, output.clone());
     let (committed, report) =
         checkpoint::update(home, sid, Some(base_revision), |c: &mut Checkpoint| {
-            let report =
-                (!patch.is_empty()).then(|| notes::apply(&mut c.state, &patch, Actor::Model));
             c.recent_messages.push(user_msg);
             c.recent_messages.push(answer);
-            let mode = match report.as_ref().and_then(|r| r.condense) {
-                Some(notes::CondenseRequest::Now) => Mode::Force,
-                _ => Mode::Pressure,
+            // The same application as `bob notes apply` (with any condensation it asks for),
+            // then the usual pressure condensation keeps recent_messages bounded.
+            let report = if patch.is_empty() {
+                notes::ApplyReport::default()
+            } else {
+                notes::apply_to_checkpoint(c, &patch, Actor::Model)
             };
-            let condensed = condense::condense(&c.recent_messages, &Caps::default(), mode);
+            let condensed =
+                condense::condense(&c.recent_messages, &Caps::default(), Mode::Pressure);
             c.recent_messages = condensed.messages;
             Ok((report, condensed.dropped.len()))
         })
@@ -673,27 +689,23 @@ fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnRecord) -> Resu
                 e
             }
         })?;
-    let (report, dropped) = report;
+    let (mut report, dropped) = report;
+    report.ignored_keys = std::mem::take(&mut w.notes_ignored_keys);
     record.revision = Some(committed.revision);
-    let notes_value = match &report {
-        Some(r) => json!({"applied": r.applied, "actions": r.actions, "requested": r.requested,
-            "refused": r.refused, "ignored_actions": r.ignored_actions, "errors": w.notes_errors}),
-        None => json!({"applied": [], "actions": [], "requested": [], "refused": [],
-            "ignored_actions": [], "errors": w.notes_errors}),
-    };
-    w.trace(
-        "notes_patch",
-        json!({"run_id": w.run_id, "patch": patch, "report": notes_value,
-               "revision": committed.revision, "condensed_dropped": dropped}),
-    )?;
-    if let Some(r) = &report
-        && (!r.actions.is_empty() || !r.ignored_actions.is_empty() || !r.refused.is_empty())
-    {
-        w.trace(
-            "actions",
-            json!({"run_id": w.run_id, "actions": r.actions, "ignored": r.ignored_actions,
-                   "refused": r.refused, "requested": r.requested}),
-        )?;
+    let notes_value = json!({"applied": report.applied, "actions": report.actions,
+        "requested": report.requested, "refused": report.refused,
+        "ignored_actions": report.ignored_actions, "errors": w.notes_errors});
+    // The trace data `bob notes apply` writes, plus the run and the pressure condensation.
+    let errors = std::mem::take(&mut w.notes_error_events);
+    let events = notes::trace_events(&patch, &report, &errors, committed.revision, Actor::Model);
+    for (kind, mut data) in events {
+        if let Some(m) = data.as_object_mut() {
+            m.insert("run_id".into(), json!(w.run_id));
+            if kind == "notes_patch" && !m.contains_key("error") {
+                m.insert("condensed_dropped".into(), json!(dropped));
+            }
+        }
+        w.trace(kind, data)?;
     }
     record.notes = notes_value;
 

@@ -1198,3 +1198,53 @@ fn a_failed_turn_writes_no_short_term_memory() {
     assert_eq!(stm[0]["intent"], "earlier");
     assert!(!kinds(&trace(&env, "f1")).contains(&"stm".to_string()));
 }
+
+#[test]
+fn a_turn_applies_notes_as_notes_apply_does_and_traces_the_same_data() {
+    let env = TestEnv::new();
+    let block = "<<<NOTES_JSON>>>{\"add_open_loops\":[\"find the name\"],\"bogus_key\":1,\"actions\":[\"request_permission:net:example.com\",\"grant_permission:net\",\"condense_now\"]}<<<END_NOTES_JSON>>> <<<NOTES_JSON>>>{broken<<<END_NOTES_JSON>>>";
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"think","content":format!("Thinking. {block}")}),
+            json!({"role":"respond","content":"Hello."}),
+        ],
+    );
+    let rec = turn_json(&env, &["--backend", &spec, "--session", "na"], "hi");
+    assert_eq!(rec["notes"]["requested"], json!(["net:example.com"]));
+    assert_eq!(rec["notes"]["refused"][0]["action"], "grant_permission:net");
+    assert_eq!(rec["notes"]["errors"].as_array().unwrap().len(), 1);
+    let applied = env.json(
+        &["notes", "apply", "--session", "nb"],
+        &json!({"role": "assistant", "content": format!("Thinking. {block}")}).to_string(),
+    );
+    assert_eq!(applied["revision"], 1);
+    let a = trace(&env, "na");
+    let b = trace(&env, "nb");
+    let notes_of = |t: &[Value]| -> Vec<(String, Value)> {
+        t.iter()
+            .filter(|e| e["kind"] == "notes_patch" || e["kind"] == "actions")
+            .map(|e| {
+                let mut d = e["data"].clone();
+                let m = d.as_object_mut().unwrap();
+                m.remove("run_id");
+                m.remove("condensed_dropped");
+                // The turn's checkpoint holds the exchange; the fresh session holds nothing.
+                if let Some(c) = m.get_mut("condense").and_then(Value::as_object_mut) {
+                    c.remove("total_chars");
+                }
+                (e["kind"].as_str().unwrap().to_string(), d)
+            })
+            .collect()
+    };
+    let (ta, tb) = (notes_of(&a), notes_of(&b));
+    assert_eq!(ta, tb);
+    let kinds: Vec<&str> = ta.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(kinds, ["notes_patch", "notes_patch", "actions"]);
+    assert_eq!(ta[1].1["ignored_keys"], json!(["bogus_key"]));
+    // The turn's events carry its run id.
+    let ev = a.iter().find(|e| e["kind"] == "actions").unwrap();
+    assert_eq!(ev["data"]["run_id"], rec["run_id"]);
+    // condense_now ran on the turn's checkpoint as it does for notes apply.
+    assert_eq!(ev["data"]["condense"]["status"], "done");
+}
