@@ -163,16 +163,23 @@ pub struct Redactor {
 }
 
 impl Redactor {
-    /// The built-in rules plus the secret-named variables of this process's environment.
+    /// The built-in rules plus the secret-named variables of this process's environment (read
+    /// once per process: a turn loads several redactors).
     pub fn from_env() -> Redactor {
-        let mut literals: Vec<String> = std::env::vars()
-            .filter(|(k, v)| is_secret_env_name(k) && v.chars().count() >= 8)
-            .map(|(_, v)| v)
-            .collect();
-        literals.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        literals.dedup();
+        static ENV_SECRETS: OnceLock<Vec<String>> = OnceLock::new();
+        let literals = ENV_SECRETS.get_or_init(|| {
+            let mut literals: Vec<String> = std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .filter(|(k, v)| is_secret_env_name(k) && v.chars().count() >= 8)
+                .map(|(_, v)| v)
+                .collect();
+            // Longest first (a secret containing another is masked whole); equal ones adjacent.
+            literals.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+            literals.dedup();
+            literals
+        });
         Redactor {
-            literals,
+            literals: literals.clone(),
             rules: Vec::new(),
         }
     }
