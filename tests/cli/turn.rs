@@ -1248,3 +1248,74 @@ fn a_turn_applies_notes_as_notes_apply_does_and_traces_the_same_data() {
     // condense_now ran on the turn's checkpoint as it does for notes apply.
     assert_eq!(ev["data"]["condense"]["status"], "done");
 }
+
+#[test]
+fn ctrl_c_while_a_tool_runs_stops_the_turn_before_the_next_tool() {
+    let env = TestEnv::new();
+    let root = sandbox(&env);
+    env.bob(&[
+        "tool",
+        "enable",
+        "--session",
+        "cc",
+        "shell.exec",
+        "fs.list_dir",
+    ])
+    .assert()
+    .success();
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"think","content":"ok"}),
+            json!({"role":"respond","content":"","tool_calls":[
+                {"id":"t1","tool":"shell.exec","args":{"cmd":"sleep 1","timeout_s":10}},
+                {"id":"t2","tool":"fs.list_dir","args":{"path":"."}}]}),
+            json!({"role":"respond","content":"never reached"}),
+        ],
+    );
+    let mut child = env
+        .std_command(&["turn", "--backend", &spec, "--session", "cc"])
+        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+        .env("BOB_TOOL_ROOTS", &root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"go").unwrap();
+    }
+    // The tool plan is flushed just before the tools run.
+    let path = env.home().join("traces").join("cc.jsonl");
+    let t = std::time::Instant::now();
+    while !std::fs::read_to_string(&path).is_ok_and(|s| s.contains("tool_plan"))
+        && t.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: signalling our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["status"], "cancelled");
+    let tools = rec["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(tools[0]["tool_name"], "shell.exec");
+    assert_eq!(tools[0]["status"], "ok", "{tools:?}");
+    let events = audit(&env, "agent_default");
+    let called: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event_type"] == "tool.call")
+        .collect();
+    assert_eq!(called.len(), 1, "{called:?}");
+    assert_eq!(called[0]["payload"]["tool"], "shell.exec");
+    assert_eq!(events.last().unwrap()["event_type"], "run.cancelled");
+}
