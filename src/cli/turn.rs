@@ -83,12 +83,6 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     };
     crate::home::safe_component("session_id", &session)?;
     crate::home::safe_component("agent_id", &args.agent)?;
-    let backend = Backend::resolve(
-        &ctx.home,
-        args.backend.backend.as_deref(),
-        Route::Chat,
-        &args.backend.overrides(),
-    )?;
     let opts = TurnOptions {
         session_id: session,
         agent_id: args.agent,
@@ -99,9 +93,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         stream: args.stream,
         max_tool_rounds: args.max_tool_rounds.min(16),
     };
+    // Retrieval runs on its own thread while the backend and the runtime are set up.
+    let prefetch = pipeline::Prefetch::start(&ctx.home, &opts, &input.message);
+    let backend = Backend::resolve(
+        &ctx.home,
+        args.backend.backend.as_deref(),
+        Route::Chat,
+        &args.backend.overrides(),
+    )?;
     let rt = crate::backend::runtime()?;
     let cancel = Cancel::on_ctrl_c();
-    let outcome = pipeline::run(&ctx.home, &backend, &rt, &input, &opts, &cancel)?;
+    let outcome =
+        pipeline::run_prefetched(&ctx.home, &backend, &rt, &input, &opts, &cancel, prefetch)?;
     ctx.out.doc(&outcome.record)?;
     match outcome.error {
         None => Ok(()),

@@ -114,6 +114,8 @@ struct Work<'a> {
     lifecycle_flushed: bool,
     /// The memory store, opened once when first needed (retrieval, candidates, STM).
     memory: Option<Memory>,
+    /// The retrieval started before the turn set itself up.
+    prefetch: Prefetch,
 }
 
 impl Work<'_> {
@@ -434,6 +436,78 @@ const RECOVERY_NOTE: &str = "the last tool calls failed repeatedly. Check each c
 name against the list of enabled tools and its arguments against the tool's input; prefer \
 answering with what you already know, or ask the user, over repeating a failing call.";
 
+/// What the retrieval thread brings back: the opened store and the query's result.
+struct Prefetched {
+    memory: Option<Memory>,
+    found: Result<super::mem::Retrieved>,
+}
+
+/// The turn's retrieval, started on its own thread as soon as the message is known: every
+/// role that retrieves queries the user's message, so the memory store can be opened and
+/// queried while the turn sets itself up (backend, runtime, audit, checkpoint). Without a
+/// memory store, or for a profile whose roles never retrieve, nothing is started.
+pub struct Prefetch {
+    query: String,
+    handle: Option<std::thread::JoinHandle<Prefetched>>,
+}
+
+impl Prefetch {
+    /// Starts the retrieval of `message` for `opts.user_id` (else `default`).
+    pub fn start(home: &Home, opts: &TurnOptions, message: &str) -> Prefetch {
+        if !opts.profile.roles().iter().any(|r| r.wants_retrieval) || !home.memory_db().exists() {
+            return Prefetch {
+                query: message.to_string(),
+                handle: None,
+            };
+        }
+        let home = home.clone();
+        let user = opts.user_id.clone().unwrap_or_else(|| "default".into());
+        let query = message.to_string();
+        let spawned = std::thread::Builder::new()
+            .name("bob-retrieval".into())
+            .spawn(move || match Memory::open_fast(&home) {
+                Ok(m) => {
+                    let found = super::mem::retrieve(&m, &user, &query);
+                    Prefetched {
+                        memory: Some(m),
+                        found,
+                    }
+                }
+                Err(e) => Prefetched {
+                    memory: None,
+                    found: Err(e),
+                },
+            });
+        // A thread that cannot start leaves the retrieval to the role, as without a prefetch.
+        Prefetch {
+            query: message.to_string(),
+            handle: spawned.ok(),
+        }
+    }
+
+    /// The prefetched result for `query`, waiting for it; `None` when nothing was started
+    /// for that query.
+    fn take(&mut self, query: &str) -> Option<Prefetched> {
+        if query != self.query {
+            return None;
+        }
+        let h = self.handle.take()?;
+        Some(h.join().unwrap_or_else(|_| Prefetched {
+            memory: None,
+            found: Err(Error::internal("the retrieval thread panicked")),
+        }))
+    }
+}
+
+impl Drop for Prefetch {
+    /// A turn that ended before it retrieved still waits for the thread (it only reads).
+    fn drop(&mut self) {
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
 /// Runs one turn. `Err` only for failures before the run exists (bad ids); every later
 /// failure is an [`Outcome`] with a record whose status says what happened.
 pub fn run(
@@ -443,6 +517,21 @@ pub fn run(
     input: &TurnInput,
     opts: &TurnOptions,
     cancel: &Cancel,
+) -> Result<Outcome> {
+    let prefetch = Prefetch::start(home, opts, &input.message);
+    run_prefetched(home, backend, rt, input, opts, cancel, prefetch)
+}
+
+/// [`run`] with a retrieval the caller started earlier ([`Prefetch::start`] with the same
+/// home, options and message).
+pub fn run_prefetched(
+    home: &Home,
+    backend: &Backend,
+    rt: &tokio::runtime::Runtime,
+    input: &TurnInput,
+    opts: &TurnOptions,
+    cancel: &Cancel,
+    prefetch: Prefetch,
 ) -> Result<Outcome> {
     let started = Instant::now();
     safe_component("session_id", &opts.session_id)?;
@@ -476,6 +565,7 @@ pub fn run(
         pending_trace: Vec::new(),
         lifecycle_flushed: false,
         memory: None,
+        prefetch,
     };
     let mut record = TurnRecord {
         run_id: run_id.clone(),
@@ -765,9 +855,17 @@ fn retrieve(w: &mut Work<'_>, role: &RoleSpec, query: &str) -> Result<Option<Str
         .user_id
         .clone()
         .unwrap_or_else(|| "default".to_string());
-    let found = w
-        .memory()
-        .and_then(|m| super::mem::retrieve(m, &user, query));
+    let found = match w.prefetch.take(query) {
+        Some(p) => {
+            if let Some(m) = p.memory {
+                w.memory = Some(m);
+            }
+            p.found
+        }
+        None => w
+            .memory()
+            .and_then(|m| super::mem::retrieve(m, &user, query)),
+    };
     match found {
         Ok(r) => {
             w.trace(
