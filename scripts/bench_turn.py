@@ -9,11 +9,13 @@
      connection: from the accept, so the handler thread's start is the server's; for the next
      ones: from the first byte) to the flushed reply. The older measure, the handler's
      do_POST alone, charged Python's thread start and header parsing (~0.2 ms a request,
-     ~0.7 ms more on a new connection) to bob; it is printed too, as "handler-only";
+     ~0.7 ms more on a new connection) to bob; it is printed too, as "handler-only". bob's
+     CPU time per turn (user + system, from the child's rusage) is printed as well: unlike
+     wall time it hardly moves when other work shares the machine;
   2. time to the first streamed delta: `bob chat --stream` vs `curl -N` reading the same SSE
      stream (the first chunk is sent at once, the rest 20 ms apart).
 """
-import http.server, json, os, socket, shutil, socketserver, statistics, subprocess, sys, tempfile, threading, time
+import http.server, json, os, resource, socket, shutil, socketserver, statistics, subprocess, sys, tempfile, threading, time
 
 BOB = sys.argv[1]
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -105,15 +107,17 @@ msgs = json.dumps([{"role": "user", "content": "hello"}])
 def turn_overheads(profile, home_parent):
     home = tempfile.mkdtemp(dir=home_parent)
     env = dict(os.environ, BOB_HOME=home, BOB_CHAT_BASE_URL=base, BOB_CHAT_MODEL="bench")
-    out, old = [], []
+    out, old, cpu = [], [], []
     try:
         for i in range(N + 3):
             with lock:
                 before = len(server_time)
+            ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             p = subprocess.run([BOB, "turn", "--profile", profile, "--session", f"s{i}"],
                                input=b"hello bob", capture_output=True, env=env)
             wall = time.perf_counter() - t0
+            ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             if p.returncode != 0:
                 sys.exit(f"bob turn failed: {p.stderr.decode()}")
             with lock:
@@ -122,9 +126,10 @@ def turn_overheads(profile, home_parent):
             if i >= 3:  # warm-up
                 out.append((wall - st) * 1000)
                 old.append((wall - ht) * 1000)
+                cpu.append((ru1.ru_utime - ru0.ru_utime + ru1.ru_stime - ru0.ru_stime) * 1000)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    return out, old
+    return out, old, cpu
 
 def curl_requests(k):
     out = []
@@ -162,11 +167,12 @@ def first_delta(cmd, marker, stdin=None):
 def med(xs):
     return statistics.median(xs)
 
-res, res_old = {}, {}
+res, res_old, res_cpu = {}, {}, {}
 for where, parent in [("tmpfs", "/dev/shm"), ("disk", tempfile.gettempdir())]:
     for profile in ["bob", "spectator"]:
-        new, old = turn_overheads(profile, parent)
-        res[f"{profile}/{where}"], res_old[f"{profile}/{where}"] = med(new), med(old)
+        new, old, cpu = turn_overheads(profile, parent)
+        k = f"{profile}/{where}"
+        res[k], res_old[k], res_cpu[k] = med(new), med(old), med(cpu)
 curl2, curl4 = med(curl_requests(2)), med(curl_requests(4))
 bob_fd = med(first_delta([BOB, "chat", "--stream"], b'"event":"delta"', msgs))
 curl_fd = med(first_delta(["curl", "-sN", "-H", "Content-Type: application/json", "-d",
@@ -179,7 +185,7 @@ print(f"{'case':<28}{'median ms':>10}")
 for k, v in res.items():
     prof, where = k.split("/")
     target = 5 if prof == "bob" else 10
-    print(f"{'bob turn ' + prof + ' (home on ' + where + ')':<40}{v:>8.2f}   target <= {target} ms" + ("" if where == "tmpfs" else " (n/a: includes fdatasyncs)") + f"   [handler-only server time: {res_old[k]:.2f}]")
+    print(f"{'bob turn ' + prof + ' (home on ' + where + ')':<40}{v:>8.2f}   target <= {target} ms" + ("" if where == "tmpfs" else " (n/a: includes fdatasyncs)") + f"   [handler-only server time: {res_old[k]:.2f}; bob CPU {res_cpu[k]:.2f}]")
 print(f"{'peer: curl, 2 requests (= bob profile)':<40}{curl2:>8.2f}")
 print(f"{'peer: curl, 4 requests (= spectator)':<40}{curl4:>8.2f}")
 print(f"{'spawning /bin/true (harness cost)':<40}{true_spawn:>8.2f}")
