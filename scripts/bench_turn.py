@@ -178,6 +178,7 @@ bob_fd = med(first_delta([BOB, "chat", "--stream"], b'"event":"delta"', msgs))
 curl_fd = med(first_delta(["curl", "-sN", "-H", "Content-Type: application/json", "-d",
                            '{"model":"bench","stream":true,"messages":' + msgs + '}',
                            base + "/chat/completions"], b"data: "))
+bob_version = med([(lambda t0: (subprocess.run([BOB, "--version"], capture_output=True), (time.perf_counter() - t0) * 1000)[1])(time.perf_counter()) for _ in range(N)])
 true_spawn = med([(lambda t0: (subprocess.run(["true"]), (time.perf_counter() - t0) * 1000)[1])(time.perf_counter()) for _ in range(N)])
 
 print(f"turns per case: {N} (medians, ms; overhead = bob's wall time - server time)")
@@ -189,6 +190,7 @@ for k, v in res.items():
 print(f"{'peer: curl, 2 requests (= bob profile)':<40}{curl2:>8.2f}")
 print(f"{'peer: curl, 4 requests (= spectator)':<40}{curl4:>8.2f}")
 print(f"{'spawning /bin/true (harness cost)':<40}{true_spawn:>8.2f}")
+print(f"{'bob --version (start-up floor)':<40}{bob_version:>8.2f}")
 print(f"{'time to first delta: bob chat --stream':<40}{bob_fd:>8.2f}")
 print(f"{'time to first delta: curl -N':<40}{curl_fd:>8.2f}")
 print(f"{'streaming overhead vs curl':<40}{bob_fd - curl_fd:>8.2f}   target <= 1 ms")
