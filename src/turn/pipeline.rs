@@ -25,8 +25,8 @@
 //! 6. At most 2 memory candidates are proposed (pending, for a human to decide), and the turn
 //!    leaves one short-term memory entry (intent, resolution, open questions, tools used,
 //!    entities; traced as `stm`), except when it escalated: a failed turn never gets here.
-//!    The memory store is opened once per turn, and only when retrieval finds one, candidates
-//!    were proposed or the entry is written.
+//!    The memory store is opened once per turn: by the retrieval thread ([`Prefetch`], started
+//!    as soon as the message is read) when a store exists, else for the candidates or the entry.
 //! 7. The visible answer is sanitized (`"..."` if nothing is left); the turn record goes to
 //!    `turns.jsonl` and stdout; the audit log gets `run.completed`, `run.failed` or
 //!    `run.cancelled`.
