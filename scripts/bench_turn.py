@@ -6,8 +6,9 @@
      requests, for the bob and spectator profiles (median over N turns), with the home on
      tmpfs (/dev/shm) and on disk; curl doing the same number of requests is the peer.
      The server's time on a request runs from its arrival (for the first request of a
-     connection: from the accept, so the handler thread's start is the server's; for the next
-     ones: from the first byte) to the flushed reply. The older measure, the handler's
+     connection: from the accept when the request is already waiting, so the handler thread's
+     start is the server's; otherwise, and for the next ones: from the first byte the handler
+     sees) to the flushed reply. The older measure, the handler's
      do_POST alone, charged Python's thread start and header parsing (~0.2 ms a request,
      ~0.7 ms more on a new connection) to bob; it is printed too, as "handler-only". bob's
      CPU time per turn (user + system, from the child's rusage) is printed as well: unlike
@@ -45,8 +46,8 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
     def handle_one_request(self):
-        # The request's arrival: the accept for a connection's first request, else the first
-        # byte of the next one (peek waits for it without consuming it).
+        # The request's arrival: the accept for a connection's first request when it was
+        # already waiting, else its first byte (peek waits for it without consuming it).
         with lock:
             t0 = accepted.pop(self.request.fileno(), None)
         if t0 is None:
@@ -95,8 +96,16 @@ class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     def get_request(self):
         conn, addr = super().get_request()
-        with lock:
-            accepted[conn.fileno()] = time.perf_counter()
+        t = time.perf_counter()
+        # The accept starts the server's time only when the request is already waiting;
+        # otherwise its first byte does (so bob's own time before it writes is never counted).
+        try:
+            waiting = bool(conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+        except (BlockingIOError, InterruptedError):
+            waiting = False
+        if waiting:
+            with lock:
+                accepted[conn.fileno()] = t
         return conn, addr
 
 srv = S(("127.0.0.1", 0), H)
