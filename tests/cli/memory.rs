@@ -783,3 +783,97 @@ fn concurrent_writers_on_a_fresh_home_all_succeed() {
         6
     );
 }
+
+#[test]
+fn ledger_show_filters_by_kind_candidate_user_actor_and_time() {
+    let mut env = TestEnv::new();
+    let rows = propose(
+        &env,
+        &[],
+        r#"[{"text":"alpha fact one"},{"text":"beta fact two"},{"text":"gamma fact three"}]"#,
+    );
+    let bob_rows = propose(&env, &["--user", "bob"], r#"{"text":"bob's own fact"}"#);
+    env.json(&["memory", "approve", &id(&rows[0]), "--actor", "ann"], "");
+    env.now = "2026-02-16T00:00:00Z".into();
+    let edited = env.json(
+        &[
+            "memory",
+            "approve",
+            &id(&rows[1]),
+            "--edit",
+            r#"{"importance":9}"#,
+        ],
+        "",
+    );
+    env.json(
+        &[
+            "memory",
+            "reject",
+            &id(&rows[2]),
+            "--reason",
+            "noise",
+            "--actor",
+            "ann",
+        ],
+        "",
+    );
+    env.now = "2026-02-17T00:00:00Z".into();
+    env.json(&["memory", "approve", &id(&bob_rows[0])], "");
+    let md = env.write("n/one.md", "# Imported\n\nsome imported text\n");
+    env.json(&["memory", "import", md.to_str().unwrap()], "");
+
+    let show = |args: &[&str]| -> Vec<Value> {
+        let mut a = vec!["ledger", "show"];
+        a.extend_from_slice(args);
+        env.jsonl(&a, "")
+    };
+    let seqs =
+        |v: Vec<Value>| -> Vec<u64> { v.iter().map(|r| r["seq"].as_u64().unwrap()).collect() };
+    assert_eq!(seqs(show(&[])), vec![0, 1, 2, 3, 4]);
+    assert_eq!(seqs(show(&["--kind", "approve"])), vec![0, 3]);
+    assert_eq!(seqs(show(&["--kind", "edit"])), vec![1]);
+    assert_eq!(
+        seqs(show(&["--kind", "reject", "--kind", "import"])),
+        vec![2, 4]
+    );
+    assert_eq!(seqs(show(&["--kind", "decision"])), vec![0, 1, 2, 3]);
+    assert_eq!(seqs(show(&["--candidate", &id(&rows[1])])), vec![1]);
+    let mem = edited["record"]["id"].as_str().unwrap();
+    assert_eq!(seqs(show(&["--memory", mem])), vec![1]);
+    assert_eq!(seqs(show(&["--user", "bob"])), vec![3]);
+    assert_eq!(seqs(show(&["--actor", "ann"])), vec![0, 2]);
+    assert_eq!(
+        seqs(show(&["--since", "2026-02-16T00:00:00Z"])),
+        vec![1, 2, 3, 4]
+    );
+    assert_eq!(
+        seqs(show(&[
+            "--since",
+            "2026-02-16T00:00:00+00:00",
+            "--until",
+            "2026-02-17T00:00:00Z"
+        ])),
+        vec![1, 2]
+    );
+    // --limit keeps the newest N matches, still oldest first; --tail is its old name.
+    assert_eq!(
+        seqs(show(&["--kind", "decision", "--limit", "2"])),
+        vec![2, 3]
+    );
+    assert_eq!(seqs(show(&["--tail", "1"])), vec![4]);
+    assert!(show(&["--kind", "gc"]).is_empty());
+    assert!(show(&["--user", "nobody", "--kind", "approve"]).is_empty());
+
+    for bad in [
+        &["--kind", "approved"][..],
+        &["--kind", ""],
+        &["--since", "yesterday"],
+        &["--until", "2026-13-01T00:00:00Z"],
+        &["--limit", "-1"],
+        &["--limit", "many"],
+    ] {
+        let mut a = vec!["ledger", "show"];
+        a.extend_from_slice(bad);
+        env.fails(&a, "", 2, "invalid.request");
+    }
+}
