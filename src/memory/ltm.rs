@@ -314,9 +314,36 @@ pub fn score(bm25: f64, best: f64, importance: i64, created_unix: i64, now: i64)
 }
 
 impl SqliteLtm<'_> {
-    /// Inserts a record unless its id is already stored; true when it was inserted.
+    /// Inserts a record and indexes it, unless its id is already stored; true when it was
+    /// inserted. Outside a transaction it opens one, so a row is never left unindexed.
     pub fn insert_new(&self, r: &MemoryRecord) -> Result<bool> {
-        let user = r.user.clone().unwrap_or_else(|| "default".into());
+        let own = self.conn.is_autocommit();
+        if own {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        }
+        let result = (|| {
+            if !self.insert_row(r)? {
+                return Ok(false);
+            }
+            let rid = self.conn.last_insert_rowid();
+            self.index_after(rid - 1)?;
+            Ok(true)
+        })();
+        if own {
+            let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+            if let Err(e) = self.conn.execute_batch(end) {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                return Err(e.into());
+            }
+        }
+        result
+    }
+
+    /// Inserts the row of a record WITHOUT indexing it (bulk import: the caller, inside one
+    /// transaction, calls [`SqliteLtm::index_after`] with the [`SqliteLtm::max_rid`] read before
+    /// the first row); true when it was inserted (false: the id is already stored).
+    pub fn insert_row(&self, r: &MemoryRecord) -> Result<bool> {
+        let user = r.user.as_deref().unwrap_or("default");
         let record = serde_json::to_string(r).map_err(|e| Error::internal(e.to_string()))?;
         let mut stmt = self.conn.prepare_cached(
             "INSERT OR IGNORE INTO ltm(id, user, owner, title, summary, body, tags, importance, \
@@ -326,7 +353,7 @@ impl SqliteLtm<'_> {
         let n = stmt.execute(params![
             r.id,
             user,
-            owner_token(&user),
+            owner_token(user),
             r.title,
             r.summary,
             r.body_md,
@@ -338,6 +365,23 @@ impl SqliteLtm<'_> {
             record,
         ])?;
         Ok(n == 1)
+    }
+
+    /// The largest row id stored (0 when empty); rows inserted later have larger ones.
+    pub fn max_rid(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT coalesce(max(rid), 0) FROM ltm", [], |r| r.get(0))?)
+    }
+
+    /// Adds every row with a row id above `rid` to the full-text index, in one statement
+    /// (bulk: FTS5 builds its segments once instead of row by row); returns how many.
+    pub fn index_after(&self, rid: i64) -> Result<usize> {
+        let mut stmt = self.conn.prepare_cached(
+            "INSERT INTO ltm_fts(rowid, title, summary, body, tags, owner) \
+             SELECT rid, title, summary, body, tags, owner FROM ltm WHERE rid > ?1 ORDER BY rid",
+        )?;
+        Ok(stmt.execute([rid])?)
     }
 }
 

@@ -877,3 +877,46 @@ fn ledger_show_filters_by_kind_candidate_user_actor_and_time() {
         env.fails(&a, "", 2, "invalid.request");
     }
 }
+
+/// A store written by the schema-2 code (rows indexed by an insert trigger) migrates to the
+/// current schema: the trigger is gone, old rows stay found, new rows are indexed exactly once.
+#[test]
+fn a_schema_2_store_migrates_and_indexes_new_rows_once() {
+    let env = TestEnv::new();
+    let old = env.write("a/old.md", "# Harbor crane\n\nThe harbor crane lifts containers.\n");
+    env.json(&["memory", "import", old.to_str().unwrap()], "");
+    let db = env.home().join("memory.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TRIGGER ltm_ai AFTER INSERT ON ltm BEGIN
+               INSERT INTO ltm_fts(rowid, title, summary, body, tags, owner)
+               VALUES (new.rid, new.title, new.summary, new.body, new.tags, new.owner);
+             END;
+             PRAGMA user_version = 2;",
+        )
+        .unwrap();
+    }
+    let new = env.write("b/new.md", "# Harbor tug\n\nThe harbor tug pushes ships.\n");
+    let rep = env.json(&["memory", "import", new.to_str().unwrap()], "");
+    assert_eq!(rep["imported"], 1);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 3);
+    let triggers: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'ltm_ai'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(triggers, 0);
+    conn.execute("INSERT INTO ltm_fts(ltm_fts) VALUES('integrity-check')", [])
+        .unwrap();
+    let hits = env.jsonl(&["memory", "query", "harbor", "-k", "10"], "");
+    let mut titles: Vec<&str> = hits.iter().map(|h| h["title"].as_str().unwrap()).collect();
+    titles.sort();
+    assert_eq!(titles, vec!["Harbor crane", "Harbor tug"]);
+}
