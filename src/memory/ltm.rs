@@ -6,6 +6,26 @@
 //! `score = rel * (0.8 + 0.1 * importance/10 + 0.1 * 0.5^(age_days/90))` with
 //! `rel = 0.5 * s / s_best + 0.5 * s / (s + 1)`, `s = -bm25` (`s_best` the best match of the
 //! query), so scores lie in 0..1, and the top `k` are returned.
+//!
+//! **Rank budget.** FTS5's `ORDER BY rank` computes bm25 (a docsize lookup and the position
+//! lists of every phrase) for EVERY matching row, a few µs each: a query whose words are common
+//! in a 1M-record store pays for tens of thousands of rows. So each query word's document
+//! frequency `df` is read first (the word tokenized by a private in-memory FTS5 table with the
+//! same `porter unicode61` tokenizer, then an index lookup in an `fts5vocab` table):
+//!
+//! * when `Σ df ≤ budget` (or the query has one word), the ranking is exact, as above;
+//! * otherwise the **candidates** are the rows matching the rarest words, taken rarest first
+//!   while their `Σ df` fits the budget or is still below the number of rows wanted
+//!   (`max(4k, 40)`). The candidates are ranked with the bm25 of the FULL query expression (one
+//!   statement: FTS5 walks the full expression's doclists, which is cheap, but computes bm25
+//!   only for candidate rows), so their scores are exactly those of the exact path.
+//!
+//! The approximation: a row that matches only words left out of the candidate expression
+//! (the common ones, whose idf is lowest) is never returned, even if its bm25 (say, a common
+//! word in the title) would have placed it in the top `k`. The budget is
+//! [`DEFAULT_RANK_BUDGET`] = 5000 rows; `bob memory query` reads `BOB_MEMORY_RANK_BUDGET`
+//! (a row count, or `exact` to rank every match), which `scripts/bench-memory.sh` uses to
+//! report how often the budgeted top 5 equals the exact one.
 
 use super::QueryOpts;
 use crate::clock;
@@ -203,10 +223,10 @@ const STOPWORDS: &[&str] = &[
     "why", "will", "with", "would", "you", "your",
 ];
 
-/// Turns arbitrary user text into a safe FTS5 expression: words (letters and digits) are each
-/// quoted as a string and OR-ed; common English stop words are dropped unless nothing else
-/// remains. `None` when the text has no words at all.
-pub fn fts_terms(text: &str) -> Option<String> {
+/// The words of arbitrary user text that a query searches for: runs of letters and digits,
+/// lowercased, deduplicated, at most 32; common English stop words are dropped unless nothing
+/// else remains.
+pub fn query_words(text: &str) -> Vec<String> {
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -220,14 +240,33 @@ pub fn fts_terms(text: &str) -> Option<String> {
         picked = words.iter().collect();
     }
     let mut seen = std::collections::HashSet::new();
-    let terms: Vec<String> = picked
+    picked
         .into_iter()
         .filter(|w| seen.insert(w.as_str()))
         .take(32)
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-        .collect();
-    (!terms.is_empty()).then(|| terms.join(" OR "))
+        .cloned()
+        .collect()
 }
+
+/// Words (see [`query_words`]) each quoted as an FTS5 string and OR-ed.
+fn or_terms<'w>(words: impl IntoIterator<Item = &'w String>) -> String {
+    words
+        .into_iter()
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
+
+/// Turns arbitrary user text into a safe FTS5 expression: the [`query_words`], each quoted as a
+/// string, OR-ed. `None` when the text has no words at all.
+pub fn fts_terms(text: &str) -> Option<String> {
+    let words = query_words(text);
+    (!words.is_empty()).then(|| or_terms(&words))
+}
+
+/// How many matching rows a query may rank with FTS5's bm25 before it ranks a smaller
+/// candidate set instead (see the module docs).
+pub const DEFAULT_RANK_BUDGET: u64 = 5000;
 
 /// (bm25 rank, rowid, id, importance, created_unix, expires_unix, user, tags joined by spaces)
 type FtsRow = (f64, i64, String, i64, i64, Option<i64>, String, String);
@@ -237,11 +276,23 @@ pub struct SqliteLtm<'a> {
     pub(crate) conn: &'a Connection,
     /// "Now" in unix seconds, for TTL and recency.
     pub(crate) now: i64,
+    /// Rank budget in rows; `None` ranks every match exactly.
+    pub(crate) budget: Option<u64>,
 }
 
 impl<'a> SqliteLtm<'a> {
     pub fn new(conn: &'a Connection, now: i64) -> Self {
-        SqliteLtm { conn, now }
+        SqliteLtm {
+            conn,
+            now,
+            budget: Some(DEFAULT_RANK_BUDGET),
+        }
+    }
+
+    /// The same store with another rank budget (`None`: always rank every match exactly).
+    pub fn with_rank_budget(mut self, budget: Option<u64>) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// True when a record with this id is stored.
@@ -297,6 +348,114 @@ impl<'a> SqliteLtm<'a> {
         })?;
         rows.collect::<std::result::Result<Vec<_>, _>>()
             .map_err(Error::from)
+    }
+
+    /// The best `limit` rows matching `full` among those matching `among`, by the bm25 of
+    /// `full` (the same scores as [`Self::fetch`]): FTS5 walks the doclists of `full` but
+    /// computes bm25 only for the rows of `among`.
+    fn fetch_among(&self, full: &str, among: &str, limit: i64) -> Result<Vec<FtsRow>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT f.s, f.rowid, l.id, l.importance, l.created_unix, l.expires_unix, l.user, \
+                    l.tags \
+             FROM (SELECT rowid, bm25(ltm_fts, 4.0, 2.0, 1.0, 2.0, 0.0) AS s FROM ltm_fts \
+                   WHERE ltm_fts MATCH ?1 \
+                     AND +rowid IN (SELECT rowid FROM ltm_fts WHERE ltm_fts MATCH ?2) \
+                   ORDER BY s LIMIT ?3) AS f \
+             JOIN ltm l ON l.rid = f.rowid",
+        )?;
+        let rows = stmt.query_map(params![full, among, limit], |r| {
+            Ok((
+                r.get::<_, f64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, String>(7)?,
+            ))
+        })?;
+        rows.collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(Error::from)
+    }
+
+    /// For each word, an upper bound of the rows it matches: the FTS5 document frequency of its
+    /// token (the smallest one when the tokenizer splits the word), read from an `fts5vocab`
+    /// table by an index lookup. Words are turned into tokens by a private in-memory FTS5
+    /// table with the same tokenizer as `ltm_fts` (so `running` is looked up as `run`).
+    fn word_dfs(&self, words: &[String]) -> Result<Vec<u64>> {
+        self.conn.execute_batch(
+            "PRAGMA temp_store = MEMORY;
+             CREATE VIRTUAL TABLE IF NOT EXISTS temp.bob_qtok
+               USING fts5(w, tokenize = 'porter unicode61');
+             CREATE VIRTUAL TABLE IF NOT EXISTS temp.bob_qinst
+               USING fts5vocab(temp, bob_qtok, instance);
+             CREATE VIRTUAL TABLE IF NOT EXISTS temp.bob_vocab
+               USING fts5vocab(main, ltm_fts, row);
+             DELETE FROM temp.bob_qtok;",
+        )?;
+        {
+            let mut ins = self
+                .conn
+                .prepare_cached("INSERT INTO temp.bob_qtok(rowid, w) VALUES (?1, ?2)")?;
+            for (i, w) in words.iter().enumerate() {
+                ins.execute(params![i as i64 + 1, w])?;
+            }
+        }
+        let mut dfs = vec![0u64; words.len()];
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT i.doc, min(coalesce(v.doc, 0)) FROM temp.bob_qinst i \
+             LEFT JOIN temp.bob_vocab v ON v.term = i.term GROUP BY i.doc",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+        for row in rows {
+            let (doc, df) = row?;
+            if let Some(slot) = usize::try_from(doc - 1).ok().and_then(|i| dfs.get_mut(i)) {
+                *slot = df.max(0) as u64;
+            }
+        }
+        Ok(dfs)
+    }
+
+    /// The best `limit` rows for `words`, where `wrap` turns an OR of quoted words into the
+    /// full expression (column filter, tag and owner terms). Exact (FTS5 `ORDER BY rank`) when
+    /// the words together match at most the rank budget; otherwise the candidates are the rows
+    /// of the rarest words, taken while their frequencies fit the budget or add up to fewer
+    /// than `limit`, ranked by the bm25 of the FULL expression.
+    fn ranked(
+        &self,
+        words: &[String],
+        wrap: &dyn Fn(&str) -> String,
+        limit: i64,
+    ) -> Result<Vec<FtsRow>> {
+        let full = wrap(&or_terms(words));
+        let Some(budget) = self.budget else {
+            return self.fetch(&full, limit);
+        };
+        if words.len() < 2 {
+            return self.fetch(&full, limit);
+        }
+        let dfs = self.word_dfs(words)?;
+        if dfs.iter().sum::<u64>() <= budget {
+            return self.fetch(&full, limit);
+        }
+        let mut order: Vec<usize> = (0..words.len()).collect();
+        order.sort_by_key(|&i| (dfs[i], i));
+        let mut picked = Vec::new();
+        let mut sum = 0u64;
+        for i in order {
+            if sum.saturating_add(dfs[i]) > budget && sum >= limit.max(0) as u64 {
+                break;
+            }
+            sum = sum.saturating_add(dfs[i]);
+            picked.push(i);
+        }
+        if picked.len() == words.len() {
+            return self.fetch(&full, limit);
+        }
+        picked.sort_unstable();
+        let among = wrap(&or_terms(picked.iter().map(|&i| &words[i])));
+        self.fetch_among(&full, &among, limit)
     }
 }
 
@@ -422,27 +581,38 @@ impl LtmStore for SqliteLtm<'_> {
     }
 
     fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>> {
-        let Some(terms) = fts_terms(text) else {
-            return Ok(Vec::new());
-        };
-        if opts.k == 0 {
+        let words = query_words(text);
+        if words.is_empty() || opts.k == 0 {
             return Ok(Vec::new());
         }
         // Most stores are dominated by one user: the query first runs without the owner term
         // (which would make FTS5 walk a doclist as long as the store) and filters by user
         // afterwards; only when that leaves too few hits does it add the owner term.
-        let mut base = format!("{{title summary body tags}} : ({terms})");
+        let mut tag_terms = String::new();
         for t in &opts.tags {
             if let Some(tt) = fts_terms_all(t) {
-                base.push_str(&format!(" AND tags : ({tt})"));
+                tag_terms.push_str(&format!(" AND tags : ({tt})"));
             }
         }
-        let owned = format!("owner : \"{}\" AND {base}", owner_token(&opts.user));
-        let mut expr = base;
+        let owner = owner_token(&opts.user);
+        let base = |terms: &str| format!("{{title summary body tags}} : ({terms}){tag_terms}");
+        let owned = |terms: &str| format!("owner : \"{owner}\" AND {}", base(terms));
+        let expr_of = |owner_filtered: bool| {
+            if owner_filtered {
+                owned(&or_terms(&words))
+            } else {
+                base(&or_terms(&words))
+            }
+        };
         let mut owner_filtered = false;
         let mut limit = (opts.k as i64).saturating_mul(4).max(40);
         loop {
-            let rows = self.fetch(&expr, limit)?;
+            let expr = expr_of(owner_filtered);
+            let rows = if owner_filtered {
+                self.ranked(&words, &owned, limit)?
+            } else {
+                self.ranked(&words, &base, limit)?
+            };
             let full = rows.len() as i64 >= limit;
             let best = rows.iter().map(|r| -r.0).fold(0.0f64, f64::max);
             let mut scored = Vec::new();
@@ -473,7 +643,6 @@ impl LtmStore for SqliteLtm<'_> {
             if owner_filtered {
                 limit = limit.saturating_mul(8);
             } else {
-                expr = owned.clone();
                 owner_filtered = true;
             }
         }
@@ -516,6 +685,10 @@ mod tests {
             mem.ltm().upsert(&r).unwrap();
             let opts = QueryOpts { k: 3, tags: vec![tag], user: "default".into() };
             proptest::prop_assert!(mem.ltm().query(&q, &opts).is_ok());
+            // The same text through the candidate path (every word over budget).
+            mem.set_rank_budget(Some(0));
+            let text = format!("{q} quoted operators");
+            proptest::prop_assert!(mem.ltm().query(&text, &opts).is_ok());
         }
     }
 

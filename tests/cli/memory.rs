@@ -883,7 +883,10 @@ fn ledger_show_filters_by_kind_candidate_user_actor_and_time() {
 #[test]
 fn a_schema_2_store_migrates_and_indexes_new_rows_once() {
     let env = TestEnv::new();
-    let old = env.write("a/old.md", "# Harbor crane\n\nThe harbor crane lifts containers.\n");
+    let old = env.write(
+        "a/old.md",
+        "# Harbor crane\n\nThe harbor crane lifts containers.\n",
+    );
     env.json(&["memory", "import", old.to_str().unwrap()], "");
     let db = env.home().join("memory.db");
     {
@@ -919,4 +922,98 @@ fn a_schema_2_store_migrates_and_indexes_new_rows_once() {
     let mut titles: Vec<&str> = hits.iter().map(|h| h["title"].as_str().unwrap()).collect();
     titles.sort();
     assert_eq!(titles, vec!["Harbor crane", "Harbor tug"]);
+}
+
+/// With a small rank budget the query ranks only the rows of its rarest words (by the bm25 of
+/// the whole query), so the best hit is still found; a row matching only the common word can
+/// drop out, which is the documented approximation.
+#[test]
+fn a_small_rank_budget_ranks_the_rare_words_rows_and_keeps_the_best_hit() {
+    let env = TestEnv::new();
+    let rec = |title: &str, body: &str, tags: &[&str]| {
+        json!({"id": "x", "title": title, "created_at": "2026-01-01T00:00:00Z", "tags": tags,
+               "summary": body, "facts": [], "body_md": body, "source": "imported",
+               "token_est": 1, "ttl_days": null, "type": "fact", "importance": 5,
+               "user": "default"})
+        .to_string()
+    };
+    let mut lines = Vec::new();
+    for i in 0..200 {
+        lines.push(rec(
+            &format!("Filler {i}"),
+            &format!("filler text number {i}"),
+            &[],
+        ));
+    }
+    for i in 0..45 {
+        lines.push(rec(
+            &format!("Note {i}"),
+            &format!("a zephyr note number {i}"),
+            &[],
+        ));
+    }
+    for i in 0..60 {
+        lines.push(rec(
+            &format!("Log {i}"),
+            &format!("a harbor log number {i}"),
+            &[],
+        ));
+    }
+    lines.push(rec(
+        "Harbor zephyr crossing",
+        "the harbor zephyr crossing",
+        &[],
+    ));
+    lines.push(rec(
+        "Harbor master",
+        "harbor master of the harbor",
+        &["harbor"],
+    ));
+    let file = env.write("recs.jsonl", &(lines.join("\n") + "\n"));
+    env.json(&["memory", "import", "--jsonl", file.to_str().unwrap()], "");
+
+    let query = |budget: &str, text: &str| -> Vec<String> {
+        let out = env
+            .bob(&["memory", "query", text, "-k", "10"])
+            .env("BOB_MEMORY_RANK_BUDGET", budget)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["title"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+    let exact = query("exact", "harbor zephyr");
+    assert_eq!(exact[..2], ["Harbor zephyr crossing", "Harbor master"]);
+    // The default budget covers this small store: the same ranking.
+    assert_eq!(query("5000", "harbor zephyr"), exact);
+    // Budget 50: harbor (62 rows) + zephyr (46) do not fit; zephyr's rows are the candidates.
+    let cand = query("50", "harbor zephyr");
+    assert_eq!(cand.len(), 10);
+    assert_eq!(cand[0], "Harbor zephyr crossing");
+    assert!(!cand.contains(&"Harbor master".to_string()), "{cand:?}");
+    assert!(cand[1..].iter().all(|t| t.starts_with("Note ")), "{cand:?}");
+    // Hostile text takes the same path safely.
+    let hostile = query("1", r#""zephyr" OR NEAR(harbor) col:* AND -x ^ {title}: "#);
+    assert_eq!(hostile[0], "Harbor zephyr crossing");
+    for bad in ["", "-1", "lots", "1e9"] {
+        let out = env
+            .bob(&["memory", "query", "harbor zephyr"])
+            .env("BOB_MEMORY_RANK_BUDGET", bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "budget {bad:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("invalid.request"));
+    }
 }
