@@ -13,16 +13,20 @@
 //! frequency `df` is read first (the word tokenized by a private in-memory FTS5 table with the
 //! same `porter unicode61` tokenizer, then an index lookup in an `fts5vocab` table):
 //!
-//! * when `Σ df ≤ budget` (or the query has one word), the ranking is exact, as above;
+//! * when the store has at most `budget` rows, the query has one word, or `Σ df ≤ budget`,
+//!   the ranking is exact, as above;
 //! * otherwise the **candidates** are the rows matching the rarest words, taken rarest first
 //!   while their `Σ df` fits the budget or is still below the number of rows wanted
-//!   (`max(4k, 40)`). The candidates are ranked with the bm25 of the FULL query expression (one
-//!   statement: FTS5 walks the full expression's doclists, which is cheap, but computes bm25
-//!   only for candidate rows), so their scores are exactly those of the exact path.
+//!   (`max(4k, 40)`), plus the rows that have one of the other words in the TITLE (weight 4,
+//!   the likeliest way for a common word to reach the top), those words taken by title
+//!   frequency, rarest first, while the running total stays within the budget. The candidates
+//!   are ranked with the bm25 of the FULL query expression (one statement: FTS5 walks the full
+//!   expression's doclists, which is cheap, but computes bm25 only for candidate rows), so
+//!   their scores are exactly those of the exact path. When the candidates' `Σ df` is over
+//!   half the query's, the exact ranking is used instead (it is then no slower).
 //!
-//! The approximation: a row that matches only words left out of the candidate expression
-//! (the common ones, whose idf is lowest) is never returned, even if its bm25 (say, a common
-//! word in the title) would have placed it in the top `k`. The budget is
+//! The approximation: a row that matches only left-out words outside the title candidates is
+//! never returned, even if its bm25 would have placed it in the top `k`. The budget is
 //! [`DEFAULT_RANK_BUDGET`] = 5000 rows; `bob memory query` reads `BOB_MEMORY_RANK_BUDGET`
 //! (a row count, or `exact` to rank every match), which `scripts/bench-memory.sh` uses to
 //! report how often the budgeted top 5 equals the exact one.
@@ -379,11 +383,12 @@ impl<'a> SqliteLtm<'a> {
             .map_err(Error::from)
     }
 
-    /// For each word, an upper bound of the rows it matches: the FTS5 document frequency of its
-    /// token (the smallest one when the tokenizer splits the word), read from an `fts5vocab`
-    /// table by an index lookup. Words are turned into tokens by a private in-memory FTS5
-    /// table with the same tokenizer as `ltm_fts` (so `running` is looked up as `run`).
-    fn word_dfs(&self, words: &[String]) -> Result<Vec<u64>> {
+    /// For each word, upper bounds of the rows it matches, `(in any column, in the title)`:
+    /// the FTS5 document frequencies of its token (the smallest one when the tokenizer splits
+    /// the word), read from `fts5vocab` tables by index lookups. Words are turned into tokens by
+    /// a private in-memory FTS5 table with the same tokenizer as `ltm_fts` (so `running` is
+    /// looked up as `run`).
+    fn word_dfs(&self, words: &[String]) -> Result<Vec<(u64, u64)>> {
         self.conn.execute_batch(
             "PRAGMA temp_store = MEMORY;
              CREATE VIRTUAL TABLE IF NOT EXISTS temp.bob_qtok
@@ -392,6 +397,8 @@ impl<'a> SqliteLtm<'a> {
                USING fts5vocab(temp, bob_qtok, instance);
              CREATE VIRTUAL TABLE IF NOT EXISTS temp.bob_vocab
                USING fts5vocab(main, ltm_fts, row);
+             CREATE VIRTUAL TABLE IF NOT EXISTS temp.bob_vocab_col
+               USING fts5vocab(main, ltm_fts, col);
              DELETE FROM temp.bob_qtok;",
         )?;
         {
@@ -402,16 +409,25 @@ impl<'a> SqliteLtm<'a> {
                 ins.execute(params![i as i64 + 1, w])?;
             }
         }
-        let mut dfs = vec![0u64; words.len()];
+        let mut dfs = vec![(0u64, 0u64); words.len()];
         let mut stmt = self.conn.prepare_cached(
-            "SELECT i.doc, min(coalesce(v.doc, 0)) FROM temp.bob_qinst i \
-             LEFT JOIN temp.bob_vocab v ON v.term = i.term GROUP BY i.doc",
+            "SELECT i.doc, min(coalesce(v.doc, 0)), min(coalesce(c.doc, 0)) \
+             FROM temp.bob_qinst i \
+             LEFT JOIN temp.bob_vocab v ON v.term = i.term \
+             LEFT JOIN temp.bob_vocab_col c ON c.term = i.term AND c.col = 'title' \
+             GROUP BY i.doc",
         )?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })?;
         for row in rows {
-            let (doc, df) = row?;
+            let (doc, df, title_df) = row?;
             if let Some(slot) = usize::try_from(doc - 1).ok().and_then(|i| dfs.get_mut(i)) {
-                *slot = df.max(0) as u64;
+                *slot = (df.max(0) as u64, title_df.max(0) as u64);
             }
         }
         Ok(dfs)
@@ -421,7 +437,8 @@ impl<'a> SqliteLtm<'a> {
     /// full expression (column filter, tag and owner terms). Exact (FTS5 `ORDER BY rank`) when
     /// the words together match at most the rank budget; otherwise the candidates are the rows
     /// of the rarest words, taken while their frequencies fit the budget or add up to fewer
-    /// than `limit`, ranked by the bm25 of the FULL expression.
+    /// than `limit`, plus the title rows of the other words while the budget allows, ranked by
+    /// the bm25 of the FULL expression.
     fn ranked(
         &self,
         words: &[String],
@@ -432,29 +449,59 @@ impl<'a> SqliteLtm<'a> {
         let Some(budget) = self.budget else {
             return self.fetch(&full, limit);
         };
-        if words.len() < 2 {
+        // A store no larger than the budget cannot match more rows than it.
+        if words.len() < 2 || u64::try_from(self.max_rid()?).unwrap_or(0) <= budget {
             return self.fetch(&full, limit);
         }
         let dfs = self.word_dfs(words)?;
-        if dfs.iter().sum::<u64>() <= budget {
+        let total = dfs.iter().map(|d| d.0).sum::<u64>();
+        if total <= budget {
             return self.fetch(&full, limit);
         }
         let mut order: Vec<usize> = (0..words.len()).collect();
-        order.sort_by_key(|&i| (dfs[i], i));
+        order.sort_by_key(|&i| (dfs[i].0, i));
         let mut picked = Vec::new();
         let mut sum = 0u64;
+        let mut rest = Vec::new();
         for i in order {
-            if sum.saturating_add(dfs[i]) > budget && sum >= limit.max(0) as u64 {
-                break;
+            if !rest.is_empty()
+                || (sum.saturating_add(dfs[i].0) > budget && sum >= limit.max(0) as u64)
+            {
+                rest.push(i);
+                continue;
             }
-            sum = sum.saturating_add(dfs[i]);
+            sum = sum.saturating_add(dfs[i].0);
             picked.push(i);
         }
-        if picked.len() == words.len() {
+        if rest.is_empty() {
+            return self.fetch(&full, limit);
+        }
+        // The words left out can still put a row near the top through the title (weight 4):
+        // their title rows join the candidates, the rarest first, while the budget allows.
+        rest.sort_by_key(|&i| (dfs[i].1, i));
+        let mut titled = Vec::new();
+        for i in rest {
+            if sum.saturating_add(dfs[i].1) > budget {
+                break;
+            }
+            sum = sum.saturating_add(dfs[i].1);
+            titled.push(i);
+        }
+        // Walking the full expression costs too: a candidate set over half the matches saves
+        // less than it costs.
+        if sum.saturating_mul(2) > total {
             return self.fetch(&full, limit);
         }
         picked.sort_unstable();
-        let among = wrap(&or_terms(picked.iter().map(|&i| &words[i])));
+        titled.sort_unstable();
+        let mut terms = or_terms(picked.iter().map(|&i| &words[i]));
+        if !titled.is_empty() {
+            terms.push_str(&format!(
+                " OR {{title}} : ({})",
+                or_terms(titled.iter().map(|&i| &words[i]))
+            ));
+        }
+        let among = wrap(&terms);
         self.fetch_among(&full, &among, limit)
     }
 }

@@ -925,8 +925,9 @@ fn a_schema_2_store_migrates_and_indexes_new_rows_once() {
 }
 
 /// With a small rank budget the query ranks only the rows of its rarest words (by the bm25 of
-/// the whole query), so the best hit is still found; a row matching only the common word can
-/// drop out, which is the documented approximation.
+/// the whole query) plus the title rows of the other words while the budget allows, so the best
+/// hit is still found; a row matching only the common word outside the title can drop out,
+/// which is the documented approximation.
 #[test]
 fn a_small_rank_budget_ranks_the_rare_words_rows_and_keeps_the_best_hit() {
     let env = TestEnv::new();
@@ -998,12 +999,20 @@ fn a_small_rank_budget_ranks_the_rare_words_rows_and_keeps_the_best_hit() {
     assert_eq!(exact[..2], ["Harbor zephyr crossing", "Harbor master"]);
     // The default budget covers this small store: the same ranking.
     assert_eq!(query("5000", "harbor zephyr"), exact);
-    // Budget 50: harbor (62 rows) + zephyr (46) do not fit; zephyr's rows are the candidates.
-    let cand = query("50", "harbor zephyr");
+    // Budget 46: harbor (62 rows) + zephyr (46) do not fit; zephyr's rows are the candidates,
+    // and harbor's 2 title rows would exceed the budget.
+    let cand = query("46", "harbor zephyr");
     assert_eq!(cand.len(), 10);
     assert_eq!(cand[0], "Harbor zephyr crossing");
     assert!(!cand.contains(&"Harbor master".to_string()), "{cand:?}");
     assert!(cand[1..].iter().all(|t| t.starts_with("Note ")), "{cand:?}");
+    // Budget 48: harbor's title rows fit too, so the title match is back in second place.
+    let titled = query("48", "harbor zephyr");
+    assert_eq!(titled[..2], exact[..2]);
+    assert!(
+        titled[2..].iter().all(|t| t.starts_with("Note ")),
+        "{titled:?}"
+    );
     // Hostile text takes the same path safely.
     let hostile = query("1", r#""zephyr" OR NEAR(harbor) col:* AND -x ^ {title}: "#);
     assert_eq!(hostile[0], "Harbor zephyr crossing");
