@@ -907,7 +907,7 @@ fn a_schema_2_store_migrates_and_indexes_new_rows_once() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, bob::memory::db::SCHEMA_VERSION);
     let triggers: i64 = conn
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'ltm_ai'",
