@@ -291,7 +291,7 @@ complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subc
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -f -a "verify" -d 'Verify a hash-chained log and name the first bad line. With no FILE, verifies the approval ledger and every audit log under the home. Exits 5 (conflict) when a chain is broken'
-complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines [default: the approval ledger]'
+complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines, oldest first [default: the approval ledger]. Filters combine with AND; --limit applies after them'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify show repair help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -302,7 +302,19 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l tail -d 'Only the last N records' -r
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l kind -d 'Only records of this kind: approve, edit, reject (decisions with that outcome), decision (all three), import or gc' -r -f -a "approve\t''
+edit\t''
+reject\t''
+decision\t''
+import\t''
+gc\t''"
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l candidate -d 'Only records about this candidate id (`candidate_id`)' -r
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l memory -d 'Only records about this memory id (`memory_id` of a decision, or listed in an import or gc batch)' -r
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l user -d 'Only records of this memory user (`user`; a gc batch matches when it lists a record of that user)' -r
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l actor -d 'Only records by this actor' -r
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l since -d 'Only records with `ts` at or after this RFC3339 time' -r
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l until -d 'Only records with `ts` before this RFC3339 time' -r
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l limit -l tail -d 'Only the newest N matching records (still printed oldest first)' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -320,7 +332,7 @@ complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from repair" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from repair" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from help" -f -a "verify" -d 'Verify a hash-chained log and name the first bad line. With no FILE, verifies the approval ledger and every audit log under the home. Exits 5 (conflict) when a chain is broken'
-complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines [default: the approval ledger]'
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines, oldest first [default: the approval ledger]. Filters combine with AND; --limit applies after them'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from help" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -855,7 +867,7 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from trace" -f -a "stats" -d 'Count events by kind, first/last ts and damaged lines'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "verify" -d 'Verify a hash-chained log and name the first bad line. With no FILE, verifies the approval ledger and every audit log under the home. Exits 5 (conflict) when a chain is broken'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines [default: the approval ledger]'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines, oldest first [default: the approval ledger]. Filters combine with AND; --limit applies after them'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from ledger" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'

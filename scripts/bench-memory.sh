@@ -2,7 +2,8 @@
 # Benchmarks `bob memory`: bulk import and end-to-end query latency (process start to exit) on
 # 100k and 1M synthetic long-term records, compared in the same run with the sqlite3 shell
 # running the equivalent FTS5 query on the same database; then retrieval quality on the
-# LongMemEval-format fixture.
+# LongMemEval-format fixture. It also reports how often bob's budgeted ranking (see
+# src/memory/ltm.rs) returns the same top 5 as the exact ranking (BOB_MEMORY_RANK_BUDGET=exact).
 #
 #   scripts/bench-memory.sh                 # 100k and 1M
 #   N_BIG=0 scripts/bench-memory.sh         # skip the 1M run
@@ -103,15 +104,25 @@ run_size() { # run_size N LABEL
   echo "bob memory query: median ${bmed} ms, p95 ${bp95} ms"
   echo "sqlite3 same FTS: median ${smed} ms, p95 ${sp95} ms"
   echo "ratio (bob / sqlite3, median): ${ratio}"
-  echo "| $label | ${import_s} s | ${bmed} / ${bp95} ms | ${smed} / ${sp95} ms | ${ratio} |" >>"$work/table"
+  # How often the budgeted ranking returns the exact ranking's top 5 (same ids, same order),
+  # over all the generated queries; BOB_MEMORY_RANK_BUDGET=exact ranks every match.
+  local same=0 total=0
+  while IFS= read -r q; do
+    a=$("$BOB" --home "$home" memory query "$q" -k 5 | python3 -c 'import sys, json; print(" ".join(json.loads(l)["id"] for l in sys.stdin))')
+    b=$(BOB_MEMORY_RANK_BUDGET=exact "$BOB" --home "$home" memory query "$q" -k 5 | python3 -c 'import sys, json; print(" ".join(json.loads(l)["id"] for l in sys.stdin))')
+    total=$((total + 1))
+    [[ "$a" == "$b" ]] && same=$((same + 1))
+  done <"$data.queries"
+  echo "top-5 equal to the exact ranking: ${same}/${total} queries"
+  echo "| $label | ${import_s} s | ${bmed} / ${bp95} ms | ${smed} / ${sp95} ms | ${ratio} | ${same}/${total} |" >>"$work/table"
 }
 
 : >"$work/table"
 run_size "$N" "$((N / 1000))k"
 if [[ "$N_BIG" -gt 0 ]]; then run_size "$N_BIG" "$((N_BIG / 1000))k"; fi
 echo
-echo "| records | bulk import | bob query median / p95 | sqlite3 median / p95 | ratio |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| records | bulk import | bob query median / p95 | sqlite3 median / p95 | ratio | top-5 = exact |"
+echo "| --- | --- | --- | --- | --- | --- |"
 cat "$work/table"
 echo
 echo "== retrieval quality (tests/fixtures/memory/longmemeval_small.json) =="

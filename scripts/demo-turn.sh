@@ -12,6 +12,22 @@ cd "$root"
 if [ -t 2 ]; then B=$'\033[1m' R=$'\033[0m'; else B= R=; fi
 say() { printf '\n%s== %s%s\n' "$B" "$*" "$R" >&2; }
 note() { printf '   %s\n' "$*" >&2; }
+# pick FIELD...: one compact JSON object per input line with those of the (dotted) fields that
+# are set. python3 rather than jq, so the demo runs where only Rust and Python 3 are installed.
+pick() {
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    doc, out = json.loads(line), {}
+    for path in sys.argv[1:]:
+        v = doc
+        for key in path.split("."):
+            v = v.get(key) if isinstance(v, dict) else None
+        if v is not None:
+            out[path.split(".")[-1]] = v
+    print(json.dumps(out, separators=(",", ":")))
+' "$@"
+}
 
 say "building bob"
 cargo build -q
@@ -43,7 +59,7 @@ say "4. the memory candidate, pending until a human approves it (bob memory appr
 "$BOB" memory candidates --status pending
 
 say "5. the trace of the turn (traces/demo.jsonl), one line per event kind"
-"$BOB" trace query --session demo | jq -c '{kind, role: .data.role, round: .data.round, tool: .data.tool, ok: .data.ok}'
+"$BOB" trace query --session demo | pick kind data.role data.round data.tool data.ok
 
 say "6. the run lifecycle in the audit log (hash-chained)"
-jq -c '{seq, event_type, payload: (.payload | {role, tool, status})}' "$BOB_HOME"/audit/agent_default/*.jsonl
+cat "$BOB_HOME"/audit/agent_default/*.jsonl | pick seq event_type payload.role payload.tool payload.status

@@ -7,7 +7,7 @@
 # Steps: seed a session's checkpoint with a long history -> sanitize an assistant reply full of
 # scaffolding -> extract its NOTES patch -> apply the patch to the checkpoint -> condense the
 # history (the patch asked for condense_now) -> trace every step and query the trace.
-# (The turn stage will replace the hand-run steps with one `bob turn` on the replay backend.)
+# (`bash scripts/demo-turn.sh` runs the same stages as one `bob turn`.)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -306,6 +306,9 @@ fn query(ctx: &Ctx, text: &str, k: usize, tags: Vec<String>, user: &str) -> Resu
     let block = ctx.out.format() == Some(Format::Block);
     let hits = if ctx.home.memory_db().exists() {
         let m = Memory::open_fast(&ctx.home)?;
+        if let Some(b) = rank_budget_env()? {
+            m.set_rank_budget(b);
+        }
         m.query(
             text,
             &QueryOpts {
@@ -322,6 +325,22 @@ fn query(ctx: &Ctx, text: &str, k: usize, tags: Vec<String>, user: &str) -> Resu
         return output::write_stdout(memory::render_block(&hits).as_bytes());
     }
     ctx.out.rows(&hits)
+}
+
+/// `BOB_MEMORY_RANK_BUDGET`: a row count, or `exact` to rank every match (benchmarks, tests).
+fn rank_budget_env() -> Result<Option<Option<u64>>> {
+    let Some(v) = std::env::var_os("BOB_MEMORY_RANK_BUDGET") else {
+        return Ok(None);
+    };
+    let v = v.to_string_lossy();
+    if v.trim() == "exact" {
+        return Ok(Some(None));
+    }
+    v.trim().parse::<u64>().map(|n| Some(Some(n))).map_err(|_| {
+        Error::invalid(format!(
+            "BOB_MEMORY_RANK_BUDGET must be a row count or `exact`, not {v:?}"
+        ))
+    })
 }
 
 fn list(

@@ -722,6 +722,7 @@ impl Memory {
         self.conn.pragma_update(None, "cache_size", -65_536)?;
         let tx = self.begin()?;
         let ltm = self.ltm();
+        let before = ltm.max_rid()?;
         let mut imported = 0;
         let mut ids = Vec::new();
         let mut again = BatchDigest::default();
@@ -730,7 +731,7 @@ impl Memory {
             if ids.len() < LISTED {
                 ids.push(r.id.clone());
             }
-            if ltm.insert_new(&r)? {
+            if ltm.insert_row(&r)? {
                 imported += 1;
             }
             Ok(())
@@ -740,6 +741,7 @@ impl Memory {
                 "{source_path} changed while it was being imported; nothing was imported"
             )));
         }
+        ltm.index_after(before)?;
         mark_seen(&tx, seq, "import", true)?;
         tx.commit()?;
         Ok(ImportReport {

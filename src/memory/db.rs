@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// How long a writer waits for another process's lock before giving up with `conflict`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -81,6 +81,17 @@ CREATE TABLE IF NOT EXISTS ledger_seen(
     // FTS5 segments and spend less time merging them.
     r#"
 INSERT INTO ltm_fts(ltm_fts, rank) VALUES('hashsize', 16777216);
+"#,
+    // 2 -> 3: rows are indexed by the code that inserts them (`SqliteLtm::insert_new` one at a
+    // time, a bulk import with one INSERT … SELECT after all its rows, about twice as fast as
+    // a trigger per row). Deletes and updates keep their triggers.
+    r#"
+DROP TRIGGER IF EXISTS ltm_ai;
+"#,
+    // 3 -> 4: `bob memory list` across all users walks this index newest first instead of
+    // sorting every row (about 1 s on a 1M-record store).
+    r#"
+CREATE INDEX IF NOT EXISTS ltm_created ON ltm(created_unix);
 "#,
 ];
 

@@ -193,10 +193,15 @@ impl Memory {
     /// Long-term records, newest first, hiding expired ones.
     pub fn ltm_list(&self, user: Option<&str>, limit: usize) -> Result<Vec<MemoryRecord>> {
         let user = user.map(|u| self.resolve_user(u)).transpose()?;
-        let mut stmt = self.conn.prepare(
-            "SELECT record FROM ltm WHERE (?1 IS NULL OR user = ?1) \
-             AND (expires_unix IS NULL OR expires_unix > ?2) ORDER BY created_unix DESC, rid DESC LIMIT ?3",
-        )?;
+        // Two statements rather than `(?1 IS NULL OR user = ?1)`, which would keep SQLite from
+        // walking an index in date order: (user, created_unix) for one user, created_unix for all.
+        let mut stmt = self.conn.prepare(if user.is_some() {
+            "SELECT record FROM ltm WHERE user = ?1 \
+             AND (expires_unix IS NULL OR expires_unix > ?2) ORDER BY created_unix DESC, rid DESC LIMIT ?3"
+        } else {
+            "SELECT record FROM ltm WHERE ?1 IS NULL \
+             AND (expires_unix IS NULL OR expires_unix > ?2) ORDER BY created_unix DESC, rid DESC LIMIT ?3"
+        })?;
         let rows = stmt.query_map(
             rusqlite::params![user, self.now_unix(), limit.min(i64::MAX as usize) as i64],
             |r| r.get::<_, String>(0),

@@ -85,6 +85,7 @@ pub struct Memory {
     pub(crate) home: Option<Home>,
     redactor: OnceCell<Redactor>,
     profiles: OnceCell<BTreeMap<String, Profile>>,
+    rank_budget: std::cell::Cell<Option<u64>>,
 }
 
 impl Memory {
@@ -104,6 +105,7 @@ impl Memory {
             home: Some(home.clone()),
             redactor: OnceCell::new(),
             profiles: OnceCell::new(),
+            rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
         })
     }
 
@@ -114,6 +116,7 @@ impl Memory {
             home: None,
             redactor: OnceCell::from(Redactor::default()),
             profiles: OnceCell::from(BTreeMap::new()),
+            rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
         })
     }
 
@@ -195,7 +198,13 @@ impl Memory {
 
     /// The long-term store (SQLite backend).
     pub fn ltm(&self) -> SqliteLtm<'_> {
-        SqliteLtm::new(&self.conn, self.now_unix())
+        SqliteLtm::new(&self.conn, self.now_unix()).with_rank_budget(self.rank_budget.get())
+    }
+
+    /// Sets the rank budget of queries (rows; `None` ranks every match exactly, see
+    /// [`ltm`] module docs). Default [`ltm::DEFAULT_RANK_BUDGET`].
+    pub fn set_rank_budget(&self, budget: Option<u64>) {
+        self.rank_budget.set(budget);
     }
 
     /// Ranked long-term query of one user's store (never STM, never another user's records).

@@ -105,7 +105,7 @@ fn man_pages_and_completions_are_current() {
 }
 
 #[test]
-fn http_test_server_serves_chunks_to_a_real_client() {
+fn http_test_server_redirects_and_streams_chunked_sse() {
     use crate::support::http::{Reply, TestServer};
     let server = TestServer::start(|req, n| {
         if n == 0 {
@@ -117,15 +117,37 @@ fn http_test_server_serves_chunks_to_a_real_client() {
             )
         }
     });
-    let out = std::process::Command::new("curl")
-        .args(["-sL", &server.url("/a")])
-        .output();
-    if let Ok(out) = out {
-        let body = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            body.contains("data: {\"path\":\"/b\"}") && body.contains("data: [DONE]"),
-            "{body}"
-        );
-        assert_eq!(server.requests().len(), 2);
-    }
+    // A plain HTTP/1.1 client over a TcpStream, so the test needs no curl: follow the redirect
+    // by hand and read the chunked SSE body to the end.
+    let get = |path: &str| {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(
+            server
+                .url("")
+                .trim_start_matches("http://")
+                .trim_end_matches('/'),
+        )
+        .unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text
+    };
+    let first = get("/a");
+    assert!(first.starts_with("HTTP/1.1 30"), "{first}");
+    let location = first
+        .lines()
+        .find_map(|l| l.strip_prefix("Location: "))
+        .expect("a Location header");
+    let body = get(location.trim());
+    assert!(body.contains("Transfer-Encoding: chunked"), "{body}");
+    assert!(
+        body.contains("data: {\"path\":\"/b\"}") && body.contains("data: [DONE]"),
+        "{body}"
+    );
+    assert_eq!(server.requests().len(), 2);
 }
