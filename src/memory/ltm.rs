@@ -277,6 +277,20 @@ pub const DEFAULT_RANK_BUDGET: u64 = 5000;
 /// (bm25 rank, rowid, id, importance, created_unix, expires_unix, user, tags joined by spaces)
 type FtsRow = (f64, i64, String, i64, i64, Option<i64>, String, String);
 
+/// One [`FtsRow`] from a statement selecting exactly those columns, in that order.
+fn fts_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FtsRow> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+    ))
+}
+
 /// The SQLite/FTS5 long-term store.
 pub struct SqliteLtm<'a> {
     pub(crate) conn: &'a Connection,
@@ -340,18 +354,7 @@ impl<'a> SqliteLtm<'a> {
                   AS f \
              JOIN ltm l ON l.rid = f.rowid",
         )?;
-        let rows = stmt.query_map(params![expr, limit], |r| {
-            Ok((
-                r.get::<_, f64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, i64>(3)?,
-                r.get::<_, i64>(4)?,
-                r.get::<_, Option<i64>>(5)?,
-                r.get::<_, String>(6)?,
-                r.get::<_, String>(7)?,
-            ))
-        })?;
+        let rows = stmt.query_map(params![expr, limit], fts_row)?;
         rows.collect::<std::result::Result<Vec<_>, _>>()
             .map_err(Error::from)
     }
@@ -370,18 +373,7 @@ impl<'a> SqliteLtm<'a> {
                    ORDER BY s LIMIT ?3) AS f \
              JOIN ltm l ON l.rid = f.rowid",
         )?;
-        let rows = stmt.query_map(params![full, among, limit], |r| {
-            Ok((
-                r.get::<_, f64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, i64>(3)?,
-                r.get::<_, i64>(4)?,
-                r.get::<_, Option<i64>>(5)?,
-                r.get::<_, String>(6)?,
-                r.get::<_, String>(7)?,
-            ))
-        })?;
+        let rows = stmt.query_map(params![full, among, limit], fts_row)?;
         rows.collect::<std::result::Result<Vec<_>, _>>()
             .map_err(Error::from)
     }

@@ -383,22 +383,9 @@ fn ctrl_c_cancels_cleanly() {
     let env = TestEnv::new();
     let srv = OpenAi::start(|_, _| Reply::hang());
     let url = srv.base_url();
-    let mut child = env
-        .std_command(&["chat", "--base-url", &url])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(MSGS.as_bytes()).unwrap();
-    }
-    let t = Instant::now();
-    while srv.requests().is_empty() && t.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = env.spawn_until(&["chat", "--base-url", &url], MSGS, || {
+        !srv.requests().is_empty()
+    });
     // SAFETY: signalling our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();

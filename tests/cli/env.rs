@@ -61,6 +61,37 @@ impl TestEnv {
         cmd
     }
 
+    /// Starts `bob ARGS` in the background with `stdin` written and closed, and returns once
+    /// `ready()` holds (checked every 20 ms, for up to 20 s): e.g. once a test server has seen
+    /// the request the process now waits on. stdout and stderr are piped.
+    pub fn spawn_until(
+        &self,
+        args: &[&str],
+        stdin: &str,
+        ready: impl Fn() -> bool,
+    ) -> std::process::Child {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = self
+            .std_command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn bob");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let t = std::time::Instant::now();
+        while !ready() && t.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        child
+    }
+
     /// Runs `bob ARGS` with `stdin`, expects success, parses stdout as one JSON document.
     pub fn json(&self, args: &[&str], stdin: &str) -> Value {
         let out = self.bob(args).write_stdin(stdin).output().expect("run bob");

@@ -531,19 +531,9 @@ fn concurrent_turns_on_one_session_conflict_without_losing_an_update() {
     });
     let url = srv.base_url();
     let spawn = |msg: &str| {
-        let mut c = env.std_command(&["turn", "--base-url", &url, "--session", "c"]);
-        c.stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(msg.as_bytes())
-            .unwrap();
-        child
+        env.spawn_until(&["turn", "--base-url", &url, "--session", "c"], msg, || {
+            true
+        })
     };
     let a = spawn("from a");
     let b = spawn("from b");
@@ -819,21 +809,9 @@ fn ctrl_c_cancels_a_turn_and_audits_it() {
     let env = TestEnv::new();
     let srv = OpenAi::start(|_, _| Reply::hang());
     let url = srv.base_url();
-    let mut child = env
-        .std_command(&["turn", "--base-url", &url])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(b"hi").unwrap();
-    }
-    let t = std::time::Instant::now();
-    while srv.requests().is_empty() && t.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = env.spawn_until(&["turn", "--base-url", &url], "hi", || {
+        !srv.requests().is_empty()
+    });
     // SAFETY: signalling our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -852,21 +830,11 @@ fn a_turn_killed_while_waiting_on_the_model_leaves_its_start_in_the_audit_log() 
     let env = TestEnv::new();
     let srv = OpenAi::start(|_, _| Reply::hang());
     let url = srv.base_url();
-    let mut child = env
-        .std_command(&["turn", "--base-url", &url, "--session", "k1"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(b"hi").unwrap();
-    }
-    let t = std::time::Instant::now();
-    while srv.requests().is_empty() && t.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut child = env.spawn_until(
+        &["turn", "--base-url", &url, "--session", "k1"],
+        "hi",
+        || !srv.requests().is_empty(),
+    );
     assert!(
         !srv.requests().is_empty(),
         "the turn never called the model"
