@@ -20,6 +20,25 @@ fn turn_json(env: &TestEnv, args: &[&str], stdin: &str) -> Value {
     env.json(&a, stdin)
 }
 
+/// `bob turn ARGS` with the tool sandbox enabled on `root`; expects success, returns the record.
+fn sandboxed_turn(env: &TestEnv, root: &std::path::Path, args: &[&str], stdin: &str) -> Value {
+    let mut a = vec!["turn"];
+    a.extend_from_slice(args);
+    let out = env
+        .bob(&a)
+        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+        .env("BOB_TOOL_ROOTS", root)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn read_jsonl(path: PathBuf) -> Vec<Value> {
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -261,27 +280,12 @@ fn solo_profile_runs_a_bounded_tool_loop() {
             json!({"role":"solo","match":"remember the milk","content":"Your note says: remember the milk."}),
         ],
     );
-    let out = env
-        .bob(&[
-            "turn",
-            "--backend",
-            &spec,
-            "--profile",
-            "solo",
-            "--session",
-            "so",
-        ])
-        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
-        .env("BOB_TOOL_ROOTS", &root)
-        .write_stdin("what is in my notes?")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let rec = sandboxed_turn(
+        &env,
+        &root,
+        &["--backend", &spec, "--profile", "solo", "--session", "so"],
+        "what is in my notes?",
     );
-    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rec["output"], "Your note says: remember the milk.");
     let tools = rec["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 2);
@@ -345,15 +349,7 @@ fn hallucinated_and_disabled_tools_never_run() {
             json!({"role":"respond","content":"Done."}),
         ],
     );
-    let out = env
-        .bob(&["turn", "--backend", &spec])
-        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
-        .env("BOB_TOOL_ROOTS", &root)
-        .write_stdin("delete everything")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rec = sandboxed_turn(&env, &root, &["--backend", &spec], "delete everything");
     assert_eq!(rec["tools"][0]["status"], "error");
     assert_eq!(rec["tools"][0]["error"]["code"], "tool.not_found");
     assert_eq!(rec["tools"][1]["error"]["code"], "policy.denied");
@@ -446,19 +442,12 @@ fn planted_instructions_and_tool_calls_are_never_executed() {
         }
     });
     let url = srv.base_url();
-    let out = env
-        .bob(&["turn", "--base-url", &url, "--session", "inj"])
-        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
-        .env("BOB_TOOL_ROOTS", &root)
-        .write_stdin("read evil.txt")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let rec = sandboxed_turn(
+        &env,
+        &root,
+        &["--base-url", &url, "--session", "inj"],
+        "read evil.txt",
     );
-    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rec["status"], "completed");
     assert!(!root.join("pwned.txt").exists(), "a planted call ran");
     let names: Vec<&str> = rec["tools"]
@@ -1058,27 +1047,12 @@ fn a_completed_turn_leaves_one_short_term_memory_entry() {
             json!({"role":"respond","match":"remember the milk","content":"Your note says:\nremember the milk."}),
         ],
     );
-    let out = env
-        .bob(&[
-            "turn",
-            "--backend",
-            &spec,
-            "--session",
-            "m1",
-            "--user",
-            "ann",
-        ])
-        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
-        .env("BOB_TOOL_ROOTS", &root)
-        .write_stdin("what is in\nmy notes?")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let rec = sandboxed_turn(
+        &env,
+        &root,
+        &["--backend", &spec, "--session", "m1", "--user", "ann"],
+        "what is in\nmy notes?",
     );
-    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rec["status"], "completed");
     let stm = env.jsonl(&["memory", "stm", "list", "--user", "ann"], "");
     assert_eq!(stm.len(), 1, "{stm:?}");
