@@ -397,6 +397,17 @@ fn list(
     ctx.out.rows(&rows)
 }
 
+/// `--error-state`: a turn in an error state writes no short-term memory.
+fn refuse_in_error_state(error_state: bool) -> Result<()> {
+    if error_state {
+        return Err(Error::denied(
+            "no short-term memory is written while the turn is in an error state",
+        )
+        .with("flag", "--error-state"));
+    }
+    Ok(())
+}
+
 fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
     match args {
         StmArgs::Add {
@@ -405,12 +416,7 @@ fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
             session,
             error_state,
         } => {
-            if error_state {
-                return Err(Error::denied(
-                    "no short-term memory is written while the turn is in an error state",
-                )
-                .with("flag", "--error-state"));
-            }
+            refuse_in_error_state(error_state)?;
             let text = output::read_input(input.as_deref())?;
             let mut e: StmEntry = output::parse_json("stm entry", &text)?;
             if let Some(u) = user {
@@ -427,12 +433,7 @@ fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
             session,
             error_state,
         } => {
-            if error_state {
-                return Err(Error::denied(
-                    "no short-term memory is written while the turn is in an error state",
-                )
-                .with("flag", "--error-state"));
-            }
+            refuse_in_error_state(error_state)?;
             let m = Memory::open_fast(&ctx.home)?;
             ctx.out.doc(&m.stm_touch(&id, session.as_deref())?)
         }

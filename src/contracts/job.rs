@@ -174,3 +174,19 @@ pub struct TickReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invalid: Vec<Value>,
 }
+
+impl TickReport {
+    /// The report of a tick that has run nothing yet: every one of `jobs` counts as skipped.
+    pub fn nothing_run(now: String, paused: bool, jobs: usize) -> TickReport {
+        TickReport {
+            now,
+            paused,
+            jobs,
+            ran: Vec::new(),
+            skipped: jobs,
+            failed: 0,
+            already_claimed: 0,
+            invalid: Vec::new(),
+        }
+    }
+}

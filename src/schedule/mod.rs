@@ -374,16 +374,7 @@ impl Scheduler {
             return Ok(report);
         }
         let file = self.load()?;
-        let mut report = TickReport {
-            now: clock::rfc3339(now),
-            paused: file.paused,
-            jobs: file.jobs.len(),
-            ran: Vec::new(),
-            skipped: file.jobs.len(),
-            failed: 0,
-            already_claimed: 0,
-            invalid: Vec::new(),
-        };
+        let mut report = TickReport::nothing_run(clock::rfc3339(now), file.paused, file.jobs.len());
         if file.paused {
             return Ok(report);
         }
@@ -476,16 +467,7 @@ impl Scheduler {
                 }
             }
         }
-        Some(TickReport {
-            now: now_s,
-            paused: file.paused,
-            jobs: file.jobs.len(),
-            ran: Vec::new(),
-            skipped: file.jobs.len(),
-            failed: 0,
-            already_claimed: 0,
-            invalid: Vec::new(),
-        })
+        Some(TickReport::nothing_run(now_s, file.paused, file.jobs.len()))
     }
 
     fn run_claimed(

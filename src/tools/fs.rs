@@ -91,16 +91,8 @@ impl Sandbox {
             ));
         }
         // Lexical check for a clear message; the kernel enforces it regardless.
-        let mut depth: i64 = 0;
-        for c in p.components() {
-            match c {
-                Component::ParentDir => depth -= 1,
-                Component::Normal(_) => depth += 1,
-                _ => {}
-            }
-            if depth < 0 {
-                return Err(escape(path, "climbs out of the root with .."));
-            }
+        if climbs_out(p) {
+            return Err(escape(path, "climbs out of the root with .."));
         }
         Ok((first, dot_if_empty(p)))
     }
@@ -286,4 +278,17 @@ fn dot_if_empty(p: &Path) -> PathBuf {
     } else {
         p.to_path_buf()
     }
+}
+
+/// Whether a relative path's `..` components, read left to right, ever climb above its start.
+pub(crate) fn climbs_out(p: &Path) -> bool {
+    let mut depth: i64 = 0;
+    p.components().any(|c| {
+        match c {
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            _ => {}
+        }
+        depth < 0
+    })
 }

@@ -13,7 +13,7 @@
 //! 64 KiB each. Where the kernel supports it, Landlock confines the child's filesystem access
 //! to the root (read-write) and system directories (read-only/execute) and denies TCP.
 
-use super::fs::Sandbox;
+use super::fs::{Sandbox, climbs_out};
 use super::registry::ShellExecInput;
 use crate::error::{Code, Error, Result};
 use serde::{Deserialize, Serialize};
@@ -337,18 +337,7 @@ fn path_arg_ok(arg: &str, roots: &[PathBuf]) -> bool {
         return roots.iter().any(|r| p.starts_with(r))
             && !p.components().any(|c| c == Component::ParentDir);
     }
-    let mut depth: i64 = 0;
-    for c in p.components() {
-        match c {
-            Component::ParentDir => depth -= 1,
-            Component::Normal(_) => depth += 1,
-            _ => {}
-        }
-        if depth < 0 {
-            return false;
-        }
-    }
-    true
+    !climbs_out(p)
 }
 
 /// Checks a sed script for commands that execute (`e`, `s///e`) or write files (`w`, `W`,

@@ -1,6 +1,7 @@
 //! `bob chat` against a real OpenAI-compatible server on 127.0.0.1 and the replay backend.
 
 use crate::TestEnv;
+use crate::env::error_of;
 use crate::support::http::Reply;
 use crate::support::openai::{OpenAi, completion, sse_events};
 use serde_json::{Value, json};
@@ -179,19 +180,13 @@ fn persistent_429_is_rate_limited_after_bounded_retries() {
         &json!({"error":{"message":"quota exceeded"}}),
     )]);
     let url = srv.base_url();
-    let err = {
-        let mut cmd = env.bob(&["chat", "--base-url", &url, "--max-retries", "2"]);
-        cmd.env("BOB_CHAT_RETRY_BASE_MS", "5");
-        let out = cmd.write_stdin(MSGS).output().unwrap();
-        assert_eq!(out.status.code(), Some(6));
-        let line = String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .last()
-            .unwrap()
-            .to_string();
-        serde_json::from_str::<Value>(&line).unwrap()["error"].clone()
-    };
-    assert_eq!(err["code"], "chat.rate_limited");
+    let mut cmd = env.bob(&["chat", "--base-url", &url, "--max-retries", "2"]);
+    cmd.env("BOB_CHAT_RETRY_BASE_MS", "5");
+    let err = error_of(
+        &cmd.write_stdin(MSGS).output().unwrap(),
+        6,
+        "chat.rate_limited",
+    );
     assert!(err["message"].as_str().unwrap().contains("quota exceeded"));
     assert_eq!(err["details"]["status"], 429);
     assert_eq!(srv.requests().len(), 3);
@@ -253,12 +248,12 @@ fn connection_refused_is_retried_then_upstream_error() {
     let url = format!("http://127.0.0.1:{port}/v1");
     let mut cmd = env.bob(&["chat", "--base-url", &url, "--max-retries", "1"]);
     cmd.env("BOB_CHAT_RETRY_BASE_MS", "5");
-    let out = cmd.write_stdin(MSGS).output().unwrap();
-    assert_eq!(out.status.code(), Some(6));
-    let err: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stderr).lines().last().unwrap()).unwrap();
-    assert_eq!(err["error"]["code"], "upstream.error");
-    assert_eq!(err["error"]["details"]["attempts"], 2);
+    let err = error_of(
+        &cmd.write_stdin(MSGS).output().unwrap(),
+        6,
+        "upstream.error",
+    );
+    assert_eq!(err["details"]["attempts"], 2);
 }
 
 #[test]
@@ -388,11 +383,7 @@ fn ctrl_c_cancels_cleanly() {
     });
     // SAFETY: signalling our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
-    let err: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stderr).lines().last().unwrap()).unwrap();
-    assert_eq!(err["error"]["code"], "run.cancelled");
+    error_of(&child.wait_with_output().unwrap(), 130, "run.cancelled");
 }
 
 #[test]

@@ -126,18 +126,7 @@ impl TestEnv {
     /// Runs `bob ARGS` expecting failure with `exit` and canonical `code`; returns the error object.
     pub fn fails(&self, args: &[&str], stdin: &str, exit: i32, code: &str) -> Value {
         let out = self.bob(args).write_stdin(stdin).output().expect("run bob");
-        assert_eq!(
-            out.status.code(),
-            Some(exit),
-            "exit of bob {args:?}; stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let line = stderr.lines().last().unwrap_or_default();
-        let v: Value = serde_json::from_str(line)
-            .unwrap_or_else(|e| panic!("stderr is not one JSON line ({e}): {stderr}"));
-        assert_eq!(v["error"]["code"], code, "error code of bob {args:?}: {v}");
-        v["error"].clone()
+        error_of(&out, exit, code)
     }
 
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
@@ -148,6 +137,22 @@ impl TestEnv {
         std::fs::write(&p, text).unwrap();
         p
     }
+}
+
+/// Checks that a finished bob exited with `exit` and reported the canonical error `code` as
+/// its last stderr line; returns that error object.
+pub fn error_of(out: &std::process::Output, exit: i32, code: &str) -> Value {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(exit),
+        "exit of bob; stderr: {stderr}"
+    );
+    let line = stderr.lines().last().unwrap_or_default();
+    let v: Value = serde_json::from_str(line)
+        .unwrap_or_else(|e| panic!("stderr is not one JSON line ({e}): {stderr}"));
+    assert_eq!(v["error"]["code"], code, "error code: {v}");
+    v["error"].clone()
 }
 
 /// The repository root (for example files and generated docs).

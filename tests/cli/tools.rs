@@ -35,7 +35,8 @@ fn setup(env: &TestEnv) -> PathBuf {
     root
 }
 
-fn run(env: &TestEnv, root: &Path, extra: &[&str], stdin: &str) -> Vec<Value> {
+/// The arguments of `bob tool run --enable-all --root ROOT EXTRA…`.
+fn tool_run<'a>(root: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "tool",
         "run",
@@ -44,7 +45,11 @@ fn run(env: &TestEnv, root: &Path, extra: &[&str], stdin: &str) -> Vec<Value> {
         root.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    env.jsonl(&args, stdin)
+    args
+}
+
+fn run(env: &TestEnv, root: &Path, extra: &[&str], stdin: &str) -> Vec<Value> {
+    env.jsonl(&tool_run(root, extra), stdin)
 }
 
 fn call(tool: &str, args: Value) -> String {
@@ -247,13 +252,7 @@ fn path_escape_corpus_has_zero_escapes() {
     }
     calls.push(json!({"id": "ok", "tool": "fs.read_text", "args": {"path": "ok_link"}}));
     let out = env
-        .bob(&[
-            "tool",
-            "run",
-            "--enable-all",
-            "--root",
-            root.to_str().unwrap(),
-        ])
+        .bob(&tool_run(&root, &[]))
         .write_stdin(Value::Array(calls.clone()).to_string())
         .output()
         .unwrap();
@@ -469,13 +468,7 @@ fn duplicate_ids_refuse_the_whole_response_and_run_nothing() {
         {"id": "x", "tool": "fs.read_text", "args": {"path": "hello.txt"}}
     ]);
     env.fails(
-        &[
-            "tool",
-            "run",
-            "--enable-all",
-            "--root",
-            root.to_str().unwrap(),
-        ],
+        &tool_run(&root, &[]),
         &calls.to_string(),
         2,
         "invalid.request",
@@ -683,15 +676,10 @@ fn shell_runs_allowed_commands_with_a_scrubbed_environment() {
         .to_string(),
     );
     let out = env
-        .bob(&[
-            "tool",
-            "run",
-            "--enable-all",
-            "--root",
-            root.to_str().unwrap(),
-            "--shell-rules",
-            rules.to_str().unwrap(),
-        ])
+        .bob(&tool_run(
+            &root,
+            &["--shell-rules", rules.to_str().unwrap()],
+        ))
         .env("OPENAI_API_KEY", "sk-canary-should-not-leak-0123456789")
         .env("BOB_CHAT_API_KEY", "canary-chat-key-987654321")
         .env("LANG", "C.UTF-8")
@@ -733,15 +721,7 @@ fn shell_rules_with_false_examples_are_refused() {
     let root = setup(&env);
     let bad = env.write("bad.json", &json!({"rules": [{"action": "allow", "prefix": ["ls"], "match": [["ls"]], "not_match": [["ls", "-la"]]}]}).to_string());
     let e = env.fails(
-        &[
-            "tool",
-            "run",
-            "--enable-all",
-            "--root",
-            root.to_str().unwrap(),
-            "--shell-rules",
-            bad.to_str().unwrap(),
-        ],
+        &tool_run(&root, &["--shell-rules", bad.to_str().unwrap()]),
         &call("shell.exec", json!({"cmd": "ls"})),
         2,
         "invalid.request",
@@ -1005,17 +985,10 @@ fn audit_records_every_call_redacted_and_hash_chained() {
         {"id": "x", "tool": "fs.nope", "args": {"token": "CANARY-field-token"}}
     ]);
     let out = env
-        .bob(&[
-            "tool",
-            "run",
-            "--enable-all",
-            "--root",
-            root.to_str().unwrap(),
-            "--run-id",
-            "run_a1",
-            "--agent-id",
-            "agent_t",
-        ])
+        .bob(&tool_run(
+            &root,
+            &["--run-id", "run_a1", "--agent-id", "agent_t"],
+        ))
         .env("MY_SERVICE_TOKEN", env_tok)
         .write_stdin(calls.to_string())
         .output()
@@ -1082,34 +1055,14 @@ fn audit_records_every_call_redacted_and_hash_chained() {
     std::fs::write(&path, tampered).unwrap();
     env.fails(&["ledger", "verify"], "", 5, "conflict");
     // A second run appends to the same chain after a repair-free file (fresh agent here).
-    let out = env
-        .bob(&[
-            "tool",
-            "run",
-            "--enable-all",
-            "--root",
-            root.to_str().unwrap(),
-            "--agent-id",
-            "agent_u",
-        ])
-        .write_stdin(call("fs.list_dir", json!({})))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let out = env
-        .bob(&[
-            "tool",
-            "run",
-            "--enable-all",
-            "--root",
-            root.to_str().unwrap(),
-            "--agent-id",
-            "agent_u",
-        ])
-        .write_stdin(call("fs.list_dir", json!({})))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    for _ in 0..2 {
+        run(
+            &env,
+            &root,
+            &["--agent-id", "agent_u"],
+            &call("fs.list_dir", json!({})),
+        );
+    }
     let v = env.jsonl(
         &[
             "ledger",

@@ -61,36 +61,23 @@ fn emit_rejects_bad_kinds_data_and_session_ids() {
             "invalid.request",
         );
     }
-    env.fails(
-        &[
-            "trace",
-            "emit",
-            "--session",
-            "s",
-            "--kind",
-            "k",
-            "--data",
-            "[1]",
-        ],
-        "",
-        2,
-        "invalid.request",
-    );
-    env.fails(
-        &[
-            "trace",
-            "emit",
-            "--session",
-            "s",
-            "--kind",
-            "k",
-            "--data",
-            "{bad",
-        ],
-        "",
-        2,
-        "invalid.request",
-    );
+    for data in ["[1]", "{bad"] {
+        env.fails(
+            &[
+                "trace",
+                "emit",
+                "--session",
+                "s",
+                "--kind",
+                "k",
+                "--data",
+                data,
+            ],
+            "",
+            2,
+            "invalid.request",
+        );
+    }
     for id in ["../x", "a/b", ".."] {
         env.fails(
             &["trace", "emit", "--session", id, "--kind", "k"],
