@@ -209,14 +209,7 @@ impl Replay {
                         content: piece.iter().collect(),
                     });
                 }
-                for (i, tc) in message
-                    .tool_calls
-                    .as_ref()
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                {
+                for (i, tc) in message.tool_call_list().iter().enumerate() {
                     f(&Delta::ToolCallDelta {
                         index: i as u64,
                         id: tc.get("id").and_then(Value::as_str).map(str::to_string),

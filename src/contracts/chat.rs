@@ -41,6 +41,14 @@ impl ChatMessage {
             tool_calls: None,
         }
     }
+
+    /// The native `tool_calls` entries (none when the field is absent or not an array).
+    pub fn tool_call_list(&self) -> &[Value] {
+        self.tool_calls
+            .as_ref()
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
+    }
 }
 
 fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {

@@ -332,14 +332,7 @@ fn requests_of(reply: &ChatMessage, defaults: &CallDefaults) -> (Vec<ToolRequest
     let mut out = Vec::new();
     let mut problem = None;
     let created_at = crate::clock::rfc3339(defaults.now);
-    for (i, tc) in reply
-        .tool_calls
-        .as_ref()
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, tc) in reply.tool_call_list().iter().enumerate() {
         let id = tc
             .get("id")
             .and_then(Value::as_str)
@@ -695,12 +688,7 @@ fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnRecord) -> Resu
             let req = ChatRequest::new(prompts::build(opts.profile, role, &inputs));
             let reply = w.call(role, 0, &req)?;
             let raw = &reply.message.content;
-            let native = reply
-                .message
-                .tool_calls
-                .as_ref()
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
+            let native = reply.message.tool_call_list().len();
             if native > 0 || raw.contains(tools::parse::BEGIN) {
                 w.trace(
                     "tool_plan",
