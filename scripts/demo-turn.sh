@@ -7,11 +7,7 @@
 #   bash scripts/demo-turn.sh      # narration on stderr, JSON on stdout
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-if [ -t 2 ]; then B=$'\033[1m' R=$'\033[0m'; else B= R=; fi
-say() { printf '\n%s== %s%s\n' "$B" "$*" "$R" >&2; }
-note() { printf '   %s\n' "$*" >&2; }
+source "$(dirname "$0")/demo-common.sh"
 # pick FIELD...: one compact JSON object per input line with those of the (dotted) fields that
 # are set. python3 rather than jq, so the demo runs where only Rust and Python 3 are installed.
 pick() {
@@ -28,10 +24,6 @@ for line in sys.stdin:
     print(json.dumps(out, separators=(",", ":")))
 ' "$@"
 }
-
-say "building bob"
-cargo build -q
-BOB="${CARGO_TARGET_DIR:-$root/target}/debug/bob"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

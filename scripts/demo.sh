@@ -10,15 +10,7 @@
 # (`bash scripts/demo-turn.sh` runs the same stages as one `bob turn`.)
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-if [ -t 2 ]; then B=$'\033[1m' R=$'\033[0m'; else B= R=; fi
-say() { printf '\n%s== %s%s\n' "$B" "$*" "$R" >&2; }
-note() { printf '   %s\n' "$*" >&2; }
-
-say "building bob"
-cargo build -q
-BOB="${CARGO_TARGET_DIR:-$root/target}/debug/bob"
+source "$(dirname "$0")/demo-common.sh"
 
 BOB_HOME=$(mktemp -d)
 export BOB_HOME
