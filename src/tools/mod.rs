@@ -5,6 +5,7 @@
 //! invalid input, policy, sandbox, timeout, I/O) becomes an `ok:false` envelope carrying the
 //! seed 003 §1.3 error. An unknown or disabled tool is never executed.
 
+pub mod argv;
 pub mod failure_loop;
 pub mod fs;
 pub mod http;

@@ -12,8 +12,8 @@
 //! 120000), `BOB_TOOL_REQUIRE_SANDBOX`, `BOB_TOOL_SHELL_RULES` (a rules file replacing the
 //! built-in one), `BOB_HTTP_CACHE_TTL_S` (default 3600).
 
+use super::argv::ShellRules;
 use super::registry::{self, Kind, ToolSpec};
-use super::shell::ShellRules;
 use crate::clock;
 use crate::contracts::SessionTools;
 use crate::error::{Code, Error, Result};
