@@ -249,13 +249,13 @@ fn cache_lookup(home: &Home, p: &Policy, first: &Hop, now: i64, ttl: i64) -> Res
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .ok();
-    let Some((final_key, hops, at)) = route else {
-        return Ok(None);
-    };
+    let requested = lookup_key(&key, first.url.as_str());
+    // No route: the URL may itself be the final URL of an entry (no hop to re-check).
+    let (final_key, hops, at) = route.unwrap_or((requested, "[]".into(), now));
     let Ok(hops) = serde_json::from_str::<Vec<String>>(&hops) else {
         return Ok(None);
     };
-    if !fresh(at) || hops.is_empty() {
+    if !fresh(at) {
         return Ok(None);
     }
     for (i, origin) in hops.iter().enumerate().skip(1) {
