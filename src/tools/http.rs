@@ -2,16 +2,43 @@
 //! SQLite cache.
 //!
 //! Each hop: the URL must be http(s); its host must be allowed by the session's `net`
-//! capabilities ([`Policy::net_allows`]); the host is resolved once and every address checked
-//! (loopback, private, link-local, unspecified, multicast … refused unless allowed); the
-//! connection is then pinned to the checked addresses so a second DNS answer cannot change
-//! the target. Redirects are not followed by the client: each `Location` is a new hop
-//! (at most 5). Bodies are capped at 2 MiB (`truncated: true`), the whole call at the
-//! request's timeout.
+//! capabilities ([`Policy::net_allows`]: whole DNS labels, or one exact IP address); the host is
+//! resolved once and every address classified ([`addr`]: every IANA special-purpose IPv4 and
+//! IPv6 block, and the IPv4 an IPv6 address embeds); a non-global address is refused, unless it
+//! is a direct loopback address and the operator set `--allow-loopback` /
+//! `BOB_TOOL_ALLOW_LOOPBACK=1`, or a direct private-use one (RFC 1918, shared/CGN, link-local,
+//! unique-local, benchmarking) and the operator set `--allow-private` /
+//! `BOB_TOOL_ALLOW_PRIVATE=1` (the tests reach their 127.0.0.1 servers with `--allow-loopback`).
+//! An address embedding a non-global IPv4 (mapped, compatible, translated, NAT64, 6to4, Teredo,
+//! ISATAP) is refused whatever the settings. The connection is then pinned to the checked
+//! addresses so a second DNS answer cannot change the target. Redirects are not followed by
+//! the client: each `Location` is a new hop (at most 5). Bodies are capped at 2 MiB
+//! (`truncated: true`), the whole call at the request's timeout.
 //!
-//! The cache (`cache/http.db`, WAL) keeps the final response of a URL with its fetch time; a
-//! hit younger than the TTL (`BOB_HTTP_CACHE_TTL_S`, default 3600 s, by [`clock::now`]) is
-//! returned with `cached: true`. The policy is checked before the cache is consulted.
+//! The cache (`cache/http.db`, WAL, `secure_delete`) has two tables:
+//! * `http_responses`: the final response of a fetch (2xx only), keyed by the lookup key of the
+//!   FINAL URL (after redirects), with its fetch time;
+//! * `http_routes`: from the lookup key of a requested URL to the final URL's key, with the
+//!   origins (`scheme://host:port`, no user info, path or query) of every hop of the redirect
+//!   chain.
+//!
+//! A hit younger than the TTL (`BOB_HTTP_CACHE_TTL_S`, default 3600 s, by [`clock::now`]) is
+//! returned with `cached: true`, and only after the first hop and every later hop of the
+//! recorded chain pass the same checks as a live fetch (capability, DNS, address class) for
+//! this caller: a caller not allowed a redirect target gets `policy.denied` (with
+//! `cached: true` in the details), never the body. A URL with no route of its own finds an
+//! entry stored under it as a final URL (it has no other hop to check).
+//!
+//! Nothing secret is at rest: before the write the response (body, content type, every URL)
+//! goes through [`Redactor`] (`redact_value`), and each stored URL through `redact_url`
+//! masking (user name and password masked, each query value redacted as a field of its name,
+//! so `?api_key=…` is masked whole; path and fragment redacted). A hit therefore returns the
+//! redacted response. Because the stored URL is redacted, the lookup key is not the URL but
+//! HMAC-SHA256 of the full, unredacted URL under a per-home key (`<home>/keys/http-cache.key`,
+//! 32 random bytes, mode 0600, made on first use): two URLs differing only in a secret have
+//! different keys and never serve each other's body, and the key cannot be brute-forced from
+//! the database alone to recover a short secret of a known URL. Opening the cache drops the
+//! table of earlier versions (`http_cache`, keyed by the first URL, unredacted).
 
 use super::policy::Policy;
 use super::registry::HttpGetInput;

@@ -11,6 +11,12 @@
 //! `BOB_TOOL_ALLOW_LOOPBACK`, `BOB_TOOL_ALLOW_PRIVATE`, `BOB_TOOL_MAX_TIMEOUT_MS` (default
 //! 120000), `BOB_TOOL_REQUIRE_SANDBOX`, `BOB_TOOL_SHELL_RULES` (a rules file replacing the
 //! built-in one), `BOB_HTTP_CACHE_TTL_S` (default 3600).
+//!
+//! Network grants (`net:<scope>`) and `BOB_NET_ALLOWLIST` entries are a [`NetScope`]: a domain
+//! matched by whole DNS labels after IDNA normalisation, or exactly one IP address. A malformed
+//! scope (`net:1`, `net:0.1`, `net:.com`) is refused where a grant is made (`bob caps grant`,
+//! `bob tool run --grant`) and in `BOB_NET_ALLOWLIST` (`invalid.request`); one already stored in
+//! a session allows nothing.
 
 use super::argv::ShellRules;
 use super::registry::{self, Kind, ToolSpec};
