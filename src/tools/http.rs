@@ -146,9 +146,19 @@ fn open_cache(home: &Home) -> Result<rusqlite::Connection> {
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "secure_delete", "ON")?;
+    let legacy: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'http_cache')",
+        [],
+        |r| r.get(0),
+    )?;
+    if legacy {
+        // Earlier versions stored unredacted bodies and URLs: drop them, rebuild the file
+        // without the freed pages and empty the WAL, so none of it stays on disk.
+        conn.execute_batch("DROP TABLE http_cache; VACUUM;")?;
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    }
     conn.execute_batch(
-        "DROP TABLE IF EXISTS http_cache;
-        CREATE TABLE IF NOT EXISTS http_routes (
+        "CREATE TABLE IF NOT EXISTS http_routes (
             key BLOB PRIMARY KEY,
             final_key BLOB NOT NULL,
             hops TEXT NOT NULL,

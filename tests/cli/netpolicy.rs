@@ -455,3 +455,28 @@ fn the_cache_holds_no_secret_and_never_mixes_urls_differing_in_one() {
     assert_eq!(mode & 0o777, 0o600);
     assert_eq!(std::fs::read(&key).unwrap().len(), 32);
 }
+
+#[test]
+fn the_unredacted_cache_of_earlier_versions_is_wiped() {
+    let env = TestEnv::new();
+    let server = TestServer::start(|_, _| Reply::new(200, "fresh"));
+    let dir = env.home().join("cache");
+    std::fs::create_dir_all(&dir).unwrap();
+    {
+        let conn = rusqlite::Connection::open(dir.join("http.db")).unwrap();
+        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+        conn.execute_batch(
+            "CREATE TABLE http_cache (url TEXT PRIMARY KEY, fetched_at INTEGER NOT NULL, response TEXT NOT NULL);
+             INSERT INTO http_cache VALUES ('https://x/?api_key=CANARYlegacyKEY', 0, '{\"body\":\"CANARYlegacyBODY\"}');",
+        )
+        .unwrap();
+    }
+    assert!(contains(&cache_bytes(&env), "CANARYlegacy"));
+    let g = vec!["net:127.0.0.1".to_string()];
+    let v = env.jsonl(
+        &run_args(&g, &["--allow-loopback"]),
+        &calls(&[get(&server.url("/f"), true)]),
+    );
+    assert_eq!(v[0]["output"]["body"], "fresh", "{}", v[0]);
+    assert!(!contains(&cache_bytes(&env), "CANARYlegacy"));
+}
