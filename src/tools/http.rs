@@ -498,3 +498,36 @@ async fn hops(first: Hop, p: &Policy) -> Result<Value> {
         }));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_urls_mask_user_info_and_secret_query_values() {
+        let r = Redactor::default();
+        let u = redact_url(
+            &r,
+            "https://alice:hunter2pass@api.example.com/v1/sk-proj-abcdefghijklmnopqrstuvwx?page=2&api_key=S3cr3tValue&access_token=T0k#x",
+        );
+        for secret in ["alice", "hunter2pass", "S3cr3tValue", "T0k", "sk-proj-abc"] {
+            assert!(!u.contains(secret), "{secret} in {u}");
+        }
+        assert!(u.starts_with("https://REDACTED:"), "{u}");
+        assert!(u.contains("@api.example.com/v1/"), "{u}");
+        assert!(u.contains("page=2"), "{u}");
+        assert_eq!(
+            redact_url(&r, "http://example.com/a?b=c"),
+            "http://example.com/a?b=c"
+        );
+    }
+
+    #[test]
+    fn lookup_keys_depend_on_the_whole_url_and_the_key() {
+        let a = lookup_key(b"k1", "http://h/?api_key=AAAA");
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, lookup_key(b"k1", "http://h/?api_key=AAAB"));
+        assert_ne!(a, lookup_key(b"k2", "http://h/?api_key=AAAA"));
+        assert_eq!(a, lookup_key(b"k1", "http://h/?api_key=AAAA"));
+    }
+}
