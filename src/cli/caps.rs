@@ -86,7 +86,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             return ctx.out.doc(&listing(&cp, None));
         }
         Args::Request(a) => (a, |s, c| s.request_capability(c)),
-        Args::Grant(a) => (a, |s, c| s.grant_capability(c)),
+        Args::Grant(a) => {
+            // A `net:` scope must be a whole domain or one IP address (`net:1`, `net:.com`
+            // are refused); requesting and revoking take any well-formed string.
+            crate::tools::policy::check_net_capability(&a.cap)?;
+            (a, |s, c| s.grant_capability(c))
+        }
         Args::Revoke(a) => (a, |s, c| s.revoke_capability(c)),
     };
     // Reject a malformed capability before touching the home.

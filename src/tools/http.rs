@@ -2,22 +2,50 @@
 //! SQLite cache.
 //!
 //! Each hop: the URL must be http(s); its host must be allowed by the session's `net`
-//! capabilities ([`Policy::net_allows`]); the host is resolved once and every address checked
-//! (loopback, private, link-local, unspecified, multicast … refused unless allowed); the
-//! connection is then pinned to the checked addresses so a second DNS answer cannot change
-//! the target. Redirects are not followed by the client: each `Location` is a new hop
-//! (at most 5). Bodies are capped at 2 MiB (`truncated: true`), the whole call at the
-//! request's timeout.
+//! capabilities ([`Policy::net_allows`]: whole DNS labels, or one exact IP address); the host is
+//! resolved once and every address classified ([`addr`]: every IANA special-purpose IPv4 and
+//! IPv6 block, and the IPv4 an IPv6 address embeds); a non-global address is refused, unless it
+//! is a direct loopback address and the operator set `--allow-loopback` /
+//! `BOB_TOOL_ALLOW_LOOPBACK=1`, or a direct private-use one (RFC 1918, shared/CGN, link-local,
+//! unique-local, benchmarking) and the operator set `--allow-private` /
+//! `BOB_TOOL_ALLOW_PRIVATE=1` (the tests reach their 127.0.0.1 servers with `--allow-loopback`).
+//! An address embedding a non-global IPv4 (mapped, compatible, translated, NAT64, 6to4, Teredo,
+//! ISATAP) is refused whatever the settings. The connection is then pinned to the checked
+//! addresses so a second DNS answer cannot change the target. Redirects are not followed by
+//! the client: each `Location` is a new hop (at most 5). Bodies are capped at 2 MiB
+//! (`truncated: true`), the whole call at the request's timeout.
 //!
-//! The cache (`cache/http.db`, WAL) keeps the final response of a URL with its fetch time; a
-//! hit younger than the TTL (`BOB_HTTP_CACHE_TTL_S`, default 3600 s, by [`clock::now`]) is
-//! returned with `cached: true`. The policy is checked before the cache is consulted.
+//! The cache (`cache/http.db`, WAL, `secure_delete`) has two tables:
+//! * `http_responses`: the final response of a fetch (2xx only), keyed by the lookup key of the
+//!   FINAL URL (after redirects), with its fetch time;
+//! * `http_routes`: from the lookup key of a requested URL to the final URL's key, with the
+//!   origins (`scheme://host:port`, no user info, path or query) of every hop of the redirect
+//!   chain.
+//!
+//! A hit younger than the TTL (`BOB_HTTP_CACHE_TTL_S`, default 3600 s, by [`clock::now`]) is
+//! returned with `cached: true`, and only after the first hop and every later hop of the
+//! recorded chain pass the same checks as a live fetch (capability, DNS, address class) for
+//! this caller: a caller not allowed a redirect target gets `policy.denied` (with
+//! `cached: true` in the details), never the body. A URL with no route of its own finds an
+//! entry stored under it as a final URL (it has no other hop to check).
+//!
+//! Nothing secret is at rest: before the write the response (body, content type, every URL)
+//! goes through [`Redactor`] (`redact_value`), and each stored URL through `redact_url`
+//! masking (user name and password masked, each query value redacted as a field of its name,
+//! so `?api_key=…` is masked whole; path and fragment redacted). A hit therefore returns the
+//! redacted response. Because the stored URL is redacted, the lookup key is not the URL but
+//! HMAC-SHA256 of the full, unredacted URL under a per-home key (`<home>/keys/http-cache.key`,
+//! 32 random bytes, mode 0600, made on first use): two URLs differing only in a secret have
+//! different keys and never serve each other's body, and the key cannot be brute-forced from
+//! the database alone to recover a short secret of a known URL. Opening the cache drops the
+//! table of earlier versions (`http_cache`, keyed by the first URL, unredacted).
 
 use super::policy::Policy;
 use super::registry::HttpGetInput;
 use crate::clock;
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
+use crate::redact::{MASK, Redactor};
 use serde_json::{Value, json};
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
@@ -27,54 +55,16 @@ pub const MAX_BODY: usize = 2 * 1024 * 1024;
 /// Cap on redirect hops.
 pub const MAX_REDIRECTS: usize = 5;
 
-fn denied_addr(ip: &IpAddr) -> Option<&'static str> {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            if v4.is_loopback() {
-                Some("loopback")
-            } else if v4.is_private() || (o[0] == 100 && (64..128).contains(&o[1])) {
-                Some("private")
-            } else if v4.is_link_local() {
-                Some("link-local")
-            } else if v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || o[0] == 0
-                || o[0] >= 240
-            {
-                Some("reserved")
-            } else {
-                None
-            }
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return denied_addr(&IpAddr::V4(v4));
-            }
-            let s = v6.segments();
-            if v6.is_loopback() {
-                Some("loopback")
-            } else if (s[0] & 0xfe00) == 0xfc00 {
-                Some("private")
-            } else if (s[0] & 0xffc0) == 0xfe80 {
-                Some("link-local")
-            } else if v6.is_unspecified() || v6.is_multicast() {
-                Some("reserved")
-            } else {
-                None
-            }
-        }
-    }
-}
+pub mod addr;
 
-fn addr_allowed(ip: &IpAddr, p: &Policy) -> std::result::Result<(), &'static str> {
-    match denied_addr(ip) {
-        None => Ok(()),
-        Some("loopback") if p.allow_loopback => Ok(()),
-        Some("private" | "link-local") if p.allow_private => Ok(()),
-        Some(why) => Err(why),
-    }
+fn refused_addr(ip: IpAddr, p: &Policy) -> Option<addr::Refusal> {
+    addr::refusal(
+        ip,
+        addr::Allow {
+            loopback: p.allow_loopback,
+            private: p.allow_private,
+        },
+    )
 }
 
 /// One checked hop: the URL, its host and the addresses to pin.
@@ -131,15 +121,19 @@ fn check_hop(raw: &str, p: &Policy) -> Result<Hop> {
         ));
     }
     for a in &addrs {
-        if let Err(why) = addr_allowed(&a.ip(), p) {
-            let flag = if why == "loopback" {
-                "--allow-loopback / BOB_TOOL_ALLOW_LOOPBACK=1"
-            } else {
-                "--allow-private / BOB_TOOL_ALLOW_PRIVATE=1"
+        if let Some(r) = refused_addr(a.ip(), p) {
+            let unless = match r.setting() {
+                Some(flag) => format!("refused unless explicitly allowed ({flag})"),
+                None => "refused: it is not globally reachable".to_string(),
             };
-            return Err(Error::denied(format!("{host} resolves to the {why} address {}, which is refused unless explicitly allowed ({flag})", a.ip()))
-                .with("host", host.clone())
-                .with("address", a.ip().to_string()));
+            return Err(Error::denied(format!(
+                "{host} resolves to {}, which is {unless}",
+                r.describe()
+            ))
+            .with("host", host.clone())
+            .with("address", a.ip().to_string())
+            .with("address_class", r.block.class.name())
+            .with("block", r.block.prefix));
         }
     }
     Ok(Hop { url, host, addrs })
@@ -151,14 +145,231 @@ fn open_cache(home: &Home) -> Result<rusqlite::Connection> {
     let conn = rusqlite::Connection::open(dir.join("http.db"))?;
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "secure_delete", "ON")?;
+    let legacy: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'http_cache')",
+        [],
+        |r| r.get(0),
+    )?;
+    if legacy {
+        // Earlier versions stored unredacted bodies and URLs: drop them, rebuild the file
+        // without the freed pages and empty the WAL, so none of it stays on disk.
+        conn.execute_batch("DROP TABLE http_cache; VACUUM;")?;
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    }
     conn.execute_batch(
-        "CREATE TABLE IF NOT EXISTS http_cache (
-            url TEXT PRIMARY KEY,
+        "CREATE TABLE IF NOT EXISTS http_routes (
+            key BLOB PRIMARY KEY,
+            final_key BLOB NOT NULL,
+            hops TEXT NOT NULL,
+            fetched_at INTEGER NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS http_responses (
+            key BLOB PRIMARY KEY,
+            url TEXT NOT NULL,
             fetched_at INTEGER NOT NULL,
             response TEXT NOT NULL
-        )",
+        );",
     )?;
     Ok(conn)
+}
+
+/// The key of the cache's lookup hashes: `<home>/keys/http-cache.key`, 32 random bytes made
+/// on first use, readable by the owner only. A missing or damaged key is replaced (the entries
+/// hashed with the old one are then never found again, which is only a cache miss).
+fn cache_hmac_key(home: &Home) -> Result<Vec<u8>> {
+    use rand::RngCore;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let dir = home.root().join("keys");
+    let path = dir.join("http-cache.key");
+    let damaged = match std::fs::read(&path) {
+        Ok(k) if k.len() == 32 => return Ok(k),
+        Ok(_) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| Error::io(&dir, e))?;
+    let mut key = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut key);
+    let tmp = dir.join(format!(".http-cache.key.{}", uuid::Uuid::new_v4().simple()));
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)
+            .map_err(|e| Error::io(&tmp, e))?;
+        f.write_all(&key).map_err(|e| Error::io(&tmp, e))?;
+        f.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    }
+    // A new key appears whole (link or rename); a concurrent first use keeps the one that won.
+    let placed = if damaged {
+        std::fs::rename(&tmp, &path)
+    } else {
+        std::fs::hard_link(&tmp, &path).or_else(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => Ok(()),
+            _ => Err(e),
+        })
+    };
+    let _ = std::fs::remove_file(&tmp);
+    placed.map_err(|e| Error::io(&path, e))?;
+    let k = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    if k.len() != 32 {
+        return Err(Error::internal(format!(
+            "{} is not a 32-byte key",
+            path.display()
+        )));
+    }
+    Ok(k)
+}
+
+/// HMAC-SHA256 of the full, unredacted URL under the home's cache key: the lookup key.
+fn lookup_key(key: &[u8], url: &str) -> Vec<u8> {
+    use hmac::Mac;
+    let mut m = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).expect("HMAC takes any key");
+    m.update(url.as_bytes());
+    m.finalize().into_bytes().to_vec()
+}
+
+/// A URL for display at rest: user name and password masked, each query value, the path and
+/// the fragment through the redactor (a query field named like a secret, `api_key=…`, is masked
+/// whole), then the whole text once more.
+fn redact_url(r: &Redactor, raw: &str) -> String {
+    let Ok(mut u) = url::Url::parse(raw) else {
+        return r.redact_str(raw).into_owned();
+    };
+    if !u.username().is_empty() {
+        let _ = u.set_username("REDACTED");
+    }
+    if u.password().is_some() {
+        let _ = u.set_password(Some("REDACTED"));
+    }
+    if u.query().is_some() {
+        let pairs: Vec<(String, String)> = u.query_pairs().into_owned().collect();
+        let mut q = url::form_urlencoded::Serializer::new(String::new());
+        for (k, v) in &pairs {
+            let mut field = Value::Object(
+                [(k.clone(), Value::String(v.clone()))]
+                    .into_iter()
+                    .collect(),
+            );
+            r.redact_value(&mut field, "");
+            let v = field[k.as_str()].as_str().unwrap_or(MASK).to_string();
+            q.append_pair(&r.redact_str(k), &v);
+        }
+        let q = q.finish();
+        u.set_query(Some(&q));
+    }
+    let path = r.redact_str(u.path()).into_owned();
+    u.set_path(&path);
+    if let Some(f) = u.fragment() {
+        let f = r.redact_str(f).into_owned();
+        u.set_fragment(Some(&f));
+    }
+    r.redact_str(u.as_str()).into_owned()
+}
+
+/// A fresh cached response for the first hop, served only if every later hop of its recorded
+/// redirect chain passes [`check_hop`] again under this caller's policy (an error otherwise,
+/// the one a live fetch would give).
+fn cache_lookup(home: &Home, p: &Policy, first: &Hop, now: i64, ttl: i64) -> Result<Option<Value>> {
+    let fresh = |at: i64| now >= at && now - at < ttl;
+    let key = cache_hmac_key(home)?;
+    let conn = open_cache(home)?;
+    let route: Option<(Vec<u8>, String, i64)> = conn
+        .query_row(
+            "SELECT final_key, hops, fetched_at FROM http_routes WHERE key = ?1",
+            [lookup_key(&key, first.url.as_str())],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .ok();
+    let requested = lookup_key(&key, first.url.as_str());
+    // No route: the URL may itself be the final URL of an entry (no hop to re-check).
+    let (final_key, hops, at) = route.unwrap_or((requested, "[]".into(), now));
+    let Ok(hops) = serde_json::from_str::<Vec<String>>(&hops) else {
+        return Ok(None);
+    };
+    if !fresh(at) {
+        return Ok(None);
+    }
+    for (i, origin) in hops.iter().enumerate().skip(1) {
+        check_hop(origin, p).map_err(|e| {
+            e.with("redirected_from", hops[..i].to_vec())
+                .with("cached", true)
+        })?;
+    }
+    let hit: Option<(i64, String)> = conn
+        .query_row(
+            "SELECT fetched_at, response FROM http_responses WHERE key = ?1",
+            [final_key],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .ok();
+    if let Some((at, resp)) = hit
+        && fresh(at)
+        && let Ok(mut v) = serde_json::from_str::<Value>(&resp)
+    {
+        v["cached"] = Value::Bool(true);
+        v["age_s"] = Value::from(now - at);
+        return Ok(Some(v));
+    }
+    Ok(None)
+}
+
+/// Stores a live response: under the final URL's lookup key, redacted, with the origins of
+/// every hop (no user info, path or query), and a route from the requested URL's key to it.
+fn cache_store(home: &Home, requested: &url::Url, out: &Value, now: i64) -> Result<()> {
+    let Some(final_url) = out.get("url").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let redirects: Vec<&str> = out
+        .get("redirects")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let r = Redactor::load(home)?;
+    let mut hops = Vec::new();
+    for u in redirects.iter().copied().chain([final_url]) {
+        let Ok(parsed) = url::Url::parse(u) else {
+            return Ok(());
+        };
+        let origin = parsed.origin().ascii_serialization();
+        if r.redact_str(&origin) != origin {
+            // An origin the redactor would change cannot be stored as is: no cache entry.
+            return Ok(());
+        }
+        hops.push(origin);
+    }
+    let mut stored = out.clone();
+    stored["url"] = Value::String(redact_url(&r, final_url));
+    stored["redirects"] = redirects.iter().map(|u| redact_url(&r, u)).collect();
+    r.redact_value(&mut stored, "");
+    let key = cache_hmac_key(home)?;
+    let final_key = lookup_key(&key, final_url);
+    let mut conn = open_cache(home)?;
+    let tx = conn.transaction()?;
+    tx.execute(
+        "INSERT INTO http_responses (key, url, fetched_at, response) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(key) DO UPDATE SET url = excluded.url, fetched_at = excluded.fetched_at,
+         response = excluded.response",
+        rusqlite::params![final_key, stored["url"].as_str(), now, stored.to_string()],
+    )?;
+    tx.execute(
+        "INSERT INTO http_routes (key, final_key, hops, fetched_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(key) DO UPDATE SET final_key = excluded.final_key, hops = excluded.hops,
+         fetched_at = excluded.fetched_at",
+        rusqlite::params![
+            lookup_key(&key, requested.as_str()),
+            final_key,
+            serde_json::to_string(&hops).map_err(|e| Error::internal(e.to_string()))?,
+            now
+        ],
+    )?;
+    tx.commit()?;
+    Ok(())
 }
 
 /// Fetches `input.url` under the policy, using and filling the cache.
@@ -166,25 +377,12 @@ pub fn get(home: &Home, p: &Policy, input: &HttpGetInput, timeout: Duration) -> 
     let first = check_hop(&input.url, p)?;
     let now = clock::now()?.timestamp();
     let ttl = p.http_cache_ttl_s as i64;
-    if input.use_cache {
-        let conn = open_cache(home)?;
-        let hit: Option<(i64, String)> = conn
-            .query_row(
-                "SELECT fetched_at, response FROM http_cache WHERE url = ?1",
-                [&input.url],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .ok();
-        if let Some((at, resp)) = hit
-            && now >= at
-            && now - at < ttl
-            && let Ok(mut v) = serde_json::from_str::<Value>(&resp)
-        {
-            v["cached"] = Value::Bool(true);
-            v["age_s"] = Value::from(now - at);
-            return Ok(v);
-        }
+    if input.use_cache
+        && let Some(v) = cache_lookup(home, p, &first, now, ttl)?
+    {
+        return Ok(v);
     }
+    let requested = first.url.clone();
     let out = fetch(first, p, timeout)?;
     if input.use_cache
         && out
@@ -192,12 +390,7 @@ pub fn get(home: &Home, p: &Policy, input: &HttpGetInput, timeout: Duration) -> 
             .and_then(Value::as_u64)
             .is_some_and(|s| (200..300).contains(&s))
     {
-        let conn = open_cache(home)?;
-        conn.execute(
-            "INSERT INTO http_cache (url, fetched_at, response) VALUES (?1, ?2, ?3)
-             ON CONFLICT(url) DO UPDATE SET fetched_at = excluded.fetched_at, response = excluded.response",
-            rusqlite::params![input.url, now, out.to_string()],
-        )?;
+        cache_store(home, &requested, &out, now)?;
     }
     Ok(out)
 }
@@ -303,5 +496,38 @@ async fn hops(first: Hop, p: &Policy) -> Result<Value> {
             "fetched_at": clock::rfc3339(clock::now()?),
             "elapsed_ms": started.elapsed().as_millis() as u64,
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_urls_mask_user_info_and_secret_query_values() {
+        let r = Redactor::default();
+        let u = redact_url(
+            &r,
+            "https://alice:hunter2pass@api.example.com/v1/sk-proj-abcdefghijklmnopqrstuvwx?page=2&api_key=S3cr3tValue&access_token=T0k#x",
+        );
+        for secret in ["alice", "hunter2pass", "S3cr3tValue", "T0k", "sk-proj-abc"] {
+            assert!(!u.contains(secret), "{secret} in {u}");
+        }
+        assert!(u.starts_with("https://REDACTED:"), "{u}");
+        assert!(u.contains("@api.example.com/v1/"), "{u}");
+        assert!(u.contains("page=2"), "{u}");
+        assert_eq!(
+            redact_url(&r, "http://example.com/a?b=c"),
+            "http://example.com/a?b=c"
+        );
+    }
+
+    #[test]
+    fn lookup_keys_depend_on_the_whole_url_and_the_key() {
+        let a = lookup_key(b"k1", "http://h/?api_key=AAAA");
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, lookup_key(b"k1", "http://h/?api_key=AAAB"));
+        assert_ne!(a, lookup_key(b"k2", "http://h/?api_key=AAAA"));
+        assert_eq!(a, lookup_key(b"k1", "http://h/?api_key=AAAA"));
     }
 }

@@ -11,6 +11,12 @@
 //! `BOB_TOOL_ALLOW_LOOPBACK`, `BOB_TOOL_ALLOW_PRIVATE`, `BOB_TOOL_MAX_TIMEOUT_MS` (default
 //! 120000), `BOB_TOOL_REQUIRE_SANDBOX`, `BOB_TOOL_SHELL_RULES` (a rules file replacing the
 //! built-in one), `BOB_HTTP_CACHE_TTL_S` (default 3600).
+//!
+//! Network grants (`net:<scope>`) and `BOB_NET_ALLOWLIST` entries are a [`NetScope`]: a domain
+//! matched by whole DNS labels after IDNA normalisation, or exactly one IP address. A malformed
+//! scope (`net:1`, `net:0.1`, `net:.com`) is refused where a grant is made (`bob caps grant`,
+//! `bob tool run --grant`) and in `BOB_NET_ALLOWLIST` (`invalid.request`); one already stored in
+//! a session allows nothing.
 
 use super::argv::ShellRules;
 use super::registry::{self, Kind, ToolSpec};
@@ -188,7 +194,14 @@ impl Policy {
         for n in &o.enable {
             enabled.insert(canonical_tool(n)?.to_string());
         }
+        for g in &o.grant {
+            check_net_capability(g)?;
+        }
         caps.extend(o.grant.iter().cloned());
+        let net_allowlist = env_list("BOB_NET_ALLOWLIST");
+        for entry in net_allowlist.iter().flatten() {
+            NetScope::parse(entry).map_err(|e| e.with("setting", "BOB_NET_ALLOWLIST"))?;
+        }
         let shell_rules = match o.shell_rules.clone().or_else(|| {
             std::env::var_os("BOB_TOOL_SHELL_RULES")
                 .filter(|v| !v.is_empty())
@@ -207,7 +220,7 @@ impl Policy {
             enabled,
             session_id: session_id.map(str::to_string),
             capabilities_granted: caps,
-            net_allowlist: env_list("BOB_NET_ALLOWLIST"),
+            net_allowlist,
             allow_loopback: o.allow_loopback || truthy("BOB_TOOL_ALLOW_LOOPBACK"),
             allow_private: o.allow_private || truthy("BOB_TOOL_ALLOW_PRIVATE"),
             shell_rules,
@@ -264,29 +277,304 @@ impl Policy {
         Ok(())
     }
 
-    /// Whether `net` capabilities allow fetching from `host` (seed 000 §4): `net:<domain>`
-    /// (the host or a subdomain) always does; `net` does when no global allowlist is set, or
-    /// when the host is on it.
+    /// Whether `net` capabilities allow fetching from `host` (seed 000 §4): `net:<scope>` (see
+    /// [`NetScope`]: the domain and its subdomains by whole labels, or exactly one IP address)
+    /// always does; `net` does when no global allowlist is set, or when an allowlist entry
+    /// covers the host by the same rules. A grant that is not a valid scope (`net:1`,
+    /// `net:0.1`, `net:.com`) allows nothing.
     pub fn net_allows(&self, host: &str) -> bool {
-        let host = host.trim_end_matches('.').to_ascii_lowercase();
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        let under = |d: &str| {
-            let d = d.trim().trim_end_matches('.').to_ascii_lowercase();
-            !d.is_empty() && (host == d || host.ends_with(&format!(".{d}")))
+        let Some(host) = NetScope::of_host(host) else {
+            return false;
         };
-        for c in &self.capabilities_granted {
-            if let Some(d) = c.strip_prefix("net:")
-                && under(d)
-            {
-                return true;
-            }
+        let covers = |scope: &str| NetScope::parse(scope).is_ok_and(|s| s.covers(&host));
+        if self
+            .capabilities_granted
+            .iter()
+            .filter_map(|c| c.strip_prefix("net:"))
+            .any(covers)
+        {
+            return true;
         }
         if self.capabilities_granted.iter().any(|c| c == "net") {
             return match &self.net_allowlist {
                 None => true,
-                Some(list) => list.iter().any(|d| under(d)),
+                Some(list) => list.iter().any(|d| covers(d)),
             };
         }
         false
+    }
+}
+
+/// What a `net:<scope>` grant or a `BOB_NET_ALLOWLIST` entry names.
+///
+/// * A domain (`example.com`, `bücher.example`, `EXAMPLE.com.`): compared after IDNA
+///   (punycode) normalisation, lower-cased, with one trailing dot removed; it covers the host
+///   itself and every subdomain, by whole labels: `example.com` covers `a.example.com`, never
+///   `badexample.com`. Every label must be non-empty letters, digits, `-` or `_`, and the last
+///   label must not be numeric (a URL host whose last label is a number is an IPv4 address).
+/// * An IP address: a dotted-quad IPv4 or an IPv6 (bracketed or not, any spelling): it covers
+///   exactly that address (`127.0.0.1` ≠ `127.0.0.10`; `::1` = `0:0::1`) and no domain.
+///
+/// Anything else is refused: partial or shorthand IPv4 (`1`, `0.1`, `127.1`, `0x7f.1`), empty
+/// labels (`.com`, `a..b`), wildcards, ports, paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetScope {
+    Domain(String),
+    Ip(std::net::IpAddr),
+}
+
+impl NetScope {
+    /// Parses a grant's scope or an allowlist entry (strictly).
+    pub fn parse(scope: &str) -> Result<NetScope> {
+        let bad = |why: &str| {
+            Error::invalid(format!(
+                "net scope {scope:?} is not valid: {why} (a domain such as example.com, or one IP address)"
+            ))
+            .with("scope", scope.to_string())
+        };
+        let s = scope.trim();
+        if let Some(inner) = s.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            return inner
+                .parse::<std::net::Ipv6Addr>()
+                .map(|a| NetScope::Ip(a.into()))
+                .map_err(|_| bad("not an IPv6 address in brackets"));
+        }
+        if let Ok(ip) = s.parse::<std::net::IpAddr>() {
+            return Ok(NetScope::Ip(ip));
+        }
+        let s = s.strip_suffix('.').unwrap_or(s);
+        if s.is_empty() {
+            return Err(bad("empty"));
+        }
+        if s.parse::<std::net::IpAddr>().is_ok() {
+            return Err(bad("an IP address with a trailing dot"));
+        }
+        match url::Host::parse(s) {
+            Ok(url::Host::Domain(d)) => {
+                if d.len() > 253 {
+                    return Err(bad("longer than 253 characters"));
+                }
+                let labels: Vec<&str> = d.split('.').collect();
+                if labels.iter().any(|l| l.is_empty()) {
+                    return Err(bad("an empty label (a partial name such as .com)"));
+                }
+                if labels.iter().any(|l| {
+                    l.len() > 63
+                        || !l
+                            .bytes()
+                            .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
+                }) {
+                    return Err(bad(
+                        "a label is not letters, digits, '-' or '_' (at most 63)",
+                    ));
+                }
+                if labels
+                    .last()
+                    .is_some_and(|l| l.bytes().all(|c| c.is_ascii_digit()))
+                {
+                    return Err(bad("the last label is a number (a partial IPv4 address)"));
+                }
+                Ok(NetScope::Domain(d.to_ascii_lowercase()))
+            }
+            Ok(_) => Err(bad(
+                "a partial or shorthand IPv4 address (write all four decimal parts)",
+            )),
+            Err(e) => Err(bad(&e.to_string())),
+        }
+    }
+
+    /// The scope of a URL's host (as `url` parses it: IDNA-normalised, shorthand IPv4 resolved,
+    /// IPv6 with or without brackets); `None` when it is not a host.
+    pub fn of_host(host: &str) -> Option<NetScope> {
+        let h = host.trim();
+        let h = h
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .unwrap_or(h);
+        if let Ok(ip) = h.parse::<std::net::IpAddr>() {
+            return Some(NetScope::Ip(ip));
+        }
+        let h = h.strip_suffix('.').unwrap_or(h);
+        match url::Host::parse(h).ok()? {
+            url::Host::Domain(d) if !d.is_empty() => Some(NetScope::Domain(d.to_ascii_lowercase())),
+            url::Host::Domain(_) => None,
+            url::Host::Ipv4(a) => Some(NetScope::Ip(a.into())),
+            url::Host::Ipv6(a) => Some(NetScope::Ip(a.into())),
+        }
+    }
+
+    /// Whether this scope covers `host` (a scope from [`NetScope::of_host`]).
+    pub fn covers(&self, host: &NetScope) -> bool {
+        match (self, host) {
+            (NetScope::Ip(a), NetScope::Ip(b)) => a == b,
+            (NetScope::Domain(d), NetScope::Domain(h)) => {
+                h == d
+                    || (h.len() > d.len()
+                        && h.ends_with(d.as_str())
+                        && h.as_bytes()[h.len() - d.len() - 1] == b'.')
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Refuses a malformed `net:<scope>` capability (other capabilities pass): used where a grant
+/// is made (`bob caps grant|request`, `bob tool run --grant`).
+pub fn check_net_capability(cap: &str) -> Result<()> {
+    match cap.strip_prefix("net:") {
+        Some(scope) => NetScope::parse(scope)
+            .map(|_| ())
+            .map_err(|e| e.with("capability", cap.to_string())),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(grants: &[&str], allowlist: Option<&[&str]>) -> Policy {
+        Policy {
+            roots: Vec::new(),
+            sandbox_enabled: false,
+            enabled: BTreeSet::new(),
+            session_id: None,
+            capabilities_granted: grants.iter().map(|s| s.to_string()).collect(),
+            net_allowlist: allowlist.map(|l| l.iter().map(|s| s.to_string()).collect()),
+            allow_loopback: false,
+            allow_private: false,
+            shell_rules: ShellRules::builtin().unwrap(),
+            max_timeout_ms: DEFAULT_MAX_TIMEOUT_MS,
+            require_sandbox: false,
+            http_cache_ttl_s: DEFAULT_HTTP_CACHE_TTL_S,
+        }
+    }
+
+    #[test]
+    fn domain_grants_match_whole_labels() {
+        let p = policy(&["net:example.com"], None);
+        for ok in [
+            "example.com",
+            "a.example.com",
+            "a.b.example.com",
+            "EXAMPLE.COM",
+            "example.com.",
+            "A.Example.Com.",
+        ] {
+            assert!(p.net_allows(ok), "{ok}");
+        }
+        for no in [
+            "badexample.com",
+            "example.com.evil",
+            "example.co",
+            "xample.com",
+            "com",
+            "example.org",
+            "",
+        ] {
+            assert!(!p.net_allows(no), "{no}");
+        }
+        // A trailing dot or capitals on the grant side too.
+        assert!(policy(&["net:Example.COM."], None).net_allows("a.example.com"));
+    }
+
+    #[test]
+    fn hosts_and_grants_are_idna_normalised() {
+        let p = policy(&["net:bücher.example"], None);
+        assert!(p.net_allows("xn--bcher-kva.example"));
+        assert!(p.net_allows("www.BÜCHER.example"));
+        assert!(!p.net_allows("bucher.example"));
+        let p = policy(&["net:xn--bcher-kva.example"], None);
+        assert!(p.net_allows("bücher.example"));
+    }
+
+    #[test]
+    fn ip_grants_allow_exactly_that_address() {
+        let p = policy(&["net:127.0.0.1"], None);
+        assert!(p.net_allows("127.0.0.1"));
+        // The url crate's shorthand forms are the same address.
+        assert!(p.net_allows("127.1"));
+        assert!(p.net_allows("2130706433"));
+        for no in [
+            "127.0.0.10",
+            "127.0.0.11",
+            "27.0.0.1",
+            "1",
+            "0.1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(!p.net_allows(no), "{no}");
+        }
+        let p = policy(&["net:2001:db8::1"], None);
+        for ok in [
+            "2001:db8::1",
+            "[2001:db8::1]",
+            "2001:DB8:0:0:0:0:0:1",
+            "2001:db8:0::0:1",
+        ] {
+            assert!(p.net_allows(ok), "{ok}");
+        }
+        assert!(!p.net_allows("2001:db8::11"));
+        assert!(!p.net_allows("2001:db8::"));
+        assert!(policy(&["net:[::1]"], None).net_allows("0:0::1"));
+        // An IP grant never covers a domain, a domain grant never an IP.
+        assert!(!policy(&["net:1.2.3.4"], None).net_allows("a.1.2.3.4.example"));
+        assert!(!policy(&["net:example.com"], None).net_allows("93.184.215.14"));
+    }
+
+    #[test]
+    fn partial_labels_allow_nothing_and_are_refused() {
+        for bad in [
+            "1",
+            "0.1",
+            ".1",
+            "0.0.1",
+            "127.1",
+            "0x7f.1",
+            ".com",
+            "com.",
+            "",
+            ".",
+            "a..b",
+            "*.example.com",
+            "example.com:443",
+            "example.com/x",
+            "exa mple.com",
+            "1.2.3.4.",
+            "[127.0.0.1]",
+            "example.123",
+        ] {
+            if bad == "com." {
+                // A single label with a trailing dot is a (top-level) domain, not partial.
+                assert_eq!(
+                    NetScope::parse(bad).unwrap(),
+                    NetScope::Domain("com".into())
+                );
+                continue;
+            }
+            assert!(NetScope::parse(bad).is_err(), "{bad}");
+            assert!(
+                check_net_capability(&format!("net:{bad}")).is_err(),
+                "{bad}"
+            );
+            let p = policy(&[&format!("net:{bad}")], None);
+            for host in ["127.0.0.1", "0.0.0.1", "example.com", "a.com", "1"] {
+                assert!(!p.net_allows(host), "net:{bad} allowed {host}");
+            }
+        }
+        assert!(check_net_capability("net").is_ok());
+        assert!(check_net_capability("fs:whatever").is_ok());
+    }
+
+    #[test]
+    fn the_allowlist_follows_the_same_rules() {
+        let p = policy(&["net"], Some(&["example.com", "127.0.0.1", "1"]));
+        assert!(p.net_allows("api.example.com"));
+        assert!(p.net_allows("127.0.0.1"));
+        assert!(!p.net_allows("badexample.com"));
+        assert!(!p.net_allows("127.0.0.10"));
+        assert!(!p.net_allows("0.0.0.1"));
+        assert!(policy(&["net"], None).net_allows("anything.example"));
+        assert!(!policy(&[], None).net_allows("example.com"));
     }
 }

@@ -88,7 +88,15 @@ pub struct TestServer {
 
 impl TestServer {
     pub fn start(handler: impl Fn(&Request, usize) -> Reply + Send + Sync + 'static) -> TestServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        TestServer::start_at("127.0.0.1", handler)
+    }
+
+    /// A server on another loopback address (`127.0.0.2`: a second host for redirect tests).
+    pub fn start_at(
+        ip: &str,
+        handler: impl Fn(&Request, usize) -> Reply + Send + Sync + 'static,
+    ) -> TestServer {
+        let listener = TcpListener::bind((ip, 0)).expect("bind a loopback address");
         let addr = listener.local_addr().unwrap();
         listener.set_nonblocking(true).unwrap();
         let requests = Arc::new(Mutex::new(Vec::new()));
