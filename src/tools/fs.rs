@@ -144,6 +144,13 @@ pub fn protected_reason(rel: &Path) -> Option<String> {
     None
 }
 
+fn protected_refusal(shown: &str, why: &str) -> Error {
+    Error::denied(format!(
+        "writing {shown:?} is refused: {why}; a human can allow it with `bob caps grant --session ID {DOTFILES_CAP}`"
+    ))
+    .with("path", shown.to_string())
+}
+
 /// `a/./b/../c` → `a/c` (no file system access; `rel` must not climb out).
 pub(crate) fn lexical_normalize(rel: &Path) -> PathBuf {
     let mut out = PathBuf::new();
@@ -240,6 +247,14 @@ impl Sandbox {
         real.strip_prefix(&canon_root).ok().map(Path::to_path_buf)
     }
 
+    /// Refuses a write to a protected path as written (`.` and `..` folded), unless allowed.
+    pub(crate) fn guard_lexical(&self, shown: &str, rel: &Path) -> Result<()> {
+        match protected_reason(&lexical_normalize(rel)) {
+            Some(why) if !self.allow_protected => Err(protected_refusal(shown, &why)),
+            _ => Ok(()),
+        }
+    }
+
     /// Refuses a write to a protected path (lexically as written, and where `parent` really
     /// is), unless a human allowed it. `rel` is relative to `root`; `parent` is its open parent.
     pub(crate) fn guard_protected(
@@ -253,12 +268,7 @@ impl Sandbox {
         if self.allow_protected {
             return Ok(());
         }
-        let refuse = |why: String| {
-            Error::denied(format!(
-                "writing {shown:?} is refused: {why}; a human can allow it with `bob caps grant --session ID {DOTFILES_CAP}`"
-            ))
-            .with("path", shown.to_string())
-        };
+        let refuse = |why: String| protected_refusal(shown, &why);
         if let Some(why) = protected_reason(&lexical_normalize(rel)) {
             return Err(refuse(why));
         }
@@ -448,6 +458,7 @@ impl Sandbox {
                 ));
             }
         };
+        self.guard_lexical(&i.path, &rel)?;
         let parent_rel = dot_if_empty(rel.parent().unwrap_or(Path::new("")));
         let parent = dir.open_dir(&parent_rel).map_err(|e| io_err(&i.path, e))?;
         self.guard_protected(&i.path, root, &rel, &parent, &name)?;
