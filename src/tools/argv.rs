@@ -1198,14 +1198,23 @@ pub fn sed_script_check(script: &str) -> std::result::Result<(), String> {
         }
         Err("an unterminated regex or replacement".into())
     };
+    let skip_ws0 = |mut i: usize| {
+        while i < n && (s[i] == ' ' || s[i] == '\t') {
+            i += 1;
+        }
+        i
+    };
     let to_eol = |mut i: usize| {
         while i < n && s[i] != '\n' {
             i += 1;
         }
         i
     };
+    // A label ends where GNU sed ends it at the latest (whitespace, `;`, `}`, `#`, newline):
+    // ending it early only makes more of the script checked as commands.
     let label_end = |mut i: usize| {
-        while i < n && s[i] != '\n' && s[i] != ';' {
+        i = skip_ws0(i);
+        while i < n && !matches!(s[i], '\n' | ';' | '}' | '#' | ' ' | '\t') {
             i += 1;
         }
         i
@@ -2049,8 +2058,7 @@ fn vet_git(args: &[String], ctx: &Ctx) -> Result<Vetted> {
             ctx.check("git", "--git-dir", ReadPath, &v)?;
             let last = Path::new(&v)
                 .components()
-                .filter(|c| matches!(c, Component::Normal(_)))
-                .next_back()
+                .rfind(|c| matches!(c, Component::Normal(_)))
                 .map(|c| c.as_os_str().to_string_lossy().into_owned());
             if last.as_deref() != Some(".git") {
                 return Err(refuse(
@@ -2399,6 +2407,9 @@ mod tests {
             "W out",
             "s/a/b/;1e id",
             "1a x\n2e id",
+            "bx}e id",
+            "1{bx};e id",
+            ":a e id",
             "y/a/b/;e",
             "$e",
             "/a/,/b/{\n  e id\n}",
@@ -2464,6 +2475,75 @@ mod tests {
         assert!(syntax(&["sleep", "x"]).is_err());
         let out = syntax(&["diff", "-r", "a", "b"]).unwrap();
         assert_eq!(out.argv, v(&["diff", "--no-dereference", "-r", "a", "b"]));
+    }
+
+    /// Every prefix of a refused long option (of every built-in spec) is refused, whether it
+    /// resolves to it, is ambiguous, or is an abbreviation a spec does not accept; and so is
+    /// every cluster that contains a refused short option.
+    #[test]
+    fn every_abbreviation_of_a_refused_option_is_refused() {
+        let mut checked = 0;
+        for spec in builtin_specs().values() {
+            for o in spec.opts.iter().filter(|o| o.deny.is_some()) {
+                for l in &o.longs {
+                    for end in 1..=l.len() {
+                        let a = format!("--{}", &l[..end]);
+                        // An exact name of another option wins (`--text` vs `--textconv`).
+                        let exact = spec
+                            .opts
+                            .iter()
+                            .any(|x| x.longs.iter().any(|n| *n == l[..end]));
+                        if exact && o.longs.iter().all(|n| *n != l[..end]) {
+                            continue;
+                        }
+                        for args in [
+                            vec![a.clone(), "x".into()],
+                            vec![format!("{a}=x")],
+                            vec!["-q".into(), a.clone()],
+                        ] {
+                            let r = parse(spec, &args);
+                            assert!(r.is_err(), "{} {args:?} -> {r:?}", spec.name);
+                            checked += 1;
+                        }
+                    }
+                }
+                for c in &o.shorts {
+                    let allowed: Vec<char> = spec
+                        .opts
+                        .iter()
+                        .filter(|o| o.deny.is_none() && o.takes == Takes::No)
+                        .flat_map(|o| o.shorts.iter().copied())
+                        .take(2)
+                        .collect();
+                    let cluster: String = allowed.iter().chain(std::iter::once(c)).collect();
+                    let r = parse(spec, &v(&[&format!("-{cluster}"), "x"]));
+                    assert!(r.is_err(), "{} -{cluster} -> {r:?}", spec.name);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
+
+    proptest::proptest! {
+        /// The parser never panics, and whatever it accepts is in the spec and not refused.
+        #[test]
+        fn parse_accepts_only_allowed_options(
+            prog in proptest::sample::select(vec!["sed", "sort", "date", "grep", "ls", "git branch", "git log", "rg", "head"]),
+            args in proptest::collection::vec("(-{0,2}[a-zA-Z0-9=./%-]{0,8})", 0..6),
+        ) {
+            let spec = builtin_spec(prog).unwrap();
+            if let Ok(parsed) = parse(spec, &args) {
+                for f in &parsed.found {
+                    if f.idx == usize::MAX {
+                        proptest::prop_assert!(spec.numeric);
+                        continue;
+                    }
+                    proptest::prop_assert!(spec.opts[f.idx].deny.is_none(), "{:?}", f);
+                }
+                proptest::prop_assert!(parsed.operands.len() + parsed.found.len() <= args.len());
+            }
+        }
     }
 
     #[test]
