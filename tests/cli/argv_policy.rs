@@ -121,7 +121,8 @@ fn attack_corpus_is_refused_with_no_side_effect() {
     // cmds.txt arrives the way a model would write it.
     let v = write(&env, &root, &[], "cmds.txt", "touch MARK\n");
     assert_eq!(v["ok"], true, "{v}");
-    std::fs::write(root.join("list0"), "/etc/shadow\0").unwrap();
+    std::fs::write(root.join("list0"), "f.txt\0/etc/shadow\0").unwrap();
+    std::fs::write(root.join("list_rel"), "in.txt\0link\0").unwrap();
     let year_before = chrono_year();
     let corpus: &[&str] = &[
         // sed runs code
@@ -157,6 +158,9 @@ fn attack_corpus_is_refused_with_no_side_effect() {
         "sort --compress=sh cmds.txt",
         "sort cmds.txt --compress-program sh",
         "sort --files0-from=list0",
+        "sort --files0-from list_rel",
+        "sort --files0=list0",
+        "wc --files0-from=/etc/shadow",
         "sort -T /tmp in.txt",
         "sort -T dir_out in.txt",
         "sort -o dangling_out in.txt",
@@ -196,6 +200,9 @@ fn attack_corpus_is_refused_with_no_side_effect() {
         "sha256sum -c pats.txt",
         "file -f pats.txt",
         "file -m /etc/magic f.txt",
+        "file -m f.txt:link f.txt",
+        "grep --exclude-from=/etc/shadow x f.txt",
+        "git ls-files -X /etc/shadow",
         "diff link f.txt",
         "diff --from-file=/etc/shadow f.txt",
         "stat dir_out",
@@ -383,6 +390,17 @@ fn ordinary_uses_still_work() {
     ok("ls -la sub");
     ok("find . -name '*.txt' -type f");
     ok("wc -l f.txt");
+    std::fs::write(root.join("names0"), "f.txt\0in.txt\0").unwrap();
+    assert!(
+        ok("wc -l --files0-from=names0")["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("6 total")
+    );
+    assert_eq!(
+        ok("sort --files0-from names0 -u")["stdout"],
+        "alpha\napple\nbeta\nfig\ngamma\npear\n"
+    );
     ok("uniq -c in.txt");
     ok("cut -d, -f1 f.txt");
     ok("tr a-z A-Z");
