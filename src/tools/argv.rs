@@ -41,9 +41,17 @@
 //!   relative to the command's `cwd` under the root. A write path may not be a symlink, nor a
 //!   protected path (VCS internals and program dotfiles, see [`super::fs`]) unless a human
 //!   granted `fs:dotfiles`.
-//! - `number`, `text`, `pattern`, `format`, `sed_script` (checked command by command),
-//!   `date_format` (`+FORMAT` only), `duration`, `git_arg` (a revision or a path: a path-like
-//!   one must be inside the roots), `read_path_list` (colon-separated read paths).
+//! - `name_list0` (`--files0-from`): the file is a read path, and so is every NUL-separated
+//!   name listed in it (bob reads at most 1 MiB of it before the program runs).
+//! - `number`, `text`, `word` (an enumerated value: no `/`, no whitespace), `pattern`,
+//!   `format`, `sed_script` (checked command by command), `date_format` (`+FORMAT` only),
+//!   `duration`, `git_arg` (a revision or a path: a path-like one must be inside the roots),
+//!   `read_path_list` (colon-separated read paths).
+//!
+//! `POSIXLY_CORRECT` never reaches a child (its environment is cleared), so every getopt
+//! program permutes, as the parser assumes; `find` has its own parser here (leading `-H`/`-P`,
+//! starting points, then an expression of listed primaries), and `echo`, `printf`, `true` and
+//! `false` take only text.
 //!
 //! ## Per-program rules beyond the spec
 //!
