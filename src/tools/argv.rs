@@ -2603,6 +2603,166 @@ mod tests {
         }
     }
 
+    unsafe extern "C" {
+        static mut optind: libc::c_int;
+        static mut opterr: libc::c_int;
+        static mut optarg: *mut libc::c_char;
+    }
+
+    type Resolved = (Vec<(usize, Option<String>)>, Vec<String>);
+
+    /// glibc's own `getopt_long` over the same option table: the options it reported (by spec
+    /// index) and the operands, or `None` when it reported an error.
+    fn glibc(spec: &ProgramSpec, args: &[String]) -> Option<Resolved> {
+        use std::ffi::{CStr, CString};
+        let mut optstring = String::new();
+        let mut by_char = std::collections::HashMap::new();
+        let has = |t: Takes| match t {
+            Takes::No => 0,
+            Takes::Required(_) => 1,
+            Takes::Optional(_) => 2,
+        };
+        for (i, o) in spec.opts.iter().enumerate() {
+            for &c in &o.shorts {
+                optstring.push(c);
+                optstring.push_str(["", ":", "::"][has(o.takes) as usize]);
+                by_char.insert(c as libc::c_int, i);
+            }
+        }
+        let optstring = CString::new(optstring).unwrap();
+        let names: Vec<(CString, usize)> = spec
+            .opts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, o)| {
+                o.longs
+                    .iter()
+                    .map(move |l| (CString::new(l.as_str()).unwrap(), i))
+            })
+            .collect();
+        let mut longs: Vec<libc::option> = names
+            .iter()
+            .map(|(n, i)| libc::option {
+                name: n.as_ptr(),
+                has_arg: has(spec.opts[*i].takes),
+                flag: std::ptr::null_mut(),
+                val: 1000 + *i as libc::c_int,
+            })
+            .collect();
+        longs.push(libc::option {
+            name: std::ptr::null(),
+            has_arg: 0,
+            flag: std::ptr::null_mut(),
+            val: 0,
+        });
+        let owned: Vec<CString> = std::iter::once("prog".to_string())
+            .chain(args.iter().cloned())
+            .map(|a| CString::new(a).unwrap())
+            .collect();
+        let mut argv: Vec<*mut libc::c_char> = owned.iter().map(|a| a.as_ptr() as *mut _).collect();
+        argv.push(std::ptr::null_mut());
+        let argc = owned.len() as libc::c_int;
+        let mut found = Vec::new();
+        // SAFETY: getopt_long's globals are used by this test alone (one thread); every
+        // pointer outlives the calls.
+        unsafe {
+            optind = 0;
+            opterr = 0;
+            loop {
+                let r = libc::getopt_long(
+                    argc,
+                    argv.as_ptr(),
+                    optstring.as_ptr(),
+                    longs.as_ptr(),
+                    std::ptr::null_mut(),
+                );
+                if r == -1 {
+                    break;
+                }
+                if r == '?' as libc::c_int || r == ':' as libc::c_int {
+                    return None;
+                }
+                let idx = if r >= 1000 {
+                    (r - 1000) as usize
+                } else {
+                    by_char[&r]
+                };
+                let val = (!optarg.is_null())
+                    .then(|| CStr::from_ptr(optarg).to_string_lossy().into_owned());
+                found.push((idx, val));
+            }
+            let operands = (optind as usize..owned.len())
+                .map(|k| CStr::from_ptr(argv[k]).to_string_lossy().into_owned())
+                .collect();
+            Some((found, operands))
+        }
+    }
+
+    fn ours(spec: &ProgramSpec, args: &[String]) -> Option<Resolved> {
+        let p = parse(spec, args).ok()?;
+        Some((
+            p.found.iter().map(|f| (f.idx, f.value.clone())).collect(),
+            p.operands,
+        ))
+    }
+
+    /// Tokens that exercise a spec: every long name, its prefixes, `=value` forms, every
+    /// short option alone, with an attached value and clustered, operands, `-` and `--`.
+    fn tokens(spec: &ProgramSpec) -> Vec<String> {
+        let mut t: Vec<String> = ["a", "b", "-", "--", "v", "--x", "-%"]
+            .map(String::from)
+            .to_vec();
+        let shorts: Vec<char> = spec.opts.iter().flat_map(|o| o.shorts.clone()).collect();
+        for o in &spec.opts {
+            for l in &o.longs {
+                for end in [1, 2, 3, l.len() / 2, l.len()] {
+                    if end >= 1 && end <= l.len() {
+                        t.push(format!("--{}", &l[..end]));
+                        t.push(format!("--{}=v", &l[..end]));
+                    }
+                }
+            }
+            for c in &o.shorts {
+                t.push(format!("-{c}"));
+                t.push(format!("-{c}v"));
+                for d in shorts.iter().take(3) {
+                    t.push(format!("-{c}{d}"));
+                    t.push(format!("-{d}{c}"));
+                }
+            }
+        }
+        t
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+        /// The parser agrees with glibc's getopt_long, given the same option table, on which
+        /// options argv holds (abbreviations, ambiguity, clusters, attached and separate values,
+        /// optional values, `--`, permutation) and on the operands, or both refuse.
+        #[test]
+        fn parser_agrees_with_glibc_getopt_long(
+            which in 0usize..1000,
+            picks in proptest::collection::vec(0usize..100_000, 0..6),
+        ) {
+            if std::env::var_os("POSIXLY_CORRECT").is_some() {
+                return Ok(());
+            }
+            let gnu: Vec<&ProgramSpec> = builtin_specs().values().filter(|s| s.abbrev).collect();
+            let mut spec = gnu[which % gnu.len()].clone();
+            for o in spec.opts.iter_mut() {
+                o.deny = None; // compare resolution, not policy
+            }
+            let t = tokens(&spec);
+            let args: Vec<String> = picks.iter().map(|&k| t[k % t.len()].clone()).collect();
+            let numeric_token = spec.numeric
+                && args.iter().any(|a| a.len() > 1 && a.starts_with('-') && a[1..].chars().all(|c| c.is_ascii_digit()));
+            proptest::prop_assume!(!numeric_token);
+            let g = glibc(&spec, &args);
+            let o = ours(&spec, &args);
+            proptest::prop_assert_eq!(o, g, "{} {:?}", spec.name, args);
+        }
+    }
+
     #[test]
     fn numbers() {
         for ok in ["5", "-5", "+5", "1K", "50%", "1.5", "10MB"] {
