@@ -8,6 +8,35 @@
 //!
 //! An absolute path is accepted only when it lies lexically inside one of the roots; it is then
 //! resolved beneath that root's handle like a relative one.
+//!
+//! ## Protected paths
+//!
+//! `fs.write_text` refuses (`policy.denied`) to create or replace VCS internals and the dotfiles
+//! that configure the programs `shell.exec` may run, because writing one turns a read-only
+//! command into code execution (a `core.fsmonitor` in `.git/config` runs on `git status`):
+//!
+//! - VCS internals, as any component of the path: `.git` (directory *or* gitfile), `.hg`,
+//!   `.svn`, `.jj`, `.bzr`, `_darcs`, `.pijul`, `CVS`;
+//! - git's configuration: `.gitconfig`, `.config/git/…` (global config, attributes, ignore,
+//!   credentials), `.gitattributes`, `.gitmodules`, `.git-credentials`, `.mailmap`;
+//! - what other allowlisted programs or their libraries read from `HOME` (= the first root)
+//!   or the working directory: `.ripgreprc` (rg), `.magic`, `.magic.mgc` (file/libmagic),
+//!   `.hgrc`, `.netrc`, `.curlrc`, `.wgetrc`, `.inputrc`, shell start-up files (`.profile`,
+//!   `.bashrc`, `.bash_profile`, `.bash_login`, `.bash_logout`, `.zshrc`, `.zshenv`,
+//!   `.zprofile`, `.zlogin`, `.kshrc`, `.mkshrc`), `.ssh/` and `.gnupg/`.
+//!
+//! Names are compared after folding the tricks file systems apply: Unicode lower-casing
+//! (case-insensitive volumes), removal of the code points HFS+ ignores (zero-width joiners,
+//! direction marks, U+FEFF…), full-width ASCII mapped to ASCII, trailing dots and spaces
+//! dropped (Windows), and the NTFS short name `GIT~1`. The check runs on the path as written
+//! (with `.` and `..` folded lexically) *and* on the real location of the parent directory
+//! (read back from `/proc/self/fd` after the kernel resolved it beneath the root), so a
+//! symlinked directory (`d -> .git`, then `d/config`) cannot smuggle a write in either.
+//!
+//! A human lifts the refusal by granting the capability `fs:dotfiles`
+//! (`bob caps grant --session ID fs:dotfiles`, or `bob tool run --grant fs:dotfiles`); a model
+//! can only request it. `shell.exec` applies the same check to every path it may write
+//! (`sort -o`, `uniq IN OUT`, `sort -T`), see [`super::argv`].
 
 use super::registry::{ListDirInput, ReadTextInput, WriteTextInput};
 use crate::error::{Code, Error, Result};
@@ -16,10 +45,131 @@ use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
+/// The capability a human grants to let `fs.write_text` (and `shell.exec` output paths) touch
+/// VCS internals and program dotfiles.
+pub const DOTFILES_CAP: &str = "fs:dotfiles";
+
 /// Open handles on the sandbox roots.
 #[derive(Debug)]
 pub struct Sandbox {
     roots: Vec<(PathBuf, Dir)>,
+    allow_protected: bool,
+}
+
+/// VCS metadata directories (or files, for `.git`): refused as any path component.
+const VCS_INTERNALS: &[&str] = &[
+    ".git", ".hg", ".svn", ".jj", ".bzr", "_darcs", ".pijul", "cvs",
+];
+
+/// Dotfiles (or dot-directories) that configure an allowlisted program or its libraries.
+const PROGRAM_DOTFILES: &[&str] = &[
+    ".gitconfig",
+    ".gitattributes",
+    ".gitmodules",
+    ".git-credentials",
+    ".mailmap",
+    ".ripgreprc",
+    ".magic",
+    ".magic.mgc",
+    ".hgrc",
+    ".netrc",
+    ".curlrc",
+    ".wgetrc",
+    ".inputrc",
+    ".profile",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".kshrc",
+    ".mkshrc",
+    ".ssh",
+    ".gnupg",
+];
+
+/// A path component as a case-insensitive, Unicode-normalising file system would see it.
+pub(crate) fn fold_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        let c = match c as u32 {
+            // Ignored by HFS+ (and by git's own `.git` checks).
+            0x200B..=0x200F | 0x202A..=0x202E | 0x206A..=0x206F | 0xFEFF | 0x00AD => continue,
+            // Full-width ASCII.
+            v @ 0xFF01..=0xFF5E => char::from_u32(v - 0xFEE0).unwrap_or(c),
+            _ => c,
+        };
+        out.extend(c.to_lowercase());
+    }
+    let trimmed = out.trim_end_matches(['.', ' ']);
+    let trimmed = if trimmed.is_empty() {
+        out.as_str()
+    } else {
+        trimmed
+    };
+    // NTFS 8.3 short name of `.git`.
+    if trimmed.starts_with("git~") && trimmed[4..].chars().all(|c| c.is_ascii_digit()) {
+        return ".git".into();
+    }
+    trimmed.to_string()
+}
+
+/// Why writing `rel` (relative to a root, already folded of `.`/`..`) is refused, if it is.
+pub fn protected_reason(rel: &Path) -> Option<String> {
+    let names: Vec<String> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(fold_name(&n.to_string_lossy())),
+            _ => None,
+        })
+        .collect();
+    for (i, n) in names.iter().enumerate() {
+        if VCS_INTERNALS.contains(&n.as_str()) {
+            return Some(format!(
+                "{n:?} is version-control metadata (its config can make git and friends run programs)"
+            ));
+        }
+        if PROGRAM_DOTFILES.contains(&n.as_str()) {
+            return Some(format!(
+                "{n:?} configures a program shell.exec may run (or the login environment)"
+            ));
+        }
+        if n == ".config" && names.get(i + 1).is_some_and(|g| g == "git") {
+            return Some("\".config/git\" holds git's global configuration".into());
+        }
+    }
+    None
+}
+
+fn protected_refusal(shown: &str, why: &str) -> Error {
+    Error::denied(format!(
+        "writing {shown:?} is refused: {why}; a human can allow it with `bob caps grant --session ID {DOTFILES_CAP}`"
+    ))
+    .with("path", shown.to_string())
+}
+
+/// `a/./b/../c` → `a/c` (no file system access; `rel` must not climb out).
+pub(crate) fn lexical_normalize(rel: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in rel.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether an I/O error of a beneath-the-root operation means the path led out of the root.
+pub(crate) fn is_escape(e: &std::io::Error) -> bool {
+    e.to_string().contains("outside of the filesystem")
+        || matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::EXDEV))
 }
 
 fn escape(path: &str, why: &str) -> Error {
@@ -67,22 +217,120 @@ impl Sandbox {
                 .map_err(|e| Error::io(r, e))?;
             out.push((r.clone(), d));
         }
-        Ok(Sandbox { roots: out })
+        Ok(Sandbox {
+            roots: out,
+            allow_protected: false,
+        })
+    }
+
+    /// Lets writes reach protected paths (a human granted [`DOTFILES_CAP`]).
+    pub fn allow_dotfiles(mut self, yes: bool) -> Sandbox {
+        self.allow_protected = yes;
+        self
+    }
+
+    pub fn dotfiles_allowed(&self) -> bool {
+        self.allow_protected
+    }
+
+    /// The root paths, the working root first.
+    pub fn root_paths(&self) -> impl Iterator<Item = &Path> {
+        self.roots.iter().map(|(p, _)| p.as_path())
+    }
+
+    /// Where an open directory beneath root `root` really is, relative to that root (read
+    /// back from `/proc/self/fd`); `None` when that cannot be known.
+    pub(crate) fn real_rel(&self, root: &Path, dir: &Dir) -> Option<PathBuf> {
+        use std::os::fd::AsRawFd;
+        let real = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd())).ok()?;
+        let canon_root = std::fs::canonicalize(root).ok()?;
+        real.strip_prefix(&canon_root).ok().map(Path::to_path_buf)
+    }
+
+    /// Refuses a write to a protected path as written (`.` and `..` folded), unless allowed.
+    pub(crate) fn guard_lexical(&self, shown: &str, rel: &Path) -> Result<()> {
+        match protected_reason(&lexical_normalize(rel)) {
+            Some(why) if !self.allow_protected => Err(protected_refusal(shown, &why)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a write to a protected path (lexically as written, and where `parent` really
+    /// is), unless a human allowed it. `rel` is relative to `root`; `parent` is its open parent.
+    pub(crate) fn guard_protected(
+        &self,
+        shown: &str,
+        root: &Path,
+        rel: &Path,
+        parent: &Dir,
+        name: &std::ffi::OsStr,
+    ) -> Result<()> {
+        if self.allow_protected {
+            return Ok(());
+        }
+        let refuse = |why: String| protected_refusal(shown, &why);
+        if let Some(why) = protected_reason(&lexical_normalize(rel)) {
+            return Err(refuse(why));
+        }
+        match self.real_rel(root, parent) {
+            Some(real) => {
+                if let Some(why) = protected_reason(&real.join(name)) {
+                    return Err(refuse(format!(
+                        "it really is {}: {why}",
+                        real.join(name).display()
+                    )));
+                }
+            }
+            None => {
+                // No /proc: accept only a parent reached without `..` or symlinks.
+                let lex = rel.parent().unwrap_or(Path::new(""));
+                if lex.components().any(|c| c == Component::ParentDir) {
+                    return Err(refuse("its real location cannot be checked here".into()));
+                }
+                let (_, dir) = self
+                    .roots
+                    .iter()
+                    .find(|(p, _)| p == root)
+                    .ok_or_else(|| Error::internal("unknown root"))?;
+                let mut walked = PathBuf::new();
+                for c in lex.components() {
+                    walked.push(c);
+                    if dir
+                        .symlink_metadata(&walked)
+                        .is_ok_and(|m| m.file_type().is_symlink())
+                    {
+                        return Err(refuse(format!(
+                            "{} is a symlink and its target cannot be checked here",
+                            walked.display()
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The root directory handle and the path relative to it for a tool-supplied path.
     pub fn locate<'a>(&'a self, path: &str) -> Result<(&'a Dir, PathBuf)> {
+        self.locate_in(path).map(|(_, d, p)| (d, p))
+    }
+
+    /// As [`Sandbox::locate`], with the root's path.
+    pub fn locate_in<'a>(&'a self, path: &str) -> Result<(&'a Path, &'a Dir, PathBuf)> {
         if path.contains('\0') {
             return Err(escape(path, "contains a NUL byte"));
         }
-        let Some((_, first)) = self.roots.first() else {
+        let Some((first_path, first)) = self.roots.first() else {
             return Err(Error::new(Code::SandboxRequired, "no sandbox root"));
         };
         let p = Path::new(path);
         if p.is_absolute() {
             for (root, dir) in &self.roots {
                 if let Ok(rest) = p.strip_prefix(root) {
-                    return Ok((dir, dot_if_empty(rest)));
+                    if climbs_out(rest) {
+                        return Err(escape(path, "climbs out of the root with .."));
+                    }
+                    return Ok((root.as_path(), dir, dot_if_empty(rest)));
                 }
             }
             return Err(escape(
@@ -94,7 +342,7 @@ impl Sandbox {
         if climbs_out(p) {
             return Err(escape(path, "climbs out of the root with .."));
         }
-        Ok((first, dot_if_empty(p)))
+        Ok((first_path.as_path(), first, dot_if_empty(p)))
     }
 
     pub fn read_text(&self, i: &ReadTextInput) -> Result<Value> {
@@ -193,7 +441,7 @@ impl Sandbox {
     }
 
     pub fn write_text(&self, i: &WriteTextInput) -> Result<Value> {
-        let (dir, rel) = self.locate(&i.path)?;
+        let (root, dir, rel) = self.locate_in(&i.path)?;
         let name = match rel.file_name() {
             Some(n)
                 if rel
@@ -210,8 +458,10 @@ impl Sandbox {
                 ));
             }
         };
+        self.guard_lexical(&i.path, &rel)?;
         let parent_rel = dot_if_empty(rel.parent().unwrap_or(Path::new("")));
         let parent = dir.open_dir(&parent_rel).map_err(|e| io_err(&i.path, e))?;
+        self.guard_protected(&i.path, root, &rel, &parent, &name)?;
         let existed = match parent.symlink_metadata(&name) {
             Ok(m) if m.is_dir() => {
                 return Err(Error::invalid(format!("{:?} is a directory", i.path)));

@@ -332,7 +332,12 @@ impl Runner {
                     "the tool sandbox has no root",
                 ));
             };
-            self.sandbox = Some(fs::Sandbox::open(&self.policy.roots)?);
+            let dotfiles = self
+                .policy
+                .capabilities_granted
+                .iter()
+                .any(|c| c == fs::DOTFILES_CAP);
+            self.sandbox = Some(fs::Sandbox::open(&self.policy.roots)?.allow_dotfiles(dotfiles));
         }
         self.sandbox
             .as_ref()

@@ -8,7 +8,7 @@
 //! it, Landlock confines the child's filesystem access to the root (read-write) and system
 //! directories (read-only/execute) and denies TCP.
 
-use super::argv::{SAFE_PATH, ShellRules, check_dangerous, split};
+use super::argv::{self, SAFE_PATH, ShellRules, split};
 use super::fs::Sandbox;
 use super::registry::ShellExecInput;
 use crate::error::{Code, Error, Result};
@@ -124,10 +124,10 @@ pub fn exec(
     require_sandbox: bool,
 ) -> Result<Value> {
     let argv = split(&input.cmd)?;
-    check_dangerous(&argv, roots)?;
-    rules.decide(&argv)?;
     let cwd_rel = input.cwd.clone().unwrap_or_else(|| ".".into());
     let cwd = sandbox.open_dir(&cwd_rel)?;
+    let vetted = argv::vet(&argv, sandbox, &cwd_rel, rules)?;
+    let argv = vetted.argv;
     let roots = roots.to_vec();
     let home = roots.first().cloned().unwrap_or_default();
     std::thread::scope(|s| {
@@ -155,6 +155,7 @@ pub fn exec(
             }
             let mut cmd = Command::new(&argv[0]);
             cmd.args(&argv[1..]).env_clear().env("PATH", SAFE_PATH).env("HOME", &home);
+            cmd.envs(vetted.env.iter().map(|(k, v)| (k, v)));
             for (k, v) in std::env::vars_os() {
                 let k_s = k.to_string_lossy();
                 if k_s == "LANG" || k_s.starts_with("LC_") || k_s == "TERM" {

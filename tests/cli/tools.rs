@@ -666,12 +666,13 @@ fn shell_runs_allowed_commands_with_a_scrubbed_environment() {
         (Some(true), Some(1))
     );
 
-    // The canary key in bob's environment never reaches the child.
+    // The canary key in bob's environment never reaches the child. (printenv and sh have no
+    // built-in argv spec, so their allow rules carry one.)
     let rules = env.write(
         "rules.json",
         &json!({"rules": [
-            {"action": "allow", "prefix": ["printenv"], "match": [["printenv"]]},
-            {"action": "allow", "prefix": ["sh"], "match": [["sh", "x.sh"]]}
+            {"action": "allow", "prefix": ["printenv"], "match": [["printenv"]], "spec": {"operands": ["text"]}},
+            {"action": "allow", "prefix": ["sh"], "match": [["sh", "x.sh"]], "spec": {"operands": ["read_path"]}}
         ]})
         .to_string(),
     );
@@ -740,7 +741,8 @@ fn shell_timeout_kills_the_whole_process_group() {
     .unwrap();
     let rules = env.write(
         "rules.json",
-        &json!({"rules": [{"action": "allow", "prefix": ["sh"], "match": [["sh", "spawn.sh"]]}]})
+        // A program without a built-in spec needs one in its allow rule (argv allowlist).
+        &json!({"rules": [{"action": "allow", "prefix": ["sh"], "match": [["sh", "spawn.sh"]], "spec": {"operands": ["read_path"]}}]})
             .to_string(),
     );
     let started = std::time::Instant::now();
