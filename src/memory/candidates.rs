@@ -2,10 +2,22 @@
 //!
 //! A decision (approve / edit / reject) runs under the ledger's lock file
 //! (`memory_approvals.jsonl.lock`): the candidate must still be `pending` (otherwise
-//! `conflict`), the decision is appended to the hash-chained ledger FIRST, and only then applied
-//! to the database in one transaction that also marks the ledger `seq` as applied
-//! (`ledger_seen`). If the process dies between the two, the next [`Memory::open`] replays every
-//! ledger record whose `seq` the database has not seen (idempotent by candidate id).
+//! `conflict`), the decision is appended to the keyed, hash-chained ledger FIRST
+//! ([`crate::chain`]), and only then applied to the database in one transaction that also
+//! marks the ledger `seq` as seen (`ledger_seen`). The same holds for `gc` and `import`
+//! records.
+//!
+//! Crash recovery: whatever instant a kill lands, the ledger is the truth. Every
+//! [`Memory::open`] (and every decision, under the lock, before it looks at the candidate)
+//! compares the ledger's last whole record (read from the log itself, never from a side file
+//! that a crash may have left behind) with what `ledger_seen` holds; if any seq is missing,
+//! every unseen record is replayed in order. A replayed decision on a candidate that is still
+//! pending is applied; one on a candidate the database already shows decided (impossible
+//! unless the files were edited) is marked seen and not applied, so a candidate is never
+//! decided twice, and once the ledger holds a decision the database shows it, so a second
+//! decision is `conflict`. An `import` record whose batch never reached the database cannot be
+//! replayed (the ledger lists ids and digests, not bodies): it is marked seen, unapplied, and
+//! running the same import again completes it (records already stored are left as they are).
 
 use super::ltm::{self, BLOB_THRESHOLD_BYTES, LtmStore};
 use super::{DEFAULT_USER, Memory, ProposeCtx};
@@ -311,7 +323,9 @@ impl Memory {
     }
 
     fn append_ledger(&self, entry: &LedgerEntry) -> Result<u64> {
-        let written = store::append_chained(&self.home()?.ledger_path(), to_map(entry)?)?;
+        let home = self.home()?;
+        let keys = crate::chain::Keyring::open(home.root())?;
+        let written = crate::chain::append(&keys, &home.ledger_path(), to_map(entry)?)?;
         written
             .get("seq")
             .and_then(Value::as_u64)
@@ -571,21 +585,20 @@ impl Memory {
 
     fn reconcile_locked(&self) -> Result<usize> {
         let path = self.home()?.ledger_path();
-        let mut head_path = path.as_os_str().to_owned();
-        head_path.push(".head");
-        let head: Option<Value> =
-            store::read_json(std::path::Path::new(&head_path)).unwrap_or(None);
-        let head_seq = head
-            .as_ref()
-            .and_then(|h| h.get("seq"))
-            .and_then(Value::as_u64);
-        let seen: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM ledger_seen", [], |r| r.get(0))?;
-        if head_seq.is_some_and(|s| (s as i64) < seen) || (head_seq.is_none() && !path.exists()) {
+        if !path.exists() {
             return Ok(0);
         }
-        if head_seq.is_some_and(|s| (s as i64) + 1 == seen) {
+        // The ledger's own last record, not a side file a crash may have left stale.
+        let last = crate::chain::tail(&path).ok().flatten().map(|(s, _)| s);
+        let (max_seen, seen): (Option<i64>, i64) = self.conn.query_row(
+            "SELECT max(seq), count(*) FROM ledger_seen",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        if let Some(last) = last
+            && max_seen == Some(last as i64)
+            && seen == last as i64 + 1
+        {
             return Ok(0);
         }
         let log = store::read_jsonl(&path)?;
@@ -594,11 +607,17 @@ impl Memory {
             let Some(seq) = v.get("seq").and_then(Value::as_u64) else {
                 continue;
             };
-            let Ok(entry) = serde_json::from_value::<LedgerEntry>(v) else {
-                continue;
-            };
-            if self.apply_entry(seq, &entry)?.is_some() {
-                applied += 1;
+            match serde_json::from_value::<LedgerEntry>(v) {
+                Ok(entry) => {
+                    if self.apply_entry(seq, &entry)?.is_some() {
+                        applied += 1;
+                    }
+                }
+                Err(_) => {
+                    let tx = self.begin()?;
+                    mark_seen(&tx, seq, "malformed", false)?;
+                    tx.commit()?;
+                }
             }
         }
         Ok(applied)
