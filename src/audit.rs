@@ -16,12 +16,12 @@
 //! and a log that cannot be opened for appending or ends in a torn record is an error right
 //! there (`conflict` for a torn tail), before the caller runs anything it would have to audit.
 
+use crate::chain::{self, Keyring};
 use crate::clock;
 use crate::contracts::AuditEvent;
 use crate::error::{Error, Result};
 use crate::home::{Home, safe_component};
 use crate::redact::Redactor;
-use crate::chain::{self, Keyring};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -58,7 +58,7 @@ impl Audit {
         let day = clock::now()?.format("%Y-%m-%d").to_string();
         let path = home.audit_dir(agent_id)?.join(format!("{day}.jsonl"));
         let keys = Keyring::open(home.root())?;
-        chain::check_appendable(&path)?;
+        chain::check_appendable(&keys, &path)?;
         Ok(Audit {
             path,
             keys,

@@ -151,7 +151,8 @@ impl Keyring {
             ..Manifest::default()
         };
         for path in discover(&root) {
-            if let Some((seq, hash)) = tail(&path)? {
+            // A log whose last line is damaged is left out: verify reports it as unlisted.
+            if let Ok(Some((seq, hash))) = tail(&path) {
                 manifest.files.insert(
                     keys.rel(&path),
                     Entry {
@@ -177,7 +178,9 @@ impl Keyring {
             f.write_all(&key).map_err(io(&tmp))?;
             f.sync_all().map_err(io(&tmp))?;
             std::fs::hard_link(&tmp, &path).map_err(io(&path))?;
-            File::open(&dir).and_then(|d| d.sync_all()).map_err(io(&dir))
+            File::open(&dir)
+                .and_then(|d| d.sync_all())
+                .map_err(io(&dir))
         })();
         let _ = std::fs::remove_file(&tmp);
         written?;
@@ -219,8 +222,8 @@ impl Keyring {
     }
 
     fn mac_hex(&self, bytes: &[u8]) -> String {
-        let mut m = <HmacSha256 as Mac>::new_from_slice(&self.key)
-            .expect("HMAC takes a key of any length");
+        let mut m =
+            <HmacSha256 as Mac>::new_from_slice(&self.key).expect("HMAC takes a key of any length");
         m.update(bytes);
         hex::encode(m.finalize().into_bytes())
     }
@@ -229,8 +232,8 @@ impl Keyring {
         let Ok(want) = hex::decode(hex_mac) else {
             return false;
         };
-        let mut m = <HmacSha256 as Mac>::new_from_slice(&self.key)
-            .expect("HMAC takes a key of any length");
+        let mut m =
+            <HmacSha256 as Mac>::new_from_slice(&self.key).expect("HMAC takes a key of any length");
         m.update(bytes);
         m.verify_slice(&want).is_ok()
     }
@@ -401,14 +404,15 @@ fn last_whole_line(file: &mut File, path: &Path) -> Result<Option<Vec<u8>>> {
     }
 }
 
-/// Fails (`conflict`) when the log ends in a torn record; opens (creating) it otherwise, so
-/// a writer finds an unwritable or damaged log before it does anything it must audit.
-pub fn check_appendable(path: &Path) -> Result<()> {
+/// Checks that a log can take the next append, as [`append_batch`] would, without writing:
+/// the log opens for appending (it is created if missing), does not end in a torn record, the
+/// manifest authenticates, and the log's last record matches its anchor and the key. A writer
+/// calls this before it does anything it must audit, so a damaged log stops it up front.
+pub fn check_appendable(keys: &Keyring, path: &Path) -> Result<()> {
     let mut file = store::open_log(path)?;
-    if store::has_torn_tail(&mut file, path)? {
-        return Err(torn_error(path));
-    }
-    Ok(())
+    let _manifest_lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
+    let manifest = keys.manifest_or_missing()?;
+    tip(keys, &mut file, path, &manifest).map(|_| ())
 }
 
 fn torn_error(path: &Path) -> Error {
@@ -420,8 +424,83 @@ fn torn_error(path: &Path) -> Error {
     .with("path", path.display().to_string())
 }
 
+/// Where the next record of a log goes.
+struct Tip {
+    seq: u64,
+    prev: String,
+    keyed_from: u64,
+}
+
+/// The next position of a log (locked by the caller, manifest lock held), after checking its
+/// end against the manifest and the key.
+fn tip(keys: &Keyring, file: &mut File, path: &Path, manifest: &Manifest) -> Result<Tip> {
+    if store::has_torn_tail(file, path)? {
+        return Err(torn_error(path));
+    }
+    let refuse = |why: String| {
+        Err(Error::conflict(format!("{}: {why}", path.display()))
+            .with("path", path.display().to_string())
+            .retryable(false))
+    };
+    let entry = manifest.files.get(&keys.rel(path));
+    let Some(line) = store::last_line(file, path)? else {
+        return match entry {
+            None => Ok(Tip {
+                seq: 0,
+                prev: GENESIS.to_string(),
+                keyed_from: 0,
+            }),
+            Some(e) => refuse(format!(
+                "the log is empty but the manifest anchors seq {} (file deleted or truncated)",
+                e.seq
+            )),
+        };
+    };
+    let mut last: Map<String, Value> = serde_json::from_slice(&line)
+        .map_err(|e| Error::conflict(format!("last record of {}: {e}", path.display())))?;
+    let hash = match last.shift_remove("hash") {
+        Some(Value::String(h)) => h,
+        _ => return refuse("the last record carries no hash".into()),
+    };
+    let Some(s) = last.get("seq").and_then(Value::as_u64) else {
+        return refuse("the last record carries no seq".into());
+    };
+    let Some(e) = entry else {
+        // A legacy log seen for the first time: adopted as it is.
+        return Ok(Tip {
+            seq: s + 1,
+            prev: hash,
+            keyed_from: s + 1,
+        });
+    };
+    if s < e.seq {
+        return refuse(format!(
+            "the log ends at seq {s}, before its anchored head seq {} (tail deleted)",
+            e.seq
+        ));
+    }
+    if s == e.seq && hash != e.hash {
+        return refuse("the last record differs from the anchored head".into());
+    }
+    if s >= e.keyed_from {
+        let body = serde_json::to_vec(&last).map_err(|e| Error::internal(e.to_string()))?;
+        if !keys.mac_ok(&body, &hash) {
+            return refuse("the last record's hash is not keyed with this home's key".into());
+        }
+    }
+    Ok(Tip {
+        seq: s + 1,
+        prev: hash,
+        keyed_from: e.keyed_from,
+    })
+}
+
 /// Appends `record` to a keyed chain; returns it as written (with `seq`, `prev`, `hash`).
-pub fn append(keys: &Keyring, path: &Path, record: Map<String, Value>) -> Result<Map<String, Value>> {
+pub fn append(
+    keys: &Keyring,
+    path: &Path,
+    record: Map<String, Value>,
+) -> Result<Map<String, Value>> {
     let mut written = append_batch(keys, path, vec![record])?;
     written
         .pop()
@@ -431,7 +510,7 @@ pub fn append(keys: &Keyring, path: &Path, record: Map<String, Value>) -> Result
 /// Appends several records under one lock with one write and one fdatasync, then one
 /// manifest update, chaining them exactly as [`append`] would one by one. An empty batch
 /// writes nothing. Refuses (`conflict`) a torn tail (`bob ledger repair` first) and a log that
-/// fails its manifest check.
+/// fails its manifest check (see [`check_appendable`]).
 pub fn append_batch(
     keys: &Keyring,
     path: &Path,
@@ -442,64 +521,12 @@ pub fn append_batch(
     }
     let mut file = store::open_log(path)?;
     let _manifest_lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
-    if store::has_torn_tail(&mut file, path)? {
-        return Err(torn_error(path));
-    }
     let mut manifest = keys.manifest_or_missing()?;
-    let rel = keys.rel(path);
-    let entry = manifest.files.get(&rel).cloned();
-    let last = store::last_line(&mut file, path)?;
-    let refuse = |why: String| {
-        Err(Error::conflict(format!("{}: {why}", path.display()))
-            .with("path", path.display().to_string())
-            .retryable(false))
-    };
-    let (mut seq, mut prev, keyed_from) = match (last, &entry) {
-        (None, None) => (0, GENESIS.to_string(), 0),
-        (None, Some(e)) => {
-            return refuse(format!(
-                "the log is empty but the manifest anchors seq {} (file deleted or truncated)",
-                e.seq
-            ));
-        }
-        (Some(line), entry) => {
-            let mut last: Map<String, Value> = serde_json::from_slice(&line)
-                .map_err(|e| Error::conflict(format!("last record of {}: {e}", path.display())))?;
-            let hash = match last.shift_remove("hash") {
-                Some(Value::String(h)) => h,
-                _ => return refuse("the last record carries no hash".into()),
-            };
-            let Some(s) = last.get("seq").and_then(Value::as_u64) else {
-                return refuse("the last record carries no seq".into());
-            };
-            match entry {
-                // A legacy log seen for the first time: adopted as it is.
-                None => (s + 1, hash, s + 1),
-                Some(e) => {
-                    if s < e.seq {
-                        return refuse(format!(
-                            "the log ends at seq {s}, before its anchored head seq {} (tail \
-                             deleted)",
-                            e.seq
-                        ));
-                    }
-                    if s == e.seq && hash != e.hash {
-                        return refuse("the last record differs from the anchored head".into());
-                    }
-                    if s >= e.keyed_from {
-                        let body =
-                            serde_json::to_vec(&last).map_err(|e| Error::internal(e.to_string()))?;
-                        if !keys.mac_ok(&body, &hash) {
-                            return refuse(
-                                "the last record's hash is not keyed with this home's key".into(),
-                            );
-                        }
-                    }
-                    (s + 1, hash, e.keyed_from)
-                }
-            }
-        }
-    };
+    let Tip {
+        mut seq,
+        mut prev,
+        keyed_from,
+    } = tip(keys, &mut file, path, &manifest)?;
     let mut buf = Vec::new();
     let mut written = Vec::with_capacity(records.len());
     for mut record in records {
@@ -519,7 +546,7 @@ pub fn append_batch(
     file.write_all(&buf).map_err(io(path))?;
     file.sync_data().map_err(io(path))?;
     manifest.files.insert(
-        rel,
+        keys.rel(path),
         Entry {
             seq: seq - 1,
             hash: prev,
@@ -661,7 +688,9 @@ impl Verifier {
                 report.integrity = "missing";
                 report.fail(
                     1,
-                    format!("the file is gone but the manifest anchors it at seq {e} (file deleted)"),
+                    format!(
+                        "the file is gone but the manifest anchors it at seq {e} (file deleted)"
+                    ),
                 );
                 return Ok(report);
             }
@@ -677,6 +706,17 @@ impl Verifier {
             (Some(_), Some(e)) => e.keyed_from,
             (Some(_), None) => 0,
         };
+        if keys.is_some()
+            && self.manifest.is_some()
+            && entry.is_none()
+            && !contents.records.is_empty()
+        {
+            report.fail(
+                1,
+                "the log is not listed in the manifest (written without the key, or its entry \
+                 removed)",
+            );
+        }
         let mut bad = contents.bad.iter().peekable();
         let mut prev = GENESIS.to_string();
         let mut expected_seq = 0u64;
@@ -774,15 +814,7 @@ impl Verifier {
                 }
                 report.integrity = if e.keyed_from > 0 { "mixed" } else { "keyed" };
             }
-            (Some(_), None) => {
-                if records > 0 {
-                    report.fail(
-                        1,
-                        "the log is not listed in the manifest (written without the key, or \
-                         its entry removed)",
-                    );
-                }
-            }
+            (Some(_), None) => {}
             (None, _) => {
                 report.integrity = "legacy";
                 if records > 0 {

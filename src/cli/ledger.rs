@@ -1,6 +1,6 @@
 use super::Ctx;
-use crate::error::{Code, Error, Result};
 use crate::chain;
+use crate::error::{Code, Error, Result};
 use crate::store;
 use chrono::{DateTime, Utc};
 use serde_json::Value;

@@ -590,11 +590,11 @@ impl Memory {
         }
         // The ledger's own last record, not a side file a crash may have left stale.
         let last = crate::chain::tail(&path).ok().flatten().map(|(s, _)| s);
-        let (max_seen, seen): (Option<i64>, i64) = self.conn.query_row(
-            "SELECT max(seq), count(*) FROM ledger_seen",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        let (max_seen, seen): (Option<i64>, i64) =
+            self.conn
+                .query_row("SELECT max(seq), count(*) FROM ledger_seen", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?;
         if let Some(last) = last
             && max_seen == Some(last as i64)
             && seen == last as i64 + 1

@@ -5,6 +5,7 @@ mod chat;
 mod condense;
 mod contracts;
 mod env;
+mod integrity;
 mod memory;
 mod notes;
 mod sanitize;
