@@ -115,7 +115,7 @@ def tool_run(base):
     h = Home(base, "tool")
     root = os.path.join(h.dir, "root")
     os.makedirs(root)
-    open(os.path.join(root, "a.txt"), "w").write("alpha\n")
+    open(os.path.join(root, "a.txt"), "w").write("alpha beta gamma delta\n" * 90)  # 2 KB results
     args = ["tool", "run", "--enable-all", "--root", root]
     n = 2000
 

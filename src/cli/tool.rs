@@ -201,8 +201,9 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         }
         .map_err(|e| Error::internal(e.to_string()))?;
         buf.push(b'\n');
-        // Stream slow calls at once; batch fast ones into few writes (and few fdatasyncs).
-        if buf.len() > 64 * 1024 || resp.duration_ms >= 10 {
+        // Stream slow calls at once; batch fast ones into few writes and few audit flushes
+        // (each flush is an fdatasync plus the chain manifest's atomic replace).
+        if buf.len() > DELIVERY_BATCH_BYTES || resp.duration_ms >= 10 {
             deliver(&mut runner, &mut buf)?;
         }
     }
@@ -232,6 +233,9 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
     }
     Ok(())
 }
+
+/// Buffered results beyond this many bytes are flushed (audit first) and printed.
+const DELIVERY_BATCH_BYTES: usize = 1024 * 1024;
 
 /// Audit before delivery: makes every queued audit event durable (one lock, one fdatasync),
 /// THEN writes the buffered results. A failed flush returns the error and prints nothing: a

@@ -12,10 +12,12 @@
 //! compares the ledger's last whole record (read from the log itself, never from a side file
 //! that a crash may have left behind) with what `ledger_seen` holds; if any seq is missing,
 //! every unseen record is replayed in order. A replayed decision on a candidate that is still
-//! pending is applied; one on a candidate the database already shows decided (impossible
-//! unless the files were edited) is marked seen and not applied, so a candidate is never
-//! decided twice, and once the ledger holds a decision the database shows it, so a second
-//! decision is `conflict`. An `import` record whose batch never reached the database cannot be
+//! pending is applied; one on a candidate the database already shows decided, or whose
+//! digest does not match the candidate (impossible unless the files were edited), is marked
+//! seen and not applied. Every decision seen is also recorded per candidate
+//! (`ledger_decided`, same transaction), so once the ledger holds a decision for a
+//! candidate, applied or not, a second decision is `conflict`: a candidate is never decided
+//! twice. An `import` record whose batch never reached the database cannot be
 //! replayed (the ledger lists ids and digests, not bodies): it is marked seen, unapplied, and
 //! running the same import again completes it (records already stored are left as they are).
 
@@ -340,6 +342,27 @@ impl Memory {
         let Some(row) = self.candidate(id)? else {
             return Err(Error::not_found(format!("no candidate {id:?}")).with("id", id));
         };
+        let on_ledger: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT seq FROM ledger_decided WHERE candidate_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(seq) = on_ledger
+            && row.status == "pending"
+        {
+            // The ledger decided it, but that decision could not be applied (its record did
+            // not match the candidate): still decided, once.
+            return Err(Error::conflict(format!(
+                "candidate {id} was already decided on the ledger (seq {seq}), a decision the \
+                 database could not apply"
+            ))
+            .with("id", id)
+            .with("ledger_seq", seq)
+            .retryable(false));
+        }
         if row.status != "pending" {
             return Err(Error::conflict(format!(
                 "candidate {id} was already {} ({})",
@@ -504,7 +527,7 @@ impl Memory {
         let decision = entry.decision.clone().unwrap_or_default();
         let Some(mut row) = row.filter(|r| r.status == "pending") else {
             let tx = self.begin()?;
-            mark_seen(&tx, seq, "decision", false)?;
+            mark_decision_seen(&tx, seq, "decision", false, Some(&id))?;
             tx.commit()?;
             return Ok(None);
         };
@@ -517,7 +540,7 @@ impl Memory {
             && entry.content_digest.as_deref() != Some(candidate_digest(c).as_str())
         {
             let tx = self.begin()?;
-            mark_seen(&tx, seq, "decision", false)?;
+            mark_decision_seen(&tx, seq, "decision", false, Some(&id))?;
             tx.commit()?;
             return Ok(None);
         }
@@ -563,7 +586,7 @@ impl Memory {
             "UPDATE candidates SET status = ?2, row = ?3 WHERE id = ?1",
             params![row.id, row.status, to_json(&row)?],
         )?;
-        mark_seen(&tx, seq, "decision", true)?;
+        mark_decision_seen(&tx, seq, "decision", true, Some(&id))?;
         tx.commit()?;
         Ok(Some(Decided {
             candidate: row,
@@ -836,10 +859,28 @@ pub struct ImportReport {
 }
 
 fn mark_seen(conn: &rusqlite::Connection, seq: u64, kind: &str, applied: bool) -> Result<()> {
+    mark_decision_seen(conn, seq, kind, applied, None)
+}
+
+/// Marks a ledger `seq` as seen (in the caller's transaction), with the candidate a decision
+/// is about.
+fn mark_decision_seen(
+    conn: &rusqlite::Connection,
+    seq: u64,
+    kind: &str,
+    applied: bool,
+    candidate_id: Option<&str>,
+) -> Result<()> {
     conn.execute(
         "INSERT OR IGNORE INTO ledger_seen(seq, kind, applied) VALUES (?1, ?2, ?3)",
         params![seq as i64, kind, applied],
     )?;
+    if let Some(c) = candidate_id {
+        conn.execute(
+            "INSERT OR IGNORE INTO ledger_decided(candidate_id, seq) VALUES (?1, ?2)",
+            params![c, seq as i64],
+        )?;
+    }
     Ok(())
 }
 

@@ -84,7 +84,8 @@ fn ledger_with(env: &TestEnv, n: usize) -> PathBuf {
 fn root(env: &TestEnv) -> PathBuf {
     let root = env.path("root");
     std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("a.txt"), "alpha\n").unwrap();
+    // 2 KB per result, so a run of a few thousand reads delivers in several flushed batches.
+    std::fs::write(root.join("a.txt"), "alpha beta gamma delta\n".repeat(90)).unwrap();
     root
 }
 
@@ -573,9 +574,10 @@ fn a_decision_on_the_ledger_but_not_in_the_database_is_replayed_and_never_repeat
     let env = TestEnv::new();
     let ids = propose(&env, &["first".into(), "second".into()]);
     env.json(&["memory", "approve", &ids[0]], "");
+    let rows = env.jsonl(&["memory", "candidates"], "");
+    let row = rows.iter().find(|r| r["id"] == ids[1].as_str()).unwrap();
     let cand: bob::contracts::MemoryCandidate =
-        serde_json::from_value(env.jsonl(&["memory", "candidates"], "")[1]["candidate"].clone())
-            .unwrap();
+        serde_json::from_value(row["candidate"].clone()).unwrap();
     // Crash right after the ledger's fdatasync: the record is appended the way bob appends
     // it, and neither the manifest's anchor nor the database is updated.
     let manifest = env.home().join("keys/manifest.json");
@@ -620,6 +622,31 @@ fn a_decision_on_the_ledger_but_not_in_the_database_is_replayed_and_never_repeat
         (rows[0]["ok"].clone(), rows[0]["unanchored"].clone()),
         (json!(true), Value::Null)
     );
+}
+
+#[test]
+fn a_ledger_decision_the_database_cannot_apply_still_blocks_a_second_decision() {
+    let env = TestEnv::new();
+    let id = propose(&env, &["content".into()]).remove(0);
+    // A decision whose digest does not match the candidate (e.g. written by a buggy or
+    // older writer): replay cannot apply it, yet the ledger has decided the candidate.
+    let rec = json!({
+        "kind": "decision", "ts": "2026-02-15T00:00:00Z", "actor": "human", "user": "default",
+        "decision": "approve", "candidate_id": id, "content_digest": "0".repeat(64),
+    });
+    let Value::Object(map) = rec else {
+        unreachable!()
+    };
+    let keys = bob::chain::Keyring::open(&env.home()).unwrap();
+    bob::chain::append(&keys, &env.home().join("memory_approvals.jsonl"), map).unwrap();
+    let err = env.fails(
+        &["memory", "reject", &id, "--reason", "no"],
+        "",
+        5,
+        "conflict",
+    );
+    assert!(err["message"].as_str().unwrap().contains("ledger"), "{err}");
+    assert_eq!(ledger_decisions(&env)[&id].len(), 1);
 }
 
 #[test]
