@@ -208,7 +208,7 @@ def ledger(base):
 
 def trace(base):
     h = Home(base, "trace")
-    n = 3000
+    n = 500
     path = os.path.join(h.dir, "events.jsonl")
     with open(path, "w") as f:
         for i in range(n):
