@@ -225,15 +225,21 @@ impl Runner {
             },
         };
         let mut resp = resp;
+        let ran = resp.ok;
         let t = self.mark();
         let audited = self.audit_result(req, &resp);
         self.account(t);
         if let Err(e) = audited {
-            // The call happened but could not be audited: say so rather than pretend.
+            // The result could not be audited: it is withheld, and the envelope says so.
             resp.ok = false;
             resp.output = None;
             resp.error = Some(Error::internal(format!(
-                "the tool ran but its audit record could not be written: {}",
+                "{} its audit record could not be written: {}",
+                if ran {
+                    "the tool ran but"
+                } else {
+                    "the call failed and"
+                },
                 e.message
             )));
         }
