@@ -2275,7 +2275,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__ledger__subcmd__verify)
-            opts="-h -V --home --now --format --json --help --version"
+            opts="-h -V --all --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,5 +1,6 @@
 //! The audit log (seed 003 §3): `audit/<agent_id>/YYYY-MM-DD.jsonl`, append-only,
-//! hash-chained by [`crate::store::append_chained_batch`], secrets redacted before the write.
+//! hash-chained under the home's key by [`crate::chain::append_batch`], secrets redacted
+//! before the write.
 //!
 //! One [`Audit`] belongs to one run. Its file is chosen once, from the date at
 //! [`Audit::open`], so every event of a run lands in one file even when the run crosses
@@ -7,15 +8,20 @@
 //!
 //! Events are written at once by [`Audit::event`]. [`Audit::queue`] collects events and
 //! [`Audit::flush`] writes them with one lock and one fdatasync (the tool runner does this
-//! for runs of read-only calls and flushes before anything mutating executes). Queued
-//! events are flushed when the `Audit` is dropped, as a last resort.
+//! for runs of read-only calls, flushes before anything mutating executes, and releases no
+//! result before the flush that makes its events durable). Queued events are flushed when
+//! the `Audit` is dropped, as a last resort.
+//!
+//! Opening an `Audit` checks its log first: the chain key is loaded (created on first use),
+//! and a log that cannot be opened for appending or ends in a torn record is an error right
+//! there (`conflict` for a torn tail), before the caller runs anything it would have to audit.
 
+use crate::chain::{self, Keyring};
 use crate::clock;
 use crate::contracts::AuditEvent;
 use crate::error::{Error, Result};
 use crate::home::{Home, safe_component};
 use crate::redact::Redactor;
-use crate::store;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -23,6 +29,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 pub struct Audit {
     path: PathBuf,
+    keys: Keyring,
     agent_id: String,
     run_id: String,
     redactor: Redactor,
@@ -50,8 +57,11 @@ impl Audit {
         safe_component("run_id", run_id)?;
         let day = clock::now()?.format("%Y-%m-%d").to_string();
         let path = home.audit_dir(agent_id)?.join(format!("{day}.jsonl"));
+        let keys = Keyring::open(home.root())?;
+        chain::check_appendable(&keys, &path)?;
         Ok(Audit {
             path,
+            keys,
             agent_id: agent_id.to_string(),
             run_id: run_id.to_string(),
             redactor,
@@ -152,7 +162,7 @@ impl Audit {
             return Ok(0);
         }
         let batch = std::mem::take(&mut self.pending);
-        Ok(store::append_chained_batch(&self.path, batch)?.len())
+        Ok(chain::append_batch(&self.keys, &self.path, batch)?.len())
     }
 
     /// Writes every queued event with one lock and one fdatasync; returns them as written.
@@ -161,7 +171,7 @@ impl Audit {
             return Ok(Vec::new());
         }
         let batch = std::mem::take(&mut self.pending);
-        let written = store::append_chained_batch(&self.path, batch)?;
+        let written = chain::append_batch(&self.keys, &self.path, batch)?;
         written
             .into_iter()
             .map(|m| {

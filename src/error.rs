@@ -139,6 +139,16 @@ impl Error {
         self.retryable = retryable;
         self
     }
+    /// A closed stdout (the reader went away): an ordinary end of the command, not a failure.
+    /// It travels up like any error, so everything on the way (audit logs, ledgers) is
+    /// flushed and closed by the usual drops; the CLI then exits 0 and reports nothing.
+    pub fn broken_pipe() -> Self {
+        Self::internal("stdout was closed (broken pipe)").with("broken_pipe", true)
+    }
+    /// Whether this is [`Error::broken_pipe`].
+    pub fn is_broken_pipe(&self) -> bool {
+        self.details.get("broken_pipe") == Some(&Value::Bool(true))
+    }
     /// An I/O failure on `path`, classified: a missing file is `not_found`, the rest internal.
     pub fn io(path: &std::path::Path, err: std::io::Error) -> Self {
         let code = match err.kind() {

@@ -3,6 +3,7 @@
 //! The library holds every subsystem; [`cli`] is the thin command-line layer on top. Subsystems
 //! never print and never import clap: they take typed input and return [`error::Result`].
 
+pub mod chain;
 pub mod cli;
 pub mod clock;
 pub mod contracts;

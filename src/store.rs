@@ -7,23 +7,17 @@
 //!   rewritten.
 //! * [`read_jsonl`]: reads a log and reports, rather than hides, damaged lines. A last line with
 //!   no newline is a *torn* record left by a crash: it is reported, never parsed or dropped.
-//! * [`append_chained`] / [`verify_chain`]: hash-chained logs (approval ledger, audit log).
-//!   Every record carries `seq` (its 0-based line number), `prev` (the previous record's
-//!   `hash`, 64 zeros for the first) and `hash` = SHA-256 of the record serialized without its
-//!   `hash` field. A side file `<log>.head` anchors the last record so a truncated tail is
-//!   found too. Editing, deleting or reordering any line breaks the chain at that line.
+//! * Hash-chained logs (approval ledger, audit log) are keyed and anchored in a manifest:
+//!   see [`crate::chain`], which builds on the log primitives here.
 
 use crate::error::{Error, Result};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-
-/// `prev` of the first record in a chain.
-pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |e| Error::io(path, e)
@@ -132,7 +126,8 @@ pub fn lock_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn open_log(path: &Path) -> Result<File> {
+/// Opens a log for appending (creating it and its directory) and takes its exclusive lock.
+pub(crate) fn open_log(path: &Path) -> Result<File> {
     let dir = parent_of(path);
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let file = OpenOptions::new()
@@ -146,7 +141,7 @@ fn open_log(path: &Path) -> Result<File> {
 }
 
 /// True when the file is non-empty and its last byte is not a newline (a torn record).
-fn has_torn_tail(file: &mut File, path: &Path) -> Result<bool> {
+pub(crate) fn has_torn_tail(file: &mut File, path: &Path) -> Result<bool> {
     let len = file.metadata().map_err(io(path))?.len();
     if len == 0 {
         return Ok(false);
@@ -263,25 +258,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-fn record_hash(record: &Map<String, Value>) -> Result<String> {
-    let body = serde_json::to_vec(record).map_err(|e| Error::internal(e.to_string()))?;
-    Ok(sha256_hex(&body))
-}
-
-fn head_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".head");
-    PathBuf::from(s)
-}
-
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-struct Head {
-    seq: u64,
-    hash: String,
-}
-
 /// Reads the last complete line of the log (the file must not have a torn tail).
-fn last_line(file: &mut File, path: &Path) -> Result<Option<Vec<u8>>> {
+pub(crate) fn last_line(file: &mut File, path: &Path) -> Result<Option<Vec<u8>>> {
     let len = file.metadata().map_err(io(path))?.len();
     if len == 0 {
         return Ok(None);
@@ -300,264 +278,5 @@ fn last_line(file: &mut File, path: &Path) -> Result<Option<Vec<u8>>> {
             return Ok(Some(body.to_vec()));
         }
         window *= 4;
-    }
-}
-
-/// Appends `record` to a hash-chained log, adding `seq`, `prev` and `hash`; returns the record
-/// as written. Refuses (`conflict`) when the log ends in a torn line: `bob ledger repair` first.
-pub fn append_chained(path: &Path, record: Map<String, Value>) -> Result<Map<String, Value>> {
-    let mut written = append_chained_batch(path, vec![record])?;
-    written
-        .pop()
-        .ok_or_else(|| Error::internal("append_chained_batch wrote nothing"))
-}
-
-/// Appends several records to a hash-chained log under one lock with one write and one
-/// fdatasync (and one head update), chaining them exactly as [`append_chained`] would one by
-/// one. Returns the records as written. An empty batch writes nothing.
-pub fn append_chained_batch(
-    path: &Path,
-    records: Vec<Map<String, Value>>,
-) -> Result<Vec<Map<String, Value>>> {
-    if records.is_empty() {
-        return Ok(records);
-    }
-    let mut file = open_log(path)?;
-    if has_torn_tail(&mut file, path)? {
-        return Err(Error::conflict(format!(
-            "{} ends in a torn record left by an interrupted write; run `bob ledger repair {}`",
-            path.display(),
-            path.display()
-        ))
-        .with("path", path.display().to_string()));
-    }
-    let (mut seq, mut prev) = match last_line(&mut file, path)? {
-        None => (0, GENESIS.to_string()),
-        Some(line) => {
-            let last: Map<String, Value> = serde_json::from_slice(&line).map_err(|e| {
-                Error::conflict(format!(
-                    "last record of {} is not valid JSON: {e}",
-                    path.display()
-                ))
-            })?;
-            let seq = last.get("seq").and_then(Value::as_u64).map(|s| s + 1);
-            let hash = last.get("hash").and_then(Value::as_str).map(str::to_string);
-            match (seq, hash) {
-                (Some(s), Some(h)) => (s, h),
-                _ => {
-                    return Err(Error::conflict(format!(
-                        "last record of {} carries no seq/hash",
-                        path.display()
-                    )));
-                }
-            }
-        }
-    };
-    let mut buf = Vec::new();
-    let mut written = Vec::with_capacity(records.len());
-    for mut record in records {
-        for k in ["seq", "prev", "hash"] {
-            record.shift_remove(k);
-        }
-        record.insert("seq".into(), Value::from(seq));
-        record.insert("prev".into(), Value::from(prev.clone()));
-        let hash = record_hash(&record)?;
-        record.insert("hash".into(), Value::from(hash.clone()));
-        buf.extend_from_slice(&encode_line(&record)?);
-        written.push(record);
-        prev = hash;
-        seq += 1;
-    }
-    file.write_all(&buf).map_err(io(path))?;
-    file.sync_data().map_err(io(path))?;
-    write_json_atomic(
-        &head_path(path),
-        &Head {
-            seq: seq - 1,
-            hash: prev,
-        },
-    )?;
-    Ok(written)
-}
-
-/// The result of verifying a hash-chained log.
-#[derive(Debug, Clone, Serialize)]
-pub struct ChainReport {
-    pub path: String,
-    pub ok: bool,
-    /// Whole records that verified, from the start of the file.
-    pub verified: u64,
-    /// The first line that breaks the chain (1-based), if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_bad_line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// A torn last record left by an interrupted append (the records before it verified).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub torn_line: Option<usize>,
-}
-
-/// Verifies every link of a hash-chained log and its head anchor.
-pub fn verify_chain(path: &Path) -> Result<ChainReport> {
-    let bytes = std::fs::read(path).map_err(io(path))?;
-    let contents = parse_jsonl(&bytes);
-    let mut report = ChainReport {
-        path: path.display().to_string(),
-        ok: true,
-        verified: 0,
-        first_bad_line: None,
-        reason: None,
-        torn_line: None,
-    };
-    let fail = |report: &mut ChainReport, line: usize, reason: String| {
-        if report.ok {
-            report.ok = false;
-            report.first_bad_line = Some(line);
-            report.reason = Some(reason);
-        }
-    };
-    // Merge records and bad lines back into file order.
-    let mut bad = contents.bad.iter().peekable();
-    let mut prev = GENESIS.to_string();
-    let mut expected_seq = 0u64;
-    for (lineno, value) in &contents.records {
-        if let Some(b) = bad.peek()
-            && b.line < *lineno
-        {
-            fail(
-                &mut report,
-                b.line,
-                format!("{} line: {}", b.kind, b.reason),
-            );
-            break;
-        }
-        let Value::Object(map) = value else {
-            unreachable!("parse_jsonl keeps objects only")
-        };
-        let mut map = map.clone();
-        let Some(Value::String(hash)) = map.shift_remove("hash") else {
-            fail(&mut report, *lineno, "record has no hash".into());
-            break;
-        };
-        if map.get("seq").and_then(Value::as_u64) != Some(expected_seq) {
-            fail(
-                &mut report,
-                *lineno,
-                format!("seq is not {expected_seq} (line deleted, inserted or reordered)"),
-            );
-            break;
-        }
-        if map.get("prev").and_then(Value::as_str) != Some(prev.as_str()) {
-            fail(
-                &mut report,
-                *lineno,
-                "prev does not match the previous record's hash (line deleted or reordered)".into(),
-            );
-            break;
-        }
-        if record_hash(&map)? != hash {
-            fail(
-                &mut report,
-                *lineno,
-                "hash does not match the record's content (line edited)".into(),
-            );
-            break;
-        }
-        prev = hash;
-        expected_seq += 1;
-        report.verified += 1;
-    }
-    if report.ok
-        && let Some(b) = bad.next()
-    {
-        if b.kind == "torn" {
-            report.torn_line = Some(b.line);
-        } else {
-            fail(
-                &mut report,
-                b.line,
-                format!("{} line: {}", b.kind, b.reason),
-            );
-        }
-    }
-    if report.ok
-        && let Some(head) = read_json::<Head>(&head_path(path))?
-    {
-        let last_seq = expected_seq.checked_sub(1);
-        if last_seq.is_none_or(|s| s < head.seq) {
-            fail(
-                &mut report,
-                contents.records.len() + 1,
-                format!(
-                    "log ends before the anchored record seq {} (tail deleted)",
-                    head.seq
-                ),
-            );
-        } else if last_seq == Some(head.seq) && prev != head.hash {
-            fail(
-                &mut report,
-                contents.records.len(),
-                "last record differs from the anchored hash".into(),
-            );
-        }
-    }
-    Ok(report)
-}
-
-/// Moves a torn last record of a log aside into `<log>.torn.<n>` and truncates it away, so that
-/// appends can continue. Returns the side file, or `None` when the log was whole.
-pub fn repair_torn_tail(path: &Path) -> Result<Option<PathBuf>> {
-    let mut file = open_log(path)?;
-    if !has_torn_tail(&mut file, path)? {
-        return Ok(None);
-    }
-    let len = file.metadata().map_err(io(path))?.len();
-    file.seek(SeekFrom::Start(0)).map_err(io(path))?;
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.read_to_end(&mut bytes).map_err(io(path))?;
-    let cut = memchr::memrchr(b'\n', &bytes).map(|i| i + 1).unwrap_or(0);
-    let mut n = 0;
-    let side = loop {
-        let mut s = path.as_os_str().to_owned();
-        s.push(format!(".torn.{n}"));
-        let p = PathBuf::from(s);
-        if !p.exists() {
-            break p;
-        }
-        n += 1;
-    };
-    write_bytes_atomic(&side, &bytes[cut..])?;
-    file.set_len(cut as u64).map_err(io(path))?;
-    file.sync_all().map_err(io(path))?;
-    Ok(Some(side))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rec(n: u64) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("n".into(), Value::from(n));
-        m
-    }
-
-    #[test]
-    fn batched_chain_is_byte_identical_to_one_by_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
-        for n in 0..5 {
-            append_chained(&a, rec(n)).unwrap();
-        }
-        append_chained(&b, rec(0)).unwrap();
-        let written = append_chained_batch(&b, (1..5).map(rec).collect()).unwrap();
-        assert_eq!(written.len(), 4);
-        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
-        assert_eq!(
-            std::fs::read(head_path(&a)).unwrap(),
-            std::fs::read(head_path(&b)).unwrap()
-        );
-        assert!(verify_chain(&b).unwrap().ok);
-        assert!(append_chained_batch(&b, Vec::new()).unwrap().is_empty());
     }
 }

@@ -1,21 +1,28 @@
 use super::Ctx;
+use crate::chain;
 use crate::error::{Code, Error, Result};
 use crate::store;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The values of `bob ledger show --kind`.
 const KINDS: [&str; 6] = ["approve", "edit", "reject", "decision", "import", "gc"];
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
-    /// Verify a hash-chained log and name the first bad line. With no FILE, verifies the
-    /// approval ledger and every audit log under the home. Exits 5 (conflict) when a chain is
-    /// broken.
+    /// Verify keyed hash-chained logs and name the first bad line of each: every link, the
+    /// home's chain key, and each log's head in keys/manifest.json (a deleted tail, a deleted
+    /// day file, a chain recomputed without the key). With no FILE (or --all), verifies every
+    /// chained log of the home: the approval ledger, every audit day file, and every file the
+    /// manifest lists. One report line per file; exits 5 (conflict) when any fails.
     Verify {
         /// Log files to verify
+        #[arg(conflicts_with = "all")]
         files: Vec<PathBuf>,
+        /// Every chained log of the home (the default when no FILE is given)
+        #[arg(long)]
+        all: bool,
     },
     /// Print a hash-chained log's records as JSON Lines, oldest first [default: the approval
     /// ledger]. Filters combine with AND; --limit applies after them.
@@ -56,9 +63,10 @@ pub enum Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
-        Args::Verify { files } => {
-            let files = if files.is_empty() {
-                default_logs(ctx)?
+        Args::Verify { files, all } => {
+            let verifier = chain::Verifier::for_home(ctx.home.root())?;
+            let files = if files.is_empty() || all {
+                verifier.all_logs(ctx.home.root())
             } else {
                 files
             };
@@ -71,7 +79,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let mut broken = 0;
             let mut reports = Vec::new();
             for f in &files {
-                let r = store::verify_chain(f)?;
+                let r = verifier.verify(f)?;
                 broken += usize::from(!r.ok);
                 reports.push(r);
             }
@@ -129,7 +137,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             ctx.out.rows(&rows)
         }
         Args::Repair { file } => {
-            let side = store::repair_torn_tail(&file)?;
+            let side = chain::repair_torn_tail(&file)?;
             ctx.out.doc(&serde_json::json!({
                 "path": file.display().to_string(),
                 "repaired": side.is_some(),
@@ -137,34 +145,6 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             }))
         }
     }
-}
-
-/// The approval ledger and every audit log file under the home.
-fn default_logs(ctx: &Ctx) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let ledger = ctx.home.ledger_path();
-    if ledger.exists() {
-        files.push(ledger);
-    }
-    let audit = ctx.home.root().join("audit");
-    collect_jsonl(&audit, &mut files)?;
-    Ok(files)
-}
-
-fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        if p.is_dir() {
-            collect_jsonl(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "jsonl") {
-            out.push(p);
-        }
-    }
-    Ok(())
 }
 
 fn parse_time(s: &str) -> Result<DateTime<Utc>> {

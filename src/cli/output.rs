@@ -24,11 +24,13 @@ pub struct Printer {
     format: Option<Format>,
 }
 
-/// Exits 0 on a closed stdout (a reader that has gone away is not an error); otherwise maps
-/// the write error.
+/// Maps a stdout write error. A closed stdout (a reader that has gone away) becomes
+/// [`Error::broken_pipe`]: it unwinds the command like any error, so logs are flushed and
+/// closed on the way, and [`super::main`] turns it into exit 0. Nothing here exits the
+/// process.
 pub fn stdout_error(e: std::io::Error) -> Error {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        std::process::exit(0);
+        return Error::broken_pipe();
     }
     Error::internal(format!("writing stdout: {e}"))
 }
@@ -191,7 +193,11 @@ pub fn table(rows: &[Value]) -> String {
 }
 
 /// Prints an error to stderr (one JSON line, or human text on a terminal); returns its exit code.
+/// A broken pipe is no error: nothing is printed and the exit code is 0.
 pub fn report(err: &Error) -> i32 {
+    if err.is_broken_pipe() {
+        return 0;
+    }
     let mut stderr = std::io::stderr().lock();
     let text = if stderr.is_terminal() && std::env::var_os("BOB_JSON_ERRORS").is_none() {
         let mut t = format!("bob: {}: {}", err.code, err.message);

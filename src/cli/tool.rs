@@ -27,7 +27,8 @@ pub enum Args {
     /// (`bob tool enable`) or here with --enable/--enable-all. fs and shell tools also need a
     /// sandbox root (--root, or BOB_TOOL_SANDBOX_ENABLED=1 with BOB_TOOL_ROOTS). A failing call
     /// is an ok:false envelope; the command still exits 0. Duplicate ids are invalid.request
-    /// and nothing runs.
+    /// and nothing runs. A result is printed only after its audit record is durable; a torn
+    /// (exit 5) or unwritable audit log stops the run before any tool runs.
     Run(RunArgs),
     /// Enable tools for a session (a human act), stored in sessions/<id>/tools.json
     Enable {
@@ -200,12 +201,14 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         }
         .map_err(|e| Error::internal(e.to_string()))?;
         buf.push(b'\n');
-        // Stream slow calls at once; batch fast ones into few writes.
-        if buf.len() > 64 * 1024 || resp.duration_ms >= 10 {
-            super::output::write_stdout(&buf)?;
-            buf.clear();
+        // Stream slow calls at once; batch fast ones into few writes and few audit flushes
+        // (each flush is an fdatasync plus the chain manifest's atomic replace).
+        if buf.len() > DELIVERY_BATCH_BYTES || resp.duration_ms >= 10 {
+            deliver(&mut runner, &mut buf)?;
         }
     }
+    // Audit before delivery: the results still buffered are released only once their
+    // events are durable.
     runner.flush()?;
     if a.session.is_some() {
         runner.save_failure_loop()?;
@@ -228,6 +231,19 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         }});
         eprintln!("{stats}");
     }
+    Ok(())
+}
+
+/// Buffered results beyond this many bytes are flushed (audit first) and printed.
+const DELIVERY_BATCH_BYTES: usize = 1024 * 1024;
+
+/// Audit before delivery: makes every queued audit event durable (one lock, one fdatasync),
+/// THEN writes the buffered results. A failed flush returns the error and prints nothing: a
+/// result whose audit record is not on disk never reaches stdout.
+fn deliver(runner: &mut Runner, buf: &mut Vec<u8>) -> Result<()> {
+    runner.flush()?;
+    super::output::write_stdout(buf)?;
+    buf.clear();
     Ok(())
 }
 

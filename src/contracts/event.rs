@@ -29,7 +29,7 @@ pub const TRACE_KINDS: &[&str] = &[
 ];
 
 /// Seed 003 §2–§3 run lifecycle / audit event. On disk it also carries the chain fields
-/// `prev` and `hash` added by [`crate::store::append_chained`].
+/// `prev` and `hash` added by [`crate::chain::append`] (keyed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AuditEvent {
     pub event_id: String,

@@ -191,7 +191,7 @@ pub struct CandidateRow {
 }
 
 /// One line of `memory_approvals.jsonl` before chaining (`seq`, `prev`, `hash` are added by
-/// `store::append_chained`).
+/// `chain::append`, keyed).
 ///
 /// `kind` is `decision` (approve / edit / reject of a candidate), `import` (an admin import
 /// batch) or `gc` (expired records removed).

@@ -2,10 +2,24 @@
 //!
 //! A decision (approve / edit / reject) runs under the ledger's lock file
 //! (`memory_approvals.jsonl.lock`): the candidate must still be `pending` (otherwise
-//! `conflict`), the decision is appended to the hash-chained ledger FIRST, and only then applied
-//! to the database in one transaction that also marks the ledger `seq` as applied
-//! (`ledger_seen`). If the process dies between the two, the next [`Memory::open`] replays every
-//! ledger record whose `seq` the database has not seen (idempotent by candidate id).
+//! `conflict`), the decision is appended to the keyed, hash-chained ledger FIRST
+//! ([`crate::chain`]), and only then applied to the database in one transaction that also
+//! marks the ledger `seq` as seen (`ledger_seen`). The same holds for `gc` and `import`
+//! records.
+//!
+//! Crash recovery: whatever instant a kill lands, the ledger is the truth. Every
+//! [`Memory::open`] (and every decision, under the lock, before it looks at the candidate)
+//! compares the ledger's last whole record (read from the log itself, never from a side file
+//! that a crash may have left behind) with what `ledger_seen` holds; if any seq is missing,
+//! every unseen record is replayed in order. A replayed decision on a candidate that is still
+//! pending is applied; one on a candidate the database already shows decided, or whose
+//! digest does not match the candidate (impossible unless the files were edited), is marked
+//! seen and not applied. Every decision seen is also recorded per candidate
+//! (`ledger_decided`, same transaction), so once the ledger holds a decision for a
+//! candidate, applied or not, a second decision is `conflict`: a candidate is never decided
+//! twice. An `import` record whose batch never reached the database cannot be
+//! replayed (the ledger lists ids and digests, not bodies): it is marked seen, unapplied, and
+//! running the same import again completes it (records already stored are left as they are).
 
 use super::ltm::{self, BLOB_THRESHOLD_BYTES, LtmStore};
 use super::{DEFAULT_USER, Memory, ProposeCtx};
@@ -311,7 +325,9 @@ impl Memory {
     }
 
     fn append_ledger(&self, entry: &LedgerEntry) -> Result<u64> {
-        let written = store::append_chained(&self.home()?.ledger_path(), to_map(entry)?)?;
+        let home = self.home()?;
+        let keys = crate::chain::Keyring::open(home.root())?;
+        let written = crate::chain::append(&keys, &home.ledger_path(), to_map(entry)?)?;
         written
             .get("seq")
             .and_then(Value::as_u64)
@@ -326,6 +342,27 @@ impl Memory {
         let Some(row) = self.candidate(id)? else {
             return Err(Error::not_found(format!("no candidate {id:?}")).with("id", id));
         };
+        let on_ledger: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT seq FROM ledger_decided WHERE candidate_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(seq) = on_ledger
+            && row.status == "pending"
+        {
+            // The ledger decided it, but that decision could not be applied (its record did
+            // not match the candidate): still decided, once.
+            return Err(Error::conflict(format!(
+                "candidate {id} was already decided on the ledger (seq {seq}), a decision the \
+                 database could not apply"
+            ))
+            .with("id", id)
+            .with("ledger_seq", seq)
+            .retryable(false));
+        }
         if row.status != "pending" {
             return Err(Error::conflict(format!(
                 "candidate {id} was already {} ({})",
@@ -490,7 +527,7 @@ impl Memory {
         let decision = entry.decision.clone().unwrap_or_default();
         let Some(mut row) = row.filter(|r| r.status == "pending") else {
             let tx = self.begin()?;
-            mark_seen(&tx, seq, "decision", false)?;
+            mark_decision_seen(&tx, seq, "decision", false, Some(&id))?;
             tx.commit()?;
             return Ok(None);
         };
@@ -503,7 +540,7 @@ impl Memory {
             && entry.content_digest.as_deref() != Some(candidate_digest(c).as_str())
         {
             let tx = self.begin()?;
-            mark_seen(&tx, seq, "decision", false)?;
+            mark_decision_seen(&tx, seq, "decision", false, Some(&id))?;
             tx.commit()?;
             return Ok(None);
         }
@@ -549,7 +586,7 @@ impl Memory {
             "UPDATE candidates SET status = ?2, row = ?3 WHERE id = ?1",
             params![row.id, row.status, to_json(&row)?],
         )?;
-        mark_seen(&tx, seq, "decision", true)?;
+        mark_decision_seen(&tx, seq, "decision", true, Some(&id))?;
         tx.commit()?;
         Ok(Some(Decided {
             candidate: row,
@@ -571,21 +608,20 @@ impl Memory {
 
     fn reconcile_locked(&self) -> Result<usize> {
         let path = self.home()?.ledger_path();
-        let mut head_path = path.as_os_str().to_owned();
-        head_path.push(".head");
-        let head: Option<Value> =
-            store::read_json(std::path::Path::new(&head_path)).unwrap_or(None);
-        let head_seq = head
-            .as_ref()
-            .and_then(|h| h.get("seq"))
-            .and_then(Value::as_u64);
-        let seen: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM ledger_seen", [], |r| r.get(0))?;
-        if head_seq.is_some_and(|s| (s as i64) < seen) || (head_seq.is_none() && !path.exists()) {
+        if !path.exists() {
             return Ok(0);
         }
-        if head_seq.is_some_and(|s| (s as i64) + 1 == seen) {
+        // The ledger's own last record, not a side file a crash may have left stale.
+        let last = crate::chain::tail(&path).ok().flatten().map(|(s, _)| s);
+        let (max_seen, seen): (Option<i64>, i64) =
+            self.conn
+                .query_row("SELECT max(seq), count(*) FROM ledger_seen", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?;
+        if let Some(last) = last
+            && max_seen == Some(last as i64)
+            && seen == last as i64 + 1
+        {
             return Ok(0);
         }
         let log = store::read_jsonl(&path)?;
@@ -594,11 +630,17 @@ impl Memory {
             let Some(seq) = v.get("seq").and_then(Value::as_u64) else {
                 continue;
             };
-            let Ok(entry) = serde_json::from_value::<LedgerEntry>(v) else {
-                continue;
-            };
-            if self.apply_entry(seq, &entry)?.is_some() {
-                applied += 1;
+            match serde_json::from_value::<LedgerEntry>(v) {
+                Ok(entry) => {
+                    if self.apply_entry(seq, &entry)?.is_some() {
+                        applied += 1;
+                    }
+                }
+                Err(_) => {
+                    let tx = self.begin()?;
+                    mark_seen(&tx, seq, "malformed", false)?;
+                    tx.commit()?;
+                }
             }
         }
         Ok(applied)
@@ -817,10 +859,28 @@ pub struct ImportReport {
 }
 
 fn mark_seen(conn: &rusqlite::Connection, seq: u64, kind: &str, applied: bool) -> Result<()> {
+    mark_decision_seen(conn, seq, kind, applied, None)
+}
+
+/// Marks a ledger `seq` as seen (in the caller's transaction), with the candidate a decision
+/// is about.
+fn mark_decision_seen(
+    conn: &rusqlite::Connection,
+    seq: u64,
+    kind: &str,
+    applied: bool,
+    candidate_id: Option<&str>,
+) -> Result<()> {
     conn.execute(
         "INSERT OR IGNORE INTO ledger_seen(seq, kind, applied) VALUES (?1, ?2, ?3)",
         params![seq as i64, kind, applied],
     )?;
+    if let Some(c) = candidate_id {
+        conn.execute(
+            "INSERT OR IGNORE INTO ledger_decided(candidate_id, seq) VALUES (?1, ?2)",
+            params![c, seq as i64],
+        )?;
+    }
     Ok(())
 }
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// How long a writer waits for another process's lock before giving up with `conflict`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -92,6 +92,14 @@ DROP TRIGGER IF EXISTS ltm_ai;
     // sorting every row (about 1 s on a 1M-record store).
     r#"
 CREATE INDEX IF NOT EXISTS ltm_created ON ltm(created_unix);
+"#,
+    // 4 -> 5: the candidate a ledger decision is about, so a candidate the ledger already
+    // decided is a conflict even when that decision could not be applied (crash recovery).
+    r#"
+CREATE TABLE IF NOT EXISTS ledger_decided(
+  candidate_id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL
+);
 "#,
 ];
 

@@ -4,6 +4,12 @@
 //! A [`Runner`] never fails or panics because a tool failed: every failure (unknown tool,
 //! invalid input, policy, sandbox, timeout, I/O) becomes an `ok:false` envelope carrying the
 //! seed 003 §1.3 error. An unknown or disabled tool is never executed.
+//!
+//! Audit before delivery (DESIGN.md §8): [`Runner::new`] opens the run's audit log and fails
+//! (before any tool can run) when it is torn or cannot be written; a call's `tool.call` event
+//! is queued before it executes (and written before anything mutating runs); a response is
+//! released only once its `tool.result` event is durable (at once outside batch mode, after
+//! [`Runner::flush`] in batch mode).
 
 pub mod argv;
 pub mod failure_loop;
@@ -99,7 +105,9 @@ impl Runner {
 
     /// Batch mode: audit events of read-only calls are queued and written together (one lock,
     /// one fdatasync) before the next mutating call, on [`Runner::flush`], or on drop. Off by
-    /// default: then every call's events are durable when [`Runner::run`] returns.
+    /// default: then every call's events are durable when [`Runner::run`] returns. In batch
+    /// mode the caller must not release a response (print it, hand it to a model) before a
+    /// [`Runner::flush`] that returned `Ok` after it: audit before delivery.
     pub fn set_batch(&mut self, on: bool) {
         self.batch = on;
     }
@@ -217,15 +225,21 @@ impl Runner {
             },
         };
         let mut resp = resp;
+        let ran = resp.ok;
         let t = self.mark();
         let audited = self.audit_result(req, &resp);
         self.account(t);
         if let Err(e) = audited {
-            // The call happened but could not be audited: say so rather than pretend.
+            // The result could not be audited: it is withheld, and the envelope says so.
             resp.ok = false;
             resp.output = None;
             resp.error = Some(Error::internal(format!(
-                "the tool ran but its audit record could not be written: {}",
+                "{} its audit record could not be written: {}",
+                if ran {
+                    "the tool ran but"
+                } else {
+                    "the call failed and"
+                },
                 e.message
             )));
         }

@@ -6,6 +6,7 @@ mod chat;
 mod condense;
 mod contracts;
 mod env;
+mod integrity;
 mod memory;
 mod netpolicy;
 mod notes;

@@ -456,7 +456,8 @@ fn a_ledger_decision_missing_from_the_database_is_replayed() {
     let serde_json::Value::Object(map) = rec else {
         unreachable!()
     };
-    bob::store::append_chained(&env.home().join("memory_approvals.jsonl"), map).unwrap();
+    let keys = bob::chain::Keyring::open(&env.home()).unwrap();
+    bob::chain::append(&keys, &env.home().join("memory_approvals.jsonl"), map).unwrap();
     let c = env.jsonl(&["memory", "candidates"], "");
     assert_eq!(c[0]["status"], "approved");
     assert_eq!(c[0]["ledger_seq"], 0);

@@ -182,13 +182,18 @@ fn four_processes_appending_concurrently_lose_and_tear_nothing() {
     assert_eq!(st["bad_lines"], 0);
 }
 
+fn keys(env: &TestEnv) -> bob::chain::Keyring {
+    bob::chain::Keyring::open(&env.home()).unwrap()
+}
+
 fn chained_log(env: &TestEnv, n: usize) -> std::path::PathBuf {
     let path = env.path("ledger.jsonl");
+    let keys = keys(env);
     for i in 0..n {
         let mut rec = Map::new();
         rec.insert("event".into(), json!("approve"));
         rec.insert("candidate".into(), json!(format!("c{i}")));
-        bob::store::append_chained(&path, rec).unwrap();
+        bob::chain::append(&keys, &path, rec).unwrap();
     }
     path
 }
@@ -278,7 +283,7 @@ fn torn_chain_tail_verifies_up_to_it_and_repair_moves_it_aside() {
     assert_eq!(row["verified"], 3);
     assert_eq!(row["torn_line"], 4);
     // Appending to a chain with a torn tail is refused until repaired.
-    let err = bob::store::append_chained(&path, Map::new()).unwrap_err();
+    let err = bob::chain::append(&keys(&env), &path, Map::new()).unwrap_err();
     assert_eq!(err.code.as_str(), "conflict");
     let rep = env.json(&["ledger", "repair", path.to_str().unwrap()], "");
     assert_eq!(rep["repaired"], true);
@@ -289,7 +294,7 @@ fn torn_chain_tail_verifies_up_to_it_and_repair_moves_it_aside() {
     );
     let (code, row) = verify(&env, &path);
     assert_eq!((code, row["torn_line"].clone()), (0, Value::Null));
-    bob::store::append_chained(&path, Map::new()).unwrap();
+    bob::chain::append(&keys(&env), &path, Map::new()).unwrap();
     let (code, row) = verify(&env, &path);
     assert_eq!((code, row["verified"].clone()), (0, json!(4)));
     // Repairing a whole log changes nothing.
