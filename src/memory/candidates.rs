@@ -311,7 +311,13 @@ impl Memory {
     }
 
     fn append_ledger(&self, entry: &LedgerEntry) -> Result<u64> {
-        let written = store::append_chained(&self.home()?.ledger_path(), to_map(entry)?)?;
+        // The whole entry is redacted before it is hashed (source paths, reasons, edits).
+        let mut map = to_map(entry)?;
+        let redactor = self.redactor()?;
+        for v in map.values_mut() {
+            redactor.redact_value(v, "");
+        }
+        let written = store::append_chained(&self.home()?.ledger_path(), map)?;
         written
             .get("seq")
             .and_then(Value::as_u64)
