@@ -15,7 +15,8 @@
 //!
 //! * **Known values**, by exact match: the values of this process's environment variables whose
 //!   name says secret (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_PASSWD`, `*_PWD`,
-//!   `*_PASS`, `*_CREDENTIALS`; at least [`MIN_LITERAL_CHARS`] characters), plus any value added
+//!   `*_PASS`, `*_CREDENTIALS`; at least 8 characters, or [`MIN_LITERAL_CHARS`] when not a
+//!   plain word), plus any value added
 //!   with [`Redactor::add_literal`] (the secrets store's values).
 //! * **The gitleaks default rule set** (`policy/secrets/gitleaks.toml`, MIT, shipped as data
 //!   with its licence and version note in `policy/secrets/`): about two hundred provider token
@@ -58,7 +59,8 @@
 use crate::error::{Error, Result};
 use crate::home::Home;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
+use regex::bytes::{Regex as BytesRegex, RegexBuilder};
 use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -68,8 +70,15 @@ use std::sync::{Mutex, OnceLock};
 /// What a secret is replaced with.
 pub const MASK: &str = "[REDACTED]";
 
-/// Environment values shorter than this are not masked by exact match (too many false hits).
+/// Environment values shorter than this are not masked by exact match (too many false hits);
+/// values shorter than 8 characters only when they are not a plain word (`hunter2` is masked,
+/// `default` is not: it would mask every default user name).
 pub const MIN_LITERAL_CHARS: usize = 6;
+
+fn literal_worth_masking(v: &str) -> bool {
+    let n = v.trim().chars().count();
+    n >= 8 || (n >= MIN_LITERAL_CHARS && !v.trim().chars().all(|c| c.is_ascii_alphabetic()))
+}
 
 /// The gitleaks default configuration, shipped verbatim (see `policy/secrets/NOTICE.md`).
 const GITLEAKS_TOML: &str = include_str!("../policy/secrets/gitleaks.toml");
@@ -140,7 +149,7 @@ enum Target {
 struct Allow {
     target: Target,
     patterns: Vec<String>,
-    regexes: OnceLock<Vec<Regex>>,
+    regexes: OnceLock<Vec<BytesRegex>>,
     /// Lower-case; a secret containing one is allowed.
     stopwords: Vec<String>,
     /// `condition = "AND"`: every kind of check present must hold.
@@ -175,7 +184,7 @@ impl Allow {
         })
     }
 
-    fn regexes(&self) -> &[Regex] {
+    fn regexes(&self) -> &[BytesRegex] {
         self.regexes.get_or_init(|| {
             self.patterns
                 .iter()
@@ -191,7 +200,7 @@ impl Allow {
             Target::Line => line,
         };
         let by_regex =
-            (!self.patterns.is_empty()).then(|| self.regexes().iter().any(|r| r.is_match(target)));
+            (!self.patterns.is_empty()).then(|| self.regexes().iter().any(|r| r.is_match(target.as_bytes())));
         let by_word = (!self.stopwords.is_empty()).then(|| {
             let s = secret.to_lowercase();
             self.stopwords.iter().any(|w| s.contains(w.as_str()))
@@ -238,7 +247,7 @@ struct Rule {
     /// Subject to the global gitleaks allowlist.
     gitleaks: bool,
     check: Option<Check>,
-    re: OnceLock<Option<Regex>>,
+    re: OnceLock<Option<BytesRegex>>,
 }
 
 /// Go RE2 syntax that Rust's parser reads differently, rewritten: a `{` that does not start a
@@ -305,11 +314,27 @@ fn adapt_go(pattern: &str) -> Cow<'_, str> {
     }
 }
 
-fn compile(pattern: &str) -> std::result::Result<Regex, regex::Error> {
+/// Compiles a shipped pattern as RE2 reads it: `\w`, `\d`, `\s`, `\b` and case folding are
+/// ASCII (Go's semantics), which also keeps compilation cheap (the Unicode forms of
+/// `[\w.-]{10,150}` cost ~100x more to build). It runs on the text's bytes; the spans it
+/// finds are widened to character boundaries before they are cut out.
+fn compile(pattern: &str) -> std::result::Result<BytesRegex, regex::Error> {
     RegexBuilder::new(&adapt_go(pattern))
+        .unicode(false)
         .size_limit(64 << 20)
         .dfa_size_limit(8 << 20)
         .build()
+}
+
+/// `[start, end)` widened to the nearest character boundaries of `text`.
+fn char_span(text: &str, mut start: usize, mut end: usize) -> (usize, usize) {
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    (start, end)
 }
 
 /// Shannon entropy (bits per character) of `s`, over its characters as gitleaks computes it.
@@ -340,7 +365,7 @@ fn line_around(text: &str, start: usize, end: usize) -> &str {
 }
 
 impl Rule {
-    fn regex(&self) -> Option<&Regex> {
+    fn regex(&self) -> Option<&BytesRegex> {
         self.re.get_or_init(|| compile(&self.pattern).ok()).as_ref()
     }
 
@@ -349,16 +374,18 @@ impl Rule {
         let re = self.regex()?;
         let mut out = String::new();
         let mut last = 0;
-        for caps in re.captures_iter(text) {
-            let whole = caps.get(0).expect("group 0");
-            let secret = if self.secret_group > 0 {
+        for caps in re.captures_iter(text.as_bytes()) {
+            let m = caps.get(0).expect("group 0");
+            let g = if self.secret_group > 0 {
                 caps.get(self.secret_group)
             } else {
                 (1..caps.len()).find_map(|i| caps.get(i).filter(|g| !g.is_empty()))
             }
-            .unwrap_or(whole);
-            let s = secret.as_str();
-            if s.is_empty() || s.contains("REDACTED") || secret.start() < last {
+            .unwrap_or(m);
+            let (start, end) = char_span(text, g.start(), g.end());
+            let (mstart, mend) = char_span(text, m.start(), m.end());
+            let s = &text[start..end];
+            if s.is_empty() || s.contains("REDACTED") || start < last {
                 continue;
             }
             if self.entropy > 0.0 && shannon_entropy(s) <= self.entropy {
@@ -369,21 +396,18 @@ impl Rule {
             {
                 continue;
             }
+            let whole = &text[mstart..mend];
             let allowed = |lists: &[Allow]| {
-                lists.iter().any(|a| {
-                    a.allows(
-                        s,
-                        whole.as_str(),
-                        line_around(text, whole.start(), whole.end()),
-                    )
-                })
+                lists
+                    .iter()
+                    .any(|a| a.allows(s, whole, line_around(text, mstart, mend)))
             };
             if allowed(&self.allow) || (self.gitleaks && allowed(global)) {
                 continue;
             }
-            out.push_str(&text[last..secret.start()]);
+            out.push_str(&text[last..start]);
             out.push_str(MASK);
-            last = secret.end();
+            last = end;
         }
         if last == 0 {
             return None;
@@ -501,26 +525,28 @@ impl RuleSet {
         SET.get_or_init(RuleSet::build)
     }
 
-    /// Rules whose keyword occurs in `text` (plus the keyword-less ones), in file order.
+    /// Rules whose keyword occurs in `text` (plus the keyword-less ones), in file order. The
+    /// common case, no keyword, allocates nothing.
     fn triggered(&self, text: &str) -> Vec<usize> {
-        let mut hit = vec![false; self.rules.len()];
+        let mut hit: Option<Vec<bool>> = None;
+        let n = self.rules.len();
         for &i in &self.always {
-            hit[i] = true;
+            hit.get_or_insert_with(|| vec![false; n])[i] = true;
         }
-        let mut any = !self.always.is_empty();
         for m in self.keywords.find_overlapping_iter(text) {
+            let h = hit.get_or_insert_with(|| vec![false; n]);
             for &i in &self.triggers[m.pattern().as_usize()] {
-                hit[i] = true;
-                any = true;
+                h[i] = true;
             }
         }
-        if !any {
-            return Vec::new();
+        match hit {
+            None => Vec::new(),
+            Some(h) => h
+                .iter()
+                .enumerate()
+                .filter_map(|(i, h)| h.then_some(i))
+                .collect(),
         }
-        hit.iter()
-            .enumerate()
-            .filter_map(|(i, h)| h.then_some(i))
-            .collect()
     }
 }
 
@@ -645,9 +671,7 @@ impl Redactor {
         let literals = ENV_SECRETS.get_or_init(|| {
             let mut literals: Vec<String> = std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-                .filter(|(k, v)| {
-                    is_secret_env_name(k) && v.trim().chars().count() >= MIN_LITERAL_CHARS
-                })
+                .filter(|(k, v)| is_secret_env_name(k) && literal_worth_masking(v))
                 .map(|(_, v)| v)
                 .collect();
             // Longest first (a secret containing another is masked whole); equal ones adjacent.
@@ -951,6 +975,15 @@ mod tests {
     }
 
     #[test]
+    fn non_ascii_text_is_cut_on_character_boundaries() {
+        assert_eq!(
+            red("mot de passe: password=pässwörd1 ok — ünïcödé"),
+            "mot de passe: password=[REDACTED] ok — ünïcödé"
+        );
+        assert_eq!(red("é token=é1 é"), "é token=[REDACTED] é");
+    }
+
+    #[test]
     fn ordinary_text_is_left_alone() {
         for s in [
             "basic authentication is disabled",
@@ -1037,6 +1070,10 @@ mod tests {
         assert!(is_secret_env_name("BOB_CHAT_API_KEY"));
         assert!(!is_secret_env_name("PWD"));
         assert!(!is_secret_env_name("KEYBOARD"));
+        assert!(literal_worth_masking("hunter2"));
+        assert!(literal_worth_masking("longpassword"));
+        assert!(!literal_worth_masking("default"));
+        assert!(!literal_worth_masking("abc1"));
     }
 
     #[test]
@@ -1100,3 +1137,4 @@ mod tests {
         }
     }
 }
+

@@ -227,6 +227,13 @@ pub fn jsonl_line<T: Serialize + ?Sized>(value: &T) -> Result<JsonlLine> {
     encode_line(&redacted_json(value)?).map(JsonlLine)
 }
 
+/// Encodes a record byte-exact, NOT redacted, as one JSONL line (with its newline): for the
+/// hash-chained logs only, whose records are redacted before their hash is computed and must
+/// then be written exactly as hashed.
+pub fn jsonl_line_verbatim<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    encode_line(value)
+}
+
 /// A line of a log that could not be read as a record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BadLine {
