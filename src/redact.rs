@@ -165,11 +165,11 @@ impl Allow {
         })
     }
 
-    fn allows(&self, secret: &str, whole: &str, line: &str) -> bool {
+    fn allows<'t>(&self, secret: &'t str, whole: &'t str, line: impl FnOnce() -> &'t str) -> bool {
         let target = match self.target {
             Target::Secret => secret,
             Target::Match => whole,
-            Target::Line => line,
+            Target::Line => line(),
         };
         let by_regex = (!self.patterns.is_empty())
             .then(|| self.regexes().iter().any(|r| r.is_match(target.as_bytes())));
@@ -330,9 +330,17 @@ pub fn shannon_entropy(s: &str) -> f64 {
         .sum()
 }
 
+/// How far a "line" reaches on each side of a match, at most: an allowlist with
+/// `regexTarget = "line"` sees the match's line, cut to this window, so a text that is one huge
+/// line is still redacted in linear time.
+const LINE_WINDOW: usize = 512;
+
 fn line_around(text: &str, start: usize, end: usize) -> &str {
-    let from = memchr::memrchr(b'\n', &text.as_bytes()[..start]).map_or(0, |i| i + 1);
-    let to = memchr::memchr(b'\n', &text.as_bytes()[end..]).map_or(text.len(), |i| end + i);
+    let lo = start.saturating_sub(LINE_WINDOW);
+    let hi = (end + LINE_WINDOW).min(text.len());
+    let from = memchr::memrchr(b'\n', &text.as_bytes()[lo..start]).map_or(lo, |i| lo + i + 1);
+    let to = memchr::memchr(b'\n', &text.as_bytes()[end..hi]).map_or(hi, |i| end + i);
+    let (from, to) = char_span(text, from, to);
     &text[from..to]
 }
 
@@ -372,7 +380,7 @@ impl Rule {
             let allowed = |lists: &[Allow]| {
                 lists
                     .iter()
-                    .any(|a| a.allows(s, whole, line_around(text, mstart, mend)))
+                    .any(|a| a.allows(s, whole, || line_around(text, mstart, mend)))
             };
             if allowed(&self.allow) || (self.gitleaks && allowed(global)) {
                 continue;
@@ -424,7 +432,7 @@ impl Keywords {
                 _ => words.push((pair, b, vec![rule])),
             }
         }
-        words.sort_by(|a, b| a.0.cmp(&b.0));
+        words.sort_by_key(|w| w.0);
         Keywords { pairs, words }
     }
 

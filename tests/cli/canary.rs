@@ -423,7 +423,7 @@ fn no_canary_secret_is_at_rest_anywhere_in_the_home() {
             .contains("CNRYfreePw1")
     );
     eprintln!(
-        "canary: {kinds} kinds x {} files ({} holding [REDACTED]): {} found",
+        "canary: {kinds} kinds x {} files ({} holding [REDACTED]: {stores:?}): {} found",
         files.len(),
         stores.len(),
         hits.len()
