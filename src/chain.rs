@@ -538,7 +538,7 @@ pub fn append_batch(
         let body = serde_json::to_vec(&record).map_err(|e| Error::internal(e.to_string()))?;
         let hash = keys.mac_hex(&body);
         record.insert("hash".into(), Value::from(hash.clone()));
-        buf.extend_from_slice(&store::jsonl_line(&record)?);
+        buf.extend_from_slice(&store::jsonl_line_verbatim(&record)?);
         written.push(record);
         prev = hash;
         seq += 1;

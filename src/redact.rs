@@ -1,18 +1,59 @@
-//! Secret redaction, applied before anything is written to an audit log, the approval ledger,
-//! memory, or a logged payload.
+//! Secret redaction: the one step in front of every durable write bob makes (DESIGN.md §8).
 //!
-//! What is replaced by `[REDACTED]`:
-//! * API keys of common providers (OpenAI/Anthropic `sk-…`, GitHub `ghp_…`/`github_pat_…`, Slack
-//!   `xox?-…`, AWS `AKIA…`, Google `AIza…`, GitLab `glpat-…`, Stripe `sk_live_…`, Hugging Face
-//!   `hf_…`) and PEM private key blocks;
-//! * bearer tokens (`Bearer <token>` keeps the word `Bearer`);
-//! * passwords in URLs (`scheme://user:<password>@host`);
-//! * the values of environment variables named like `*_KEY`, `*_TOKEN`, `*_SECRET`,
-//!   `*_PASSWORD` (at least 8 characters), wherever they appear;
-//! * the whole string value of a JSON field whose name says it is a secret (`api_key`, `token`,
-//!   `secret`, `password`, `authorization`, …);
-//! * every match of a regex in the rule file: `<home>/redact.rules`, or the file named by
-//!   `BOB_REDACT_RULES` (one regex per line, `#` comments).
+//! # Where it runs
+//!
+//! The storage layer calls it: [`crate::store::write_json_atomic`],
+//! [`crate::store::write_text_atomic`], [`crate::store::append_jsonl`] and
+//! [`crate::store::jsonl_line`] redact what they serialize with the process-wide redactor of the
+//! home ([`for_storage`]), so traces, turn records, checkpoints, failure-loop state and schedule
+//! files are masked whoever writes them. The audit log and the approval ledger redact before
+//! hashing (their chain hashes cover the redacted record), and memory redacts every row it
+//! writes to SQLite (STM, LTM, candidates). Other subsystems with their own stores (the HTTP
+//! cache) call [`Redactor::redact_str`] / [`Redactor::redact_value`].
+//!
+//! # What is replaced by `[REDACTED]`
+//!
+//! * **Known values**, by exact match: the values of this process's environment variables whose
+//!   name says secret (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*_PASSWD`, `*_PWD`,
+//!   `*_PASS`, `*_CREDENTIALS`; at least 8 characters, or [`MIN_LITERAL_CHARS`] when not a
+//!   plain word), plus any value added
+//!   with [`Redactor::add_literal`] (the secrets store's values).
+//! * **The gitleaks default rule set** (`policy/secrets/gitleaks.toml`, MIT, shipped as data
+//!   with its licence and version note in `policy/secrets/`): about two hundred provider token
+//!   formats, with their keywords, `secretGroup`, entropy thresholds and allowlists.
+//! * **bob's own rules** (`policy/secrets/bob.toml`, same format): `password=…`/`passwd: …`/
+//!   `pwd=` and any `name=value` / `"name": "value"` whose name says secret (`DB_PASSWORD`,
+//!   `aws_secret_access_key`, `secretKey`, `apiKey`, `accessToken`, `clientSecret`,
+//!   `x-api-key`; short values too), `Authorization: Basic …` and `basic <base64 of user:pass>`,
+//!   bearer tokens, URL passwords (`scheme://user:<password>@host`), secret URL query parameters
+//!   (`?api_key=…&token=…&sig=…`), JWTs, PEM private keys and looser forms of the common
+//!   provider keys.
+//! * In JSON: the whole string value of a field whose name says secret (`api_key`, `token`,
+//!   `secret`, `password`, `authorization`, and camelCase/kebab forms such as `secretKey`,
+//!   `accessToken`, `x-api-key`); and a string value that is itself a JSON document is parsed
+//!   and redacted recursively (then re-serialized compactly).
+//! * Every match of a regex in the home's rule file: `<home>/redact.rules`, or the file named
+//!   by `BOB_REDACT_RULES` (one regex per line, `#` comments).
+//!
+//! # How the rule set runs
+//!
+//! Rules are data: `build.rs` turns the two TOML files into static tables compiled into the
+//! binary (no process parses them). Each rule's `keywords` go into one case-insensitive
+//! keyword index ([`Keywords`], built on the first redaction); a text is scanned once, and only the
+//! rules whose keyword occurs run their regex (compiled the first time it is needed, then kept
+//! for the process). The common case, a string with no candidate keyword, costs one linear scan
+//! and allocates nothing. The shipped regexes run as RE2 reads them (ASCII `\w`/`\s`/`\b`, see
+//! [`compile`]); every regex is Rust `regex` (finite automata, linear in the text), so redacting
+//! a large value is linear too. Only the secret (the rule's `secretGroup`, else its first non-empty group, else
+//! the whole match) is masked; the context stays readable. A rule with an `entropy` threshold
+//! masks only secrets whose Shannon entropy is above it; allowlist `regexes` (`regexTarget`
+//! `secret`, `match` or `line`) and `stopwords` let a finding through as gitleaks does, and the
+//! global gitleaks allowlist applies to the gitleaks rules.
+//!
+//! What gitleaks features are not used: `path` constraints (bob redacts values, not files: the
+//! rules that need a path are skipped) and allowlist `paths`/`commits`. Rules whose regex Rust
+//! cannot compile are skipped and listed by [`skipped_rules`] (none in the shipped version; a
+//! unit test pins that).
 //!
 //! [`Redactor::redact_value`] returns the JSON paths it replaced (`payload.input.token`), which
 //! become an audit event's `redactions`.
@@ -20,157 +61,618 @@
 use crate::error::{Error, Result};
 use crate::home::Home;
 use regex::Regex;
+use regex::bytes::{Regex as BytesRegex, RegexBuilder};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 /// What a secret is replaced with.
 pub const MASK: &str = "[REDACTED]";
 
-/// A built-in rule: its regex is compiled only the first time a text contains one of its
-/// `needles` (ASCII case-insensitive) and passes its `gate`, so a command whose strings hold no
-/// candidate secret pays no regex compilation at start-up.
-struct Builtin {
-    needles: &'static [&'static str],
-    /// A cheap necessary condition on the lower-cased text, checked after the needles.
-    gate: fn(&str) -> bool,
-    pattern: &'static str,
-    /// What a match becomes (`$1` keeps the first group).
-    replacement: &'static str,
-    re: OnceLock<Regex>,
+/// Environment values shorter than this are not masked by exact match (too many false hits);
+/// values shorter than 8 characters only when they are not a plain word (`hunter2` is masked,
+/// `default` is not: it would mask every default user name).
+pub const MIN_LITERAL_CHARS: usize = 6;
+
+fn literal_worth_masking(v: &str) -> bool {
+    let n = v.trim().chars().count();
+    n >= 8 || (n >= MIN_LITERAL_CHARS && !v.trim().chars().all(|c| c.is_ascii_alphabetic()))
 }
 
-fn always(_: &str) -> bool {
-    true
+// ---------------------------------------------------------------------------------------------
+// Rule files (the gitleaks TOML format), turned into static data by build.rs
+// ---------------------------------------------------------------------------------------------
+
+/// One `[[rules]]` entry of a rule file, as build.rs writes it (descriptions dropped).
+struct RuleData {
+    id: &'static str,
+    regex: Option<&'static str>,
+    secret_group: usize,
+    entropy: f64,
+    /// Lower-case.
+    keywords: &'static [&'static str],
+    /// The rule has a `path` constraint.
+    has_path: bool,
+    /// bob's extension: a named check the secret must pass too (`""`: none).
+    check: &'static str,
+    allow: &'static [AllowData],
 }
 
-/// Whether some `://` in `text` is followed by an `@` before the next `/`: a necessary
-/// condition for a `scheme://user:password@host` URL, so a plain URL (every trace and audit
-/// event naming a backend carries one) does not compile the URL-password regex.
-fn url_with_userinfo(text: &str) -> bool {
-    text.match_indices("://").any(|(i, _)| {
-        let rest = &text.as_bytes()[i + 3..];
-        let host_end = memchr::memchr(b'/', rest).unwrap_or(rest.len());
-        memchr::memchr(b'@', &rest[..host_end]).is_some()
-    })
+/// One allowlist (`[allowlist]`, `[[rules.allowlists]]`).
+struct AllowData {
+    /// `regexTarget` (`""`: secret).
+    target: &'static str,
+    condition: &'static str,
+    /// It has `paths` or `commits`.
+    has_paths: bool,
+    regexes: &'static [&'static str],
+    /// Lower-case.
+    stopwords: &'static [&'static str],
 }
 
-impl Builtin {
-    const fn new(
-        needles: &'static [&'static str],
-        pattern: &'static str,
-        replacement: &'static str,
-    ) -> Self {
-        Builtin::gated(needles, always, pattern, replacement)
+// GLOBAL_ALLOW, GITLEAKS_RULES (policy/secrets/gitleaks.toml, see its NOTICE.md) and BOB_RULES
+// (policy/secrets/bob.toml).
+include!(concat!(env!("OUT_DIR"), "/secret_rules.rs"));
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Target {
+    Secret,
+    Match,
+    Line,
+}
+
+/// One allowlist, as used on values (paths and commits do not apply).
+#[derive(Debug)]
+struct Allow {
+    target: Target,
+    patterns: &'static [&'static str],
+    regexes: OnceLock<Vec<BytesRegex>>,
+    /// Lower-case; a secret containing one is allowed.
+    stopwords: &'static [&'static str],
+    /// `condition = "AND"`: every kind of check present must hold.
+    all: bool,
+}
+
+impl Allow {
+    /// `None` when nothing of it can apply to a value (a path- or commit-only allowlist, or an
+    /// AND allowlist that needs a path).
+    fn from_data(d: &'static AllowData) -> Option<Allow> {
+        let all = d.condition.eq_ignore_ascii_case("and");
+        if (all && d.has_paths) || (d.regexes.is_empty() && d.stopwords.is_empty()) {
+            return None;
+        }
+        let target = match d.target {
+            "match" => Target::Match,
+            "line" => Target::Line,
+            _ => Target::Secret,
+        };
+        Some(Allow {
+            target,
+            patterns: d.regexes,
+            regexes: OnceLock::new(),
+            stopwords: d.stopwords,
+            all,
+        })
     }
-    const fn gated(
-        needles: &'static [&'static str],
-        gate: fn(&str) -> bool,
-        pattern: &'static str,
-        replacement: &'static str,
-    ) -> Self {
-        Builtin {
-            needles,
-            gate,
-            pattern,
-            replacement,
-            re: OnceLock::new(),
+
+    fn regexes(&self) -> &[BytesRegex] {
+        self.regexes.get_or_init(|| {
+            self.patterns
+                .iter()
+                .filter_map(|p| compile(p).ok())
+                .collect()
+        })
+    }
+
+    fn allows<'t>(&self, secret: &'t str, whole: &'t str, line: impl FnOnce() -> &'t str) -> bool {
+        let target = match self.target {
+            Target::Secret => secret,
+            Target::Match => whole,
+            Target::Line => line(),
+        };
+        let by_regex = (!self.patterns.is_empty())
+            .then(|| self.regexes().iter().any(|r| r.is_match(target.as_bytes())));
+        let by_word = (!self.stopwords.is_empty()).then(|| {
+            let s = secret.to_lowercase();
+            self.stopwords.iter().any(|w| s.contains(w))
+        });
+        if self.all {
+            by_regex.unwrap_or(true) && by_word.unwrap_or(true)
+        } else {
+            by_regex.unwrap_or(false) || by_word.unwrap_or(false)
         }
     }
-    fn regex(&self) -> &Regex {
-        self.re
-            .get_or_init(|| Regex::new(self.pattern).expect("builtin redaction pattern"))
+}
+
+/// A named test a secret must pass (bob.toml's `check`).
+#[derive(Debug, Clone, Copy)]
+enum Check {
+    /// Decodes as base64 to printable `user:password`.
+    Base64Userinfo,
+}
+
+fn base64_userinfo(s: &str) -> bool {
+    use base64::Engine as _;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const B64: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    match B64.decode(s) {
+        Ok(bytes) => {
+            bytes.contains(&b':')
+                && bytes.len() >= 3
+                && bytes.iter().all(|b| (0x20..0x7f).contains(b))
+        }
+        Err(_) => false,
     }
 }
 
-static BUILTINS: [Builtin; 12] = [
-    Builtin::new(
-        &["sk-"],
-        r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-        MASK,
-    ),
-    Builtin::new(
-        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
-        r"\bgh[pousr]_[A-Za-z0-9]{30,}",
-        MASK,
-    ),
-    Builtin::new(&["github_pat_"], r"\bgithub_pat_[A-Za-z0-9_]{22,}", MASK),
-    Builtin::new(&["xox"], r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", MASK),
-    Builtin::new(&["akia", "asia"], r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", MASK),
-    Builtin::new(&["aiza"], r"\bAIza[0-9A-Za-z_\-]{35}", MASK),
-    Builtin::new(&["glpat-"], r"\bglpat-[A-Za-z0-9_\-]{20,}", MASK),
-    Builtin::new(
-        &["k_live_", "k_test_"],
-        r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
-        MASK,
-    ),
-    Builtin::new(&["hf_"], r"\bhf_[A-Za-z0-9]{30,}", MASK),
-    Builtin::new(
-        &["private key-----"],
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-        MASK,
-    ),
-    Builtin::new(
-        &["bearer"],
-        r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=\-]{8,}",
-        "${1}[REDACTED]",
-    ),
-    Builtin::gated(
-        &["://"],
-        url_with_userinfo,
-        r"(?i)\b([a-z][a-z0-9+.\-]*://[^/\s:@]+:)[^@\s/]+@",
-        "${1}[REDACTED]@",
-    ),
-];
+#[derive(Debug)]
+struct Rule {
+    id: &'static str,
+    pattern: &'static str,
+    secret_group: usize,
+    entropy: f64,
+    allow: Vec<Allow>,
+    /// Subject to the global gitleaks allowlist.
+    gitleaks: bool,
+    check: Option<Check>,
+    re: OnceLock<Option<BytesRegex>>,
+}
 
-/// Field names whose string value is a secret, compared after lower-casing and `-` → `_`:
-/// the whole name, or its last `_`/`.`-separated part(s).
-const SECRET_FIELDS: &[&str] = &[
-    "api_key",
-    "apikey",
-    "token",
-    "access_token",
-    "refresh_token",
-    "secret",
-    "client_secret",
+/// Go RE2 syntax that Rust's parser reads differently, rewritten: a `{` that does not start a
+/// repetition (`{{ … }}` in a template) is a literal in RE2 and must be escaped for `regex`;
+/// so is a `]` right after a class's opening `[` or `[^`. (Two allowlist patterns of
+/// `curl-auth-user` need this; every rule regex compiles as shipped.)
+fn adapt_go(pattern: &str) -> Cow<'_, str> {
+    let b = pattern.as_bytes();
+    let is_rep = |i: usize| {
+        let rest = &pattern[i + 1..];
+        let Some(close) = rest.find('}') else {
+            return false;
+        };
+        let inner = &rest[..close];
+        let mut parts = inner.splitn(2, ',');
+        let lo = parts.next().unwrap_or("");
+        !lo.is_empty()
+            && lo.bytes().all(|c| c.is_ascii_digit())
+            && parts
+                .next()
+                .is_none_or(|hi| hi.bytes().all(|c| c.is_ascii_digit()))
+    };
+    let mut out = String::with_capacity(pattern.len() + 4);
+    let (mut i, mut in_class, mut changed) = (0, false, false);
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\\' && i + 1 < b.len() {
+            let n = pattern[i + 1..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&pattern[i..i + 1 + n]);
+            i += 1 + n;
+            continue;
+        }
+        if !in_class && c == b'[' {
+            in_class = true;
+            out.push('[');
+            i += 1;
+            if b.get(i) == Some(&b'^') {
+                out.push('^');
+                i += 1;
+            }
+            if b.get(i) == Some(&b']') {
+                out.push_str("\\]");
+                changed = true;
+                i += 1;
+            }
+            continue;
+        }
+        if in_class && c == b']' {
+            in_class = false;
+        } else if !in_class && c == b'{' && !is_rep(i) {
+            out.push_str("\\{");
+            changed = true;
+            i += 1;
+            continue;
+        }
+        let n = pattern[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&pattern[i..i + n]);
+        i += n;
+    }
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(pattern)
+    }
+}
+
+/// Compiles a shipped pattern as RE2 reads it: `\w`, `\d`, `\s`, `\b` and case folding are
+/// ASCII (Go's semantics), which also keeps compilation cheap (the Unicode forms of
+/// `[\w.-]{10,150}` cost ~100x more to build). It runs on the text's bytes; the spans it
+/// finds are widened to character boundaries before they are cut out.
+fn compile(pattern: &str) -> std::result::Result<BytesRegex, regex::Error> {
+    RegexBuilder::new(&adapt_go(pattern))
+        .unicode(false)
+        .size_limit(64 << 20)
+        .dfa_size_limit(8 << 20)
+        .build()
+}
+
+/// `[start, end)` widened to the nearest character boundaries of `text`.
+fn char_span(text: &str, mut start: usize, mut end: usize) -> (usize, usize) {
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    (start, end)
+}
+
+/// Shannon entropy (bits per character) of `s`, over its characters as gitleaks computes it.
+pub fn shannon_entropy(s: &str) -> f64 {
+    let mut counts = std::collections::HashMap::<char, u32>::new();
+    let mut n = 0u32;
+    for c in s.chars() {
+        *counts.entry(c).or_default() += 1;
+        n += 1;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    let n = f64::from(n);
+    counts
+        .values()
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// How far a "line" reaches on each side of a match, at most: an allowlist with
+/// `regexTarget = "line"` sees the match's line, cut to this window, so a text that is one huge
+/// line is still redacted in linear time.
+const LINE_WINDOW: usize = 512;
+
+fn line_around(text: &str, start: usize, end: usize) -> &str {
+    let lo = start.saturating_sub(LINE_WINDOW);
+    let hi = (end + LINE_WINDOW).min(text.len());
+    let from = memchr::memrchr(b'\n', &text.as_bytes()[lo..start]).map_or(lo, |i| lo + i + 1);
+    let to = memchr::memchr(b'\n', &text.as_bytes()[end..hi]).map_or(hi, |i| end + i);
+    let (from, to) = char_span(text, from, to);
+    &text[from..to]
+}
+
+impl Rule {
+    fn regex(&self) -> Option<&BytesRegex> {
+        self.re.get_or_init(|| compile(self.pattern).ok()).as_ref()
+    }
+
+    /// `text` with this rule's secrets masked, or `None` when nothing was masked.
+    fn redact(&self, text: &str, global: &[Allow]) -> Option<String> {
+        let re = self.regex()?;
+        let mut out = String::new();
+        let mut last = 0;
+        for caps in re.captures_iter(text.as_bytes()) {
+            let m = caps.get(0).expect("group 0");
+            let g = if self.secret_group > 0 {
+                caps.get(self.secret_group)
+            } else {
+                (1..caps.len()).find_map(|i| caps.get(i).filter(|g| !g.is_empty()))
+            }
+            .unwrap_or(m);
+            let (start, end) = char_span(text, g.start(), g.end());
+            let (mstart, mend) = char_span(text, m.start(), m.end());
+            let s = &text[start..end];
+            if s.is_empty() || s.contains("REDACTED") || start < last {
+                continue;
+            }
+            if self.entropy > 0.0 && shannon_entropy(s) <= self.entropy {
+                continue;
+            }
+            if let Some(Check::Base64Userinfo) = self.check
+                && !base64_userinfo(s)
+            {
+                continue;
+            }
+            let whole = &text[mstart..mend];
+            let allowed = |lists: &[Allow]| {
+                lists
+                    .iter()
+                    .any(|a| a.allows(s, whole, || line_around(text, mstart, mend)))
+            };
+            if allowed(&self.allow) || (self.gitleaks && allowed(global)) {
+                continue;
+            }
+            out.push_str(&text[last..start]);
+            out.push_str(MASK);
+            last = end;
+        }
+        if last == 0 {
+            return None;
+        }
+        out.push_str(&text[last..]);
+        Some(out)
+    }
+}
+
+/// The keyword prefilter: every keyword of every rule (ASCII, at least two bytes), found
+/// ASCII case-insensitively in one pass over a text.
+///
+/// A bit per lower-cased leading byte pair rejects almost every position with one lookup; at a
+/// position whose pair starts some keyword, the keywords with that pair are compared. Building
+/// it costs microseconds; an Aho-Corasick automaton over the same 268 keywords cost ~1 ms per
+/// process to build (measured), more than all the redaction a turn does, and every `bob`
+/// invocation is a new process.
+struct Keywords {
+    /// Bit `b0 << 8 | b1` is set when some keyword starts with the lower-case bytes `b0 b1`.
+    pairs: Box<[u64; 1024]>,
+    /// (leading pair, keyword, the rules it triggers), sorted by pair.
+    words: Vec<([u8; 2], &'static [u8], Vec<usize>)>,
+}
+
+impl Keywords {
+    fn new(mut keyword_of: Vec<(&'static str, usize)>) -> Keywords {
+        keyword_of.sort();
+        let mut pairs = Box::new([0u64; 1024]);
+        let mut words: Vec<([u8; 2], &'static [u8], Vec<usize>)> = Vec::new();
+        for (k, rule) in keyword_of {
+            let b = k.as_bytes();
+            assert!(b.len() >= 2, "keyword {k:?} is shorter than two bytes");
+            let pair = [b[0].to_ascii_lowercase(), b[1].to_ascii_lowercase()];
+            let bit = usize::from(pair[0]) << 8 | usize::from(pair[1]);
+            pairs[bit >> 6] |= 1 << (bit & 63);
+            match words.last_mut() {
+                Some((_, w, rules)) if w.eq_ignore_ascii_case(b) => {
+                    if !rules.contains(&rule) {
+                        rules.push(rule);
+                    }
+                }
+                _ => words.push((pair, b, vec![rule])),
+            }
+        }
+        words.sort_by_key(|w| w.0);
+        Keywords { pairs, words }
+    }
+
+    /// Calls `hit` with the rules of every keyword occurrence in `text`.
+    fn scan(&self, text: &[u8], mut hit: impl FnMut(&[usize])) {
+        for i in 0..text.len().saturating_sub(1) {
+            let pair = [
+                text[i].to_ascii_lowercase(),
+                text[i + 1].to_ascii_lowercase(),
+            ];
+            let bit = usize::from(pair[0]) << 8 | usize::from(pair[1]);
+            if self.pairs[bit >> 6] >> (bit & 63) & 1 == 0 {
+                continue;
+            }
+            let from = self.words.partition_point(|w| w.0 < pair);
+            for (_, w, rules) in self.words[from..].iter().take_while(|w| w.0 == pair) {
+                if text[i..].len() >= w.len() && text[i..i + w.len()].eq_ignore_ascii_case(w) {
+                    hit(rules);
+                }
+            }
+        }
+    }
+}
+
+/// The rules of the shipped rule files, with their keyword prefilter.
+struct RuleSet {
+    rules: Vec<Rule>,
+    keywords: Keywords,
+    /// Rules with no keyword: they always run.
+    always: Vec<usize>,
+    global: Vec<Allow>,
+    skipped: Vec<(String, String)>,
+}
+
+impl RuleSet {
+    fn build() -> RuleSet {
+        let global: Vec<Allow> = GLOBAL_ALLOW.iter().filter_map(Allow::from_data).collect();
+        let mut rules = Vec::new();
+        let mut keyword_of: Vec<(&'static str, usize)> = Vec::new();
+        let mut always = Vec::new();
+        let mut skipped = Vec::new();
+        for (data, gitleaks) in [(BOB_RULES, false), (GITLEAKS_RULES, true)] {
+            for d in data {
+                let Some(pattern) = d.regex else {
+                    skipped.push((d.id.to_string(), "matches file paths only".into()));
+                    continue;
+                };
+                if d.has_path {
+                    skipped.push((d.id.to_string(), "needs a file path".into()));
+                    continue;
+                }
+                let check = match d.check {
+                    "" => None,
+                    "base64-userinfo" => Some(Check::Base64Userinfo),
+                    other => {
+                        skipped.push((d.id.to_string(), format!("unknown check {other:?}")));
+                        continue;
+                    }
+                };
+                let i = rules.len();
+                if d.keywords.is_empty() {
+                    always.push(i);
+                }
+                for k in d.keywords {
+                    keyword_of.push((k, i));
+                }
+                rules.push(Rule {
+                    id: d.id,
+                    pattern,
+                    secret_group: d.secret_group,
+                    entropy: d.entropy,
+                    allow: d.allow.iter().filter_map(Allow::from_data).collect(),
+                    gitleaks,
+                    check,
+                    re: OnceLock::new(),
+                });
+            }
+        }
+        let keywords = Keywords::new(keyword_of);
+        RuleSet {
+            rules,
+            keywords,
+            always,
+            global,
+            skipped,
+        }
+    }
+
+    fn get() -> &'static RuleSet {
+        static SET: OnceLock<RuleSet> = OnceLock::new();
+        SET.get_or_init(RuleSet::build)
+    }
+
+    /// Rules whose keyword occurs in `text` (plus the keyword-less ones), in file order. The
+    /// common case, no keyword, allocates nothing.
+    fn triggered(&self, text: &str) -> Vec<usize> {
+        let mut hit: Option<Vec<bool>> = None;
+        let n = self.rules.len();
+        for &i in &self.always {
+            hit.get_or_insert_with(|| vec![false; n])[i] = true;
+        }
+        self.keywords.scan(text.as_bytes(), |rules| {
+            let h = hit.get_or_insert_with(|| vec![false; n]);
+            for &i in rules {
+                h[i] = true;
+            }
+        });
+        match hit {
+            None => Vec::new(),
+            Some(h) => h
+                .iter()
+                .enumerate()
+                .filter_map(|(i, h)| h.then_some(i))
+                .collect(),
+        }
+    }
+}
+
+/// The shipped rules that are not used, with the reason (path-only rules, regexes Rust cannot
+/// compile).
+pub fn skipped_rules() -> Vec<(String, String)> {
+    let set = RuleSet::get();
+    let mut out = set.skipped.clone();
+    for r in &set.rules {
+        if let Err(e) = compile(r.pattern) {
+            out.push((r.id.to_string(), format!("regex does not compile: {e}")));
+        }
+    }
+    out
+}
+
+/// How many shipped rules are in use.
+pub fn rule_count() -> usize {
+    RuleSet::get().rules.len()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names that say secret
+// ---------------------------------------------------------------------------------------------
+
+/// Field-name endings (after [`normalize_name`]) that mark a string value as a secret anywhere
+/// at the end of the name (`dbPassword`, `csrftoken`).
+const SECRET_SUFFIXES: &[&str] = &[
     "password",
     "passwd",
-    "authorization",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "secret_key",
+    "access_key",
     "private_key",
+    "signing_key",
+    "encryption_key",
+    "credential",
+    "credentials",
+    "authorization",
+    "cookie",
 ];
 
-fn is_secret_field(name: &str) -> bool {
-    let k = name.to_ascii_lowercase().replace('-', "_");
-    SECRET_FIELDS.iter().any(|w| {
-        k.strip_suffix(w)
-            .is_some_and(|rest| rest.is_empty() || rest.ends_with('_') || rest.ends_with('.'))
-    })
+/// Short names that are a secret only as a whole name or a whole `_`-separated last part.
+const SECRET_WORDS: &[&str] = &["pwd", "pass", "auth"];
+
+/// `secretKey` → `secret_key`, `x-api-key` → `x_api_key`, `DB_PASSWORD` → `db_password`.
+fn normalize_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = false;
+        } else if c == '-' || c == ' ' || c == '.' {
+            out.push('_');
+            prev_lower = false;
+        } else {
+            out.push(c);
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        }
+    }
+    out
+}
+
+/// Whether a JSON field's name says its value is a secret.
+pub fn is_secret_field(name: &str) -> bool {
+    let k = normalize_name(name);
+    SECRET_SUFFIXES.iter().any(|w| k.ends_with(w))
+        || SECRET_WORDS.iter().any(|w| {
+            k.strip_suffix(w)
+                .is_some_and(|rest| rest.is_empty() || rest.ends_with('_'))
+        })
 }
 
 /// Whether an environment variable's name marks its value as a secret.
 pub fn is_secret_env_name(name: &str) -> bool {
     let n = name.to_ascii_uppercase();
-    ["_KEY", "_TOKEN", "_SECRET", "_PASSWORD"]
-        .iter()
-        .any(|s| n.ends_with(s))
+    [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "PWD",
+        "PASS",
+        "CREDENTIALS",
+        "APIKEY",
+    ]
+    .iter()
+    .any(|s| {
+        n.strip_suffix(s)
+            .is_some_and(|rest| rest.is_empty() || rest.ends_with('_'))
+    }) && n != "PWD"
+        && n != "OLDPWD"
 }
 
-/// A configured set of redaction rules.
+// ---------------------------------------------------------------------------------------------
+// The redactor
+// ---------------------------------------------------------------------------------------------
+
+/// A configured redactor: the shipped rules, known secret values, and the home's own rules.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
+    /// Known secret values, longest first.
     literals: Vec<String>,
+    /// The home's rule file.
     rules: Vec<Regex>,
 }
 
 impl Redactor {
-    /// The built-in rules plus the secret-named variables of this process's environment (read
-    /// once per process: a turn loads several redactors).
+    /// The shipped rules plus the secret-named variables of this process's environment (read
+    /// once per process).
     pub fn from_env() -> Redactor {
         static ENV_SECRETS: OnceLock<Vec<String>> = OnceLock::new();
         let literals = ENV_SECRETS.get_or_init(|| {
             let mut literals: Vec<String> = std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-                .filter(|(k, v)| is_secret_env_name(k) && v.chars().count() >= 8)
+                .filter(|(k, v)| is_secret_env_name(k) && literal_worth_masking(v))
                 .map(|(_, v)| v)
                 .collect();
             // Longest first (a secret containing another is masked whole); equal ones adjacent.
@@ -187,10 +689,14 @@ impl Redactor {
     /// [`Redactor::from_env`] plus the rule file (`BOB_REDACT_RULES`, else `<home>/redact.rules`
     /// if it exists). A rule that is not a valid regex is an `invalid.request`.
     pub fn load(home: &Home) -> Result<Redactor> {
+        Redactor::load_at(home.root())
+    }
+
+    fn load_at(root: &Path) -> Result<Redactor> {
         let mut r = Redactor::from_env();
         let path = match std::env::var_os("BOB_REDACT_RULES") {
-            Some(p) if !p.is_empty() => std::path::PathBuf::from(p),
-            _ => home.root().join("redact.rules"),
+            Some(p) if !p.is_empty() => PathBuf::from(p),
+            _ => root.join("redact.rules"),
         };
         match std::fs::read_to_string(&path) {
             Ok(text) => r
@@ -217,7 +723,7 @@ impl Redactor {
         Ok(())
     }
 
-    /// Adds a literal secret value to mask wherever it appears.
+    /// Adds a known secret value to mask wherever it appears.
     pub fn add_literal(&mut self, secret: impl Into<String>) {
         let s = secret.into();
         if !s.is_empty() && !self.literals.contains(&s) {
@@ -230,7 +736,7 @@ impl Redactor {
     pub fn redact_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(text);
         for lit in &self.literals {
-            if out.contains(lit.as_str()) {
+            if memchr::memmem::find(out.as_bytes(), lit.as_bytes()).is_some() {
                 out = Cow::Owned(out.replace(lit.as_str(), MASK));
             }
         }
@@ -239,13 +745,10 @@ impl Redactor {
                 out = Cow::Owned(re.replace_all(&out, MASK).into_owned());
             }
         }
-        let lower = out.to_ascii_lowercase();
-        for b in &BUILTINS {
-            if b.needles.iter().any(|n| lower.contains(n))
-                && (b.gate)(&lower)
-                && b.regex().is_match(&out)
-            {
-                out = Cow::Owned(b.regex().replace_all(&out, b.replacement).into_owned());
+        let set = RuleSet::get();
+        for i in set.triggered(&out) {
+            if let Some(new) = set.rules[i].redact(&out, &set.global) {
+                out = Cow::Owned(new);
             }
         }
         out
@@ -259,12 +762,26 @@ impl Redactor {
         paths
     }
 
+    /// Whether `value` holds anything [`Redactor::redact_value`] would mask (it is not changed).
+    pub fn has_secret(&self, value: &Value) -> bool {
+        let mut v = value.clone();
+        !self.redact_value(&mut v, "").is_empty()
+    }
+
     fn walk(&self, value: &mut Value, path: String, secret_field: bool, paths: &mut Vec<String>) {
         match value {
             Value::String(s) => {
-                if secret_field && !s.is_empty() && s != MASK {
-                    *s = MASK.to_string();
-                    paths.push(path);
+                if secret_field {
+                    if !s.is_empty() && s != MASK {
+                        *s = MASK.to_string();
+                        paths.push(path);
+                    }
+                } else if let Some(mut inner) = embedded_json(s) {
+                    let before = paths.len();
+                    self.walk(&mut inner, path, false, paths);
+                    if paths.len() > before {
+                        *s = inner.to_string();
+                    }
                 } else if let Cow::Owned(new) = self.redact_str(s) {
                     *s = new;
                     paths.push(path);
@@ -290,16 +807,106 @@ impl Redactor {
     }
 }
 
+/// A string value that is itself a JSON object or array.
+fn embedded_json(s: &str) -> Option<Value> {
+    let t = s.trim();
+    let (first, last) = (t.as_bytes().first()?, t.as_bytes().last()?);
+    if !matches!((first, last), (b'{', b'}') | (b'[', b']')) {
+        return None;
+    }
+    serde_json::from_str::<Value>(t)
+        .ok()
+        .filter(|v| v.is_object() || v.is_array())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The process-wide redactor of a home
+// ---------------------------------------------------------------------------------------------
+
+static PROCESS_HOME: OnceLock<PathBuf> = OnceLock::new();
+
+/// Names the home this process writes to, so the storage layer ([`for_storage`]) uses its rule
+/// file. Called once by the CLI; later calls are ignored.
+pub fn set_process_home(home: &Home) {
+    let _ = PROCESS_HOME.set(home.root().to_path_buf());
+}
+
+/// The redactor of `home`, loaded once per process and home.
+pub fn for_home(home: &Home) -> Result<&'static Redactor> {
+    for_root(home.root())
+}
+
+fn for_root(root: &Path) -> Result<&'static Redactor> {
+    static LOADED: Mutex<Vec<(PathBuf, &'static Redactor)>> = Mutex::new(Vec::new());
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, r)) = loaded.iter().find(|(p, _)| p == root) {
+        return Ok(r);
+    }
+    let r: &'static Redactor = Box::leak(Box::new(Redactor::load_at(root)?));
+    loaded.push((root.to_path_buf(), r));
+    Ok(r)
+}
+
+/// The redactor every durable write goes through: the process home's ([`set_process_home`]),
+/// else the shipped rules and the environment's secret values. An invalid rule file in the home
+/// fails the write (`invalid.request`) rather than writing unredacted.
+pub fn for_storage() -> Result<&'static Redactor> {
+    match PROCESS_HOME.get() {
+        Some(root) => for_root(root),
+        None => Ok(builtin()),
+    }
+}
+
+/// The shipped rules and the environment's secret values, with no home rule file.
+pub fn builtin() -> &'static Redactor {
+    static BUILTIN: OnceLock<Redactor> = OnceLock::new();
+    BUILTIN.get_or_init(Redactor::from_env)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+    use std::collections::BTreeSet;
+
+    fn red(s: &str) -> String {
+        Redactor::default().redact_str(s).into_owned()
+    }
+
+    #[test]
+    fn every_shipped_rule_compiles_and_only_path_rules_are_skipped() {
+        let skipped = skipped_rules();
+        let ids: Vec<&str> = skipped.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "freemius-secret-key",
+                "hashicorp-tf-password",
+                "kubernetes-secret-yaml",
+                "nuget-config-password",
+                "pkcs12-file"
+            ],
+            "{skipped:#?}"
+        );
+        assert!(rule_count() > 200, "{}", rule_count());
+        for r in &RuleSet::get().rules {
+            assert!(r.regex().is_some(), "{}", r.id);
+            for a in &r.allow {
+                for p in a.patterns {
+                    assert!(compile(p).is_ok(), "{}: {:?}", r.id, compile(p).err());
+                }
+            }
+        }
+        for a in &RuleSet::get().global {
+            assert_eq!(a.regexes().len(), a.patterns.len());
+        }
+    }
 
     #[test]
     fn provider_keys_bearer_and_url_passwords_are_masked() {
-        let r = Redactor::default();
         let s = "key sk-proj-abcdefghijklmnopqrstuvwx and Authorization: Bearer abc.def.ghi123 at https://bob:hunter22@example.com/x";
-        let out = r.redact_str(s);
+        let out = red(s);
         assert!(!out.contains("abcdefghijklmnop"), "{out}");
         assert!(!out.contains("abc.def.ghi123"), "{out}");
         assert!(!out.contains("hunter22"), "{out}");
@@ -310,38 +917,165 @@ mod tests {
     }
 
     #[test]
-    fn plain_urls_pass_the_url_password_gate_untouched() {
-        assert!(!url_with_userinfo("http://127.0.0.1:8080/v1"));
-        assert!(!url_with_userinfo("see https://example.com/a@b"));
-        assert!(url_with_userinfo("https://bob:pw@example.com/x"));
-        assert!(url_with_userinfo("a http://x/ and ftp://u:p@h"));
-        let r = Redactor::default();
+    fn plain_urls_are_untouched() {
+        assert_eq!(red("http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080/v1");
         assert_eq!(
-            r.redact_str("http://127.0.0.1:8080/v1"),
-            "http://127.0.0.1:8080/v1"
+            red("see https://example.com/a@b"),
+            "see https://example.com/a@b"
         );
         assert_eq!(
-            r.redact_str("ftp://u:secret@h and http://x/"),
+            red("ftp://u:secret@h and http://x/"),
             "ftp://u:[REDACTED]@h and http://x/"
         );
     }
 
     #[test]
-    fn secret_named_fields_and_literals_are_masked_with_paths() {
+    fn the_misses_of_issue_11_are_masked_with_their_context() {
+        let cases = [
+            (
+                "login password=s3cr3t-pw now",
+                "login password=[REDACTED] now",
+            ),
+            ("passwd: letmein99", "passwd: [REDACTED]"),
+            ("mysql -u root pwd=abc123", "mysql -u root pwd=[REDACTED]"),
+            (
+                "export DB_PASSWORD=hunter2",
+                "export DB_PASSWORD=[REDACTED]",
+            ),
+            (
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "aws_secret_access_key = [REDACTED]",
+            ),
+            (
+                "Authorization: Basic dXNlcjpodW50ZXIy",
+                "Authorization: Basic [REDACTED]",
+            ),
+            (
+                "curl -H 'basic YWxpY2U6cGFzc3dvcmQ='",
+                "curl -H 'basic [REDACTED]'",
+            ),
+            (
+                r#"{"secretKey": "k-9f8e7d"}"#,
+                r#"{"secretKey": "[REDACTED]"}"#,
+            ),
+            ("apiKey=abc123xyz", "apiKey=[REDACTED]"),
+            ("accessToken: tok-123", "accessToken: [REDACTED]"),
+            ("clientSecret='cs 42'", "clientSecret='[REDACTED]'"),
+            ("x-api-key: xk-777", "x-api-key: [REDACTED]"),
+            (
+                "GET https://api.example.com/v1?api_key=k123&q=cats&token=t456",
+                "GET https://api.example.com/v1?api_key=[REDACTED]&q=cats&token=[REDACTED]",
+            ),
+            (
+                r#"{\"password\":\"in-a-string\"}"#,
+                r#"{\"password\":\"[REDACTED]\"}"#,
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(red(input), want, "input: {input}");
+        }
+    }
+
+    #[test]
+    fn non_ascii_text_is_cut_on_character_boundaries() {
+        assert_eq!(
+            red("mot de passe: password=pässwörd1 ok — ünïcödé"),
+            "mot de passe: password=[REDACTED] ok — ünïcödé"
+        );
+        assert_eq!(red("é token=é1 é"), "é token=[REDACTED] é");
+    }
+
+    #[test]
+    fn ordinary_text_is_left_alone() {
+        for s in [
+            "basic authentication is disabled",
+            "the token_count is 5; max_tokens=100",
+            "a keyboard and a monkey",
+            "bypass=1 compass: north",
+            "see https://example.com/path?q=1&page=2",
+            "sha 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "password=[REDACTED]",
+        ] {
+            assert_eq!(red(s), s);
+        }
+    }
+
+    #[test]
+    fn gitleaks_rules_mask_only_the_secret_group() {
+        // The gitleaks `slack-bot-token` and `anthropic-api-key` rules.
+        let bot = "xoxb-1234567890-1234567890123-abcdefghijABCDEFGHIJklmn";
+        assert_eq!(red(&format!("tok {bot} end")), "tok [REDACTED] end");
+        let ant = format!("sk-ant-api03-{}AA", "a1B2c3D4e5".repeat(9) + "a1B");
+        assert!(!red(&ant).contains("a1B2c3D4e5"));
+    }
+
+    #[test]
+    fn secret_named_fields_camel_case_and_json_in_strings() {
         let mut r = Redactor::default();
         r.add_literal("canary-value-123");
-        let mut v = json!({"input": {"token": "t0", "note": "x canary-value-123 y", "list": ["ghp_0123456789abcdefghijklmnopqrstuvwxyz"]}, "ok": 1});
+        let mut v = json!({
+            "input": {"token": "t0", "note": "x canary-value-123 y", "list": ["ghp_0123456789abcdefghijklmnopqrstuvwxyz"]},
+            "secretKey": "sk1", "accessToken": "at1", "x-api-key": "xk1", "clientSecret": "cs1",
+            "max_tokens": 5, "token_count": "7",
+            "args": "{\"db\": {\"password\": \"pw1\"}, \"n\": 1}",
+            "ok": 1
+        });
         let paths = r.redact_value(&mut v, "payload");
         assert_eq!(
             paths,
             vec![
                 "payload.input.token",
                 "payload.input.note",
-                "payload.input.list[0]"
+                "payload.input.list[0]",
+                "payload.secretKey",
+                "payload.accessToken",
+                "payload.x-api-key",
+                "payload.clientSecret",
+                "payload.args.db.password",
             ]
         );
         assert_eq!(v["input"]["token"], MASK);
+        assert_eq!(v["token_count"], "7");
+        assert_eq!(v["args"], r#"{"db":{"password":"[REDACTED]"},"n":1}"#);
         assert!(!v.to_string().contains("canary-value-123"));
+    }
+
+    #[test]
+    fn names_that_say_secret() {
+        for n in [
+            "password",
+            "DB_PASSWORD",
+            "secretKey",
+            "apiKey",
+            "APIKey",
+            "accessToken",
+            "clientSecret",
+            "x-api-key",
+            "pwd",
+            "db_pass",
+            "auth",
+            "Authorization",
+        ] {
+            assert!(is_secret_field(n), "{n}");
+        }
+        for n in [
+            "max_tokens",
+            "token_count",
+            "key",
+            "bypass",
+            "oauth_provider",
+            "cache_key",
+        ] {
+            assert!(!is_secret_field(n), "{n}");
+        }
+        assert!(is_secret_env_name("DB_PASSWORD"));
+        assert!(is_secret_env_name("BOB_CHAT_API_KEY"));
+        assert!(!is_secret_env_name("PWD"));
+        assert!(!is_secret_env_name("KEYBOARD"));
+        assert!(literal_worth_masking("hunter2"));
+        assert!(literal_worth_masking("longpassword"));
+        assert!(!literal_worth_masking("default"));
+        assert!(!literal_worth_masking("abc1"));
     }
 
     #[test]
@@ -353,5 +1087,70 @@ mod tests {
             r.add_rules("(").unwrap_err().code,
             crate::error::Code::InvalidRequest
         );
+    }
+
+    #[test]
+    fn go_only_syntax_is_adapted() {
+        assert_eq!(adapt_go(r"a{2,3}b{4}"), r"a{2,3}b{4}");
+        assert_eq!(adapt_go(r"\$?{{[^}]+}}"), r"\$?\{\{[^}]+}}");
+        assert_eq!(adapt_go(r"[^:]+:\[[^]]+]"), r"[^:]+:\[[^\]]+]");
+        assert_eq!(adapt_go(r"[{]x\{"), r"[{]x\{");
+    }
+
+    #[test]
+    fn entropy_is_shannon_bits_per_char() {
+        assert_eq!(shannon_entropy(""), 0.0);
+        assert_eq!(shannon_entropy("aaaa"), 0.0);
+        assert!((shannon_entropy("abcd") - 2.0).abs() < 1e-9);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The keyword index finds exactly the rules a naive case-insensitive search finds.
+        #[test]
+        fn keyword_index_matches_a_naive_search(text in "[a-zA-Z_.:/ -]{0,80}(KEY|Token|sk-|s\\.|://)?[a-z ]{0,10}") {
+            let set = RuleSet::get();
+            let lower = text.to_ascii_lowercase();
+            let mut want = BTreeSet::new();
+            for (i, d) in BOB_RULES.iter().chain(GITLEAKS_RULES).filter(|d| d.regex.is_some() && !d.has_path && (d.check.is_empty() || d.check == "base64-userinfo")).enumerate() {
+                if d.keywords.iter().any(|k| lower.contains(k)) {
+                    want.insert(i);
+                }
+            }
+            let got: BTreeSet<usize> = set.triggered(&text).into_iter().collect();
+            prop_assert_eq!(got, want);
+        }
+
+        /// A secret assigned to a secret-named key never survives, whatever surrounds it.
+        #[test]
+        fn assigned_secrets_never_survive(
+            pre in "[a-z ]{0,20}",
+            name in prop::sample::select(vec!["password", "DB_PASSWORD", "secretKey", "api_key", "accessToken", "passwd", "pwd"]),
+            sep in prop::sample::select(vec!["=", ": ", " = ", "\": \""]),
+            secret in "[A-Za-z0-9]{4,24}Q7",
+            post in "[a-z ]{0,20}",
+        ) {
+            let text = format!("{pre} {name}{sep}{secret} {post}");
+            let out = red(&text);
+            prop_assert!(!out.contains(&secret), "{}", out);
+        }
+
+        /// Redaction is idempotent and never panics on arbitrary text.
+        #[test]
+        fn redaction_is_idempotent(text in "\\PC{0,200}") {
+            let once = red(&text);
+            let twice = red(&once);
+            prop_assert_eq!(once, twice);
+        }
+
+        /// Provider keys inside arbitrary JSON values are masked wherever they sit.
+        #[test]
+        fn provider_keys_in_json_are_masked(field in "[a-z]{1,8}", pad in "[a-z ]{0,10}") {
+            let key = "ghp_R8x2Kq9ZtV4mWp7Ln3Bc6Hd1Jf5Gs0Ya2XeQ";
+            let mut v = json!({ field: [format!("{pad}{key}{pad}")] });
+            Redactor::default().redact_value(&mut v, "");
+            prop_assert!(!v.to_string().contains(key));
+        }
     }
 }

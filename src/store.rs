@@ -1,5 +1,14 @@
 //! Durable storage primitives every subsystem uses (DESIGN.md §1 "Durability").
 //!
+//! * **Redaction** (DESIGN.md §8, the one choke point): [`write_json_atomic`],
+//!   [`write_text_atomic`], [`append_jsonl`] and [`jsonl_line`] pass what they write through the
+//!   process-wide redactor of the home ([`crate::redact::for_storage`]) first, so no caller can
+//!   forget it: a JSON value is redacted field by field (secret-named fields, every string
+//!   value, JSON held in strings), text as a whole. [`append_jsonl_batch`] only takes lines made
+//!   by [`jsonl_line`] ([`JsonlLine`]). [`write_bytes_atomic`] writes opaque bytes as given
+//!   (generated docs, a torn tail moved aside); text bob records goes through
+//!   [`write_text_atomic`]. The hash-chained logs redact before hashing (in [`crate::audit`]
+//!   and the memory ledger), so their chain covers the redacted record.
 //! * [`write_json_atomic`]: a JSON document is replaced whole or not at all (temp file in the
 //!   same directory, fsync, rename, fsync of the directory).
 //! * [`append_jsonl`]: append-only JSON Lines. Each record is one `write(2)` of one line under
@@ -57,11 +66,26 @@ pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     result
 }
 
-/// Replaces `path` atomically with the pretty JSON of `value` and a trailing newline.
+/// `value` as JSON with every secret masked (see the module docs).
+pub fn redacted_json<T: Serialize + ?Sized>(value: &T) -> Result<Value> {
+    let mut v = serde_json::to_value(value).map_err(|e| Error::internal(e.to_string()))?;
+    crate::redact::for_storage()?.redact_value(&mut v, "");
+    Ok(v)
+}
+
+/// Replaces `path` atomically with the pretty JSON of `value` (secrets masked) and a trailing
+/// newline.
 pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| Error::internal(e.to_string()))?;
+    let mut bytes = serde_json::to_vec_pretty(&redacted_json(value)?)
+        .map_err(|e| Error::internal(e.to_string()))?;
     bytes.push(b'\n');
     write_bytes_atomic(path, &bytes)
+}
+
+/// Replaces `path` atomically with `text`, secrets masked.
+pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
+    let clean = crate::redact::for_storage()?.redact_str(text);
+    write_bytes_atomic(path, clean.as_bytes())
 }
 
 /// Reads a JSON document; `Ok(None)` when the file does not exist.
@@ -158,30 +182,50 @@ fn encode_line<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     Ok(line)
 }
 
-/// Appends one record to a JSONL log: one write under an exclusive lock, then fdatasync.
+/// Appends one record (secrets masked) to a JSONL log: one write under an exclusive lock, then
+/// fdatasync.
 ///
 /// A torn last line left by an earlier crash is first sealed with a newline, so it stays in the
 /// log as a damaged line that readers report (it is never glued to the new record).
 pub fn append_jsonl<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<()> {
-    append_jsonl_batch(path, std::slice::from_ref(&encode_line(value)?))
+    append_jsonl_batch(path, std::slice::from_ref(&jsonl_line(value)?))
 }
 
-/// Appends several pre-encoded lines (each ending in `\n`) with one lock and one fdatasync.
-pub fn append_jsonl_batch(path: &Path, lines: &[Vec<u8>]) -> Result<()> {
+/// One redacted JSONL line (with its trailing newline), made by [`jsonl_line`] only: the type is
+/// what guarantees every line [`append_jsonl_batch`] writes was redacted.
+#[derive(Debug, Clone)]
+pub struct JsonlLine(Vec<u8>);
+
+impl JsonlLine {
+    /// The encoded bytes, newline included.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Appends several lines with one lock and one fdatasync.
+pub fn append_jsonl_batch(path: &Path, lines: &[JsonlLine]) -> Result<()> {
     let mut file = open_log(path)?;
-    let mut buf = Vec::with_capacity(lines.iter().map(Vec::len).sum::<usize>() + 1);
+    let mut buf = Vec::with_capacity(lines.iter().map(|l| l.0.len()).sum::<usize>() + 1);
     if has_torn_tail(&mut file, path)? {
         buf.push(b'\n');
     }
     for l in lines {
-        buf.extend_from_slice(l);
+        buf.extend_from_slice(&l.0);
     }
     file.write_all(&buf).map_err(io(path))?;
     file.sync_data().map_err(io(path))
 }
 
-/// Encodes a value as one JSONL line (with the trailing newline) for [`append_jsonl_batch`].
-pub fn jsonl_line<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+/// Encodes a value, secrets masked, as one JSONL line for [`append_jsonl_batch`].
+pub fn jsonl_line<T: Serialize + ?Sized>(value: &T) -> Result<JsonlLine> {
+    encode_line(&redacted_json(value)?).map(JsonlLine)
+}
+
+/// Encodes a record byte-exact, NOT redacted, as one JSONL line (with its newline): for the
+/// hash-chained logs only, whose records are redacted before their hash is computed and must
+/// then be written exactly as hashed.
+pub fn jsonl_line_verbatim<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     encode_line(value)
 }
 

@@ -168,6 +168,8 @@ pub fn main() -> i32 {
         home: Home::resolve(cli.home.as_deref()),
         out: Printer::new(format),
     };
+    // Every durable write of this process is redacted with this home's rules.
+    crate::redact::set_process_home(&ctx.home);
     match run(command, &ctx) {
         Ok(()) => 0,
         Err(e) => output::report(&e),

@@ -325,9 +325,15 @@ impl Memory {
     }
 
     fn append_ledger(&self, entry: &LedgerEntry) -> Result<u64> {
+        // The whole entry is redacted before it is hashed (source paths, reasons, edits).
+        let mut map = to_map(entry)?;
+        let redactor = self.redactor()?;
+        for v in map.values_mut() {
+            redactor.redact_value(v, "");
+        }
         let home = self.home()?;
         let keys = crate::chain::Keyring::open(home.root())?;
-        let written = crate::chain::append(&keys, &home.ledger_path(), to_map(entry)?)?;
+        let written = crate::chain::append(&keys, &home.ledger_path(), map)?;
         written
             .get("seq")
             .and_then(Value::as_u64)

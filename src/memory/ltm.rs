@@ -598,9 +598,25 @@ impl SqliteLtm<'_> {
     /// Inserts the row of a record WITHOUT indexing it (bulk import: the caller, inside one
     /// transaction, calls [`SqliteLtm::index_after`] with the [`SqliteLtm::max_rid`] read before
     /// the first row); true when it was inserted (false: the id is already stored).
+    ///
+    /// The row is redacted on the way in ([`crate::redact::for_storage`]): callers mask records
+    /// before they derive ids and digests from them, and this is the last line that no secret
+    /// reaches the database whoever calls it.
     pub fn insert_row(&self, r: &MemoryRecord) -> Result<bool> {
+        let mut v = serde_json::to_value(r).map_err(|e| Error::internal(e.to_string()))?;
+        let masked: MemoryRecord;
+        let r = if crate::redact::for_storage()?
+            .redact_value(&mut v, "")
+            .is_empty()
+        {
+            r
+        } else {
+            masked =
+                serde_json::from_value(v.clone()).map_err(|e| Error::internal(e.to_string()))?;
+            &masked
+        };
         let user = r.user.as_deref().unwrap_or("default");
-        let record = serde_json::to_string(r).map_err(|e| Error::internal(e.to_string()))?;
+        let record = v.to_string();
         let mut stmt = self.conn.prepare_cached(
             "INSERT OR IGNORE INTO ltm(id, user, owner, title, summary, body, tags, importance, \
              created_unix, expires_unix, digest, record) \

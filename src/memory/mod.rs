@@ -83,7 +83,7 @@ enum ProfilesFile {
 pub struct Memory {
     pub(crate) conn: Connection,
     pub(crate) home: Option<Home>,
-    redactor: OnceCell<Redactor>,
+    redactor: OnceCell<&'static Redactor>,
     profiles: OnceCell<BTreeMap<String, Profile>>,
     rank_budget: std::cell::Cell<Option<u64>>,
 }
@@ -114,7 +114,7 @@ impl Memory {
         Ok(Memory {
             conn: db::open_in_memory()?,
             home: None,
-            redactor: OnceCell::from(Redactor::default()),
+            redactor: OnceCell::from(crate::redact::builtin()),
             profiles: OnceCell::from(BTreeMap::new()),
             rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
         })
@@ -141,11 +141,13 @@ impl Memory {
         )?)
     }
 
-    pub(crate) fn redactor(&self) -> Result<&Redactor> {
+    /// The home's process-wide redactor ([`crate::redact::for_home`]): every row memory writes
+    /// to SQLite (STM entries, candidates, LTM records) is masked with it first.
+    pub(crate) fn redactor(&self) -> Result<&'static Redactor> {
         if let Some(r) = self.redactor.get() {
             return Ok(r);
         }
-        let r = Redactor::load(self.home()?)?;
+        let r = crate::redact::for_home(self.home()?)?;
         Ok(self.redactor.get_or_init(|| r))
     }
 

@@ -109,7 +109,7 @@ struct Work<'a> {
     any_tool_failed: bool,
     /// Trace events not yet written (flushed before the first LLM call, before tools run and
     /// at the end of the turn).
-    pending_trace: Vec<Vec<u8>>,
+    pending_trace: Vec<store::JsonlLine>,
     /// Whether the run's lifecycle events were flushed (before the first LLM call).
     lifecycle_flushed: bool,
     /// The memory store, opened once when first needed (retrieval, candidates, STM).

@@ -2,6 +2,7 @@
 //! One test binary (modules below) keeps link time down.
 
 mod argv_policy;
+mod canary;
 mod chat;
 mod condense;
 mod contracts;
