@@ -316,9 +316,8 @@ impl Runner {
             Input::ShellExec(i) => {
                 let t = timeout.min(Duration::from_secs(i.timeout_s.max(1)));
                 let roots = self.policy.roots.clone();
-                let (rules, require) =
-                    (self.policy.shell_rules.clone(), self.policy.require_sandbox);
-                shell::exec(&i, self.sandbox()?, &roots, &rules, t, require)
+                let (rules, mode) = (self.policy.shell_rules.clone(), self.policy.sandbox_mode);
+                shell::exec(&i, self.sandbox()?, &roots, &rules, t, mode)
             }
             Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
         }
