@@ -7,6 +7,7 @@ mod contracts;
 mod env;
 mod memory;
 mod notes;
+mod sandbox;
 mod sanitize;
 mod schedule;
 mod spine;
