@@ -483,3 +483,117 @@ fn shell_exec_refuses_where_namespaces_are_unavailable() {
     assert_eq!(v["output"]["sandbox"]["mode"], "weak", "{v}");
     assert!(b.root.join("ran-marker").exists());
 }
+
+/// The attack corpus: each script tries to read the host canary (a file next to the root), to
+/// write next to the root or into the host's /tmp, or to reach host state by another route. All
+/// run in one `bob tool run` batch; an escape is the canary in any output or any file appearing
+/// outside the root. The README's figure ("N attack scripts, 0 escapes") is this list's length.
+#[test]
+fn attack_corpus_has_no_escape() {
+    let b = sandbox();
+    let secret = b.outside.join("secret.txt");
+    let (s, o) = (
+        secret.display().to_string(),
+        b.outside.display().to_string(),
+    );
+    let tag = uuid_like();
+    let attacks: Vec<(&str, &str, String)> = vec![
+        ("read-absolute", "sh", format!("cat {s}")),
+        ("read-relative", "sh", "cat ../outside/secret.txt".into()),
+        ("read-symlink", "sh", format!("ln -s {s} l1; cat l1")),
+        ("read-dir-symlink", "sh", format!("ln -s {o} l2; cat l2/secret.txt")),
+        ("read-hardlink", "sh", format!("ln {s} h1; cat h1")),
+        ("read-proc-root-1", "sh", format!("cat /proc/1/root{s}")),
+        ("read-proc-self-root", "sh", format!("cat /proc/self/root{s}")),
+        ("read-proc-cwd-dotdot", "sh", "cat /proc/self/cwd/../outside/secret.txt".into()),
+        ("read-bind-mount", "sh", format!("mkdir -p mb; mount --bind {o} mb; cat mb/secret.txt")),
+        ("read-userns-mount", "sh", format!("unshare -rm sh -c 'mount --bind {o} . ; cat secret.txt'")),
+        ("read-nsenter-host", "sh", format!("nsenter -t 1 -a cat {s}")),
+        ("read-chroot", "sh", format!("chroot / cat {s}")),
+        ("read-etc-shadow", "sh", "cat /etc/shadow /etc/gshadow".into()),
+        ("read-ssh-keys", "sh", "cat /etc/ssh/*key* /root/.ssh/* 2>&1".into()),
+        ("read-open-by-handle", "sh", "python3 -c 'import ctypes; l=ctypes.CDLL(None,use_errno=True); print(l.syscall(304, -100, 0, 0))'".into()),
+        ("read-host-environ", "sh", "cat /proc/*/environ | tr \"\\0\" \"\\n\" | grep -i key".into()),
+        ("write-absolute", "sh", format!("echo x > {o}/pwned-abs")),
+        ("write-symlink", "sh", format!("ln -s {o} l3; echo x > l3/pwned-link")),
+        ("write-host-tmp", "sh", format!("echo x > /tmp/pwned-{tag}")),
+        ("write-system-dirs", "sh", format!("touch /usr/pwned-{tag} /usr/bin/pwned-{tag} /etc/pwned-{tag} /pwned-{tag}")),
+        ("write-remount-rw", "sh", format!("mount -o remount,rw /usr; touch /usr/pwned-{tag}")),
+        ("write-dev-node-chmod", "sh", "chmod 600 /dev/null; chown 1000 /dev/null".into()),
+        ("write-setuid-plant", "sh", "echo x > suid; chmod 4755 suid".into()),
+        ("host-clock", "sh", "date -s 2001-01-01".into()),
+        ("host-hostname", "sh", "hostname pwned".into()),
+        ("host-sysctl", "sh", "echo 1 > /proc/sys/kernel/sysrq; cat /proc/sys/kernel/hostname".into()),
+        ("net-tcp-host", "bash", "echo x > /dev/tcp/127.0.0.1/22".into()),
+        ("net-udp-host", "bash", "echo x > /dev/udp/127.0.0.1/53".into()),
+        ("ptrace-init", "sh", "python3 -c 'import ctypes; l=ctypes.CDLL(None,use_errno=True); print(l.ptrace(16,1,0,0), ctypes.get_errno())'".into()),
+        ("keyring", "sh", "python3 -c 'import ctypes; l=ctypes.CDLL(None,use_errno=True); print(l.syscall(250, 0, -3, 0), ctypes.get_errno())'".into()),
+        ("bpf", "sh", "python3 -c 'import ctypes; l=ctypes.CDLL(None,use_errno=True); print(l.syscall(321, 0, 0, 0), ctypes.get_errno())'".into()),
+        ("module-load", "sh", "python3 -c 'import ctypes; l=ctypes.CDLL(None,use_errno=True); print(l.syscall(313, 0, b\"\", 0), ctypes.get_errno())'".into()),
+    ];
+    let mut calls = Vec::new();
+    for (i, (name, shell, script)) in attacks.iter().enumerate() {
+        let file = format!("attack{i}.sh");
+        calls.push(json!({"id": format!("w{i}"), "tool": "fs.write_text", "args": {"path": file, "text": format!("# {name}\n{script}\n"), "overwrite": true}}));
+        calls.push(json!({"id": format!("x{i}"), "tool": "shell.exec", "args": {"cmd": format!("{shell} {file}"), "timeout_s": 20}}));
+    }
+    let rows = b.env.jsonl(&b.args(&[]), &Value::Array(calls).to_string());
+    assert_eq!(rows.len(), 2 * attacks.len());
+    let mut escapes = Vec::new();
+    for (i, (name, _, _)) in attacks.iter().enumerate() {
+        let v = &rows[2 * i + 1];
+        assert_eq!(v["ok"], true, "{name}: {v}");
+        assert_eq!(v["output"]["sandbox"]["mode"], "full", "{name}: {v}");
+        if v.to_string().contains(CANARY) {
+            escapes.push(format!("{name}: read the canary"));
+        }
+    }
+    let outside: Vec<_> = std::fs::read_dir(&b.outside)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if outside != ["secret.txt"] {
+        escapes.push(format!("wrote next to the root: {outside:?}"));
+    }
+    for p in [
+        format!("/tmp/pwned-{tag}"),
+        format!("/usr/pwned-{tag}"),
+        format!("/usr/bin/pwned-{tag}"),
+        format!("/etc/pwned-{tag}"),
+        format!("/pwned-{tag}"),
+    ] {
+        if Path::new(&p).exists() {
+            escapes.push(format!("wrote {p}"));
+        }
+    }
+    if std::fs::metadata(b.root.join("suid")).is_ok_and(|m| m.permissions().mode() & 0o6000 != 0) {
+        escapes.push("planted a set-ID file".into());
+    }
+    let null = std::fs::metadata("/dev/null").unwrap();
+    if null.permissions().mode() & 0o777 != 0o666 {
+        escapes.push("changed the host's /dev/null".into());
+    }
+    let year: i64 = chrono_year();
+    if year < 2025 {
+        escapes.push("moved the host clock".into());
+    }
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    if host.trim() == "pwned" {
+        escapes.push("renamed the host".into());
+    }
+    eprintln!(
+        "attack corpus: {} scripts, {} escapes",
+        attacks.len(),
+        escapes.len()
+    );
+    assert!(escapes.is_empty(), "escapes: {escapes:?}");
+}
+
+fn chrono_year() -> i64 {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    1970 + secs / 31_556_952
+}
