@@ -239,7 +239,7 @@ fn under(base: &Path, abs: &Path) -> PathBuf {
     base.join(abs.strip_prefix("/").unwrap_or(abs))
 }
 
-/// What the generated /etc holds: (name, Some(bytes)) files and (name, None, target) links.
+/// One entry of the generated /etc: a file with its bytes, or a symlink with its target.
 enum EtcEntry {
     File(String, Vec<u8>),
     Link(String, PathBuf),
@@ -289,17 +289,6 @@ fn generated_etc(spec: &Spec) -> Vec<EtcEntry> {
             }
         }
     }
-    // Debian's alternatives are symlinks into /usr (awk → mawk …): copied as links only.
-    if let Ok(rd) = std::fs::read_dir("/etc/alternatives") {
-        for ent in rd.flatten() {
-            if let Ok(t) = std::fs::read_link(ent.path()) {
-                e.push(EtcEntry::Link(
-                    format!("alternatives/{}", ent.file_name().to_string_lossy()),
-                    t,
-                ));
-            }
-        }
-    }
     e
 }
 
@@ -343,6 +332,9 @@ fn build_root(spec: &Spec) -> Step {
         devs.push((*d, open_path(&p).map_err(at("dev"))?));
     }
     let etc = generated_etc(spec);
+    // Debian's alternatives (awk → mawk …): a directory of symlinks into /usr, bound read-only
+    // (one mount instead of hundreds of readlink/symlink calls).
+    let alternatives = open_path(Path::new("/etc/alternatives")).ok();
 
     let base = Path::new(STAGE);
     rustix::mount::mount(
@@ -374,6 +366,14 @@ fn build_root(spec: &Spec) -> Step {
     // /etc
     let etc_dir = base.join("etc");
     mkdirs(&etc_dir.join("alternatives"), "etc")?;
+    if let Some(fd) = &alternatives {
+        bind(
+            fd,
+            &etc_dir.join("alternatives"),
+            MountFlags::RDONLY | MountFlags::NODEV,
+            "etc",
+        )?;
+    }
     for e in &etc {
         match e {
             EtcEntry::File(name, bytes) => {

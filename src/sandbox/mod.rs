@@ -12,7 +12,8 @@
 //!   to bob's user), with `setgroups` denied and no capability in any set. Its filesystem is a
 //!   new root: `/usr`, `/bin`, `/sbin`, `/lib*` read-only (merged-/usr symlinks recreated), a
 //!   generated minimal `/etc` (passwd/group naming the sandbox user, hosts, hostname,
-//!   nsswitch.conf, the loader cache, the time zone, Debian's alternatives symlinks — never
+//!   nsswitch.conf, the loader cache, the time zone, and Debian's `/etc/alternatives` (a directory
+//!   of symlinks into /usr) bound read-only — never
 //!   shadow, gshadow, ssh keys, git or any other host configuration), a private tmpfs `/tmp`,
 //!   its own `/proc` (`subset=pid`: no `/proc/sys`, no sysrq-trigger), a `/dev` of null, zero,
 //!   full, random and urandom, and the roots read-write (nosuid, nodev, noexec) at their own
