@@ -11,7 +11,7 @@ use std::time::Duration;
 
 const CANARY: &str = "CANARY-HOST-SECRET-51d0c";
 
-struct Box_ {
+struct Jail {
     env: TestEnv,
     root: PathBuf,
     rules: PathBuf,
@@ -19,7 +19,7 @@ struct Box_ {
     outside: PathBuf,
 }
 
-fn sandbox() -> Box_ {
+fn sandbox() -> Jail {
     let env = TestEnv::new();
     let root = env.path("root");
     std::fs::create_dir_all(&root).unwrap();
@@ -37,7 +37,7 @@ fn sandbox() -> Box_ {
         ]})
         .to_string(),
     );
-    Box_ {
+    Jail {
         env,
         root,
         rules,
@@ -45,7 +45,7 @@ fn sandbox() -> Box_ {
     }
 }
 
-impl Box_ {
+impl Jail {
     fn args<'a>(&'a self, extra: &[&'a str]) -> Vec<&'a str> {
         let mut a = vec![
             "tool",
@@ -72,7 +72,7 @@ impl Box_ {
         )
     }
 
-    /// As [`Box_::run_with`], with the script file named `name` (host-side process scans look
+    /// As [`Jail::run_with`], with the script file named `name` (host-side process scans look
     /// for it in command lines).
     fn run_named(
         &self,
