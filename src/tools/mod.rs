@@ -410,6 +410,9 @@ mod tests {
             enable_all: true,
             grant: vec!["net:127.0.0.1".into()],
             allow_loopback: true,
+            // The full sandbox re-executes the bob binary as its helper; a unit-test binary is
+            // not bob (tests/cli/sandbox.rs covers the full mode through the real binary).
+            sandbox_mode: Some(crate::sandbox::Mode::Weak),
             ..Default::default()
         };
         let policy = Policy::from_env_and_session(&home, None, o).unwrap();
