@@ -4475,7 +4475,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool__subcmd__run)
-            opts="-h -V --input --session --root --enable --enable-all --grant --allow-loopback --allow-private --require-sandbox --shell-rules --max-timeout-ms --timeout-ms --run-id --agent-id --as --report-loop --home --now --format --json --help --version"
+            opts="-h -V --input --session --root --enable --enable-all --grant --allow-loopback --allow-private --sandbox --require-sandbox --shell-rules --max-timeout-ms --timeout-ms --run-id --agent-id --as --report-loop --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4499,6 +4499,10 @@ _bob() {
                     ;;
                 --grant)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sandbox)
+                    COMPREPLY=($(compgen -W "full weak" -- "${cur}"))
                     return 0
                     ;;
                 --shell-rules)

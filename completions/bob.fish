@@ -382,6 +382,8 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l root -d 'Sandbox root for fs and shell tools (repeatable; enables the sandbox)' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l enable -d 'Enable these tools for this invocation (the calling human\'s choice)' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l grant -d 'Grant a capability (net, net:<domain>) for this invocation' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l sandbox -d 'How shell.exec is confined: full (namespaces, new root, seccomp; refused where the kernel cannot provide it) or weak (Landlock and a process group only) [default: $BOB_SANDBOX, else full]' -r -f -a "full\t''
+weak\t''"
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l shell-rules -d 'Shell allow/deny rules file (JSON) replacing the built-in one' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l max-timeout-ms -d 'Clamp on any call\'s timeout_ms [default: $BOB_TOOL_MAX_TIMEOUT_MS, else 120000]' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l timeout-ms -d 'Default timeout_ms for calls that carry none' -r
@@ -397,7 +399,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l enable-all -d 'Enable every registered tool for this invocation'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l allow-loopback -d 'Let http.get reach loopback addresses (127.0.0.0/8, ::1)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l allow-private -d 'Let http.get reach private and link-local addresses'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l require-sandbox -d 'Fail closed (sandbox.required) where OS confinement (Landlock) is unavailable'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l require-sandbox -d 'Accepted for compatibility; the full sandbox is always required unless --sandbox weak'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l report-loop -d 'After the responses, print one more line {"failure_loop": …} with the loop state'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -23,6 +23,7 @@ pub mod audit;
 pub mod backend;
 pub mod memory;
 pub mod redact;
+pub mod sandbox;
 pub mod schedule;
 pub mod tools;
 pub mod turn;

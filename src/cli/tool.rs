@@ -87,8 +87,13 @@ pub struct RunArgs {
     /// Let http.get reach private and link-local addresses
     #[arg(long)]
     allow_private: bool,
-    /// Fail closed (sandbox.required) where OS confinement (Landlock) is unavailable
-    #[arg(long)]
+    /// How shell.exec is confined: full (namespaces, new root, seccomp; refused where the
+    /// kernel cannot provide it) or weak (Landlock and a process group only)
+    /// [default: $BOB_SANDBOX, else full]
+    #[arg(long, value_name = "MODE", value_parser = ["full", "weak"])]
+    sandbox: Option<String>,
+    /// Accepted for compatibility; the full sandbox is always required unless --sandbox weak
+    #[arg(long, hide = true)]
     require_sandbox: bool,
     /// Shell allow/deny rules file (JSON) replacing the built-in one
     #[arg(long, value_name = "FILE")]
@@ -177,7 +182,11 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         grant: a.grant.clone(),
         allow_loopback: a.allow_loopback,
         allow_private: a.allow_private,
-        require_sandbox: a.require_sandbox,
+        sandbox_mode: a
+            .sandbox
+            .as_deref()
+            .map(crate::sandbox::Mode::parse)
+            .transpose()?,
         shell_rules: a.shell_rules.clone(),
         max_timeout_ms: a.max_timeout_ms,
     };

@@ -1,16 +1,15 @@
 //! Runs one job as a child `bob turn` process: JSON on stdin, one turn record on stdout, the
 //! JSON error as the last line of stderr when it fails. The child leads its own process group
-//! so a timeout or a cancel kills it and everything it started.
+//! so a timeout or a cancel kills it and everything it started (the shared supervisor,
+//! [`crate::sandbox::supervisor`]).
 
 use crate::contracts::Job;
+use crate::sandbox::supervisor::{self, Ended, Limits};
 use serde_json::{Value, json};
-use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 /// Environment variable that replaces `bob turn` with a shell command (tests, wrappers such as
 /// `nice`). The command runs as `sh -c "$BOB_SCHEDULE_TURN_CMD" bob-turn --session S [--agent A]`
@@ -18,9 +17,9 @@ use std::time::{Duration, Instant};
 pub const TURN_CMD_ENV: &str = "BOB_SCHEDULE_TURN_CMD";
 
 /// Most of a child's stdout kept (a turn record); the rest is read and dropped.
-const STDOUT_CAP: u64 = 16 * 1024 * 1024;
+const STDOUT_CAP: usize = 16 * 1024 * 1024;
 /// Most of a child's stderr kept.
-const STDERR_CAP: u64 = 1024 * 1024;
+const STDERR_CAP: usize = 1024 * 1024;
 
 /// How a job's turn is started.
 #[derive(Debug, Clone)]
@@ -95,53 +94,11 @@ impl Outcome {
 /// How long a turn gets between SIGTERM and SIGKILL to record its own cancellation.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
 
-fn signal_group(pid: i32, sig: libc::c_int) {
-    // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
-    unsafe {
-        libc::kill(-pid, sig);
-    }
-}
-
-/// Stops the child's whole process group (it leads it: process_group(0), so -pid names it):
-/// SIGTERM, up to [`KILL_GRACE`] to exit, then SIGKILL for whatever is left, then reaps it.
-fn kill_group(child: &mut Child) {
-    let Ok(pid) = i32::try_from(child.id()) else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return;
-    };
-    signal_group(pid, libc::SIGTERM);
-    let until = Instant::now() + KILL_GRACE;
-    while Instant::now() < until {
-        match child.try_wait() {
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            _ => break,
-        }
-    }
-    // Also catches grandchildren that outlived or ignored the SIGTERM.
-    signal_group(pid, libc::SIGKILL);
-    let _ = child.wait();
-}
-
-fn reader<R: Read + Send + 'static>(r: R, cap: u64) -> mpsc::Receiver<Vec<u8>> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut r = r;
-        let mut kept = Vec::new();
-        let _ = (&mut r).take(cap).read_to_end(&mut kept);
-        let _ = std::io::copy(&mut r, &mut std::io::sink());
-        let _ = tx.send(kept);
-    });
-    rx
-}
-
-enum Ended {
-    Exited(ExitStatus),
-    TimedOut,
-    Cancelled,
-}
-
 /// Runs `job`'s turn in `session`, killing it after `timeout` or when `cancel` is raised.
+///
+/// The turn is not namespaced (it needs the home), but it goes through the same process
+/// supervisor as `shell.exec` ([`crate::sandbox::supervisor`]): own process group, capped
+/// capture with the rest drained, SIGTERM then SIGKILL to the whole group on timeout or cancel.
 pub fn run_turn(
     turn: &TurnCommand,
     job: &Job,
@@ -150,55 +107,21 @@ pub fn run_turn(
     cancel: &AtomicBool,
 ) -> Outcome {
     let mut cmd = turn.command(session, &job.agent_id);
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .env("BOB_SCHEDULE_JOB_ID", &job.id)
-        .process_group(0);
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => return Outcome::failed("internal.error", format!("cannot start the turn: {e}")),
-    };
+    cmd.env("BOB_SCHEDULE_JOB_ID", &job.id);
     let input = json!({"session_id": session, "message": job.message}).to_string();
-    if let Some(mut stdin) = child.stdin.take() {
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(input.as_bytes());
-        });
-    }
-    let out_rx = child.stdout.take().map(|o| reader(o, STDOUT_CAP));
-    let err_rx = child.stderr.take().map(|e| reader(e, STDERR_CAP));
-
-    let started = Instant::now();
-    let mut pause = Duration::from_millis(1);
-    let ended = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ended::Exited(status),
-            Ok(None) => {}
-            Err(e) => {
-                kill_group(&mut child);
-                return Outcome::failed("internal.error", format!("waiting for the turn: {e}"));
-            }
-        }
-        if cancel.load(Ordering::SeqCst) {
-            kill_group(&mut child);
-            break Ended::Cancelled;
-        }
-        if started.elapsed() >= timeout {
-            kill_group(&mut child);
-            break Ended::TimedOut;
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(25));
+    let limits = Limits {
+        timeout,
+        stdout_cap: STDOUT_CAP,
+        stderr_cap: STDERR_CAP,
+        kill_grace: KILL_GRACE,
+        // A grandchild that left the group may hold the pipes open: do not wait on it forever.
+        drain_wait: Duration::from_secs(2),
     };
-    // A grandchild that left the group may hold the pipes open: do not wait on it forever.
-    let collect = |rx: Option<mpsc::Receiver<Vec<u8>>>| {
-        rx.and_then(|rx| rx.recv_timeout(Duration::from_secs(2)).ok())
-            .unwrap_or_default()
+    let finished = match supervisor::run(cmd, Some(input.into_bytes()), &limits, Some(cancel)) {
+        Ok(f) => f,
+        Err(e) => return Outcome::failed("internal.error", format!("cannot run the turn: {e}")),
     };
-    let stdout = collect(out_rx);
-    let stderr = collect(err_rx);
-
-    match ended {
+    match finished.ended {
         Ended::TimedOut => Outcome {
             status: "timeout",
             error: Some(json!({
@@ -215,7 +138,7 @@ pub fn run_turn(
             })),
             ..Outcome::failed("", String::new())
         },
-        Ended::Exited(status) => finish(status, &stdout, &stderr),
+        Ended::Exited(status) => finish(status, &finished.stdout.bytes, &finished.stderr.bytes),
     }
 }
 

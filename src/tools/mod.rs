@@ -330,9 +330,8 @@ impl Runner {
             Input::ShellExec(i) => {
                 let t = timeout.min(Duration::from_secs(i.timeout_s.max(1)));
                 let roots = self.policy.roots.clone();
-                let (rules, require) =
-                    (self.policy.shell_rules.clone(), self.policy.require_sandbox);
-                shell::exec(&i, self.sandbox()?, &roots, &rules, t, require)
+                let (rules, mode) = (self.policy.shell_rules.clone(), self.policy.sandbox_mode);
+                shell::exec(&i, self.sandbox()?, &roots, &rules, t, mode)
             }
             Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
         }
@@ -430,6 +429,9 @@ mod tests {
             enable_all: true,
             grant: vec!["net:127.0.0.1".into()],
             allow_loopback: true,
+            // The full sandbox re-executes the bob binary as its helper; a unit-test binary is
+            // not bob (tests/cli/sandbox.rs covers the full mode through the real binary).
+            sandbox_mode: Some(crate::sandbox::Mode::Weak),
             ..Default::default()
         };
         let policy = Policy::from_env_and_session(&home, None, o).unwrap();

@@ -9,8 +9,10 @@
 //!
 //! Environment: `BOB_TOOL_SANDBOX_ENABLED`, `BOB_TOOL_ROOTS`, `BOB_NET_ALLOWLIST`,
 //! `BOB_TOOL_ALLOW_LOOPBACK`, `BOB_TOOL_ALLOW_PRIVATE`, `BOB_TOOL_MAX_TIMEOUT_MS` (default
-//! 120000), `BOB_TOOL_REQUIRE_SANDBOX`, `BOB_TOOL_SHELL_RULES` (a rules file replacing the
-//! built-in one), `BOB_HTTP_CACHE_TTL_S` (default 3600).
+//! 120000), `BOB_SANDBOX` (`full`, the default, or `weak`: see [`crate::sandbox`]),
+//! `BOB_TOOL_REQUIRE_SANDBOX` (accepted, no effect: the full sandbox is always required unless
+//! `weak` is chosen), `BOB_TOOL_SHELL_RULES` (a rules file replacing the built-in one),
+//! `BOB_HTTP_CACHE_TTL_S` (default 3600).
 //!
 //! Network grants (`net:<scope>`) and `BOB_NET_ALLOWLIST` entries are a [`NetScope`]: a domain
 //! matched by whole DNS labels after IDNA normalisation, or exactly one IP address. A malformed
@@ -50,8 +52,8 @@ pub struct Policy {
     pub allow_private: bool,
     pub shell_rules: ShellRules,
     pub max_timeout_ms: u64,
-    /// Fail closed (`sandbox.required`) when an OS confinement layer is unavailable.
-    pub require_sandbox: bool,
+    /// How `shell.exec` is confined (full unless the operator chose weak).
+    pub sandbox_mode: crate::sandbox::Mode,
     pub http_cache_ttl_s: u64,
 }
 
@@ -65,7 +67,8 @@ pub struct PolicyOverrides {
     pub grant: Vec<String>,
     pub allow_loopback: bool,
     pub allow_private: bool,
-    pub require_sandbox: bool,
+    /// `--sandbox full|weak`.
+    pub sandbox_mode: Option<crate::sandbox::Mode>,
     pub shell_rules: Option<PathBuf>,
     pub max_timeout_ms: Option<u64>,
 }
@@ -214,6 +217,13 @@ impl Policy {
             Some(v) => v,
             None => env_u64("BOB_TOOL_MAX_TIMEOUT_MS")?.unwrap_or(DEFAULT_MAX_TIMEOUT_MS),
         };
+        let sandbox_mode = match o.sandbox_mode {
+            Some(m) => m,
+            None => match std::env::var("BOB_SANDBOX") {
+                Ok(v) if !v.trim().is_empty() => crate::sandbox::Mode::parse(&v)?,
+                _ => crate::sandbox::Mode::Full,
+            },
+        };
         Ok(Policy {
             roots,
             sandbox_enabled,
@@ -225,7 +235,7 @@ impl Policy {
             allow_private: o.allow_private || truthy("BOB_TOOL_ALLOW_PRIVATE"),
             shell_rules,
             max_timeout_ms,
-            require_sandbox: o.require_sandbox || truthy("BOB_TOOL_REQUIRE_SANDBOX"),
+            sandbox_mode,
             http_cache_ttl_s: env_u64("BOB_HTTP_CACHE_TTL_S")?.unwrap_or(DEFAULT_HTTP_CACHE_TTL_S),
         })
     }

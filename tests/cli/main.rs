@@ -11,6 +11,7 @@ mod integrity;
 mod memory;
 mod netpolicy;
 mod notes;
+mod sandbox;
 mod sanitize;
 mod schedule;
 mod spine;

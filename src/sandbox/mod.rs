@@ -1,0 +1,333 @@
+//! The OS sandbox for `shell.exec` and the one process supervisor (DESIGN.md §7, §8).
+//!
+//! Knows nothing of the CLI or of the argv policy: it runs an argv that was already vetted, with
+//! a scrubbed base environment plus the extra variables the caller gives, in a directory under
+//! one of the roots, and returns what it printed and how it ended.
+//!
+//! ## Modes
+//!
+//! - **full** (the default, and required): every command gets fresh user, mount, PID, IPC, UTS
+//!   and network namespaces ([`init`] describes the three processes). Inside, the program runs
+//!   as uid/gid 1000, mapped to bob's own uid/gid outside (so files it writes in the roots belong
+//!   to bob's user), with `setgroups` denied and no capability in any set. Its filesystem is a
+//!   new root: `/usr`, `/bin`, `/sbin`, `/lib*` read-only (merged-/usr symlinks recreated), a
+//!   generated minimal `/etc` (passwd/group naming the sandbox user, hosts, hostname,
+//!   nsswitch.conf, the loader cache, the time zone, and Debian's `/etc/alternatives` (a directory
+//!   of symlinks into /usr) bound read-only — never
+//!   shadow, gshadow, ssh keys, git or any other host configuration), a private tmpfs `/tmp`,
+//!   its own `/proc` (`subset=pid`: no `/proc/sys`, no sysrq-trigger), a `/dev` of null, zero,
+//!   full, random and urandom, and the roots read-write (nosuid, nodev, noexec) at their own
+//!   paths as the only writable places. The network namespace is empty (loopback down): nothing
+//!   reaches the host or beyond. A seccomp filter ([`seccomp`]) refuses clock setting, mounts,
+//!   ptrace, keyrings, bpf, modules, reboot, namespace re-entry and set-ID bits; rlimits bound
+//!   CPU time, file size, open files, address space and core size (0).
+//! - **weak** (only when the operator asks: `BOB_SANDBOX=weak` or `bob tool run --sandbox
+//!   weak`): the program runs directly in its own process group with Landlock (where the kernel
+//!   has it) confining the filesystem to the roots and system directories and denying TCP. A
+//!   `setsid` grandchild escapes the group kill there; the full mode has no such gap.
+//!
+//! Where the kernel cannot provide the full sandbox (user namespaces disabled, a container that
+//! forbids mounts …) the call is refused with `sandbox.required` (exit 3) and the reason; bob
+//! never silently falls back. Every result reports `{mode, layers}`.
+//!
+//! ## Process count
+//!
+//! `RLIMIT_NPROC` is set, but the kernel never enforces it for a process whose real uid is
+//! global root — and the sandbox user *is* bob's uid outside, root in CI and most containers.
+//! So the init caps the PID namespace's own `pid_max` ([`init::PID_MAX`]; per namespace since
+//! Linux 6.14): at most that many processes exist in the sandbox at once, whoever bob is. On
+//! an older kernel the `pids-limit` layer is missing from the report (and `RLIMIT_NPROC` still
+//! bounds a non-root bob); the timeout and the namespace kill still end a fork bomb.
+//!
+//! ## Supervision
+//!
+//! [`supervisor`] spawns, captures (64 KiB per stream for `shell.exec`; the rest is drained and
+//! dropped), times out and kills the whole tree; the scheduler's job runner uses it too. In full
+//! mode the supervised child is the helper: killing its process group kills the namespace's
+//! init (it is in the group and also dies with the helper), and the kernel then kills every
+//! process of the namespace. The helper dies with bob (`PR_SET_PDEATHSIG`).
+
+pub mod init;
+pub mod seccomp;
+pub mod supervisor;
+mod weak;
+
+use crate::error::{Code, Error, Result};
+use serde::{Deserialize, Serialize};
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::time::Duration;
+pub use supervisor::Captured;
+
+pub use init::enter_if_requested;
+
+/// Cap on captured stdout and on captured stderr of a sandboxed command.
+pub const OUTPUT_CAP: usize = 64 * 1024;
+
+/// How strongly commands are confined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Namespaces, new root, seccomp, rlimits; refused where the kernel cannot provide it.
+    #[default]
+    Full,
+    /// Landlock + process group only; the operator's explicit choice.
+    Weak,
+}
+
+impl Mode {
+    /// Parses `full` or `weak`.
+    pub fn parse(s: &str) -> Result<Mode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "full" => Ok(Mode::Full),
+            "weak" => Ok(Mode::Weak),
+            other => Err(Error::invalid(format!(
+                "unknown sandbox mode {other:?}: expected \"full\" or \"weak\""
+            ))),
+        }
+    }
+}
+
+/// Resource limits applied to the sandboxed program.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Limits {
+    pub cpu_s: u64,
+    pub file_size: u64,
+    pub open_files: u64,
+    pub address_space: u64,
+}
+
+impl Limits {
+    fn for_timeout(timeout: Duration) -> Limits {
+        Limits {
+            cpu_s: timeout.as_secs() + 1,
+            file_size: 256 << 20,
+            open_files: 256,
+            address_space: 4 << 30,
+        }
+    }
+}
+
+/// One command to run (the helper's input; crosses the exec boundary as JSON).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Spec {
+    /// The program (looked up on `PATH` of `env`) and its arguments.
+    pub argv: Vec<String>,
+    /// The whole environment of the program.
+    pub env: Vec<(String, String)>,
+    /// Absolute working directory, under one of the roots.
+    pub cwd: PathBuf,
+    /// The only writable places; the first is `HOME`.
+    pub roots: Vec<PathBuf>,
+    pub limits: Limits,
+}
+
+/// Which confinement a command got.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub mode: Mode,
+    pub layers: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub landlock: Option<String>,
+}
+
+/// A finished command.
+#[derive(Debug)]
+pub struct Output {
+    /// `None` when the command timed out.
+    pub status: Option<ExitStatus>,
+    pub stdout: Captured,
+    pub stderr: Captured,
+    pub elapsed: Duration,
+    pub report: Report,
+}
+
+/// What a caller asks to run.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub argv: Vec<String>,
+    /// Extra variables beyond the scrubbed base (PATH, HOME, LANG, LC_*, TERM).
+    pub env: Vec<(String, String)>,
+    pub cwd: PathBuf,
+    pub roots: Vec<PathBuf>,
+    pub timeout: Duration,
+    /// The fixed `PATH` of the program.
+    pub path: String,
+}
+
+/// The base environment: PATH, HOME (= the first root), and bob's LANG, LC_* and TERM; then the
+/// caller's extra variables (which win).
+fn environment(req: &Request) -> Vec<(String, String)> {
+    let home = req.roots.first().cloned().unwrap_or_default();
+    let mut env = vec![
+        ("PATH".to_string(), req.path.clone()),
+        ("HOME".to_string(), home.to_string_lossy().into_owned()),
+    ];
+    for (k, v) in std::env::vars() {
+        if k == "LANG" || k.starts_with("LC_") || k == "TERM" {
+            env.push((k, v));
+        }
+    }
+    for (k, v) in &req.env {
+        env.retain(|(old, _)| old != k);
+        env.push((k.clone(), v.clone()));
+    }
+    env
+}
+
+const POLICY_LAYERS: &[&str] = &[
+    "no-shell",
+    "argv-policy",
+    "env-scrubbed",
+    "cwd-in-root",
+    "process-group-kill",
+    "output-cap",
+];
+
+fn supervisor_limits(timeout: Duration) -> supervisor::Limits {
+    supervisor::Limits {
+        timeout,
+        stdout_cap: OUTPUT_CAP,
+        stderr_cap: OUTPUT_CAP,
+        kill_grace: Duration::ZERO,
+        drain_wait: Duration::from_secs(2),
+    }
+}
+
+fn timed_out(req: &Request, f: &supervisor::Finished, report: &Report) -> Error {
+    Error::new(
+        Code::Timeout,
+        format!(
+            "{:?} did not finish within {} ms; every process it started was killed",
+            req.argv[0],
+            req.timeout.as_millis()
+        ),
+    )
+    .with("stdout", f.stdout.text())
+    .with("stderr", f.stderr.text())
+    .with("timeout_ms", req.timeout.as_millis() as u64)
+    .with("sandbox", serde_json::to_value(report).unwrap_or_default())
+}
+
+/// Runs one command in the sandbox of `mode`.
+pub fn run(req: &Request, mode: Mode) -> Result<Output> {
+    if req.argv.is_empty() {
+        return Err(Error::invalid("empty command"));
+    }
+    match mode {
+        Mode::Full => run_full(req),
+        Mode::Weak => weak::run(req, environment(req)),
+    }
+}
+
+fn run_full(req: &Request) -> Result<Output> {
+    let spec = Spec {
+        argv: req.argv.clone(),
+        env: environment(req),
+        cwd: req.cwd.clone(),
+        roots: req.roots.clone(),
+        limits: Limits::for_timeout(req.timeout),
+    };
+    let spec_json = serde_json::to_string(&spec).map_err(|e| Error::internal(e.to_string()))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::internal(format!("cannot locate the bob executable: {e}")))?;
+    let (status_r, status_w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+        .map_err(|e| Error::internal(format!("status pipe: {e}")))?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg(init::HELPER_ARG)
+        .arg(spec_json)
+        .env_clear()
+        .current_dir("/");
+    let w = std::os::fd::AsRawFd::as_raw_fd(&status_w);
+    // SAFETY: only async-signal-safe calls (prctl, dup2) between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let moved = if w == init::STATUS_FD {
+                libc::fcntl(w, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(w, init::STATUS_FD)
+            };
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || moved == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    // Read reports as they come, so the pipe never fills whatever the helper writes.
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::fs::File::from(status_r).read_to_string(&mut text);
+        text
+    });
+    let finished = supervisor::run(cmd, None, &supervisor_limits(req.timeout), None);
+    drop(status_w);
+    let finished = finished.map_err(|e| Error::internal(format!("starting the sandbox: {e}")))?;
+    let reports = reader.join().unwrap_or_default();
+    let mut layers: Vec<String> = POLICY_LAYERS.iter().map(|s| s.to_string()).collect();
+    let mut status = None;
+    for line in reports.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let Some(e) = v.get("setup_error") {
+            return Err(Error::new(
+                Code::SandboxRequired,
+                format!(
+                    "the OS sandbox is not available here ({}: {}); shell.exec refuses to run \
+                     unconfined. An operator may choose the weaker Landlock-only mode \
+                     explicitly with BOB_SANDBOX=weak or `bob tool run --sandbox weak`",
+                    e["stage"].as_str().unwrap_or("?"),
+                    e["detail"].as_str().unwrap_or("?")
+                ),
+            )
+            .with("stage", e["stage"].clone()));
+        }
+        if let Some(n) = v.get("exec_errno").and_then(|n| n.as_i64()) {
+            return Err(if n == i64::from(libc::ENOENT) {
+                Error::not_found(format!(
+                    "program {:?} not found on {}",
+                    req.argv[0], req.path
+                ))
+            } else {
+                Error::internal(format!(
+                    "starting {:?}: {}",
+                    req.argv[0],
+                    v["detail"].as_str().unwrap_or("?")
+                ))
+            });
+        }
+        if let Some(l) = v.get("ready").and_then(|l| l.as_array()) {
+            layers.extend(l.iter().filter_map(|x| x.as_str().map(str::to_string)));
+        }
+        if let Some(raw) = v.get("status").and_then(|n| n.as_i64()) {
+            status = Some(ExitStatus::from_raw(raw as i32));
+        }
+    }
+    let report = Report {
+        mode: Mode::Full,
+        layers,
+        landlock: None,
+    };
+    if matches!(finished.ended, supervisor::Ended::TimedOut) {
+        return Err(timed_out(req, &finished, &report));
+    }
+    let Some(status) = status else {
+        let how = match finished.ended {
+            supervisor::Ended::Exited(st) => format!("{st}"),
+            _ => "killed".into(),
+        };
+        return Err(Error::new(
+            Code::SandboxRequired,
+            format!("the sandbox helper ended ({how}) without running the command"),
+        ));
+    };
+    Ok(Output {
+        status: Some(status),
+        stdout: finished.stdout,
+        stderr: finished.stderr,
+        elapsed: finished.elapsed,
+        report,
+    })
+}
