@@ -455,7 +455,7 @@ mod tests {
             allow_private: false,
             shell_rules: ShellRules::builtin().unwrap(),
             max_timeout_ms: DEFAULT_MAX_TIMEOUT_MS,
-            require_sandbox: false,
+            sandbox_mode: crate::sandbox::Mode::Full,
             http_cache_ttl_s: DEFAULT_HTTP_CACHE_TTL_S,
         }
     }
