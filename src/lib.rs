@@ -21,6 +21,7 @@ pub mod trace;
 pub mod audit;
 pub mod backend;
 pub mod memory;
+pub mod mtg;
 pub mod redact;
 pub mod schedule;
 pub mod tools;
