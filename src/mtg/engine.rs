@@ -913,17 +913,22 @@ impl State {
                 self.declare_attackers(ids, ev);
             }
             (Pending::DeclareBlockers, Move::Block(pairs)) => {
-                let cands = self.block_candidates();
+                let def = self.active.other();
                 for (i, (b, a)) in pairs.iter().enumerate() {
-                    let Some((_, can)) = cands.iter().find(|(c, _)| c == b) else {
+                    let ok_blocker = self.valid_id(*b)
+                        && self.obj(*b).zone == Zone::Battlefield
+                        && self.obj(*b).owner == def
+                        && self.is_creature(*b)
+                        && !self.obj(*b).tapped;
+                    if !ok_blocker {
                         return illegal(format!(
                             "{b} cannot block (not an untapped creature of the defending player)"
                         ));
-                    };
-                    if !self.combat.attackers.iter().any(|x| x.id == *a) {
+                    }
+                    if !self.valid_id(*a) || !self.combat.attackers.iter().any(|x| x.id == *a) {
                         return illegal(format!("{a} is not attacking"));
                     }
-                    if !can.contains(a) {
+                    if !self.can_block(*b, *a) {
                         return illegal(format!(
                             "{b} cannot block {a} (flying: only creatures with flying or reach)"
                         ));

@@ -6,6 +6,7 @@ mod condense;
 mod contracts;
 mod env;
 mod memory;
+mod mtg;
 mod notes;
 mod sanitize;
 mod schedule;
