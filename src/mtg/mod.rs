@@ -11,6 +11,8 @@ pub mod decks;
 pub mod engine;
 pub mod journal;
 pub mod state;
+#[cfg(test)]
+mod tests;
 
 pub use action::{Action, ActionRequest, Viewer, surface, visible};
 pub use engine::{Event, Illegal, Move, RULES_VERSION, apply};
