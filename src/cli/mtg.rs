@@ -447,7 +447,7 @@ fn import(file: &Path, ctx: &Ctx) -> Result<()> {
 }
 
 enum Player {
-    Bot(Agent),
+    Bot(Box<Agent>),
     Human,
 }
 
@@ -456,7 +456,7 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
     let _lock = lock_game(&f)?;
     let mut s = f.load()?;
     let mk = |name: &str, salt: u64| match AgentKind::parse(name) {
-        Some(k) => Player::Bot(Agent::new(k, s.seed ^ salt ^ s.decisions)),
+        Some(k) => Player::Bot(Box::new(Agent::new(k, s.seed ^ salt ^ s.decisions))),
         None => Player::Human,
     };
     let mut players = [mk(&a.p1, 1), mk(&a.p2, 2)];

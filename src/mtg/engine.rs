@@ -453,14 +453,9 @@ fn mana_available(s: &State, seat: Seat) -> [u8; 5] {
 }
 
 fn affordable(card: &Card, avail: &[u8; 5]) -> bool {
-    let mut total = 0u32;
-    for i in 0..5 {
-        if avail[i] < card.cost.colored[i] {
-            return false;
-        }
-        total += avail[i] as u32;
-    }
-    total >= card.cost.total()
+    let enough = avail.iter().zip(card.cost.colored).all(|(&a, c)| a >= c);
+    let total: u32 = avail.iter().map(|&a| a as u32).sum();
+    enough && total >= card.cost.total()
 }
 
 impl State {
@@ -487,7 +482,7 @@ impl State {
         ev.push(Event::Drew { player: seat });
     }
 
-    fn to_graveyard_from_battlefield(&mut self, id: Id) {
+    fn put_in_graveyard(&mut self, id: Id) {
         if let Some(i) = self.battlefield.iter().position(|&b| b == id) {
             self.battlefield.remove(i);
         }
@@ -567,7 +562,7 @@ impl State {
                 }
             }
             for (id, reason) in dying {
-                self.to_graveyard_from_battlefield(id);
+                self.put_in_graveyard(id);
                 ev.push(Event::Died { card: id, reason });
                 did = true;
             }
@@ -1184,7 +1179,7 @@ impl State {
             match (effect, item.target) {
                 (Effect::Damage(n, _), Some(t)) => self.deal(id, t, n as i16, ev),
                 (Effect::Destroy(_), Some(Target::Obj(t))) => {
-                    self.to_graveyard_from_battlefield(t);
+                    self.put_in_graveyard(t);
                     ev.push(Event::Destroyed { card: t });
                 }
                 (Effect::Pump(p, t), Some(Target::Obj(c))) => {
@@ -1326,11 +1321,9 @@ impl State {
                 }
                 self.next_step(ev);
             }
-            Step::Draw => {
-                // CR 103.8a: the starting player skips the draw of the first turn.
-                if !(self.turn == 1 && active == self.starting_player) {
-                    self.draw(active, ev);
-                }
+            // CR 504.1, 103.8a: the starting player skips the draw of the first turn.
+            Step::Draw if !(self.turn == 1 && active == self.starting_player) => {
+                self.draw(active, ev);
             }
             Step::DeclareAttackers => self.pending = Pending::DeclareAttackers,
             Step::DeclareBlockers => self.pending = Pending::DeclareBlockers,

@@ -57,7 +57,7 @@ fn fuzz_move(s: &State, k: u8, a: u16, b: u16) -> Move {
     let n = s.objs.len() as u16 + 3;
     let id = |x: u16| Id(x % n);
     let t = |x: u16| {
-        if x % 5 == 0 {
+        if x.is_multiple_of(5) {
             Target::Player(Seat((x / 5 % 2) as u8))
         } else {
             Target::Obj(id(x))
@@ -68,7 +68,11 @@ fn fuzz_move(s: &State, k: u8, a: u16, b: u16) -> Move {
         1 => Move::PlayLand(id(a)),
         2 => Move::Cast {
             card: id(a),
-            target: if b % 3 == 0 { None } else { Some(t(b)) },
+            target: if b.is_multiple_of(3) {
+                None
+            } else {
+                Some(t(b))
+            },
             tap: None,
         },
         3 => Move::Attack(vec![id(a), id(b)]),
