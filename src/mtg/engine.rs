@@ -669,9 +669,23 @@ impl State {
         if hand.is_empty() {
             return false;
         }
+        // Cheap checks first: most priority grants happen where only instants could be cast.
+        let sorcery_ok = self.can_sorcery_speed(seat);
+        let land_ok = sorcery_ok && self.players[seat.i()].lands_played == 0;
+        let mut spell = false;
+        for &id in hand {
+            match self.card(id).kind {
+                Kind::Land(_) if land_ok => return true,
+                Kind::Land(_) => {}
+                Kind::Instant => spell = true,
+                _ => spell |= sorcery_ok,
+            }
+        }
+        if !spell {
+            return false;
+        }
         let avail = mana_available(self, seat);
-        hand.iter()
-            .any(|&id| self.can_play_land(seat, id) || self.castable(seat, id, &avail))
+        hand.iter().any(|&id| self.castable(seat, id, &avail))
     }
 
     /// Every complete legal move at a priority decision (pass first).
@@ -1157,8 +1171,8 @@ impl State {
     /// CR 608.2: resolve an instant, sorcery or creature spell.
     fn resolve(&mut self, item: StackItem, ev: &mut Vec<Event>) {
         let id = item.card;
-        let card = self.card(id).clone();
-        if card.kind == Kind::Creature {
+        let (kind, effect) = (self.card(id).kind, self.card(id).effect);
+        if kind == Kind::Creature {
             // CR 608.3a: a permanent spell enters the battlefield.
             let o = &mut self.objs[id.i()];
             o.zone = Zone::Battlefield;
@@ -1167,7 +1181,7 @@ impl State {
             ev.push(Event::Resolved { card: id });
             return;
         }
-        let effect = card.effect.expect("spell has an effect");
+        let effect = effect.expect("spell has an effect");
         // CR 608.2b: a spell whose targets are all illegal does nothing.
         let fizzled = match (effect.target(), item.target) {
             (Some(k), Some(t)) => !self.target_ok(k, t),
