@@ -57,14 +57,19 @@ rand_turns=$(jq -s 'map(.avg_turns) | add / length' "$work/selfplay-random.jsonl
 heur_turns=$(jq -s 'map(.avg_turns) | add / length' "$work/selfplay-heuristic.jsonl")
 
 # Cold start of `bob mtg act` on a game past turn 20: each timed run acts on a fresh copy.
-"$BOB" mtg new --deck "$DECK_A" --deck "$DECK_B" --seed 7 --game base >/dev/null
 turn=0
-while ((turn < 20)); do
-  "$BOB" mtg play --game base --p1 heuristic --p2 heuristic --max-decisions 1 >/dev/null
-  s=$("$BOB" mtg state --game base --as all)
-  turn=$(jq .turn <<<"$s")
-  [[ $(jq .game_over <<<"$s") == false ]] || { echo "bench-mtg: the base game ended before turn 20" >&2; exit 1; }
+for seed in $(seq 1 50); do
+  rm -rf "$BOB_HOME/mtg/base"
+  "$BOB" mtg new --deck "$DECK_A" --deck "$DECK_B" --seed "$seed" --game base >/dev/null
+  over=false turn=0
+  while ((turn < 20)) && [[ $over == false ]]; do
+    "$BOB" mtg play --game base --p1 random --p2 random --max-decisions 4 >/dev/null
+    s=$("$BOB" mtg state --game base --as all)
+    turn=$(jq .turn <<<"$s") over=$(jq .game_over <<<"$s")
+  done
+  [[ $over == false ]] && break
 done
+((turn >= 20)) || { echo "bench-mtg: no game reached turn 20" >&2; exit 1; }
 decisions=$(jq -s 'length' "$BOB_HOME/mtg/base/journal.jsonl")
 act_ms=$(BOB="$BOB" python3 - "$ACT_RUNS" <<'PY'
 import json, os, shutil, subprocess, sys, time

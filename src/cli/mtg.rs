@@ -221,7 +221,7 @@ fn lock_game(f: &GameFiles) -> Result<store::Lock> {
 
 fn existing(ctx: &Ctx, game: &str) -> Result<GameFiles> {
     let f = files(ctx, game)?;
-    if !f.state().is_file() {
+    if !f.journal().is_file() {
         return Err(Error::not_found(format!("no game {game:?}")).with("game_id", game));
     }
     Ok(f)
@@ -245,7 +245,7 @@ fn commit(f: &GameFiles, lines: Vec<Value>, after: &State) -> Result<()> {
         .map(store::jsonl_line)
         .collect::<Result<Vec<_>>>()?;
     store::append_jsonl_batch(&f.journal(), &encoded)?;
-    store::write_json_atomic(&f.state(), after)
+    f.save(after)
 }
 
 fn decision_out(s: &State, events: &[Event]) -> Value {
@@ -261,7 +261,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
         Args::New(a) => new(a, ctx),
         Args::State(a) => {
-            let s = existing(ctx, &a.game)?.load()?;
+            let s = existing(ctx, &a.game)?.load(|| load_pool(ctx))?;
             let viewer = match a.viewer.as_deref() {
                 Some("all") => Viewer::All,
                 Some(p) => Viewer::Seat(Seat::parse(p).expect("clap checked")),
@@ -270,7 +270,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             ctx.out.doc(&visible(&s, viewer))
         }
         Args::Actions(a) => {
-            let s = existing(ctx, &a.game)?.load()?;
+            let s = existing(ctx, &a.game)?.load(|| load_pool(ctx))?;
             ctx.out.doc(&surface(&s))
         }
         Args::Act(a) => act(a, ctx),
@@ -291,9 +291,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let f = existing(ctx, &a.game)?;
             let pool = load_pool(ctx)?;
             let log = store::read_jsonl(&f.journal())?;
-            let stored = f.load()?;
+            let stored = f.load(|| Ok(pool.clone()))?;
             let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
-            let report = journal::replay(&lines, &pool, Some(&stored))?;
+            let (_, report) = journal::replay(&lines, &pool, Some(&stored))?;
             if !report.matches {
                 return Err(
                     Error::conflict("replay ends in a different state than state.json")
@@ -374,13 +374,13 @@ fn new(a: NewArgs, ctx: &Ctx) -> Result<()> {
         );
     }
     let _lock = lock_game(&f)?;
-    if f.state().exists() {
+    if f.journal().exists() {
         return Err(
             Error::conflict(format!("game {game_id:?} already exists")).with("game_id", game_id)
         );
     }
     store::append_jsonl(&f.journal(), &journal::start_line(&s, &start, &events))?;
-    store::write_json_atomic(&f.state(), &s)?;
+    f.save(&s)?;
     store::write_json_atomic(&f.summary(), &journal::summary(&s, None))?;
     ctx.out.doc(&decision_out(&s, &events))
 }
@@ -390,7 +390,7 @@ fn act(a: ActArgs, ctx: &Ctx) -> Result<()> {
     let text = read_input(a.input.as_deref())?;
     let req: ActionRequest = parse_json("action", &text)?;
     let _lock = lock_game(&f)?;
-    let s = f.load()?;
+    let s = f.load(|| load_pool(ctx))?;
     if req.decision_id != s.decision_id() {
         return Err(Error::invalid(format!(
             "stale decision_id {:?}: the current decision is {:?} (see `bob mtg actions`)",
@@ -454,7 +454,7 @@ enum Player {
 fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
     let f = existing(ctx, &a.game)?;
     let _lock = lock_game(&f)?;
-    let mut s = f.load()?;
+    let mut s = f.load(|| load_pool(ctx))?;
     let mk = |name: &str, salt: u64| match AgentKind::parse(name) {
         Some(k) => Player::Bot(Box::new(Agent::new(k, s.seed ^ salt ^ s.decisions))),
         None => Player::Human,

@@ -75,14 +75,76 @@ impl GameFiles {
     }
 
     /// Loads the current state; `not_found` when the game does not exist.
-    pub fn load(&self) -> Result<State> {
-        store::read_json(&self.state())?.ok_or_else(|| {
+    ///
+    /// The journal is the record of the game (appended with an fdatasync per decision);
+    /// `state.json` is a cache of its last state, tagged with the journal length it
+    /// reflects. A cache that does not match the journal (a crash between the two writes) is
+    /// rebuilt by replaying the journal, which also checks every recorded state hash.
+    pub fn load(&self, pool: impl FnOnce() -> Result<Pool>) -> Result<State> {
+        let missing = || {
             Error::not_found(format!("no game at {}", self.dir.display())).with(
                 "game_id",
                 self.dir.file_name().and_then(|n| n.to_str()).unwrap_or(""),
             )
+        };
+        let journal_len = match std::fs::metadata(self.journal()) {
+            Ok(m) => m.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
+            Err(e) => return Err(Error::io(&self.journal(), e)),
+        };
+        if let Ok(Some(cache)) = store::read_json::<Cache>(&self.state())
+            && cache.journal_bytes == journal_len
+        {
+            return Ok(cache.state);
+        }
+        let log = store::read_jsonl(&self.journal())?;
+        if let Some(bad) = log.bad.first() {
+            return Err(Error::conflict(format!(
+                "journal line {} is {}: {}",
+                bad.line, bad.kind, bad.reason
+            )));
+        }
+        let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
+        let (state, _) = replay(&lines, &pool()?, None)?;
+        self.save(&state)?;
+        Ok(state)
+    }
+
+    /// Replaces the state cache (temp file + rename: never half-written; the journal, not
+    /// this file, is what a crash must not lose).
+    pub fn save(&self, s: &State) -> Result<()> {
+        let journal_bytes = std::fs::metadata(self.journal())
+            .map_err(|e| Error::io(&self.journal(), e))?
+            .len();
+        let bytes = serde_json::to_vec(&CacheRef {
+            journal_bytes,
+            state: s,
+        })
+        .map_err(|e| Error::internal(e.to_string()))?;
+        let path = self.state();
+        let tmp = self.dir.join(format!(
+            ".state.json.tmp.{}.{}",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        std::fs::write(&tmp, &bytes).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::io(&path, e)
         })
     }
+}
+
+#[derive(Deserialize)]
+struct Cache {
+    journal_bytes: u64,
+    state: State,
+}
+
+#[derive(Serialize)]
+struct CacheRef<'a> {
+    journal_bytes: u64,
+    state: &'a State,
 }
 
 /// The `game_start` journal line.
@@ -169,7 +231,11 @@ pub struct ReplayReport {
 }
 
 /// Re-runs a journal from its start; every recorded state hash must be reproduced.
-pub fn replay(lines: &[Value], pool: &Pool, stored: Option<&State>) -> Result<ReplayReport> {
+pub fn replay(
+    lines: &[Value],
+    pool: &Pool,
+    stored: Option<&State>,
+) -> Result<(State, ReplayReport)> {
     let first = lines
         .first()
         .filter(|l| l["type"] == "game_start")
@@ -215,11 +281,12 @@ pub fn replay(lines: &[Value], pool: &Pool, stored: Option<&State>) -> Result<Re
     }
     let h = s.hash();
     let stored_hash = stored.map(|x| x.hash());
-    Ok(ReplayReport {
+    let report = ReplayReport {
         game_id,
         decisions: n,
         matches: stored_hash.as_deref().is_none_or(|x| x == h),
         final_state_hash: h,
         stored_state_hash: stored_hash,
-    })
+    };
+    Ok((s, report))
 }

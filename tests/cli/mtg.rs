@@ -735,3 +735,30 @@ fn schema_cards_decks_and_selfplay() {
         20
     );
 }
+
+#[test]
+fn a_stale_or_missing_state_cache_is_rebuilt_from_the_journal() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "cache",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest", "Grizzly Bears"]}, "p2": {"library": forests(2)}}}),
+    );
+    let cache = env.home().join("mtg/cache/state.json");
+    let old = std::fs::read(&cache).unwrap();
+    let r = act(&env, "cache", json!({"type": "play_land", "card": "c3"}));
+    // A crash between the journal append and the cache write leaves the old cache behind.
+    std::fs::write(&cache, &old).unwrap();
+    assert_eq!(
+        decision(&env, "cache")["decision_id"],
+        r["decision"]["decision_id"]
+    );
+    std::fs::remove_file(&cache).unwrap();
+    let s = state(&env, "cache");
+    assert!(on_battlefield(&s, "c3").is_some());
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "cache"], "")["final_state_hash"],
+        r["state_hash"]
+    );
+}
