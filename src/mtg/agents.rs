@@ -2,7 +2,7 @@
 //! legal choices) and `heuristic` (a simple, sensible player), plus in-process selfplay.
 
 use super::cards::{Effect, Kind, TargetKind, kw};
-use super::engine::{Move, below, new_game, rng_for};
+use super::engine::{Move, below, game_template, rng_for, start_game};
 use super::state::*;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::RngCore;
@@ -372,16 +372,24 @@ pub fn selfplay(
     let mut violations = 0u64;
     let mut first = None;
     let mut ev = Vec::with_capacity(64);
+    let template = match game_template("selfplay", decks, pool) {
+        Ok(t) => t,
+        Err(e) => {
+            return SelfplayReport {
+                games,
+                seconds: 0.0,
+                games_per_sec: 0.0,
+                wins: Wins::default(),
+                avg_turns: 0.0,
+                decisions: 0,
+                invariant_violations: games,
+                first_violation: Some(e),
+            };
+        }
+    };
     for g in 0..games {
         let gseed = seed.wrapping_add(g);
-        let (mut s, _) = match new_game("selfplay", gseed, decks, pool) {
-            Ok(x) => x,
-            Err(e) => {
-                violations += 1;
-                first.get_or_insert(e);
-                continue;
-            }
-        };
+        let (mut s, _) = start_game(&template, gseed);
         let mut ag = [Agent::new(agents[0], gseed), Agent::new(agents[1], !gseed)];
         let mut bad: Option<String> = None;
         while let Some(p) = s.decider() {

@@ -251,6 +251,7 @@ fn blank_state(game_id: &str, seed: u64, b: Builder, players: [Player; 2]) -> St
         pending: Pending::GameOver,
         decisions: 0,
         outcome: None,
+        sba_check: true,
     }
 }
 
@@ -262,6 +263,11 @@ pub fn new_game(
     decks: [&[String]; 2],
     pool: &Pool,
 ) -> Result<(State, Vec<Event>), String> {
+    Ok(start_game(&game_template(game_id, decks, pool)?, seed))
+}
+
+/// The cards of a game before any shuffle: build once, start many games from it.
+pub fn game_template(game_id: &str, decks: [&[String]; 2], pool: &Pool) -> Result<State, String> {
     let mut b = Builder::new();
     let mut players = [new_player(20), new_player(20)];
     for (i, deck) in decks.iter().enumerate() {
@@ -273,7 +279,14 @@ pub fn new_game(
             players[i].library.push(id);
         }
     }
-    let mut s = blank_state(game_id, seed, b, players);
+    Ok(blank_state(game_id, 0, b, players))
+}
+
+/// Starts a game from a template with `seed`.
+pub fn start_game(template: &State, seed: u64) -> (State, Vec<Event>) {
+    let mut s = template.clone();
+    s.seed = seed;
+    s.rng_pos = 0;
     let mut ev = Vec::new();
     s.shuffle(Seat::P1);
     s.shuffle(Seat::P2);
@@ -291,12 +304,13 @@ pub fn new_game(
             s.draw(p, &mut ev);
         }
     }
-    // Opening-hand draws are not draws from an empty library in the SBA sense for short
-    // test decks; a player simply starts with fewer cards.
+    // A deck shorter than seven cards just starts with fewer cards: opening-hand draws are
+    // not draws in the SBA sense.
     s.players[0].drew_from_empty = false;
     s.players[1].drew_from_empty = false;
+    s.sba_check = false;
     s.pending = Pending::Mulligan { player: first };
-    Ok((s, ev))
+    (s, ev)
 }
 
 /// A position for `--setup` (contract in the issue): each player's zones by card name.
@@ -474,6 +488,7 @@ impl State {
         let p = &mut self.players[seat.i()];
         if p.library.is_empty() {
             p.drew_from_empty = true;
+            self.sba_check = true;
             return;
         }
         let id = p.library.remove(0);
@@ -531,6 +546,10 @@ impl State {
     /// State-based actions (CR 704.3, 704.5a/b/f/g/h), repeated until none apply.
     /// Returns whether any was performed.
     fn check_sba(&mut self, ev: &mut Vec<Event>) -> bool {
+        if !self.sba_check {
+            return false;
+        }
+        self.sba_check = false;
         let mut any = false;
         loop {
             let mut did = false;
@@ -1170,6 +1189,7 @@ impl State {
 
     /// CR 608.2: resolve an instant, sorcery or creature spell.
     fn resolve(&mut self, item: StackItem, ev: &mut Vec<Event>) {
+        self.sba_check = true;
         let id = item.card;
         let (kind, effect) = (self.card(id).kind, self.card(id).effect);
         if kind == Kind::Creature {
@@ -1228,6 +1248,7 @@ impl State {
         if n <= 0 {
             return;
         }
+        self.sba_check = true;
         match target {
             Target::Player(p) => self.players[p.i()].life -= n as i32,
             Target::Obj(c) => {

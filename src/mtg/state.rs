@@ -265,6 +265,9 @@ pub struct State {
     /// Number of accepted decisions; the current decision id is `d<decisions + 1>`.
     pub decisions: u64,
     pub outcome: Option<Outcome>,
+    /// Something happened that a state-based action may have to answer (damage, life,
+    /// a resolution, a draw from an empty library); cleared by the SBA check.
+    pub sba_check: bool,
 }
 
 mod card_table {
