@@ -238,6 +238,9 @@ _bob() {
             bob__subcmd__help__subcmd__mtg,journal)
                 cmd="bob__subcmd__help__subcmd__mtg__subcmd__journal"
                 ;;
+            bob__subcmd__help__subcmd__mtg,lessons)
+                cmd="bob__subcmd__help__subcmd__mtg__subcmd__lessons"
+                ;;
             bob__subcmd__help__subcmd__mtg,new)
                 cmd="bob__subcmd__help__subcmd__mtg__subcmd__new"
                 ;;
@@ -502,6 +505,9 @@ _bob() {
             bob__subcmd__mtg,journal)
                 cmd="bob__subcmd__mtg__subcmd__journal"
                 ;;
+            bob__subcmd__mtg,lessons)
+                cmd="bob__subcmd__mtg__subcmd__lessons"
+                ;;
             bob__subcmd__mtg,new)
                 cmd="bob__subcmd__mtg__subcmd__new"
                 ;;
@@ -549,6 +555,9 @@ _bob() {
                 ;;
             bob__subcmd__mtg__subcmd__help,journal)
                 cmd="bob__subcmd__mtg__subcmd__help__subcmd__journal"
+                ;;
+            bob__subcmd__mtg__subcmd__help,lessons)
+                cmd="bob__subcmd__mtg__subcmd__help__subcmd__lessons"
                 ;;
             bob__subcmd__mtg__subcmd__help,new)
                 cmd="bob__subcmd__mtg__subcmd__help__subcmd__new"
@@ -1704,7 +1713,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__mtg)
-            opts="new state actions act schema journal replay cards decks selfplay play"
+            opts="new state actions act schema journal replay cards decks selfplay lessons play"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1788,6 +1797,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__mtg__subcmd__journal)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__mtg__subcmd__lessons)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3510,7 +3533,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg)
-            opts="-h -V --home --now --format --json --help --version new state actions act schema journal replay cards decks selfplay play help"
+            opts="-h -V --home --now --format --json --help --version new state actions act schema journal replay cards decks selfplay lessons play help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3720,7 +3743,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__help)
-            opts="new state actions act schema journal replay cards decks selfplay play help"
+            opts="new state actions act schema journal replay cards decks selfplay lessons play help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3831,6 +3854,20 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__mtg__subcmd__help__subcmd__lessons)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__mtg__subcmd__help__subcmd__new)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -3923,6 +3960,44 @@ _bob() {
             fi
             case "${prev}" in
                 --game)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__mtg__subcmd__lessons)
+            opts="-h -V --game --player --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --game)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --player)
+                    COMPREPLY=($(compgen -W "p1 p2" -- "${cur}"))
+                    return 0
+                    ;;
+                --user)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

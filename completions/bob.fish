@@ -829,26 +829,27 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "new" -d 'Start a game from two decks, or from a position (--setup POSITION.json)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "state" -d 'Print the visible state for one viewer (hidden zones as counts)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "actions" -d 'Print the ActionSurface {decision_id, player, kind, options} for whoever must decide'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "act" -d 'Apply one action {decision_id, type, …} read from stdin (or --input FILE)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "schema" -d 'Print the JSON Schema of an action (get_action_schema)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "journal" -d 'Print a game\'s journal (JSON Lines)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "replay" -d 'Re-run a game\'s journal from its start and compare every state hash'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "cards" -d 'List the card pool, or import Scryfall card objects (`cards import FILE`)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "decks" -d 'List the built-in decks'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "selfplay" -d 'Play many games in this process and report games/s, wins, turns and invariant checks'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay play help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "new" -d 'Start a game from two decks, or from a position (--setup POSITION.json)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "state" -d 'Print the visible state for one viewer (hidden zones as counts)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "actions" -d 'Print the ActionSurface {decision_id, player, kind, options} for whoever must decide'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "act" -d 'Apply one action {decision_id, type, …} read from stdin (or --input FILE)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "schema" -d 'Print the JSON Schema of an action (get_action_schema)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "journal" -d 'Print a game\'s journal (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "replay" -d 'Re-run a game\'s journal from its start and compare every state hash'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "cards" -d 'List the card pool, or import Scryfall card objects (`cards import FILE`)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "decks" -d 'List the built-in decks'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "selfplay" -d 'Play many games in this process and report games/s, wins, turns and invariant checks'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay lessons play help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l deck -d 'A deck for p1, then one for p2 (built-in name or decklist file)' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l setup -d 'Start from this position file instead of decks' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l seed -d 'Seed of the game\'s random stream (shuffles, starting player)' -r
@@ -951,6 +952,18 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l game -d 'Game id' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l player -d 'The seat whose play the lessons are about' -r -f -a "p1\t''
+p2\t''"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l user -d 'Memory user the candidates are for [default: default]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l game -d 'Game id (an existing game, from `bob mtg new`)' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l p1 -d 'p1\'s agent' -r -f -a "random\t''
 heuristic\t''
@@ -977,6 +990,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "cards" -d 'List the card pool, or import Scryfall card objects (`cards import FILE`)'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "decks" -d 'List the built-in decks'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "selfplay" -d 'Play many games in this process and report games/s, wins, turns and invariant checks'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand generate" -l out -d 'Directory that receives man/ and completions/' -r -F
@@ -1062,4 +1076,5 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "cards" -d 'List the card pool, or import Scryfall card objects (`cards import FILE`)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "decks" -d 'List the built-in decks'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "selfplay" -d 'Play many games in this process and report games/s, wins, turns and invariant checks'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'

@@ -9,6 +9,7 @@ use crate::mtg::agents::{Agent, AgentKind, selfplay};
 use crate::mtg::cards::{self, CardData, Pool, kw};
 use crate::mtg::decks::{self, Deck};
 use crate::mtg::journal::{self, GameFiles, Start};
+use crate::mtg::lessons;
 use crate::mtg::state::{Seat, State};
 use crate::mtg::{Event, apply};
 use crate::store;
@@ -49,6 +50,13 @@ pub enum Args {
     Decks,
     /// Play many games in this process and report games/s, wins, turns and invariant checks
     Selfplay(SelfplayArgs),
+    /// Propose MTGLessons for one seat of a game as pending memory candidates
+    ///
+    /// 1-3 `mtg_lesson` and 1-2 `mtg_profile` candidates, tagged by deck, archetype and skill
+    /// area, drawn from the journal (habits, never hand contents). They go through the normal
+    /// approval path (`bob memory candidates`, `bob memory approve`); nothing is written to
+    /// long-term memory. A finished game proposes p1's lessons by itself.
+    Lessons(LessonsArgs),
     /// Let agents (random, heuristic, human) play a game to its end, journaling each decision
     ///
     /// A `human` agent gets {state, decision} as one JSON line on stdout and answers with one
@@ -113,6 +121,19 @@ pub enum CardsCommand {
         /// The Scryfall JSON file
         file: PathBuf,
     },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LessonsArgs {
+    /// Game id
+    #[arg(long, value_name = "ID")]
+    pub game: String,
+    /// The seat whose play the lessons are about
+    #[arg(long, default_value = "p1", value_parser = ["p1", "p2"])]
+    pub player: String,
+    /// Memory user the candidates are for [default: default]
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -248,11 +269,11 @@ fn commit(f: &GameFiles, lines: Vec<Value>, after: &State) -> Result<()> {
     f.save(after)
 }
 
-fn decision_out(s: &State, events: &[Event]) -> Value {
+fn decision_out(s: &State, events: &[Event], hash: Option<&Value>) -> Value {
     json!({
         "game_id": s.game_id,
         "events": events,
-        "state_hash": s.hash(),
+        "state_hash": hash.cloned().unwrap_or_else(|| json!(s.hash())),
         "decision": surface(s),
     })
 }
@@ -345,6 +366,54 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             ctx.out.doc(&v)
         }
         Args::Play(a) => play(a, ctx),
+        Args::Lessons(a) => {
+            let f = existing(ctx, &a.game)?;
+            let seat = Seat::parse(&a.player).expect("clap checked");
+            let rows = propose_lessons(ctx, &f, &a.game, seat, a.user)?;
+            ctx.out
+                .doc(&json!({"game_id": a.game, "player": seat, "candidates": rows}))
+        }
+    }
+}
+
+/// Proposes the lessons of one seat as pending candidates; returns the candidate rows.
+fn propose_lessons(
+    ctx: &Ctx,
+    f: &GameFiles,
+    game: &str,
+    seat: Seat,
+    user: Option<String>,
+) -> Result<Vec<Value>> {
+    let log = store::read_jsonl(&f.journal())?;
+    let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
+    let pool = load_pool(ctx)?;
+    let memory = crate::memory::Memory::open(&ctx.home)?;
+    lessons::lessons(&lines, seat, &pool)
+        .into_iter()
+        .map(|c| {
+            let row = memory.propose(
+                c,
+                crate::memory::ProposeCtx {
+                    user: user.clone(),
+                    session_id: Some(format!("mtg:{game}")),
+                    run_id: None,
+                },
+            )?;
+            serde_json::to_value(row).map_err(|e| Error::internal(e.to_string()))
+        })
+        .collect()
+}
+
+/// At game end: p1's lessons, best effort (the game itself is already committed).
+fn lessons_at_end(ctx: &Ctx, f: &GameFiles, s: &State, out: &mut Value) {
+    if s.outcome.is_none() {
+        return;
+    }
+    match propose_lessons(ctx, f, &s.game_id, Seat::P1, None) {
+        Ok(rows) => {
+            out["lessons"] = json!(rows.iter().map(|r| r["id"].clone()).collect::<Vec<_>>());
+        }
+        Err(e) => out["lessons_error"] = json!(e),
     }
 }
 
@@ -382,7 +451,7 @@ fn new(a: NewArgs, ctx: &Ctx) -> Result<()> {
     store::append_jsonl(&f.journal(), &journal::start_line(&s, &start, &events))?;
     f.save(&s)?;
     store::write_json_atomic(&f.summary(), &journal::summary(&s, None))?;
-    ctx.out.doc(&decision_out(&s, &events))
+    ctx.out.doc(&decision_out(&s, &events, None))
 }
 
 fn act(a: ActArgs, ctx: &Ctx) -> Result<()> {
@@ -406,13 +475,11 @@ fn act(a: ActArgs, ctx: &Ctx) -> Result<()> {
     let (after, events) = apply(&s, &mv).map_err(|e| {
         Error::invalid(format!("illegal action: {e}")).with("decision_id", s.decision_id())
     })?;
-    commit(
-        &f,
-        vec![journal::decision_line(&s, &req, &after, &events)],
-        &after,
-    )?;
-    let mut out = decision_out(&after, &events);
+    let line = journal::decision_line(&s, &req, &after, &events);
+    let mut out = decision_out(&after, &events, Some(&line["state_hash"]));
+    commit(&f, vec![line], &after)?;
     out["accepted"] = json!(true);
+    lessons_at_end(ctx, &f, &after, &mut out);
     ctx.out.doc(&out)
 }
 
@@ -519,12 +586,14 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
         }
     }
     let mut out = journal::summary(&s, None);
-    out["decisions_taken"] = json!(taken);
     if let Some(sum) = store::read_json::<Value>(&f.summary())?
         && s.outcome.is_some()
     {
         out = sum;
-        out["decisions_taken"] = json!(taken);
+    }
+    out["decisions_taken"] = json!(taken);
+    if taken > 0 {
+        lessons_at_end(ctx, &f, &s, &mut out);
     }
     ctx.out.doc(&out)
 }

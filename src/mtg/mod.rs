@@ -10,6 +10,7 @@ pub mod cards;
 pub mod decks;
 pub mod engine;
 pub mod journal;
+pub mod lessons;
 pub mod state;
 #[cfg(test)]
 mod tests;

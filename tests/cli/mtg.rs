@@ -762,3 +762,62 @@ fn a_stale_or_missing_state_cache_is_rebuilt_from_the_journal() {
         r["state_hash"]
     );
 }
+
+#[test]
+fn a_finished_game_proposes_lessons_as_pending_candidates() {
+    let env = TestEnv::new();
+    env.json(
+        &[
+            "mtg",
+            "new",
+            "--deck",
+            "gruul-40",
+            "--deck",
+            "orzhov-40",
+            "--seed",
+            "2",
+            "--game",
+            "les",
+        ],
+        "",
+    );
+    let sum = env.json(
+        &[
+            "mtg",
+            "play",
+            "--game",
+            "les",
+            "--p1",
+            "random",
+            "--p2",
+            "heuristic",
+        ],
+        "",
+    );
+    assert_eq!(sum["game_over"], true);
+    let ids = sum["lessons"]
+        .as_array()
+        .expect("lessons proposed at game end");
+    assert!((2..=5).contains(&ids.len()), "{sum}");
+    let out = env.json(&["mtg", "lessons", "--game", "les", "--player", "p2"], "");
+    let cands = out["candidates"].as_array().unwrap();
+    let kinds: Vec<&str> = cands
+        .iter()
+        .map(|c| c["candidate"]["type"].as_str().unwrap())
+        .collect();
+    let lessons = kinds.iter().filter(|k| **k == "mtg_lesson").count();
+    let profiles = kinds.iter().filter(|k| **k == "mtg_profile").count();
+    assert!(
+        (1..=3).contains(&lessons) && (1..=2).contains(&profiles),
+        "{kinds:?}"
+    );
+    for c in cands {
+        assert_eq!(c["status"], "pending");
+        let tags = c["candidate"]["tags"].as_array().unwrap();
+        assert!(tags.iter().any(|t| t == "deck:orzhov-40"), "{tags:?}");
+        assert!(
+            tags.iter()
+                .any(|t| t.as_str().unwrap().starts_with("skill:"))
+        );
+    }
+}
