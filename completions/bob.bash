@@ -4063,7 +4063,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__play)
-            opts="-h -V --game --p1 --p2 --max-decisions --home --now --format --json --help --version"
+            opts="-h -V --game --p1 --p2 --max-decisions --model-retries --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4074,14 +4074,46 @@ _bob() {
                     return 0
                     ;;
                 --p1)
-                    COMPREPLY=($(compgen -W "random heuristic human" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "random heuristic human model" -- "${cur}"))
                     return 0
                     ;;
                 --p2)
-                    COMPREPLY=($(compgen -W "random heuristic human" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "random heuristic human model" -- "${cur}"))
                     return 0
                     ;;
                 --max-decisions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -967,11 +967,21 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l game -d 'Game id (an existing game, from `bob mtg new`)' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l p1 -d 'p1\'s agent' -r -f -a "random\t''
 heuristic\t''
-human\t''"
+human\t''
+model\t''"
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l p2 -d 'p2\'s agent' -r -f -a "random\t''
 heuristic\t''
-human\t''"
+human\t''
+model\t''"
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l max-decisions -d 'Stop after this many decisions (the game can be continued later)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l model-retries -d 'How often an illegal model reply is fed back before the safe default (pass, no attack, no blocks, keep) is taken and an `illegal_action` line is journaled' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l backend -d 'Backend: `openai` (HTTP, the default when configured) or `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''

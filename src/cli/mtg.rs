@@ -9,9 +9,9 @@ use crate::mtg::agents::{Agent, AgentKind, selfplay};
 use crate::mtg::cards::{self, CardData, Pool, kw};
 use crate::mtg::decks::{self, Deck};
 use crate::mtg::journal::{self, GameFiles, Start};
-use crate::mtg::lessons;
 use crate::mtg::state::{Seat, State};
 use crate::mtg::{Event, apply};
+use crate::mtg::{lessons, model};
 use crate::store;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -161,14 +161,21 @@ pub struct PlayArgs {
     #[arg(long, value_name = "ID")]
     pub game: String,
     /// p1's agent
-    #[arg(long, value_parser = ["random", "heuristic", "human"])]
+    #[arg(long, value_parser = ["random", "heuristic", "human", "model"])]
     pub p1: String,
     /// p2's agent
-    #[arg(long, value_parser = ["random", "heuristic", "human"])]
+    #[arg(long, value_parser = ["random", "heuristic", "human", "model"])]
     pub p2: String,
     /// Stop after this many decisions (the game can be continued later)
     #[arg(long, value_name = "N")]
     pub max_decisions: Option<u64>,
+    /// How often an illegal model reply is fed back before the safe default (pass, no
+    /// attack, no blocks, keep) is taken and an `illegal_action` line is journaled
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub model_retries: u32,
+    /// The model's backend (route mtg: BOB_MTG_* when BOB_ROUTE_MTG_REMOTE=true)
+    #[command(flatten)]
+    pub backend: super::chat::BackendArgs,
 }
 
 fn mtg_dir(ctx: &Ctx) -> PathBuf {
@@ -516,6 +523,67 @@ fn import(file: &Path, ctx: &Ctx) -> Result<()> {
 enum Player {
     Bot(Box<Agent>),
     Human,
+    Model,
+}
+
+/// Asks the model for an action until one is legal, at most `retries` times after the first;
+/// then the safe default. Returns the action and the journal lines that go before it.
+fn model_decide(
+    backend: &crate::backend::Backend,
+    rt: &tokio::runtime::Runtime,
+    s: &State,
+    retries: u32,
+) -> Result<(ActionRequest, crate::mtg::Move, Vec<Value>)> {
+    use crate::backend::{CallOpts, Cancel, ChatRequest};
+    use crate::contracts::{ChatMessage, Role};
+    let mut msgs = model::messages(s);
+    let mut reasons = Vec::new();
+    let opts = CallOpts {
+        role: Some("mtg".into()),
+        stream: false,
+        cancel: Cancel::on_ctrl_c(),
+    };
+    for _ in 0..=retries {
+        let reply = rt.block_on(backend.chat(&ChatRequest::new(msgs.clone()), &opts, None))?;
+        let m = reply.message;
+        let parsed = model::parse_reply(s, &m.content, m.tool_call_list()).and_then(|r| {
+            if r.decision_id != s.decision_id() {
+                return Err(format!(
+                    "stale decision_id {:?}: the current decision is {:?}",
+                    r.decision_id,
+                    s.decision_id()
+                ));
+            }
+            let mv = r.action.resolve(s)?;
+            apply(s, &mv).map_err(|e| e.to_string())?;
+            Ok((r, mv))
+        });
+        match parsed {
+            Ok((r, mv)) => return Ok((r, mv, Vec::new())),
+            Err(reason) => {
+                msgs.push(m);
+                msgs.push(ChatMessage::new(
+                    Role::User,
+                    format!("ILLEGAL: {reason}. Reply with one legal action from ACTIONS."),
+                ));
+                reasons.push(reason);
+            }
+        }
+    }
+    let mv = model::safe_default(s).ok_or_else(|| Error::internal("no decision pending"))?;
+    let action = crate::mtg::Action::from_move(&mv, s);
+    let line = json!({
+        "type": "illegal_action", "decision_id": s.decision_id(), "player": s.decider(),
+        "reasons": reasons, "default_action": action,
+    });
+    Ok((
+        ActionRequest {
+            decision_id: s.decision_id(),
+            action,
+        },
+        mv,
+        vec![line],
+    ))
 }
 
 fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
@@ -524,9 +592,24 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
     let mut s = f.load(|| load_pool(ctx))?;
     let mk = |name: &str, salt: u64| match AgentKind::parse(name) {
         Some(k) => Player::Bot(Box::new(Agent::new(k, s.seed ^ salt ^ s.decisions))),
+        None if name == "model" => Player::Model,
         None => Player::Human,
     };
     let mut players = [mk(&a.p1, 1), mk(&a.p2, 2)];
+    let model_backend = if players.iter().any(|p| matches!(p, Player::Model)) {
+        Some((
+            crate::backend::Backend::resolve(
+                &ctx.home,
+                a.backend.backend.as_deref(),
+                crate::backend::Route::Mtg,
+                &a.backend.overrides(),
+            )?,
+            crate::backend::runtime()?,
+        ))
+    } else {
+        None
+    };
+    let mut before_lines: Vec<Value> = Vec::new();
     let mut taken = 0u64;
     let mut stdin = std::io::stdin().lines();
     while let Some(p) = s.decider() {
@@ -544,6 +627,12 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
                     },
                     mv,
                 )
+            }
+            Player::Model => {
+                let (backend, rt) = model_backend.as_ref().expect("built for model seats");
+                let (r, mv, lines) = model_decide(backend, rt, &s, a.model_retries)?;
+                before_lines = lines;
+                (r, mv)
             }
             Player::Human => {
                 ctx.out.line(
@@ -569,11 +658,9 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
         };
         match apply(&s, &mv) {
             Ok((after, events)) => {
-                commit(
-                    &f,
-                    vec![journal::decision_line(&s, &req, &after, &events)],
-                    &after,
-                )?;
+                let mut lines = std::mem::take(&mut before_lines);
+                lines.push(journal::decision_line(&s, &req, &after, &events));
+                commit(&f, lines, &after)?;
                 s = after;
                 taken += 1;
             }

@@ -11,6 +11,7 @@ pub mod decks;
 pub mod engine;
 pub mod journal;
 pub mod lessons;
+pub mod model;
 pub mod state;
 #[cfg(test)]
 mod tests;

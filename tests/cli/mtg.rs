@@ -821,3 +821,83 @@ fn a_finished_game_proposes_lessons_as_pending_candidates() {
         );
     }
 }
+
+#[test]
+fn the_model_plays_only_through_the_action_schema() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Forest c3 and Grizzly Bears c4, Forest c5 in play.
+    setup(
+        &env,
+        "m",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest", "Grizzly Bears"], "battlefield": [{"card": "Forest"}]},
+                    "p2": {"library": forests(4)}}}),
+    );
+    let script = |name: &str, lines: &[Value]| {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let p = env.write(name, &text);
+        format!("replay:{}", p.display())
+    };
+    let play = |backend: &str| {
+        env.json(
+            &[
+                "mtg",
+                "play",
+                "--game",
+                "m",
+                "--p1",
+                "model",
+                "--p2",
+                "heuristic",
+                "--max-decisions",
+                "1",
+                "--model-retries",
+                "2",
+                "--backend",
+                backend,
+            ],
+            "",
+        )
+    };
+    // Prose, then an illegal card, then a legal TOOL_CALLS_JSON call.
+    play(&script(
+        "r1.jsonl",
+        &[
+            json!({"content": "I will play my land."}),
+            json!({"content": "{\"type\":\"play_land\",\"card\":\"c99\"}"}),
+            json!({"content": "<<<TOOL_CALLS_JSON>>>[{\"tool\":\"mtg.act\",\"args\":{\"type\":\"play_land\",\"card\":\"c3\"}}]"}),
+        ],
+    ));
+    assert!(on_battlefield(&state(&env, "m"), "c3").is_some());
+    // Three illegal replies: the safe default (pass) is taken and journaled.
+    play(&script(
+        "r2.jsonl",
+        &[
+            json!({"content": "attack!"}),
+            json!({"content": "{\"type\":\"fly\"}"}),
+            json!({"content": "no"}),
+        ],
+    ));
+    let lines = env.jsonl(&["mtg", "journal", "--game", "m"], "");
+    let illegal = lines
+        .iter()
+        .find(|l| l["type"] == "illegal_action")
+        .expect("illegal_action journaled");
+    assert_eq!(illegal["reasons"].as_array().unwrap().len(), 3);
+    assert_eq!(illegal["default_action"]["type"], "pass");
+    // An OpenAI tool call of mtg.act.
+    let d = decision(&env, "m");
+    assert_eq!(d["player"], "p1");
+    play(&script(
+        "r3.jsonl",
+        &[
+            json!({"content": "", "tool_calls": [{"id": "call_1", "type": "function",
+        "function": {"name": "mtg.act", "arguments": "{\"type\":\"cast\",\"card\":\"c4\"}"}}]}),
+        ],
+    ));
+    assert!(on_battlefield(&state(&env, "m"), "c4").is_some());
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "m"], "")["matches"],
+        true
+    );
+}
