@@ -229,6 +229,9 @@ _bob() {
             bob__subcmd__help__subcmd__mtg,actions)
                 cmd="bob__subcmd__help__subcmd__mtg__subcmd__actions"
                 ;;
+            bob__subcmd__help__subcmd__mtg,ask)
+                cmd="bob__subcmd__help__subcmd__mtg__subcmd__ask"
+                ;;
             bob__subcmd__help__subcmd__mtg,cards)
                 cmd="bob__subcmd__help__subcmd__mtg__subcmd__cards"
                 ;;
@@ -493,6 +496,9 @@ _bob() {
             bob__subcmd__mtg,actions)
                 cmd="bob__subcmd__mtg__subcmd__actions"
                 ;;
+            bob__subcmd__mtg,ask)
+                cmd="bob__subcmd__mtg__subcmd__ask"
+                ;;
             bob__subcmd__mtg,cards)
                 cmd="bob__subcmd__mtg__subcmd__cards"
                 ;;
@@ -543,6 +549,9 @@ _bob() {
                 ;;
             bob__subcmd__mtg__subcmd__help,actions)
                 cmd="bob__subcmd__mtg__subcmd__help__subcmd__actions"
+                ;;
+            bob__subcmd__mtg__subcmd__help,ask)
+                cmd="bob__subcmd__mtg__subcmd__help__subcmd__ask"
                 ;;
             bob__subcmd__mtg__subcmd__help,cards)
                 cmd="bob__subcmd__mtg__subcmd__help__subcmd__cards"
@@ -1713,7 +1722,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__mtg)
-            opts="new state actions act schema journal replay cards decks selfplay lessons play"
+            opts="new state actions act schema journal replay cards decks selfplay ask lessons play"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1741,6 +1750,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__mtg__subcmd__actions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__mtg__subcmd__ask)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3533,7 +3556,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg)
-            opts="-h -V --home --now --format --json --help --version new state actions act schema journal replay cards decks selfplay lessons play help"
+            opts="-h -V --home --now --format --json --help --version new state actions act schema journal replay cards decks selfplay ask lessons play help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3600,6 +3623,68 @@ _bob() {
             fi
             case "${prev}" in
                 --game)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__mtg__subcmd__ask)
+            opts="-h -V --game --as --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --game)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -W "p1 p2" -- "${cur}"))
+                    return 0
+                    ;;
+                --backend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-retries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3743,7 +3828,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__help)
-            opts="new state actions act schema journal replay cards decks selfplay lessons play help"
+            opts="new state actions act schema journal replay cards decks selfplay ask lessons play help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3771,6 +3856,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__help__subcmd__actions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__mtg__subcmd__help__subcmd__ask)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

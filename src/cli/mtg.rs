@@ -50,6 +50,9 @@ pub enum Args {
     Decks,
     /// Play many games in this process and report games/s, wins, turns and invariant checks
     Selfplay(SelfplayArgs),
+    /// Ask a tutoring question about a game; the chat model answers from the asker's visible
+    /// state only, and question and answer go into the journal
+    Ask(AskArgs),
     /// Propose MTGLessons for one seat of a game as pending memory candidates
     ///
     /// 1-3 `mtg_lesson` and 1-2 `mtg_profile` candidates, tagged by deck, archetype and skill
@@ -121,6 +124,20 @@ pub enum CardsCommand {
         /// The Scryfall JSON file
         file: PathBuf,
     },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AskArgs {
+    /// Game id
+    #[arg(long, value_name = "ID")]
+    pub game: String,
+    /// The asker's seat [default: the player who must decide]
+    #[arg(long = "as", value_name = "SEAT", value_parser = ["p1", "p2"])]
+    pub seat: Option<String>,
+    /// The question
+    pub question: String,
+    #[command(flatten)]
+    pub backend: super::chat::BackendArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -373,6 +390,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             ctx.out.doc(&v)
         }
         Args::Play(a) => play(a, ctx),
+        Args::Ask(a) => ask(a, ctx),
         Args::Lessons(a) => {
             let f = existing(ctx, &a.game)?;
             let seat = Seat::parse(&a.player).expect("clap checked");
@@ -518,6 +536,55 @@ fn import(file: &Path, ctx: &Ctx) -> Result<()> {
         "refused": refused,
         "pool_size": builtin.len() + list.len(),
     }))
+}
+
+fn ask(a: AskArgs, ctx: &Ctx) -> Result<()> {
+    use crate::backend::{Backend, CallOpts, Cancel, ChatRequest, Route};
+    use crate::contracts::{ChatMessage, Role};
+    if a.question.trim().is_empty() {
+        return Err(Error::invalid("the question is empty"));
+    }
+    let f = existing(ctx, &a.game)?;
+    let backend = Backend::resolve(
+        &ctx.home,
+        a.backend.backend.as_deref(),
+        Route::Chat,
+        &a.backend.overrides(),
+    )?;
+    let s = f.load(|| load_pool(ctx))?;
+    let seat = match a.seat.as_deref() {
+        Some(p) => Seat::parse(p).expect("clap checked"),
+        None => s.decider().unwrap_or(Seat::P1),
+    };
+    let mut context = format!("STATE:\n{}", visible(&s, Viewer::Seat(seat)));
+    if s.decider() == Some(seat) {
+        context.push_str(&format!("\n\nACTIONS:\n{}", surface(&s)));
+    }
+    let msgs = vec![
+        ChatMessage::new(Role::System, model::TUTOR),
+        ChatMessage::new(
+            Role::User,
+            format!("{context}\n\nQUESTION:\n{}", a.question),
+        ),
+    ];
+    let rt = crate::backend::runtime()?;
+    let opts = CallOpts {
+        role: Some("mtg_tutor".into()),
+        stream: false,
+        cancel: Cancel::on_ctrl_c(),
+    };
+    let reply = rt.block_on(backend.chat(&ChatRequest::new(msgs), &opts, None))?;
+    let answer = reply.message.content.trim().to_string();
+    let line = json!({
+        "type": "question", "decision_id": s.decision_id(), "player": seat,
+        "question": a.question, "answer": answer, "model": reply.model,
+    });
+    // The question line does not change the game: keep the cache in step with the journal.
+    let _lock = lock_game(&f)?;
+    let now = f.load(|| load_pool(ctx))?;
+    store::append_jsonl(&f.journal(), &line)?;
+    f.save(&now)?;
+    ctx.out.doc(&line)
 }
 
 enum Player {

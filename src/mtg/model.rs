@@ -17,6 +17,11 @@ options (for declare_attackers, declare_blockers, assign_damage, bottom and disc
 the listed per-object choices). No prose. You may instead call the tool mtg.act with the \
 action as its arguments.";
 
+/// The system prompt of `bob mtg ask`.
+pub const TUTOR: &str = "You are a patient Magic: The Gathering tutor. Answer the player's \
+question from their visible state (and their legal actions, when shown) only: never guess the \
+opponent's hand or any library. Name the rule when it helps. Be brief.";
+
 /// The first messages for one decision.
 pub fn messages(s: &State) -> Vec<ChatMessage> {
     let seat = s.decider().map_or(Viewer::All, Viewer::Seat);

@@ -901,3 +901,48 @@ fn the_model_plays_only_through_the_action_schema() {
         true
     );
 }
+
+#[test]
+fn ask_answers_from_the_askers_view_and_journals_it() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "ask",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest"]},
+                    "p2": {"library": forests(2), "hand": ["Lightning Bolt"]}}}),
+    );
+    let script = env.write(
+        "tutor.jsonl",
+        &format!(
+            "{}\n",
+            json!({"content": "Play your Forest: one land per turn (CR 305.2)."})
+        ),
+    );
+    let backend = format!("replay:{}", script.display());
+    let out = env.json(
+        &[
+            "mtg",
+            "ask",
+            "--game",
+            "ask",
+            "--as",
+            "p1",
+            "What should I do?",
+            "--backend",
+            &backend,
+        ],
+        "",
+    );
+    assert!(out["answer"].as_str().unwrap().contains("Forest"));
+    let lines = env.jsonl(&["mtg", "journal", "--game", "ask"], "");
+    let q = lines.iter().find(|l| l["type"] == "question").unwrap();
+    assert_eq!(q["question"], "What should I do?");
+    assert_eq!(q["player"], "p1");
+    // The game goes on from the same decision; replay still matches.
+    assert_eq!(decision(&env, "ask")["decision_id"], "d1");
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "ask"], "")["matches"],
+        true
+    );
+}
