@@ -8,7 +8,7 @@
 #      as MTGJSON-format objects from the same card facts, so the peer runs offline.
 #
 #   scripts/bench-mtg.sh                   # builds the release binary if needed
-#   BOB=/path/to/bob GAMES=20000 PEER_GAMES=10 RUNS=3 scripts/bench-mtg.sh
+#   BOB=/path/to/bob GAMES=20000 PEER_GAMES=10 RUNS=3 PIN_CORE=1 scripts/bench-mtg.sh
 #
 # Needs python3 (with venv) and jq; the peer needs network access to PyPI once.
 set -euo pipefail
@@ -30,8 +30,9 @@ fi
 for tool in python3 jq; do
   command -v "$tool" >/dev/null || { echo "bench-mtg: $tool is missing" >&2; exit 2; }
 done
+PIN_CORE=${PIN_CORE:-0}   # one core for selfplay and the peer; pick an idle one on a busy machine
 pin=()
-command -v taskset >/dev/null && pin=(taskset -c 0)
+command -v taskset >/dev/null && pin=(taskset -c "$PIN_CORE")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

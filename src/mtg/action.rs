@@ -209,9 +209,9 @@ fn card_brief(s: &State, id: Id) -> Value {
     json!({"id": id, "name": s.card(id).data.name})
 }
 
-/// The visible state for one viewer: the other seat's hand and every library are counts
-/// only (library order is never shown, not even to `all`'s library counts... `all` shows the
-/// full engine view).
+/// The visible state for one viewer: the other seat's hand and both libraries are counts
+/// only (no library order is ever shown to a seat); `all` is the engine's full view, libraries
+/// in order included, for admins.
 pub fn visible(s: &State, viewer: Viewer) -> Value {
     let mut players = Map::new();
     for seat in [Seat::P1, Seat::P2] {
