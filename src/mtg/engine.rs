@@ -182,6 +182,7 @@ fn new_player(life: i32) -> Player {
         drew_from_empty: false,
         mulligans: 0,
         lost: false,
+        untapped: [0; 5],
     }
 }
 
@@ -429,6 +430,8 @@ pub fn from_position(
     }
     let mut s = blank_state(game_id, pos.seed.unwrap_or(0), b, players);
     s.battlefield = battlefield;
+    s.recount(Seat::P1);
+    s.recount(Seat::P2);
     s.turn = pos.turn;
     s.step = pos.step;
     s.active = pos.active;
@@ -452,7 +455,13 @@ pub fn from_position(
 }
 
 /// Untapped lands of `seat`, counted by the colour they tap for.
+/// Untapped lands of `seat` by colour, as kept up to date in [`Player::untapped`].
 fn mana_available(s: &State, seat: Seat) -> [u8; 5] {
+    s.players[seat.i()].untapped
+}
+
+/// Counts the untapped lands of `seat` by colour (the source of [`Player::untapped`]).
+pub fn count_untapped(s: &State, seat: Seat) -> [u8; 5] {
     let mut m = [0u8; 5];
     for &id in &s.battlefield {
         let o = s.obj(id);
@@ -483,6 +492,10 @@ impl State {
         self.rng_pos = r.get_word_pos() as u64;
     }
 
+    fn recount(&mut self, seat: Seat) {
+        self.players[seat.i()].untapped = count_untapped(self, seat);
+    }
+
     /// Draws a card (CR 121.1); from an empty library, marks the player for SBA 704.5b.
     fn draw(&mut self, seat: Seat, ev: &mut Vec<Event>) {
         let p = &mut self.players[seat.i()];
@@ -511,6 +524,7 @@ impl State {
         o.sick = false;
         let owner = o.owner;
         self.players[owner.i()].graveyard.push(id);
+        self.recount(owner);
     }
 
     fn lose(&mut self, seat: Seat, reason: &'static str, ev: &mut Vec<Event>) {
@@ -914,6 +928,7 @@ impl State {
                 self.players[seat.i()].lands_played += 1;
                 self.objs[id.i()].zone = Zone::Battlefield;
                 self.battlefield.push(*id);
+                self.recount(seat);
                 self.passes = 0;
                 ev.push(Event::PlayedLand {
                     player: seat,
@@ -1154,6 +1169,7 @@ impl State {
         for &l in taps {
             self.objs[l.i()].tapped = true; // CR 106.12, 605.3: mana abilities while casting
         }
+        self.recount(seat);
         self.players[seat.i()].hand.retain(|&h| h != id);
         self.objs[id.i()].zone = Zone::Stack;
         self.stack.push(StackItem {
@@ -1354,6 +1370,7 @@ impl State {
                         o.sick = false;
                     }
                 }
+                self.recount(active);
                 self.next_step(ev);
             }
             // CR 504.1, 103.8a: the starting player skips the draw of the first turn.

@@ -192,6 +192,8 @@ pub struct Player {
     pub drew_from_empty: bool,
     pub mulligans: u8,
     pub lost: bool,
+    /// Untapped lands on the battlefield by colour (WUBRG), kept up to date by the engine.
+    pub untapped: [u8; 5],
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -371,6 +373,11 @@ impl State {
         }
         for it in &self.stack {
             mark(it.card, Zone::Stack, None)?;
+        }
+        for seat in [Seat::P1, Seat::P2] {
+            if self.players[seat.i()].untapped != super::engine::count_untapped(self, seat) {
+                return Err(format!("untapped land count of {} is stale", seat.name()));
+            }
         }
         if self.outcome.is_none() && self.pending == Pending::GameOver {
             return Err("game over without an outcome".into());
