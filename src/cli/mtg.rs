@@ -36,7 +36,8 @@ pub enum Args {
     /// The action is checked against the current ActionSurface: an illegal, stale (wrong
     /// decision_id) or malformed action is invalid.request (exit 2) and changes nothing. A
     /// game another process is changing at that moment is a conflict (exit 5). Prints
-    /// {accepted, events, state_hash, decision}.
+    /// {accepted, events, state_hash, decision}; the decision's options are shown only when
+    /// the same player decides again (the other player reads them with `bob mtg actions`).
     Act(ActArgs),
     /// Print the JSON Schema of an action (get_action_schema)
     Schema,
@@ -504,6 +505,12 @@ fn act(a: ActArgs, ctx: &Ctx) -> Result<()> {
     let mut out = decision_out(&after, &events, Some(&line["state_hash"]));
     commit(&f, vec![line], &after)?;
     out["accepted"] = json!(true);
+    // The next decision's options name the decider's cards: only the actor's own are shown.
+    if after.decider().is_some_and(|p| Some(p) != s.decider())
+        && let Some(d) = out["decision"].as_object_mut()
+    {
+        d.remove("options");
+    }
     lessons_at_end(ctx, &f, &after, &mut out);
     ctx.out.doc(&out)
 }
