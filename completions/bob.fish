@@ -47,6 +47,7 @@ complete -c bob -n "__fish_bob_needs_command" -f -a "chat" -d 'One call to the c
 complete -c bob -n "__fish_bob_needs_command" -f -a "turn" -d 'Run one turn through the role pipeline'
 complete -c bob -n "__fish_bob_needs_command" -f -a "context" -d 'Build the labelled role inputs for a session and role'
 complete -c bob -n "__fish_bob_needs_command" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
+complete -c bob -n "__fish_bob_needs_command" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
 complete -c bob -n "__fish_bob_needs_command" -f -a "generate" -d 'Regenerate man pages and shell completions'
 complete -c bob -n "__fish_bob_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand init" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -831,6 +832,200 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "new" -d 'Start a game from two decks, or from a position (--setup POSITION.json)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "state" -d 'Print the visible state for one viewer (hidden zones as counts)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "actions" -d 'Print the ActionSurface {decision_id, player, kind, options} for whoever must decide'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "act" -d 'Apply one action {decision_id, type, …} read from stdin (or --input FILE)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "schema" -d 'Print the JSON Schema of an action (get_action_schema)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "journal" -d 'Print a game\'s journal (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "replay" -d 'Re-run a game\'s journal from its start and compare every state hash'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "cards" -d 'List the card pool, or import Scryfall card objects (`cards import FILE`)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "decks" -d 'List the built-in decks'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "selfplay" -d 'Play many games in this process and report games/s, wins, turns and invariant checks'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "ask" -d 'Ask a tutoring question about a game; the chat model answers from the asker\'s visible state only, and question and answer go into the journal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l deck -d 'A deck for p1, then one for p2 (built-in name or decklist file)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l setup -d 'Start from this position file instead of decks' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l seed -d 'Seed of the game\'s random stream (shuffles, starting player)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l game -d 'Game id [default: a new random id]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l game -d 'Game id' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l as -d 'Viewer: p1, p2 or all (the engine\'s full view) [default: the player who must decide]' -r -f -a "p1\t''
+p2\t''
+all\t''"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l game -d 'Game id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l game -d 'Game id' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l input -d 'Read the action from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l game -d 'Game id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l game -d 'Game id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -f -a "import" -d 'Add the playable cards of a Scryfall file (bulk oracle_cards list or a search result {data:[…]}) to this home\'s pool; lists the refused ones with the reason'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l games -d 'Number of games' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l seed -d 'Seed of the first game (game i uses seed + i)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l deck -d 'A deck for p1, then one for p2 (built-in name or decklist file)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l p1 -d 'p1\'s agent' -r -f -a "random\t''
+heuristic\t''"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l p2 -d 'p2\'s agent' -r -f -a "random\t''
+heuristic\t''"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l game -d 'Game id' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l as -d 'The asker\'s seat [default: the player who must decide]' -r -f -a "p1\t''
+p2\t''"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l backend -d 'Backend: `openai` (HTTP, the default when configured) or `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l game -d 'Game id' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l player -d 'The seat whose play the lessons are about' -r -f -a "p1\t''
+p2\t''"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l user -d 'Memory user the candidates are for [default: default]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l game -d 'Game id (an existing game, from `bob mtg new`)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l p1 -d 'p1\'s agent' -r -f -a "random\t''
+heuristic\t''
+human\t''
+model\t''"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l p2 -d 'p2\'s agent' -r -f -a "random\t''
+heuristic\t''
+human\t''
+model\t''"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l max-decisions -d 'Stop after this many decisions (the game can be continued later)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l model-retries -d 'How often an illegal model reply is fed back before the safe default (pass, no attack, no blocks, keep) is taken and an `illegal_action` line is journaled' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l backend -d 'Backend: `openai` (HTTP, the default when configured) or `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "new" -d 'Start a game from two decks, or from a position (--setup POSITION.json)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "state" -d 'Print the visible state for one viewer (hidden zones as counts)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "actions" -d 'Print the ActionSurface {decision_id, player, kind, options} for whoever must decide'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "act" -d 'Apply one action {decision_id, type, …} read from stdin (or --input FILE)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "schema" -d 'Print the JSON Schema of an action (get_action_schema)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "journal" -d 'Print a game\'s journal (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "replay" -d 'Re-run a game\'s journal from its start and compare every state hash'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "cards" -d 'List the card pool, or import Scryfall card objects (`cards import FILE`)'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "decks" -d 'List the built-in decks'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "selfplay" -d 'Play many games in this process and report games/s, wins, turns and invariant checks'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "ask" -d 'Ask a tutoring question about a game; the chat model answers from the asker\'s visible state only, and question and answer go into the journal'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand generate" -l out -d 'Directory that receives man/ and completions/' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -840,23 +1035,24 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand generate" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "init" -d 'Create the home directory and its layout'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "state" -d 'Show or replace a session\'s checkpoint (revisioned)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "caps" -d 'List, request, grant or revoke a session\'s capabilities'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "notes" -d 'Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "condense" -d 'Deterministically condense a message list to fit the context caps'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "sanitize" -d 'Strip scaffold blocks, markers and chain-of-thought from model output'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "ledger" -d 'Show, verify or repair hash-chained logs (approval ledger, audit log)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "schema" -d 'Print the JSON Schema of a contract type'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "turn" -d 'Run one turn through the role pipeline'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "context" -d 'Build the labelled role inputs for a session and role'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "init" -d 'Create the home directory and its layout'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "state" -d 'Show or replace a session\'s checkpoint (revisioned)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "caps" -d 'List, request, grant or revoke a session\'s capabilities'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "notes" -d 'Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "condense" -d 'Deterministically condense a message list to fit the context caps'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "sanitize" -d 'Strip scaffold blocks, markers and chain-of-thought from model output'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "ledger" -d 'Show, verify or repair hash-chained logs (approval ledger, audit log)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "schema" -d 'Print the JSON Schema of a contract type'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "turn" -d 'Run one turn through the role pipeline'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "context" -d 'Build the labelled role inputs for a session and role'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "show" -d 'Print the session\'s checkpoint JSON'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
@@ -903,3 +1099,16 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "status" -d 'Summary: paused flag, job counts and the next due time'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from schedule" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "new" -d 'Start a game from two decks, or from a position (--setup POSITION.json)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "state" -d 'Print the visible state for one viewer (hidden zones as counts)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "actions" -d 'Print the ActionSurface {decision_id, player, kind, options} for whoever must decide'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "act" -d 'Apply one action {decision_id, type, …} read from stdin (or --input FILE)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "schema" -d 'Print the JSON Schema of an action (get_action_schema)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "journal" -d 'Print a game\'s journal (JSON Lines)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "replay" -d 'Re-run a game\'s journal from its start and compare every state hash'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "cards" -d 'List the card pool, or import Scryfall card objects (`cards import FILE`)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "decks" -d 'List the built-in decks'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "selfplay" -d 'Play many games in this process and report games/s, wins, turns and invariant checks'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "ask" -d 'Ask a tutoring question about a game; the chat model answers from the asker\'s visible state only, and question and answer go into the journal'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'

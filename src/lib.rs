@@ -22,6 +22,7 @@ pub mod trace;
 pub mod audit;
 pub mod backend;
 pub mod memory;
+pub mod mtg;
 pub mod redact;
 pub mod sandbox;
 pub mod schedule;

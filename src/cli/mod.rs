@@ -9,6 +9,7 @@ mod generate;
 mod init;
 mod ledger;
 mod memory;
+mod mtg;
 mod notes;
 pub mod output;
 mod sanitize;
@@ -134,6 +135,9 @@ pub enum Command {
     /// Cron-friendly jobs that run turns
     #[command(subcommand)]
     Schedule(schedule::Args),
+    /// Play Magic: The Gathering through the rules engine (state, actions, act, journal)
+    #[command(subcommand)]
+    Mtg(mtg::Args),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -193,6 +197,7 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Turn(a) => turn::run(a, ctx),
         Command::Context(a) => context::run(a, ctx),
         Command::Schedule(a) => schedule::run(a, ctx),
+        Command::Mtg(a) => mtg::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
 }

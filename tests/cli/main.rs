@@ -9,6 +9,7 @@ mod contracts;
 mod env;
 mod integrity;
 mod memory;
+mod mtg;
 mod netpolicy;
 mod notes;
 mod sandbox;

@@ -1,0 +1,351 @@
+//! The wire contract: actions (`{decision_id, type, …}`), the ActionSurface and the visible
+//! state. Ids on the wire are strings (`c12`, `p1`); [`Action::resolve`] turns them into a
+//! [`Move`].
+
+use super::cards::kw;
+use super::engine::Move;
+use super::state::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// One attacker: `{attacker, defender}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AttackDecl {
+    /// Card id of the attacking creature, e.g. `c12`.
+    pub attacker: String,
+    /// The player attacked: the opponent (`p1` or `p2`).
+    pub defender: String,
+}
+
+/// One block: `{blocker, attacker}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BlockDecl {
+    pub blocker: String,
+    pub attacker: String,
+}
+
+/// An action, as a player submits it (`bob mtg act`). Every action carries the current
+/// `decision_id` from `bob mtg actions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ActionRequest {
+    /// The `decision_id` of the ActionSurface this action answers (a stale id is refused).
+    pub decision_id: String,
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+/// The action kinds (`type`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    /// Pass priority.
+    Pass,
+    /// Play a land from your hand (once per turn, main phase, empty stack).
+    PlayLand { card: String },
+    /// Cast a spell from your hand. `targets`: one card id or player for targeted spells.
+    /// `tap`: the lands to tap (must pay the cost exactly); omitted = automatic payment.
+    Cast {
+        card: String,
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tap: Option<Vec<String>>,
+    },
+    /// All attackers at once; an empty list attacks with nothing.
+    DeclareAttackers { attackers: Vec<AttackDecl> },
+    /// All blocks at once; an empty list blocks nothing.
+    DeclareBlockers { blocks: Vec<BlockDecl> },
+    /// Divide an attacker's combat damage: `{blocker_id_or_player: amount}`.
+    AssignDamage {
+        attacker: String,
+        assignment: BTreeMap<String, i64>,
+    },
+    /// Keep the opening hand.
+    Keep,
+    /// Take a (London) mulligan.
+    Mulligan,
+    /// Put these cards from your hand on the bottom of your library after a mulligan.
+    Bottom { cards: Vec<String> },
+    /// Discard these cards down to seven in the cleanup step.
+    Discard { cards: Vec<String> },
+    /// Concede the game.
+    Concede,
+}
+
+fn id(s: &str) -> Result<Id, String> {
+    Id::parse(s).ok_or_else(|| format!("{s:?} is not a card id (c1, c2, …)"))
+}
+
+fn ids(v: &[String]) -> Result<Vec<Id>, String> {
+    v.iter().map(|s| id(s)).collect()
+}
+
+impl Action {
+    /// Resolves wire ids; a malformed id is an error naming it.
+    pub fn resolve(&self, state: &State) -> Result<Move, String> {
+        Ok(match self {
+            Action::Pass => Move::Pass,
+            Action::PlayLand { card } => Move::PlayLand(id(card)?),
+            Action::Cast { card, targets, tap } => {
+                if targets.len() > 1 {
+                    return Err("cast: at most one target in this rules subset".into());
+                }
+                let target = match targets.first() {
+                    None => None,
+                    Some(t) => Some(
+                        Target::parse(t)
+                            .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))?,
+                    ),
+                };
+                Move::Cast {
+                    card: id(card)?,
+                    target,
+                    tap: tap.as_deref().map(ids).transpose()?,
+                }
+            }
+            Action::DeclareAttackers { attackers } => {
+                let def = state.active.other();
+                let mut v = Vec::new();
+                for a in attackers {
+                    if Seat::parse(&a.defender) != Some(def) {
+                        return Err(format!(
+                            "{} is not the defending player ({})",
+                            a.defender,
+                            def.name()
+                        ));
+                    }
+                    v.push(id(&a.attacker)?);
+                }
+                Move::Attack(v)
+            }
+            Action::DeclareBlockers { blocks } => Move::Block(
+                blocks
+                    .iter()
+                    .map(|b| Ok((id(&b.blocker)?, id(&b.attacker)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            Action::AssignDamage {
+                attacker,
+                assignment,
+            } => Move::Assign {
+                attacker: id(attacker)?,
+                split: assignment
+                    .iter()
+                    .map(|(k, &n)| {
+                        let t = Target::parse(k)
+                            .ok_or_else(|| format!("{k:?} is not a card id or player"))?;
+                        let n = i16::try_from(n).map_err(|_| format!("{n} is out of range"))?;
+                        Ok((t, n))
+                    })
+                    .collect::<Result<_, String>>()?,
+            },
+            Action::Keep => Move::Keep,
+            Action::Mulligan => Move::Mulligan,
+            Action::Bottom { cards } => Move::Bottom(ids(cards)?),
+            Action::Discard { cards } => Move::Discard(ids(cards)?),
+            Action::Concede => Move::Concede,
+        })
+    }
+
+    /// The wire form of a move.
+    pub fn from_move(m: &Move, state: &State) -> Action {
+        let s = |i: &Id| i.to_string();
+        match m {
+            Move::Pass => Action::Pass,
+            Move::PlayLand(c) => Action::PlayLand { card: s(c) },
+            Move::Cast { card, target, tap } => Action::Cast {
+                card: s(card),
+                targets: target.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+            },
+            Move::Attack(v) => Action::DeclareAttackers {
+                attackers: v
+                    .iter()
+                    .map(|a| AttackDecl {
+                        attacker: s(a),
+                        defender: state.active.other().name().into(),
+                    })
+                    .collect(),
+            },
+            Move::Block(v) => Action::DeclareBlockers {
+                blocks: v
+                    .iter()
+                    .map(|(b, a)| BlockDecl {
+                        blocker: s(b),
+                        attacker: s(a),
+                    })
+                    .collect(),
+            },
+            Move::Assign { attacker, split } => Action::AssignDamage {
+                attacker: s(attacker),
+                assignment: split
+                    .iter()
+                    .map(|(t, n)| (t.to_string(), *n as i64))
+                    .collect(),
+            },
+            Move::Keep => Action::Keep,
+            Move::Mulligan => Action::Mulligan,
+            Move::Bottom(v) => Action::Bottom {
+                cards: v.iter().map(s).collect(),
+            },
+            Move::Discard(v) => Action::Discard {
+                cards: v.iter().map(s).collect(),
+            },
+            Move::Concede => Action::Concede,
+        }
+    }
+}
+
+/// Who looks at the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Viewer {
+    Seat(Seat),
+    All,
+}
+
+fn card_brief(s: &State, id: Id) -> Value {
+    json!({"id": id, "name": s.card(id).data.name})
+}
+
+/// The visible state for one viewer: the other seat's hand and both libraries are counts
+/// only (no library order is ever shown to a seat); `all` is the engine's full view, libraries
+/// in order included, for admins.
+pub fn visible(s: &State, viewer: Viewer) -> Value {
+    let mut players = Map::new();
+    for seat in [Seat::P1, Seat::P2] {
+        let p = &s.players[seat.i()];
+        let mut m = Map::new();
+        m.insert("life".into(), json!(p.life));
+        let sees_hand = match viewer {
+            Viewer::All => true,
+            Viewer::Seat(v) => v == seat,
+        };
+        if sees_hand {
+            m.insert(
+                "hand".into(),
+                Value::Array(p.hand.iter().map(|&i| card_brief(s, i)).collect()),
+            );
+        } else {
+            m.insert("hand_count".into(), json!(p.hand.len()));
+        }
+        m.insert("library_count".into(), json!(p.library.len()));
+        if viewer == Viewer::All {
+            m.insert(
+                "library".into(),
+                Value::Array(p.library.iter().map(|&i| card_brief(s, i)).collect()),
+            );
+        }
+        m.insert(
+            "graveyard".into(),
+            Value::Array(p.graveyard.iter().map(|&i| card_brief(s, i)).collect()),
+        );
+        m.insert("lands_played".into(), json!(p.lands_played));
+        m.insert("mulligans".into(), json!(p.mulligans));
+        players.insert(seat.name().into(), Value::Object(m));
+    }
+    let battlefield: Vec<Value> = s
+        .battlefield
+        .iter()
+        .map(|&id| {
+            let o = s.obj(id);
+            let c = s.card(id);
+            let creature = s.is_creature(id);
+            let mut v = json!({
+                "id": id, "name": c.data.name, "controller": o.owner, "tapped": o.tapped,
+                "damage": o.damage,
+                "power": if creature { json!(s.power(id)) } else { Value::Null },
+                "toughness": if creature { json!(s.toughness(id)) } else { Value::Null },
+                "keywords": kw::names(c.keywords), "sick": o.sick,
+            });
+            if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
+                v["attacking"] = json!(a.defender);
+            }
+            if let Some(a) = s.combat.attackers.iter().find(|a| a.blockers.contains(&id)) {
+                v["blocking"] = json!(a.id);
+            }
+            v
+        })
+        .collect();
+    let stack: Vec<Value> = s
+        .stack
+        .iter()
+        .map(|it| {
+            json!({"id": it.card, "name": s.card(it.card).data.name, "controller": it.controller,
+                   "targets": it.target.iter().collect::<Vec<_>>()})
+        })
+        .collect();
+    let outcome = s.outcome.as_ref();
+    json!({
+        "game_id": s.game_id,
+        "turn": s.turn,
+        "step": s.step,
+        "active": s.active,
+        "priority": s.decider(),
+        "game_over": outcome.is_some(),
+        "winner": outcome.and_then(|o| o.winner),
+        "reason": outcome.map(|o| o.reason.clone()),
+        "players": players,
+        "battlefield": battlefield,
+        "stack": stack,
+        "viewer": match viewer { Viewer::All => "all", Viewer::Seat(p) => p.name() },
+    })
+}
+
+/// The ActionSurface: `{decision_id, player, kind, options}`. Every option of `priority`,
+/// `mulligan` is a complete action; `declare_attackers`, `declare_blockers`,
+/// `assign_damage`, `bottom` and `discard` list per-object choices to combine.
+pub fn surface(s: &State) -> Value {
+    let player = s.decider();
+    let kind = s.kind();
+    let act = |m: &Move| serde_json::to_value(Action::from_move(m, s)).expect("action");
+    let options: Value = match s.pending {
+        Pending::GameOver => json!([]),
+        Pending::Mulligan { player } => {
+            let mut v = vec![json!({"type": "keep"})];
+            if s.players[player.i()].mulligans < 7 {
+                v.push(json!({"type": "mulligan"}));
+            }
+            Value::Array(v)
+        }
+        Pending::Bottom { player, count } | Pending::Discard { player, count } => {
+            json!([{
+                "type": kind, "count": count,
+                "choose_from": s.players[player.i()].hand.iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>(),
+            }])
+        }
+        Pending::Priority => Value::Array(s.priority_moves().iter().map(act).collect()),
+        Pending::DeclareAttackers => json!([{
+            "type": "declare_attackers",
+            "defender": s.active.other(),
+            "choose_from": s.attack_candidates().iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>(),
+        }]),
+        Pending::DeclareBlockers => json!([{
+            "type": "declare_blockers",
+            "choose_from": s.block_candidates().iter().map(|(b, a)| json!({
+                "blocker": b, "name": s.card(*b).data.name, "can_block": a,
+            })).collect::<Vec<_>>(),
+        }]),
+        Pending::AssignDamage { attacker } => {
+            let (blockers, power, trample, dt) = s.assign_info(attacker);
+            let mut targets: Vec<Value> = blockers
+                .iter()
+                .map(|&b| json!({"target": b, "lethal": s.lethal(b, dt)}))
+                .collect();
+            if trample {
+                targets.push(
+                    json!({"target": s.active.other(), "only_after_lethal_to_all_blockers": true}),
+                );
+            }
+            json!([{"type": "assign_damage", "attacker": attacker, "power": power,
+                    "trample": trample, "deathtouch": dt, "targets": targets}])
+        }
+    };
+    json!({
+        "decision_id": s.decision_id(),
+        "player": player,
+        "kind": kind,
+        "options": options,
+    })
+}

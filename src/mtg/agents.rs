@@ -1,0 +1,470 @@
+//! Agents that play through the same moves as everyone else: `random` (uniform over the
+//! legal choices) and `heuristic` (a simple, sensible player), plus in-process selfplay.
+
+use super::cards::{Effect, Kind, TargetKind, kw};
+use super::engine::{Move, below, game_template, rng_for, start_game};
+use super::state::*;
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::RngCore;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentKind {
+    Random,
+    Heuristic,
+}
+
+impl AgentKind {
+    pub fn parse(s: &str) -> Option<AgentKind> {
+        match s {
+            "random" => Some(AgentKind::Random),
+            "heuristic" => Some(AgentKind::Heuristic),
+            _ => None,
+        }
+    }
+}
+
+/// A player that picks moves; its randomness is its own seeded stream.
+pub struct Agent {
+    pub kind: AgentKind,
+    rng: ChaCha8Rng,
+}
+
+impl Agent {
+    pub fn new(kind: AgentKind, seed: u64) -> Agent {
+        Agent {
+            kind,
+            rng: rng_for(seed ^ 0x9e37_79b9_7f4a_7c15, 0),
+        }
+    }
+
+    fn pick<T: Clone>(&mut self, v: &[T]) -> T {
+        v[below(&mut self.rng, v.len())].clone()
+    }
+
+    fn coin(&mut self) -> bool {
+        self.rng.next_u32() & 1 == 1
+    }
+
+    fn sample(&mut self, from: &[Id], n: usize) -> Vec<Id> {
+        let mut v = from.to_vec();
+        for i in 0..n.min(v.len()) {
+            let j = i + below(&mut self.rng, v.len() - i);
+            v.swap(i, j);
+        }
+        v.truncate(n);
+        v
+    }
+
+    /// The agent's move for the pending decision (None when the game is over).
+    pub fn decide(&mut self, s: &State) -> Option<Move> {
+        match self.kind {
+            AgentKind::Random => self.random(s),
+            AgentKind::Heuristic => heuristic(s, self),
+        }
+    }
+
+    fn random(&mut self, s: &State) -> Option<Move> {
+        Some(match s.pending {
+            Pending::GameOver => return None,
+            Pending::Mulligan { player } => {
+                if s.players[player.i()].mulligans < 7 && self.coin() {
+                    Move::Mulligan
+                } else {
+                    Move::Keep
+                }
+            }
+            Pending::Bottom { player, count } => {
+                Move::Bottom(self.sample(&s.players[player.i()].hand, count as usize))
+            }
+            Pending::Discard { player, count } => {
+                Move::Discard(self.sample(&s.players[player.i()].hand, count as usize))
+            }
+            Pending::Priority => {
+                let moves = s.priority_moves();
+                self.pick(&moves)
+            }
+            Pending::DeclareAttackers => {
+                let c = s.attack_candidates();
+                Move::Attack(c.into_iter().filter(|_| self.coin()).collect())
+            }
+            Pending::DeclareBlockers => {
+                let mut blocks = Vec::new();
+                for (b, can) in s.block_candidates() {
+                    let k = below(&mut self.rng, can.len() + 1);
+                    if k < can.len() {
+                        blocks.push((b, can[k]));
+                    }
+                }
+                Move::Block(blocks)
+            }
+            Pending::AssignDamage { attacker } => {
+                let (blockers, power, trample, dt) = s.assign_info(attacker);
+                let mut split: Vec<(Target, i16)> =
+                    blockers.iter().map(|&b| (Target::Obj(b), 0)).collect();
+                let mut left = power;
+                if trample {
+                    for (i, &b) in blockers.iter().enumerate() {
+                        let l = s.lethal(b, dt).min(left);
+                        split[i].1 += l;
+                        left -= l;
+                    }
+                    if left > 0 {
+                        split.push((Target::Player(s.active.other()), left));
+                    }
+                } else {
+                    while left > 0 {
+                        let i = below(&mut self.rng, split.len());
+                        split[i].1 += 1;
+                        left -= 1;
+                    }
+                }
+                Move::Assign { attacker, split }
+            }
+        })
+    }
+}
+
+fn value(s: &State, id: Id) -> i32 {
+    let c = s.card(id);
+    (s.power(id) as i32) * 2 + s.toughness(id) as i32 + (c.keywords.count_ones() as i32) * 2
+}
+
+fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
+    let me = s.decider()?;
+    let opp = me.other();
+    Some(match s.pending {
+        Pending::GameOver => return None,
+        Pending::Mulligan { player } => {
+            let hand = &s.players[player.i()].hand;
+            let lands = hand
+                .iter()
+                .filter(|&&i| matches!(s.card(i).kind, Kind::Land(_)))
+                .count();
+            if (2..=5).contains(&lands) || s.players[player.i()].mulligans >= 2 {
+                Move::Keep
+            } else {
+                Move::Mulligan
+            }
+        }
+        Pending::Bottom { player, count } | Pending::Discard { player, count } => {
+            // Keep a curve: shed the most expensive spells, or lands when flooded.
+            let hand = &s.players[player.i()].hand;
+            let lands = hand
+                .iter()
+                .filter(|&&i| matches!(s.card(i).kind, Kind::Land(_)))
+                .count();
+            let mut v = hand.clone();
+            v.sort_by_key(|&i| {
+                let c = s.card(i);
+                match c.kind {
+                    Kind::Land(_) if lands > 3 => -1,
+                    Kind::Land(_) => -100,
+                    _ => -(c.cost.total() as i32),
+                }
+            });
+            let chosen = v.into_iter().take(count as usize).collect();
+            if matches!(s.pending, Pending::Bottom { .. }) {
+                Move::Bottom(chosen)
+            } else {
+                Move::Discard(chosen)
+            }
+        }
+        Pending::Priority => heuristic_priority(s, me, opp),
+        Pending::DeclareAttackers => {
+            let cands = s.attack_candidates();
+            let blockers: Vec<Id> = s
+                .battlefield
+                .iter()
+                .copied()
+                .filter(|&b| s.obj(b).owner == opp && s.is_creature(b) && !s.obj(b).tapped)
+                .collect();
+            let total: i32 = cands.iter().map(|&c| s.power(c) as i32).sum();
+            if total >= s.players[opp.i()].life && blockers.is_empty() {
+                return Some(Move::Attack(cands));
+            }
+            Move::Attack(
+                cands
+                    .into_iter()
+                    .filter(|&c| {
+                        s.power(c) > 0
+                            && blockers.iter().filter(|&&b| s.can_block(b, c)).all(|&b| {
+                                let dies = s.power(b) >= s.toughness(c) || s.has(b, kw::DEATHTOUCH);
+                                let kills =
+                                    s.power(c) >= s.toughness(b) || s.has(c, kw::DEATHTOUCH);
+                                !dies || (kills && value(s, b) >= value(s, c))
+                            })
+                    })
+                    .collect(),
+            )
+        }
+        Pending::DeclareBlockers => {
+            let incoming: i32 = s
+                .combat
+                .attackers
+                .iter()
+                .map(|x| s.power(x.id) as i32)
+                .sum();
+            let desperate = incoming >= s.players[me.i()].life;
+            let mut used = Vec::new();
+            let mut blocks = Vec::new();
+            let mut attackers: Vec<Id> = s.combat.attackers.iter().map(|x| x.id).collect();
+            attackers.sort_by_key(|&x| -(s.power(x) as i32));
+            let cands = s.block_candidates();
+            for at in attackers {
+                let mut best: Option<(i32, Id)> = None;
+                for (b, can) in &cands {
+                    if used.contains(b) || !can.contains(&at) {
+                        continue;
+                    }
+                    let survives = s.power(at) < s.toughness(*b) && !s.has(at, kw::DEATHTOUCH);
+                    let kills = s.power(*b) >= s.toughness(at) || s.has(*b, kw::DEATHTOUCH);
+                    let score = match (survives, kills) {
+                        (true, true) => 100,
+                        (true, false) => 50,
+                        (false, true) if value(s, *b) <= value(s, at) => 40,
+                        _ if desperate => 1,
+                        _ => continue,
+                    } - value(s, *b);
+                    if best.is_none_or(|(sc, _)| score > sc) {
+                        best = Some((score, *b));
+                    }
+                }
+                if let Some((_, b)) = best {
+                    used.push(b);
+                    blocks.push((b, at));
+                }
+            }
+            Move::Block(blocks)
+        }
+        Pending::AssignDamage { attacker } => {
+            let (blockers, power, trample, dt) = s.assign_info(attacker);
+            let mut left = power;
+            let mut split = Vec::new();
+            for &b in &blockers {
+                let l = s.lethal(b, dt).min(left);
+                split.push((Target::Obj(b), l));
+                left -= l;
+            }
+            if left > 0 {
+                if trample {
+                    split.push((Target::Player(opp), left));
+                } else if let Some(last) = split.last_mut() {
+                    last.1 += left;
+                }
+            }
+            let _ = a.coin();
+            Move::Assign { attacker, split }
+        }
+    })
+}
+
+fn heuristic_priority(s: &State, me: Seat, opp: Seat) -> Move {
+    let moves = s.priority_moves();
+    if let Some(m) = moves.iter().find(|m| matches!(m, Move::PlayLand(_))) {
+        return m.clone();
+    }
+    let mut best: Option<(i32, &Move)> = None;
+    for m in &moves {
+        let Move::Cast { card, target, .. } = m else {
+            continue;
+        };
+        let c = s.card(*card);
+        let score = match (c.kind, c.effect, target) {
+            (Kind::Creature, _, _) => 10 + c.cost.total() as i32 * 3,
+            (_, Some(Effect::Damage(n, _)), Some(Target::Player(p))) => {
+                if *p != opp {
+                    continue;
+                }
+                if s.players[opp.i()].life <= n as i32 {
+                    1000
+                } else if s.step == Step::Main2 && s.stack.is_empty() && c.kind == Kind::Sorcery {
+                    5
+                } else {
+                    continue;
+                }
+            }
+            (_, Some(Effect::Damage(n, _)), Some(Target::Obj(t))) => {
+                if s.obj(*t).owner == me || (s.lethal(*t, false) > n as i16) {
+                    continue;
+                }
+                20 + value(s, *t)
+            }
+            (_, Some(Effect::Destroy(_)), Some(Target::Obj(t))) => {
+                if s.obj(*t).owner == me {
+                    continue;
+                }
+                15 + value(s, *t)
+            }
+            (_, Some(Effect::Pump(..)), Some(Target::Obj(t))) => {
+                // Pump an own creature in combat after blocks.
+                if s.obj(*t).owner != me || s.step != Step::DeclareBlockers {
+                    continue;
+                }
+                let in_combat = s
+                    .combat
+                    .attackers
+                    .iter()
+                    .any(|x| x.id == *t || x.blockers.contains(t));
+                if !in_combat {
+                    continue;
+                }
+                30
+            }
+            (_, Some(Effect::Draw(_) | Effect::GainLife(_)), _) => {
+                if s.step != Step::Main2 {
+                    continue;
+                }
+                8
+            }
+            _ => continue,
+        };
+        if c.effect.and_then(|e| e.target()) == Some(TargetKind::Player)
+            && score < 1000
+            && s.step != Step::Main2
+        {
+            continue;
+        }
+        if best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, m));
+        }
+    }
+    best.map_or(Move::Pass, |(_, m)| m.clone())
+}
+
+/// What a selfplay run reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct SelfplayReport {
+    pub games: u64,
+    pub seconds: f64,
+    pub games_per_sec: f64,
+    pub wins: Wins,
+    pub avg_turns: f64,
+    pub decisions: u64,
+    pub invariant_violations: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_violation: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Wins {
+    pub p1: u64,
+    pub p2: u64,
+    pub draw: u64,
+}
+
+/// A game longer than this many turns is an invariant violation (every game ends by decking).
+pub const MAX_TURNS: u32 = 2000;
+
+/// Plays `games` games in this process; game `i` uses seed `seed + i`.
+pub fn selfplay(
+    games: u64,
+    seed: u64,
+    decks: [&[String]; 2],
+    pool: &super::cards::Pool,
+    agents: [AgentKind; 2],
+) -> SelfplayReport {
+    let start = std::time::Instant::now();
+    let mut wins = Wins::default();
+    let mut turns = 0u64;
+    let mut decisions = 0u64;
+    let mut violations = 0u64;
+    let mut first = None;
+    let mut ev = Vec::with_capacity(64);
+    let template = match game_template("selfplay", decks, pool) {
+        Ok(t) => t,
+        Err(e) => {
+            return SelfplayReport {
+                games,
+                seconds: 0.0,
+                games_per_sec: 0.0,
+                wins: Wins::default(),
+                avg_turns: 0.0,
+                decisions: 0,
+                invariant_violations: games,
+                first_violation: Some(e),
+            };
+        }
+    };
+    for g in 0..games {
+        let gseed = seed.wrapping_add(g);
+        let (mut s, _) = start_game(&template, gseed);
+        let mut ag = [Agent::new(agents[0], gseed), Agent::new(agents[1], !gseed)];
+        let mut bad: Option<String> = None;
+        while let Some(p) = s.decider() {
+            let Some(m) = ag[p.i()].decide(&s) else { break };
+            ev.clear();
+            if let Err(e) = s.step(&m, &mut ev) {
+                bad = Some(format!("game {gseed}: agent move refused: {e}"));
+                break;
+            }
+            decisions += 1;
+            if s.zone_counts() != s.objs.len() {
+                bad = Some(format!("game {gseed}: cards not conserved"));
+                break;
+            }
+            if s.turn > MAX_TURNS {
+                bad = Some(format!("game {gseed}: no end after {MAX_TURNS} turns"));
+                break;
+            }
+        }
+        if bad.is_none()
+            && let Err(e) = s.check_invariants()
+        {
+            bad = Some(format!("game {gseed}: {e}"));
+        }
+        if let Some(b) = bad {
+            violations += 1;
+            first.get_or_insert(b);
+            continue;
+        }
+        turns += s.turn as u64;
+        match s.outcome.as_ref().and_then(|o| o.winner) {
+            Some(Seat::P1) => wins.p1 += 1,
+            Some(_) => wins.p2 += 1,
+            None => wins.draw += 1,
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    SelfplayReport {
+        games,
+        seconds: secs,
+        games_per_sec: if secs > 0.0 { games as f64 / secs } else { 0.0 },
+        wins,
+        avg_turns: if games > 0 {
+            turns as f64 / games as f64
+        } else {
+            0.0
+        },
+        decisions,
+        invariant_violations: violations,
+        first_violation: first,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mtg::cards::Pool;
+    use crate::mtg::decks;
+
+    #[test]
+    fn selfplay_has_no_violations() {
+        let pool = Pool::builtin();
+        let ds = decks::builtin();
+        for (a, b) in [(0, 1), (2, 3), (0, 3)] {
+            let (x, y) = (ds[a].names(), ds[b].names());
+            for kinds in [
+                [AgentKind::Random, AgentKind::Random],
+                [AgentKind::Heuristic, AgentKind::Heuristic],
+                [AgentKind::Heuristic, AgentKind::Random],
+            ] {
+                let r = selfplay(50, 7, [&x, &y], &pool, kinds);
+                assert_eq!(r.invariant_violations, 0, "{:?}", r.first_violation);
+                assert_eq!(r.wins.p1 + r.wins.p2 + r.wins.draw, 50);
+                eprintln!("{kinds:?} {a}v{b}: {:?} turns {}", r.wins, r.avg_turns);
+            }
+        }
+    }
+}

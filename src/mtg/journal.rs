@@ -1,0 +1,292 @@
+//! The GameJournal: `mtg/<game_id>/journal.jsonl` (append-only, one `game_start` line, one
+//! line per decision, one `game_end` line), `state.json` (the current state, replaced
+//! atomically) and `summary.json`, written with the durability of bob's other logs
+//! (`crate::store`). Game truth stays here; it never goes into long-term memory.
+
+use super::action::{ActionRequest, Viewer, surface, visible};
+use super::cards::Pool;
+use super::decks::Deck;
+use super::engine::{Event, Position, from_position, new_game};
+use super::state::State;
+use crate::error::{Error, Result};
+use crate::store;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// How a game began: enough to rebuild its first state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "from")]
+pub enum Start {
+    Decks { seed: u64, decks: [Deck; 2] },
+    Setup { position: Value },
+}
+
+impl Start {
+    /// Builds the initial state (and its events) from the pool.
+    pub fn build(&self, game_id: &str, pool: &Pool) -> Result<(State, Vec<Event>)> {
+        match self {
+            Start::Decks { seed, decks } => {
+                for d in decks {
+                    d.validate(pool).map_err(Error::invalid)?;
+                }
+                let names = [decks[0].names(), decks[1].names()];
+                new_game(game_id, *seed, [&names[0], &names[1]], pool).map_err(Error::invalid)
+            }
+            Start::Setup { position } => {
+                let pos: Position = serde_json::from_value(position.clone())
+                    .map_err(|e| Error::invalid(format!("position: {e}")))?;
+                from_position(game_id, &pos, pool)
+                    .map_err(|e| Error::invalid(format!("position: {e}")))
+            }
+        }
+    }
+}
+
+/// The files of one game.
+pub struct GameFiles {
+    pub dir: PathBuf,
+}
+
+impl GameFiles {
+    pub fn new(mtg_dir: &Path, game_id: &str) -> Result<GameFiles> {
+        let id = crate::home::safe_component("game_id", game_id)?;
+        if id.ends_with(".json") || id.starts_with('.') {
+            return Err(
+                Error::invalid("game_id must not start with '.' or end in .json")
+                    .with("field", "game_id"),
+            );
+        }
+        Ok(GameFiles {
+            dir: mtg_dir.join(id),
+        })
+    }
+    pub fn journal(&self) -> PathBuf {
+        self.dir.join("journal.jsonl")
+    }
+    pub fn state(&self) -> PathBuf {
+        self.dir.join("state.json")
+    }
+    pub fn summary(&self) -> PathBuf {
+        self.dir.join("summary.json")
+    }
+    pub fn lock(&self) -> PathBuf {
+        self.dir.join("game.lock")
+    }
+
+    /// Loads the current state; `not_found` when the game does not exist.
+    ///
+    /// The journal is the record of the game (appended with an fdatasync per decision);
+    /// `state.json` is a cache of its last state, tagged with the journal length it
+    /// reflects. A cache that does not match the journal (a crash between the two writes) is
+    /// rebuilt by replaying the journal, which also checks every recorded state hash.
+    pub fn load(&self, pool: impl FnOnce() -> Result<Pool>) -> Result<State> {
+        let missing = || {
+            Error::not_found(format!("no game at {}", self.dir.display())).with(
+                "game_id",
+                self.dir.file_name().and_then(|n| n.to_str()).unwrap_or(""),
+            )
+        };
+        let journal_len = match std::fs::metadata(self.journal()) {
+            Ok(m) => m.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
+            Err(e) => return Err(Error::io(&self.journal(), e)),
+        };
+        if let Ok(Some(cache)) = store::read_json::<Cache>(&self.state())
+            && cache.journal_bytes == journal_len
+        {
+            return Ok(cache.state);
+        }
+        let log = store::read_jsonl(&self.journal())?;
+        if let Some(bad) = log.bad.first() {
+            return Err(Error::conflict(format!(
+                "journal line {} is {}: {}",
+                bad.line, bad.kind, bad.reason
+            )));
+        }
+        let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
+        let (state, _) = replay(&lines, &pool()?, None)?;
+        self.save(&state)?;
+        Ok(state)
+    }
+
+    /// Replaces the state cache (temp file + rename: never half-written; the journal, not
+    /// this file, is what a crash must not lose).
+    pub fn save(&self, s: &State) -> Result<()> {
+        let journal_bytes = std::fs::metadata(self.journal())
+            .map_err(|e| Error::io(&self.journal(), e))?
+            .len();
+        let bytes = serde_json::to_vec(&CacheRef {
+            journal_bytes,
+            state: s,
+        })
+        .map_err(|e| Error::internal(e.to_string()))?;
+        let path = self.state();
+        let tmp = self.dir.join(format!(
+            ".state.json.tmp.{}.{}",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        std::fs::write(&tmp, &bytes).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::io(&path, e)
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct Cache {
+    journal_bytes: u64,
+    state: State,
+}
+
+#[derive(Serialize)]
+struct CacheRef<'a> {
+    journal_bytes: u64,
+    state: &'a State,
+}
+
+/// The `game_start` journal line.
+pub fn start_line(s: &State, start: &Start, events: &[Event]) -> Value {
+    json!({
+        "type": "game_start",
+        "game_id": s.game_id,
+        "rules_version": s.rules_version,
+        "start": start,
+        "events": events,
+        "state_hash": s.hash(),
+    })
+}
+
+/// One decision line: the decider's visible state and surface before, the action, the events
+/// and the state hash after.
+pub fn decision_line(
+    before: &State,
+    req: &ActionRequest,
+    after: &State,
+    events: &[Event],
+) -> Value {
+    let viewer = before.decider().map_or(Viewer::All, Viewer::Seat);
+    json!({
+        "type": "decision",
+        "seq": before.decisions + 1,
+        "decision_id": req.decision_id,
+        "player": before.decider(),
+        "visible_state": visible(before, viewer),
+        "surface": surface(before),
+        "action": req.action,
+        "events": events,
+        "state_hash": after.hash(),
+    })
+}
+
+/// The summary of a game (also the body of the `game_end` line).
+pub fn summary(s: &State, turning_point: Option<Value>) -> Value {
+    let o = s.outcome.as_ref();
+    json!({
+        "game_id": s.game_id,
+        "rules_version": s.rules_version,
+        "game_over": o.is_some(),
+        "winner": o.and_then(|o| o.winner),
+        "reason": o.map(|o| o.reason.clone()),
+        "turns": s.turn,
+        "decisions": s.decisions,
+        "life": {"p1": s.players[0].life, "p2": s.players[1].life},
+        "turning_point": turning_point,
+        "state_hash": s.hash(),
+    })
+}
+
+/// The key turning point: the decision that dealt the loser the most damage at once.
+pub fn turning_point(lines: &[Value], s: &State) -> Option<Value> {
+    let loser = s.outcome.as_ref()?.winner?.other().name();
+    let mut best: Option<(i64, &Value)> = None;
+    for l in lines.iter().filter(|l| l["type"] == "decision") {
+        let dmg: i64 = l["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["type"] == "damage" && e["target"] == loser)
+            .filter_map(|e| e["amount"].as_i64())
+            .sum();
+        if dmg > 0 && best.is_none_or(|(b, _)| dmg > b) {
+            best = Some((dmg, l));
+        }
+    }
+    best.map(|(d, l)| {
+        json!({"decision_id": l["decision_id"], "turn": l["visible_state"]["turn"],
+               "player": l["player"], "action": l["action"], "damage_to_loser": d})
+    })
+}
+
+/// What `replay` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayReport {
+    pub game_id: String,
+    pub decisions: u64,
+    pub final_state_hash: String,
+    pub stored_state_hash: Option<String>,
+    pub matches: bool,
+}
+
+/// Re-runs a journal from its start; every recorded state hash must be reproduced.
+pub fn replay(
+    lines: &[Value],
+    pool: &Pool,
+    stored: Option<&State>,
+) -> Result<(State, ReplayReport)> {
+    let first = lines
+        .first()
+        .filter(|l| l["type"] == "game_start")
+        .ok_or_else(|| Error::invalid("journal does not begin with a game_start line"))?;
+    let game_id = first["game_id"].as_str().unwrap_or_default().to_string();
+    let start: Start = serde_json::from_value(first["start"].clone())
+        .map_err(|e| Error::invalid(format!("game_start.start: {e}")))?;
+    let (mut s, _) = start.build(&game_id, pool)?;
+    let diverged = |what: String| Error::conflict(format!("replay diverged: {what}"));
+    if first["state_hash"] != s.hash() {
+        return Err(diverged(
+            "the initial state differs (card pool changed?)".into(),
+        ));
+    }
+    let mut n = 0u64;
+    let mut ev = Vec::new();
+    for l in lines.iter().skip(1).filter(|l| l["type"] == "decision") {
+        let req: ActionRequest = serde_json::from_value(
+            json!({
+            "decision_id": l["decision_id"], })
+            .as_object()
+            .cloned()
+            .map(|mut m| {
+                if let Some(a) = l["action"].as_object() {
+                    m.extend(a.clone());
+                }
+                Value::Object(m)
+            })
+            .unwrap_or_default(),
+        )
+        .map_err(|e| Error::invalid(format!("journal decision {n}: {e}")))?;
+        let mv = req
+            .action
+            .resolve(&s)
+            .map_err(|e| diverged(format!("decision {}: {e}", req.decision_id)))?;
+        ev.clear();
+        s.step(&mv, &mut ev)
+            .map_err(|e| diverged(format!("decision {}: {e}", req.decision_id)))?;
+        n += 1;
+        if l["state_hash"] != s.hash() {
+            return Err(diverged(format!("state hash after {}", req.decision_id)));
+        }
+    }
+    let h = s.hash();
+    let stored_hash = stored.map(|x| x.hash());
+    let report = ReplayReport {
+        game_id,
+        decisions: n,
+        matches: stored_hash.as_deref().is_none_or(|x| x == h),
+        final_state_hash: h,
+        stored_state_hash: stored_hash,
+    };
+    Ok((s, report))
+}

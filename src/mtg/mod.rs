@@ -1,0 +1,21 @@
+//! A Magic: The Gathering rules engine ("core rules v1", DESIGN.md §6): cards and decks as
+//! data, the game state, the action contract, the ActionSurface, a pure reducer, agents,
+//! selfplay and the GameJournal. Knows nothing of the CLI.
+//!
+//! Rule numbers in comments are the Comprehensive Rules'.
+
+pub mod action;
+pub mod agents;
+pub mod cards;
+pub mod decks;
+pub mod engine;
+pub mod journal;
+pub mod lessons;
+pub mod model;
+pub mod state;
+#[cfg(test)]
+mod tests;
+
+pub use action::{Action, ActionRequest, Viewer, surface, visible};
+pub use engine::{Event, Illegal, Move, RULES_VERSION, apply};
+pub use state::{Seat, State};

@@ -1,0 +1,387 @@
+//! The game state: objects, zones, players, turn, stack, combat, and the pending decision.
+//!
+//! A card keeps one id (`c1`, `c2`, …) for the whole game. CR 400.7 makes a card that changes
+//! zones a new object; in this subset no card ever returns to the battlefield or the stack, so
+//! a stable id never lets an old target follow a card to a new object.
+
+use super::cards::{Card, CardData, Kind};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::Arc;
+
+/// A player: `p1` (index 0) or `p2` (index 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Seat(pub u8);
+
+impl Seat {
+    pub const P1: Seat = Seat(0);
+    pub const P2: Seat = Seat(1);
+    pub fn other(self) -> Seat {
+        Seat(1 - self.0)
+    }
+    pub fn name(self) -> &'static str {
+        if self.0 == 0 { "p1" } else { "p2" }
+    }
+    pub fn parse(s: &str) -> Option<Seat> {
+        match s {
+            "p1" => Some(Seat::P1),
+            "p2" => Some(Seat::P2),
+            _ => None,
+        }
+    }
+    pub fn i(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl Serialize for Seat {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+impl<'de> Deserialize<'de> for Seat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Seat, D::Error> {
+        let s = String::deserialize(d)?;
+        Seat::parse(&s).ok_or_else(|| D::Error::custom(format!("{s:?} is not p1 or p2")))
+    }
+}
+
+/// A card object's id in a game: `c<n>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Id(pub u16);
+
+impl Id {
+    pub fn parse(s: &str) -> Option<Id> {
+        let n: u16 = s.strip_prefix('c')?.parse().ok()?;
+        (n >= 1 && !s[1..].starts_with('0')).then(|| Id(n - 1))
+    }
+    pub fn i(self) -> usize {
+        self.0 as usize
+    }
+}
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "c{}", self.0 + 1)
+    }
+}
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Id, D::Error> {
+        let s = String::deserialize(d)?;
+        Id::parse(&s).ok_or_else(|| D::Error::custom(format!("{s:?} is not a card id")))
+    }
+}
+
+/// A target (CR 115.1): a card object or a player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    Player(Seat),
+    Obj(Id),
+}
+impl Target {
+    pub fn parse(s: &str) -> Option<Target> {
+        Seat::parse(s)
+            .map(Target::Player)
+            .or_else(|| Id::parse(s).map(Target::Obj))
+    }
+}
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Player(p) => f.write_str(p.name()),
+            Target::Obj(id) => write!(f, "{id}"),
+        }
+    }
+}
+impl Serialize for Target {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+impl<'de> Deserialize<'de> for Target {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Target, D::Error> {
+        let s = String::deserialize(d)?;
+        Target::parse(&s).ok_or_else(|| D::Error::custom(format!("{s:?} is not a target")))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Zone {
+    Library,
+    Hand,
+    Stack,
+    Battlefield,
+    Graveyard,
+}
+
+/// The steps of a turn (CR 500.1), by their contract names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    Untap,
+    Upkeep,
+    Draw,
+    Main1,
+    BeginningOfCombat,
+    DeclareAttackers,
+    DeclareBlockers,
+    FirstStrikeDamage,
+    CombatDamage,
+    EndOfCombat,
+    Main2,
+    End,
+    Cleanup,
+}
+
+impl Step {
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Untap => "untap",
+            Step::Upkeep => "upkeep",
+            Step::Draw => "draw",
+            Step::Main1 => "main1",
+            Step::BeginningOfCombat => "beginning_of_combat",
+            Step::DeclareAttackers => "declare_attackers",
+            Step::DeclareBlockers => "declare_blockers",
+            Step::FirstStrikeDamage => "first_strike_damage",
+            Step::CombatDamage => "combat_damage",
+            Step::EndOfCombat => "end_of_combat",
+            Step::Main2 => "main2",
+            Step::End => "end",
+            Step::Cleanup => "cleanup",
+        }
+    }
+    pub fn is_main(self) -> bool {
+        matches!(self, Step::Main1 | Step::Main2)
+    }
+}
+
+/// One card object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Obj {
+    /// Index into the game's card table.
+    pub card: u16,
+    pub owner: Seat,
+    pub zone: Zone,
+    pub tapped: bool,
+    /// Summoning sick (CR 302.6): not continuously controlled since the start of the
+    /// controller's most recent turn.
+    pub sick: bool,
+    pub damage: i16,
+    /// Dealt damage by a source with deathtouch since damage last wore off (CR 704.5h).
+    pub deathtouched: bool,
+    /// "Until end of turn" power/toughness changes (CR 514.2).
+    pub pump_p: i16,
+    pub pump_t: i16,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub life: i32,
+    /// Front = top (drawn first).
+    pub library: Vec<Id>,
+    pub hand: Vec<Id>,
+    pub graveyard: Vec<Id>,
+    pub lands_played: u8,
+    /// Attempted to draw from an empty library since the last SBA check (CR 704.5b).
+    pub drew_from_empty: bool,
+    pub mulligans: u8,
+    pub lost: bool,
+    /// Untapped lands on the battlefield by colour (WUBRG), kept up to date by the engine.
+    pub untapped: [u8; 5],
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StackItem {
+    pub card: Id,
+    pub controller: Seat,
+    pub target: Option<Target>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attacker {
+    pub id: Id,
+    pub defender: Seat,
+    pub blockers: Vec<Id>,
+    /// Blocked stays true even when its blockers leave combat (CR 509.1h).
+    pub blocked: bool,
+    /// The attacking player's damage division for the current damage step (CR 510.1c-d).
+    pub assignment: Vec<(Target, i16)>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Combat {
+    pub attackers: Vec<Attacker>,
+    pub first_strike_step: bool,
+}
+
+/// Who must decide what now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Pending {
+    Mulligan { player: Seat },
+    Bottom { player: Seat, count: u8 },
+    Priority,
+    DeclareAttackers,
+    DeclareBlockers,
+    AssignDamage { attacker: Id },
+    Discard { player: Seat, count: u8 },
+    GameOver,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// None for a draw (CR 104.4a).
+    pub winner: Option<Seat>,
+    pub reason: String,
+}
+
+/// The whole game. Field order is the canonical order of the state hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub game_id: String,
+    pub rules_version: String,
+    pub seed: u64,
+    /// Words consumed from the game's ChaCha8 stream.
+    pub rng_pos: u64,
+    #[serde(with = "card_table")]
+    pub cards: Arc<Vec<Card>>,
+    pub objs: Vec<Obj>,
+    pub players: [Player; 2],
+    pub battlefield: Vec<Id>,
+    pub stack: Vec<StackItem>,
+    pub turn: u32,
+    pub step: Step,
+    pub active: Seat,
+    pub priority: Seat,
+    pub starting_player: Seat,
+    /// Consecutive passes since the last action (CR 117.4).
+    pub passes: u8,
+    pub combat: Combat,
+    pub pending: Pending,
+    /// Number of accepted decisions; the current decision id is `d<decisions + 1>`.
+    pub decisions: u64,
+    pub outcome: Option<Outcome>,
+    /// Something happened that a state-based action may have to answer (damage, life,
+    /// a resolution, a draw from an empty library); cleared by the SBA check.
+    pub sba_check: bool,
+}
+
+mod card_table {
+    use super::*;
+    pub fn serialize<S: Serializer>(cards: &Arc<Vec<Card>>, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(cards.iter().map(|c| &c.data))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Vec<Card>>, D::Error> {
+        let data = Vec::<CardData>::deserialize(d)?;
+        data.iter()
+            .map(|c| super::super::cards::parse(c).map_err(D::Error::custom))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Arc::new)
+    }
+}
+
+impl State {
+    pub fn card(&self, id: Id) -> &Card {
+        &self.cards[self.objs[id.i()].card as usize]
+    }
+    pub fn obj(&self, id: Id) -> &Obj {
+        &self.objs[id.i()]
+    }
+    pub fn is_creature(&self, id: Id) -> bool {
+        self.card(id).kind == Kind::Creature
+    }
+    pub fn power(&self, id: Id) -> i16 {
+        self.card(id).power + self.obj(id).pump_p
+    }
+    pub fn toughness(&self, id: Id) -> i16 {
+        self.card(id).toughness + self.obj(id).pump_t
+    }
+    pub fn has(&self, id: Id, kw: u16) -> bool {
+        self.card(id).keywords & kw != 0
+    }
+    pub fn decision_id(&self) -> String {
+        format!("d{}", self.decisions + 1)
+    }
+    /// The player who must decide now (None once the game is over).
+    pub fn decider(&self) -> Option<Seat> {
+        match self.pending {
+            Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
+            Pending::Discard { player, .. } => Some(player),
+            Pending::Priority => Some(self.priority),
+            Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
+            Pending::DeclareBlockers => Some(self.active.other()),
+            Pending::GameOver => None,
+        }
+    }
+
+    /// SHA-256 of the canonical serialization (fixed field order, no maps), hex.
+    pub fn hash(&self) -> String {
+        let bytes = serde_json::to_vec(self).expect("state serializes");
+        crate::store::sha256_hex(&bytes)
+    }
+
+    /// Total number of card objects in each zone, for the conservation invariant.
+    pub fn zone_counts(&self) -> usize {
+        self.players
+            .iter()
+            .map(|p| p.library.len() + p.hand.len() + p.graveyard.len())
+            .sum::<usize>()
+            + self.battlefield.len()
+            + self.stack.len()
+    }
+
+    /// Checks the invariants every reachable state keeps; returns the first broken one.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if self.zone_counts() != self.objs.len() {
+            return Err(format!(
+                "cards not conserved: {} in zones, {} objects",
+                self.zone_counts(),
+                self.objs.len()
+            ));
+        }
+        let mut seen = vec![false; self.objs.len()];
+        let mut mark = |id: Id, zone: Zone, owner: Option<Seat>| -> Result<(), String> {
+            let o = self.objs.get(id.i()).ok_or(format!("{id} out of range"))?;
+            if std::mem::replace(&mut seen[id.i()], true) {
+                return Err(format!("{id} is in two places"));
+            }
+            if o.zone != zone || owner.is_some_and(|s| s != o.owner) {
+                return Err(format!("{id} zone/owner mismatch"));
+            }
+            Ok(())
+        };
+        for (i, p) in self.players.iter().enumerate() {
+            let s = Some(Seat(i as u8));
+            for &id in &p.library {
+                mark(id, Zone::Library, s)?;
+            }
+            for &id in &p.hand {
+                mark(id, Zone::Hand, s)?;
+            }
+            for &id in &p.graveyard {
+                mark(id, Zone::Graveyard, s)?;
+            }
+        }
+        for &id in &self.battlefield {
+            mark(id, Zone::Battlefield, None)?;
+        }
+        for it in &self.stack {
+            mark(it.card, Zone::Stack, None)?;
+        }
+        for seat in [Seat::P1, Seat::P2] {
+            if self.players[seat.i()].untapped != super::engine::count_untapped(self, seat) {
+                return Err(format!("untapped land count of {} is stale", seat.name()));
+            }
+        }
+        if self.outcome.is_none() && self.pending == Pending::GameOver {
+            return Err("game over without an outcome".into());
+        }
+        Ok(())
+    }
+}

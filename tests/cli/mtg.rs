@@ -1,0 +1,948 @@
+//! `bob mtg` through the binary: one rules scenario per rule (set up with `--setup`), the
+//! action contract (stale, illegal, malformed), hidden information, journal and replay,
+//! card import, and concurrent actors.
+
+use crate::TestEnv;
+use serde_json::{Value, json};
+
+/// Starts game `id` from a position; returns the `new` output.
+fn setup(env: &TestEnv, id: &str, position: Value) -> Value {
+    let p = env.write(&format!("{id}.json"), &position.to_string());
+    env.json(
+        &["mtg", "new", "--setup", p.to_str().unwrap(), "--game", id],
+        "",
+    )
+}
+
+fn decision(env: &TestEnv, id: &str) -> Value {
+    env.json(&["mtg", "actions", "--game", id], "")
+}
+
+/// Acts with the current decision id; expects success.
+fn act(env: &TestEnv, id: &str, action: Value) -> Value {
+    let mut a = action;
+    a["decision_id"] = decision(env, id)["decision_id"].clone();
+    env.json(&["mtg", "act", "--game", id], &a.to_string())
+}
+
+/// Acts with the current decision id; expects invalid.request and no change.
+fn refused(env: &TestEnv, id: &str, action: Value) -> Value {
+    let before = std::fs::read(env.home().join("mtg").join(id).join("state.json")).unwrap();
+    let mut a = action;
+    a["decision_id"] = decision(env, id)["decision_id"].clone();
+    let e = env.fails(
+        &["mtg", "act", "--game", id],
+        &a.to_string(),
+        2,
+        "invalid.request",
+    );
+    let after = std::fs::read(env.home().join("mtg").join(id).join("state.json")).unwrap();
+    assert_eq!(before, after, "a refused action must change nothing");
+    e
+}
+
+fn state(env: &TestEnv, id: &str) -> Value {
+    env.json(&["mtg", "state", "--game", id, "--as", "all"], "")
+}
+
+fn on_battlefield(s: &Value, card: &str) -> Option<Value> {
+    s["battlefield"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == card)
+        .cloned()
+}
+
+fn in_graveyard(s: &Value, player: &str, card: &str) -> bool {
+    s["players"][player]["graveyard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["id"] == card)
+}
+
+fn forests(n: usize) -> Vec<&'static str> {
+    vec!["Forest"; n]
+}
+
+fn events_of(v: &Value) -> Vec<Value> {
+    v["events"].as_array().cloned().unwrap_or_default()
+}
+
+fn import_fixtures(env: &TestEnv) -> Value {
+    let f = env.write(
+        "fixture_cards.json",
+        &json!({"object": "list", "data": [
+            {"object": "card", "layout": "normal", "name": "Fixture Deathtouch Trampler",
+             "mana_cost": "{3}{B}{G}", "type_line": "Creature — Test",
+             "oracle_text": "Deathtouch\nTrample", "power": "5", "toughness": "5",
+             "keywords": ["Deathtouch", "Trample"]},
+            {"object": "card", "layout": "normal", "name": "Fixture Zero",
+             "mana_cost": "{1}", "type_line": "Creature — Test", "oracle_text": "",
+             "power": "1", "toughness": "0", "keywords": []},
+            {"object": "card", "layout": "normal", "name": "Doom Blade", "mana_cost": "{1}{B}",
+             "type_line": "Instant", "oracle_text": "Destroy target nonblack creature.",
+             "keywords": []},
+            {"object": "card", "layout": "transform", "name": "Delver of Secrets // Insectile Aberration",
+             "card_faces": [{}, {}]}
+        ]})
+        .to_string(),
+    );
+    env.json(&["mtg", "cards", "import", f.to_str().unwrap()], "")
+}
+
+#[test]
+fn first_strike_kills_the_blocker_before_it_deals_damage() {
+    let env = TestEnv::new();
+    // Ids: p1 library c1-c3, Youthful Knight c4; p2 library c5-c7, Grizzly Bears c8.
+    let out = setup(
+        &env,
+        "fs",
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": forests(3), "battlefield": [{"card": "Youthful Knight"}]},
+                    "p2": {"library": forests(3), "battlefield": [{"card": "Grizzly Bears"}]}}}),
+    );
+    assert_eq!(out["decision"]["kind"], "declare_attackers");
+    act(
+        &env,
+        "fs",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c4", "defender": "p2"}]}),
+    );
+    assert_eq!(decision(&env, "fs")["kind"], "declare_blockers");
+    let r = act(
+        &env,
+        "fs",
+        json!({"type": "declare_blockers", "blocks": [{"blocker": "c8", "attacker": "c4"}]}),
+    );
+    let ev = events_of(&r);
+    assert!(ev.iter().any(|e| e["type"] == "died" && e["card"] == "c8"));
+    assert!(
+        !ev.iter()
+            .any(|e| e["type"] == "damage" && e["target"] == "c4"),
+        "{ev:?}"
+    );
+    let s = state(&env, "fs");
+    assert_eq!(on_battlefield(&s, "c4").unwrap()["damage"], 0);
+    assert!(in_graveyard(&s, "p2", "c8"));
+}
+
+#[test]
+fn deathtouch_and_trample_over_two_blockers() {
+    let env = TestEnv::new();
+    let imported = import_fixtures(&env);
+    assert_eq!(
+        imported["added"],
+        json!(["Fixture Deathtouch Trampler", "Fixture Zero"])
+    );
+    let names: Vec<&str> = imported["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["Doom Blade", "Delver of Secrets // Insectile Aberration"]
+    );
+    // Ids: trampler c3; p2 library c4-c5, bears c6 and c7.
+    setup(
+        &env,
+        "dt",
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": forests(2), "battlefield": [{"card": "Fixture Deathtouch Trampler"}]},
+                    "p2": {"library": forests(2), "battlefield": [{"card": "Grizzly Bears"}, {"card": "Grizzly Bears"}]}}}),
+    );
+    act(
+        &env,
+        "dt",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c3", "defender": "p2"}]}),
+    );
+    act(
+        &env,
+        "dt",
+        json!({"type": "declare_blockers", "blocks": [
+        {"blocker": "c6", "attacker": "c3"}, {"blocker": "c7", "attacker": "c3"}]}),
+    );
+    let d = decision(&env, "dt");
+    assert_eq!(d["kind"], "assign_damage");
+    assert_eq!(
+        d["options"][0]["targets"][0]["lethal"], 1,
+        "deathtouch makes 1 lethal"
+    );
+    // The player gets damage only after every blocker has lethal damage.
+    let e = refused(
+        &env,
+        "dt",
+        json!({"type": "assign_damage", "attacker": "c3", "assignment": {"c6": 1, "p2": 4}}),
+    );
+    assert!(e["message"].as_str().unwrap().contains("c7"), "{e}");
+    refused(
+        &env,
+        "dt",
+        json!({"type": "assign_damage", "attacker": "c3", "assignment": {"c6": 1, "c7": 1, "p2": 2}}),
+    );
+    let r = act(
+        &env,
+        "dt",
+        json!({"type": "assign_damage", "attacker": "c3", "assignment": {"c6": 1, "c7": 1, "p2": 3}}),
+    );
+    let ev = events_of(&r);
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "died" && e["card"] == "c6" && e["reason"] == "deathtouch")
+    );
+    assert!(ev.iter().any(|e| e["type"] == "died" && e["card"] == "c7"));
+    let s = state(&env, "dt");
+    assert_eq!(s["players"]["p2"]["life"], 17);
+    assert!(on_battlefield(&s, "c3").is_some());
+}
+
+#[test]
+fn flying_is_blocked_only_by_flying_or_reach() {
+    let env = TestEnv::new();
+    // Serra Angel c3; p2: Grizzly Bears c6, Giant Spider c7.
+    setup(
+        &env,
+        "fly",
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": forests(2), "battlefield": [{"card": "Serra Angel"}]},
+                    "p2": {"library": forests(2), "battlefield": [{"card": "Grizzly Bears"}, {"card": "Giant Spider"}]}}}),
+    );
+    act(
+        &env,
+        "fly",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c3", "defender": "p2"}]}),
+    );
+    let d = decision(&env, "fly");
+    let choices = d["options"][0]["choose_from"].as_array().unwrap();
+    assert_eq!(choices.len(), 1, "only the spider may block: {d}");
+    assert_eq!(choices[0]["blocker"], "c7");
+    let e = refused(
+        &env,
+        "fly",
+        json!({"type": "declare_blockers", "blocks": [{"blocker": "c6", "attacker": "c3"}]}),
+    );
+    assert!(e["message"].as_str().unwrap().contains("flying"));
+    act(
+        &env,
+        "fly",
+        json!({"type": "declare_blockers", "blocks": []}),
+    );
+    let s = state(&env, "fly");
+    assert_eq!(s["players"]["p2"]["life"], 16);
+    assert_eq!(
+        on_battlefield(&s, "c3").unwrap()["tapped"],
+        false,
+        "vigilance"
+    );
+}
+
+#[test]
+fn summoning_sickness_and_haste() {
+    let env = TestEnv::new();
+    // p1: library c1-c3, hand Raging Goblin c4 and Grizzly Bears c5, lands c6-c8.
+    setup(
+        &env,
+        "sick",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(3), "hand": ["Raging Goblin", "Grizzly Bears"],
+                           "battlefield": [{"card": "Mountain"}, {"card": "Forest"}, {"card": "Forest"}]},
+                    "p2": {"library": forests(3)}}}),
+    );
+    // The stack resolves once both players pass; neither has another play meanwhile.
+    let r = act(&env, "sick", json!({"type": "cast", "card": "c4"}));
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "resolved" && e["card"] == "c4")
+    );
+    act(
+        &env,
+        "sick",
+        json!({"type": "cast", "card": "c5", "tap": ["c7", "c8"]}),
+    );
+    let d = decision(&env, "sick");
+    assert_eq!(d["kind"], "declare_attackers");
+    let can: Vec<&str> = d["options"][0]["choose_from"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        can,
+        ["c4"],
+        "the hasty goblin attacks, the bears are summoning sick"
+    );
+    let e = refused(
+        &env,
+        "sick",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c5", "defender": "p2"}]}),
+    );
+    assert!(e["message"].as_str().unwrap().contains("c5"));
+    act(
+        &env,
+        "sick",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c4", "defender": "p2"}]}),
+    );
+    assert_eq!(state(&env, "sick")["players"]["p2"]["life"], 19);
+}
+
+#[test]
+fn lethal_damage_and_toughness_zero_destroy_creatures() {
+    let env = TestEnv::new();
+    import_fixtures(&env);
+    // p1: library c1-c2, Lightning Bolt c3, Mountain c4; p2: library c5-c6, Giant Spider c7
+    // (already 1 damage), Fixture Zero c8 (toughness 0).
+    let out = setup(
+        &env,
+        "sba",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Lightning Bolt"], "battlefield": [{"card": "Mountain"}]},
+                    "p2": {"library": forests(2), "battlefield": [{"card": "Giant Spider", "damage": 1}, {"card": "Fixture Zero"}]}}}),
+    );
+    assert!(
+        events_of(&out)
+            .iter()
+            .any(|e| e["type"] == "died" && e["card"] == "c8" && e["reason"] == "toughness")
+    );
+    act(
+        &env,
+        "sba",
+        json!({"type": "cast", "card": "c3", "targets": ["c7"]}),
+    );
+    let s = state(&env, "sba");
+    assert!(
+        in_graveyard(&s, "p2", "c7"),
+        "3 damage + 1 marked is lethal for a 2/4"
+    );
+    assert!(in_graveyard(&s, "p2", "c8"));
+}
+
+#[test]
+fn drawing_from_an_empty_library_loses() {
+    let env = TestEnv::new();
+    let out = setup(
+        &env,
+        "deck",
+        json!({"active": "p1", "turn": 4, "step": "end",
+        "players": {"p1": {"library": forests(2)}, "p2": {"library": []}}}),
+    );
+    assert_eq!(out["decision"]["kind"], "game_over");
+    let s = state(&env, "deck");
+    assert_eq!(s["game_over"], true);
+    assert_eq!(s["winner"], "p1");
+    assert_eq!(s["reason"], "empty_library");
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(env.home().join("mtg/deck/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["winner"], "p1");
+    refused(&env, "deck", json!({"type": "pass"}));
+}
+
+#[test]
+fn a_bolt_whose_target_died_fizzles() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Lightning Bolt c3, Mountain c4; p2: library c5-c6, Shock c7,
+    // Grizzly Bears c8, Mountain c9.
+    setup(
+        &env,
+        "fizzle",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Lightning Bolt"], "battlefield": [{"card": "Mountain"}]},
+                    "p2": {"library": forests(2), "hand": ["Shock"],
+                           "battlefield": [{"card": "Grizzly Bears"}, {"card": "Mountain"}]}}}),
+    );
+    act(
+        &env,
+        "fizzle",
+        json!({"type": "cast", "card": "c3", "targets": ["c8"]}),
+    );
+    let d = decision(&env, "fizzle");
+    assert_eq!(d["player"], "p2");
+    let r = act(
+        &env,
+        "fizzle",
+        json!({"type": "cast", "card": "c7", "targets": ["c8"]}),
+    );
+    let ev = events_of(&r);
+    assert!(ev.iter().any(|e| e["type"] == "died" && e["card"] == "c8"));
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "fizzled" && e["card"] == "c3"),
+        "{ev:?}"
+    );
+    let s = state(&env, "fizzle");
+    assert!(in_graveyard(&s, "p1", "c3"));
+    assert_eq!(s["players"]["p2"]["life"], 20);
+}
+
+#[test]
+fn cleanup_discards_down_to_seven() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, nine cards in hand c3-c11.
+    setup(
+        &env,
+        "seven",
+        json!({"active": "p1", "turn": 3, "step": "end",
+        "players": {"p1": {"library": forests(2), "hand": forests(9)}, "p2": {"library": forests(2)}}}),
+    );
+    let d = decision(&env, "seven");
+    assert_eq!(d["kind"], "discard");
+    assert_eq!(d["options"][0]["count"], 2);
+    refused(&env, "seven", json!({"type": "discard", "cards": ["c3"]}));
+    refused(
+        &env,
+        "seven",
+        json!({"type": "discard", "cards": ["c3", "c3"]}),
+    );
+    act(
+        &env,
+        "seven",
+        json!({"type": "discard", "cards": ["c3", "c4"]}),
+    );
+    let s = state(&env, "seven");
+    assert_eq!(s["players"]["p1"]["hand"].as_array().unwrap().len(), 7);
+    assert_eq!(s["active"], "p2");
+}
+
+#[test]
+fn a_second_land_in_a_turn_is_refused() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Forest c3, Forest c4, Grizzly Bears c5; Forest c6 in play.
+    setup(
+        &env,
+        "land",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest", "Forest", "Grizzly Bears"],
+                           "battlefield": [{"card": "Forest"}]},
+                    "p2": {"library": forests(2)}}}),
+    );
+    act(&env, "land", json!({"type": "play_land", "card": "c3"}));
+    let d = decision(&env, "land");
+    assert!(
+        !d["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["type"] == "play_land")
+    );
+    let e = refused(&env, "land", json!({"type": "play_land", "card": "c4"}));
+    assert!(e["message"].as_str().unwrap().contains("305.2"), "{e}");
+}
+
+#[test]
+fn stale_malformed_and_foreign_actions_change_nothing() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "g",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest"]}, "p2": {"library": forests(2)}}}),
+    );
+    let state_path = env.home().join("mtg/g/state.json");
+    let journal_path = env.home().join("mtg/g/journal.jsonl");
+    let before = (
+        std::fs::read(&state_path).unwrap(),
+        std::fs::read(&journal_path).unwrap(),
+    );
+    let e = env.fails(
+        &["mtg", "act", "--game", "g"],
+        r#"{"decision_id":"d9","type":"pass"}"#,
+        2,
+        "invalid.request",
+    );
+    assert_eq!(e["details"]["expected"], "d1");
+    env.fails(
+        &["mtg", "act", "--game", "g"],
+        "{not json",
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &["mtg", "act", "--game", "g"],
+        r#"{"decision_id":"d1","type":"fly"}"#,
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &["mtg", "act", "--game", "g"],
+        r#"{"decision_id":"d1","type":"play_land","card":"x"}"#,
+        2,
+        "invalid.request",
+    );
+    // p2's card, a card that does not exist, an action of another kind.
+    env.fails(
+        &["mtg", "act", "--game", "g"],
+        r#"{"decision_id":"d1","type":"play_land","card":"c4"}"#,
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &["mtg", "act", "--game", "g"],
+        r#"{"decision_id":"d1","type":"play_land","card":"c999"}"#,
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &["mtg", "act", "--game", "g"],
+        r#"{"decision_id":"d1","type":"keep"}"#,
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &["mtg", "act", "--game", "nope"],
+        r#"{"decision_id":"d1","type":"pass"}"#,
+        4,
+        "not_found",
+    );
+    assert_eq!(
+        before,
+        (
+            std::fs::read(&state_path).unwrap(),
+            std::fs::read(&journal_path).unwrap()
+        )
+    );
+}
+
+#[test]
+fn malformed_positions_and_decks_write_nothing() {
+    let env = TestEnv::new();
+    for (pos, needle) in [
+        (
+            json!({"active": "p1", "step": "main1", "players": {"p1": {"hand": ["Black Lotus"]}, "p2": {}}}),
+            "Black Lotus",
+        ),
+        (
+            json!({"active": "p3", "step": "main1", "players": {"p1": {}, "p2": {}}}),
+            "p3",
+        ),
+        (
+            json!({"active": "p1", "step": "combat_damage", "players": {"p1": {}, "p2": {}}}),
+            "combat_damage",
+        ),
+        (
+            json!({"active": "p1", "step": "main1", "players": {"p1": {}}}),
+            "p2",
+        ),
+    ] {
+        let p = env.write("bad.json", &pos.to_string());
+        let e = env.fails(
+            &[
+                "mtg",
+                "new",
+                "--setup",
+                p.to_str().unwrap(),
+                "--game",
+                "bad",
+            ],
+            "",
+            2,
+            "invalid.request",
+        );
+        assert!(e["message"].as_str().unwrap().contains(needle), "{e}");
+        assert!(!env.home().join("mtg/bad").exists());
+    }
+    let deck = env.write("deck.txt", "4 Grizzly Bears\nfour Forest\n");
+    let e = env.fails(
+        &[
+            "mtg",
+            "new",
+            "--deck",
+            deck.to_str().unwrap(),
+            "--deck",
+            "gruul-40",
+            "--game",
+            "bad",
+        ],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert!(e["message"].as_str().unwrap().contains("line 2"), "{e}");
+    let deck = env.write("deck2.txt", "4 Grizzly Bears\n4 Black Lotus\n");
+    let e = env.fails(
+        &[
+            "mtg",
+            "new",
+            "--deck",
+            deck.to_str().unwrap(),
+            "--deck",
+            "gruul-40",
+            "--game",
+            "bad",
+        ],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert!(e["message"].as_str().unwrap().contains("Black Lotus"));
+    env.fails(
+        &["mtg", "new", "--deck", "no-such-deck", "--deck", "gruul-40"],
+        "",
+        2,
+        "invalid.request",
+    );
+    let cards = env.write("cards.json", "{\"nope\": 1}");
+    env.fails(
+        &["mtg", "cards", "import", cards.to_str().unwrap()],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert!(!env.home().join("mtg").exists(), "nothing may be written");
+}
+
+#[test]
+fn a_game_from_decks_plays_to_the_end_and_replays() {
+    let env = TestEnv::new();
+    let deck = env.write(
+        "bears.txt",
+        "// text decklist\n20 Forest\n20 Grizzly Bears\n",
+    );
+    let out = env.json(
+        &[
+            "mtg",
+            "new",
+            "--deck",
+            deck.to_str().unwrap(),
+            "--deck",
+            "orzhov-40",
+            "--seed",
+            "5",
+            "--game",
+            "full",
+        ],
+        "",
+    );
+    assert_eq!(out["decision"]["kind"], "mulligan");
+    env.fails(
+        &[
+            "mtg",
+            "new",
+            "--deck",
+            "gruul-40",
+            "--deck",
+            "orzhov-40",
+            "--game",
+            "full",
+        ],
+        "",
+        5,
+        "conflict",
+    );
+    // Hidden information: each seat sees its own hand and only the other's hand count.
+    let p1 = env.json(&["mtg", "state", "--game", "full", "--as", "p1"], "");
+    assert!(p1["players"]["p1"]["hand"].is_array());
+    assert_eq!(p1["players"]["p2"]["hand_count"], 7);
+    assert!(p1["players"]["p2"].get("hand").is_none());
+    assert!(p1["players"]["p1"].get("library").is_none());
+    let sum = env.json(
+        &[
+            "mtg",
+            "play",
+            "--game",
+            "full",
+            "--p1",
+            "heuristic",
+            "--p2",
+            "random",
+        ],
+        "",
+    );
+    assert_eq!(sum["game_over"], true);
+    let replay = env.json(&["mtg", "replay", "--game", "full"], "");
+    assert_eq!(replay["matches"], true);
+    assert_eq!(replay["final_state_hash"], sum["state_hash"]);
+    let lines = env.jsonl(&["mtg", "journal", "--game", "full"], "");
+    assert_eq!(lines.first().unwrap()["type"], "game_start");
+    assert_eq!(lines.last().unwrap()["type"], "game_end");
+    assert!(lines.iter().filter(|l| l["type"] == "decision").all(|l| l["state_hash"].is_string() && l["surface"]["decision_id"] == l["decision_id"]));
+}
+
+#[test]
+fn a_second_actor_on_a_locked_game_gets_conflict() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "race",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest"]}, "p2": {"library": forests(2)}}}),
+    );
+    let lock = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(env.home().join("mtg/race/game.lock"))
+        .unwrap();
+    lock.try_lock().unwrap();
+    env.fails(
+        &["mtg", "act", "--game", "race"],
+        r#"{"decision_id":"d1","type":"play_land","card":"c3"}"#,
+        5,
+        "conflict",
+    );
+    lock.unlock().unwrap();
+    act(&env, "race", json!({"type": "play_land", "card": "c3"}));
+}
+
+#[test]
+fn schema_cards_decks_and_selfplay() {
+    let env = TestEnv::new();
+    let schema = env.json(&["mtg", "schema"], "");
+    let text = schema.to_string();
+    for t in [
+        "decision_id",
+        "play_land",
+        "declare_attackers",
+        "assign_damage",
+        "concede",
+    ] {
+        assert!(text.contains(t), "schema lacks {t}");
+    }
+    let cards = env.jsonl(&["mtg", "cards"], "");
+    let bolt = cards
+        .iter()
+        .find(|c| c["name"] == "Lightning Bolt")
+        .unwrap();
+    assert_eq!(bolt["mana_cost"], "{R}");
+    let decks = env.jsonl(&["mtg", "decks"], "");
+    assert!(decks.iter().filter(|d| d["size"] == 40).count() >= 2);
+    assert!(decks.iter().filter(|d| d["size"] == 60).count() >= 2);
+    let r = env.json(
+        &[
+            "mtg",
+            "selfplay",
+            "--games",
+            "20",
+            "--seed",
+            "3",
+            "--deck",
+            "gruul-40",
+            "--deck",
+            "izzet-burn-60",
+            "--p1",
+            "heuristic",
+        ],
+        "",
+    );
+    assert_eq!(r["games"], 20);
+    assert_eq!(r["invariant_violations"], 0);
+    assert_eq!(
+        r["wins"]["p1"].as_u64().unwrap()
+            + r["wins"]["p2"].as_u64().unwrap()
+            + r["wins"]["draw"].as_u64().unwrap(),
+        20
+    );
+}
+
+#[test]
+fn a_stale_or_missing_state_cache_is_rebuilt_from_the_journal() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "cache",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest", "Grizzly Bears"]}, "p2": {"library": forests(2)}}}),
+    );
+    let cache = env.home().join("mtg/cache/state.json");
+    let old = std::fs::read(&cache).unwrap();
+    let r = act(&env, "cache", json!({"type": "play_land", "card": "c3"}));
+    // A crash between the journal append and the cache write leaves the old cache behind.
+    std::fs::write(&cache, &old).unwrap();
+    assert_eq!(
+        decision(&env, "cache")["decision_id"],
+        r["decision"]["decision_id"]
+    );
+    std::fs::remove_file(&cache).unwrap();
+    let s = state(&env, "cache");
+    assert!(on_battlefield(&s, "c3").is_some());
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "cache"], "")["final_state_hash"],
+        r["state_hash"]
+    );
+}
+
+#[test]
+fn a_finished_game_proposes_lessons_as_pending_candidates() {
+    let env = TestEnv::new();
+    env.json(
+        &[
+            "mtg",
+            "new",
+            "--deck",
+            "gruul-40",
+            "--deck",
+            "orzhov-40",
+            "--seed",
+            "2",
+            "--game",
+            "les",
+        ],
+        "",
+    );
+    let sum = env.json(
+        &[
+            "mtg",
+            "play",
+            "--game",
+            "les",
+            "--p1",
+            "random",
+            "--p2",
+            "heuristic",
+        ],
+        "",
+    );
+    assert_eq!(sum["game_over"], true);
+    let ids = sum["lessons"]
+        .as_array()
+        .expect("lessons proposed at game end");
+    assert!((2..=5).contains(&ids.len()), "{sum}");
+    let out = env.json(&["mtg", "lessons", "--game", "les", "--player", "p2"], "");
+    let cands = out["candidates"].as_array().unwrap();
+    let kinds: Vec<&str> = cands
+        .iter()
+        .map(|c| c["candidate"]["type"].as_str().unwrap())
+        .collect();
+    let lessons = kinds.iter().filter(|k| **k == "mtg_lesson").count();
+    let profiles = kinds.iter().filter(|k| **k == "mtg_profile").count();
+    assert!(
+        (1..=3).contains(&lessons) && (1..=2).contains(&profiles),
+        "{kinds:?}"
+    );
+    for c in cands {
+        assert_eq!(c["status"], "pending");
+        let tags = c["candidate"]["tags"].as_array().unwrap();
+        assert!(tags.iter().any(|t| t == "deck:orzhov-40"), "{tags:?}");
+        assert!(
+            tags.iter()
+                .any(|t| t.as_str().unwrap().starts_with("skill:"))
+        );
+    }
+}
+
+#[test]
+fn the_model_plays_only_through_the_action_schema() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Forest c3 and Grizzly Bears c4, Forest c5 in play.
+    setup(
+        &env,
+        "m",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest", "Grizzly Bears"], "battlefield": [{"card": "Forest"}]},
+                    "p2": {"library": forests(4)}}}),
+    );
+    let script = |name: &str, lines: &[Value]| {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let p = env.write(name, &text);
+        format!("replay:{}", p.display())
+    };
+    let play = |backend: &str| {
+        env.json(
+            &[
+                "mtg",
+                "play",
+                "--game",
+                "m",
+                "--p1",
+                "model",
+                "--p2",
+                "heuristic",
+                "--max-decisions",
+                "1",
+                "--model-retries",
+                "2",
+                "--backend",
+                backend,
+            ],
+            "",
+        )
+    };
+    // Prose, then an illegal card, then a legal TOOL_CALLS_JSON call.
+    play(&script(
+        "r1.jsonl",
+        &[
+            json!({"content": "I will play my land."}),
+            json!({"content": "{\"type\":\"play_land\",\"card\":\"c99\"}"}),
+            json!({"content": "<<<TOOL_CALLS_JSON>>>[{\"tool\":\"mtg.act\",\"args\":{\"type\":\"play_land\",\"card\":\"c3\"}}]"}),
+        ],
+    ));
+    assert!(on_battlefield(&state(&env, "m"), "c3").is_some());
+    // Three illegal replies: the safe default (pass) is taken and journaled.
+    play(&script(
+        "r2.jsonl",
+        &[
+            json!({"content": "attack!"}),
+            json!({"content": "{\"type\":\"fly\"}"}),
+            json!({"content": "no"}),
+        ],
+    ));
+    let lines = env.jsonl(&["mtg", "journal", "--game", "m"], "");
+    let illegal = lines
+        .iter()
+        .find(|l| l["type"] == "illegal_action")
+        .expect("illegal_action journaled");
+    assert_eq!(illegal["reasons"].as_array().unwrap().len(), 3);
+    assert_eq!(illegal["default_action"]["type"], "pass");
+    // An OpenAI tool call of mtg.act.
+    let d = decision(&env, "m");
+    assert_eq!(d["player"], "p1");
+    play(&script(
+        "r3.jsonl",
+        &[
+            json!({"content": "", "tool_calls": [{"id": "call_1", "type": "function",
+        "function": {"name": "mtg.act", "arguments": "{\"type\":\"cast\",\"card\":\"c4\"}"}}]}),
+        ],
+    ));
+    assert!(on_battlefield(&state(&env, "m"), "c4").is_some());
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "m"], "")["matches"],
+        true
+    );
+}
+
+#[test]
+fn ask_answers_from_the_askers_view_and_journals_it() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "ask",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest"]},
+                    "p2": {"library": forests(2), "hand": ["Lightning Bolt"]}}}),
+    );
+    let script = env.write(
+        "tutor.jsonl",
+        &format!(
+            "{}\n",
+            json!({"content": "Play your Forest: one land per turn (CR 305.2)."})
+        ),
+    );
+    let backend = format!("replay:{}", script.display());
+    let out = env.json(
+        &[
+            "mtg",
+            "ask",
+            "--game",
+            "ask",
+            "--as",
+            "p1",
+            "What should I do?",
+            "--backend",
+            &backend,
+        ],
+        "",
+    );
+    assert!(out["answer"].as_str().unwrap().contains("Forest"));
+    let lines = env.jsonl(&["mtg", "journal", "--game", "ask"], "");
+    let q = lines.iter().find(|l| l["type"] == "question").unwrap();
+    assert_eq!(q["question"], "What should I do?");
+    assert_eq!(q["player"], "p1");
+    // The game goes on from the same decision; replay still matches.
+    assert_eq!(decision(&env, "ask")["decision_id"], "d1");
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "ask"], "")["matches"],
+        true
+    );
+}
