@@ -354,7 +354,7 @@ pub fn tail(path: &Path) -> Result<Option<(u64, String)>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(path, e)),
     };
-    let Some(line) = last_whole_line(&mut file, path)? else {
+    let Some(line) = store::last_line(&mut file, path)? else {
         return Ok(None);
     };
     let last: Map<String, Value> = serde_json::from_slice(&line).map_err(|e| {
@@ -372,35 +372,6 @@ pub fn tail(path: &Path) -> Result<Option<(u64, String)>> {
             "last record of {} carries no seq/hash",
             path.display()
         ))),
-    }
-}
-
-/// The last newline-terminated line of a file, without its newline (bytes after the last
-/// newline, a torn fragment, are ignored).
-fn last_whole_line(file: &mut File, path: &Path) -> Result<Option<Vec<u8>>> {
-    let len = file.metadata().map_err(io(path))?.len();
-    let mut window: u64 = 64 * 1024;
-    loop {
-        let from = len.saturating_sub(window);
-        file.seek(SeekFrom::Start(from)).map_err(io(path))?;
-        let mut buf = Vec::with_capacity((len - from) as usize);
-        file.read_to_end(&mut buf).map_err(io(path))?;
-        // Cut any torn fragment after the last newline.
-        let Some(end) = memchr::memrchr(b'\n', &buf) else {
-            if from == 0 {
-                return Ok(None);
-            }
-            window *= 4;
-            continue;
-        };
-        let body = &buf[..end];
-        if let Some(i) = memchr::memrchr(b'\n', body) {
-            return Ok(Some(body[i + 1..].to_vec()));
-        }
-        if from == 0 {
-            return Ok(Some(body.to_vec()));
-        }
-        window *= 4;
     }
 }
 

@@ -302,19 +302,25 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// Reads the last complete line of the log (the file must not have a torn tail).
+/// The last newline-terminated line of a file, without its newline (bytes after the last
+/// newline, a torn fragment, are ignored).
 pub(crate) fn last_line(file: &mut File, path: &Path) -> Result<Option<Vec<u8>>> {
     let len = file.metadata().map_err(io(path))?.len();
-    if len == 0 {
-        return Ok(None);
-    }
     let mut window: u64 = 64 * 1024;
     loop {
         let from = len.saturating_sub(window);
         file.seek(SeekFrom::Start(from)).map_err(io(path))?;
         let mut buf = Vec::with_capacity((len - from) as usize);
         file.read_to_end(&mut buf).map_err(io(path))?;
-        let body = &buf[..buf.len() - 1]; // drop the final newline
+        // Cut any torn fragment after the last newline.
+        let Some(end) = memchr::memrchr(b'\n', &buf) else {
+            if from == 0 {
+                return Ok(None);
+            }
+            window *= 4;
+            continue;
+        };
+        let body = &buf[..end];
         if let Some(i) = memchr::memrchr(b'\n', body) {
             return Ok(Some(body[i + 1..].to_vec()));
         }
