@@ -16,13 +16,7 @@
 set -euo pipefail
 
 RUNS="${1:-41}"
-cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
-cargo build --release -q
-BOB="$CARGO_TARGET_DIR/release/bob"
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/bench-common.sh"
 mkdir -p "$work/root" "$work/home"
 cat >"$work/rules.json" <<'EOF'
 {"rules": [{"action": "allow", "prefix": ["true"], "match": [["true"]]}]}

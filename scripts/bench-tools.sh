@@ -8,13 +8,7 @@
 set -euo pipefail
 
 RUNS="${1:-15}"
-cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
-cargo build --release -q
-BOB="$CARGO_TARGET_DIR/release/bob"
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/bench-common.sh"
 mkdir -p "$work/root" "$work/home"
 for i in $(seq 1 1000); do
   printf 'file %d\nline two of a small text file, about two hundred bytes long, like a source file header.\nthird line\n' "$i" >"$work/root/f$i.txt"
