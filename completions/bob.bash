@@ -286,6 +286,9 @@ _bob() {
             bob__subcmd__help__subcmd__tool,schema)
                 cmd="bob__subcmd__help__subcmd__tool__subcmd__schema"
                 ;;
+            bob__subcmd__help__subcmd__tool,turbotime)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__turbotime"
+                ;;
             bob__subcmd__help__subcmd__trace,emit)
                 cmd="bob__subcmd__help__subcmd__trace__subcmd__emit"
                 ;;
@@ -583,6 +586,9 @@ _bob() {
             bob__subcmd__tool,schema)
                 cmd="bob__subcmd__tool__subcmd__schema"
                 ;;
+            bob__subcmd__tool,turbotime)
+                cmd="bob__subcmd__tool__subcmd__turbotime"
+                ;;
             bob__subcmd__tool__subcmd__help,disable)
                 cmd="bob__subcmd__tool__subcmd__help__subcmd__disable"
                 ;;
@@ -603,6 +609,9 @@ _bob() {
                 ;;
             bob__subcmd__tool__subcmd__help,schema)
                 cmd="bob__subcmd__tool__subcmd__help__subcmd__schema"
+                ;;
+            bob__subcmd__tool__subcmd__help,turbotime)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__turbotime"
                 ;;
             bob__subcmd__trace,emit)
                 cmd="bob__subcmd__trace__subcmd__emit"
@@ -1883,7 +1892,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__tool)
-            opts="list schema run enable disable loop"
+            opts="list schema run enable disable turbotime loop"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1967,6 +1976,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__tool__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__turbotime)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4217,7 +4240,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool)
-            opts="-h -V --home --now --format --json --help --version list schema run enable disable loop help"
+            opts="-h -V --home --now --format --json --help --version list schema run enable disable turbotime loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4303,7 +4326,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool__subcmd__help)
-            opts="list schema run enable disable loop help"
+            opts="list schema run enable disable turbotime loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4401,6 +4424,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__turbotime)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4551,6 +4588,40 @@ _bob() {
                 return 0
             fi
             case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__turbotime)
+            opts="-h -V --session --select --home --now --format --json --help --version on off"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --select)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

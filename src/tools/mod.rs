@@ -6,6 +6,7 @@
 //! seed 003 §1.3 error. An unknown or disabled tool is never executed.
 
 pub mod argv;
+pub mod domain;
 pub mod failure_loop;
 pub mod fs;
 pub mod http;
@@ -49,6 +50,7 @@ pub struct Runner {
     audit_time: Duration,
     audit_cpu: Duration,
     measure: bool,
+    domain: Option<domain::DomainSettings>,
 }
 
 impl Runner {
@@ -90,6 +92,7 @@ impl Runner {
             audit_time: Duration::ZERO,
             audit_cpu: Duration::ZERO,
             measure: false,
+            domain: None,
         })
     }
 
@@ -321,7 +324,38 @@ impl Runner {
                 shell::exec(&i, self.sandbox()?, &roots, &rules, t, require)
             }
             Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
+            Input::Scryfall(i) => {
+                self.domain(spec.name, timeout, |c| domain::scryfall::lookup(c, &i))
+            }
+            Input::Steam(i) => self.domain(spec.name, timeout, |c| domain::steam::lookup(c, &i)),
+            Input::News(i) => self.domain(spec.name, timeout, |c| domain::news::search(c, &i)),
+            Input::Knowledge(i) => {
+                self.domain(spec.name, timeout, |c| domain::knowledge::search(c, &i))
+            }
         }
+    }
+
+    /// Runs a domain tool with the settings (loaded once per runner).
+    fn domain(
+        &mut self,
+        tool: &'static str,
+        timeout: Duration,
+        f: impl FnOnce(&domain::Ctx<'_>) -> Result<Value>,
+    ) -> Result<Value> {
+        if self.domain.is_none() {
+            self.domain = Some(domain::DomainSettings::load(&self.home)?);
+        }
+        let settings = self
+            .domain
+            .as_ref()
+            .ok_or_else(|| Error::internal("settings"))?;
+        f(&domain::Ctx {
+            home: &self.home,
+            policy: &self.policy,
+            settings,
+            timeout,
+            tool,
+        })
     }
 
     fn sandbox(&mut self) -> Result<&fs::Sandbox> {

@@ -148,6 +148,34 @@ static TOOLS: &[ToolSpec] = &[
         mutating: false,
         schema: || schemars::schema_for!(HttpGetInput),
     },
+    ToolSpec {
+        name: "scryfall.lookup",
+        description: "TURBOTIME: a Magic card from Scryfall by name ({name, fuzzy?, set?}) or a card search ({query, page?}); cached 24 h, Scryfall's rate limits kept.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::scryfall::ScryfallInput),
+    },
+    ToolSpec {
+        name: "steam.game_lookup",
+        description: "TURBOTIME: a game's Steam store details ({appid}) or a store search ({term}); prices in cents; cached 24 h.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::steam::SteamInput),
+    },
+    ToolSpec {
+        name: "game.knowledge_search",
+        description: "TURBOTIME: community/meta search through SerpAPI or SearXNG ({query, game?}); SearchResultItems.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::knowledge::KnowledgeInput),
+    },
+    ToolSpec {
+        name: "news.headline_search",
+        description: "TURBOTIME: headlines from the configured RSS/Atom/JSON feeds ({query, since?, limit?}), deduplicated, newest first.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::news::NewsInput),
+    },
 ];
 
 static ALIASES: &[Alias] = &[
@@ -209,6 +237,10 @@ pub enum Input {
     WriteText(WriteTextInput),
     ShellExec(ShellExecInput),
     HttpGet(HttpGetInput),
+    Scryfall(crate::tools::domain::scryfall::ScryfallInput),
+    Steam(crate::tools::domain::steam::SteamInput),
+    Knowledge(crate::tools::domain::knowledge::KnowledgeInput),
+    News(crate::tools::domain::news::NewsInput),
 }
 
 fn parse<T: DeserializeOwned>(tool: &str, v: Value) -> Result<T> {
@@ -256,6 +288,10 @@ pub fn validate(requested: &str, spec: &ToolSpec, input: &Value) -> Result<Input
         "fs.write_text" => Input::WriteText(parse(requested, v)?),
         "shell.exec" => Input::ShellExec(parse(requested, v)?),
         "http.get" => Input::HttpGet(parse(requested, v)?),
+        "scryfall.lookup" => Input::Scryfall(parse(requested, v)?),
+        "steam.game_lookup" => Input::Steam(parse(requested, v)?),
+        "game.knowledge_search" => Input::Knowledge(parse(requested, v)?),
+        "news.headline_search" => Input::News(parse(requested, v)?),
         other => return Err(Error::internal(format!("no executor for {other}"))),
     })
 }

@@ -284,11 +284,18 @@ fn take_memory_blocks(text: &str) -> (String, Vec<String>) {
 
 /// The tools enabled for the session (a human's `bob tool enable`); the full [`Policy`] is
 /// built only when a tool is actually called.
+/// With TURBOTIME on, its selected tools are enabled too (seed 001).
 fn enabled_tools(home: &Home, session_id: &str) -> Result<Vec<String>> {
-    Ok(tools::policy::load_session_tools(home, session_id)?
-        .enabled
-        .into_iter()
-        .collect())
+    let mut enabled = tools::policy::load_session_tools(home, session_id)?.enabled;
+    let turbo = tools::domain::turbotime::load(home, session_id)?;
+    if turbo.on {
+        for t in turbo.selected {
+            if !enabled.contains(&t) {
+                enabled.push(t);
+            }
+        }
+    }
+    Ok(enabled)
 }
 
 /// The tools the final role may use: `- name: description` lines for the enabled tools.
@@ -579,7 +586,12 @@ pub fn run_prefetched(
         recap: None,
         thinking: None,
         error: None,
+        turbotime: None,
     };
+    let turbo = tools::domain::turbotime::load(home, &opts.session_id)?;
+    if turbo.on {
+        record.turbotime = Some(json!({"on": true, "selected": turbo.selected}));
+    }
     let result = execute(&mut w, input, &mut record);
     record.usage = w.usage;
     record.tools = std::mem::take(&mut w.tools);

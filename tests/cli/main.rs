@@ -5,6 +5,7 @@ mod argv_policy;
 mod chat;
 mod condense;
 mod contracts;
+mod domain;
 mod env;
 mod memory;
 mod netpolicy;
