@@ -332,7 +332,38 @@ impl Runner {
             Input::Knowledge(i) => {
                 self.domain(spec.name, timeout, |c| domain::knowledge::search(c, &i))
             }
+            Input::FetchText(i) => self.domain(spec.name, timeout, |c| domain::web::fetch(c, &i)),
+            Input::BomNormalize(i) => domain::bom::run(&i),
+            Input::Offers(i) => {
+                self.domain(spec.name, timeout, |c| domain::commerce::search(c, &i))
+            }
+            Input::Spreadsheet(i) => domain::spreadsheet::write(self.sandbox()?, &i),
+            Input::BomBuild(i) => {
+                self.sandbox()?;
+                self.domain_settings()?;
+                let (Some(sb), Some(settings)) = (&self.sandbox, &self.domain) else {
+                    return Err(Error::internal("sandbox and settings"));
+                };
+                domain::bom_build::build(
+                    &domain::Ctx {
+                        home: &self.home,
+                        policy: &self.policy,
+                        settings,
+                        timeout,
+                        tool: spec.name,
+                    },
+                    sb,
+                    &i,
+                )
+            }
         }
+    }
+
+    fn domain_settings(&mut self) -> Result<()> {
+        if self.domain.is_none() {
+            self.domain = Some(domain::DomainSettings::load(&self.home)?);
+        }
+        Ok(())
     }
 
     /// Runs a domain tool with the settings (loaded once per runner).

@@ -694,3 +694,368 @@ fn settings_come_from_config_toml_and_bad_ones_are_refused() {
     );
     assert_eq!(code(&r[0]), "invalid.request", "{r:?}");
 }
+
+// ---- seed 004: web.fetch_text, bom.normalize, commerce.search_offers, docs.write_spreadsheet,
+// bom.build
+
+/// http.get's policy for a loopback page: a grant and the operator's --allow-loopback.
+const WEB: &[&str] = &[
+    "--enable-all",
+    "--grant",
+    "net:127.0.0.1",
+    "--allow-loopback",
+];
+
+#[test]
+fn web_fetch_text_extracts_the_article_under_http_gets_policy() {
+    let env = TestEnv::new();
+    let web = fx::web();
+    let r = run(
+        &env,
+        &[],
+        WEB,
+        &[
+            call("web.fetch_text", json!({"url": web.url("/bom")})),
+            call("web.fetch_text", json!({"url": web.url("/latin1")})),
+            call("web.fetch_text", json!({"url": web.url("/image")})),
+            call("web.fetch_text", json!({"url": web.url("/gone")})),
+            call("web.fetch_text", json!({"url": web.url("/to-private")})),
+        ],
+    );
+    let page = &r[0]["output"];
+    assert_eq!(page["status"], 200, "{r:?}");
+    assert_eq!(page["title"], "Remix Rizzler Cinewhoop");
+    let text = page["content"].as_str().unwrap();
+    assert!(
+        text.contains("4x Motor Mounts") && text.contains("ESC - 30A"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("nav-script") && !text.contains("Login"),
+        "{text}"
+    );
+    assert!(
+        r[1]["output"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Crème brûlée"),
+        "{r:?}"
+    );
+    assert_eq!(r[1]["output"]["charset"], "windows-1252");
+    assert_eq!(code(&r[2]), "upstream.error");
+    assert_eq!(r[3]["output"]["status"], 404);
+    assert_eq!(r[3]["output"]["content"], "");
+    assert_eq!(code(&r[4]), "policy.denied", "{r:?}");
+    // The same policy as http.get: no grant, no fetch.
+    let before = web.requests().len();
+    let r = run(
+        &env,
+        &[],
+        &["--enable-all", "--allow-loopback"],
+        &[call("web.fetch_text", json!({"url": web.url("/bom")}))],
+    );
+    assert_eq!(code(&r[0]), "policy.denied");
+    assert_eq!(web.requests().len(), before);
+}
+
+#[test]
+fn bom_normalize_gives_the_seed_rows() {
+    let env = TestEnv::new();
+    let r = run(
+        &env,
+        &[],
+        &["--enable", "bom.normalize"],
+        &[
+            call(
+                "bom.normalize",
+                json!({"content": "Frame\n4x Motor Mounts\nESC - 30A", "source": "https://www.thingiverse.com/thing:3492360"}),
+            ),
+            call(
+                "bom.normalize",
+                json!({"content": "| Part | Qty |\n|---|---|\n| Motor | 4 |", "source": "s"}),
+            ),
+            call("bom.normalize", json!({"content": 5})),
+        ],
+    );
+    let s = "https://www.thingiverse.com/thing:3492360";
+    assert_eq!(
+        r[0]["output"],
+        json!({"count": 3, "rows": [
+            {"part": "Frame", "quantity": 1, "source": s},
+            {"part": "Motor Mounts", "quantity": 4, "source": s},
+            {"part": "ESC", "quantity": 1, "notes": "30A", "source": s}
+        ]}),
+        "{r:?}"
+    );
+    assert_eq!(r[1]["output"]["rows"][0]["quantity"], 4);
+    assert_eq!(code(&r[2]), "tool.input_invalid");
+}
+
+fn python(script: &str, arg: &std::path::Path) -> String {
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(arg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn spreadsheets_are_written_inside_the_root_atomically_and_defused() {
+    let env = TestEnv::new();
+    let root = env.path("root");
+    std::fs::create_dir_all(root.join("proj")).unwrap();
+    let root_s = root.to_str().unwrap().to_string();
+    let rows = json!([
+        {"part": "Frame, 3.5\"", "quantity": 1, "price": 89.99, "link": "https://store.example.com/roma"},
+        {"part": "=HYPERLINK(\"http://evil\",\"x\")", "quantity": 4, "notes": "@SUM(A1)"},
+        {"part": "-2+3", "quantity": -1}
+    ]);
+    let args = ["--enable-all", "--root", root_s.as_str()];
+    let r = run(
+        &env,
+        &[],
+        &args,
+        &[
+            call(
+                "docs.write_spreadsheet",
+                json!({"repo": "proj", "rows": rows, "filename": "parts.csv", "format": "csv"}),
+            ),
+            call(
+                "docs.write_spreadsheet",
+                json!({"repo": "proj", "rows": rows, "filename": "parts", "format": "ods"}),
+            ),
+            call(
+                "docs.write_spreadsheet",
+                json!({"repo": "proj", "rows": rows, "filename": "parts", "format": "xlsx"}),
+            ),
+            call(
+                "docs.write_spreadsheet",
+                json!({"repo": "proj", "rows": [{"a": 1}], "filename": "parts.csv", "format": "csv"}),
+            ),
+            call(
+                "docs.write_spreadsheet",
+                json!({"repo": "proj", "rows": [{"a": 1}], "filename": "../escape.csv"}),
+            ),
+            call(
+                "docs.write_spreadsheet",
+                json!({"repo": "..", "rows": [{"a": 1}], "filename": "escape.csv"}),
+            ),
+            call(
+                "docs.write_spreadsheet",
+                json!({"repo": "/etc", "rows": [{"a": 1}], "filename": "escape.csv"}),
+            ),
+            call(
+                "docs.write_spreadsheet",
+                json!({"repo": "proj", "rows": [{"a": 1}], "filename": "parts.csv", "overwrite": true}),
+            ),
+        ],
+    );
+    assert_eq!(r[0]["output"]["path"], "proj/parts.csv", "{r:?}");
+    assert_eq!(
+        r[0]["output"]["columns"],
+        json!(["part", "quantity", "price", "link", "notes"])
+    );
+    assert_eq!(r[0]["output"]["rows"], 3);
+    assert_eq!(r[1]["output"]["path"], "proj/parts.ods");
+    assert_eq!(r[2]["output"]["path"], "proj/parts.xlsx");
+    assert_eq!(code(&r[3]), "conflict");
+    assert_eq!(code(&r[4]), "tool.input_invalid");
+    assert!(!code(&r[5]).is_empty() && !code(&r[6]).is_empty(), "{r:?}");
+    assert_eq!(r[7]["ok"], true);
+    assert!(!env.path("escape.csv").exists() && !std::path::Path::new("/etc/escape.csv").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(root.join("proj"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 3, "no temporary files: {leftovers:?}");
+
+    // The ODS is an OpenDocument package: mimetype first and stored, content.xml well-formed.
+    let ods = python(
+        r#"
+import sys, zipfile, xml.dom.minidom as m
+z = zipfile.ZipFile(sys.argv[1])
+first = z.infolist()[0]
+assert first.filename == "mimetype" and first.compress_type == zipfile.ZIP_STORED
+assert z.read("mimetype") == b"application/vnd.oasis.opendocument.spreadsheet"
+m.parseString(z.read("META-INF/manifest.xml"))
+d = m.parseString(z.read("content.xml"))
+for row in d.getElementsByTagName("table:table-row"):
+    cells = []
+    for c in row.getElementsByTagName("table:table-cell"):
+        cells.append((c.getAttribute("office:value-type"), "".join(t.firstChild.data if t.firstChild else "" for t in c.getElementsByTagName("text:p"))))
+    print(cells)
+assert not d.getElementsByTagName("table:table-cell")[0].hasAttribute("table:formula")
+"#,
+        &root.join("proj/parts.ods"),
+    );
+    assert!(ods.contains("('string', 'Frame, 3.5\"')"), "{ods}");
+    assert!(ods.contains("('float', '89.99')"), "{ods}");
+    assert!(ods.contains("('string', '\\'=HYPERLINK"), "{ods}");
+    assert!(ods.contains("('string', \"'@SUM(A1)\")"), "{ods}");
+    assert!(!ods.contains("formula"));
+    // The XLSX: strings are shared strings (never formulas), the injected ones defused.
+    let xlsx = python(
+        r#"
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+print(z.read("xl/sharedStrings.xml").decode())
+print(z.read("xl/worksheets/sheet1.xml").decode())
+"#,
+        &root.join("proj/parts.xlsx"),
+    );
+    assert!(xlsx.contains("'=HYPERLINK"), "{xlsx}");
+    assert!(!xlsx.contains("<f>"), "no formula cell: {xlsx}");
+    // The CSV after the overwrite is the new one.
+    let csv = std::fs::read_to_string(root.join("proj/parts.csv")).unwrap();
+    assert_eq!(csv, "a\n1\n");
+}
+
+#[test]
+fn commerce_offers_best_price_and_no_invented_lists() {
+    let env = TestEnv::new();
+    let serp = fx::serpapi(KEY);
+    let q = call(
+        "commerce.search_offers",
+        json!({"query": "diatone roma f35 frame", "extra_query": "cinewhoop drone", "max_results": 5, "country": "us", "language": "en"}),
+    );
+    let r = run(
+        &env,
+        &[("BOB_SERPAPI_BASE_URL", serp.url(""))],
+        DIRECT,
+        std::slice::from_ref(&q),
+    );
+    assert_eq!(code(&r[0]), "invalid.request", "{r:?}");
+    assert!(
+        r[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("SERPAPI_API_KEY")
+    );
+    let envs = vec![
+        ("BOB_SERPAPI_BASE_URL", serp.url("")),
+        ("SERPAPI_API_KEY", KEY.to_string()),
+    ];
+    let r = run(
+        &env,
+        &envs,
+        DIRECT,
+        &[
+            q,
+            call(
+                "commerce.search_offers",
+                json!({"query": "missing thing", "max_results": 5, "country": "us", "language": "en"}),
+            ),
+        ],
+    );
+    let out = &r[0]["output"];
+    assert_eq!(out["offers"].as_array().unwrap().len(), 3, "{r:?}");
+    assert_eq!(out["offers"][0]["price"], 89.99);
+    assert_eq!(out["offers"][0]["currency"], "USD");
+    assert_eq!(
+        out["offers"][1]["link"],
+        "https://www.google.com/shopping/product/2"
+    );
+    assert_eq!(out["offers"][2]["price"], Value::Null);
+    assert_eq!(out["best_offer"]["source"], "Second Hand Shop");
+    assert_eq!(out["best_offer"]["price"], 54.0);
+    assert!(
+        out["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Best offer 54.0 USD at Second Hand Shop"),
+        "{out}"
+    );
+    assert_eq!(r[1]["output"]["offers"], json!([]));
+    assert_eq!(r[1]["output"]["best_offer"], Value::Null);
+    assert!(
+        r[1]["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("No offers found")
+    );
+    let path = &serp.requests()[0].path;
+    assert!(
+        path.contains("engine=google_shopping") && path.contains("gl=us") && path.contains("hl=en"),
+        "{path}"
+    );
+    assert!(
+        path.contains("q=diatone+roma+f35+frame+cinewhoop+drone"),
+        "{path}"
+    );
+    assert!(!all_files(&env.home()).contains(KEY), "the key is at rest");
+}
+
+#[test]
+fn bom_build_statuses() {
+    let env = TestEnv::new();
+    let web = fx::web();
+    let serp = fx::serpapi(KEY);
+    let root = env.path("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let root_s = root.to_str().unwrap().to_string();
+    let mut args = WEB.to_vec();
+    args.extend(["--root", root_s.as_str()]);
+    let b = |path: &str, serp: bool| {
+        call(
+            "bom.build",
+            json!({"url": web.url(path), "repo": ".", "format": "csv", "use_serpapi": serp}),
+        )
+    };
+    let envs = vec![
+        ("BOB_SERPAPI_BASE_URL", serp.url("")),
+        ("SERPAPI_API_KEY", KEY.to_string()),
+    ];
+    let r = run(
+        &env,
+        &envs,
+        &args,
+        &[b("/bom", false), b("/gone", false), b("/empty", false)],
+    );
+    let ok = &r[0]["output"];
+    assert_eq!(ok["status"], "ok", "{r:?}");
+    assert_eq!(ok["count"], 3);
+    assert_eq!(ok["rows"][1]["part"], "Motor Mounts");
+    let path = ok["spreadsheet_path"].as_str().unwrap();
+    assert_eq!(path, "bom_20260215_000000.csv");
+    let csv = std::fs::read_to_string(root.join(path)).unwrap();
+    assert!(csv.starts_with("part,quantity,notes,source\n"), "{csv}");
+    assert!(csv.contains("ESC,1,30A,"));
+    assert_eq!(r[1]["output"]["status"], "fetch_failed");
+    assert_eq!(r[1]["output"]["spreadsheet_path"], Value::Null);
+    assert_eq!(r[2]["output"]["status"], "content_empty");
+
+    // Priced: Frame and Motor Mounts get offers; ESC has none → pricing_missing, still written.
+    let mut env2 = TestEnv::new();
+    env2.now = "2026-02-15T00:00:05Z".into();
+    let root2 = env2.path("root");
+    std::fs::create_dir_all(&root2).unwrap();
+    let root2_s = root2.to_str().unwrap().to_string();
+    let mut args2 = WEB.to_vec();
+    args2.extend(["--root", root2_s.as_str()]);
+    let r = run(&env2, &envs, &args2, &[b("/bom", true)]);
+    let out = &r[0]["output"];
+    assert_eq!(out["status"], "pricing_missing", "{r:?}");
+    assert_eq!(out["rows"][0]["price"], 54.0);
+    assert_eq!(out["rows"][0]["seller"], "Second Hand Shop");
+    assert!(out["rows"][2].get("price").is_none());
+    assert!(
+        out["message"]
+            .as_str()
+            .unwrap()
+            .contains("ESC: no offers found")
+    );
+    assert!(
+        root2
+            .join(out["spreadsheet_path"].as_str().unwrap())
+            .exists()
+    );
+    assert!(!all_files(&env2.home()).contains(KEY));
+}

@@ -76,7 +76,12 @@ fn list_and_schema_publish_the_registry() {
             "scryfall.lookup",
             "steam.game_lookup",
             "game.knowledge_search",
-            "news.headline_search"
+            "news.headline_search",
+            "web.fetch_text",
+            "bom.normalize",
+            "commerce.search_offers",
+            "docs.write_spreadsheet",
+            "bom.build"
         ]
     );
     let s = env.json(&["tool", "schema", "fs.read_text"], "");

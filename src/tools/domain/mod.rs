@@ -3,6 +3,9 @@
 //!
 //! * TURBOTIME (seed 001): [`scryfall`] (`scryfall.lookup`), [`steam`] (`steam.game_lookup`),
 //!   [`news`] (`news.headline_search`), [`knowledge`] (`game.knowledge_search`).
+//! * Seed 004: [`web`] (`web.fetch_text`), [`bom`] (`bom.normalize`), [`commerce`]
+//!   (`commerce.search_offers`), [`spreadsheet`] (`docs.write_spreadsheet`), [`bom_build`]
+//!   (`bom.build`).
 //!
 //! Shared plumbing lives here:
 //!
@@ -23,11 +26,16 @@
 //!   start, under `cache/<tool>/`. A 429 pushes that time out by its `Retry-After`.
 //! * [`turbotime`]: the per-session toggle and selection (`sessions/<id>/turbotime.json`).
 
+pub mod bom;
+pub mod bom_build;
+pub mod commerce;
 pub mod knowledge;
 pub mod news;
 pub mod scryfall;
+pub mod spreadsheet;
 pub mod steam;
 pub mod turbotime;
+pub mod web;
 
 use super::policy::Policy;
 use crate::clock;
@@ -288,6 +296,16 @@ impl Client {
             timeout: ctx.timeout,
             tool: ctx.tool,
         })
+    }
+
+    /// A client under the caller's policy as is (no API host): `web.fetch_text`'s, which is
+    /// `http.get`'s policy.
+    pub fn plain(ctx: &Ctx<'_>) -> Client {
+        Client {
+            policy: ctx.policy.clone(),
+            timeout: ctx.timeout,
+            tool: ctx.tool,
+        }
     }
 
     /// GET `url` with `headers`, each hop checked; the body capped at [`MAX_BODY`].

@@ -259,6 +259,9 @@ pub fn serpapi(key: &'static str) -> TestServer {
         if let Some(r) = failure(&query, first_time(&seen, &query)) {
             return r;
         }
+        if query.contains("engine=google_shopping") {
+            return shopping(&query);
+        }
         if query.contains("missing") {
             return Reply::json(
                 200,
@@ -333,5 +336,58 @@ pub fn feeds() -> TestServer {
         "/dead" => Reply::new(500, "oops"),
         _ => Reply::new(200, "<html><body>not a feed</body></html>")
             .header("Content-Type", "text/html"),
+    })
+}
+
+/// SerpAPI Google Shopping results: a few offers for any query but `missing`/`esc`.
+fn shopping(query: &str) -> Reply {
+    if query.contains("missing") || query.contains("q=esc") {
+        return Reply::json(
+            200,
+            &json!({
+                "search_metadata": {"id": "6760", "status": "Success"},
+                "search_parameters": {"engine": "google_shopping", "q": "missing"},
+                "error": "Google hasn't returned any results for this query."
+            }),
+        );
+    }
+    Reply::json(
+        200,
+        &json!({
+            "search_metadata": {"id": "6761", "status": "Success"},
+            "search_parameters": {"engine": "google_shopping", "q": "frame", "gl": "us", "hl": "en"},
+            "shopping_results": [
+                {"position": 1, "title": "Diatone Roma F35 Frame Kit", "link": "https://store.example.com/roma", "product_link": "https://www.google.com/shopping/product/1", "product_id": "1",
+                 "source": "Example Store", "price": "$89.99", "extracted_price": 89.99, "rating": 4.7, "reviews": 120, "delivery": "Free delivery", "thumbnail": "https://encrypted-tbn0.gstatic.com/a.jpg"},
+                {"position": 2, "title": "Roma F35 (used)", "product_link": "https://www.google.com/shopping/product/2", "product_id": "2",
+                 "source": "Second Hand Shop", "price": "$54.00", "extracted_price": 54.0},
+                {"position": 3, "title": "Roma F35 frame – call for price", "product_link": "https://www.google.com/shopping/product/3", "source": "Call Shop", "price": "Call"}
+            ]
+        }),
+    )
+}
+
+pub const BOM_PAGE: &str = r#"<!doctype html><html><head><title>Remix Rizzler Cinewhoop</title><script>window.track = "nav-script";</script></head>
+<body><nav><a href="/">Home</a> <a href="/shop">Shop</a> <a href="/login">Login</a></nav>
+<article><h1>Remix Rizzler Cinewhoop</h1>
+<p>A 3.5 inch cinewhoop remix. Everything you need to build it is listed here, printed parts and electronics alike.</p>
+<h2>Printable BOM</h2>
+<ul><li>Frame</li><li>4x Motor Mounts</li><li>ESC - 30A</li></ul>
+<p>Print the frame in PETG with four walls. The ducts are printed in TPU at 30 percent infill for crash resistance.</p>
+</article><footer>Copyright 2026 Example Things</footer></body></html>"#;
+
+/// Web pages: `/bom` (an article with a BOM), `/latin1` (ISO-8859-1 declared in the header),
+/// `/image` (binary), `/gone` (404), `/empty` (no text), `/to-private` (redirect to 10.0.0.1).
+pub fn web() -> TestServer {
+    TestServer::start(move |req, _| {
+        match req.path.as_str() {
+        "/bom" => Reply::new(200, BOM_PAGE).header("Content-Type", "text/html; charset=utf-8"),
+        "/latin1" => Reply::new(200, b"<html><head><title>Caf\xe9</title></head><body><article><p>Cr\xe8me br\xfbl\xe9e for the build night, served after the frame is printed and the motors are mounted. It takes an hour.</p></article></body></html>".to_vec())
+            .header("Content-Type", "text/html; charset=ISO-8859-1"),
+        "/image" => Reply::new(200, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec()).header("Content-Type", "image/png"),
+        "/empty" => Reply::new(200, "<html><body><script>1</script></body></html>").header("Content-Type", "text/html"),
+        "/to-private" => Reply::redirect("http://10.0.0.1/bom"),
+        _ => Reply::new(404, "<html><body>Not Found</body></html>").header("Content-Type", "text/html"),
+    }
     })
 }
