@@ -1059,3 +1059,132 @@ fn bom_build_statuses() {
     );
     assert!(!all_files(&env2.home()).contains(KEY));
 }
+
+#[test]
+fn hostile_feeds_fail_alone_and_bounded() {
+    let env = TestEnv::new();
+    let feeds = fx::feeds();
+    let list = ["/rss", "/many", "/huge", "/bomb", "/slow"]
+        .iter()
+        .map(|p| feeds.url(p))
+        .collect::<Vec<_>>()
+        .join(",");
+    let r = run(
+        &env,
+        &[("BOB_NEWS_FEEDS", list)],
+        DIRECT,
+        &[
+            json!({"id": "x", "tool": "news.headline_search", "args": {"query": "bolt", "limit": 100}, "timeout_ms": 3000}),
+        ],
+    );
+    let out = &r[0]["output"];
+    let feeds_out = out["feeds"].as_array().unwrap_or_else(|| panic!("{r:?}"));
+    let by = |suffix: &str| {
+        feeds_out
+            .iter()
+            .find(|f| f["url"].as_str().unwrap().ends_with(suffix))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by("/rss")["ok"], true);
+    assert_eq!(by("/many")["ok"], true);
+    assert_eq!(
+        by("/many")["entries"],
+        500,
+        "entries of one feed are capped"
+    );
+    assert_eq!(by("/huge")["ok"], false, "{out}");
+    assert_eq!(by("/slow")["ok"], false);
+    // The entity bomb is never expanded: an error, or a title without a billion laughs.
+    let text = out.to_string();
+    assert!(text.len() < 200_000, "output stays small: {}", text.len());
+    assert!(!text.contains("lollollollollol"));
+    assert_eq!(out["count"], 100);
+}
+
+#[test]
+fn pages_that_are_huge_or_misdeclare_their_charset_are_safe() {
+    let env = TestEnv::new();
+    let big = "<html><body><article>".to_string()
+        + &"<p>Motor mount text. </p>".repeat(150_000)
+        + "</article></body></html>";
+    let web = crate::support::http::TestServer::start(move |req, _| {
+        match req.path.as_str() {
+        "/big" => crate::support::http::Reply::new(200, big.clone()).header("Content-Type", "text/html"),
+        // Declares UTF-8, sends Latin-1 bytes: replacement characters, never a failure.
+        _ => crate::support::http::Reply::new(200, b"<html><body><article><p>Cr\xe8me br\xfbl\xe9e after the frame is printed and the motors are mounted, then the build is finished.</p></article></body></html>".to_vec())
+            .header("Content-Type", "text/html; charset=utf-8"),
+    }
+    });
+    let r = run(
+        &env,
+        &[],
+        WEB,
+        &[
+            call("web.fetch_text", json!({"url": web.url("/big")})),
+            call("web.fetch_text", json!({"url": web.url("/lying")})),
+        ],
+    );
+    assert_eq!(r[0]["output"]["truncated"], true, "{}", r[0]["error"]);
+    assert!(r[0]["output"]["content"].as_str().unwrap().chars().count() <= 200_000);
+    let t = r[1]["output"]["content"].as_str().unwrap();
+    assert!(t.contains("Cr\u{FFFD}me"), "{t}");
+}
+
+#[test]
+fn a_turn_uses_selected_turbotime_tools_and_records_the_toggle() {
+    let env = TestEnv::new();
+    let scry = fx::scryfall();
+    env.json(
+        &[
+            "tool",
+            "turbotime",
+            "on",
+            "--session",
+            "s1",
+            "--select",
+            "scryfall.lookup",
+            "news.headline_search",
+        ],
+        "",
+    );
+    let lines = [
+        json!({"role": "think", "content": "look the card up"}),
+        json!({"role": "respond", "content": "", "tool_calls": [
+            {"id": "t1", "tool": "scryfall.lookup", "args": {"name": "Lightning Bolt"}},
+            {"id": "t2", "tool": "steam.game_lookup", "args": {"appid": 620}}]}),
+        json!({"role": "respond", "content": "Lightning Bolt deals 3 damage to any target."}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let script = env.write("script.jsonl", &text);
+    let out = env
+        .bob(&[
+            "turn",
+            "--backend",
+            &format!("replay:{}", script.display()),
+            "--session",
+            "s1",
+        ])
+        .env("BOB_SCRYFALL_BASE_URL", scry.url(""))
+        .write_stdin(r#"{"session_id": "s1", "message": "what does bolt do?"}"#)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        rec["turbotime"],
+        json!({"on": true, "selected": ["scryfall.lookup", "news.headline_search"]}),
+        "{rec}"
+    );
+    assert_eq!(rec["tools"][0]["tool_name"], "scryfall.lookup");
+    assert_eq!(rec["tools"][0]["status"], "ok", "{rec}");
+    assert_eq!(
+        rec["tools"][1]["error"]["code"], "policy.denied",
+        "not selected: {rec}"
+    );
+    assert_eq!(scry.requests().len(), 1);
+}

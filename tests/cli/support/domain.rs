@@ -327,13 +327,42 @@ pub const JSON_FEED: &str = r#"{"version": "https://jsonfeed.org/version/1.1", "
  {"id": "1", "url": "https://deals.example/portal", "title": "Portal 2 is 80% off", "content_text": "Deal.", "date_published": "2026-02-13T09:00:00Z"}
 ]}"#;
 
-/// Feeds: `/rss`, `/atom`, `/json`, `/dead` (500), `/junk` (not a feed).
+/// An RSS feed of `n` items (about 40 bytes each).
+pub fn many_entries(n: usize) -> String {
+    let mut s =
+        String::from("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Many</title>");
+    for i in 0..n {
+        s.push_str(&format!("<item><title>bolt {i}</title></item>"));
+    }
+    s.push_str("</channel></rss>");
+    s
+}
+
+/// The "billion laughs" entity expansion.
+pub const BOMB: &str = r#"<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+<!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;"><!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+<!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;"><!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+<!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;"><!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">]>
+<rss version="2.0"><channel><title>Bomb</title><item><title>bolt &lol9;</title><link>https://bomb.example/1</link></item></channel></rss>"#;
+
+/// Feeds: `/rss`, `/atom`, `/json`, `/dead` (500), `/junk` (not a feed), `/many` (40,000
+/// items), `/huge` (100,000 items, over the body cap), `/bomb` (entity expansion), `/slow`.
 pub fn feeds() -> TestServer {
     TestServer::start(move |req, _| match req.path.as_str() {
         "/rss" => Reply::new(200, RSS).header("Content-Type", "application/rss+xml"),
         "/atom" => Reply::new(200, ATOM).header("Content-Type", "application/atom+xml"),
         "/json" => Reply::new(200, JSON_FEED).header("Content-Type", "application/feed+json"),
         "/dead" => Reply::new(500, "oops"),
+        "/many" => {
+            Reply::new(200, many_entries(40_000)).header("Content-Type", "application/rss+xml")
+        }
+        "/huge" => {
+            Reply::new(200, many_entries(100_000)).header("Content-Type", "application/rss+xml")
+        }
+        "/bomb" => Reply::new(200, BOMB).header("Content-Type", "application/rss+xml"),
+        "/slow" => Reply::hang(),
         _ => Reply::new(200, "<html><body>not a feed</body></html>")
             .header("Content-Type", "text/html"),
     })
