@@ -55,6 +55,9 @@ _bob() {
             bob,schema)
                 cmd="bob__subcmd__schema"
                 ;;
+            bob,search)
+                cmd="bob__subcmd__search"
+                ;;
             bob,state)
                 cmd="bob__subcmd__state"
                 ;;
@@ -135,6 +138,9 @@ _bob() {
                 ;;
             bob__subcmd__help,schema)
                 cmd="bob__subcmd__help__subcmd__schema"
+                ;;
+            bob__subcmd__help,search)
+                cmd="bob__subcmd__help__subcmd__search"
                 ;;
             bob__subcmd__help,state)
                 cmd="bob__subcmd__help__subcmd__state"
@@ -650,7 +656,7 @@ _bob() {
 
     case "${cmd}" in
         bob)
-            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help"
+            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1122,7 +1128,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help)
-            opts="init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule generate help"
+            opts="init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1836,6 +1842,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4070,6 +4090,52 @@ _bob() {
                 return 0
             fi
             case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__search)
+            opts="-h -V --input --session --root --grant --allow-loopback --allow-private --timeout-ms --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -338,6 +338,7 @@ impl Runner {
                 self.domain(spec.name, timeout, |c| domain::commerce::search(c, &i))
             }
             Input::Spreadsheet(i) => domain::spreadsheet::write(self.sandbox()?, &i),
+            Input::Search(i) => self.search(spec.name, timeout, &i),
             Input::BomBuild(i) => {
                 self.sandbox()?;
                 self.domain_settings()?;
@@ -357,6 +358,33 @@ impl Runner {
                 )
             }
         }
+    }
+
+    /// `web.search`: the sandbox when the policy has a root (file mode needs it).
+    fn search(
+        &mut self,
+        tool: &'static str,
+        timeout: Duration,
+        i: &domain::search::SearchRequest,
+    ) -> Result<Value> {
+        if self.policy.root().is_some() {
+            self.sandbox()?;
+        }
+        self.domain_settings()?;
+        let Some(settings) = &self.domain else {
+            return Err(Error::internal("settings"));
+        };
+        domain::search::run(
+            &domain::Ctx {
+                home: &self.home,
+                policy: &self.policy,
+                settings,
+                timeout,
+                tool,
+            },
+            self.sandbox.as_ref(),
+            i,
+        )
     }
 
     fn domain_settings(&mut self) -> Result<()> {

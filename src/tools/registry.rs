@@ -213,6 +213,13 @@ static TOOLS: &[ToolSpec] = &[
         mutating: true,
         schema: || schemars::schema_for!(crate::tools::domain::bom_build::BuildInput),
     },
+    ToolSpec {
+        name: "web.search",
+        description: "Run a seed 004 SearchRequest ({queries, fetch_mode: http|file|search_api, k_per_query, max_pages_per_query, follow_links, …}): each fetch staged under scrape_staging/<uuid>/, SearchResultItems returned; persist_memory only proposes candidates.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::search::SearchRequest),
+    },
 ];
 
 static ALIASES: &[Alias] = &[
@@ -283,6 +290,7 @@ pub enum Input {
     Offers(crate::tools::domain::commerce::OffersInput),
     Spreadsheet(crate::tools::domain::spreadsheet::SpreadsheetInput),
     BomBuild(crate::tools::domain::bom_build::BuildInput),
+    Search(crate::tools::domain::search::SearchRequest),
 }
 
 fn parse<T: DeserializeOwned>(tool: &str, v: Value) -> Result<T> {
@@ -339,6 +347,7 @@ pub fn validate(requested: &str, spec: &ToolSpec, input: &Value) -> Result<Input
         "commerce.search_offers" => Input::Offers(parse(requested, v)?),
         "docs.write_spreadsheet" => Input::Spreadsheet(parse(requested, v)?),
         "bom.build" => Input::BomBuild(parse(requested, v)?),
+        "web.search" => Input::Search(parse(requested, v)?),
         other => return Err(Error::internal(format!("no executor for {other}"))),
     })
 }

@@ -1188,3 +1188,180 @@ fn a_turn_uses_selected_turbotime_tools_and_records_the_toggle() {
     );
     assert_eq!(scry.requests().len(), 1);
 }
+
+// ---- SearchRequest / bob search
+
+fn search(
+    env: &TestEnv,
+    args: &[&str],
+    envs: &[(&str, String)],
+    req: &Value,
+) -> std::process::Output {
+    let mut a = vec!["search"];
+    a.extend_from_slice(args);
+    let mut cmd = env.bob(&a);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.write_stdin(req.to_string()).output().unwrap()
+}
+
+fn site() -> crate::support::http::TestServer {
+    use crate::support::http::{Reply, TestServer};
+    TestServer::start(|req, _| {
+        let page = |title: &str, body: &str| {
+            Reply::new(200, format!("<html><head><title>{title}</title></head><body><article><h1>{title}</h1><p>{body}</p></article></body></html>"))
+                .header("Content-Type", "text/html")
+        };
+        match req.path.as_str() {
+            "/start" => page(
+                "Cinewhoop guide",
+                "Start here for the whole cinewhoop build, from the frame to the first flight. <a href=\"/a\">motors</a> <a href=\"/b#x\">props</a> <a href=\"/login\">login</a> <a href=\"/c\">c</a> <a href=\"mailto:x@y\">mail</a>",
+            ),
+            "/a" => page(
+                "Motors",
+                "Use 1404 motors at 4500KV for a three and a half inch cinewhoop build, tested for a year.",
+            ),
+            "/b" => page(
+                "Props",
+                "Three blade props of 3.5 inches in diameter are what most builders pick for this frame.",
+            ),
+            _ => Reply::new(404, "nope"),
+        }
+    })
+}
+
+#[test]
+fn bob_search_http_mode_follows_links_and_stages_every_fetch() {
+    let env = TestEnv::new();
+    let s = site();
+    let req = json!({"type": "search_request", "queries": [s.url("/start")], "fetch_mode": "http",
+        "k_per_query": 3, "max_pages_per_query": 3, "follow_links": true, "follow_links_depth": 1,
+        "max_links_per_page": 3, "deny_patterns": ["LOGIN"], "save_raw": true, "persist_memory": true});
+    let out = search(
+        &env,
+        &["--grant", "net:127.0.0.1", "--allow-loopback"],
+        &[],
+        &req,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let items = v["items"].as_array().unwrap();
+    let titles: Vec<&str> = items.iter().map(|i| i["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["Cinewhoop guide", "Motors", "Props"], "{v}");
+    assert_eq!(items[0]["score"], 1.0);
+    assert_eq!(items[1]["score"], 0.5);
+    assert_eq!(items[1]["source"], "web");
+    assert_eq!(items[1]["domain"], "127.0.0.1");
+    assert!(
+        items[1]["content_md"]
+            .as_str()
+            .unwrap()
+            .contains("1404 motors")
+    );
+    assert!(
+        s.requests()
+            .iter()
+            .all(|r| r.path != "/login" && r.path != "/c"),
+        "denied and over the page cap"
+    );
+    for it in items {
+        let staged = env.home().join(it["staged_path"].as_str().unwrap());
+        assert!(staged.join("content.md").exists() && staged.join("raw.html").exists());
+        let stored: Value =
+            serde_json::from_str(&std::fs::read_to_string(staged.join("item.json")).unwrap())
+                .unwrap();
+        assert_eq!(stored["url"], it["url"]);
+    }
+    // persist_memory proposes (pending) candidates only.
+    assert_eq!(v["memory_candidates"].as_array().unwrap().len(), 3);
+    let pending = env.jsonl(&["memory", "candidates"], "");
+    assert!(
+        pending.iter().all(|c| c["status"] == "pending"),
+        "{pending:?}"
+    );
+    // The call is audited like any tool call.
+    assert!(all_files(&env.home().join("audit")).contains("web.search"));
+}
+
+#[test]
+fn bob_search_refuses_playwright_and_confines_file_mode() {
+    let env = TestEnv::new();
+    let out = search(
+        &env,
+        &[],
+        &[],
+        &json!({"queries": ["https://example.com"], "fetch_mode": "playwright"}),
+    );
+    let e = crate::env::error_of(&out, 2, "invalid.request");
+    assert!(e["message"].as_str().unwrap().contains("playwright"));
+    let out = search(
+        &env,
+        &[],
+        &[],
+        &json!({"queries": ["a.html"], "fetch_mode": "file"}),
+    );
+    crate::env::error_of(&out, 3, "sandbox.required");
+    let out = search(
+        &env,
+        &[],
+        &[],
+        &json!({"queries": [], "fetch_mode": "http"}),
+    );
+    crate::env::error_of(&out, 2, "tool.input_invalid");
+
+    let root = env.path("root");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("page.html"), "<html><head><title>Local</title></head><body><article><p>Local fixture page about ducts printed in TPU for a cinewhoop frame build.</p></article></body></html>").unwrap();
+    std::fs::write(env.path("secret.html"), "outside").unwrap();
+    let req = json!({"queries": ["page.html", "file://../secret.html"], "fetch_mode": "file", "save_raw": false});
+    let out = search(&env, &["--root", root.to_str().unwrap()], &[], &req);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["count"], 1, "{v}");
+    assert_eq!(v["items"][0]["title"], "Local");
+    assert_eq!(v["items"][0]["source"], "file");
+    assert_eq!(v["errors"].as_array().unwrap().len(), 1);
+    let staged = env
+        .home()
+        .join(v["items"][0]["staged_path"].as_str().unwrap());
+    assert!(!staged.join("raw.html").exists(), "save_raw false");
+    assert!(!all_files(&env.home()).contains("outside"));
+}
+
+#[test]
+fn bob_search_api_mode_stages_provider_results() {
+    let env = TestEnv::new();
+    let serp = fx::serpapi(KEY);
+    let envs = vec![
+        ("BOB_SERPAPI_BASE_URL", serp.url("")),
+        ("SERPAPI_API_KEY", KEY.to_string()),
+    ];
+    let req = json!({"queries": ["burn deck"], "fetch_mode": "search_api", "k_per_query": 2});
+    let out = search(&env, &["--grant", "net:127.0.0.1"], &envs, &req);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The result pages are on hosts nobody granted: staged with the provider's snippet.
+    assert_eq!(v["count"], 2, "{v}");
+    assert_eq!(v["items"][0]["source"], "search_api");
+    assert!(
+        v["items"][0]["content_md"]
+            .as_str()
+            .unwrap()
+            .contains("Mono-Red")
+    );
+    assert_eq!(v["errors"][0]["error"]["code"], "policy.denied");
+    assert!(!all_files(&env.home()).contains(KEY));
+}

@@ -81,7 +81,8 @@ fn list_and_schema_publish_the_registry() {
             "bom.normalize",
             "commerce.search_offers",
             "docs.write_spreadsheet",
-            "bom.build"
+            "bom.build",
+            "web.search"
         ]
     );
     let s = env.json(&["tool", "schema", "fs.read_text"], "");

@@ -5,7 +5,8 @@
 //!   [`news`] (`news.headline_search`), [`knowledge`] (`game.knowledge_search`).
 //! * Seed 004: [`web`] (`web.fetch_text`), [`bom`] (`bom.normalize`), [`commerce`]
 //!   (`commerce.search_offers`), [`spreadsheet`] (`docs.write_spreadsheet`), [`bom_build`]
-//!   (`bom.build`).
+//!   (`bom.build`), [`search`] (`web.search` and `bob search`: SearchRequest → staged
+//!   SearchResultItems).
 //!
 //! Shared plumbing lives here:
 //!
@@ -32,6 +33,7 @@ pub mod commerce;
 pub mod knowledge;
 pub mod news;
 pub mod scryfall;
+pub mod search;
 pub mod spreadsheet;
 pub mod steam;
 pub mod turbotime;

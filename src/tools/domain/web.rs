@@ -102,17 +102,71 @@ fn cap(s: String) -> (String, bool) {
     }
 }
 
-pub fn fetch(ctx: &Ctx<'_>, i: &FetchTextInput) -> Result<Value> {
+/// A fetched page: the decoded body as well as its readable text.
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub url: String,
+    pub status: u16,
+    pub title: String,
+    pub content: String,
+    /// The decoded body (HTML or text); empty for an HTTP error status.
+    pub raw: String,
+    pub is_html: bool,
+    pub charset: &'static str,
+    pub truncated: bool,
+}
+
+/// Readable text of a body that is already decoded.
+pub fn page_of(
+    url: &str,
+    status: u16,
+    raw: String,
+    content_type: Option<&str>,
+    charset: &'static str,
+    truncated: bool,
+) -> Page {
+    let ct = content_type.unwrap_or("").to_ascii_lowercase();
+    let is_html =
+        !ct.starts_with("text/plain") && (ct.contains("html") || raw.trim_start().starts_with('<'));
+    let (title, content) = if is_html {
+        extract(&raw, Some(url))
+    } else {
+        (String::new(), raw.clone())
+    };
+    let (content, cut) = cap(content);
+    Page {
+        url: url.to_string(),
+        status,
+        title,
+        content,
+        raw,
+        is_html,
+        charset,
+        truncated: truncated || cut,
+    }
+}
+
+/// Fetches and extracts one page (module docs).
+pub fn fetch_page(ctx: &Ctx<'_>, url: &str) -> Result<Page> {
     let client = Client::plain(ctx);
     let r = client.get(
-        &i.url,
+        url,
         &[(
             "Accept",
             "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
         )],
     )?;
     if r.status >= 400 {
-        return Ok(json!({"url": r.url, "status": r.status, "title": "", "content": ""}));
+        return Ok(Page {
+            url: r.url,
+            status: r.status,
+            title: String::new(),
+            content: String::new(),
+            raw: String::new(),
+            is_html: false,
+            charset: "UTF-8",
+            truncated: false,
+        });
     }
     if !is_text(r.content_type.as_deref(), &r.body) {
         return Err(Error::new(
@@ -126,25 +180,56 @@ pub fn fetch(ctx: &Ctx<'_>, i: &FetchTextInput) -> Result<Value> {
         .retryable(false));
     }
     let (text, charset) = decode(&r.body, r.content_type.as_deref());
-    let ct = r
-        .content_type
-        .clone()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let (title, content) = if ct.starts_with("text/plain") {
-        (String::new(), text)
-    } else {
-        extract(&text, Some(&r.url))
-    };
-    let (content, cut) = cap(content);
+    Ok(page_of(
+        &r.url,
+        r.status,
+        text,
+        r.content_type.as_deref(),
+        charset,
+        r.truncated,
+    ))
+}
+
+pub fn fetch(ctx: &Ctx<'_>, i: &FetchTextInput) -> Result<Value> {
+    let p = fetch_page(ctx, &i.url)?;
+    if p.status >= 400 {
+        return Ok(json!({"url": p.url, "status": p.status, "title": "", "content": ""}));
+    }
     Ok(json!({
-        "url": r.url,
-        "status": r.status,
-        "title": title,
-        "content": content,
-        "charset": charset,
-        "truncated": r.truncated || cut,
+        "url": p.url,
+        "status": p.status,
+        "title": p.title,
+        "content": p.content,
+        "charset": p.charset,
+        "truncated": p.truncated,
     }))
+}
+
+/// Absolute http(s) links of an HTML page, in document order, without duplicates.
+pub fn links(page: &Page) -> Vec<String> {
+    if !page.is_html {
+        return Vec::new();
+    }
+    let base = url::Url::parse(&page.url).ok();
+    let doc = dom_query::Document::from(page.raw.as_str());
+    let mut out: Vec<String> = Vec::new();
+    for a in doc.select("a[href]").iter() {
+        let Some(href) = a.attr("href") else { continue };
+        let joined = match &base {
+            Some(b) => b.join(&href).ok(),
+            None => url::Url::parse(&href).ok(),
+        };
+        if let Some(mut u) = joined
+            && matches!(u.scheme(), "http" | "https")
+        {
+            u.set_fragment(None);
+            let s = u.to_string();
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
