@@ -5005,7 +5005,7 @@ _bob() {
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -W "bob spectator solo" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "bob spectator solo panda" -- "${cur}"))
                     return 0
                     ;;
                 --thinking-mode)

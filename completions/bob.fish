@@ -652,9 +652,10 @@ complete -c bob -n "__fish_bob_using_subcommand chat" -s V -l version -d 'Print 
 complete -c bob -n "__fish_bob_using_subcommand turn" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l agent -d 'Agent id (names the audit log directory)' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l user -d 'User id (memory user for retrieval and candidates) [default: the input\'s user_id]' -r
-complete -c bob -n "__fish_bob_using_subcommand turn" -l profile -d 'Pipeline profile' -r -f -a "bob\t''
+complete -c bob -n "__fish_bob_using_subcommand turn" -l profile -d 'Pipeline profile (panda: seed 004 Thinking → Solver, JSON outputs parsed as contracts)' -r -f -a "bob\t''
 spectator\t''
-solo\t''"
+solo\t''
+panda\t''"
 complete -c bob -n "__fish_bob_using_subcommand turn" -l thinking-mode -d 'Include the sanitized role notes in the record: never, on_error, always [default: the input\'s thinking_mode, else never]' -r -f -a "never\t''
 on_error\t''
 always\t''"

@@ -5,7 +5,8 @@
 #     server (Scryfall's card format, served by python3 -m http.server);
 #  2. bom.normalize on a 10,000-line BOM as a whole `bob tool run` process (JSON in, parse,
 #     audit, JSON out) vs an awk script that splits the same lines into quantity and part,
-#     plus the tool's own time inside the process (BOB_TOOL_STATS=1).
+#     plus the tool's own time inside the process (BOB_TOOL_STATS=1);
+#  3. web.fetch_text on a 1 MB page vs python3's html.parser text extraction of the same page.
 #
 # Usage: scripts/bench-domain.sh [RUNS]   (release build)
 set -euo pipefail
@@ -73,3 +74,45 @@ echo "  bom.normalize 10,000 lines, whole process:    ${bom_ms} ms"
 echo "  bom.normalize inside the process (no audit):  ${bom_tool_ms} ms   (target <= 50 ms)"
 echo "  awk split of the same 10,000 lines:           ${awk_ms} ms"
 echo "  ratio bob process/awk:                        $(ratio "$bom_ms" "$awk_ms")x"
+
+# 3. web.fetch_text on a 1 MB page: bob's tool time inside the process (BOB_TOOL_STATS=1:
+#    total minus audit, which includes the loopback fetch) vs a peer extractor run here on the
+#    same page (python3's html.parser collecting text outside script/style/nav, timed inside
+#    python, file read excluded).
+python3 - "$work/site" <<'EOF'
+import sys
+site = sys.argv[1]
+para = "<p>The frame is printed in PETG with four walls; the ducts in TPU at thirty percent infill. Motors are 1404 at 4500KV and props are three blade 3.5 inch.</p>\n"
+nav = "<nav><a href='/'>Home</a> <a href='/shop'>Shop</a> <a href='/login'>Login</a></nav><script>var tracking = 'x'.repeat(100);</script>\n"
+body = nav + "<article><h1>Cinewhoop build log</h1>" + para * 6400 + "</article><footer>(c) 2026</footer>"
+html = "<!doctype html><html><head><title>Cinewhoop build log</title></head><body>" + body + "</body></html>"
+open(f"{site}/page.html", "w").write(html)
+print(len(html), file=sys.stderr)
+EOF
+echo "{\"id\":\"w1\",\"tool\":\"web.fetch_text\",\"args\":{\"url\":\"http://127.0.0.1:$port/page.html\"}}" >"$work/fetch.json"
+fetch="$BOB tool run --enable web.fetch_text --grant net:127.0.0.1 --allow-loopback --input $work/fetch.json"
+$fetch | grep -q '"status":200' || { echo "web.fetch_text failed" >&2; exit 1; }
+fetch_ms=$(for _ in $(seq "$RUNS"); do BOB_TOOL_STATS=1 $fetch 2>&1 >/dev/null | python3 -c 'import json,sys; s=json.loads(sys.stdin.readline())["stats"]; print(round(s["total_ms"]-s["audit_ms"],2))'; done | median)
+peer_extract_ms=$(python3 - "$work/site/page.html" "$RUNS" <<'EOF'
+import sys, time, statistics
+from html.parser import HTMLParser
+class Text(HTMLParser):
+    SKIP = {"script", "style", "nav", "header", "footer", "noscript"}
+    def __init__(self):
+        super().__init__(); self.depth = 0; self.out = []
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIP: self.depth += 1
+    def handle_endtag(self, tag):
+        if tag in self.SKIP and self.depth: self.depth -= 1
+    def handle_data(self, data):
+        if not self.depth and data.strip(): self.out.append(data.strip())
+html = open(sys.argv[1], encoding="utf-8").read()
+times = []
+for _ in range(int(sys.argv[2])):
+    t = time.perf_counter(); p = Text(); p.feed(html); text = "\n".join(p.out); times.append((time.perf_counter() - t) * 1000)
+print(round(statistics.median(times), 2))
+EOF
+)
+echo "  web.fetch_text 1 MB page, tool time in process:  ${fetch_ms} ms   (target <= 30 ms; includes the loopback fetch)"
+echo "  python3 html.parser text extraction (peer):      ${peer_extract_ms} ms"
+echo "  ratio bob/peer:                                  $(ratio "$fetch_ms" "$peer_extract_ms")x"

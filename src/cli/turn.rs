@@ -39,8 +39,8 @@ pub struct Args {
     /// User id (memory user for retrieval and candidates) [default: the input's user_id]
     #[arg(long)]
     pub user: Option<String>,
-    /// Pipeline profile
-    #[arg(long, default_value = "bob", value_parser = ["bob", "spectator", "solo"])]
+    /// Pipeline profile (panda: seed 004 Thinking → Solver, JSON outputs parsed as contracts)
+    #[arg(long, default_value = "bob", value_parser = ["bob", "spectator", "solo", "panda"])]
     pub profile: String,
     /// Include the sanitized role notes in the record: never, on_error, always [default: the
     /// input's thinking_mode, else never]

@@ -231,6 +231,11 @@ impl Work<'_> {
     /// Keeps the NOTES patch and memory candidates of a role's raw output; returns the text
     /// with those blocks removed.
     fn harvest(&mut self, role: &RoleSpec, raw: &str) -> String {
+        if self.opts.profile == super::profiles::Profile::Panda
+            && let Some(text) = self.harvest_panda(role, raw)
+        {
+            return text;
+        }
         let ex = notes::extract(raw);
         if let Some(p) = ex.patch {
             self.patch.merge(p);
@@ -257,6 +262,102 @@ impl Work<'_> {
             }
         }
         text
+    }
+}
+
+impl Work<'_> {
+    /// Seed 004 outputs parsed as contracts (the `panda` profile): a Thinking object
+    /// `{plan, notes, save_plan}` (its NoteFrames become a NOTES patch, `save_plan` a memory
+    /// candidate; the visible text is the plan, as private upstream notes) or a Solver object
+    /// `{analysis, requests, tool_intent, needs_more_context, final, suggest_memory_save}`
+    /// (`final` is the visible answer; `tool_intent` runs through the tool loop, which reads
+    /// it from the raw reply; `analysis` is never shown). `None` when the reply is not a JSON
+    /// object: it is then read like any other role's text.
+    fn harvest_panda(&mut self, role: &RoleSpec, raw: &str) -> Option<String> {
+        let obj = panda_object(raw)?;
+        if let Some(n) = obj.get("notes").filter(|n| n.is_object()) {
+            match notes::parse_patch(n) {
+                Ok(p) => {
+                    self.patch.merge(p.patch);
+                    for k in p.ignored_keys {
+                        if !self.notes_ignored_keys.contains(&k) {
+                            self.notes_ignored_keys.push(k);
+                        }
+                    }
+                }
+                Err(e) => self
+                    .notes_errors
+                    .push(format!("{}: NoteFrames: {}", role.name, e.message)),
+            }
+        }
+        for key in ["save_plan", "suggest_memory_save"] {
+            if let Some(v) = obj.get(key).filter(|v| v.is_object())
+                && role.proposes_memory
+            {
+                match super::mem::extract(&json!({ key: v }).to_string()) {
+                    Ok(c) => self.candidates.extend(c),
+                    Err(e) => self
+                        .notes_errors
+                        .push(format!("{}: {key}: {}", role.name, e.message)),
+                }
+            }
+        }
+        if role.is_final {
+            return Some(
+                obj.get("final")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            );
+        }
+        let plan = match obj.get("plan") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|s| {
+                    format!(
+                        "- {}",
+                        s.as_str().map_or_else(|| s.to_string(), str::to_string)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Some(Value::String(s)) => s.clone(),
+            _ => String::new(),
+        };
+        Some(plan)
+    }
+}
+
+/// A seed 004 role output: one JSON object, bare or in a ```json fence.
+fn panda_object(raw: &str) -> Option<serde_json::Map<String, Value>> {
+    let t = raw.trim();
+    let t = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .map(|x| x.trim_end().trim_end_matches("```"))
+        .unwrap_or(t)
+        .trim();
+    match serde_json::from_str::<Value>(t) {
+        Ok(Value::Object(obj)) => Some(obj),
+        _ => None,
+    }
+}
+
+/// A Solver output's `tool_intent` (or `tool_intents`) as tool requests; nothing when it is
+/// null or absent.
+fn panda_intents(raw: &str, defaults: &CallDefaults) -> (Vec<ToolRequest>, Option<String>) {
+    let Some(obj) = panda_object(raw) else {
+        return (Vec::new(), None);
+    };
+    let has = ["tool_intent", "tool_intents"]
+        .iter()
+        .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()));
+    if !has {
+        return (Vec::new(), None);
+    }
+    match tools::parse_calls(&Value::Object(obj).to_string(), defaults) {
+        Ok(reqs) => (reqs, None),
+        Err(e) => (Vec::new(), Some(e.message)),
     }
 }
 
@@ -931,7 +1032,10 @@ fn final_role(
         req.tools = native.clone();
         let reply = w.call(role, round, &req)?;
         let raw = reply.message.content.clone();
-        let (reqs, problem) = requests_of(&reply.message, &defaults);
+        let (mut reqs, mut problem) = requests_of(&reply.message, &defaults);
+        if opts.profile == super::profiles::Profile::Panda && reqs.is_empty() && problem.is_none() {
+            (reqs, problem) = panda_intents(&raw, &defaults);
+        }
         let text = w.harvest(role, &raw);
         if reqs.is_empty() && problem.is_none() {
             return Ok(text);

@@ -1365,3 +1365,66 @@ fn bob_search_api_mode_stages_provider_results() {
     assert_eq!(v["errors"][0]["error"]["code"], "policy.denied");
     assert!(!all_files(&env.home()).contains(KEY));
 }
+
+// ---- the panda profile (seed 004 Thinking → Solver)
+
+#[test]
+fn panda_parses_thinking_and_solver_outputs_as_contracts() {
+    let env = TestEnv::new();
+    env.bob(&["tool", "enable", "--session", "p1", "bom.normalize"])
+        .assert()
+        .success();
+    let thinking = json!({"plan": ["normalize the BOM", "answer"],
+        "notes": {"facts": ["the user builds a cinewhoop"], "open_qs": [], "decisions": [], "todos": ["price the frame"]},
+        "save_plan": {"title": "Cinewhoop build plan", "tags": ["drone"], "body_md": "Normalize, then price.", "importance": 6, "ttl_days": 30}});
+    let solver1 = json!({"analysis": "PRIVATE-ANALYSIS need rows", "requests": [], "needs_more_context": false, "final": "",
+        "tool_intent": {"action": "bom.normalize", "payload": {"content": "Frame\n4x Motor Mounts", "source": "chat"}}});
+    let solver2 = json!({"analysis": "PRIVATE-ANALYSIS done", "requests": [], "tool_intent": null, "needs_more_context": false,
+        "final": "Your BOM has 2 rows: 1 Frame and 4 Motor Mounts.",
+        "suggest_memory_save": {"title": "Drone parts: cinewhoop", "tags": ["bom"], "body_md": "| part | qty |\n| Frame | 1 |", "importance": 7, "ttl_days": 90}});
+    let lines = [
+        json!({"role": "thinking", "content": thinking.to_string()}),
+        json!({"role": "solver", "content": solver1.to_string()}),
+        json!({"role": "solver", "content": format!("```json\n{solver2}\n```")}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let script = env.write("panda.jsonl", &text);
+    let out = env
+        .bob(&[
+            "turn",
+            "--profile",
+            "panda",
+            "--session",
+            "p1",
+            "--backend",
+            &format!("replay:{}", script.display()),
+        ])
+        .write_stdin(r#"{"session_id": "p1", "message": "normalize my BOM"}"#)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["profile"], "panda");
+    assert_eq!(
+        rec["output"], "Your BOM has 2 rows: 1 Frame and 4 Motor Mounts.",
+        "{rec}"
+    );
+    assert!(!rec.to_string().contains("PRIVATE-ANALYSIS"));
+    assert_eq!(rec["tools"][0]["tool_name"], "bom.normalize");
+    assert_eq!(rec["tools"][0]["status"], "ok", "{rec}");
+    assert_eq!(
+        rec["memory_candidates"].as_array().unwrap().len(),
+        2,
+        "{rec}"
+    );
+    let state = env.json(&["state", "show", "--session", "p1"], "");
+    let s = state.to_string();
+    assert!(
+        s.contains("the user builds a cinewhoop") && s.contains("price the frame"),
+        "{s}"
+    );
+}
