@@ -274,6 +274,9 @@ _bob() {
             bob__subcmd__help__subcmd__state,show)
                 cmd="bob__subcmd__help__subcmd__state__subcmd__show"
                 ;;
+            bob__subcmd__help__subcmd__tool,confirm)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__confirm"
+                ;;
             bob__subcmd__help__subcmd__tool,disable)
                 cmd="bob__subcmd__help__subcmd__tool__subcmd__disable"
                 ;;
@@ -571,6 +574,9 @@ _bob() {
             bob__subcmd__state__subcmd__help,show)
                 cmd="bob__subcmd__state__subcmd__help__subcmd__show"
                 ;;
+            bob__subcmd__tool,confirm)
+                cmd="bob__subcmd__tool__subcmd__confirm"
+                ;;
             bob__subcmd__tool,disable)
                 cmd="bob__subcmd__tool__subcmd__disable"
                 ;;
@@ -594,6 +600,9 @@ _bob() {
                 ;;
             bob__subcmd__tool,turbotime)
                 cmd="bob__subcmd__tool__subcmd__turbotime"
+                ;;
+            bob__subcmd__tool__subcmd__help,confirm)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__confirm"
                 ;;
             bob__subcmd__tool__subcmd__help,disable)
                 cmd="bob__subcmd__tool__subcmd__help__subcmd__disable"
@@ -1912,8 +1921,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__tool)
-            opts="list schema run enable disable turbotime loop"
+            opts="list schema run enable disable turbotime confirm loop"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__confirm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -4306,12 +4329,46 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool)
-            opts="-h -V --home --now --format --json --help --version list schema run enable disable turbotime loop help"
+            opts="-h -V --home --now --format --json --help --version list schema run enable disable turbotime confirm loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__confirm)
+            opts="-h -V --session --root --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -4392,8 +4449,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool__subcmd__help)
-            opts="list schema run enable disable turbotime loop help"
+            opts="list schema run enable disable turbotime confirm loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__confirm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -4986,7 +5057,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__turn)
-            opts="-h -V --session --agent --user --profile --thinking-mode --expect-revision --stream --max-tool-rounds --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
+            opts="-h -V --session --agent --user --mode --profile --thinking-mode --expect-revision --stream --max-tool-rounds --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5002,6 +5073,10 @@ _bob() {
                     ;;
                 --user)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "chat act" -- "${cur}"))
                     return 0
                     ;;
                 --profile)

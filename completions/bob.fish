@@ -360,22 +360,23 @@ complete -c bob -n "__fish_bob_using_subcommand search" -l allow-private -d 'Let
 complete -c bob -n "__fish_bob_using_subcommand search" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand search" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -f -a "disable" -d 'Disable tools for a session'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -f -a "turbotime" -d 'Turn TURBOTIME on or off for a session and select its tools (a human act, audited)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime loop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "turbotime" -d 'Turn TURBOTIME on or off for a session and select its tools (a human act, audited)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "confirm" -d 'Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l session -d 'Also say which tools are enabled for this session' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -446,6 +447,16 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l root -d 'Sandbox root for fs and shell tools' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l session -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -461,6 +472,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Disable tools for a session'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "turbotime" -d 'Turn TURBOTIME on or off for a session and select its tools (a human act, audited)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "confirm" -d 'Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote gc import export bench help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -652,6 +664,8 @@ complete -c bob -n "__fish_bob_using_subcommand chat" -s V -l version -d 'Print 
 complete -c bob -n "__fish_bob_using_subcommand turn" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l agent -d 'Agent id (names the audit log directory)' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l user -d 'User id (memory user for retrieval and candidates) [default: the input\'s user_id]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn" -l mode -d 'chat: mutating tool calls are not run but staged as requires_confirm for `bob tool confirm`; act: they run when enabled and valid (seed 004)' -r -f -a "chat\t''
+act\t''"
 complete -c bob -n "__fish_bob_using_subcommand turn" -l profile -d 'Pipeline profile (panda: seed 004 Thinking → Solver, JSON outputs parsed as contracts)' -r -f -a "bob\t''
 spectator\t''
 solo\t''
@@ -905,6 +919,7 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "disable" -d 'Disable tools for a session'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "turbotime" -d 'Turn TURBOTIME on or off for a session and select its tools (a human act, audited)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "confirm" -d 'Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "propose" -d 'Store memory candidates (redacted) as pending. Reads a candidate, an array, a {save_plan|suggest_memory_save|memory_candidates: …} wrapper, or THINK output with <<<MEMORY_CANDIDATES_JSON>>> … <<<END_MEMORY_CANDIDATES_JSON>>> blocks (at most 2 taken)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "candidates" -d 'List candidates (JSON Lines), oldest first'

@@ -60,6 +60,19 @@ pub enum Args {
         #[arg(long, value_name = "TOOL", num_args = 1..)]
         select: Vec<String>,
     },
+    /// Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)
+    ///
+    /// The call runs once, through the same policy and audit as `bob tool run --session S`
+    /// (the tool must still be enabled for the session); prints its response envelope.
+    Confirm {
+        /// The confirm id from the turn record (`confirm:<id>` in result_ref)
+        id: String,
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// Sandbox root for fs and shell tools
+        #[arg(long, value_name = "DIR")]
+        root: Vec<PathBuf>,
+    },
     /// Show a session's failure-loop state (seed 003 §2)
     Loop {
         #[arg(long, value_name = "ID")]
@@ -191,6 +204,23 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let t =
                 tools::domain::turbotime::set(&ctx.home, &session, state == OnOff::On, &select)?;
             ctx.out.doc(&t)
+        }
+        Args::Confirm { id, session, root } => {
+            let req = tools::confirm::take(&ctx.home, &session, &id)?;
+            let policy = Policy::from_env_and_session(
+                &ctx.home,
+                Some(&session),
+                PolicyOverrides {
+                    roots: root,
+                    ..Default::default()
+                },
+            )?;
+            let mut runner =
+                Runner::new(&ctx.home, policy, &req.run_id, &req.agent_id, Some(session))?;
+            let resp = runner.run(&req);
+            runner.flush()?;
+            runner.save_failure_loop()?;
+            ctx.out.doc(&resp)
         }
         Args::Loop { session } => {
             let f = FailureLoop::load(&ctx.home, &session)?;

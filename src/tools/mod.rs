@@ -6,6 +6,7 @@
 //! seed 003 §1.3 error. An unknown or disabled tool is never executed.
 
 pub mod argv;
+pub mod confirm;
 pub mod domain;
 pub mod failure_loop;
 pub mod fs;

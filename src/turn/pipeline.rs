@@ -78,6 +78,9 @@ pub struct TurnOptions {
     /// Stream every LLM call (traced as `llm_stream`).
     pub stream: bool,
     pub max_tool_rounds: usize,
+    /// Chat mode (seed 004): mutating tool calls are staged for a human's confirmation
+    /// (`requires_confirm`) instead of run; Act mode (false) runs them.
+    pub chat_mode: bool,
 }
 
 /// A finished turn: its record, and the error that ended it if it did not complete.
@@ -1108,6 +1111,28 @@ fn final_role(
         for req in &reqs {
             w.cancel.check()?;
             let Some(r) = runner.as_mut() else { break };
+            if opts.chat_mode && tools::resolve(&req.tool).is_some_and(|s| s.mutating) {
+                let id = tools::confirm::stage(w.home, &opts.session_id, req)?;
+                w.trace(
+                    "tool_plan",
+                    json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool,
+                           "requires_confirm": true, "confirm_id": id}),
+                )?;
+                w.tools.push(ToolRecord {
+                    tool_name: req.tool.clone(),
+                    args: req.input.clone(),
+                    status: "requires_confirm".into(),
+                    error: None,
+                    result_ref: Some(format!("confirm:{id}")),
+                });
+                let msg = json!({"id": req.request_id, "tool": req.tool, "ok": false,
+                    "requires_confirm": true, "confirm_id": id,
+                    "note": "Chat mode: not executed; a human confirms it with `bob tool confirm`"});
+                let mut tm = ChatMessage::new(Role::Tool, sanitize::neutralize(&msg.to_string()));
+                tm.tool_call_id = Some(req.request_id.clone());
+                convo.push(tm);
+                continue;
+            }
             w.trace(
                 "tool_start",
                 json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool}),

@@ -1428,3 +1428,116 @@ fn panda_parses_thinking_and_solver_outputs_as_contracts() {
         "{s}"
     );
 }
+
+#[test]
+fn chat_mode_stages_mutating_intents_until_a_human_confirms() {
+    let env = TestEnv::new();
+    let root = env.path("root");
+    std::fs::create_dir_all(&root).unwrap();
+    env.bob(&[
+        "tool",
+        "enable",
+        "--session",
+        "p2",
+        "docs.write_spreadsheet",
+        "bom.normalize",
+    ])
+    .assert()
+    .success();
+    let write = json!({"analysis": "", "final": "", "tool_intent": {"action": "docs.write_spreadsheet",
+        "payload": {"rows": [{"part": "Frame", "quantity": 1}], "filename": "bom", "format": "csv"}}});
+    let done = json!({"analysis": "", "final": "I prepared the spreadsheet; confirm it to write the file."});
+    let lines = [
+        json!({"role": "thinking", "content": "{\"plan\": [\"write\"]}"}),
+        json!({"role": "solver", "content": write.to_string()}),
+        json!({"role": "solver", "content": done.to_string()}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let script = env.write("chat.jsonl", &text);
+    let out = env
+        .bob(&[
+            "turn",
+            "--profile",
+            "panda",
+            "--mode",
+            "chat",
+            "--session",
+            "p2",
+            "--backend",
+            &format!("replay:{}", script.display()),
+        ])
+        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+        .env("BOB_TOOL_ROOTS", &root)
+        .write_stdin(r#"{"session_id": "p2", "message": "make the BOM sheet"}"#)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["tools"][0]["status"], "requires_confirm", "{rec}");
+    assert!(!root.join("bom.csv").exists(), "not executed in chat mode");
+    let id = rec["tools"][0]["result_ref"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("confirm:")
+        .unwrap()
+        .to_string();
+
+    let confirm = |env: &TestEnv| {
+        env.bob(&["tool", "confirm", &id, "--session", "p2"])
+            .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+            .env("BOB_TOOL_ROOTS", &root)
+            .output()
+            .unwrap()
+    };
+    let out = confirm(&env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let resp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(resp["ok"], true, "{resp}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("bom.csv")).unwrap(),
+        "part,quantity\nFrame,1\n"
+    );
+    // Once only; the confirmation is audited as a human act.
+    crate::env::error_of(&confirm(&env), 4, "not_found");
+    assert!(all_files(&env.home().join("audit/human")).contains("\"tool.confirm\""));
+    // Act mode runs it at once.
+    let mut write2 = write.clone();
+    write2["tool_intent"]["payload"]["filename"] = json!("bom2");
+    let text2: String = [
+        lines[0].clone(),
+        json!({"role": "solver", "content": write2.to_string()}),
+        lines[2].clone(),
+    ]
+    .iter()
+    .map(|l| format!("{l}\n"))
+    .collect();
+    let script2 = env.write("act.jsonl", &text2);
+    let out = env
+        .bob(&[
+            "turn",
+            "--profile",
+            "panda",
+            "--mode",
+            "act",
+            "--session",
+            "p2",
+            "--backend",
+            &format!("replay:{}", script2.display()),
+        ])
+        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+        .env("BOB_TOOL_ROOTS", &root)
+        .write_stdin(r#"{"session_id": "p2", "message": "make it again"}"#)
+        .output()
+        .unwrap();
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["tools"][0]["status"], "ok", "{rec}");
+    assert!(root.join("bom2.csv").exists());
+}
