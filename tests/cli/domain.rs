@@ -1541,3 +1541,77 @@ fn chat_mode_stages_mutating_intents_until_a_human_confirms() {
     assert_eq!(rec["tools"][0]["status"], "ok", "{rec}");
     assert!(root.join("bom2.csv").exists());
 }
+
+#[test]
+fn a_priced_bom_proposes_a_memory_save_and_each_solver_loop_is_traced() {
+    let env = TestEnv::new();
+    let web = fx::web();
+    let serp = fx::serpapi(KEY);
+    let root = env.path("root");
+    std::fs::create_dir_all(&root).unwrap();
+    env.bob(&["tool", "enable", "--session", "p3", "bom.build"])
+        .assert()
+        .success();
+    env.bob(&["caps", "grant", "--session", "p3", "net:127.0.0.1"])
+        .assert()
+        .success();
+    let build = json!({"analysis": "fetch and price", "final": "", "tool_intent": {"action": "bom.build",
+        "payload": {"url": web.url("/bom"), "repo": ".", "format": "csv", "use_serpapi": true}}});
+    let done = json!({"analysis": "priced", "final": "Here is your priced BOM."});
+    let lines = [
+        json!({"role": "thinking", "content": "{\"plan\": [\"build\"]}"}),
+        json!({"role": "solver", "content": build.to_string()}),
+        json!({"role": "solver", "content": done.to_string()}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let script = env.write("bom.jsonl", &text);
+    let out = env
+        .bob(&[
+            "turn",
+            "--profile",
+            "panda",
+            "--session",
+            "p3",
+            "--backend",
+            &format!("replay:{}", script.display()),
+        ])
+        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+        .env("BOB_TOOL_ROOTS", &root)
+        .env("BOB_TOOL_ALLOW_LOOPBACK", "1")
+        .env("BOB_SERPAPI_BASE_URL", serp.url(""))
+        .env("SERPAPI_API_KEY", KEY)
+        .write_stdin(r#"{"session_id": "p3", "message": "price this BOM"}"#)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rec["tools"][0]["status"], "ok", "{rec}");
+    assert_eq!(
+        rec["memory_candidates"].as_array().unwrap().len(),
+        1,
+        "{rec}"
+    );
+    let cands = env.jsonl(&["memory", "candidates"], "");
+    let c = cands
+        .iter()
+        .find(|c| c.to_string().contains("Priced BOM"))
+        .unwrap_or_else(|| panic!("{cands:?}"));
+    assert_eq!(c["status"], "pending");
+    assert!(c.to_string().contains("Second Hand Shop"), "{c}");
+    let trace = std::fs::read_to_string(env.home().join("traces/p3.jsonl")).unwrap();
+    let loops: Vec<Value> = trace
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["kind"] == "panda_loop")
+        .collect();
+    assert_eq!(loops.len(), 2, "{trace}");
+    assert_eq!(loops[0]["data"]["tool_intents"][0]["tool"], "bom.build");
+    assert_eq!(loops[0]["data"]["termination_reason"], Value::Null);
+    assert_eq!(loops[1]["data"]["termination_reason"], "final");
+    assert_eq!(loops[1]["data"]["solver_self_history"], "priced");
+    assert!(!all_files(&env.home()).contains(KEY));
+}
