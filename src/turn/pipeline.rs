@@ -393,21 +393,43 @@ fn panda_object(raw: &str) -> Option<serde_json::Map<String, Value>> {
     }
 }
 
-/// A Solver output's `tool_intent` (or `tool_intents`) as tool requests; nothing when it is
-/// null or absent.
+/// A Solver output's `tool_intent` (or `tool_intents`) as tool requests, then each of its
+/// `requests` that is a SearchRequest (`type: search_request`) as a `web.search` call; nothing
+/// when there are none.
 fn panda_intents(raw: &str, defaults: &CallDefaults) -> (Vec<ToolRequest>, Option<String>) {
     let Some(obj) = panda_object(raw) else {
         return (Vec::new(), None);
     };
+    // `requests` entries of type search_request are SearchRequests for web.search.
+    let searches: Vec<ToolRequest> = obj
+        .get("requests")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("search_request"))
+        .enumerate()
+        .map(|(i, r)| ToolRequest {
+            request_id: format!("search_{i}_{}", uuid::Uuid::new_v4().simple()),
+            run_id: defaults.run_id.clone(),
+            agent_id: defaults.agent_id.clone(),
+            tool: "web.search".into(),
+            input: r.clone(),
+            timeout_ms: defaults.timeout_ms,
+            created_at: crate::clock::rfc3339(defaults.now),
+        })
+        .collect();
     let has = ["tool_intent", "tool_intents"]
         .iter()
         .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()));
     if !has {
-        return (Vec::new(), None);
+        return (searches, None);
     }
     match tools::parse_calls(&Value::Object(obj).to_string(), defaults) {
-        Ok(reqs) => (reqs, None),
-        Err(e) => (Vec::new(), Some(e.message)),
+        Ok(mut reqs) => {
+            reqs.extend(searches);
+            (reqs, None)
+        }
+        Err(e) => (searches, Some(e.message)),
     }
 }
 

@@ -1615,3 +1615,55 @@ fn a_priced_bom_proposes_a_memory_save_and_each_solver_loop_is_traced() {
     assert_eq!(loops[1]["data"]["solver_self_history"], "priced");
     assert!(!all_files(&env.home()).contains(KEY));
 }
+
+#[test]
+fn a_solver_search_request_runs_as_web_search_through_the_gate() {
+    let env = TestEnv::new();
+    let s = site();
+    let sreq = json!({"type": "search_request", "queries": [s.url("/a")], "fetch_mode": "http"});
+    let solver1 = json!({"analysis": "", "final": "", "requests": [sreq], "tool_intent": null});
+    let solver2 = json!({"analysis": "", "final": "1404 motors."});
+    let lines = [
+        json!({"role": "thinking", "content": "{\"plan\": [\"search\"]}"}),
+        json!({"role": "solver", "content": solver1.to_string()}),
+        json!({"role": "solver", "content": solver2.to_string()}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let script = env.write("s.jsonl", &text);
+    let turn = |env: &TestEnv| {
+        let out = env
+            .bob(&[
+                "turn",
+                "--profile",
+                "panda",
+                "--session",
+                "p4",
+                "--backend",
+                &format!("replay:{}", script.display()),
+            ])
+            .env("BOB_TOOL_ALLOW_LOOPBACK", "1")
+            .write_stdin(r#"{"session_id": "p4", "message": "which motors?"}"#)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    // Not enabled: refused, nothing fetched.
+    let rec = turn(&env);
+    assert_eq!(rec["tools"][0]["tool_name"], "web.search");
+    assert_eq!(rec["tools"][0]["error"]["code"], "policy.denied", "{rec}");
+    assert!(s.requests().is_empty());
+    env.bob(&["tool", "enable", "--session", "p4", "web.search"])
+        .assert()
+        .success();
+    env.bob(&["caps", "grant", "--session", "p4", "net:127.0.0.1"])
+        .assert()
+        .success();
+    let rec = turn(&env);
+    assert_eq!(rec["tools"][0]["status"], "ok", "{rec}");
+    assert_eq!(s.requests().len(), 1);
+}
