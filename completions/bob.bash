@@ -58,6 +58,9 @@ _bob() {
             bob,schema)
                 cmd="bob__subcmd__schema"
                 ;;
+            bob,search)
+                cmd="bob__subcmd__search"
+                ;;
             bob,state)
                 cmd="bob__subcmd__state"
                 ;;
@@ -141,6 +144,9 @@ _bob() {
                 ;;
             bob__subcmd__help,schema)
                 cmd="bob__subcmd__help__subcmd__schema"
+                ;;
+            bob__subcmd__help,search)
+                cmd="bob__subcmd__help__subcmd__search"
                 ;;
             bob__subcmd__help,state)
                 cmd="bob__subcmd__help__subcmd__state"
@@ -316,6 +322,9 @@ _bob() {
             bob__subcmd__help__subcmd__state,show)
                 cmd="bob__subcmd__help__subcmd__state__subcmd__show"
                 ;;
+            bob__subcmd__help__subcmd__tool,confirm)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__confirm"
+                ;;
             bob__subcmd__help__subcmd__tool,disable)
                 cmd="bob__subcmd__help__subcmd__tool__subcmd__disable"
                 ;;
@@ -333,6 +342,9 @@ _bob() {
                 ;;
             bob__subcmd__help__subcmd__tool,schema)
                 cmd="bob__subcmd__help__subcmd__tool__subcmd__schema"
+                ;;
+            bob__subcmd__help__subcmd__tool,turbotime)
+                cmd="bob__subcmd__help__subcmd__tool__subcmd__turbotime"
                 ;;
             bob__subcmd__help__subcmd__trace,emit)
                 cmd="bob__subcmd__help__subcmd__trace__subcmd__emit"
@@ -709,6 +721,9 @@ _bob() {
             bob__subcmd__state__subcmd__help,show)
                 cmd="bob__subcmd__state__subcmd__help__subcmd__show"
                 ;;
+            bob__subcmd__tool,confirm)
+                cmd="bob__subcmd__tool__subcmd__confirm"
+                ;;
             bob__subcmd__tool,disable)
                 cmd="bob__subcmd__tool__subcmd__disable"
                 ;;
@@ -730,6 +745,12 @@ _bob() {
             bob__subcmd__tool,schema)
                 cmd="bob__subcmd__tool__subcmd__schema"
                 ;;
+            bob__subcmd__tool,turbotime)
+                cmd="bob__subcmd__tool__subcmd__turbotime"
+                ;;
+            bob__subcmd__tool__subcmd__help,confirm)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__confirm"
+                ;;
             bob__subcmd__tool__subcmd__help,disable)
                 cmd="bob__subcmd__tool__subcmd__help__subcmd__disable"
                 ;;
@@ -750,6 +771,9 @@ _bob() {
                 ;;
             bob__subcmd__tool__subcmd__help,schema)
                 cmd="bob__subcmd__tool__subcmd__help__subcmd__schema"
+                ;;
+            bob__subcmd__tool__subcmd__help,turbotime)
+                cmd="bob__subcmd__tool__subcmd__help__subcmd__turbotime"
                 ;;
             bob__subcmd__trace,emit)
                 cmd="bob__subcmd__trace__subcmd__emit"
@@ -788,7 +812,7 @@ _bob() {
 
     case "${cmd}" in
         bob)
-            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help"
+            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1260,7 +1284,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help)
-            opts="init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help"
+            opts="init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2197,6 +2221,20 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__help__subcmd__state)
             opts="show set"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2240,8 +2278,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__tool)
-            opts="list schema run enable disable loop"
+            opts="list schema run enable disable turbotime confirm loop"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__confirm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2324,6 +2376,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__tool__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__tool__subcmd__turbotime)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -5239,6 +5305,52 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__search)
+            opts="-h -V --input --session --root --grant --allow-loopback --allow-private --timeout-ms --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grant)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__state)
             opts="-h -V --home --now --format --json --help --version show set help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -5390,12 +5502,46 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool)
-            opts="-h -V --home --now --format --json --help --version list schema run enable disable loop help"
+            opts="-h -V --home --now --format --json --help --version list schema run enable disable turbotime confirm loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__confirm)
+            opts="-h -V --session --root --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -5476,8 +5622,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool__subcmd__help)
-            opts="list schema run enable disable loop help"
+            opts="list schema run enable disable turbotime confirm loop help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__confirm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -5574,6 +5734,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__tool__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__help__subcmd__turbotime)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -5728,6 +5902,40 @@ _bob() {
                 return 0
             fi
             case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__tool__subcmd__turbotime)
+            opts="-h -V --session --select --home --now --format --json --help --version on off"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --select)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -6026,7 +6234,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__turn)
-            opts="-h -V --session --agent --user --profile --thinking-mode --expect-revision --stream --max-tool-rounds --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
+            opts="-h -V --session --agent --user --mode --profile --thinking-mode --expect-revision --stream --max-tool-rounds --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -6044,8 +6252,12 @@ _bob() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "chat act" -- "${cur}"))
+                    return 0
+                    ;;
                 --profile)
-                    COMPREPLY=($(compgen -W "bob spectator solo" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "bob spectator solo panda" -- "${cur}"))
                     return 0
                     ;;
                 --thinking-mode)

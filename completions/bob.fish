@@ -41,6 +41,7 @@ complete -c bob -n "__fish_bob_needs_command" -f -a "sanitize" -d 'Strip scaffol
 complete -c bob -n "__fish_bob_needs_command" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
 complete -c bob -n "__fish_bob_needs_command" -f -a "ledger" -d 'Show, verify or repair hash-chained logs (approval ledger, audit log)'
 complete -c bob -n "__fish_bob_needs_command" -f -a "schema" -d 'Print the JSON Schema of a contract type'
+complete -c bob -n "__fish_bob_needs_command" -f -a "search" -d 'Run a SearchRequest: fetch, extract and stage web pages, files or search results'
 complete -c bob -n "__fish_bob_needs_command" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
 complete -c bob -n "__fish_bob_needs_command" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
 complete -c bob -n "__fish_bob_needs_command" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
@@ -346,21 +347,38 @@ complete -c bob -n "__fish_bob_using_subcommand schema" -l list -d 'List the ava
 complete -c bob -n "__fish_bob_using_subcommand schema" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schema" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand search" -l input -d 'Read the SearchRequest from FILE instead of stdin' -r -F
+complete -c bob -n "__fish_bob_using_subcommand search" -l session -d 'Session whose granted capabilities apply' -r
+complete -c bob -n "__fish_bob_using_subcommand search" -l root -d 'Sandbox root for fetch_mode file' -r -F
+complete -c bob -n "__fish_bob_using_subcommand search" -l grant -d 'Grant a capability (net, net:<domain>) for this search' -r
+complete -c bob -n "__fish_bob_using_subcommand search" -l timeout-ms -d 'Time budget of the whole search' -r
+complete -c bob -n "__fish_bob_using_subcommand search" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand search" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand search" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "disable" -d 'Disable tools for a session'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable loop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand search" -l allow-loopback -d 'Let fetches reach loopback addresses'
+complete -c bob -n "__fish_bob_using_subcommand search" -l allow-private -d 'Let fetches reach private and link-local addresses'
+complete -c bob -n "__fish_bob_using_subcommand search" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand search" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "list" -d 'List the registered tools (JSON Lines: name, kind, mutating, aliases, description)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "schema" -d 'Print a tool\'s input JSON Schema (aliases resolve to their tool)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "turbotime" -d 'Turn TURBOTIME on or off for a session and select its tools (a human act, audited)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "confirm" -d 'Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l session -d 'Also say which tools are enabled for this session' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -423,6 +441,26 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l select -d 'TURBOTIME tools to select (replaces the selection; only with `on`)' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l root -d 'Sandbox root for fs and shell tools' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l session -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -437,6 +475,8 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "turbotime" -d 'Turn TURBOTIME on or off for a session and select its tools (a human act, audited)'
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "confirm" -d 'Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote gc import export bench help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -628,9 +668,12 @@ complete -c bob -n "__fish_bob_using_subcommand chat" -s V -l version -d 'Print 
 complete -c bob -n "__fish_bob_using_subcommand turn" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l agent -d 'Agent id (names the audit log directory)' -r
 complete -c bob -n "__fish_bob_using_subcommand turn" -l user -d 'User id (memory user for retrieval and candidates) [default: the input\'s user_id]' -r
-complete -c bob -n "__fish_bob_using_subcommand turn" -l profile -d 'Pipeline profile' -r -f -a "bob\t''
+complete -c bob -n "__fish_bob_using_subcommand turn" -l mode -d 'chat: mutating tool calls are not run but staged as requires_confirm for `bob tool confirm`; act: they run when enabled and valid (seed 004)' -r -f -a "chat\t''
+act\t''"
+complete -c bob -n "__fish_bob_using_subcommand turn" -l profile -d 'Pipeline profile (panda: seed 004 Thinking → Solver, JSON outputs parsed as contracts)' -r -f -a "bob\t''
 spectator\t''
-solo\t''"
+solo\t''
+panda\t''"
 complete -c bob -n "__fish_bob_using_subcommand turn" -l thinking-mode -d 'Include the sanitized role notes in the record: never, on_error, always [default: the input\'s thinking_mode, else never]' -r -f -a "never\t''
 on_error\t''
 always\t''"
@@ -1035,24 +1078,25 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand generate" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "init" -d 'Create the home directory and its layout'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "state" -d 'Show or replace a session\'s checkpoint (revisioned)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "caps" -d 'List, request, grant or revoke a session\'s capabilities'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "notes" -d 'Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "condense" -d 'Deterministically condense a message list to fit the context caps'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "sanitize" -d 'Strip scaffold blocks, markers and chain-of-thought from model output'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "ledger" -d 'Show, verify or repair hash-chained logs (approval ledger, audit log)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "schema" -d 'Print the JSON Schema of a contract type'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "turn" -d 'Run one turn through the role pipeline'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "context" -d 'Build the labelled role inputs for a session and role'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule mtg generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "init" -d 'Create the home directory and its layout'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "state" -d 'Show or replace a session\'s checkpoint (revisioned)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "caps" -d 'List, request, grant or revoke a session\'s capabilities'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "notes" -d 'Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "condense" -d 'Deterministically condense a message list to fit the context caps'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "sanitize" -d 'Strip scaffold blocks, markers and chain-of-thought from model output'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "ledger" -d 'Show, verify or repair hash-chained logs (approval ledger, audit log)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "schema" -d 'Print the JSON Schema of a contract type'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "search" -d 'Run a SearchRequest: fetch, extract and stage web pages, files or search results'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "turn" -d 'Run one turn through the role pipeline'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "context" -d 'Build the labelled role inputs for a session and role'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "show" -d 'Print the session\'s checkpoint JSON'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
@@ -1073,6 +1117,8 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "run" -d 'Run tool calls read from stdin, in order; one response envelope per call on stdout'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "enable" -d 'Enable tools for a session (a human act), stored in sessions/<id>/tools.json'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "disable" -d 'Disable tools for a session'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "turbotime" -d 'Turn TURBOTIME on or off for a session and select its tools (a human act, audited)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "confirm" -d 'Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from tool" -f -a "loop" -d 'Show a session\'s failure-loop state (seed 003 §2)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "propose" -d 'Store memory candidates (redacted) as pending. Reads a candidate, an array, a {save_plan|suggest_memory_save|memory_candidates: …} wrapper, or THINK output with <<<MEMORY_CANDIDATES_JSON>>> … <<<END_MEMORY_CANDIDATES_JSON>>> blocks (at most 2 taken)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from memory" -f -a "candidates" -d 'List candidates (JSON Lines), oldest first'

@@ -15,6 +15,7 @@ pub mod output;
 mod sanitize;
 mod schedule;
 mod schema;
+mod search;
 mod state;
 mod tool;
 mod trace;
@@ -120,6 +121,8 @@ pub enum Command {
     Ledger(ledger::Args),
     /// Print the JSON Schema of a contract type
     Schema(schema::Args),
+    /// Run a SearchRequest: fetch, extract and stage web pages, files or search results
+    Search(search::Args),
     /// List, describe and run tools under the sandbox and policy
     #[command(subcommand)]
     Tool(tool::Args),
@@ -191,6 +194,7 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Trace(a) => trace::run(a, ctx),
         Command::Ledger(a) => ledger::run(a, ctx),
         Command::Schema(a) => schema::run(a, ctx),
+        Command::Search(a) => search::run(a, ctx),
         Command::Tool(a) => tool::run(a, ctx),
         Command::Memory(a) => memory::run(a, ctx),
         Command::Chat(a) => chat::run(a, ctx),

@@ -46,11 +46,45 @@ pub enum Args {
         #[arg(required = true)]
         names: Vec<String>,
     },
+    /// Turn TURBOTIME on or off for a session and select its tools (a human act, audited)
+    ///
+    /// With TURBOTIME on, each selected TURBOTIME tool (scryfall.lookup, steam.game_lookup,
+    /// game.knowledge_search, news.headline_search) is enabled for the session and may reach
+    /// its own API host without a net grant (seed 001). Nothing else is widened.
+    Turbotime {
+        /// on or off
+        #[arg(value_enum)]
+        state: OnOff,
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// TURBOTIME tools to select (replaces the selection; only with `on`)
+        #[arg(long, value_name = "TOOL", num_args = 1..)]
+        select: Vec<String>,
+    },
+    /// Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)
+    ///
+    /// The call runs once, through the same policy and audit as `bob tool run --session S`
+    /// (the tool must still be enabled for the session); prints its response envelope.
+    Confirm {
+        /// The confirm id from the turn record (`confirm:<id>` in result_ref)
+        id: String,
+        #[arg(long, value_name = "ID")]
+        session: String,
+        /// Sandbox root for fs and shell tools
+        #[arg(long, value_name = "DIR")]
+        root: Vec<PathBuf>,
+    },
     /// Show a session's failure-loop state (seed 003 §2)
     Loop {
         #[arg(long, value_name = "ID")]
         session: String,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -125,13 +159,25 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 Some(s) => Some(policy::load_session_tools(&ctx.home, s)?.enabled),
                 None => None,
             };
+            let turbo = match &session {
+                Some(s) => Some(tools::domain::turbotime::load(&ctx.home, s)?),
+                None => None,
+            };
             let rows: Vec<Value> = tools::registry()
                 .iter()
                 .map(|t| {
                     let aliases: Vec<&str> = tools::registry::aliases().iter().filter(|a| a.target == t.name).map(|a| a.name).collect();
                     let mut v = json!({"name": t.name, "kind": t.kind, "mutating": t.mutating, "aliases": aliases, "description": t.description});
-                    if let Some(e) = &enabled {
-                        v["enabled"] = Value::Bool(e.iter().any(|n| n == t.name));
+                    let turbotime_tool = tools::domain::turbotime::TOOLS.contains(&t.name);
+                    if turbotime_tool {
+                        v["turbotime"] = Value::Bool(true);
+                    }
+                    if let (Some(e), Some(tt)) = (&enabled, &turbo) {
+                        let selected = tt.on && tt.selected.iter().any(|n| n == t.name);
+                        v["enabled"] = Value::Bool(selected || e.iter().any(|n| n == t.name));
+                        if turbotime_tool {
+                            v["turbotime_selected"] = Value::Bool(selected);
+                        }
                     }
                     v
                 })
@@ -155,6 +201,32 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Args::Disable { session, names } => {
             let t = policy::set_session_tools(&ctx.home, &session, &names, false)?;
             ctx.out.doc(&t)
+        }
+        Args::Turbotime {
+            state,
+            session,
+            select,
+        } => {
+            let t =
+                tools::domain::turbotime::set(&ctx.home, &session, state == OnOff::On, &select)?;
+            ctx.out.doc(&t)
+        }
+        Args::Confirm { id, session, root } => {
+            let req = tools::confirm::take(&ctx.home, &session, &id)?;
+            let policy = Policy::from_env_and_session(
+                &ctx.home,
+                Some(&session),
+                PolicyOverrides {
+                    roots: root,
+                    ..Default::default()
+                },
+            )?;
+            let mut runner =
+                Runner::new(&ctx.home, policy, &req.run_id, &req.agent_id, Some(session))?;
+            let resp = runner.run(&req);
+            runner.flush()?;
+            runner.save_failure_loop()?;
+            ctx.out.doc(&resp)
         }
         Args::Loop { session } => {
             let f = FailureLoop::load(&ctx.home, &session)?;

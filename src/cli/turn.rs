@@ -39,8 +39,12 @@ pub struct Args {
     /// User id (memory user for retrieval and candidates) [default: the input's user_id]
     #[arg(long)]
     pub user: Option<String>,
-    /// Pipeline profile
-    #[arg(long, default_value = "bob", value_parser = ["bob", "spectator", "solo"])]
+    /// chat: mutating tool calls are not run but staged as requires_confirm for `bob tool
+    /// confirm`; act: they run when enabled and valid (seed 004)
+    #[arg(long, default_value = "act", value_parser = ["chat", "act"])]
+    pub mode: String,
+    /// Pipeline profile (panda: seed 004 Thinking → Solver, JSON outputs parsed as contracts)
+    #[arg(long, default_value = "bob", value_parser = ["bob", "spectator", "solo", "panda"])]
     pub profile: String,
     /// Include the sanitized role notes in the record: never, on_error, always [default: the
     /// input's thinking_mode, else never]
@@ -92,6 +96,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         expect_revision: args.expect_revision,
         stream: args.stream,
         max_tool_rounds: args.max_tool_rounds.min(16),
+        chat_mode: args.mode == "chat",
     };
     // Retrieval runs on its own thread while the backend and the runtime are set up.
     let prefetch = pipeline::Prefetch::start(&ctx.home, &opts, &input.message);

@@ -91,4 +91,7 @@ pub struct TurnRecord {
     /// Why the turn did not complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Error>,
+    /// The session's TURBOTIME state when it is on: `{on: true, selected: [tool…]}` (seed 001).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turbotime: Option<Value>,
 }

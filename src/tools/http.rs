@@ -68,13 +68,15 @@ fn refused_addr(ip: IpAddr, p: &Policy) -> Option<addr::Refusal> {
 }
 
 /// One checked hop: the URL, its host and the addresses to pin.
-struct Hop {
-    url: url::Url,
-    host: String,
-    addrs: Vec<SocketAddr>,
+pub(crate) struct Hop {
+    pub(crate) url: url::Url,
+    pub(crate) host: String,
+    pub(crate) addrs: Vec<SocketAddr>,
 }
 
-fn check_hop(raw: &str, p: &Policy) -> Result<Hop> {
+/// Checks one hop against the policy (scheme, `net` capability, every resolved address's
+/// class); the domain tools reuse it for each hop of their own requests.
+pub(crate) fn check_hop(raw: &str, p: &Policy) -> Result<Hop> {
     let url = url::Url::parse(raw)
         .map_err(|e| Error::new(Code::ToolInputInvalid, format!("not a URL: {raw:?} ({e})")))?;
     if !matches!(url.scheme(), "http" | "https") {

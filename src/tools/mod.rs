@@ -12,6 +12,8 @@
 //! [`Runner::flush`] in batch mode).
 
 pub mod argv;
+pub mod confirm;
+pub mod domain;
 pub mod failure_loop;
 pub mod fs;
 pub mod http;
@@ -55,6 +57,7 @@ pub struct Runner {
     audit_time: Duration,
     audit_cpu: Duration,
     measure: bool,
+    domain: Option<domain::DomainSettings>,
 }
 
 impl Runner {
@@ -96,6 +99,7 @@ impl Runner {
             audit_time: Duration::ZERO,
             audit_cpu: Duration::ZERO,
             measure: false,
+            domain: None,
         })
     }
 
@@ -334,7 +338,97 @@ impl Runner {
                 shell::exec(&i, self.sandbox()?, &roots, &rules, t, mode)
             }
             Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
+            Input::Scryfall(i) => {
+                self.domain(spec.name, timeout, |c| domain::scryfall::lookup(c, &i))
+            }
+            Input::Steam(i) => self.domain(spec.name, timeout, |c| domain::steam::lookup(c, &i)),
+            Input::News(i) => self.domain(spec.name, timeout, |c| domain::news::search(c, &i)),
+            Input::Knowledge(i) => {
+                self.domain(spec.name, timeout, |c| domain::knowledge::search(c, &i))
+            }
+            Input::FetchText(i) => self.domain(spec.name, timeout, |c| domain::web::fetch(c, &i)),
+            Input::BomNormalize(i) => domain::bom::run(&i),
+            Input::Offers(i) => {
+                self.domain(spec.name, timeout, |c| domain::commerce::search(c, &i))
+            }
+            Input::Spreadsheet(i) => domain::spreadsheet::write(self.sandbox()?, &i),
+            Input::Search(i) => self.search(spec.name, timeout, &i),
+            Input::BomBuild(i) => {
+                self.sandbox()?;
+                self.domain_settings()?;
+                let (Some(sb), Some(settings)) = (&self.sandbox, &self.domain) else {
+                    return Err(Error::internal("sandbox and settings"));
+                };
+                domain::bom_build::build(
+                    &domain::Ctx {
+                        home: &self.home,
+                        policy: &self.policy,
+                        settings,
+                        timeout,
+                        tool: spec.name,
+                    },
+                    sb,
+                    &i,
+                )
+            }
         }
+    }
+
+    /// `web.search`: the sandbox when the policy has a root (file mode needs it).
+    fn search(
+        &mut self,
+        tool: &'static str,
+        timeout: Duration,
+        i: &domain::search::SearchRequest,
+    ) -> Result<Value> {
+        if self.policy.root().is_some() {
+            self.sandbox()?;
+        }
+        self.domain_settings()?;
+        let Some(settings) = &self.domain else {
+            return Err(Error::internal("settings"));
+        };
+        domain::search::run(
+            &domain::Ctx {
+                home: &self.home,
+                policy: &self.policy,
+                settings,
+                timeout,
+                tool,
+            },
+            self.sandbox.as_ref(),
+            i,
+        )
+    }
+
+    fn domain_settings(&mut self) -> Result<()> {
+        if self.domain.is_none() {
+            self.domain = Some(domain::DomainSettings::load(&self.home)?);
+        }
+        Ok(())
+    }
+
+    /// Runs a domain tool with the settings (loaded once per runner).
+    fn domain(
+        &mut self,
+        tool: &'static str,
+        timeout: Duration,
+        f: impl FnOnce(&domain::Ctx<'_>) -> Result<Value>,
+    ) -> Result<Value> {
+        if self.domain.is_none() {
+            self.domain = Some(domain::DomainSettings::load(&self.home)?);
+        }
+        let settings = self
+            .domain
+            .as_ref()
+            .ok_or_else(|| Error::internal("settings"))?;
+        f(&domain::Ctx {
+            home: &self.home,
+            policy: &self.policy,
+            settings,
+            timeout,
+            tool,
+        })
     }
 
     fn sandbox(&mut self) -> Result<&fs::Sandbox> {

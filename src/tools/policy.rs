@@ -55,6 +55,8 @@ pub struct Policy {
     /// How `shell.exec` is confined (full unless the operator chose weak).
     pub sandbox_mode: crate::sandbox::Mode,
     pub http_cache_ttl_s: u64,
+    /// The session's TURBOTIME toggle and selection ([`super::domain::turbotime`]).
+    pub turbotime: super::domain::turbotime::Turbotime,
 }
 
 /// What the calling human adds on the command line.
@@ -183,8 +185,10 @@ impl Policy {
         }
         let mut enabled = BTreeSet::new();
         let mut caps = Vec::new();
+        let mut turbotime = super::domain::turbotime::Turbotime::default();
         if let Some(sid) = session_id {
             enabled.extend(load_session_tools(home, sid)?.enabled);
+            turbotime = super::domain::turbotime::load(home, sid)?;
             caps.extend(
                 crate::checkpoint::load(home, sid)?
                     .state
@@ -237,6 +241,7 @@ impl Policy {
             max_timeout_ms,
             sandbox_mode,
             http_cache_ttl_s: env_u64("BOB_HTTP_CACHE_TTL_S")?.unwrap_or(DEFAULT_HTTP_CACHE_TTL_S),
+            turbotime,
         })
     }
 
@@ -256,7 +261,7 @@ impl Policy {
 
     /// Refuses a tool that is not enabled, or a fs/shell tool without a sandbox root.
     pub fn check_tool(&self, requested: &str, spec: &ToolSpec) -> Result<()> {
-        if !self.enabled.contains(spec.name) {
+        if !self.enabled.contains(spec.name) && !self.turbotime_selected(spec.name) {
             let how = match &self.session_id {
                 Some(s) => format!(
                     "a human enables it with `bob tool enable --session {s} {}`",
@@ -285,6 +290,12 @@ impl Policy {
             .with("tool", requested.to_string()));
         }
         Ok(())
+    }
+
+    /// Whether TURBOTIME is on for the session and `tool` (canonical) is selected: the tool is
+    /// then enabled, and may reach its own API host (seed 001).
+    pub fn turbotime_selected(&self, tool: &str) -> bool {
+        self.turbotime.on && self.turbotime.selected.iter().any(|t| t == tool)
     }
 
     /// Whether `net` capabilities allow fetching from `host` (seed 000 §4): `net:<scope>` (see
@@ -457,6 +468,7 @@ mod tests {
             max_timeout_ms: DEFAULT_MAX_TIMEOUT_MS,
             sandbox_mode: crate::sandbox::Mode::Full,
             http_cache_ttl_s: DEFAULT_HTTP_CACHE_TTL_S,
+            turbotime: Default::default(),
         }
     }
 

@@ -18,6 +18,8 @@ pub enum Kind {
     Shell,
     /// Capability-gated network.
     Net,
+    /// Computation on its input only (no files, no network).
+    Data,
 }
 
 /// One registered tool.
@@ -148,6 +150,76 @@ static TOOLS: &[ToolSpec] = &[
         mutating: false,
         schema: || schemars::schema_for!(HttpGetInput),
     },
+    ToolSpec {
+        name: "scryfall.lookup",
+        description: "TURBOTIME: a Magic card from Scryfall by name ({name, fuzzy?, set?}) or a card search ({query, page?}); cached 24 h, Scryfall's rate limits kept.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::scryfall::ScryfallInput),
+    },
+    ToolSpec {
+        name: "steam.game_lookup",
+        description: "TURBOTIME: a game's Steam store details ({appid}) or a store search ({term}); prices in cents; cached 24 h.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::steam::SteamInput),
+    },
+    ToolSpec {
+        name: "game.knowledge_search",
+        description: "TURBOTIME: community/meta search through SerpAPI or SearXNG ({query, game?}); SearchResultItems.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::knowledge::KnowledgeInput),
+    },
+    ToolSpec {
+        name: "news.headline_search",
+        description: "TURBOTIME: headlines from the configured RSS/Atom/JSON feeds ({query, since?, limit?}), deduplicated, newest first.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::news::NewsInput),
+    },
+    ToolSpec {
+        name: "web.fetch_text",
+        description: "Fetch a page ({url}) under http.get's network policy and return its readable main text {url, status, title, content}.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::web::FetchTextInput),
+    },
+    ToolSpec {
+        name: "bom.normalize",
+        description: "Parse bill-of-materials text ({content, source}: lines like '4x Motor Mounts', 'ESC - 30A', markdown/CSV/HTML tables) into {rows: [{part, quantity, notes?, source}], count}; never invents parts.",
+        kind: Kind::Data,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::bom::NormalizeInput),
+    },
+    ToolSpec {
+        name: "commerce.search_offers",
+        description: "Product offers from SerpAPI Google Shopping ({query, extra_query?, max_results, country, language}) → {offers, best_offer (lowest price), summary}.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::commerce::OffersInput),
+    },
+    ToolSpec {
+        name: "docs.write_spreadsheet",
+        description: "Write rows ({repo, rows, filename, format: csv|ods|xlsx}) as a spreadsheet inside the sandbox root, atomically, never over an existing file unless overwrite=true; formulas neutralised.",
+        kind: Kind::Fs,
+        mutating: true,
+        schema: || schemars::schema_for!(crate::tools::domain::spreadsheet::SpreadsheetInput),
+    },
+    ToolSpec {
+        name: "bom.build",
+        description: "Fetch a page, normalize its BOM, optionally price it with SerpAPI, write a spreadsheet ({url, repo, format, use_serpapi}) → {status: ok|content_empty|pricing_missing|fetch_failed, rows, spreadsheet_path}.",
+        kind: Kind::Fs,
+        mutating: true,
+        schema: || schemars::schema_for!(crate::tools::domain::bom_build::BuildInput),
+    },
+    ToolSpec {
+        name: "web.search",
+        description: "Run a seed 004 SearchRequest ({queries, fetch_mode: http|file|search_api, k_per_query, max_pages_per_query, follow_links, …}): each fetch staged under scrape_staging/<uuid>/, SearchResultItems returned; persist_memory only proposes candidates.",
+        kind: Kind::Net,
+        mutating: false,
+        schema: || schemars::schema_for!(crate::tools::domain::search::SearchRequest),
+    },
 ];
 
 static ALIASES: &[Alias] = &[
@@ -209,6 +281,16 @@ pub enum Input {
     WriteText(WriteTextInput),
     ShellExec(ShellExecInput),
     HttpGet(HttpGetInput),
+    Scryfall(crate::tools::domain::scryfall::ScryfallInput),
+    Steam(crate::tools::domain::steam::SteamInput),
+    Knowledge(crate::tools::domain::knowledge::KnowledgeInput),
+    News(crate::tools::domain::news::NewsInput),
+    FetchText(crate::tools::domain::web::FetchTextInput),
+    BomNormalize(crate::tools::domain::bom::NormalizeInput),
+    Offers(crate::tools::domain::commerce::OffersInput),
+    Spreadsheet(crate::tools::domain::spreadsheet::SpreadsheetInput),
+    BomBuild(crate::tools::domain::bom_build::BuildInput),
+    Search(crate::tools::domain::search::SearchRequest),
 }
 
 fn parse<T: DeserializeOwned>(tool: &str, v: Value) -> Result<T> {
@@ -256,6 +338,16 @@ pub fn validate(requested: &str, spec: &ToolSpec, input: &Value) -> Result<Input
         "fs.write_text" => Input::WriteText(parse(requested, v)?),
         "shell.exec" => Input::ShellExec(parse(requested, v)?),
         "http.get" => Input::HttpGet(parse(requested, v)?),
+        "scryfall.lookup" => Input::Scryfall(parse(requested, v)?),
+        "steam.game_lookup" => Input::Steam(parse(requested, v)?),
+        "game.knowledge_search" => Input::Knowledge(parse(requested, v)?),
+        "news.headline_search" => Input::News(parse(requested, v)?),
+        "web.fetch_text" => Input::FetchText(parse(requested, v)?),
+        "bom.normalize" => Input::BomNormalize(parse(requested, v)?),
+        "commerce.search_offers" => Input::Offers(parse(requested, v)?),
+        "docs.write_spreadsheet" => Input::Spreadsheet(parse(requested, v)?),
+        "bom.build" => Input::BomBuild(parse(requested, v)?),
+        "web.search" => Input::Search(parse(requested, v)?),
         other => return Err(Error::internal(format!("no executor for {other}"))),
     })
 }

@@ -78,6 +78,9 @@ pub struct TurnOptions {
     /// Stream every LLM call (traced as `llm_stream`).
     pub stream: bool,
     pub max_tool_rounds: usize,
+    /// Chat mode (seed 004): mutating tool calls are staged for a human's confirmation
+    /// (`requires_confirm`) instead of run; Act mode (false) runs them.
+    pub chat_mode: bool,
 }
 
 /// A finished turn: its record, and the error that ended it if it did not complete.
@@ -231,6 +234,11 @@ impl Work<'_> {
     /// Keeps the NOTES patch and memory candidates of a role's raw output; returns the text
     /// with those blocks removed.
     fn harvest(&mut self, role: &RoleSpec, raw: &str) -> String {
+        if self.opts.profile == super::profiles::Profile::Panda
+            && let Some(text) = self.harvest_panda(role, raw)
+        {
+            return text;
+        }
         let ex = notes::extract(raw);
         if let Some(p) = ex.patch {
             self.patch.merge(p);
@@ -260,6 +268,171 @@ impl Work<'_> {
     }
 }
 
+impl Work<'_> {
+    /// Seed 004 outputs parsed as contracts (the `panda` profile): a Thinking object
+    /// `{plan, notes, save_plan}` (its NoteFrames become a NOTES patch, `save_plan` a memory
+    /// candidate; the visible text is the plan, as private upstream notes) or a Solver object
+    /// `{analysis, requests, tool_intent, needs_more_context, final, suggest_memory_save}`
+    /// (`final` is the visible answer; `tool_intent` runs through the tool loop, which reads
+    /// it from the raw reply; `analysis` is never shown). `None` when the reply is not a JSON
+    /// object: it is then read like any other role's text.
+    fn harvest_panda(&mut self, role: &RoleSpec, raw: &str) -> Option<String> {
+        let obj = panda_object(raw)?;
+        if let Some(n) = obj.get("notes").filter(|n| n.is_object()) {
+            match notes::parse_patch(n) {
+                Ok(p) => {
+                    self.patch.merge(p.patch);
+                    for k in p.ignored_keys {
+                        if !self.notes_ignored_keys.contains(&k) {
+                            self.notes_ignored_keys.push(k);
+                        }
+                    }
+                }
+                Err(e) => self
+                    .notes_errors
+                    .push(format!("{}: NoteFrames: {}", role.name, e.message)),
+            }
+        }
+        for key in ["save_plan", "suggest_memory_save"] {
+            if let Some(v) = obj.get(key).filter(|v| v.is_object())
+                && role.proposes_memory
+            {
+                match super::mem::extract(&json!({ key: v }).to_string()) {
+                    Ok(c) => self.candidates.extend(c),
+                    Err(e) => self
+                        .notes_errors
+                        .push(format!("{}: {key}: {}", role.name, e.message)),
+                }
+            }
+        }
+        if role.is_final {
+            return Some(
+                obj.get("final")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            );
+        }
+        let plan = match obj.get("plan") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|s| {
+                    format!(
+                        "- {}",
+                        s.as_str().map_or_else(|| s.to_string(), str::to_string)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Some(Value::String(s)) => s.clone(),
+            _ => String::new(),
+        };
+        Some(plan)
+    }
+}
+
+/// Seed 004's memory save heuristic: a priced bill of materials (a `bom.build` result with at
+/// least one priced row) is proposed for memory (pending a human's approval).
+fn priced_bom_candidate(
+    req: &ToolRequest,
+    resp: &crate::contracts::ToolResponse,
+) -> Option<MemoryCandidate> {
+    if tools::resolve(&req.tool).map(|s| s.name) != Some("bom.build") || !resp.ok {
+        return None;
+    }
+    let out = resp.output.as_ref()?;
+    let rows = out.get("rows")?.as_array()?;
+    if !rows
+        .iter()
+        .any(|r| r.get("price").is_some_and(Value::is_number))
+    {
+        return None;
+    }
+    let mut body =
+        String::from("| part | quantity | price | seller | link |\n|---|---|---|---|---|\n");
+    for r in rows.iter().take(100) {
+        let f = |k: &str| match r.get(k) {
+            Some(Value::String(s)) => s.replace('|', "/"),
+            Some(Value::Null) | None => String::new(),
+            Some(v) => v.to_string(),
+        };
+        body.push_str(&format!(
+            "| {} | {} | {} {} | {} | {} |\n",
+            f("part"),
+            f("quantity"),
+            f("price"),
+            f("currency"),
+            f("seller"),
+            f("link")
+        ));
+    }
+    let source = out.get("source_url").and_then(Value::as_str).unwrap_or("");
+    body.push_str(&format!("\nSource: {source}\n"));
+    let mut c = MemoryCandidate::new(body);
+    c.title = Some(format!("Priced BOM: {source}").chars().take(120).collect());
+    c.kind = "reference".into();
+    c.tags = vec!["bom".into(), "pricing".into()];
+    c.source = "tool:bom.build".into();
+    c.why_store = Some("a priced bill of materials (seed 004 memory save heuristic)".into());
+    c.importance = Some(6);
+    Some(c)
+}
+
+/// A seed 004 role output: one JSON object, bare or in a ```json fence.
+fn panda_object(raw: &str) -> Option<serde_json::Map<String, Value>> {
+    let t = raw.trim();
+    let t = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .map(|x| x.trim_end().trim_end_matches("```"))
+        .unwrap_or(t)
+        .trim();
+    match serde_json::from_str::<Value>(t) {
+        Ok(Value::Object(obj)) => Some(obj),
+        _ => None,
+    }
+}
+
+/// A Solver output's `tool_intent` (or `tool_intents`) as tool requests, then each of its
+/// `requests` that is a SearchRequest (`type: search_request`) as a `web.search` call; nothing
+/// when there are none.
+fn panda_intents(raw: &str, defaults: &CallDefaults) -> (Vec<ToolRequest>, Option<String>) {
+    let Some(obj) = panda_object(raw) else {
+        return (Vec::new(), None);
+    };
+    // `requests` entries of type search_request are SearchRequests for web.search.
+    let searches: Vec<ToolRequest> = obj
+        .get("requests")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("search_request"))
+        .enumerate()
+        .map(|(i, r)| ToolRequest {
+            request_id: format!("search_{i}_{}", uuid::Uuid::new_v4().simple()),
+            run_id: defaults.run_id.clone(),
+            agent_id: defaults.agent_id.clone(),
+            tool: "web.search".into(),
+            input: r.clone(),
+            timeout_ms: defaults.timeout_ms,
+            created_at: crate::clock::rfc3339(defaults.now),
+        })
+        .collect();
+    let has = ["tool_intent", "tool_intents"]
+        .iter()
+        .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()));
+    if !has {
+        return (searches, None);
+    }
+    match tools::parse_calls(&Value::Object(obj).to_string(), defaults) {
+        Ok(mut reqs) => {
+            reqs.extend(searches);
+            (reqs, None)
+        }
+        Err(e) => (searches, Some(e.message)),
+    }
+}
+
 /// Removes `<<<MEMORY_CANDIDATES_JSON>>>` blocks; returns the rest and the blocks' payloads.
 fn take_memory_blocks(text: &str) -> (String, Vec<String>) {
     let mut out = String::new();
@@ -284,11 +457,18 @@ fn take_memory_blocks(text: &str) -> (String, Vec<String>) {
 
 /// The tools enabled for the session (a human's `bob tool enable`); the full [`Policy`] is
 /// built only when a tool is actually called.
+/// With TURBOTIME on, its selected tools are enabled too (seed 001).
 fn enabled_tools(home: &Home, session_id: &str) -> Result<Vec<String>> {
-    Ok(tools::policy::load_session_tools(home, session_id)?
-        .enabled
-        .into_iter()
-        .collect())
+    let mut enabled = tools::policy::load_session_tools(home, session_id)?.enabled;
+    let turbo = tools::domain::turbotime::load(home, session_id)?;
+    if turbo.on {
+        for t in turbo.selected {
+            if !enabled.contains(&t) {
+                enabled.push(t);
+            }
+        }
+    }
+    Ok(enabled)
 }
 
 /// The tools the final role may use: `- name: description` lines for the enabled tools.
@@ -579,7 +759,12 @@ pub fn run_prefetched(
         recap: None,
         thinking: None,
         error: None,
+        turbotime: None,
     };
+    let turbo = tools::domain::turbotime::load(home, &opts.session_id)?;
+    if turbo.on {
+        record.turbotime = Some(json!({"on": true, "selected": turbo.selected}));
+    }
     let result = execute(&mut w, input, &mut record);
     record.usage = w.usage;
     record.tools = std::mem::take(&mut w.tools);
@@ -919,8 +1104,35 @@ fn final_role(
         req.tools = native.clone();
         let reply = w.call(role, round, &req)?;
         let raw = reply.message.content.clone();
-        let (reqs, problem) = requests_of(&reply.message, &defaults);
+        let (mut reqs, mut problem) = requests_of(&reply.message, &defaults);
+        if opts.profile == super::profiles::Profile::Panda && reqs.is_empty() && problem.is_none() {
+            (reqs, problem) = panda_intents(&raw, &defaults);
+        }
         let text = w.harvest(role, &raw);
+        let panda = opts.profile == super::profiles::Profile::Panda;
+        if panda {
+            // Seed 004's orchestrator transcript entry, one per Solver loop.
+            let obj = panda_object(&raw).unwrap_or_default();
+            let termination = if !reqs.is_empty() || problem.is_some() {
+                if round >= opts.max_tool_rounds {
+                    Some("tool_limit")
+                } else {
+                    None
+                }
+            } else if obj.get("needs_more_context").and_then(Value::as_bool) == Some(true) {
+                Some("needs_more_context")
+            } else {
+                Some("final")
+            };
+            w.trace(
+                "panda_loop",
+                json!({"run_id": w.run_id, "round": round,
+                       "solver_self_history": obj.get("analysis"),
+                       "note_frames": w.patch.clone(),
+                       "tool_intents": reqs.iter().map(|r| json!({"id": r.request_id, "tool": r.tool})).collect::<Vec<_>>(),
+                       "termination_reason": termination}),
+            )?;
+        }
         if reqs.is_empty() && problem.is_none() {
             return Ok(text);
         }
@@ -992,6 +1204,28 @@ fn final_role(
         for req in &reqs {
             w.cancel.check()?;
             let Some(r) = runner.as_mut() else { break };
+            if opts.chat_mode && tools::resolve(&req.tool).is_some_and(|s| s.mutating) {
+                let id = tools::confirm::stage(w.home, &opts.session_id, req)?;
+                w.trace(
+                    "tool_plan",
+                    json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool,
+                           "requires_confirm": true, "confirm_id": id}),
+                )?;
+                w.tools.push(ToolRecord {
+                    tool_name: req.tool.clone(),
+                    args: req.input.clone(),
+                    status: "requires_confirm".into(),
+                    error: None,
+                    result_ref: Some(format!("confirm:{id}")),
+                });
+                let msg = json!({"id": req.request_id, "tool": req.tool, "ok": false,
+                    "requires_confirm": true, "confirm_id": id,
+                    "note": "Chat mode: not executed; a human confirms it with `bob tool confirm`"});
+                let mut tm = ChatMessage::new(Role::Tool, sanitize::neutralize(&msg.to_string()));
+                tm.tool_call_id = Some(req.request_id.clone());
+                convo.push(tm);
+                continue;
+            }
             w.trace(
                 "tool_start",
                 json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool}),
@@ -1005,6 +1239,15 @@ fn final_role(
             )?;
             if !resp.ok {
                 w.any_tool_failed = true;
+            }
+            if opts.profile == super::profiles::Profile::Panda
+                && let Some(c) = priced_bom_candidate(req, &resp)
+                && !w
+                    .candidates
+                    .iter()
+                    .any(|x| x.tags.iter().any(|t| t == "bom"))
+            {
+                w.candidates.push(c);
             }
             w.tools.push(ToolRecord {
                 tool_name: req.tool.clone(),

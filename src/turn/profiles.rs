@@ -5,6 +5,7 @@
 //! | `bob` (default) | think → respond | think |
 //! | `spectator` | reflection → planner → critic → governor | planner |
 //! | `solo` | solo (bounded tool loop) | solo |
+//! | `panda` | thinking → solver (seed 004, JSON outputs) | thinking |
 //!
 //! The last role of a profile is the only one that finalizes the answer and the only one that
 //! may execute tools. Roles marked `proposes_memory` may emit memory candidates.
@@ -18,6 +19,7 @@ pub enum Profile {
     Bob,
     Spectator,
     Solo,
+    Panda,
 }
 
 /// One role of a profile: one LLM call (the final role: one call per tool-loop round).
@@ -61,6 +63,35 @@ natural, direct, without mentioning roles, notes, markers or tool mechanics.";
 
 const SOLO: &str = "You are a single agent. Answer the user's request, using tools when they \
 are needed; write the final answer naturally, without mentioning markers or tool mechanics.";
+
+const THINKING: &str = "You are the Thinking stage. Reply with one JSON object only: \
+{\"plan\": [short steps], \"notes\": {\"facts\": [], \"open_qs\": [], \"decisions\": [], \"todos\": []}, \
+\"save_plan\": null or {\"title\", \"tags\", \"body_md\", \"importance\", \"ttl_days\"}}. The user never \
+sees it. You cannot run tools.";
+
+const SOLVER: &str = "You are the Solver stage, the only one that answers the user. Reply with \
+one JSON object only: {\"analysis\": private reasoning, \"requests\": [], \"tool_intent\": null or \
+{\"action\": tool name, \"payload\": {input}}, \"needs_more_context\": false, \"final\": the answer the \
+user sees, \"suggest_memory_save\": null or {\"title\", \"tags\", \"body_md\", \"importance\", \
+\"ttl_days\"}}. Propose a memory save for a priced bill of materials, a sourcing guide or a \
+reusable troubleshooting flow.";
+
+const PANDA: &[RoleSpec] = &[
+    RoleSpec {
+        name: "thinking",
+        instructions: THINKING,
+        wants_retrieval: true,
+        proposes_memory: true,
+        is_final: false,
+    },
+    RoleSpec {
+        name: "solver",
+        instructions: SOLVER,
+        wants_retrieval: false,
+        proposes_memory: true,
+        is_final: true,
+    },
+];
 
 const BOB: &[RoleSpec] = &[
     RoleSpec {
@@ -124,6 +155,7 @@ impl Profile {
             Profile::Bob => "bob",
             Profile::Spectator => "spectator",
             Profile::Solo => "solo",
+            Profile::Panda => "panda",
         }
     }
 
@@ -132,6 +164,7 @@ impl Profile {
             "bob" => Some(Profile::Bob),
             "spectator" => Some(Profile::Spectator),
             "solo" => Some(Profile::Solo),
+            "panda" => Some(Profile::Panda),
             _ => None,
         }
     }
@@ -142,6 +175,7 @@ impl Profile {
             Profile::Bob => BOB,
             Profile::Spectator => SPECTATOR,
             Profile::Solo => SOLO_ROLES,
+            Profile::Panda => PANDA,
         }
     }
 

@@ -6,6 +6,7 @@ mod canary;
 mod chat;
 mod condense;
 mod contracts;
+mod domain;
 mod env;
 mod integrity;
 mod memory;

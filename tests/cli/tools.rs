@@ -72,7 +72,17 @@ fn list_and_schema_publish_the_registry() {
             "fs.list_dir",
             "fs.write_text",
             "shell.exec",
-            "http.get"
+            "http.get",
+            "scryfall.lookup",
+            "steam.game_lookup",
+            "game.knowledge_search",
+            "news.headline_search",
+            "web.fetch_text",
+            "bom.normalize",
+            "commerce.search_offers",
+            "docs.write_spreadsheet",
+            "bom.build",
+            "web.search"
         ]
     );
     let s = env.json(&["tool", "schema", "fs.read_text"], "");

@@ -1,0 +1,84 @@
+use super::Ctx;
+use super::output::read_input;
+use crate::contracts::ToolRequest;
+use crate::error::{Error, Result};
+use crate::tools::{CallDefaults, Policy, PolicyOverrides, Runner};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Run a SearchRequest (seed 004) read from stdin: fetch, extract and stage every page under
+/// scrape_staging/<uuid>/ and print {items: [SearchResultItem…], errors, memory_candidates}
+///
+/// The request: {"queries": [...], "fetch_mode": "http"|"file"|"search_api", "k_per_query",
+/// "max_pages_per_query", "follow_links", "follow_links_depth", "max_links_per_page",
+/// "deny_patterns", "save_raw", "persist_memory"}. It runs as the tool web.search through the
+/// tool runner (audited); network access needs net grants (the session's, or --grant), file
+/// mode a sandbox root. playwright is refused. persist_memory only proposes memory candidates
+/// for a human to approve.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Read the SearchRequest from FILE instead of stdin
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Session whose granted capabilities apply
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// Sandbox root for fetch_mode file
+    #[arg(long, value_name = "DIR")]
+    root: Vec<PathBuf>,
+    /// Grant a capability (net, net:<domain>) for this search
+    #[arg(long, value_name = "CAP")]
+    grant: Vec<String>,
+    /// Let fetches reach loopback addresses
+    #[arg(long)]
+    allow_loopback: bool,
+    /// Let fetches reach private and link-local addresses
+    #[arg(long)]
+    allow_private: bool,
+    /// Time budget of the whole search
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    timeout_ms: u64,
+}
+
+pub fn run(a: Args, ctx: &Ctx) -> Result<()> {
+    let text = read_input(a.input.as_deref())?;
+    let request: Value =
+        serde_json::from_str(&text).map_err(|e| Error::bad_json("SearchRequest", &e))?;
+    let policy = Policy::from_env_and_session(
+        &ctx.home,
+        a.session.as_deref(),
+        PolicyOverrides {
+            roots: a.root.clone(),
+            // Running `bob search` is the human's choice of this one tool.
+            enable: vec!["web.search".into()],
+            grant: a.grant.clone(),
+            allow_loopback: a.allow_loopback,
+            allow_private: a.allow_private,
+            ..Default::default()
+        },
+    )?;
+    let defaults = CallDefaults::new()?;
+    let mut runner = Runner::new(
+        &ctx.home,
+        policy,
+        &defaults.run_id,
+        "human",
+        a.session.clone(),
+    )?;
+    let req = ToolRequest {
+        request_id: format!("search_{}", uuid::Uuid::new_v4().simple()),
+        run_id: defaults.run_id.clone(),
+        agent_id: "human".into(),
+        tool: "web.search".into(),
+        input: request,
+        timeout_ms: a.timeout_ms,
+        created_at: crate::clock::rfc3339(crate::clock::now()?),
+    };
+    let resp = runner.run(&req);
+    runner.flush()?;
+    match (resp.ok, resp.output, resp.error) {
+        (true, Some(out), _) => ctx.out.doc(&out),
+        (_, _, Some(e)) => Err(e),
+        _ => Err(Error::internal("web.search returned nothing")),
+    }
+}

@@ -1,0 +1,47 @@
+//! Chat vs Act mode (seed 004): in Chat mode a turn does not execute a mutating tool call; it
+//! stages it as `sessions/<id>/pending_intents/<confirm_id>.json` and reports
+//! `requires_confirm`. A human runs it later with `bob tool confirm ID --session S`, through
+//! the same runner, policy and audit as any call (the confirmation itself is audited as a
+//! human act, `tool.confirm`). A staged intent runs at most once: it is removed before it runs.
+
+use crate::audit::Audit;
+use crate::contracts::ToolRequest;
+use crate::error::{Error, Result};
+use crate::home::{Home, safe_component};
+use crate::store;
+use serde_json::json;
+use std::path::PathBuf;
+
+fn dir(home: &Home, session_id: &str) -> Result<PathBuf> {
+    Ok(home.session_dir(session_id)?.join("pending_intents"))
+}
+
+/// Stages a call for confirmation; returns its confirm id.
+pub fn stage(home: &Home, session_id: &str, req: &ToolRequest) -> Result<String> {
+    let id = format!("confirm_{}", uuid::Uuid::new_v4().simple());
+    let d = dir(home, session_id)?;
+    std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
+    store::write_json_atomic(&d.join(format!("{id}.json")), req)?;
+    Ok(id)
+}
+
+/// Takes a staged call out (so it cannot run twice) and records the human's confirmation.
+pub fn take(home: &Home, session_id: &str, id: &str) -> Result<ToolRequest> {
+    safe_component("confirm id", id)?;
+    let p = dir(home, session_id)?.join(format!("{id}.json"));
+    let _lock = store::Lock::exclusive(&store::lock_path(&p))?;
+    let req: ToolRequest = store::read_json(&p)?.ok_or_else(|| {
+        Error::not_found(format!(
+            "no pending tool call {id:?} in session {session_id:?} (already confirmed, or never staged)"
+        ))
+    })?;
+    let mut audit = Audit::open(home, "human", &req.run_id)?;
+    audit.event(
+        "tool.confirm",
+        "human",
+        json!({"session_id": session_id, "confirm_id": id, "request_id": req.request_id, "tool": req.tool}),
+    )?;
+    std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+    let _ = std::fs::remove_file(store::lock_path(&p));
+    Ok(req)
+}

@@ -1,0 +1,461 @@
+//! `bom.normalize` (seed 004): bill-of-materials text into `{rows: [{part, quantity, notes?,
+//! source}], count}`, deterministically and without inventing parts: every row comes from one
+//! line or one table row of the input.
+//!
+//! What is recognised:
+//! * HTML tables (`<table>`, parsed with `dom_query`), markdown tables (`| … |` with a
+//!   separator row) and CSV with a header row: the part column is the first header named like
+//!   part/item/component/name/description (else the first column), the quantity column
+//!   qty/quantity/count/amount/pcs/#, the notes column notes/note/spec/specs/comment.
+//! * Lines, after stripping a bullet (`-`, `*`, `+`, `•`) or a number (`1.`, `1)`): notes after
+//!   the first ` - `, ` – ` or `: ` (`ESC - 30A`), then one quantity form: `4x Part`,
+//!   `4 x Part`, `Part x4`, `2 pcs Part`, `Part 2 pcs`, `(4) Part`, `Part (4)`; none means 1.
+//!   Blank lines, markdown headings, lines ending in `:` and section titles (`Printable BOM`,
+//!   `Parts list`) are skipped, and so is prose (a part of 16 words or more, or of 4 or more
+//!   ending a sentence), so the text around a list on a fetched page adds no parts.
+//!
+//! [`render`] writes rows back as lines in the first form (`4x Part - notes`); normalizing that
+//! text gives the same rows (the property test below). Input is capped at [`MAX_BYTES`] and
+//! [`MAX_ROWS`] rows (`tool.input_invalid` beyond).
+
+use crate::error::{Code, Error, Result};
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::LazyLock;
+
+pub const MAX_BYTES: usize = 8 * 1024 * 1024;
+pub const MAX_ROWS: usize = 50_000;
+
+/// `bom.normalize` input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NormalizeInput {
+    /// BOM text: lines, a markdown/CSV/HTML table.
+    pub content: String,
+    /// Where the text came from (copied into every row).
+    #[serde(default)]
+    pub source: String,
+}
+
+/// One normalized BOM row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    pub part: String,
+    pub quantity: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    pub source: String,
+}
+
+static LEAD_X: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\d{1,6})\s*[xX×]\s+(\S.*)$").unwrap());
+static TRAIL_X: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S.*?)\s+[xX×]\s*(\d{1,6})$").unwrap());
+static LEAD_PCS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(\d{1,6})\s*(?:pcs|pc|pieces|piece|units|unit|ea)\.?\s+(?:of\s+)?(\S.*)$")
+        .unwrap()
+});
+static TRAIL_PCS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(\S.*?)[\s,]+(\d{1,6})\s*(?:pcs|pc|pieces|piece|units|unit|ea)\.?$").unwrap()
+});
+static LEAD_PAREN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\((\d{1,6})\)\s*(\S.*)$").unwrap());
+static TRAIL_PAREN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S.*?)\s*\((\d{1,6})\)$").unwrap());
+static BULLET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?:[-*+•·]\s+|\d{1,4}[.)]\s+)").unwrap());
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Splits `text` at its first notes separator: (head, notes).
+fn split_notes(text: &str) -> (String, String) {
+    match [" - ", " – ", ": "]
+        .iter()
+        .filter_map(|sep| text.find(sep).map(|i| (i, sep.len())))
+        .min()
+    {
+        Some((i, n)) => (text[..i].trim().to_string(), squash(&text[i + n..])),
+        None => (text.to_string(), String::new()),
+    }
+}
+
+/// A part name without separator or bullet characters at its ends (so that a rendered row
+/// `4x Part - notes` splits where it was joined).
+fn clean_part(p: &str) -> String {
+    squash(p.trim_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '-' | '–' | ':' | '*' | '+' | '•' | '·')
+    }))
+}
+
+/// A sentence, not a part: 16 words or more, or 4 or more ending a sentence.
+fn is_prose(part: &str, notes: &str) -> bool {
+    let words = part.split_whitespace().count();
+    let last = if notes.is_empty() { part } else { notes };
+    words >= 16 || (words >= 4 && last.ends_with(['.', '!', '?']))
+}
+
+/// Whether a parsed (part, quantity, notes) is a row: not prose, not a section title, not
+/// ending in `:`. Lines and table rows share it, so rendered rows read back the same.
+fn keep(part: &str, quantity: u32, notes: &str) -> bool {
+    !part.is_empty()
+        && !notes.ends_with(':')
+        && !is_prose(part, notes)
+        && !is_section_title(part, quantity, notes)
+}
+
+const SECTION_WORDS: &[&str] = &[
+    "printable",
+    "printed",
+    "bom",
+    "bill",
+    "of",
+    "materials",
+    "material",
+    "parts",
+    "part",
+    "list",
+    "components",
+    "electronics",
+    "hardware",
+    "required",
+    "tools",
+    "the",
+    "and",
+];
+
+/// A section title such as `Printable BOM` or `Parts list` (no quantity, no notes).
+fn is_section_title(part: &str, quantity: u32, notes: &str) -> bool {
+    quantity == 1
+        && notes.is_empty()
+        && part
+            .split_whitespace()
+            .all(|w| SECTION_WORDS.contains(&w.to_lowercase().as_str()))
+}
+
+/// Parses one line into a row (`None` for a line that names no part).
+pub fn parse_line(line: &str, source: &str) -> Option<Row> {
+    let line = squash(line);
+    if line.is_empty() || line.starts_with('#') || line.ends_with(':') {
+        return None;
+    }
+    let line = BULLET.replace(&line, "").trim().to_string();
+    let (head, notes) = split_notes(&line);
+    let forms: [(&Regex, usize, usize); 6] = [
+        (&LEAD_X, 1, 2),
+        (&TRAIL_X, 2, 1),
+        (&LEAD_PCS, 1, 2),
+        (&TRAIL_PCS, 2, 1),
+        (&LEAD_PAREN, 1, 2),
+        (&TRAIL_PAREN, 2, 1),
+    ];
+    let (mut quantity, mut part) = (1u32, head.clone());
+    for (re, q, p) in forms {
+        if let Some(c) = re.captures(&head) {
+            quantity = c[q].parse().unwrap_or(1);
+            part = c[p].trim().to_string();
+            break;
+        }
+    }
+    let part = clean_part(&part);
+    if !keep(&part, quantity, &notes) {
+        return None;
+    }
+    Some(Row {
+        part,
+        quantity,
+        notes: (!notes.is_empty()).then_some(notes),
+        source: source.to_string(),
+    })
+}
+
+/// Rows as lines `4x Part - notes` (what [`normalize`] reads back into the same rows).
+pub fn render(rows: &[Row]) -> String {
+    rows.iter()
+        .map(|r| match &r.notes {
+            Some(n) => format!("{}x {} - {}\n", r.quantity, r.part, n),
+            None => format!("{}x {}\n", r.quantity, r.part),
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Columns {
+    part: usize,
+    qty: Option<usize>,
+    notes: Option<usize>,
+}
+
+fn columns(header: &[String]) -> Option<Columns> {
+    let find = |names: &[&str]| {
+        header.iter().position(|h| {
+            let h = h.trim().to_lowercase();
+            names
+                .iter()
+                .any(|n| h == *n || h.starts_with(&format!("{n} ")))
+        })
+    };
+    let part = find(&[
+        "part",
+        "parts",
+        "item",
+        "component",
+        "name",
+        "description",
+        "product",
+    ]);
+    let qty = find(&[
+        "qty", "qty.", "quantity", "count", "amount", "pcs", "#", "no.",
+    ]);
+    let notes = find(&[
+        "notes", "note", "spec", "specs", "comment", "comments", "details",
+    ]);
+    if part.is_none() && qty.is_none() {
+        return None;
+    }
+    Some(Columns {
+        part: part.unwrap_or(0),
+        qty,
+        notes,
+    })
+}
+
+fn table_rows(header: &[String], body: &[Vec<String>], source: &str) -> Vec<Row> {
+    let c = columns(header).unwrap_or_default();
+    body.iter()
+        .filter_map(|cells| {
+            // A part cell is read like a line's head: `ESC - 30A` is part ESC, notes 30A.
+            let (head, cell_notes) = split_notes(&squash(cells.get(c.part)?));
+            let part = clean_part(&head);
+            if part.is_empty() {
+                return None;
+            }
+            let quantity = c
+                .qty
+                .and_then(|i| cells.get(i))
+                .and_then(|q| {
+                    q.trim()
+                        .trim_end_matches(|ch: char| !ch.is_ascii_digit())
+                        .trim_start_matches(|ch: char| !ch.is_ascii_digit())
+                        .parse()
+                        .ok()
+                })
+                .unwrap_or(1);
+            let notes = c
+                .notes
+                .and_then(|i| cells.get(i))
+                .map(|n| squash(n))
+                .filter(|n| !n.is_empty());
+            let notes = match (cell_notes.is_empty(), notes) {
+                (true, n) => n,
+                (false, None) => Some(cell_notes),
+                (false, Some(n)) => Some(format!("{cell_notes}; {n}")),
+            };
+            if !keep(&part, quantity, notes.as_deref().unwrap_or("")) {
+                return None;
+            }
+            Some(Row {
+                part,
+                quantity,
+                notes,
+                source: source.to_string(),
+            })
+        })
+        .collect()
+}
+
+fn html_rows(content: &str, source: &str) -> Vec<Row> {
+    let doc = dom_query::Document::from(content);
+    let mut rows = Vec::new();
+    for table in doc.select("table").iter() {
+        let trs: Vec<Vec<String>> = table
+            .select("tr")
+            .iter()
+            .map(|tr| {
+                tr.select("th, td")
+                    .iter()
+                    .map(|c| c.text().to_string())
+                    .collect()
+            })
+            .filter(|r: &Vec<String>| !r.is_empty())
+            .collect();
+        if let Some((header, body)) = trs.split_first() {
+            if columns(header).is_some() {
+                rows.extend(table_rows(header, body, source));
+            } else {
+                rows.extend(table_rows(&[], &trs, source));
+            }
+        }
+    }
+    rows
+}
+
+fn md_cells(line: &str) -> Vec<String> {
+    let t = line.trim().trim_start_matches('|').trim_end_matches('|');
+    t.split('|').map(|c| c.trim().to_string()).collect()
+}
+
+fn is_md_sep(line: &str) -> bool {
+    let t = line.trim();
+    t.contains('-') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+fn csv_rows(content: &str, source: &str) -> Option<Vec<Row>> {
+    let first = content.lines().find(|l| !l.trim().is_empty())?;
+    if !first.contains(',') {
+        return None;
+    }
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(content.as_bytes());
+    let mut recs = rdr
+        .records()
+        .filter_map(|r| r.ok())
+        .map(|r| r.iter().map(str::to_string).collect::<Vec<_>>());
+    let header = recs.next()?;
+    let c = columns(&header)?;
+    c.qty?;
+    let body: Vec<Vec<String>> = recs.collect();
+    Some(table_rows(&header, &body, source))
+}
+
+/// Normalizes BOM text (module docs).
+pub fn normalize(content: &str, source: &str) -> Result<Vec<Row>> {
+    if content.len() > MAX_BYTES {
+        return Err(Error::new(
+            Code::ToolInputInvalid,
+            format!("bom.normalize: content is larger than {MAX_BYTES} bytes"),
+        ));
+    }
+    let lower_has_table = content
+        .as_bytes()
+        .windows(6)
+        .any(|w| w.eq_ignore_ascii_case(b"<table"));
+    let rows = if lower_has_table {
+        html_rows(content, source)
+    } else if let Some(rows) = csv_rows(content, source) {
+        rows
+    } else {
+        let lines: Vec<&str> = content.lines().collect();
+        let mut rows = Vec::new();
+        let mut i = 0;
+        while i < lines.len() {
+            let l = lines[i].trim();
+            if l.starts_with('|') && i + 1 < lines.len() && is_md_sep(lines[i + 1]) {
+                let header = md_cells(l);
+                let mut body = Vec::new();
+                i += 2;
+                while i < lines.len() && lines[i].trim().starts_with('|') {
+                    body.push(md_cells(lines[i]));
+                    i += 1;
+                }
+                rows.extend(table_rows(&header, &body, source));
+                continue;
+            }
+            if let Some(r) = parse_line(l, source) {
+                rows.push(r);
+            }
+            if rows.len() > MAX_ROWS {
+                break;
+            }
+            i += 1;
+        }
+        rows
+    };
+    if rows.len() > MAX_ROWS {
+        return Err(Error::new(
+            Code::ToolInputInvalid,
+            format!("bom.normalize: more than {MAX_ROWS} rows; split the BOM"),
+        ));
+    }
+    Ok(rows)
+}
+
+/// The tool: `{rows, count}`.
+pub fn run(i: &NormalizeInput) -> Result<Value> {
+    let rows = normalize(&i.content, &i.source)?;
+    Ok(json!({"count": rows.len(), "rows": rows}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn one(l: &str) -> (String, u32, Option<String>) {
+        let r = parse_line(l, "s").unwrap();
+        (r.part, r.quantity, r.notes)
+    }
+
+    #[test]
+    fn the_seed_forms() {
+        assert_eq!(one("Frame"), ("Frame".into(), 1, None));
+        assert_eq!(one("4x Motor Mounts"), ("Motor Mounts".into(), 4, None));
+        assert_eq!(one("Motor Mounts x4"), ("Motor Mounts".into(), 4, None));
+        assert_eq!(one("2 pcs Propellers"), ("Propellers".into(), 2, None));
+        assert_eq!(one("Propellers 2 pcs"), ("Propellers".into(), 2, None));
+        assert_eq!(one("(4) Motors"), ("Motors".into(), 4, None));
+        assert_eq!(one("Motors (4)"), ("Motors".into(), 4, None));
+        assert_eq!(one("ESC - 30A"), ("ESC".into(), 1, Some("30A".into())));
+        assert_eq!(
+            one("- 4 x ESC - 30A BLHeli"),
+            ("ESC".into(), 4, Some("30A BLHeli".into()))
+        );
+        assert_eq!(one("3. M3 screws x12"), ("M3 screws".into(), 12, None));
+        assert_eq!(one("18650 Battery"), ("18650 Battery".into(), 1, None));
+        assert!(parse_line("Electronics:", "s").is_none());
+        assert!(parse_line("## Parts", "s").is_none());
+        assert!(parse_line("Printable BOM", "s").is_none());
+        assert!(parse_line("Print the frame in PETG with four walls.", "s").is_none());
+        assert_eq!(one("2x Parts"), ("Parts".into(), 2, None));
+    }
+
+    #[test]
+    fn tables() {
+        let md =
+            "| Part | Qty | Notes |\n|---|---:|---|\n| Frame | 1 | 3\" |\n| Motor | 4 | 1404 |\n";
+        let r = normalize(md, "u").unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[1].part.as_str(), r[1].quantity), ("Motor", 4));
+        assert_eq!(r[1].notes.as_deref(), Some("1404"));
+        let csv = "Item,Quantity,Comment\n\"Frame, carbon\",1,\nMotor,4,\"1404, 4500KV\"\n";
+        let r = normalize(csv, "u").unwrap();
+        assert_eq!(r[0].part, "Frame, carbon");
+        assert_eq!(r[1].notes.as_deref(), Some("1404, 4500KV"));
+        let html = "<nav>Home</nav><table><tr><th>Qty</th><th>Component</th></tr><tr><td>4</td><td>Motor <b>1404</b></td></tr><tr><td>2 pcs</td><td>Props</td></tr></table>";
+        let r = normalize(html, "u").unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].part.as_str(), r[0].quantity), ("Motor 1404", 4));
+        assert_eq!(r[1].quantity, 2);
+    }
+
+    #[test]
+    fn too_many_rows_is_an_error() {
+        let big = "x\n".repeat(MAX_ROWS + 5);
+        assert_eq!(
+            normalize(&big, "").unwrap_err().code,
+            Code::ToolInputInvalid
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn normalizing_is_idempotent_on_its_own_output(
+            lines in proptest::collection::vec(
+                proptest::string::string_regex(r"[-*•(|]?[ 0-9a-zA-Z().:×x–,|-]{0,24}").unwrap(), 0..12),
+            csv in any::<bool>()
+        ) {
+            let mut text = lines.join("\n");
+            if csv {
+                text = format!("part,qty,notes\n{text}");
+            }
+            let once = normalize(&text, "src").unwrap();
+            let twice = normalize(&render(&once), "src").unwrap();
+            prop_assert_eq!(once, twice);
+        }
+    }
+}

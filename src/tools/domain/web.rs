@@ -1,0 +1,262 @@
+//! `web.fetch_text` (seed 004): a page's readable text, `{url, status, title, content}`.
+//!
+//! The fetch takes the same path and policy as `http.get` (a `net` capability for the host,
+//! every resolved address classified, redirects re-checked hop by hop, a 2 MiB body cap, the
+//! call's timeout) through [`super::Client::plain`]. The body is decoded by its declared charset
+//! (`Content-Type`, else a `<meta charset>` / `http-equiv` in the first 1024 bytes, else UTF-8,
+//! with `encoding_rs`; an unknown label falls back to UTF-8 with replacement characters). A
+//! body that is not text (`image/*`, `application/octet-stream`, NUL bytes…) is refused with
+//! `upstream.error`. HTML is reduced to its main content by `dom_smoothie` (a port of Mozilla's
+//! Readability: menus, scripts and boilerplate dropped), falling back to the body's text when
+//! no article is found; `content` is capped at [`MAX_CONTENT_CHARS`]. An HTTP error status is
+//! returned as is with empty `content` (seed 004: the caller falls back on it).
+
+use super::{Client, Ctx};
+use crate::error::{Code, Error, Result};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+pub const MAX_CONTENT_CHARS: usize = 200_000;
+
+/// `web.fetch_text` input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FetchTextInput {
+    pub url: String,
+}
+
+fn charset_of_content_type(ct: &str) -> Option<String> {
+    ct.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        (k.trim().eq_ignore_ascii_case("charset"))
+            .then(|| v.trim().trim_matches('"').trim_matches('\'').to_string())
+    })
+}
+
+fn charset_of_meta(head: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let i = text.find("charset=")?;
+    let rest = &text[i + 8..];
+    let rest = rest.trim_start_matches(['"', '\'']);
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| rest[..end].to_string())
+}
+
+/// Decodes a body: (text, the encoding used).
+pub fn decode(body: &[u8], content_type: Option<&str>) -> (String, &'static str) {
+    let label = content_type
+        .and_then(charset_of_content_type)
+        .or_else(|| charset_of_meta(&body[..body.len().min(1024)]));
+    let enc = label
+        .and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()))
+        .unwrap_or(encoding_rs::UTF_8);
+    let (text, used, _) = enc.decode(body);
+    (text.into_owned(), used.name())
+}
+
+fn is_text(content_type: Option<&str>, body: &[u8]) -> bool {
+    let ct = content_type.unwrap_or("").to_ascii_lowercase();
+    let textual = ct.is_empty()
+        || ct.starts_with("text/")
+        || ct.contains("html")
+        || ct.contains("xml")
+        || ct.contains("json");
+    textual && !body[..body.len().min(4096)].contains(&0)
+}
+
+/// Title and readable text of an HTML document.
+pub fn extract(html: &str, url: Option<&str>) -> (String, String) {
+    let cfg = dom_smoothie::Config {
+        text_mode: dom_smoothie::TextMode::Formatted,
+        ..Default::default()
+    };
+    if let Ok(mut r) = dom_smoothie::Readability::new(html, url, Some(cfg))
+        && let Ok(a) = r.parse()
+    {
+        let text = a.text_content.trim().to_string();
+        if !text.is_empty() {
+            return (a.title, text);
+        }
+    }
+    let doc = dom_query::Document::from(html);
+    doc.select("script, style, noscript, nav, header, footer, template")
+        .remove();
+    let title = doc.select("title").text().trim().to_string();
+    let body = doc.select("body").text();
+    let text = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (title, text)
+}
+
+fn cap(s: String) -> (String, bool) {
+    match s.char_indices().nth(MAX_CONTENT_CHARS) {
+        Some((i, _)) => (s[..i].to_string(), true),
+        None => (s, false),
+    }
+}
+
+/// A fetched page: the decoded body as well as its readable text.
+#[derive(Debug, Clone)]
+pub struct Page {
+    pub url: String,
+    pub status: u16,
+    pub title: String,
+    pub content: String,
+    /// The decoded body (HTML or text); empty for an HTTP error status.
+    pub raw: String,
+    pub is_html: bool,
+    pub charset: &'static str,
+    pub truncated: bool,
+}
+
+/// Readable text of a body that is already decoded.
+pub fn page_of(
+    url: &str,
+    status: u16,
+    raw: String,
+    content_type: Option<&str>,
+    charset: &'static str,
+    truncated: bool,
+) -> Page {
+    let ct = content_type.unwrap_or("").to_ascii_lowercase();
+    let is_html =
+        !ct.starts_with("text/plain") && (ct.contains("html") || raw.trim_start().starts_with('<'));
+    let (title, content) = if is_html {
+        extract(&raw, Some(url))
+    } else {
+        (String::new(), raw.clone())
+    };
+    let (content, cut) = cap(content);
+    Page {
+        url: url.to_string(),
+        status,
+        title,
+        content,
+        raw,
+        is_html,
+        charset,
+        truncated: truncated || cut,
+    }
+}
+
+/// Fetches and extracts one page (module docs).
+pub fn fetch_page(ctx: &Ctx<'_>, url: &str) -> Result<Page> {
+    let client = Client::plain(ctx);
+    let r = client.get(
+        url,
+        &[(
+            "Accept",
+            "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
+        )],
+    )?;
+    if r.status >= 400 {
+        return Ok(Page {
+            url: r.url,
+            status: r.status,
+            title: String::new(),
+            content: String::new(),
+            raw: String::new(),
+            is_html: false,
+            charset: "UTF-8",
+            truncated: false,
+        });
+    }
+    if !is_text(r.content_type.as_deref(), &r.body) {
+        return Err(Error::new(
+            Code::UpstreamError,
+            format!(
+                "{} is not a text page (content type {})",
+                r.url,
+                r.content_type.as_deref().unwrap_or("unknown")
+            ),
+        )
+        .retryable(false));
+    }
+    let (text, charset) = decode(&r.body, r.content_type.as_deref());
+    Ok(page_of(
+        &r.url,
+        r.status,
+        text,
+        r.content_type.as_deref(),
+        charset,
+        r.truncated,
+    ))
+}
+
+pub fn fetch(ctx: &Ctx<'_>, i: &FetchTextInput) -> Result<Value> {
+    let p = fetch_page(ctx, &i.url)?;
+    if p.status >= 400 {
+        return Ok(json!({"url": p.url, "status": p.status, "title": "", "content": ""}));
+    }
+    Ok(json!({
+        "url": p.url,
+        "status": p.status,
+        "title": p.title,
+        "content": p.content,
+        "charset": p.charset,
+        "truncated": p.truncated,
+    }))
+}
+
+/// Absolute http(s) links of an HTML page, in document order, without duplicates.
+pub fn links(page: &Page) -> Vec<String> {
+    if !page.is_html {
+        return Vec::new();
+    }
+    let base = url::Url::parse(&page.url).ok();
+    let doc = dom_query::Document::from(page.raw.as_str());
+    let mut out: Vec<String> = Vec::new();
+    for a in doc.select("a[href]").iter() {
+        let Some(href) = a.attr("href") else { continue };
+        let joined = match &base {
+            Some(b) => b.join(&href).ok(),
+            None => url::Url::parse(&href).ok(),
+        };
+        if let Some(mut u) = joined
+            && matches!(u.scheme(), "http" | "https")
+        {
+            u.set_fragment(None);
+            let s = u.to_string();
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charsets_and_extraction() {
+        let (t, used) = decode(b"caf\xe9", Some("text/html; charset=ISO-8859-1"));
+        assert_eq!((t.as_str(), used), ("café", "windows-1252"));
+        let (t, _) = decode(
+            b"<meta charset=\"windows-1251\"><p>\xcf\xf0\xe8</p>",
+            Some("text/html"),
+        );
+        assert!(t.contains("При"));
+        let (t, used) = decode("naïve".as_bytes(), Some("text/html; charset=bogus"));
+        assert_eq!((t.as_str(), used), ("naïve", "UTF-8"));
+        let html = "<html><head><title>Drone BOM</title><script>var x=1</script></head><body><nav>Home | Shop | Login</nav><article><h1>Remix Cinewhoop</h1><p>Printable BOM for a 3 inch cinewhoop build with all the parts listed below in detail for builders.</p><ul><li>4x Motor Mounts</li><li>ESC - 30A</li></ul><p>Print the frame in PETG at 0.2 mm layer height, with four walls and 40 percent infill for strength.</p></article><footer>© 2026</footer></body></html>";
+        let (title, text) = extract(html, Some("https://example.com/thing"));
+        assert!(
+            title.contains("Drone BOM") || title.contains("Remix"),
+            "{title}"
+        );
+        assert!(text.contains("4x Motor Mounts"), "{text}");
+        assert!(!text.contains("var x=1"));
+        assert!(!text.contains("Login"), "{text}");
+        assert!(!is_text(Some("image/png"), b"\x89PNG"));
+        assert!(!is_text(Some("text/html"), b"ab\0cd"));
+    }
+}
