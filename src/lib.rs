@@ -22,6 +22,8 @@ pub mod audit;
 pub mod backend;
 pub mod memory;
 pub mod redact;
+pub mod runs;
 pub mod schedule;
+pub mod serve;
 pub mod tools;
 pub mod turn;

@@ -11,9 +11,11 @@ mod ledger;
 mod memory;
 mod notes;
 pub mod output;
+mod runs;
 mod sanitize;
 mod schedule;
 mod schema;
+mod serve;
 mod state;
 mod tool;
 mod trace;
@@ -134,6 +136,11 @@ pub enum Command {
     /// Cron-friendly jobs that run turns
     #[command(subcommand)]
     Schedule(schedule::Args),
+    /// Serve the HTTP API (runs queue, SSE events) and manage its tokens
+    Serve(serve::Args),
+    /// List and show run bundles (runs/<run_id>/)
+    #[command(subcommand)]
+    Runs(runs::Args),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -191,6 +198,8 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Turn(a) => turn::run(a, ctx),
         Command::Context(a) => context::run(a, ctx),
         Command::Schedule(a) => schedule::run(a, ctx),
+        Command::Serve(a) => serve::run(a, ctx),
+        Command::Runs(a) => runs::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
 }

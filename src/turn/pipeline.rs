@@ -78,6 +78,9 @@ pub struct TurnOptions {
     /// Stream every LLM call (traced as `llm_stream`).
     pub stream: bool,
     pub max_tool_rounds: usize,
+    /// The run id to use (the server's queue assigns it before the run starts); a fresh
+    /// `run_<uuid>` when `None`.
+    pub run_id: Option<String>,
 }
 
 /// A finished turn: its record, and the error that ended it if it did not complete.
@@ -529,7 +532,10 @@ pub fn run_prefetched(
     let started = Instant::now();
     safe_component("session_id", &opts.session_id)?;
     safe_component("agent_id", &opts.agent_id)?;
-    let run_id = format!("run_{}", uuid::Uuid::new_v4().simple());
+    let run_id = match &opts.run_id {
+        Some(id) => safe_component("run_id", id)?.to_string(),
+        None => format!("run_{}", uuid::Uuid::new_v4().simple()),
+    };
     let mut audit = Audit::open(home, &opts.agent_id, &run_id)?;
     audit.queue(
         "run.created",

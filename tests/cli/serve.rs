@@ -1,0 +1,687 @@
+//! `bob serve` through the real binary over loopback: auth, hostile requests, the run queue
+//! (validation, queue.full, one run per session, kill -9 durability, SIGTERM drain), SSE
+//! events, and the run bundles that `bob runs` reads (from the server and from `bob turn`).
+
+use crate::TestEnv;
+use crate::support::http::Reply;
+use crate::support::openai::{self, OpenAi};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `bob serve` on 127.0.0.1:<free port>; killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    ready: Value,
+}
+
+impl Server {
+    fn start(env: &TestEnv, extra: &[&str]) -> Server {
+        Self::start_env(env, extra, &[])
+    }
+
+    fn start_env(env: &TestEnv, extra: &[&str], vars: &[(&str, &str)]) -> Server {
+        let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let mut cmd = env.std_command(&args);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn bob serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("read the ready line");
+        let ready: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+            let mut err = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut err).ok();
+            panic!("bob serve did not start ({e}): {line:?} {err}")
+        });
+        let addr = ready["listening"].as_str().unwrap().parse().unwrap();
+        Server { child, addr, ready }
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Resp {
+    status: u16,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {} {}",
+                self.head,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+        })
+    }
+    /// Checks a seed 003 error body: status, code; returns the error object.
+    fn error(&self, status: u16, code: &str) -> Value {
+        assert_eq!(
+            self.status,
+            status,
+            "{} {}",
+            self.head,
+            String::from_utf8_lossy(&self.body)
+        );
+        let v = self.json();
+        assert_eq!(v["error"]["code"], code, "{v}");
+        assert!(v["error"]["message"].is_string(), "{v}");
+        v["error"].clone()
+    }
+}
+
+/// One raw HTTP/1.1 request (`Connection: close`), read to the end.
+fn raw(addr: SocketAddr, request: &[u8]) -> Resp {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(request).unwrap();
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let split = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP head in {:?}", String::from_utf8_lossy(&buf)));
+    let head = String::from_utf8_lossy(&buf[..split]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut body = buf[split + 4..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body);
+    }
+    Resp { status, head, body }
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(nl) = b.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let n = usize::from_str_radix(String::from_utf8_lossy(&b[..nl]).trim(), 16).unwrap_or(0);
+        if n == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[nl + 2..nl + 2 + n]);
+        b = &b[nl + 2 + n + 2..];
+    }
+}
+
+fn req(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Resp {
+    let mut r = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(t) = token {
+        r.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    if let Some(b) = body {
+        r.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            b.len()
+        ));
+    }
+    r.push_str("\r\n");
+    let mut bytes = r.into_bytes();
+    if let Some(b) = body {
+        bytes.extend_from_slice(b);
+    }
+    raw(addr, &bytes)
+}
+
+fn get(addr: SocketAddr, path: &str, token: &str) -> Resp {
+    req(addr, "GET", path, Some(token), None)
+}
+
+fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> Resp {
+    req(
+        addr,
+        "POST",
+        path,
+        Some(token),
+        Some(body.to_string().as_bytes()),
+    )
+}
+
+fn token(env: &TestEnv) -> String {
+    let v = env.json(&["serve", "token", "create", "--name", "test"], "");
+    v["token"].as_str().unwrap().to_string()
+}
+
+/// A replay script answering every role of the `bob` profile with `text`.
+fn replay(env: &TestEnv, text: &str) -> String {
+    let line = json!({"content": text}).to_string();
+    let p = env.write("replay.jsonl", &format!("{line}\n{line}\n{line}\n"));
+    format!("replay:{}", p.display())
+}
+
+/// Polls `GET /v1/runs/{id}` until `pred` holds (20 s at most).
+fn wait_run(addr: SocketAddr, tok: &str, id: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    let t = Instant::now();
+    loop {
+        let v = get(addr, &format!("/v1/runs/{id}"), tok).json();
+        if pred(&v) {
+            return v;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "run never got there: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+fn status_is(s: &'static str) -> impl Fn(&Value) -> bool {
+    move |v| v["status"] == s
+}
+
+fn create(addr: SocketAddr, tok: &str, body: Value) -> String {
+    let r = post(addr, "/v1/runs", tok, &body);
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    let v = r.json();
+    assert_eq!(v["status"], "queued");
+    v["id"].as_str().unwrap().to_string()
+}
+
+fn turns_with(env: &TestEnv, run_id: &str) -> usize {
+    std::fs::read_to_string(env.home().join("turns.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| serde_json::from_str::<Value>(l).unwrap()["run_id"] == run_id)
+        .count()
+}
+
+#[test]
+fn tokens_are_stored_hashed_and_every_bad_credential_is_refused() {
+    let env = TestEnv::new();
+    let created = env.json(&["serve", "token", "create", "--name", "ci"], "");
+    let tok = created["token"].as_str().unwrap().to_string();
+    assert!(tok.starts_with("bob_") && tok.len() == 68, "{tok}");
+    let stored = std::fs::read_to_string(env.home().join("serve/tokens.json")).unwrap();
+    assert!(!stored.contains(&tok), "the token itself is stored");
+    let listed = env.jsonl(&["serve", "token", "list"], "");
+    assert_eq!(listed.len(), 1);
+    assert!(!listed[0].to_string().contains(&tok[4..20]));
+
+    let srv = Server::start(&env, &[]);
+    let a = srv.addr;
+    // /healthz needs nothing.
+    let h = req(a, "GET", "/healthz", None, None);
+    assert_eq!((h.status, h.json()), (200, json!({"ok": true})));
+    // The API needs a valid bearer token.
+    let r = req(a, "GET", "/v1/runs", None, None);
+    r.error(401, "policy.denied");
+    assert_eq!(r.header("www-authenticate").as_deref(), Some("Bearer"));
+    get(a, "/v1/runs", "bob_0000").error(401, "policy.denied");
+    get(a, "/v1/runs", &format!("{tok}x")).error(401, "policy.denied");
+    get(a, "/v1/runs", &"A".repeat(10_000)).error(401, "policy.denied");
+    raw(
+        a,
+        format!("GET /v1/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic {tok}\r\n\r\n")
+            .as_bytes(),
+    )
+    .error(401, "policy.denied");
+    assert_eq!(get(a, "/v1/runs", &tok).status, 200);
+    // A token in the URL is refused, valid or not, with or without a header.
+    for path in [
+        format!("/v1/runs?token={tok}"),
+        format!("/v1/runs?access_token={tok}"),
+        "/healthz?api_key=x".to_string(),
+    ] {
+        get(a, &path, &tok).error(400, "invalid.request");
+    }
+    // Revoked through the CLI while the server runs: refused on the next request.
+    let id = created["id"].as_str().unwrap();
+    let rv = env.json(&["serve", "token", "revoke", id], "");
+    assert!(rv["revoked_at"].is_string());
+    get(a, "/v1/runs", &tok).error(401, "policy.denied");
+    env.fails(
+        &["serve", "token", "revoke", "tok_nope"],
+        "",
+        4,
+        "not_found",
+    );
+    // A second token still works.
+    let t2 = token(&env);
+    assert_eq!(get(a, "/v1/runs", &t2).status, 200);
+}
+
+#[test]
+fn a_run_is_queued_executed_bundled_and_streamed() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, "The answer is 42.");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let id = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": "What is the answer?", "thinking_mode": "always"}),
+    );
+    let run = wait_run(a, &tok, &id, status_is("completed"));
+    assert_eq!(run["id"], id.as_str());
+    assert_eq!(run["source"], "http");
+    assert_eq!(run["output"], "The answer is 42.");
+    assert_eq!(run["provider"], "replay");
+    assert_eq!(run["model"], "replay");
+    assert_eq!(run["thinking_mode"], "always");
+    assert_eq!(run["tool_calls"], 0);
+    assert!(run["duration_ms"].is_u64());
+    assert_eq!(run["trace"]["tool_execution_results"], json!([]));
+    // artifact_path names the bundle; `bob runs` reads it.
+    let bundle = std::path::PathBuf::from(run["artifact_path"].as_str().unwrap());
+    assert_eq!(bundle, env.home().join("runs").join(&id));
+    for f in [
+        "request.json",
+        "record.json",
+        "events.jsonl",
+        "tool_results.json",
+    ] {
+        assert!(bundle.join(f).is_file(), "{f} missing");
+    }
+    let shown = env.json(&["runs", "show", &id], "");
+    assert_eq!(shown["record"]["output"], "The answer is 42.");
+    assert_eq!(shown["request"]["message"], "What is the answer?");
+    assert_eq!(shown["request"]["source"], "http");
+    let listed = env.jsonl(&["runs", "list"], "");
+    assert_eq!(listed[0]["run_id"], id.as_str());
+    // The SSE stream replays the lifecycle in order, with the audit log's seq.
+    let sse = get(a, &format!("/v1/runs/{id}/events"), &tok);
+    assert_eq!(sse.status, 200);
+    let text = String::from_utf8(sse.body).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    let types: Vec<&str> = events
+        .iter()
+        .map(|e| e["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"run.created"), "{types:?}");
+    assert_eq!(types.get(1), Some(&"run.started"));
+    assert!(types.contains(&"model.requested"));
+    assert_eq!(types.last(), Some(&"run.completed"));
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    let bundled: Vec<Value> = std::fs::read_to_string(bundle.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        events, bundled,
+        "the stream and the bundle hold the same audit events"
+    );
+    // Listing, with filters and paging.
+    let id2 = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": "again"}),
+    );
+    wait_run(a, &tok, &id2, status_is("completed"));
+    let all = get(a, "/v1/runs", &tok).json();
+    assert_eq!(
+        (
+            all["total"].clone(),
+            all["limit"].clone(),
+            all["offset"].clone()
+        ),
+        (json!(2), json!(50), json!(0))
+    );
+    assert_eq!(all["runs"][0]["id"], id2.as_str(), "newest first");
+    let page = get(a, "/v1/runs?limit=1&offset=1&status=completed", &tok).json();
+    assert_eq!(page["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(page["runs"][0]["id"], id.as_str());
+    assert_eq!(get(a, "/v1/runs?status=queued", &tok).json()["total"], 0);
+    for bad in [
+        "limit=0",
+        "limit=501",
+        "limit=abc",
+        "offset=-1",
+        "status=weird",
+        "nope=1",
+    ] {
+        get(a, &format!("/v1/runs?{bad}"), &tok).error(400, "invalid.request");
+    }
+}
+
+#[test]
+fn hostile_requests_get_the_right_error_and_nothing_is_queued() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, "ok");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let bad_bodies: Vec<(Vec<u8>, &str)> = vec![
+        (b"not json".to_vec(), "not JSON"),
+        (b"[1,2]".to_vec(), "an array"),
+        (b"{\"message\":\"hi\"}".to_vec(), "no agent_id"),
+        (b"{\"agent_id\":\"a\"}".to_vec(), "no message"),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"  \"}".to_vec(),
+            "empty message",
+        ),
+        (
+            b"{\"agent_id\":7,\"message\":\"hi\"}".to_vec(),
+            "agent_id a number",
+        ),
+        (
+            b"{\"agent_id\":\"../etc\",\"message\":\"hi\"}".to_vec(),
+            "agent_id a path",
+        ),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"hi\",\"session_id\":\"../../x\"}".to_vec(),
+            "session a path",
+        ),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"hi\",\"thinking_mode\":\"sometimes\"}".to_vec(),
+            "mode",
+        ),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"hi\",\"profile\":\"evil\"}".to_vec(),
+            "profile",
+        ),
+        (
+            format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+            "deeply nested",
+        ),
+        (
+            format!(
+                "{{\"agent_id\":\"a\",\"message\":{}}}",
+                "{\"a\":".repeat(5000)
+            )
+            .into_bytes(),
+            "nested object",
+        ),
+    ];
+    for (body, what) in &bad_bodies {
+        let r = req(a, "POST", "/v1/runs", Some(&tok), Some(body));
+        assert_eq!(
+            r.status,
+            400,
+            "{what}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+        assert_eq!(r.json()["error"]["code"], "invalid.request", "{what}");
+    }
+    // A body over the cap: 413, seed 003 error body.
+    let huge = format!(
+        "{{\"agent_id\":\"a\",\"message\":\"{}\"}}",
+        "x".repeat(2 * 1024 * 1024)
+    );
+    req(a, "POST", "/v1/runs", Some(&tok), Some(huge.as_bytes())).error(413, "invalid.request");
+    // Path tricks in {id}, unknown ids, unknown endpoints, wrong methods.
+    for p in [
+        "/v1/runs/..%2F..%2Fetc%2Fpasswd",
+        "/v1/runs/%2e%2e",
+        "/v1/runs/a%00b/events",
+    ] {
+        get(a, p, &tok).error(400, "invalid.request");
+    }
+    get(a, "/v1/runs/run_nope", &tok).error(404, "not_found");
+    get(a, "/v1/runs/run_nope/events", &tok).error(404, "not_found");
+    get(a, "/v1/nothing", &tok).error(404, "not_found");
+    req(a, "DELETE", "/v1/runs", Some(&tok), None).error(405, "invalid.request");
+    // Oversized request head: refused by the HTTP layer, server stays up.
+    let big = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\nConnection: close\r\n\r\n",
+        "y".repeat(64 * 1024)
+    );
+    let mut s = TcpStream::connect(a).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let _ = s.write_all(big.as_bytes());
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let head = String::from_utf8_lossy(&out);
+    assert!(!head.starts_with("HTTP/1.1 200"), "{head}");
+    // Nothing was queued by any of it, and the server still answers.
+    assert_eq!(get(a, "/v1/runs", &tok).json()["total"], 0);
+    assert_eq!(req(a, "GET", "/healthz", None, None).status, 200);
+}
+
+#[test]
+fn a_full_queue_answers_queue_full_with_retry_after_and_sessions_run_one_at_a_time() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let llm = OpenAi::start(|_, _| Reply::hang());
+    let url = llm.base_url();
+    let vars = [
+        ("BOB_CHAT_BASE_URL", url.as_str()),
+        ("BOB_CHAT_API_KEY", "k"),
+        ("BOB_CHAT_MODEL", "m"),
+    ];
+    let srv = Server::start_env(&env, &["--workers", "2", "--queue", "2"], &vars);
+    let a = srv.addr;
+    let r1 = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "one", "session_id": "s1"}),
+    );
+    wait_run(a, &tok, &r1, status_is("running"));
+    // Same session: stays queued although a worker is free.
+    let r2 = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "two", "session_id": "s1"}),
+    );
+    // Another session: runs in parallel on the second worker.
+    let r3 = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "three", "session_id": "s2"}),
+    );
+    wait_run(a, &tok, &r3, status_is("running"));
+    assert_eq!(
+        get(a, &format!("/v1/runs/{r2}"), &tok).json()["status"],
+        "queued"
+    );
+    // Both workers are busy: with r2, one more fills the queue (cap 2); the next is refused.
+    let r4 = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "four", "session_id": "s3"}),
+    );
+    let full = post(
+        a,
+        "/v1/runs",
+        &tok,
+        &json!({"agent_id": "a", "message": "six"}),
+    );
+    let e = full.error(503, "queue.full");
+    assert!(e["retry_after_seconds"].as_u64().unwrap() >= 1);
+    assert!(full.header("retry-after").unwrap().parse::<u64>().unwrap() >= 1);
+    let queued = get(a, "/v1/runs?status=queued", &tok).json();
+    assert_eq!(queued["total"], 2, "{queued}");
+    let ids: Vec<&str> = queued["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&r2.as_str()) && ids.contains(&r4.as_str()));
+}
+
+#[test]
+fn after_kill_9_every_accepted_run_is_completed_or_failed_interrupted_never_lost_or_run_twice() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let llm = OpenAi::start(|_, _| Reply::hang());
+    let url = llm.base_url();
+    let vars = [
+        ("BOB_CHAT_BASE_URL", url.as_str()),
+        ("BOB_CHAT_API_KEY", "k"),
+        ("BOB_CHAT_MODEL", "m"),
+    ];
+    let mut srv = Server::start_env(&env, &["--workers", "1"], &vars);
+    let a = srv.addr;
+    let running = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "slow", "session_id": "s1"}),
+    );
+    wait_run(a, &tok, &running, status_is("running"));
+    let queued: Vec<String> = (0..3)
+        .map(|i| {
+            create(
+                a,
+                &tok,
+                json!({"agent_id": "a", "message": format!("m{i}"), "session_id": format!("q{i}")}),
+            )
+        })
+        .collect();
+    // kill -9: no chance to clean up.
+    unsafe { libc::kill(srv.pid(), libc::SIGKILL) };
+    srv.child.wait().unwrap();
+    assert_eq!(turns_with(&env, &running), 0);
+
+    let backend = replay(&env, "done");
+    let srv2 = Server::start(&env, &["--backend", &backend, "--workers", "2"]);
+    assert_eq!(srv2.ready["recovered"], 1);
+    let a = srv2.addr;
+    let r = get(a, &format!("/v1/runs/{running}"), &tok).json();
+    assert_eq!(r["status"], "failed", "{r}");
+    assert_eq!(r["reason"], "interrupted", "{r}");
+    for id in &queued {
+        let v = wait_run(a, &tok, id, status_is("completed"));
+        assert_eq!(v["output"], "done");
+    }
+    // Every accepted run is accounted for exactly once; the interrupted one never ran again.
+    let all = get(a, "/v1/runs", &tok).json();
+    assert_eq!(all["total"], 4);
+    assert_eq!(turns_with(&env, &running), 0);
+    for id in &queued {
+        assert_eq!(turns_with(&env, id), 1, "{id} ran more or less than once");
+    }
+    // A third start finds nothing to recover.
+    drop(srv2);
+    let srv3 = Server::start(&env, &["--backend", &backend]);
+    assert_eq!(srv3.ready["recovered"], 0);
+}
+
+#[test]
+fn sigterm_drains_running_runs_keeps_queued_ones_and_exits_0() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    // The model answers after a pause long enough for SIGTERM to land mid-run.
+    let llm = OpenAi::start(|_, _| {
+        std::thread::sleep(Duration::from_millis(700));
+        Reply::json(200, &openai::completion("finished"))
+    });
+    let url = llm.base_url();
+    let vars = [
+        ("BOB_CHAT_BASE_URL", url.as_str()),
+        ("BOB_CHAT_API_KEY", "k"),
+        ("BOB_CHAT_MODEL", "m"),
+    ];
+    let mut srv = Server::start_env(&env, &["--workers", "1"], &vars);
+    let a = srv.addr;
+    let first = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "x", "session_id": "s"}),
+    );
+    wait_run(a, &tok, &first, status_is("running"));
+    let second = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "y", "session_id": "s"}),
+    );
+    unsafe { libc::kill(srv.pid(), libc::SIGTERM) };
+    let status = srv.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(turns_with(&env, &first), 1, "the running run finished");
+    assert_eq!(
+        turns_with(&env, &second),
+        0,
+        "the queued run was not started"
+    );
+    let backend = replay(&env, "later");
+    let srv2 = Server::start(&env, &["--backend", &backend]);
+    assert_eq!(srv2.ready["recovered"], 0);
+    let v = get(srv2.addr, &format!("/v1/runs/{first}"), &tok).json();
+    assert_eq!(
+        (v["status"].clone(), v["output"].clone()),
+        (json!("completed"), json!("finished"))
+    );
+    let v = wait_run(srv2.addr, &tok, &second, status_is("completed"));
+    assert_eq!(v["output"], "later");
+}
+
+#[test]
+fn non_loopback_bind_needs_public_and_one_server_per_home() {
+    let env = TestEnv::new();
+    env.fails(&["serve", "--bind", "0.0.0.0:0"], "", 3, "policy.denied");
+    let backend = replay(&env, "x");
+    let _srv = Server::start(&env, &["--backend", &backend]);
+    let out = env
+        .bob(&["serve", "--bind", "127.0.0.1:0"])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    crate::env::error_of(&out, 5, "conflict");
+    env.fails(
+        &["serve", "--workers", "0", "--bind", "127.0.0.1:0"],
+        "",
+        2,
+        "invalid.request",
+    );
+}
+
+#[test]
+fn bob_turn_writes_a_run_bundle_that_bob_runs_reads() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "from the cli");
+    let rec = env.json(&["turn", "--backend", &backend, "--session", "s1"], "hello");
+    let id = rec["run_id"].as_str().unwrap();
+    let shown = env.json(&["runs", "show", id], "");
+    assert_eq!(shown["record"], rec);
+    assert_eq!(shown["request"]["source"], "cli");
+    assert_eq!(shown["request"]["message"], "hello");
+    let types: Vec<&str> = shown["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"run.created"));
+    assert_eq!(types.last(), Some(&"run.completed"));
+    let listed = env.jsonl(&["runs", "list"], "");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["status"], "completed");
+    env.fails(&["runs", "show", "../../etc"], "", 2, "invalid.request");
+    env.fails(&["runs", "show", "run_missing"], "", 4, "not_found");
+}
