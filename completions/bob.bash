@@ -58,6 +58,9 @@ _bob() {
             bob,schema)
                 cmd="bob__subcmd__schema"
                 ;;
+            bob,secrets)
+                cmd="bob__subcmd__secrets"
+                ;;
             bob,serve)
                 cmd="bob__subcmd__serve"
                 ;;
@@ -144,6 +147,9 @@ _bob() {
                 ;;
             bob__subcmd__help,schema)
                 cmd="bob__subcmd__help__subcmd__schema"
+                ;;
+            bob__subcmd__help,secrets)
+                cmd="bob__subcmd__help__subcmd__secrets"
                 ;;
             bob__subcmd__help,serve)
                 cmd="bob__subcmd__help__subcmd__serve"
@@ -279,6 +285,15 @@ _bob() {
                 ;;
             bob__subcmd__help__subcmd__schedule,update)
                 cmd="bob__subcmd__help__subcmd__schedule__subcmd__update"
+                ;;
+            bob__subcmd__help__subcmd__secrets,list)
+                cmd="bob__subcmd__help__subcmd__secrets__subcmd__list"
+                ;;
+            bob__subcmd__help__subcmd__secrets,rm)
+                cmd="bob__subcmd__help__subcmd__secrets__subcmd__rm"
+                ;;
+            bob__subcmd__help__subcmd__secrets,set)
+                cmd="bob__subcmd__help__subcmd__secrets__subcmd__set"
                 ;;
             bob__subcmd__help__subcmd__serve,token)
                 cmd="bob__subcmd__help__subcmd__serve__subcmd__token"
@@ -592,6 +607,30 @@ _bob() {
             bob__subcmd__schedule__subcmd__help,update)
                 cmd="bob__subcmd__schedule__subcmd__help__subcmd__update"
                 ;;
+            bob__subcmd__secrets,help)
+                cmd="bob__subcmd__secrets__subcmd__help"
+                ;;
+            bob__subcmd__secrets,list)
+                cmd="bob__subcmd__secrets__subcmd__list"
+                ;;
+            bob__subcmd__secrets,rm)
+                cmd="bob__subcmd__secrets__subcmd__rm"
+                ;;
+            bob__subcmd__secrets,set)
+                cmd="bob__subcmd__secrets__subcmd__set"
+                ;;
+            bob__subcmd__secrets__subcmd__help,help)
+                cmd="bob__subcmd__secrets__subcmd__help__subcmd__help"
+                ;;
+            bob__subcmd__secrets__subcmd__help,list)
+                cmd="bob__subcmd__secrets__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__secrets__subcmd__help,rm)
+                cmd="bob__subcmd__secrets__subcmd__help__subcmd__rm"
+                ;;
+            bob__subcmd__secrets__subcmd__help,set)
+                cmd="bob__subcmd__secrets__subcmd__help__subcmd__set"
+                ;;
             bob__subcmd__serve,help)
                 cmd="bob__subcmd__serve__subcmd__help"
                 ;;
@@ -734,7 +773,7 @@ _bob() {
 
     case "${cmd}" in
         bob)
-            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule serve runs generate help"
+            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule secrets serve runs generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1206,7 +1245,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help)
-            opts="init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule serve runs generate help"
+            opts="init state caps notes condense sanitize trace ledger schema tool memory chat turn context schedule secrets serve runs generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1964,6 +2003,62 @@ _bob() {
         bob__subcmd__help__subcmd__schema)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__secrets)
+            opts="set list rm"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__secrets__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__secrets__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__secrets__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -4386,6 +4481,180 @@ _bob() {
         bob__subcmd__schema)
             opts="-h -V --list --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets)
+            opts="-h -V --home --now --format --json --help --version set list rm help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets__subcmd__help)
+            opts="set list rm help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets__subcmd__help__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets__subcmd__help__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets__subcmd__list)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets__subcmd__rm)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__secrets__subcmd__set)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -24,6 +24,7 @@ pub mod memory;
 pub mod redact;
 pub mod runs;
 pub mod schedule;
+pub mod secrets;
 pub mod serve;
 pub mod tools;
 pub mod turn;

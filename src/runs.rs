@@ -139,15 +139,28 @@ fn cut(s: &str, n: usize) -> String {
 pub fn write(home: &Home, request: &Value, record: &TurnRecord) -> Result<PathBuf> {
     let dir = dir(home, &record.run_id)?;
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    store::write_json_atomic(&dir.join("request.json"), request)?;
-    let events = audit_events(home, &record.agent_id, &record.run_id, &record.ts)?;
+    // The request and the record are redacted here too (known secrets by exact match, the
+    // rules); the events come from the audit log, redacted before they were written.
+    let redactor = crate::redact::Redactor::load(home)?;
+    let mut request = request.clone();
+    redactor.redact_value(&mut request, "request");
+    let mut record = serde_json::to_value(record).map_err(|e| Error::internal(e.to_string()))?;
+    redactor.redact_value(&mut record, "record");
+    store::write_json_atomic(&dir.join("request.json"), &request)?;
+    let (agent, run, ts) = (&record["agent_id"], &record["run_id"], &record["ts"]);
+    let events = audit_events(
+        home,
+        agent.as_str().unwrap_or_default(),
+        run.as_str().unwrap_or_default(),
+        ts.as_str().unwrap_or_default(),
+    )?;
     let lines = events
         .iter()
         .map(store::jsonl_line)
         .collect::<Result<Vec<_>>>()?;
     store::write_bytes_atomic(&dir.join("events.jsonl"), &lines.concat())?;
     store::write_json_atomic(&dir.join("tool_results.json"), &tool_results(&events))?;
-    store::write_json_atomic(&dir.join("record.json"), record)?;
+    store::write_json_atomic(&dir.join("record.json"), &record)?;
     Ok(dir)
 }
 

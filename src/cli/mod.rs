@@ -15,6 +15,7 @@ mod runs;
 mod sanitize;
 mod schedule;
 mod schema;
+mod secrets;
 mod serve;
 mod state;
 mod tool;
@@ -136,6 +137,9 @@ pub enum Command {
     /// Cron-friendly jobs that run turns
     #[command(subcommand)]
     Schedule(schedule::Args),
+    /// Store, list and remove secrets (one-way: values are never shown)
+    #[command(subcommand)]
+    Secrets(secrets::Args),
     /// Serve the HTTP API (runs queue, SSE events) and manage its tokens
     Serve(serve::Args),
     /// List and show run bundles (runs/<run_id>/)
@@ -198,6 +202,7 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Turn(a) => turn::run(a, ctx),
         Command::Context(a) => context::run(a, ctx),
         Command::Schedule(a) => schedule::run(a, ctx),
+        Command::Secrets(a) => secrets::run(a, ctx),
         Command::Serve(a) => serve::run(a, ctx),
         Command::Runs(a) => runs::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),

@@ -82,9 +82,48 @@ pub(crate) struct Shared {
     pub wake: (Mutex<u64>, Condvar),
     /// `output.thinking_mode` from config.toml, else `never`.
     pub default_thinking: ThinkingMode,
+    /// The redactor every JSON answer passes through, keyed by [`redaction_sources`].
+    #[allow(clippy::type_complexity)]
+    pub redactor: Mutex<
+        Option<(
+            Vec<Option<(std::time::SystemTime, u64)>>,
+            Arc<crate::redact::Redactor>,
+        )>,
+    >,
+}
+
+/// What decides whether the cached redactor is stale: the files its literals and rules come
+/// from (modification time and length of each).
+fn redaction_sources(home: &Home) -> Vec<Option<(std::time::SystemTime, u64)>> {
+    let d = crate::secrets::dir(home);
+    [
+        d.join("secrets.db"),
+        d.join("secrets.db-wal"),
+        home.root().join("redact.rules"),
+    ]
+    .iter()
+    .map(|p| {
+        let m = std::fs::metadata(p).ok()?;
+        Some((m.modified().ok()?, m.len()))
+    })
+    .collect()
 }
 
 impl Shared {
+    /// The home's redactor (rules and every stored secret), reloaded when a source changes.
+    pub fn redactor(&self) -> Result<Arc<crate::redact::Redactor>> {
+        let now = redaction_sources(&self.home);
+        let mut cache = self.redactor.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, r)) = cache.as_ref()
+            && *k == now
+        {
+            return Ok(r.clone());
+        }
+        let r = Arc::new(crate::redact::Redactor::load(&self.home)?);
+        *cache = Some((now, r.clone()));
+        Ok(r)
+    }
+
     pub fn kick(&self) {
         let (m, c) = &self.wake;
         *m.lock().unwrap_or_else(|e| e.into_inner()) += 1;
@@ -225,7 +264,7 @@ fn execute(shared: &Shared, q: &mut Queue, rt: &tokio::runtime::Runtime, row: Ru
     let now = crate::clock::now()
         .map(crate::clock::rfc3339)
         .unwrap_or_default();
-    let finish = match result {
+    let mut finish = match result {
         Ok((record, backend)) => finish_of(&record, Some(&backend), &now),
         Err(e) => Finish {
             status: "failed".into(),
@@ -235,6 +274,15 @@ fn execute(shared: &Shared, q: &mut Queue, rt: &tokio::runtime::Runtime, row: Ru
             ..Finish::default()
         },
     };
+    // The queue holds no known secret: output and error are redacted like every durable write.
+    if let Ok(r) = crate::redact::Redactor::load(home) {
+        if let Some(o) = &finish.output {
+            finish.output = Some(r.redact_str(o).into_owned());
+        }
+        if let Some(e) = finish.error.as_mut() {
+            r.redact_value(e, "error");
+        }
+    }
     // A failure here leaves the row `running`: the next start applies the crash rule to it.
     let _ = q.finish(&row.id, &finish);
 }
@@ -303,6 +351,7 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         draining: AtomicBool::new(false),
         wake: (Mutex::new(0), Condvar::new()),
         default_thinking,
+        redactor: Mutex::new(None),
         opts: opts.clone(),
     });
     let workers: Vec<_> = (0..opts.workers.max(1))

@@ -116,6 +116,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/runs", get(list_runs).post(create_run))
         .route("/v1/runs/{id}", get(get_run))
         .route("/v1/runs/{id}/events", get(run_events))
+        .route("/api/admin/secrets", get(list_secrets).post(set_secret))
         .route_layer(middleware::from_fn_with_state(
             shared.clone(),
             require_token,
@@ -145,12 +146,47 @@ async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> R
         }
     }
     match tokio::time::timeout(shared.opts.request_timeout, next.run(req)).await {
-        Ok(r) => r,
+        Ok(r) => redact_json(&shared, r).await,
         Err(_) => ApiError::with_status(
             Error::new(Code::Timeout, "the request was not completed in time"),
             StatusCode::REQUEST_TIMEOUT,
         )
         .into_response(),
+    }
+}
+
+/// Every JSON answer (results and errors, which may echo input) passes through the home's
+/// redactor, so no stored secret or rule match leaves the server. SSE streams carry audit
+/// events, redacted before they were written.
+async fn redact_json(shared: &Arc<Shared>, resp: Response) -> Response {
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !is_json {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024 * 1024).await else {
+        return ApiError::from(Error::internal("could not build the answer")).into_response();
+    };
+    let s2 = shared.clone();
+    let redacted = tokio::task::spawn_blocking(move || -> crate::error::Result<Vec<u8>> {
+        let r = s2.redactor()?;
+        let mut v: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::internal(format!("answer is not JSON: {e}")))?;
+        if r.redact_value(&mut v, "").is_empty() {
+            return Ok(bytes.to_vec());
+        }
+        serde_json::to_vec(&v).map_err(|e| Error::internal(e.to_string()))
+    })
+    .await;
+    match redacted {
+        Ok(Ok(b)) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, axum::body::Body::from(b))
+        }
+        _ => ApiError::from(Error::internal("could not redact the answer")).into_response(),
     }
 }
 
@@ -313,7 +349,31 @@ async fn create_run(
         created_at: crate::clock::rfc3339(crate::clock::now()?),
     };
     let cap = shared.opts.queue_cap;
-    with_queue(&shared, move |q| q.enqueue(&run, cap)).await?;
+    let home = shared.home.clone();
+    let mut run = run;
+    with_queue(&shared, move |q| {
+        // The queue is a durable write like any other: known secrets never reach it.
+        let redactor = crate::redact::Redactor::load(&home)?;
+        run.message = redactor.redact_str(&run.message).into_owned();
+        // Ids name files and are kept as given, so one holding a secret is refused.
+        let ids = [
+            ("agent_id", Some(&run.agent_id)),
+            ("session_id", Some(&run.session_id)),
+            ("user_id", run.user_id.as_ref()),
+        ];
+        for (field, v) in ids {
+            if let Some(v) = v
+                && redactor.redact_str(v) != v.as_str()
+            {
+                return Err(Error::invalid(format!(
+                    "{field} holds a secret value; it was not stored"
+                ))
+                .with("field", field));
+            }
+        }
+        q.enqueue(&run, cap)
+    })
+    .await?;
     shared.kick();
     Ok((
         StatusCode::ACCEPTED,
@@ -437,6 +497,48 @@ async fn get_run(
         v["trace"] = json!({"tool_execution_results": results.unwrap_or(json!([]))});
     }
     Ok(axum::Json(v))
+}
+
+/// `GET /api/admin/secrets`: names and times only.
+async fn list_secrets(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+    let home = shared.home.clone();
+    let list =
+        tokio::task::spawn_blocking(
+            move || match crate::secrets::Secrets::open_existing(&home)? {
+                Some(s) => s.list(),
+                None => Ok(Vec::new()),
+            },
+        )
+        .await
+        .map_err(|e| Error::internal(e.to_string()))??;
+    Ok(axum::Json(json!({"secrets": list})))
+}
+
+/// `POST /api/admin/secrets {name, value}`: one-way; the answer never holds the value.
+async fn set_secret(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let m = body_json(body)?;
+    let name = opt_str(&m, "name")?
+        .ok_or_else(|| Error::invalid("name is required").with("field", "name"))?
+        .to_string();
+    let value = opt_str(&m, "value")?
+        .ok_or_else(|| Error::invalid("value is required").with("field", "value"))?
+        .to_string();
+    let home = shared.home.clone();
+    let info = tokio::task::spawn_blocking(move || {
+        let now = crate::clock::rfc3339(crate::clock::now()?);
+        crate::secrets::Secrets::open(&home)?.set(&name, &value, &now)
+    })
+    .await
+    .map_err(|e| Error::internal(e.to_string()))??;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"name": info.name, "created_at": info.created_at,
+                          "updated_at": info.updated_at, "stored": true})),
+    )
+        .into_response())
 }
 
 /// Where an SSE stream is in the run's audit log.

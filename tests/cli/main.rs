@@ -11,6 +11,7 @@ mod netpolicy;
 mod notes;
 mod sanitize;
 mod schedule;
+mod secrets;
 mod serve;
 mod spine;
 mod state;

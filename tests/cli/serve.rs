@@ -685,3 +685,101 @@ fn bob_turn_writes_a_run_bundle_that_bob_runs_reads() {
     env.fails(&["runs", "show", "../../etc"], "", 2, "invalid.request");
     env.fails(&["runs", "show", "run_missing"], "", 4, "not_found");
 }
+
+#[test]
+fn a_secret_canary_never_appears_in_any_answer_stream_or_bundle() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let cli_canary = "canary-from-the-cli-9f3e";
+    let api_canary = "canary-from-the-api-7a1c";
+    env.json(&["secrets", "set", "cli_canary"], cli_canary);
+    // The model repeats both canaries.
+    let backend = replay(&env, &format!("here: {cli_canary} and {api_canary}"));
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let set = post(
+        a,
+        "/api/admin/secrets",
+        &tok,
+        &json!({"name": "api_canary", "value": api_canary}),
+    );
+    assert_eq!(set.status, 201);
+    let mut seen = String::from_utf8_lossy(&set.body).into_owned();
+    post(
+        a,
+        "/api/admin/secrets",
+        &tok,
+        &json!({"name": "../bad", "value": api_canary}),
+    )
+    .error(400, "invalid.request");
+    post(
+        a,
+        "/api/admin/secrets",
+        &tok,
+        &json!({"name": "x", "value": "short"}),
+    )
+    .error(400, "invalid.request");
+    let listed = get(a, "/api/admin/secrets", &tok).json();
+    let names: Vec<&str> = listed["secrets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["api_canary", "cli_canary"]);
+    seen.push_str(&listed.to_string());
+    // Through every run route, and echoed in an error.
+    let id = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": format!("use {cli_canary} {api_canary}")}),
+    );
+    let run = wait_run(a, &tok, &id, status_is("completed"));
+    assert!(
+        run["output"].as_str().unwrap().contains("[REDACTED]"),
+        "{run}"
+    );
+    seen.push_str(&run.to_string());
+    seen.push_str(&String::from_utf8_lossy(&get(a, "/v1/runs", &tok).body));
+    seen.push_str(&String::from_utf8_lossy(
+        &get(a, &format!("/v1/runs/{id}/events"), &tok).body,
+    ));
+    let refused = post(
+        a,
+        "/v1/runs",
+        &tok,
+        &json!({"agent_id": api_canary, "message": "x"}),
+    );
+    refused.error(400, "invalid.request");
+    seen.push_str(&String::from_utf8_lossy(&refused.body));
+    seen.push_str(&env.json(&["runs", "show", &id], "").to_string());
+    for c in [cli_canary, api_canary] {
+        assert!(!seen.contains(c), "{c} leaked: {seen}");
+        for dir in ["runs", "audit", "serve"] {
+            for f in walk(&env.home().join(dir)) {
+                let bytes = std::fs::read(&f).unwrap();
+                if let Some(i) = bytes.windows(c.len()).position(|w| w == c.as_bytes()) {
+                    let lo = i.saturating_sub(300);
+                    panic!(
+                        "{c} in {}: {}",
+                        f.display(),
+                        String::from_utf8_lossy(&bytes[lo..(i + 100).min(bytes.len())])
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
