@@ -21,6 +21,10 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 use subtle::ConstantTimeEq;
 
+/// The token a request was authenticated with (its id), for recording who acted.
+#[derive(Debug, Clone)]
+pub struct Caller(pub String);
+
 /// Longest `Authorization` value looked at; longer is refused before hashing.
 pub const MAX_TOKEN_LEN: usize = 256;
 
@@ -104,10 +108,14 @@ pub fn revoke(serve_dir: &Path, id: &str, now: &str) -> Result<TokenEntry> {
     Ok(out)
 }
 
+/// An active token: its SHA-256 and its id.
+type Active = ([u8; 32], String);
+
 /// The server's view of the token file, re-read when it changes.
 pub struct Verifier {
     path: PathBuf,
-    cache: Mutex<(Option<SystemTime>, Vec<[u8; 32]>)>,
+    /// (modification time, [(hash, token id)] of the active tokens)
+    cache: Mutex<(Option<SystemTime>, Vec<Active>)>,
 }
 
 impl Verifier {
@@ -118,7 +126,7 @@ impl Verifier {
         }
     }
 
-    fn active(&self) -> Result<Vec<[u8; 32]>> {
+    fn active(&self) -> Result<Vec<Active>> {
         let mtime = std::fs::metadata(&self.path)
             .and_then(|m| m.modified())
             .ok();
@@ -129,20 +137,24 @@ impl Verifier {
                 .tokens
                 .iter()
                 .filter(|t| t.revoked_at.is_none())
-                .filter_map(|t| hex::decode(&t.sha256).ok()?.try_into().ok())
+                .filter_map(|t| Some((hex::decode(&t.sha256).ok()?.try_into().ok()?, t.id.clone())))
                 .collect();
             *cache = (mtime, hashes);
         }
         Ok(cache.1.clone())
     }
 
-    /// Whether `token` is an active token. Compares against every active hash.
-    pub fn check(&self, token: &str) -> Result<bool> {
+    /// The id of the active token `token` is, if any. Compares against every active hash,
+    /// whatever matched, so the time taken does not depend on which one did.
+    pub fn check(&self, token: &str) -> Result<Option<String>> {
         let d = digest(token);
-        let mut ok = subtle::Choice::from(0u8);
-        for h in self.active()? {
-            ok |= h.ct_eq(&d);
+        let mut found = None;
+        for (h, id) in self.active()? {
+            let hit = h.ct_eq(&d);
+            if bool::from(hit) {
+                found = Some(id);
+            }
         }
-        Ok(bool::from(ok))
+        Ok(found)
     }
 }

@@ -25,6 +25,7 @@
 //! streams end, workers finish the run they hold and claim no more (queued runs stay queued for
 //! the next start), then the process exits 0.
 
+mod admin;
 pub mod auth;
 pub mod queue;
 mod routes;
@@ -92,9 +93,12 @@ pub(crate) struct Shared {
     >,
 }
 
+/// (modification time, length) of each file the redactor is built from.
+type Sources = Vec<Option<(std::time::SystemTime, u64)>>;
+
 /// What decides whether the cached redactor is stale: the files its literals and rules come
 /// from (modification time and length of each).
-fn redaction_sources(home: &Home) -> Vec<Option<(std::time::SystemTime, u64)>> {
+fn redaction_sources(home: &Home) -> Sources {
     let d = crate::secrets::dir(home);
     [
         d.join("secrets.db"),

@@ -39,7 +39,7 @@ const MAX_MESSAGE: usize = 256 * 1024;
 const RETRY_AFTER_S: u64 = 2;
 
 /// An error on its way out as a seed 003 error body.
-pub struct ApiError {
+pub(super) struct ApiError {
     err: Error,
     status: Option<StatusCode>,
 }
@@ -51,7 +51,7 @@ impl From<Error> for ApiError {
 }
 
 impl ApiError {
-    fn with_status(err: Error, status: StatusCode) -> ApiError {
+    pub(super) fn with_status(err: Error, status: StatusCode) -> ApiError {
         ApiError {
             err,
             status: Some(status),
@@ -108,7 +108,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-type ApiResult<T> = Result<T, ApiError>;
+pub(super) type ApiResult<T> = Result<T, ApiError>;
 
 pub(super) fn router(shared: Arc<Shared>) -> Router {
     let max_body = shared.opts.max_body;
@@ -117,6 +117,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/runs/{id}", get(get_run))
         .route("/v1/runs/{id}/events", get(run_events))
         .route("/api/admin/secrets", get(list_secrets).post(set_secret))
+        .merge(super::admin::routes())
         .route_layer(middleware::from_fn_with_state(
             shared.clone(),
             require_token,
@@ -212,8 +213,12 @@ async fn require_token(
     let verifier = shared.clone();
     let ok = tokio::task::spawn_blocking(move || verifier.verifier.check(&token)).await;
     match ok {
-        Ok(Ok(true)) => next.run(req).await,
-        Ok(Ok(false)) => ApiError::unauthorized("unknown or revoked token").into_response(),
+        Ok(Ok(Some(id))) => {
+            let mut req = req;
+            req.extensions_mut().insert(auth::Caller(id));
+            next.run(req).await
+        }
+        Ok(Ok(None)) => ApiError::unauthorized("unknown or revoked token").into_response(),
         Ok(Err(e)) => ApiError::from(e).into_response(),
         Err(e) => ApiError::from(Error::internal(e.to_string())).into_response(),
     }
@@ -235,7 +240,7 @@ async fn method_not_allowed() -> ApiError {
 }
 
 /// Runs a queue operation off the async threads.
-async fn with_queue<T: Send + 'static>(
+pub(super) async fn with_queue<T: Send + 'static>(
     shared: &Arc<Shared>,
     f: impl FnOnce(&mut super::Queue) -> crate::error::Result<T> + Send + 'static,
 ) -> ApiResult<T> {
@@ -249,7 +254,7 @@ async fn with_queue<T: Send + 'static>(
     .map_err(ApiError::from)
 }
 
-fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<String, Value>> {
+pub(super) fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<String, Value>> {
     let bytes = body.map_err(|r| {
         let status = r.status();
         let msg = if status == StatusCode::PAYLOAD_TOO_LARGE {
@@ -271,7 +276,7 @@ fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<String, Value
     }
 }
 
-fn opt_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<Option<&'a str>> {
+pub(super) fn opt_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<Option<&'a str>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -437,7 +442,7 @@ async fn list_runs(
 }
 
 /// A run without its trace (listings).
-fn summary(shared: &Shared, r: &RunRow) -> Value {
+pub(super) fn summary(shared: &Shared, r: &RunRow) -> Value {
     let mut v = json!({
         "id": r.id,
         "agent_id": r.agent_id,

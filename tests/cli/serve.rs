@@ -783,3 +783,161 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn admin_apis_drive_the_scheduler_and_memory_approvals_as_the_cli_does() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let tok_id = env.jsonl(&["serve", "token", "list"], "")[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let backend = replay(&env, "fine");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let id = create(a, &tok, json!({"agent_id": "a", "message": "hi"}));
+    wait_run(a, &tok, &id, status_is("completed"));
+    let st = get(a, "/api/admin/status", &tok).json();
+    assert_eq!(st["runs"]["by_status"]["completed"], 1, "{st}");
+    assert_eq!(st["runs"]["recent"][0]["id"], id.as_str());
+    assert_eq!(st["backend"]["provider"], "replay");
+    req(a, "GET", "/api/admin/status", None, None).error(401, "policy.denied");
+
+    // Scheduler jobs: the same jobs.json `bob schedule` reads.
+    let job = json!({"id": "daily", "agent_id": "a", "schedule": "@every 1h", "message": "report"});
+    let r = post(a, "/api/admin/scheduler/jobs", &tok, &job);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    post(a, "/api/admin/scheduler/jobs", &tok, &job).error(409, "conflict");
+    post(
+        a,
+        "/api/admin/scheduler/jobs",
+        &tok,
+        &json!({"id": "c", "schedule": "*/5 * * * *"}),
+    )
+    .error(400, "invalid.request");
+    post(
+        a,
+        "/api/admin/scheduler/jobs",
+        &tok,
+        &json!({"schedule": "@every 1h"}),
+    )
+    .error(400, "invalid.request");
+    let cli = env.json(&["schedule", "show", "daily"], "");
+    assert_eq!(cli["message"], "report");
+    let r = post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "pause"}),
+    );
+    assert_eq!(r.json()["paused"], true);
+    assert_eq!(
+        get(a, "/api/admin/scheduler/jobs", &tok).json()["paused"],
+        true
+    );
+    assert_eq!(env.json(&["schedule", "status"], "")["paused"], true);
+    post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "resume"}),
+    );
+    let r = post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "pause", "job_id": "daily"}),
+    );
+    assert_eq!(r.json()["job"]["enabled"], false);
+    post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "explode"}),
+    )
+    .error(400, "invalid.request");
+    post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "pause", "job_id": "nope"}),
+    )
+    .error(404, "not_found");
+    let r = req(
+        a,
+        "DELETE",
+        "/api/admin/scheduler/jobs/daily",
+        Some(&tok),
+        None,
+    );
+    assert_eq!(r.status, 200);
+    req(
+        a,
+        "DELETE",
+        "/api/admin/scheduler/jobs/daily",
+        Some(&tok),
+        None,
+    )
+    .error(404, "not_found");
+    assert_eq!(
+        get(a, "/api/admin/scheduler/jobs", &tok).json()["jobs"],
+        json!([])
+    );
+
+    // Memory candidates: approve, edit, reject, recorded in the ledger as the token's act.
+    let rows = env.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"The user prefers metric units everywhere","type":"preference"},
+            {"text":"The user owns a grey cat named Pixel","type":"fact"},
+            {"text":"The user dislikes cilantro in salsa","type":"preference"}]"#,
+    );
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let pending = get(a, "/api/admin/memory/candidates?status=pending", &tok).json();
+    assert_eq!(pending["candidates"].as_array().unwrap().len(), 3);
+    let path = |id: &str, act: &str| format!("/api/admin/memory/candidates/{id}/{act}");
+    let r = req(a, "POST", &path(&ids[0], "approve"), Some(&tok), None);
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    req(a, "POST", &path(&ids[0], "approve"), Some(&tok), None).error(409, "conflict");
+    let r = post(
+        a,
+        &path(&ids[1], "edit"),
+        &tok,
+        &json!({"fields": {"text": "The user owns a cat named Pixel"}}),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    post(
+        a,
+        &path(&ids[2], "edit"),
+        &tok,
+        &json!({"text": "no fields"}),
+    )
+    .error(400, "invalid.request");
+    let r = post(
+        a,
+        &path(&ids[2], "reject"),
+        &tok,
+        &json!({"reason": "not useful"}),
+    );
+    assert_eq!(r.status, 200);
+    req(a, "POST", &path("cand_nope", "approve"), Some(&tok), None).error(404, "not_found");
+    req(a, "POST", &path(&ids[0], "detonate"), Some(&tok), None).error(404, "not_found");
+    assert_eq!(
+        get(a, "/api/admin/memory/candidates?status=pending", &tok).json()["candidates"],
+        json!([])
+    );
+    let ledger = std::fs::read_to_string(env.home().join("memory_approvals.jsonl")).unwrap();
+    assert_eq!(
+        ledger.matches(&format!("http:{tok_id}")).count(),
+        3,
+        "{ledger}"
+    );
+    let verify = env.bob(&["ledger", "verify"]).output().unwrap();
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+}
