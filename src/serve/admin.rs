@@ -3,6 +3,10 @@
 //!
 //! * `GET /api/admin/status`: run counts by status, the newest runs, the worker pool, and the
 //!   backend (kind, base URL, model; never a key).
+//! * `GET /api/admin/config`: config.toml as JSON with credential values blanked (`secret:`
+//!   references are names and stay); `POST /api/admin/config {config}` replaces it whole,
+//!   validated the way the backend and the server read it, written atomically under a lock; a
+//!   blank credential keeps the stored value.
 //! * `GET|POST /api/admin/scheduler/jobs`, `DELETE /api/admin/scheduler/jobs/{id}`,
 //!   `POST /api/admin/scheduler/control {action: pause|resume, job_id?}`: [`crate::schedule`],
 //!   as `bob schedule add|list|rm|pause|resume`.
@@ -31,6 +35,7 @@ use std::sync::Arc;
 pub(super) fn routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/api/admin/status", get(status))
+        .route("/api/admin/config", get(get_config).post(set_config))
         .route("/api/admin/scheduler/jobs", get(jobs).post(add_job))
         .route("/api/admin/scheduler/jobs/{id}", delete(remove_job))
         .route("/api/admin/scheduler/control", post(control))
@@ -197,4 +202,116 @@ async fn decide(
     let actor = format!("http:{}", caller.0);
     let decided = blocking(move || Memory::open(&home)?.decide(&id, decision, &actor)).await?;
     Ok(axum::Json(json!(decided)))
+}
+
+/// Whether a config key holds a credential (its value is blanked when shown).
+fn sensitive(key: &str) -> bool {
+    let k = key.to_ascii_lowercase().replace('-', "_");
+    k == "authorization"
+        || ["key", "token", "secret", "password", "passwd"]
+            .iter()
+            .any(|s| k == *s || k.ends_with(&format!("_{s}")))
+}
+
+/// Blanks credential values (a `secret:NAME` reference is a name, and stays).
+fn blank(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if sensitive(k)
+                    && let Value::String(s) = x
+                    && !s.starts_with(crate::secrets::REF_PREFIX)
+                {
+                    s.clear();
+                } else {
+                    blank(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(blank),
+        _ => {}
+    }
+}
+
+/// A blank (or masked) credential in a posted config keeps the stored value: the GET showed it
+/// blank, or masked by the answer redaction that every JSON answer passes through.
+fn keep_blanked(new: &mut Value, old: &Value) {
+    if let (Value::Object(n), Value::Object(o)) = (new, old) {
+        for (k, x) in n.iter_mut() {
+            let Some(prev) = o.get(k) else { continue };
+            if sensitive(k) && matches!(x.as_str(), Some("" | crate::redact::MASK)) {
+                *x = prev.clone();
+            } else {
+                keep_blanked(x, prev);
+            }
+        }
+    }
+}
+
+fn read_config(home: &crate::home::Home) -> crate::error::Result<Value> {
+    let path = home.config_path();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(json!({})),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    let v: toml::Value = toml::from_str(&text)
+        .map_err(|e| Error::invalid(format!("{}: {}", path.display(), e.message())))?;
+    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// `GET /api/admin/config`: config.toml as JSON, credentials blanked.
+pub(super) async fn get_config(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+    let home = shared.home.clone();
+    let mut v = blocking(move || read_config(&home)).await?;
+    blank(&mut v);
+    Ok(axum::Json(json!({"config": v})))
+}
+
+/// `POST /api/admin/config {config}`: the whole new config, validated as bob reads it, then
+/// written atomically under a lock. Blank credentials keep their stored values.
+pub(super) async fn set_config(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<axum::Json<Value>> {
+    let mut m = body_json(body)?;
+    let mut new = match m.remove("config") {
+        Some(c @ Value::Object(_)) => c,
+        _ => {
+            return Err(Error::invalid("the body must be {\"config\": {…}}")
+                .with("field", "config")
+                .into());
+        }
+    };
+    let home = shared.home.clone();
+    let mut shown = blocking(move || {
+        let path = home.config_path();
+        let _lock = crate::store::Lock::exclusive(&crate::store::lock_path(&path))?;
+        keep_blanked(&mut new, &read_config(&home)?);
+        let t: toml::Value = serde_json::from_value(new.clone())
+            .map_err(|e| Error::invalid(format!("config: {e}")))?;
+        let text = toml::to_string(&t)
+            .map_err(|e| Error::invalid(format!("config cannot be written as TOML: {e}")))?;
+        // Validated the way its readers read it, in a scratch home, before it replaces anything.
+        let scratch = tempfile_dir(&home)?;
+        let probe = crate::home::Home::at(&scratch);
+        std::fs::write(probe.config_path(), &text).map_err(|e| Error::io(&scratch, e))?;
+        let checked = crate::backend::config::FileConfig::load(&probe)
+            .map(|_| ())
+            .and_then(|()| super::default_thinking(&probe).map(|_| ()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        checked?;
+        crate::store::write_bytes_atomic(&path, text.as_bytes())?;
+        Ok(new)
+    })
+    .await?;
+    blank(&mut shown);
+    Ok(axum::Json(json!({"config": shown, "written": true})))
+}
+
+/// A fresh private directory under `serve/` for validating a config.
+fn tempfile_dir(home: &crate::home::Home) -> crate::error::Result<std::path::PathBuf> {
+    let d = super::serve_dir(home).join(format!("tmp-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
+    Ok(d)
 }

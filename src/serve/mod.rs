@@ -136,7 +136,7 @@ impl Shared {
 }
 
 /// `[output] thinking_mode` of config.toml (seed 003: the default of a run's `thinking_mode`).
-fn default_thinking(home: &Home) -> Result<ThinkingMode> {
+pub(crate) fn default_thinking(home: &Home) -> Result<ThinkingMode> {
     let path = home.config_path();
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(ThinkingMode::default());

@@ -941,3 +941,62 @@ fn admin_apis_drive_the_scheduler_and_memory_approvals_as_the_cli_does() {
         String::from_utf8_lossy(&verify.stderr)
     );
 }
+
+#[test]
+fn admin_config_blanks_credentials_validates_and_writes_atomically() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    std::fs::create_dir_all(env.home()).unwrap();
+    let key = "sk-live-config-key-0123456789abcdef";
+    std::fs::write(
+        env.home().join("config.toml"),
+        format!("[chat]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m1\"\napi_key = \"{key}\"\n\n[mtg]\napi_key = \"secret:mtg\"\n"),
+    )
+    .unwrap();
+    let backend = replay(&env, "x");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let r = get(a, "/api/admin/config", &tok);
+    assert!(!String::from_utf8_lossy(&r.body).contains(key));
+    let mut cfg = r.json()["config"].clone();
+    assert_eq!(cfg["chat"]["api_key"], "");
+    assert_eq!(cfg["chat"]["model"], "m1");
+    // Every answer passes the redactor, which masks any field named like a credential.
+    assert_eq!(cfg["mtg"]["api_key"], "[REDACTED]");
+    // Change the model and the thinking default; the blank key keeps the stored one.
+    cfg["chat"]["model"] = json!("m2");
+    cfg["output"] = json!({"thinking_mode": "on_error"});
+    let r = post(a, "/api/admin/config", &tok, &json!({"config": cfg}));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert!(!String::from_utf8_lossy(&r.body).contains(key));
+    let text = std::fs::read_to_string(env.home().join("config.toml")).unwrap();
+    assert!(
+        text.contains("m2") && text.contains(key) && text.contains("on_error"),
+        "{text}"
+    );
+    assert!(
+        text.contains("secret:mtg"),
+        "a masked reference is kept: {text}"
+    );
+    // Invalid configs are refused and the file is untouched.
+    for bad in [
+        json!({"config": {"chat": {"modle": "typo"}}}),
+        json!({"config": {"output": {"thinking_mode": "sometimes"}}}),
+        json!({"config": {"chat": {"model": 5}}}),
+        json!({"config": "not an object"}),
+        json!({"chat": {}}),
+    ] {
+        post(a, "/api/admin/config", &tok, &bad).error(400, "invalid.request");
+    }
+    assert_eq!(
+        std::fs::read_to_string(env.home().join("config.toml")).unwrap(),
+        text
+    );
+    assert!(
+        std::fs::read_dir(env.home().join("serve"))
+            .unwrap()
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().starts_with("tmp-")),
+        "scratch dirs are removed"
+    );
+}
