@@ -5,6 +5,7 @@
 //! * [`auth`]: bearer tokens, stored hashed in `serve/tokens.json`, compared in constant time.
 //! * [`queue`]: the durable run queue, `serve/queue.db` (SQLite, WAL), and its crash rule.
 //! * [`routes`]: the endpoints, the seed 003 error bodies and their HTTP statuses.
+//! * [`admin`]: the dashboard's admin APIs; [`dashboard`]: the embedded page at `/`.
 //!
 //! Threads: the HTTP side runs on a small tokio runtime; each of `--workers` workers is an OS
 //! thread with its own one-thread runtime and its own queue connection, because a turn is a
@@ -26,6 +27,7 @@
 //! the next start), then the process exits 0.
 
 mod admin;
+mod dashboard;
 pub mod auth;
 pub mod queue;
 mod routes;

@@ -124,6 +124,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         ));
     Router::new()
         .route("/healthz", get(healthz))
+        .merge(super::dashboard::routes())
         .merge(api)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

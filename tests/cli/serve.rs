@@ -1000,3 +1000,53 @@ fn admin_config_blanks_credentials_validates_and_writes_atomically() {
         "scratch dirs are removed"
     );
 }
+
+#[test]
+fn the_dashboard_is_served_from_the_binary_with_a_strict_policy() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "x");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let page = req(a, "GET", "/", None, None);
+    assert_eq!(page.status, 200);
+    assert!(
+        page.header("content-type")
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let csp = page.header("content-security-policy").unwrap();
+    assert!(
+        csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"),
+        "{csp}"
+    );
+    assert_eq!(
+        page.header("x-content-type-options").as_deref(),
+        Some("nosniff")
+    );
+    let html = String::from_utf8(page.body).unwrap();
+    assert!(
+        html.contains("src=\"/dashboard.js\"") && !html.contains("<script>"),
+        "no inline script"
+    );
+    let js = req(a, "GET", "/dashboard.js", None, None);
+    assert_eq!(js.status, 200);
+    assert!(
+        js.header("content-type")
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+    let js = String::from_utf8(js.body).unwrap();
+    // It calls the authenticated API with a header, never puts the token in a URL, and
+    // renders with textContent only.
+    assert!(js.contains("Authorization: \"Bearer \" + token"));
+    assert!(!js.contains("innerHTML") && !js.contains("?token"));
+    for path in [
+        "/v1/runs",
+        "/api/admin/memory/candidates",
+        "/api/admin/scheduler/control",
+        "/api/admin/secrets",
+    ] {
+        assert!(js.contains(path), "{path}");
+    }
+    assert_eq!(req(a, "GET", "/dashboard.css", None, None).status, 200);
+}
