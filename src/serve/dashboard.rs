@@ -24,17 +24,29 @@ fn page(body: &'static str, content_type: &'static str) -> Response {
     let mut r = body.into_response();
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
 }
 
 pub(super) fn routes() -> Router<Arc<Shared>> {
     Router::new()
-        .route("/", get(|| async { page(INDEX, "text/html; charset=utf-8") }))
+        .route(
+            "/",
+            get(|| async { page(INDEX, "text/html; charset=utf-8") }),
+        )
         .route(
             "/dashboard.js",
             get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }),

@@ -27,8 +27,8 @@
 //! the next start), then the process exits 0.
 
 mod admin;
-mod dashboard;
 pub mod auth;
+mod dashboard;
 pub mod queue;
 mod routes;
 

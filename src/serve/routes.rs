@@ -683,7 +683,14 @@ pub(super) async fn serve(listener: tokio::net::TcpListener, app: Router, shared
             _ = tokio::signal::ctrl_c() => break,
         };
         let (stream, _) = tokio::select! {
-            r = listener.accept() => match r { Ok(s) => s, Err(_) => continue },
+            r = listener.accept() => match r {
+                Ok(s) => s,
+                // Out of descriptors or a connection reset before accept: back off, go on.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
             _ = &mut sigterm => break,
             _ = tokio::signal::ctrl_c() => break,
         };

@@ -1050,3 +1050,75 @@ fn the_dashboard_is_served_from_the_binary_with_a_strict_policy() {
     }
     assert_eq!(req(a, "GET", "/dashboard.css", None, None).status, 200);
 }
+
+#[test]
+fn slow_clients_are_cut_off_and_a_thousand_connections_are_all_answered() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, "x");
+    let srv = Server::start(&env, &["--backend", &backend, "--request-timeout", "1"]);
+    let a = srv.addr;
+    // A body that never finishes: the request timeout answers 408 with a seed 003 body.
+    let mut slow = TcpStream::connect(a).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    slow.write_all(
+        format!("POST /v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"agent").as_bytes(),
+    )
+    .unwrap();
+    // A head that never finishes (slowloris): the connection is closed, nothing answered.
+    let mut loris = TcpStream::connect(a).unwrap();
+    loris
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    loris
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a")
+        .unwrap();
+    // Meanwhile, 1,000 concurrent connections each get their answer.
+    let conns: Vec<TcpStream> = (0..1000).map(|_| TcpStream::connect(a).unwrap()).collect();
+    let handles: Vec<_> = conns
+        .into_iter()
+        .enumerate()
+        .collect::<Vec<_>>()
+        .chunks(50)
+        .map(|chunk| {
+            let chunk: Vec<(usize, TcpStream)> =
+                chunk.iter().map(|(i, s)| (*i, s.try_clone().unwrap())).collect();
+            let tok = tok.clone();
+            std::thread::spawn(move || {
+                let mut ok = 0;
+                for (i, mut s) in chunk {
+                    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+                    let path = if i % 2 == 0 { "/healthz" } else { "/v1/runs?limit=1" };
+                    s.write_all(
+                        format!("GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\nConnection: close\r\n\r\n")
+                            .as_bytes(),
+                    )
+                    .unwrap();
+                    let mut out = Vec::new();
+                    let _ = s.read_to_end(&mut out);
+                    if out.starts_with(b"HTTP/1.1 200") {
+                        ok += 1;
+                    }
+                }
+                ok
+            })
+        })
+        .collect();
+    let ok: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    assert_eq!(ok, 1000);
+    let mut out = Vec::new();
+    let _ = slow.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("\"code\":\"timeout\""), "{text}");
+    let mut out = Vec::new();
+    let r = loris.read_to_end(&mut out);
+    assert!(r.is_ok() || out.is_empty(), "{r:?}");
+    assert!(
+        !String::from_utf8_lossy(&out).contains("200 OK"),
+        "a partial head is never served"
+    );
+    // Nothing queued, server up.
+    assert_eq!(get(a, "/v1/runs", &tok).json()["total"], 0);
+}
