@@ -4679,7 +4679,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__serve)
-            opts="-h -V --bind --public --workers --queue --max-body --request-timeout --backend --home --now --format --json --help --version token help"
+            opts="-h -V --bind --public --workers --queue --max-body --request-timeout --backend --chat-rate --home --now --format --json --help --version token help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4706,6 +4706,10 @@ _bob() {
                     return 0
                     ;;
                 --backend)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chat-rate)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -877,6 +877,7 @@ complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subco
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l max-body -d 'Largest request body, in bytes' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l request-timeout -d 'Seconds to answer a request (an SSE stream: to start it)' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l backend -d 'Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l chat-rate -d 'Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''

@@ -12,7 +12,8 @@ use std::time::Duration;
 /// Endpoints: GET /healthz (no auth); POST /v1/runs {agent_id, message, thinking_mode?,
 /// session_id?, user_id?, profile?} → 202 {id, status:"queued"}; GET /v1/runs?status&limit&
 /// offset; GET /v1/runs/{id}; GET /v1/runs/{id}/events (SSE). Every endpoint but /healthz needs
-/// `Authorization: Bearer <token>` (`bob serve token create`). Errors are
+/// `Authorization: Bearer <token>` (`bob serve token create`). Also POST /v1/chat/messages,
+/// the /api/admin/* APIs and the dashboard at /. Errors are
 /// {"error":{"code","message"}} with the HTTP status of the code.
 ///
 /// Prints one JSON line {listening, pid, workers, queue, recovered} once the listener is up.
@@ -43,6 +44,9 @@ pub struct Args {
     /// Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]
     #[arg(long, value_name = "SPEC")]
     pub backend: Option<String>,
+    /// Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub chat_rate: u32,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -119,6 +123,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 max_body: args.max_body.max(1024),
                 request_timeout: Duration::from_secs(args.request_timeout.max(1)),
                 backend: args.backend,
+                chat_rate: args.chat_rate.max(1),
             };
             let (workers, cap) = (opts.workers, opts.queue_cap);
             let mut printed = Ok(());

@@ -5,6 +5,7 @@
 //! * [`auth`]: bearer tokens, stored hashed in `serve/tokens.json`, compared in constant time.
 //! * [`queue`]: the durable run queue, `serve/queue.db` (SQLite, WAL), and its crash rule.
 //! * [`routes`]: the endpoints, the seed 003 error bodies and their HTTP statuses.
+//! * [`chat`]: chat messages in persisted sessions, `/new`, `/resume`, the per-sender rate.
 //! * [`admin`]: the dashboard's admin APIs; [`dashboard`]: the embedded page at `/`.
 //!
 //! Threads: the HTTP side runs on a small tokio runtime; each of `--workers` workers is an OS
@@ -28,6 +29,7 @@
 
 mod admin;
 pub mod auth;
+mod chat;
 mod dashboard;
 pub mod queue;
 mod routes;
@@ -62,6 +64,8 @@ pub struct Options {
     pub request_timeout: Duration,
     /// `--backend` for every run (else `BOB_BACKEND`, config.toml, the chat settings).
     pub backend: Option<String>,
+    /// Chat messages each sender may send per minute.
+    pub chat_rate: u32,
 }
 
 /// `serve/` under the home.
@@ -86,13 +90,9 @@ pub(crate) struct Shared {
     /// `output.thinking_mode` from config.toml, else `never`.
     pub default_thinking: ThinkingMode,
     /// The redactor every JSON answer passes through, keyed by [`redaction_sources`].
-    #[allow(clippy::type_complexity)]
-    pub redactor: Mutex<
-        Option<(
-            Vec<Option<(std::time::SystemTime, u64)>>,
-            Arc<crate::redact::Redactor>,
-        )>,
-    >,
+    pub redactor: Mutex<Option<(Sources, Arc<crate::redact::Redactor>)>>,
+    /// Arrival times of each chat sender's messages in the last minute.
+    pub chat_rate: Mutex<std::collections::HashMap<String, std::collections::VecDeque<Instant>>>,
 }
 
 /// (modification time, length) of each file the redactor is built from.
@@ -358,6 +358,7 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         wake: (Mutex::new(0), Condvar::new()),
         default_thinking,
         redactor: Mutex::new(None),
+        chat_rate: Mutex::new(Default::default()),
         opts: opts.clone(),
     });
     let workers: Vec<_> = (0..opts.workers.max(1))

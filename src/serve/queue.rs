@@ -136,7 +136,17 @@ impl Queue {
                 attempts INTEGER NOT NULL DEFAULT 0
             );
             CREATE INDEX IF NOT EXISTS runs_status ON runs(status, seq);
-            CREATE INDEX IF NOT EXISTS runs_session ON runs(session_id, status);",
+            CREATE INDEX IF NOT EXISTS runs_session ON runs(session_id, status);
+            CREATE TABLE IF NOT EXISTS chat_sessions (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                agent_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                room_id TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                active INTEGER NOT NULL
+            );
+            CREATE INDEX IF NOT EXISTS chat_key ON chat_sessions(agent_id, user_id, room_id);",
         )?;
         Ok(Queue { conn })
     }
@@ -271,6 +281,117 @@ impl Queue {
         Ok((rows, total as u64))
     }
 
+    /// Every run of one session, oldest first.
+    pub fn session_runs(&self, session_id: &str) -> Result<Vec<RunRow>> {
+        self.select("WHERE session_id = ?1 ORDER BY seq", params![session_id])
+    }
+
+    /// The active chat session of (agent, user, room), created when there is none.
+    pub fn chat_session(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let found = tx
+            .query_row(
+                &format!(
+                    "SELECT {CHAT_COLUMNS} FROM chat_sessions WHERE agent_id = ?1 AND user_id = ?2
+                  AND room_id = ?3 AND active = 1"
+                ),
+                params![key.agent_id, key.user_id, key.room_id],
+                chat_row,
+            )
+            .optional()?;
+        let session = match found {
+            Some(s) => s,
+            None => insert_chat(&tx, key, now)?,
+        };
+        tx.commit()?;
+        Ok(session)
+    }
+
+    /// `/new`: a fresh active session; the previous one is kept, inactive.
+    pub fn chat_new(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute(
+            "UPDATE chat_sessions SET active = 0 WHERE agent_id = ?1 AND user_id = ?2 AND room_id = ?3",
+            params![key.agent_id, key.user_id, key.room_id],
+        )?;
+        let s = insert_chat(&tx, key, now)?;
+        tx.commit()?;
+        Ok(s)
+    }
+
+    /// `/resume`: the most recent inactive session becomes the active one (`None` if none).
+    pub fn chat_resume(&mut self, key: &ChatKey) -> Result<Option<ChatSession>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let prev = tx
+            .query_row(
+                &format!(
+                    "SELECT {CHAT_COLUMNS} FROM chat_sessions WHERE agent_id = ?1 AND user_id = ?2
+                  AND room_id = ?3 AND active = 0 ORDER BY seq DESC LIMIT 1"
+                ),
+                params![key.agent_id, key.user_id, key.room_id],
+                chat_row,
+            )
+            .optional()?;
+        if let Some(p) = &prev {
+            tx.execute(
+                "UPDATE chat_sessions SET active = (id = ?4) WHERE agent_id = ?1 AND user_id = ?2 AND room_id = ?3",
+                params![key.agent_id, key.user_id, key.room_id, p.id],
+            )?;
+        }
+        tx.commit()?;
+        Ok(prev.map(|p| ChatSession { active: true, ..p }))
+    }
+
+    /// Chat sessions, newest first, filtered; and the total matching.
+    pub fn chat_sessions(
+        &self,
+        filter: &ChatFilter,
+        limit: u64,
+        offset: u64,
+    ) -> Result<(Vec<ChatSession>, u64)> {
+        let cond = "WHERE (?1 IS NULL OR agent_id = ?1) AND (?2 IS NULL OR user_id = ?2)
+                    AND (?3 IS NULL OR room_id = ?3)";
+        let p = params![filter.agent_id, filter.user_id, filter.room_id];
+        let total: i64 = self.conn.query_row(
+            &format!("SELECT count(*) FROM chat_sessions {cond}"),
+            p,
+            |r| r.get(0),
+        )?;
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT {CHAT_COLUMNS} FROM chat_sessions {cond} ORDER BY seq DESC LIMIT ?4 OFFSET ?5"
+        ))?;
+        let rows = st
+            .query_map(
+                params![
+                    filter.agent_id,
+                    filter.user_id,
+                    filter.room_id,
+                    limit as i64,
+                    offset as i64
+                ],
+                chat_row,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok((rows, total as u64))
+    }
+
+    pub fn chat_get(&self, id: &str) -> Result<Option<ChatSession>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {CHAT_COLUMNS} FROM chat_sessions WHERE id = ?1"),
+                params![id],
+                chat_row,
+            )
+            .optional()?)
+    }
+
     fn select(&self, tail: &str, p: impl rusqlite::Params) -> Result<Vec<RunRow>> {
         let mut st = self
             .conn
@@ -280,4 +401,61 @@ impl Queue {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }
+}
+
+/// Who a chat session belongs to.
+#[derive(Debug, Clone)]
+pub struct ChatKey {
+    pub agent_id: String,
+    pub user_id: String,
+    pub room_id: String,
+}
+
+/// Filters of the chat session listing.
+#[derive(Debug, Clone, Default)]
+pub struct ChatFilter {
+    pub agent_id: Option<String>,
+    pub user_id: Option<String>,
+    pub room_id: Option<String>,
+}
+
+/// A persisted chat session: the runs of its messages share its id as their session.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatSession {
+    pub id: String,
+    pub agent_id: String,
+    pub user_id: String,
+    pub room_id: String,
+    pub created_at: String,
+    pub active: bool,
+}
+
+const CHAT_COLUMNS: &str = "id, agent_id, user_id, room_id, created_at, active";
+
+fn chat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChatSession> {
+    Ok(ChatSession {
+        id: r.get(0)?,
+        agent_id: r.get(1)?,
+        user_id: r.get(2)?,
+        room_id: r.get(3)?,
+        created_at: r.get(4)?,
+        active: r.get::<_, i64>(5)? != 0,
+    })
+}
+
+fn insert_chat(tx: &rusqlite::Transaction<'_>, key: &ChatKey, now: &str) -> Result<ChatSession> {
+    let s = ChatSession {
+        id: format!("chat_{}", uuid::Uuid::new_v4().simple()),
+        agent_id: key.agent_id.clone(),
+        user_id: key.user_id.clone(),
+        room_id: key.room_id.clone(),
+        created_at: now.to_string(),
+        active: true,
+    };
+    tx.execute(
+        "INSERT INTO chat_sessions (id, agent_id, user_id, room_id, created_at, active)
+         VALUES (?1, ?2, ?3, ?4, ?5, 1)",
+        params![s.id, s.agent_id, s.user_id, s.room_id, s.created_at],
+    )?;
+    Ok(s)
 }

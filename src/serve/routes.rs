@@ -34,7 +34,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// Longest run message accepted, in bytes.
-const MAX_MESSAGE: usize = 256 * 1024;
+pub(super) const MAX_MESSAGE: usize = 256 * 1024;
 /// What `Retry-After` says when the queue is full.
 const RETRY_AFTER_S: u64 = 2;
 
@@ -118,6 +118,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/runs/{id}/events", get(run_events))
         .route("/api/admin/secrets", get(list_secrets).post(set_secret))
         .merge(super::admin::routes())
+        .merge(super::chat::routes())
         .route_layer(middleware::from_fn_with_state(
             shared.clone(),
             require_token,
@@ -354,10 +355,22 @@ async fn create_run(
         source: "http".into(),
         created_at: crate::clock::rfc3339(crate::clock::now()?),
     };
+    enqueue(&shared, run).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(json!({"id": id, "status": "queued"})),
+    )
+        .into_response())
+}
+
+/// Puts a validated run in the queue (durable on return) and wakes a worker. The message is
+/// redacted first, and ids holding a secret value are refused: the queue is a durable write
+/// like any other.
+pub(super) async fn enqueue(shared: &Arc<Shared>, run: NewRun) -> ApiResult<()> {
     let cap = shared.opts.queue_cap;
     let home = shared.home.clone();
     let mut run = run;
-    with_queue(&shared, move |q| {
+    with_queue(shared, move |q| {
         // The queue is a durable write like any other: known secrets never reach it.
         let redactor = crate::redact::Redactor::load(&home)?;
         run.message = redactor.redact_str(&run.message).into_owned();
@@ -381,14 +394,10 @@ async fn create_run(
     })
     .await?;
     shared.kick();
-    Ok((
-        StatusCode::ACCEPTED,
-        axum::Json(json!({"id": id, "status": "queued"})),
-    )
-        .into_response())
+    Ok(())
 }
 
-fn mode_str(m: ThinkingMode) -> &'static str {
+pub(super) fn mode_str(m: ThinkingMode) -> &'static str {
     match m {
         ThinkingMode::Never => "never",
         ThinkingMode::OnError => "on_error",

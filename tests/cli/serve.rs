@@ -1122,3 +1122,93 @@ fn slow_clients_are_cut_off_and_a_thousand_connections_are_all_answered() {
     // Nothing queued, server up.
     assert_eq!(get(a, "/v1/runs", &tok).json()["total"], 0);
 }
+
+#[test]
+fn chat_messages_run_in_persisted_sessions_with_new_resume_and_a_sender_rate() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, "chat answer");
+    let srv = Server::start(&env, &["--backend", &backend, "--chat-rate", "4"]);
+    let a = srv.addr;
+    let msg = |user: &str, text: &str| {
+        post(
+            a,
+            "/v1/chat/messages",
+            &tok,
+            &json!({"user_id": user, "room_id": "dev-room",
+            "agent_id": "agent_default", "message": text, "thinking_mode": "on_error"}),
+        )
+    };
+    let r1 = msg("u1", "hello");
+    assert_eq!(r1.status, 202, "{}", String::from_utf8_lossy(&r1.body));
+    let v1 = r1.json();
+    assert_eq!(v1["status"], "queued");
+    let s1 = v1["session_id"].as_str().unwrap().to_string();
+    let done = wait_run(a, &tok, v1["id"].as_str().unwrap(), status_is("completed"));
+    assert_eq!(done["source"], "chat");
+    assert_eq!(done["session_id"], s1.as_str());
+    // The same sender and room stay in the session.
+    let v2 = msg("u1", "again").json();
+    assert_eq!(v2["session_id"], s1.as_str());
+    wait_run(a, &tok, v2["id"].as_str().unwrap(), status_is("completed"));
+    // /new answers at once with a fresh session; /resume goes back.
+    let n = msg("u1", "/new");
+    assert_eq!(n.status, 200);
+    let s2 = n.json()["session_id"].as_str().unwrap().to_string();
+    assert_ne!(s2, s1);
+    assert!(n.json()["response"].is_string());
+    let back = msg("u1", "/resume");
+    assert_eq!(back.status, 200);
+    assert_eq!(back.json()["session_id"], s1.as_str());
+    // That was u1's fourth message this minute (--chat-rate 4): the fifth is refused.
+    let limited = msg("u1", "too many");
+    let e = limited.error(429, "chat.rate_limited");
+    assert!(e["retry_after_seconds"].as_u64().unwrap() >= 1);
+    assert!(limited.header("retry-after").is_some());
+    // Another sender is not limited, and gets its own session.
+    let other = msg("u2", "hi").json();
+    assert_ne!(other["session_id"], s1.as_str());
+    // Validation.
+    for bad in [
+        json!({"room_id": "r", "agent_id": "a", "message": "x"}),
+        json!({"user_id": "u3", "room_id": "../r", "agent_id": "a", "message": "x"}),
+        json!({"user_id": "u3", "room_id": "r", "agent_id": "a", "message": ""}),
+        json!({"user_id": "u3", "room_id": "r", "agent_id": "a", "message": "x", "thinking_mode": "maybe"}),
+    ] {
+        post(a, "/v1/chat/messages", &tok, &bad).error(400, "invalid.request");
+    }
+    // Admin: sessions filtered and paged, messages in order with their run ids.
+    let ss = get(
+        a,
+        "/api/admin/chat/sessions?user_id=u1&room_id=dev-room",
+        &tok,
+    )
+    .json();
+    assert_eq!(ss["total"], 2, "{ss}");
+    let page = get(
+        a,
+        "/api/admin/chat/sessions?user_id=u1&limit=1&offset=1",
+        &tok,
+    )
+    .json();
+    assert_eq!(page["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        page["sessions"][0]["id"],
+        s1.as_str(),
+        "oldest on the second page"
+    );
+    let m = get(a, &format!("/api/admin/chat/sessions/{s1}/messages"), &tok).json();
+    let roles: Vec<&str> = m["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant"], "{m}");
+    assert_eq!(m["messages"][0]["content"], "hello");
+    assert_eq!(m["messages"][1]["content"], "chat answer");
+    assert_eq!(m["messages"][0]["run_id"], v1["id"]);
+    get(a, "/api/admin/chat/sessions/chat_nope/messages", &tok).error(404, "not_found");
+    get(a, "/api/admin/chat/sessions/..%2Fx/messages", &tok).error(400, "invalid.request");
+    get(a, "/api/admin/chat/sessions?limit=0", &tok).error(400, "invalid.request");
+}
