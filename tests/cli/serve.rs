@@ -1212,3 +1212,32 @@ fn chat_messages_run_in_persisted_sessions_with_new_resume_and_a_sender_rate() {
     get(a, "/api/admin/chat/sessions/..%2Fx/messages", &tok).error(400, "invalid.request");
     get(a, "/api/admin/chat/sessions?limit=0", &tok).error(400, "invalid.request");
 }
+
+#[test]
+fn a_scheduler_tick_leaves_a_run_bundle_for_each_job_run() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "scheduled answer");
+    env.json(
+        &["schedule", "add"],
+        &json!({"id": "nightly", "agentID": "agent_default", "schedule": "@every 1m", "message": "status?"}).to_string(),
+    );
+    let out = env
+        .bob(&["schedule", "tick", "--timeout", "20s"])
+        .env("BOB_NOW", "2026-02-15T00:01:00Z")
+        .env("BOB_BACKEND", &backend)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ran"][0]["status"], "ok", "{report}");
+    let listed = env.jsonl(&["runs", "list"], "");
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["session_id"], "job-nightly");
+    let shown = env.json(&["runs", "show", listed[0]["run_id"].as_str().unwrap()], "");
+    assert_eq!(shown["record"]["output"], "scheduled answer");
+    assert_eq!(shown["request"]["message"], "status?");
+}
