@@ -26,6 +26,10 @@ pub fn dir(home: &Home, run_id: &str) -> Result<PathBuf> {
 
 /// The audit events of `run_id` (agent `agent_id`), from the audit file of the day the run
 /// started (`started`, RFC 3339) and the next day's, in log order.
+///
+/// A day's file holds every run of the agent, so it is read from the end, in growing windows,
+/// back to this run's `run.created` line: the cost follows the run's own span, not the day's
+/// traffic.
 pub fn audit_events(
     home: &Home,
     agent_id: &str,
@@ -39,13 +43,51 @@ pub fn audit_events(
     };
     for d in [day, day + chrono::Duration::days(1)] {
         let path = dir.join(format!("{}.jsonl", d.format("%Y-%m-%d")));
-        for (_, ev) in store::read_jsonl(&path)?.records {
-            if ev.get("run_id").and_then(Value::as_str) == Some(run_id) {
-                out.push(ev);
-            }
-        }
+        out.extend(run_tail(&path, run_id)?);
     }
     Ok(out)
+}
+
+fn run_tail(path: &std::path::Path, run_id: &str) -> Result<Vec<Value>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+    let id_field = format!("\"run_id\":\"{run_id}\"");
+    let mut window = 64 * 1024u64;
+    loop {
+        let start = len.saturating_sub(window);
+        let mut buf = Vec::new();
+        f.seek(SeekFrom::Start(start))
+            .and_then(|_| f.read_to_end(&mut buf))
+            .map_err(|e| Error::io(path, e))?;
+        // Past the first (partial) line unless this is the whole file.
+        let body = if start == 0 {
+            &buf[..]
+        } else {
+            match memchr::memchr(b'\n', &buf) {
+                Some(i) => &buf[i + 1..],
+                None => &[][..],
+            }
+        };
+        let found = start == 0
+            || body.split(|b| *b == b'\n').any(|l| {
+                let l = String::from_utf8_lossy(l);
+                l.contains(&id_field) && l.contains("\"event_type\":\"run.created\"")
+            });
+        if found {
+            return Ok(store::parse_jsonl(body)
+                .records
+                .into_iter()
+                .map(|(_, v)| v)
+                .filter(|ev| ev.get("run_id").and_then(Value::as_str) == Some(run_id))
+                .collect());
+        }
+        window = window.saturating_mul(4);
+    }
 }
 
 /// Seed 003 `trace.tool_execution_results` from a run's audit events.
@@ -225,4 +267,63 @@ pub fn list(home: &Home) -> Result<Vec<Value>> {
             .then_with(|| b["run_id"].as_str().cmp(&a["run_id"].as_str()))
     });
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(run: &str, ty: &str, n: usize) -> String {
+        format!(
+            "{}\n",
+            json!({"event_id": format!("e{n}"), "event_type": ty, "run_id": run, "seq": n,
+                   "payload": {"pad": "x".repeat(80)}})
+        )
+    }
+
+    #[test]
+    fn the_tail_scan_finds_exactly_the_runs_events_however_far_back_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("day.jsonl");
+        let mut text = String::new();
+        let mut n = 0;
+        let mut push = |text: &mut String, run: &str, ty: &str| {
+            text.push_str(&line(run, ty, n));
+            n += 1;
+        };
+        // Our run starts first, then 3,000 events of other runs (several windows) interleave.
+        push(&mut text, "run_me", "run.created");
+        for i in 0..3000 {
+            push(&mut text, &format!("run_o{}", i % 7), "tool.call");
+            if i % 1000 == 0 {
+                push(&mut text, "run_me", "tool.result");
+            }
+        }
+        push(&mut text, "run_me", "run.completed");
+        std::fs::write(&path, &text).unwrap();
+        assert!(text.len() > 4 * 64 * 1024);
+        let got = run_tail(&path, "run_me").unwrap();
+        let types: Vec<&str> = got
+            .iter()
+            .map(|e| e["event_type"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "run.created",
+                "tool.result",
+                "tool.result",
+                "tool.result",
+                "run.completed"
+            ]
+        );
+        // With no run.created line the whole file is read; an absent run reads as empty.
+        assert_eq!(run_tail(&path, "run_o3").unwrap().len(), 3000 / 7 + 1);
+        assert!(run_tail(&path, "run_absent").unwrap().is_empty());
+        assert!(
+            run_tail(&dir.path().join("none.jsonl"), "x")
+                .unwrap()
+                .is_empty()
+        );
+    }
 }
