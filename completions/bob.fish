@@ -49,6 +49,9 @@ complete -c bob -n "__fish_bob_needs_command" -f -a "turn" -d 'Run one turn thro
 complete -c bob -n "__fish_bob_needs_command" -f -a "context" -d 'Build the labelled role inputs for a session and role'
 complete -c bob -n "__fish_bob_needs_command" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
 complete -c bob -n "__fish_bob_needs_command" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
+complete -c bob -n "__fish_bob_needs_command" -f -a "secrets" -d 'Store, list and remove secrets (one-way: values are never shown)'
+complete -c bob -n "__fish_bob_needs_command" -f -a "serve" -d 'Serve the HTTP API (runs queue, SSE events) and manage its tokens'
+complete -c bob -n "__fish_bob_needs_command" -f -a "runs" -d 'List and show run bundles (runs/<run_id>/)'
 complete -c bob -n "__fish_bob_needs_command" -f -a "generate" -d 'Regenerate man pages and shell completions'
 complete -c bob -n "__fish_bob_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand init" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -1069,6 +1072,109 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "rm" -d 'Remove a secret'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Remove a secret'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l bind -d 'Address to listen on; a port of 0 picks a free one' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l workers -d 'Worker threads running turns' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l queue -d 'Most runs waiting in the queue; beyond it POST /v1/runs answers queue.full (503)' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l max-body -d 'Largest request body, in bytes' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l request-timeout -d 'Seconds to answer a request (an SSE stream: to start it)' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l backend -d 'Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l chat-rate -d 'Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l public -d 'Allow a non-loopback --bind (the API is then reachable from the network)'
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -f -a "token" -d 'Create, list or revoke API tokens (stored hashed in serve/tokens.json)'
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "create" -d 'Create a token and print it once: {id, name, token, created_at}'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "list" -d 'List tokens (JSON Lines {id, name, created_at, revoked_at?}; never the token)'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "revoke" -d 'Revoke a token by id; it stops working on the next request'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from help" -f -a "token" -d 'Create, list or revoke API tokens (stored hashed in serve/tokens.json)'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -f -a "list" -d 'List run bundles, newest first (JSON Lines {run_id, session_id, agent_id, status, ts, tools, output_chars})'
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -f -a "show" -d 'Show one bundle: {run_id, path, request, record, events, tool_results}'
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l limit -d 'Show at most N' -r
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from help" -f -a "list" -d 'List run bundles, newest first (JSON Lines {run_id, session_id, agent_id, status, ts, tools, output_chars})'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one bundle: {run_id, path, request, record, events, tool_results}'
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand generate" -l out -d 'Directory that receives man/ and completions/' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l now -d 'Pin the clock to this RFC3339 time (sets BOB_NOW) so TTLs and schedules are deterministic' -r
@@ -1078,25 +1184,28 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand generate" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "init" -d 'Create the home directory and its layout'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "state" -d 'Show or replace a session\'s checkpoint (revisioned)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "caps" -d 'List, request, grant or revoke a session\'s capabilities'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "notes" -d 'Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "condense" -d 'Deterministically condense a message list to fit the context caps'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "sanitize" -d 'Strip scaffold blocks, markers and chain-of-thought from model output'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "ledger" -d 'Show, verify or repair hash-chained logs (approval ledger, audit log)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "schema" -d 'Print the JSON Schema of a contract type'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "search" -d 'Run a SearchRequest: fetch, extract and stage web pages, files or search results'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "turn" -d 'Run one turn through the role pipeline'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "context" -d 'Build the labelled role inputs for a session and role'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "init" -d 'Create the home directory and its layout'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "state" -d 'Show or replace a session\'s checkpoint (revisioned)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "caps" -d 'List, request, grant or revoke a session\'s capabilities'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "notes" -d 'Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "condense" -d 'Deterministically condense a message list to fit the context caps'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "sanitize" -d 'Strip scaffold blocks, markers and chain-of-thought from model output'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "ledger" -d 'Show, verify or repair hash-chained logs (approval ledger, audit log)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "schema" -d 'Print the JSON Schema of a contract type'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "search" -d 'Run a SearchRequest: fetch, extract and stage web pages, files or search results'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "turn" -d 'Run one turn through the role pipeline'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "context" -d 'Build the labelled role inputs for a session and role'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "secrets" -d 'Store, list and remove secrets (one-way: values are never shown)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "serve" -d 'Serve the HTTP API (runs queue, SSE events) and manage its tokens'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "runs" -d 'List and show run bundles (runs/<run_id>/)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve runs generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "show" -d 'Print the session\'s checkpoint JSON'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "set" -d 'Replace the session\'s state (and, if given, its recent messages); bumps the revision'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "list" -d 'Print {session_id, revision, granted, pending}'
@@ -1158,3 +1267,9 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "ask" -d 'Ask a tutoring question about a game; the chat model answers from the asker\'s visible state only, and question and answer go into the journal'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "rm" -d 'Remove a secret'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from serve" -f -a "token" -d 'Create, list or revoke API tokens (stored hashed in serve/tokens.json)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from runs" -f -a "list" -d 'List run bundles, newest first (JSON Lines {run_id, session_id, agent_id, status, ts, tools, output_chars})'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from runs" -f -a "show" -d 'Show one bundle: {run_id, path, request, record, events, tool_results}'

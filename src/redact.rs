@@ -687,7 +687,8 @@ impl Redactor {
     }
 
     /// [`Redactor::from_env`] plus the rule file (`BOB_REDACT_RULES`, else `<home>/redact.rules`
-    /// if it exists). A rule that is not a valid regex is an `invalid.request`.
+    /// if it exists), plus every value of the home's secrets store ([`crate::secrets`]). A
+    /// rule that is not a valid regex is an `invalid.request`.
     pub fn load(home: &Home) -> Result<Redactor> {
         Redactor::load_at(home.root())
     }
@@ -704,6 +705,12 @@ impl Redactor {
                 .map_err(|e| e.with("path", path.display().to_string()))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(Error::io(&path, e)),
+        }
+        // Every value of the home's secrets store is masked by exact match.
+        if let Some(store) = crate::secrets::Secrets::open_existing(&Home::at(root))? {
+            for v in store.values()? {
+                r.add_literal(v);
+            }
         }
         Ok(r)
     }

@@ -259,7 +259,14 @@ impl Backend {
         }
         match spec {
             "" | "openai" => {
-                let cfg = ChatConfig::resolve(&file, route, flags)?;
+                let mut cfg = ChatConfig::resolve(&file, route, flags)?;
+                // `api_key = "secret:NAME"` (or a variable holding it) names a stored secret.
+                if let Some(k) = &cfg.api_key
+                    && k.starts_with(crate::secrets::REF_PREFIX)
+                {
+                    cfg.api_key_source = Some(k.clone());
+                    cfg.api_key = Some(crate::secrets::resolve_ref(home, k)?.0);
+                }
                 if spec.is_empty() && !cfg.explicit {
                     return Err(Error::invalid(NOT_CONFIGURED).with(
                         "configure_with",

@@ -12,10 +12,13 @@ mod memory;
 mod mtg;
 mod notes;
 pub mod output;
+mod runs;
 mod sanitize;
 mod schedule;
 mod schema;
 mod search;
+mod secrets;
+mod serve;
 mod state;
 mod tool;
 mod trace;
@@ -141,6 +144,14 @@ pub enum Command {
     /// Play Magic: The Gathering through the rules engine (state, actions, act, journal)
     #[command(subcommand)]
     Mtg(mtg::Args),
+    /// Store, list and remove secrets (one-way: values are never shown)
+    #[command(subcommand)]
+    Secrets(secrets::Args),
+    /// Serve the HTTP API (runs queue, SSE events) and manage its tokens
+    Serve(serve::Args),
+    /// List and show run bundles (runs/<run_id>/)
+    #[command(subcommand)]
+    Runs(runs::Args),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -202,6 +213,9 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Context(a) => context::run(a, ctx),
         Command::Schedule(a) => schedule::run(a, ctx),
         Command::Mtg(a) => mtg::run(a, ctx),
+        Command::Secrets(a) => secrets::run(a, ctx),
+        Command::Serve(a) => serve::run(a, ctx),
+        Command::Runs(a) => runs::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
 }

@@ -97,6 +97,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         stream: args.stream,
         max_tool_rounds: args.max_tool_rounds.min(16),
         chat_mode: args.mode == "chat",
+        run_id: None,
     };
     // Retrieval runs on its own thread while the backend and the runtime are set up.
     let prefetch = pipeline::Prefetch::start(&ctx.home, &opts, &input.message);
@@ -110,6 +111,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     let cancel = Cancel::on_ctrl_c();
     let outcome =
         pipeline::run_prefetched(&ctx.home, &backend, &rt, &input, &opts, &cancel, prefetch)?;
+    let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
+        "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
+        "thinking_mode": opts.thinking_mode, "profile": opts.profile.as_str()});
+    crate::runs::write(&ctx.home, &request, &outcome.record)?;
     ctx.out.doc(&outcome.record)?;
     match outcome.error {
         None => Ok(()),

@@ -81,6 +81,9 @@ pub struct TurnOptions {
     /// Chat mode (seed 004): mutating tool calls are staged for a human's confirmation
     /// (`requires_confirm`) instead of run; Act mode (false) runs them.
     pub chat_mode: bool,
+    /// The run id to use (the server's queue assigns it before the run starts); a fresh
+    /// `run_<uuid>` when `None`.
+    pub run_id: Option<String>,
 }
 
 /// A finished turn: its record, and the error that ended it if it did not complete.
@@ -709,7 +712,10 @@ pub fn run_prefetched(
     let started = Instant::now();
     safe_component("session_id", &opts.session_id)?;
     safe_component("agent_id", &opts.agent_id)?;
-    let run_id = format!("run_{}", uuid::Uuid::new_v4().simple());
+    let run_id = match &opts.run_id {
+        Some(id) => safe_component("run_id", id)?.to_string(),
+        None => format!("run_{}", uuid::Uuid::new_v4().simple()),
+    };
     let mut audit = Audit::open(home, &opts.agent_id, &run_id)?;
     audit.queue(
         "run.created",

@@ -16,6 +16,8 @@ mod notes;
 mod sandbox;
 mod sanitize;
 mod schedule;
+mod secrets;
+mod serve;
 mod spine;
 mod state;
 mod storage;

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Benchmarks `bob serve` over loopback with a Python load generator (keep-alive HTTP/1.1
+# connections on threads, fixed request count), compared in the same run with a peer: Python's
+# own HTTP/1.1 server answering a static body of the same size as /healthz's. (oha and nginx
+# are the better pair when installed; this machine has neither.)
+#
+#   scripts/bench-serve.sh                    # builds release
+#   BOB=target/debug/bob N=5000 C=8 RUNS=500 scripts/bench-serve.sh
+#
+# Reports requests/s, p50 and p99 for /healthz (bob vs peer, ratio), GET /v1/runs/{id}, and
+# end-to-end completed runs/s for POST /v1/runs on the replay backend with --workers 2.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+N=${N:-5000}
+C=${C:-8}
+RUNS=${RUNS:-500}
+if [[ -z "${BOB:-}" ]]; then
+  (cd "$here" && cargo build --release -q)
+  BOB="${CARGO_TARGET_DIR:-$here/target}/release/bob"
+fi
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+export BOB_HOME="$work/home"
+"$BOB" init >/dev/null
+tok=$("$BOB" serve token create | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+for _ in 1 2 3; do echo '{"content":"ok"}'; done >"$work/replay.jsonl"
+"$BOB" serve --bind 127.0.0.1:0 --workers 2 --queue 100000 --backend "replay:$work/replay.jsonl" \
+  >"$work/ready" 2>"$work/serve.err" &
+pids+=($!)
+for _ in $(seq 100); do [[ -s "$work/ready" ]] && break; sleep 0.05; done
+addr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["listening"])' "$work/ready")
+
+cat >"$work/peer.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    wbufsize = 1 << 16               # one write per answer (no Nagle/delayed-ACK stall)
+    disable_nagle_algorithm = True
+    def do_GET(self):
+        body = b'{"ok":true}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(f"127.0.0.1:{s.server_address[1]}", flush=True)
+s.serve_forever()
+PY
+python3 "$work/peer.py" >"$work/peer.addr" &
+pids+=($!)
+for _ in $(seq 100); do [[ -s "$work/peer.addr" ]] && break; sleep 0.05; done
+peer=$(cat "$work/peer.addr")
+
+cat >"$work/load.py" <<'PY'
+import http.client, json, statistics, sys, threading, time
+def load(addr, method, path, headers, body, n, c):
+    host, port = addr.rsplit(":", 1)
+    lat, lock = [], threading.Lock()
+    per = n // c
+    def worker():
+        conn = http.client.HTTPConnection(host, int(port))
+        mine = []
+        for _ in range(per):
+            t = time.perf_counter()
+            conn.request(method, path, body=body, headers=headers)
+            r = conn.getresponse(); r.read()
+            assert r.status < 300, r.status
+            mine.append(time.perf_counter() - t)
+        with lock: lat.extend(mine)
+    ts = [threading.Thread(target=worker) for _ in range(c)]
+    t0 = time.perf_counter()
+    for t in ts: t.start()
+    for t in ts: t.join()
+    wall = time.perf_counter() - t0
+    lat.sort()
+    return {"rps": len(lat) / wall, "p50_ms": lat[len(lat)//2] * 1e3, "p99_ms": lat[int(len(lat)*0.99)] * 1e3}
+if __name__ == "__main__":
+    addr, method, path, tok, n, c = sys.argv[1:7]
+    h = {"Authorization": "Bearer " + tok} if tok != "-" else {}
+    print(json.dumps(load(addr, method, path, h, None, int(n), int(c))))
+PY
+run() { python3 "$work/load.py" "$@"; }
+fmt() { python3 -c 'import json,sys; v=json.loads(sys.argv[2]); print("%-28s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms" % (sys.argv[1], v["rps"], v["p50_ms"], v["p99_ms"]))' "$1" "$2"; }
+
+echo "N=$N requests, C=$C keep-alive connections, bob=$BOB"
+run "$addr" GET /healthz - 200 2 >/dev/null
+run "$peer" GET / - 200 2 >/dev/null
+b=$(run "$addr" GET /healthz - "$N" "$C"); fmt "bob /healthz" "$b"
+p=$(run "$peer" GET / - "$N" "$C"); fmt "peer (python http.server)" "$p"
+python3 -c 'import json,sys; b,p=map(json.loads,sys.argv[1:]); print("ratio bob/peer: throughput %.2fx, p50 %.2fx" % (b["rps"]/p["rps"], b["p50_ms"]/p["p50_ms"]))' "$b" "$p"
+
+id=$(curl -s -H "Authorization: Bearer $tok" -d '{"agent_id":"bench","message":"hi"}' "http://$addr/v1/runs" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+sleep 0.5
+g=$(run "$addr" GET "/v1/runs/$id" "$tok" "$N" "$C"); fmt "bob GET /v1/runs/{id}" "$g"
+
+python3 - "$addr" "$tok" "$RUNS" <<'PY'
+import http.client, json, sys, threading, time
+addr, tok, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+host, port = addr.rsplit(":", 1)
+h = {"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
+t0 = time.perf_counter()
+conn = http.client.HTTPConnection(host, int(port))
+for i in range(n):
+    conn.request("POST", "/v1/runs", body=json.dumps({"agent_id": "bench", "message": f"m{i}"}), headers=h)
+    r = conn.getresponse(); r.read(); assert r.status == 202, r.status
+accepted = time.perf_counter() - t0
+while True:
+    conn.request("GET", "/v1/runs?status=completed&limit=1", headers=h)
+    r = conn.getresponse(); v = json.loads(r.read())
+    if v["total"] >= n + 1: break
+    time.sleep(0.05)
+wall = time.perf_counter() - t0
+print(f"POST /v1/runs x{n} (replay):     accepted {n/accepted:7.0f} runs/s; completed end to end {n/wall:6.0f} runs/s")
+PY

@@ -1,0 +1,67 @@
+//! `bob secrets`: the one-way secrets store (set, list, rm; never get).
+
+use super::Ctx;
+use crate::error::{Error, Result};
+use crate::secrets::{self, Secrets};
+use serde_json::json;
+use std::io::Read;
+
+/// Values are encrypted at rest (XChaCha20-Poly1305, key in secrets/key, mode 0600) and never
+/// shown again. Config refers to them by name: `api_key = "secret:NAME"` in config.toml's
+/// [chat] table (or BOB_CHAT_API_KEY=secret:NAME). Every stored value is redacted wherever bob
+/// writes (audit, traces, ledger, run bundles).
+#[derive(Debug, clap::Subcommand)]
+pub enum Args {
+    /// Store a secret; the value is read from stdin (one trailing newline dropped), never argv
+    Set {
+        /// Secret name: 1-64 characters of letters, digits and _ . -
+        name: String,
+    },
+    /// List secret names (JSON Lines {name, created_at, updated_at}; never values)
+    List,
+    /// Remove a secret
+    Rm {
+        /// Secret name
+        name: String,
+    },
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
+    match args {
+        Args::Set { name } => {
+            secrets::check_name(&name)?;
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .take(secrets::MAX_VALUE as u64 + 3)
+                .read_to_end(&mut buf)
+                .map_err(|e| Error::internal(format!("reading stdin: {e}")))?;
+            let mut value = String::from_utf8(buf)
+                .map_err(|_| Error::invalid("the secret value must be UTF-8"))?;
+            if value.ends_with('\n') {
+                value.pop();
+                if value.ends_with('\r') {
+                    value.pop();
+                }
+            }
+            let now = crate::clock::rfc3339(crate::clock::now()?);
+            let info = Secrets::open(&ctx.home)?.set(&name, &value, &now)?;
+            ctx.out
+                .doc(&json!({"name": info.name, "created_at": info.created_at,
+                                "updated_at": info.updated_at, "stored": true}))
+        }
+        Args::List => {
+            if let Some(s) = Secrets::open_existing(&ctx.home)? {
+                for i in s.list()? {
+                    ctx.out.line(&i)?;
+                }
+            }
+            Ok(())
+        }
+        Args::Rm { name } => {
+            let mut s = Secrets::open_existing(&ctx.home)?
+                .ok_or_else(|| Error::not_found(format!("no secret named {name:?}")))?;
+            s.remove(&name)?;
+            ctx.out.doc(&json!({"name": name, "removed": true}))
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! `bob serve`: the HTTP API (seed 003 §5) and its tokens.
+
+use super::Ctx;
+use crate::error::{Error, Result};
+use crate::serve::{self, auth};
+use serde_json::json;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Serve the HTTP API (seed 003 §5) on this home, or manage its tokens.
+///
+/// Endpoints: GET /healthz (no auth); POST /v1/runs {agent_id, message, thinking_mode?,
+/// session_id?, user_id?, profile?} → 202 {id, status:"queued"}; GET /v1/runs?status&limit&
+/// offset; GET /v1/runs/{id}; GET /v1/runs/{id}/events (SSE). Every endpoint but /healthz needs
+/// `Authorization: Bearer <token>` (`bob serve token create`). Also POST /v1/chat/messages,
+/// the /api/admin/* APIs and the dashboard at /. Errors are
+/// {"error":{"code","message"}} with the HTTP status of the code.
+///
+/// Prints one JSON line {listening, pid, workers, queue, recovered} once the listener is up.
+/// SIGTERM or SIGINT drains (running runs finish, queued runs stay queued) and exits 0.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Sub>,
+    /// Address to listen on; a port of 0 picks a free one
+    #[arg(long, default_value = serve::DEFAULT_BIND, value_name = "ADDR")]
+    pub bind: SocketAddr,
+    /// Allow a non-loopback --bind (the API is then reachable from the network)
+    #[arg(long)]
+    pub public: bool,
+    /// Worker threads running turns
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub workers: usize,
+    /// Most runs waiting in the queue; beyond it POST /v1/runs answers queue.full (503)
+    #[arg(long = "queue", default_value_t = 1000, value_name = "N")]
+    pub queue_cap: u64,
+    /// Largest request body, in bytes
+    #[arg(long, default_value_t = 1024 * 1024, value_name = "BYTES")]
+    pub max_body: usize,
+    /// Seconds to answer a request (an SSE stream: to start it)
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    pub request_timeout: u64,
+    /// Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]
+    #[arg(long, value_name = "SPEC")]
+    pub backend: Option<String>,
+    /// Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub chat_rate: u32,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Sub {
+    /// Create, list or revoke API tokens (stored hashed in serve/tokens.json)
+    #[command(subcommand)]
+    Token(TokenCmd),
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum TokenCmd {
+    /// Create a token and print it once: {id, name, token, created_at}
+    Create {
+        /// A label for the token
+        #[arg(long, default_value = "default")]
+        name: String,
+    },
+    /// List tokens (JSON Lines {id, name, created_at, revoked_at?}; never the token)
+    List,
+    /// Revoke a token by id; it stops working on the next request
+    Revoke {
+        /// The token id (tok_…)
+        id: String,
+    },
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
+    let dir = serve::serve_dir(&ctx.home);
+    let now = || crate::clock::now().map(crate::clock::rfc3339);
+    match args.command {
+        Some(Sub::Token(TokenCmd::Create { name })) => {
+            let (e, token) = auth::create(&dir, &name, &now()?)?;
+            ctx.out
+                .doc(&json!({"id": e.id, "name": e.name, "token": token,
+                                "created_at": e.created_at}))
+        }
+        Some(Sub::Token(TokenCmd::List)) => {
+            for e in auth::list(&dir)? {
+                ctx.out.line(
+                    &json!({"id": e.id, "name": e.name, "created_at": e.created_at,
+                                     "revoked_at": e.revoked_at}),
+                )?;
+            }
+            Ok(())
+        }
+        Some(Sub::Token(TokenCmd::Revoke { id })) => {
+            let e = auth::revoke(&dir, &id, &now()?)?;
+            ctx.out
+                .doc(&json!({"id": e.id, "name": e.name, "revoked_at": e.revoked_at}))
+        }
+        None => {
+            if !serve::is_loopback(&args.bind) {
+                if !args.public {
+                    return Err(Error::denied(format!(
+                        "{} is not a loopback address: pass --public to serve the API to the network",
+                        args.bind
+                    )));
+                }
+                eprintln!(
+                    "bob serve: WARNING: listening on {}, a non-loopback address: the API is reachable from the network (bearer tokens still required)",
+                    args.bind
+                );
+            }
+            if args.workers == 0 || args.workers > 256 {
+                return Err(Error::invalid("--workers must be between 1 and 256"));
+            }
+            if args.queue_cap == 0 {
+                return Err(Error::invalid("--queue must be at least 1"));
+            }
+            let opts = serve::Options {
+                bind: args.bind,
+                workers: args.workers,
+                queue_cap: args.queue_cap,
+                max_body: args.max_body.max(1024),
+                request_timeout: Duration::from_secs(args.request_timeout.max(1)),
+                backend: args.backend,
+                chat_rate: args.chat_rate.max(1),
+            };
+            let (workers, cap) = (opts.workers, opts.queue_cap);
+            let mut printed = Ok(());
+            serve::run(&ctx.home, opts, |addr, recovered| {
+                printed = ctx.out.line(&json!({"listening": addr.to_string(),
+                    "pid": std::process::id(), "workers": workers, "queue": cap,
+                    "recovered": recovered}));
+            })?;
+            printed
+        }
+    }
+}

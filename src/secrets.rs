@@ -1,0 +1,300 @@
+//! The one-way secrets store (DESIGN.md §2, §8): `secrets/`, values encrypted at rest.
+//!
+//! * `secrets/key`: 32 random bytes, mode 0600 in a 0700 directory, made on first use (and by
+//!   `bob init`). A key file readable by group or others is refused (`policy.denied`).
+//! * `secrets/secrets.db`: SQLite, one row per secret: name, a fresh 24-byte nonce per write,
+//!   and the XChaCha20-Poly1305 ciphertext with the secret's name as associated data (a
+//!   ciphertext moved to another name does not decrypt). SQLite rather than a JSON document so
+//!   no text layer (the storage layer's redaction) ever rewrites ciphertext bytes.
+//!
+//! One-way: `bob secrets` and the HTTP API set, list (names and times only) and remove; no
+//! command or endpoint returns a value. Values are read only inside the process that uses them:
+//! [`resolve_ref`] for `secret:NAME` references (the backend's `api_key`), and
+//! [`Secrets::values`] so [`crate::redact::Redactor::load`] masks every stored value wherever
+//! bob writes.
+
+use crate::error::{Error, Result};
+use crate::home::Home;
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use rand::RngCore;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Longest secret value accepted, in bytes.
+pub const MAX_VALUE: usize = 64 * 1024;
+/// Shortest secret value accepted, in characters: every value is masked wherever it appears
+/// in anything bob writes, so a value of a few characters would mask ordinary text.
+pub const MIN_VALUE: usize = 8;
+/// What a config value starts with to name a secret: `api_key = "secret:openai"`.
+pub const REF_PREFIX: &str = "secret:";
+
+/// A stored secret, without its value.
+#[derive(Debug, Clone, Serialize)]
+pub struct SecretInfo {
+    pub name: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+pub struct Secrets {
+    conn: Connection,
+    cipher: XChaCha20Poly1305,
+}
+
+pub fn dir(home: &Home) -> PathBuf {
+    home.root().join("secrets")
+}
+
+/// Secret names: 1-64 characters of `[A-Za-z0-9_.-]`.
+pub fn check_name(name: &str) -> Result<&str> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    if ok {
+        Ok(name)
+    } else {
+        Err(
+            Error::invalid("a secret name is 1-64 characters of letters, digits and _ . -")
+                .with("field", "name"),
+        )
+    }
+}
+
+/// Creates the key file if missing (owner-only), else checks its mode. Returns the key.
+pub fn ensure_key(home: &Home) -> Result<[u8; 32]> {
+    let d = dir(home);
+    if !d.is_dir() {
+        std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| Error::io(&d, e))?;
+    }
+    let path = d.join("key");
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+    {
+        Ok(mut f) => {
+            let mut key = [0u8; 32];
+            rand::rngs::OsRng.fill_bytes(&mut key);
+            f.write_all(&key).map_err(|e| Error::io(&path, e))?;
+            f.sync_all().map_err(|e| Error::io(&path, e))?;
+            Ok(key)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_key(&path),
+        Err(e) => Err(Error::io(&path, e)),
+    }
+}
+
+fn read_key(path: &Path) -> Result<[u8; 32]> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        return Err(Error::denied(format!(
+            "{} is readable by others (mode {:o}); it must be 0600",
+            path.display(),
+            meta.permissions().mode() & 0o777
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    bytes
+        .try_into()
+        .map_err(|_| Error::internal(format!("{} is not a 32-byte key", path.display())))
+}
+
+impl Secrets {
+    /// Opens the store, creating the key and the database on first use.
+    pub fn open(home: &Home) -> Result<Secrets> {
+        let key = ensure_key(home)?;
+        let path = dir(home).join("secrets.db");
+        let conn = Connection::open(&path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let _: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS secrets (
+                name TEXT PRIMARY KEY,
+                nonce BLOB NOT NULL,
+                ciphertext BLOB NOT NULL,
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL)",
+        )?;
+        let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+        Ok(Secrets {
+            conn,
+            cipher: XChaCha20Poly1305::new(&key.into()),
+        })
+    }
+
+    /// Opens the store only if one exists (readers: nothing is created).
+    pub fn open_existing(home: &Home) -> Result<Option<Secrets>> {
+        if !dir(home).join("secrets.db").exists() {
+            return Ok(None);
+        }
+        Secrets::open(home).map(Some)
+    }
+
+    /// Stores (or replaces) a secret.
+    pub fn set(&mut self, name: &str, value: &str, now: &str) -> Result<SecretInfo> {
+        check_name(name)?;
+        if value.chars().count() < MIN_VALUE {
+            return Err(Error::invalid(format!(
+                "the secret value must be at least {MIN_VALUE} characters"
+            ))
+            .with("field", "value"));
+        }
+        if value.len() > MAX_VALUE {
+            return Err(Error::invalid(format!(
+                "the secret value is longer than {MAX_VALUE} bytes"
+            ))
+            .with("field", "value"));
+        }
+        let mut nonce = [0u8; 24];
+        rand::rngs::OsRng.fill_bytes(&mut nonce);
+        let ct = self
+            .cipher
+            .encrypt(
+                XNonce::from_slice(&nonce),
+                Payload {
+                    msg: value.as_bytes(),
+                    aad: name.as_bytes(),
+                },
+            )
+            .map_err(|_| Error::internal("encrypting the secret failed"))?;
+        self.conn.execute(
+            "INSERT INTO secrets (name, nonce, ciphertext, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?4)
+             ON CONFLICT(name) DO UPDATE SET nonce = ?2, ciphertext = ?3, updated_at = ?4",
+            params![name, nonce.to_vec(), ct, now],
+        )?;
+        self.info(name)?
+            .ok_or_else(|| Error::internal("the secret vanished after it was written"))
+    }
+
+    fn info(&self, name: &str) -> Result<Option<SecretInfo>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT name, created_at, updated_at FROM secrets WHERE name = ?1",
+                params![name],
+                |r| {
+                    Ok(SecretInfo {
+                        name: r.get(0)?,
+                        created_at: r.get(1)?,
+                        updated_at: r.get(2)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Names and times, sorted by name.
+    pub fn list(&self) -> Result<Vec<SecretInfo>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT name, created_at, updated_at FROM secrets ORDER BY name")?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(SecretInfo {
+                    name: r.get(0)?,
+                    created_at: r.get(1)?,
+                    updated_at: r.get(2)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Removes a secret (`not_found` if there is none).
+    pub fn remove(&mut self, name: &str) -> Result<()> {
+        check_name(name)?;
+        if self
+            .conn
+            .execute("DELETE FROM secrets WHERE name = ?1", params![name])?
+            == 0
+        {
+            return Err(Error::not_found(format!("no secret named {name:?}")).with("name", name));
+        }
+        Ok(())
+    }
+
+    fn decrypt(&self, name: &str, nonce: &[u8], ct: &[u8]) -> Result<String> {
+        if nonce.len() != 24 {
+            return Err(Error::internal(format!("secret {name:?}: bad nonce")));
+        }
+        let pt = self
+            .cipher
+            .decrypt(
+                XNonce::from_slice(nonce),
+                Payload {
+                    msg: ct,
+                    aad: name.as_bytes(),
+                },
+            )
+            .map_err(|_| {
+                Error::internal(format!(
+                    "secret {name:?} does not decrypt with this home's key (tampered, or the key changed)"
+                ))
+            })?;
+        String::from_utf8(pt).map_err(|_| Error::internal(format!("secret {name:?} is not UTF-8")))
+    }
+
+    /// The value of one secret, for the process that uses it. Never print or return it.
+    pub fn value(&self, name: &str) -> Result<String> {
+        check_name(name)?;
+        let row: Option<(Vec<u8>, Vec<u8>)> = self
+            .conn
+            .query_row(
+                "SELECT nonce, ciphertext FROM secrets WHERE name = ?1",
+                params![name],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let (nonce, ct) = row.ok_or_else(|| {
+            Error::not_found(format!("no secret named {name:?} (bob secrets set {name})"))
+                .with("name", name)
+        })?;
+        self.decrypt(name, &nonce, &ct)
+    }
+
+    /// Every stored value (for the redactor's exact-match literals).
+    pub fn values(&self) -> Result<Vec<String>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT name, nonce, ciphertext FROM secrets")?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Vec<u8>>(1)?,
+                    r.get::<_, Vec<u8>>(2)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.iter()
+            .map(|(n, nonce, ct)| self.decrypt(n, nonce, ct))
+            .collect()
+    }
+}
+
+/// Resolves a config value: `secret:NAME` becomes the secret's value; anything else is
+/// returned as is. Returns the value and whether it came from the store.
+pub fn resolve_ref(home: &Home, value: &str) -> Result<(String, bool)> {
+    match value.strip_prefix(REF_PREFIX) {
+        Some(name) => {
+            let store = Secrets::open_existing(home)?.ok_or_else(|| {
+                Error::not_found(format!(
+                    "config names secret {name:?} but this home has no secrets (bob secrets set {name})"
+                ))
+            })?;
+            Ok((store.value(name.trim())?, true))
+        }
+        None => Ok((value.to_string(), false)),
+    }
+}

@@ -1,0 +1,317 @@
+//! The dashboard's admin APIs (seed 003 §5), token-authenticated like the rest, each a thin
+//! call into the subsystem the CLI uses for the same thing:
+//!
+//! * `GET /api/admin/status`: run counts by status, the newest runs, the worker pool, and the
+//!   backend (kind, base URL, model; never a key).
+//! * `GET /api/admin/config`: config.toml as JSON with credential values blanked (`secret:`
+//!   references are names and stay); `POST /api/admin/config {config}` replaces it whole,
+//!   validated the way the backend and the server read it, written atomically under a lock; a
+//!   blank credential keeps the stored value.
+//! * `GET|POST /api/admin/scheduler/jobs`, `DELETE /api/admin/scheduler/jobs/{id}`,
+//!   `POST /api/admin/scheduler/control {action: pause|resume, job_id?}`: [`crate::schedule`],
+//!   as `bob schedule add|list|rm|pause|resume`.
+//! * `GET /api/admin/memory/candidates?status&user`, `POST
+//!   /api/admin/memory/candidates/{id}/approve|edit|reject`: [`crate::memory`], as `bob memory
+//!   candidates|approve|reject`. A decision is a human act: the ledger records the actor as
+//!   `http:<token id>`, the token the request came with.
+
+use super::Shared;
+use super::auth::Caller;
+use super::routes::{ApiResult, body_json, opt_str, summary, with_queue};
+use crate::error::Error;
+use crate::memory::Memory;
+use crate::memory::candidates::Decision;
+use crate::schedule::{self, Scheduler};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Extension, Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+pub(super) fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/api/admin/status", get(status))
+        .route("/api/admin/config", get(get_config).post(set_config))
+        .route("/api/admin/scheduler/jobs", get(jobs).post(add_job))
+        .route("/api/admin/scheduler/jobs/{id}", delete(remove_job))
+        .route("/api/admin/scheduler/control", post(control))
+        .route("/api/admin/memory/candidates", get(candidates))
+        .route("/api/admin/memory/candidates/{id}/{action}", post(decide))
+}
+
+/// Runs blocking subsystem work off the async threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> crate::error::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    Ok(tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::internal(e.to_string()))??)
+}
+
+async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+    let mut counts = serde_json::Map::new();
+    for s in ["queued", "running", "completed", "failed", "cancelled"] {
+        let (_, n) = with_queue(&shared, move |q| q.list(Some(s), 1, 0)).await?;
+        counts.insert(s.into(), json!(n));
+    }
+    let (rows, total) = with_queue(&shared, |q| q.list(None, 10, 0)).await?;
+    let recent: Vec<Value> = rows.iter().map(|r| summary(&shared, r)).collect();
+    let (home, spec) = (shared.home.clone(), shared.opts.backend.clone());
+    let backend = blocking(move || {
+        Ok(
+            match crate::backend::Backend::resolve(
+                &home,
+                spec.as_deref(),
+                crate::backend::Route::Chat,
+                &Default::default(),
+            ) {
+                Ok(b) => json!({"provider": b.describe()["kind"], "model": b.model(),
+                                "describe": b.describe()}),
+                Err(e) => json!({"error": {"code": e.code, "message": e.message}}),
+            },
+        )
+    })
+    .await?;
+    Ok(axum::Json(json!({
+        "runs": {"total": total, "by_status": counts, "recent": recent},
+        "workers": shared.opts.workers,
+        "queue_capacity": shared.opts.queue_cap,
+        "draining": shared.draining.load(std::sync::atomic::Ordering::SeqCst),
+        "backend": backend,
+    })))
+}
+
+async fn jobs(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+    let home = shared.home.clone();
+    let file = blocking(move || Scheduler::new(&home).load()).await?;
+    Ok(axum::Json(
+        json!({"paused": file.paused, "jobs": file.jobs}),
+    ))
+}
+
+async fn add_job(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let m = body_json(body)?;
+    let home = shared.home.clone();
+    let job = blocking(move || {
+        let job = schedule::job_from_json(m)?;
+        Scheduler::new(&home).add(job, crate::clock::now()?)
+    })
+    .await?;
+    Ok((StatusCode::CREATED, axum::Json(json!(job))).into_response())
+}
+
+async fn remove_job(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<Value>> {
+    let home = shared.home.clone();
+    let job = blocking(move || Scheduler::new(&home).remove(&id)).await?;
+    Ok(axum::Json(json!({"deleted": job})))
+}
+
+async fn control(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<axum::Json<Value>> {
+    let m = body_json(body)?;
+    let resume = match opt_str(&m, "action")? {
+        Some("pause") => false,
+        Some("resume") => true,
+        _ => {
+            return Err(Error::invalid("action must be pause or resume")
+                .with("field", "action")
+                .into());
+        }
+    };
+    let job_id = opt_str(&m, "job_id")?.map(str::to_string);
+    let home = shared.home.clone();
+    let out = blocking(move || {
+        let s = Scheduler::new(&home);
+        Ok(match job_id {
+            Some(id) => json!({"job": s.set_enabled(&id, resume, crate::clock::now()?)?}),
+            None => json!({"paused": !resume, "jobs": s.set_paused(!resume)?}),
+        })
+    })
+    .await?;
+    Ok(axum::Json(out))
+}
+
+async fn candidates(
+    State(shared): State<Arc<Shared>>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<axum::Json<Value>> {
+    let (mut status, mut user) = (None, None);
+    for (k, v) in url::form_urlencoded::parse(q.unwrap_or_default().as_bytes()) {
+        match k.as_ref() {
+            "status" => status = Some(v.into_owned()),
+            "user" => user = Some(v.into_owned()),
+            other => {
+                return Err(Error::invalid(format!("unknown query parameter {other:?}")).into());
+            }
+        }
+    }
+    let home = shared.home.clone();
+    let rows =
+        blocking(move || Memory::open(&home)?.candidates(status.as_deref(), user.as_deref()))
+            .await?;
+    Ok(axum::Json(json!({"candidates": rows})))
+}
+
+async fn decide(
+    State(shared): State<Arc<Shared>>,
+    Extension(caller): Extension<Caller>,
+    Path((id, action)): Path<(String, String)>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<axum::Json<Value>> {
+    let empty = body.as_ref().is_ok_and(|b| b.is_empty());
+    let m = if empty {
+        serde_json::Map::new()
+    } else {
+        body_json(body)?
+    };
+    let decision = match action.as_str() {
+        "approve" => Decision::Approve,
+        "edit" => match m.get("fields") {
+            Some(f @ Value::Object(_)) => Decision::Edit(f.clone()),
+            _ => {
+                return Err(Error::invalid(
+                    "edit needs {\"fields\": {…candidate fields to replace…}}",
+                )
+                .with("field", "fields")
+                .into());
+            }
+        },
+        "reject" => Decision::Reject {
+            reason: opt_str(&m, "reason")?.unwrap_or("rejected").to_string(),
+        },
+        other => {
+            return Err(Error::not_found(format!(
+                "no candidate action {other:?} (approve, edit, reject)"
+            ))
+            .into());
+        }
+    };
+    let home = shared.home.clone();
+    let actor = format!("http:{}", caller.0);
+    let decided = blocking(move || Memory::open(&home)?.decide(&id, decision, &actor)).await?;
+    Ok(axum::Json(json!(decided)))
+}
+
+/// Whether a config key holds a credential (its value is blanked when shown).
+fn sensitive(key: &str) -> bool {
+    let k = key.to_ascii_lowercase().replace('-', "_");
+    k == "authorization"
+        || ["key", "token", "secret", "password", "passwd"]
+            .iter()
+            .any(|s| k == *s || k.ends_with(&format!("_{s}")))
+}
+
+/// Blanks credential values (a `secret:NAME` reference is a name, and stays).
+fn blank(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if sensitive(k)
+                    && let Value::String(s) = x
+                    && !s.starts_with(crate::secrets::REF_PREFIX)
+                {
+                    s.clear();
+                } else {
+                    blank(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(blank),
+        _ => {}
+    }
+}
+
+/// A blank (or masked) credential in a posted config keeps the stored value: the GET showed it
+/// blank, or masked by the answer redaction that every JSON answer passes through.
+fn keep_blanked(new: &mut Value, old: &Value) {
+    if let (Value::Object(n), Value::Object(o)) = (new, old) {
+        for (k, x) in n.iter_mut() {
+            let Some(prev) = o.get(k) else { continue };
+            if sensitive(k) && matches!(x.as_str(), Some("" | crate::redact::MASK)) {
+                *x = prev.clone();
+            } else {
+                keep_blanked(x, prev);
+            }
+        }
+    }
+}
+
+fn read_config(home: &crate::home::Home) -> crate::error::Result<Value> {
+    let path = home.config_path();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(json!({})),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    let v: toml::Value = toml::from_str(&text)
+        .map_err(|e| Error::invalid(format!("{}: {}", path.display(), e.message())))?;
+    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// `GET /api/admin/config`: config.toml as JSON, credentials blanked.
+pub(super) async fn get_config(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+    let home = shared.home.clone();
+    let mut v = blocking(move || read_config(&home)).await?;
+    blank(&mut v);
+    Ok(axum::Json(json!({"config": v})))
+}
+
+/// `POST /api/admin/config {config}`: the whole new config, validated as bob reads it, then
+/// written atomically under a lock. Blank credentials keep their stored values.
+pub(super) async fn set_config(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<axum::Json<Value>> {
+    let mut m = body_json(body)?;
+    let mut new = match m.remove("config") {
+        Some(c @ Value::Object(_)) => c,
+        _ => {
+            return Err(Error::invalid("the body must be {\"config\": {…}}")
+                .with("field", "config")
+                .into());
+        }
+    };
+    let home = shared.home.clone();
+    let mut shown = blocking(move || {
+        let path = home.config_path();
+        let _lock = crate::store::Lock::exclusive(&crate::store::lock_path(&path))?;
+        keep_blanked(&mut new, &read_config(&home)?);
+        let t: toml::Value = serde_json::from_value(new.clone())
+            .map_err(|e| Error::invalid(format!("config: {e}")))?;
+        let text = toml::to_string(&t)
+            .map_err(|e| Error::invalid(format!("config cannot be written as TOML: {e}")))?;
+        // Validated the way its readers read it, in a scratch home, before it replaces anything.
+        let scratch = tempfile_dir(&home)?;
+        let probe = crate::home::Home::at(&scratch);
+        std::fs::write(probe.config_path(), &text).map_err(|e| Error::io(&scratch, e))?;
+        let checked = crate::backend::config::FileConfig::load(&probe)
+            .map(|_| ())
+            .and_then(|()| super::default_thinking(&probe).map(|_| ()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        checked?;
+        crate::store::write_bytes_atomic(&path, text.as_bytes())?;
+        Ok(new)
+    })
+    .await?;
+    blank(&mut shown);
+    Ok(axum::Json(json!({"config": shown, "written": true})))
+}
+
+/// A fresh private directory under `serve/` for validating a config.
+fn tempfile_dir(home: &crate::home::Home) -> crate::error::Result<std::path::PathBuf> {
+    let d = super::serve_dir(home).join(format!("tmp-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
+    Ok(d)
+}

@@ -1,0 +1,230 @@
+//! Chat (seed 003 §5): `POST /v1/chat/messages {user_id, room_id, agent_id, message,
+//! thinking_mode?}` queues a run in the sender's chat session and answers `202 {id, status,
+//! session_id}`. A chat session is persisted per (agent, user, room) in the queue database
+//! (`chat_sessions`); its id is the session of every run it queues, so its messages run one at a
+//! time and share the checkpoint's history. `/new` starts a fresh session and `/resume` goes
+//! back to the previous one; both answer `200 {response, session_id}` at once, with no run.
+//!
+//! Each sender (`user_id`) may send `--chat-rate` messages per minute (a sliding window kept in
+//! memory); beyond it the answer is `429 chat.rate_limited` with `retry_after_seconds` and
+//! `Retry-After`.
+//!
+//! Admin: `GET /api/admin/chat/sessions?agent_id&user_id&room_id&limit&offset` and
+//! `GET /api/admin/chat/sessions/{id}/messages`: the session's messages in order, rebuilt from
+//! its runs: the user's message, the tool results (`tool_name`, `tool_call_id`, summary) and the
+//! answer, each with its `run_id`.
+
+use super::Shared;
+use super::queue::{ChatFilter, ChatKey, NewRun};
+use super::routes::{ApiResult, MAX_MESSAGE, body_json, enqueue, mode_str, opt_str, with_queue};
+use crate::error::{Code, Error};
+use crate::home::safe_component;
+use crate::turn::ThinkingMode;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub(super) fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/v1/chat/messages", post(message))
+        .route("/api/admin/chat/sessions", get(sessions))
+        .route("/api/admin/chat/sessions/{id}/messages", get(messages))
+}
+
+const WINDOW: Duration = Duration::from_secs(60);
+
+/// Counts one message of `sender`; `Err(seconds to wait)` when over the rate.
+fn admit(shared: &Shared, sender: &str) -> Result<(), u64> {
+    let rate = shared.opts.chat_rate as usize;
+    let now = Instant::now();
+    let mut map = shared.chat_rate.lock().unwrap_or_else(|e| e.into_inner());
+    // Forget senders whose window is empty, so the map cannot grow without bound.
+    if map.len() > 10_000 {
+        map.retain(|_, q| q.back().is_some_and(|t| now.duration_since(*t) < WINDOW));
+    }
+    let q = map.entry(sender.to_string()).or_default();
+    while q.front().is_some_and(|t| now.duration_since(*t) >= WINDOW) {
+        q.pop_front();
+    }
+    if q.len() >= rate {
+        let oldest = *q.front().expect("rate >= 1");
+        let wait = WINDOW.saturating_sub(now.duration_since(oldest));
+        return Err(wait.as_secs().max(1) + u64::from(wait.subsec_nanos() > 0));
+    }
+    q.push_back(now);
+    Ok(())
+}
+
+fn required<'a>(m: &'a serde_json::Map<String, Value>, key: &str) -> ApiResult<&'a str> {
+    let v = opt_str(m, key)?
+        .ok_or_else(|| Error::invalid(format!("{key} is required")).with("field", key))?;
+    Ok(safe_component(key, v)?)
+}
+
+async fn message(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    if shared.draining.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(Error::new(Code::QueueFull, "the server is shutting down").into());
+    }
+    let m = body_json(body)?;
+    let key = ChatKey {
+        agent_id: required(&m, "agent_id")?.to_string(),
+        user_id: required(&m, "user_id")?.to_string(),
+        room_id: required(&m, "room_id")?.to_string(),
+    };
+    let text = opt_str(&m, "message")?
+        .ok_or_else(|| Error::invalid("message is required").with("field", "message"))?
+        .trim()
+        .to_string();
+    if text.is_empty() || text.len() > MAX_MESSAGE {
+        return Err(
+            Error::invalid(format!("message must be 1-{MAX_MESSAGE} bytes of text"))
+                .with("field", "message")
+                .into(),
+        );
+    }
+    let thinking = match opt_str(&m, "thinking_mode")? {
+        None => shared.default_thinking,
+        Some(t) => ThinkingMode::parse(t).ok_or_else(|| {
+            Error::invalid(format!(
+                "thinking_mode must be one of never|on_error|always (got {t:?})"
+            ))
+            .with("field", "thinking_mode")
+        })?,
+    };
+    if let Err(wait) = admit(&shared, &key.user_id) {
+        return Err(Error::new(
+            Code::ChatRateLimited,
+            format!("chat sender is rate limited; retry in {wait}s"),
+        )
+        .with("retry_after_seconds", wait)
+        .into());
+    }
+    let now = crate::clock::rfc3339(crate::clock::now()?);
+    match text.as_str() {
+        "/new" => {
+            let (k, n) = (key.clone(), now.clone());
+            let s = with_queue(&shared, move |q| q.chat_new(&k, &n)).await?;
+            return Ok(axum::Json(json!({
+                "response": "Started a new chat session.", "session_id": s.id,
+            }))
+            .into_response());
+        }
+        "/resume" => {
+            let k = key.clone();
+            let s = with_queue(&shared, move |q| q.chat_resume(&k)).await?;
+            let body = match s {
+                Some(s) => json!({"response": "Resumed the previous chat session.",
+                                  "session_id": s.id}),
+                None => json!({"response": "There is no earlier chat session to resume."}),
+            };
+            return Ok(axum::Json(body).into_response());
+        }
+        _ => {}
+    }
+    let (k, n) = (key.clone(), now.clone());
+    let session = with_queue(&shared, move |q| q.chat_session(&k, &n)).await?;
+    let id = format!("run_{}", uuid::Uuid::new_v4().simple());
+    let run = NewRun {
+        id: id.clone(),
+        agent_id: key.agent_id.clone(),
+        session_id: session.id.clone(),
+        user_id: Some(key.user_id.clone()),
+        message: text,
+        thinking_mode: mode_str(thinking).into(),
+        profile: "bob".into(),
+        source: "chat".into(),
+        created_at: now,
+    };
+    enqueue(&shared, run).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(json!({"id": id, "status": "queued", "session_id": session.id})),
+    )
+        .into_response())
+}
+
+async fn sessions(
+    State(shared): State<Arc<Shared>>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<axum::Json<Value>> {
+    let (mut f, mut limit, mut offset) = (ChatFilter::default(), 50u64, 0u64);
+    for (k, v) in url::form_urlencoded::parse(q.unwrap_or_default().as_bytes()) {
+        let num = |what: &str| {
+            v.parse::<u64>().map_err(|_| {
+                Error::invalid(format!("{what} must be a non-negative integer")).with("field", what)
+            })
+        };
+        match k.as_ref() {
+            "agent_id" => f.agent_id = Some(v.into_owned()),
+            "user_id" => f.user_id = Some(v.into_owned()),
+            "room_id" => f.room_id = Some(v.into_owned()),
+            "limit" => limit = num("limit")?,
+            "offset" => offset = num("offset")?,
+            other => {
+                return Err(Error::invalid(format!("unknown query parameter {other:?}")).into());
+            }
+        }
+    }
+    if limit == 0 || limit > 500 {
+        return Err(Error::invalid("limit must be between 1 and 500")
+            .with("field", "limit")
+            .into());
+    }
+    let (rows, total) = with_queue(&shared, move |q| q.chat_sessions(&f, limit, offset)).await?;
+    Ok(axum::Json(
+        json!({"sessions": rows, "total": total, "limit": limit, "offset": offset}),
+    ))
+}
+
+async fn messages(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<Value>> {
+    safe_component("session_id", &id)?;
+    let id2 = id.clone();
+    let (session, runs) = with_queue(&shared, move |q| {
+        Ok((q.chat_get(&id2)?, q.session_runs(&id2)?))
+    })
+    .await?;
+    let Some(session) = session else {
+        return Err(Error::not_found(format!("no chat session {id:?}")).into());
+    };
+    let home = shared.home.clone();
+    let out = tokio::task::spawn_blocking(move || -> crate::error::Result<Vec<Value>> {
+        let mut out = Vec::new();
+        for r in runs {
+            out.push(json!({"role": "user", "content": r.message, "run_id": r.id,
+                            "created_at": r.created_at}));
+            let path = crate::runs::dir(&home, &r.id)?.join("tool_results.json");
+            let tools: Option<Vec<Value>> = crate::store::read_json(&path)?;
+            for t in tools.unwrap_or_default() {
+                out.push(
+                    json!({"role": "tool", "tool_name": t["tool"], "tool_call_id":
+                    t["tool_call_id"], "content": t["summary"], "error": t["error"],
+                    "run_id": r.id}),
+                );
+            }
+            match r.status.as_str() {
+                "completed" => out.push(json!({"role": "assistant",
+                    "content": r.output.unwrap_or_default(), "run_id": r.id})),
+                "queued" | "running" => {}
+                other => out.push(json!({"role": "assistant", "content": "", "status": other,
+                    "error": r.error, "run_id": r.id})),
+            }
+        }
+        Ok(out)
+    })
+    .await
+    .map_err(|e| Error::internal(e.to_string()))??;
+    Ok(axum::Json(json!({"session": session, "messages": out})))
+}

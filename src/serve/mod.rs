@@ -1,0 +1,383 @@
+//! `bob serve`: the HTTP front end of seed 003 §5 (DESIGN.md §6). Like the CLI, it is a front
+//! end over the same subsystems: a run is one turn of [`crate::turn::pipeline`], exactly what
+//! `bob turn` does. The server owns only HTTP, auth, the durable run queue and its workers.
+//!
+//! * [`auth`]: bearer tokens, stored hashed in `serve/tokens.json`, compared in constant time.
+//! * [`queue`]: the durable run queue, `serve/queue.db` (SQLite, WAL), and its crash rule.
+//! * [`routes`]: the endpoints, the seed 003 error bodies and their HTTP statuses.
+//! * [`chat`]: chat messages in persisted sessions, `/new`, `/resume`, the per-sender rate.
+//! * [`admin`]: the dashboard's admin APIs; [`dashboard`]: the embedded page at `/`.
+//!
+//! Threads: the HTTP side runs on a small tokio runtime; each of `--workers` workers is an OS
+//! thread with its own one-thread runtime and its own queue connection, because a turn is a
+//! blocking pipeline (tools spawn processes, SQLite, fsyncs). Workers claim runs from the queue
+//! (one run per session at a time) and are woken when a run is accepted, else every 250 ms (a
+//! run left queued by an earlier server).
+//!
+//! Caps: request bodies (`--max-body`, 1 MiB), the request head (16 KiB, and it must arrive
+//! within 10 s: slowloris), the time to answer a request (`--request-timeout`, 30 s; an SSE
+//! stream counts only until its head is sent), concurrent connections (1,024; more wait in the
+//! kernel backlog).
+//!
+//! One server per home: it holds `serve/server.lock` (a second one gets `conflict`). It may
+//! share the home with the CLI (`bob turn`, `bob schedule tick`): the checkpoint revision
+//! check settles concurrent turns of one session.
+//!
+//! SIGTERM (or SIGINT) drains: the listener closes, open connections finish their request, SSE
+//! streams end, workers finish the run they hold and claim no more (queued runs stay queued for
+//! the next start), then the process exits 0.
+
+mod admin;
+pub mod auth;
+mod chat;
+mod dashboard;
+pub mod queue;
+mod routes;
+
+use crate::backend::{Backend, Cancel, Overrides, Route};
+use crate::contracts::TurnRecord;
+use crate::error::{Error, Result};
+use crate::home::Home;
+use crate::turn::pipeline::{self, MAX_TOOL_ROUNDS, TurnOptions};
+use crate::turn::{Profile, ThinkingMode, TurnInput};
+use queue::{Finish, Queue, RunRow};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// The default address: loopback only.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8765";
+/// Most connections served at once.
+const MAX_CONNECTIONS: usize = 1024;
+
+/// How the server runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub bind: SocketAddr,
+    pub workers: usize,
+    /// Most runs waiting in the queue before `queue.full`.
+    pub queue_cap: u64,
+    pub max_body: usize,
+    pub request_timeout: Duration,
+    /// `--backend` for every run (else `BOB_BACKEND`, config.toml, the chat settings).
+    pub backend: Option<String>,
+    /// Chat messages each sender may send per minute.
+    pub chat_rate: u32,
+}
+
+/// `serve/` under the home.
+pub fn serve_dir(home: &Home) -> PathBuf {
+    home.root().join("serve")
+}
+
+/// Whether binding `addr` keeps the server on this machine.
+pub fn is_loopback(addr: &SocketAddr) -> bool {
+    addr.ip().is_loopback()
+}
+
+/// What the HTTP handlers and the workers share.
+pub(crate) struct Shared {
+    pub home: Home,
+    pub opts: Options,
+    pub verifier: auth::Verifier,
+    pub queue: Mutex<Queue>,
+    pub draining: AtomicBool,
+    /// Wakes idle workers when a run is accepted.
+    pub wake: (Mutex<u64>, Condvar),
+    /// `output.thinking_mode` from config.toml, else `never`.
+    pub default_thinking: ThinkingMode,
+    /// The redactor every JSON answer passes through, keyed by [`redaction_sources`].
+    pub redactor: Mutex<Option<(Sources, Arc<crate::redact::Redactor>)>>,
+    /// Arrival times of each chat sender's messages in the last minute.
+    pub chat_rate: Mutex<std::collections::HashMap<String, std::collections::VecDeque<Instant>>>,
+}
+
+/// (modification time, length) of each file the redactor is built from.
+type Sources = Vec<Option<(std::time::SystemTime, u64)>>;
+
+/// What decides whether the cached redactor is stale: the files its literals and rules come
+/// from (modification time and length of each).
+fn redaction_sources(home: &Home) -> Sources {
+    let d = crate::secrets::dir(home);
+    [
+        d.join("secrets.db"),
+        d.join("secrets.db-wal"),
+        home.root().join("redact.rules"),
+    ]
+    .iter()
+    .map(|p| {
+        let m = std::fs::metadata(p).ok()?;
+        Some((m.modified().ok()?, m.len()))
+    })
+    .collect()
+}
+
+impl Shared {
+    /// The home's redactor (rules and every stored secret), reloaded when a source changes.
+    pub fn redactor(&self) -> Result<Arc<crate::redact::Redactor>> {
+        let now = redaction_sources(&self.home);
+        let mut cache = self.redactor.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, r)) = cache.as_ref()
+            && *k == now
+        {
+            return Ok(r.clone());
+        }
+        let r = Arc::new(crate::redact::Redactor::load(&self.home)?);
+        *cache = Some((now, r.clone()));
+        Ok(r)
+    }
+
+    pub fn kick(&self) {
+        let (m, c) = &self.wake;
+        *m.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        c.notify_all();
+    }
+}
+
+/// `[output] thinking_mode` of config.toml (seed 003: the default of a run's `thinking_mode`).
+pub(crate) fn default_thinking(home: &Home) -> Result<ThinkingMode> {
+    let path = home.config_path();
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(ThinkingMode::default());
+    };
+    let v: toml::Value = toml::from_str(&text)
+        .map_err(|e| Error::invalid(format!("{}: {}", path.display(), e.message())))?;
+    match v.get("output").and_then(|o| o.get("thinking_mode")) {
+        None => Ok(ThinkingMode::default()),
+        Some(m) => m.as_str().and_then(ThinkingMode::parse).ok_or_else(|| {
+            Error::invalid(format!(
+                "{}: output.thinking_mode must be never, on_error or always",
+                path.display()
+            ))
+        }),
+    }
+}
+
+/// The error a run gets when the server that ran it died (see [`queue`]).
+pub fn interrupted_error() -> Error {
+    Error::internal("interrupted: the server stopped while the run was running; it was not retried")
+        .with("reason", "interrupted")
+}
+
+/// Applies the crash rule of [`queue`] to rows left `running`. Returns how many were fixed.
+fn recover(home: &Home, q: &mut Queue) -> Result<usize> {
+    let stale = q.running()?;
+    if stale.is_empty() {
+        return Ok(0);
+    }
+    // Turn records the queue did not hear about, from turns.jsonl (the bundle may be missing).
+    let mut records = std::collections::HashMap::new();
+    for (_, r) in crate::store::read_jsonl(&home.turns_path())?.records {
+        if let Some(id) = r.get("run_id").and_then(Value::as_str)
+            && stale.iter().any(|s| s.id == id)
+            && let Ok(rec) = serde_json::from_value::<TurnRecord>(r.clone())
+        {
+            records.insert(id.to_string(), rec);
+        }
+    }
+    let now = crate::clock::rfc3339(crate::clock::now()?);
+    for row in &stale {
+        let record = match crate::runs::record(home, &row.id)? {
+            Some(r) => Some(r),
+            None => match records.remove(&row.id) {
+                Some(r) => {
+                    crate::runs::write(home, &request_of(row), &r)?;
+                    Some(r)
+                }
+                None => None,
+            },
+        };
+        let finish = match record {
+            Some(r) => finish_of(&r, None, &now),
+            None => Finish {
+                status: "failed".into(),
+                finished_at: now.clone(),
+                error: serde_json::to_value(interrupted_error()).ok(),
+                ..Finish::default()
+            },
+        };
+        q.finish(&row.id, &finish)?;
+    }
+    Ok(stale.len())
+}
+
+/// What a run's bundle records as its request.
+fn request_of(row: &RunRow) -> Value {
+    json!({"run_id": row.id, "source": row.source, "agent_id": row.agent_id,
+           "session_id": row.session_id, "user_id": row.user_id, "message": row.message,
+           "thinking_mode": row.thinking_mode, "profile": row.profile,
+           "created_at": row.created_at})
+}
+
+fn finish_of(r: &TurnRecord, backend: Option<&Backend>, now: &str) -> Finish {
+    let (provider, model) = match backend {
+        Some(b) => (
+            b.describe()["kind"].as_str().map(str::to_string),
+            Some(b.model()),
+        ),
+        None => (None, None),
+    };
+    Finish {
+        status: r.status.clone(),
+        finished_at: now.to_string(),
+        duration_ms: r.latency_ms,
+        output: Some(r.output.clone()),
+        provider,
+        model,
+        error: r.error.as_ref().and_then(|e| serde_json::to_value(e).ok()),
+        tool_calls: r.tools.len() as u64,
+    }
+}
+
+/// Runs one claimed run to its end and records it (bundle, then queue row).
+fn execute(shared: &Shared, q: &mut Queue, rt: &tokio::runtime::Runtime, row: RunRow) {
+    let started = Instant::now();
+    let home = &shared.home;
+    let result = (|| -> Result<(TurnRecord, Backend)> {
+        let thinking = ThinkingMode::parse(&row.thinking_mode).unwrap_or_default();
+        let input = TurnInput {
+            session_id: Some(row.session_id.clone()),
+            message: row.message.clone(),
+            user_id: row.user_id.clone(),
+            thinking_mode: Some(thinking),
+        };
+        let opts = TurnOptions {
+            session_id: row.session_id.clone(),
+            agent_id: row.agent_id.clone(),
+            user_id: row.user_id.clone(),
+            profile: Profile::parse(&row.profile).unwrap_or(Profile::Bob),
+            thinking_mode: thinking,
+            expect_revision: None,
+            stream: false,
+            max_tool_rounds: MAX_TOOL_ROUNDS,
+            chat_mode: false,
+            run_id: Some(row.id.clone()),
+        };
+        // Resolved per run, as `bob turn` does: config or key changes apply to the next run,
+        // and a replay script starts afresh.
+        let backend = Backend::resolve(
+            home,
+            shared.opts.backend.as_deref(),
+            Route::Chat,
+            &Overrides::default(),
+        )?;
+        let outcome = pipeline::run(home, &backend, rt, &input, &opts, &Cancel::default())?;
+        crate::runs::write(home, &request_of(&row), &outcome.record)?;
+        Ok((outcome.record, backend))
+    })();
+    let now = crate::clock::now()
+        .map(crate::clock::rfc3339)
+        .unwrap_or_default();
+    let mut finish = match result {
+        Ok((record, backend)) => finish_of(&record, Some(&backend), &now),
+        Err(e) => Finish {
+            status: "failed".into(),
+            finished_at: now,
+            duration_ms: started.elapsed().as_millis() as u64,
+            error: serde_json::to_value(&e).ok(),
+            ..Finish::default()
+        },
+    };
+    // The queue holds no known secret: output and error are redacted like every durable write.
+    if let Ok(r) = crate::redact::Redactor::load(home) {
+        if let Some(o) = &finish.output {
+            finish.output = Some(r.redact_str(o).into_owned());
+        }
+        if let Some(e) = finish.error.as_mut() {
+            r.redact_value(e, "error");
+        }
+    }
+    // A failure here leaves the row `running`: the next start applies the crash rule to it.
+    let _ = q.finish(&row.id, &finish);
+}
+
+fn worker(shared: Arc<Shared>, queue_path: PathBuf) {
+    let (mut q, rt) = match (Queue::open(&queue_path), crate::backend::runtime()) {
+        (Ok(q), Ok(rt)) => (q, rt),
+        _ => return,
+    };
+    loop {
+        if shared.draining.load(Ordering::SeqCst) {
+            return;
+        }
+        let now = crate::clock::now()
+            .map(crate::clock::rfc3339)
+            .unwrap_or_default();
+        let seen = *shared.wake.0.lock().unwrap_or_else(|e| e.into_inner());
+        match q.claim(&now) {
+            Ok(Some(row)) => {
+                execute(&shared, &mut q, &rt, row);
+                // A finished run may unblock a queued run of the same session.
+                shared.kick();
+            }
+            Ok(None) | Err(_) => {
+                let (m, c) = &shared.wake;
+                let g = m.lock().unwrap_or_else(|e| e.into_inner());
+                if *g == seen {
+                    let _ = c.wait_timeout(g, Duration::from_millis(250));
+                }
+            }
+        }
+    }
+}
+
+/// Starts the server and serves until SIGTERM or SIGINT. `on_ready` gets the bound address
+/// once the listener is up and crashed runs are recovered.
+pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize)) -> Result<()> {
+    let dir = serve_dir(home);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let lock_path = dir.join("server.lock");
+    let Some(_lock) = crate::store::Lock::try_exclusive(&lock_path)? else {
+        return Err(Error::conflict(format!(
+            "another bob serve is running on this home ({} is locked)",
+            lock_path.display()
+        )));
+    };
+    let queue_path = dir.join("queue.db");
+    let mut q = Queue::open(&queue_path)?;
+    let recovered = recover(home, &mut q)?;
+    let default_thinking = default_thinking(home)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::internal(format!("starting the async runtime: {e}")))?;
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind(opts.bind))
+        .map_err(|e| Error::invalid(format!("cannot bind {}: {e}", opts.bind)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::internal(e.to_string()))?;
+    let shared = Arc::new(Shared {
+        home: home.clone(),
+        verifier: auth::Verifier::new(&dir),
+        queue: Mutex::new(q),
+        draining: AtomicBool::new(false),
+        wake: (Mutex::new(0), Condvar::new()),
+        default_thinking,
+        redactor: Mutex::new(None),
+        chat_rate: Mutex::new(Default::default()),
+        opts: opts.clone(),
+    });
+    let workers: Vec<_> = (0..opts.workers.max(1))
+        .map(|i| {
+            let (s, p) = (shared.clone(), queue_path.clone());
+            std::thread::Builder::new()
+                .name(format!("bob-worker-{i}"))
+                .spawn(move || worker(s, p))
+                .map_err(|e| Error::internal(format!("starting a worker: {e}")))
+        })
+        .collect::<Result<_>>()?;
+    on_ready(addr, recovered);
+    let app = routes::router(shared.clone());
+    rt.block_on(routes::serve(listener, app, shared.clone()));
+    shared.draining.store(true, Ordering::SeqCst);
+    shared.kick();
+    for w in workers {
+        let _ = w.join();
+    }
+    Ok(())
+}

@@ -1,0 +1,461 @@
+//! The durable run queue: `serve/queue.db`, SQLite in WAL mode (`synchronous=FULL`, so an
+//! accepted run is on disk before `202` is answered).
+//!
+//! A run is one row whose `status` moves `queued → running → completed | failed | cancelled`.
+//! Claiming is one `UPDATE … RETURNING` in an immediate transaction, so two workers never
+//! claim the same run, and it skips sessions that already have a running run: runs of one
+//! session execute one at a time, different sessions in parallel.
+//!
+//! Crash rule (applied by [`Queue::recover`] when the server starts, under the server lock so
+//! no other server is running runs): a `running` row belongs to a server that died. If its run
+//! bundle holds a turn record, the turn finished and only the queue update was lost: the row
+//! becomes that record's status. Otherwise the turn may have run part way (tools may have had
+//! effects), so it is never started again: the row becomes `failed` with reason `interrupted`.
+//! `queued` rows are simply run. So every accepted run ends completed, failed or re-queued,
+//! never lost and never run twice.
+
+use crate::error::{Error, Result};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+
+/// One row of the queue.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRow {
+    pub id: String,
+    pub agent_id: String,
+    pub session_id: String,
+    pub user_id: Option<String>,
+    pub message: String,
+    pub thinking_mode: String,
+    pub profile: String,
+    pub source: String,
+    pub status: String,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    pub duration_ms: Option<u64>,
+    pub output: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub error: Option<Value>,
+    pub tool_calls: u64,
+}
+
+/// A new run to enqueue.
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    pub id: String,
+    pub agent_id: String,
+    pub session_id: String,
+    pub user_id: Option<String>,
+    pub message: String,
+    pub thinking_mode: String,
+    pub profile: String,
+    pub source: String,
+    pub created_at: String,
+}
+
+/// How a finished run is recorded.
+#[derive(Debug, Clone, Default)]
+pub struct Finish {
+    pub status: String,
+    pub finished_at: String,
+    pub duration_ms: u64,
+    pub output: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub error: Option<Value>,
+    pub tool_calls: u64,
+}
+
+pub struct Queue {
+    conn: Connection,
+}
+
+const COLUMNS: &str = "id, agent_id, session_id, user_id, message, thinking_mode, profile, source, \
+    status, created_at, started_at, finished_at, duration_ms, output, provider, model, error, \
+    tool_calls";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
+    let error: Option<String> = r.get(16)?;
+    Ok(RunRow {
+        id: r.get(0)?,
+        agent_id: r.get(1)?,
+        session_id: r.get(2)?,
+        user_id: r.get(3)?,
+        message: r.get(4)?,
+        thinking_mode: r.get(5)?,
+        profile: r.get(6)?,
+        source: r.get(7)?,
+        status: r.get(8)?,
+        created_at: r.get(9)?,
+        started_at: r.get(10)?,
+        finished_at: r.get(11)?,
+        duration_ms: r.get::<_, Option<i64>>(12)?.map(|v| v.max(0) as u64),
+        output: r.get(13)?,
+        provider: r.get(14)?,
+        model: r.get(15)?,
+        error: error.and_then(|e| serde_json::from_str(&e).ok()),
+        tool_calls: r.get::<_, i64>(17)?.max(0) as u64,
+    })
+}
+
+impl Queue {
+    /// Opens (creating if needed) the queue database at `path`.
+    pub fn open(path: &Path) -> Result<Queue> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let _: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS runs (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                agent_id TEXT NOT NULL,
+                session_id TEXT NOT NULL,
+                user_id TEXT,
+                message TEXT NOT NULL,
+                thinking_mode TEXT NOT NULL,
+                profile TEXT NOT NULL,
+                source TEXT NOT NULL,
+                status TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                started_at TEXT,
+                finished_at TEXT,
+                duration_ms INTEGER,
+                output TEXT,
+                provider TEXT,
+                model TEXT,
+                error TEXT,
+                tool_calls INTEGER NOT NULL DEFAULT 0,
+                attempts INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX IF NOT EXISTS runs_status ON runs(status, seq);
+            CREATE INDEX IF NOT EXISTS runs_session ON runs(session_id, status);
+            CREATE TABLE IF NOT EXISTS chat_sessions (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                agent_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                room_id TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                active INTEGER NOT NULL
+            );
+            CREATE INDEX IF NOT EXISTS chat_key ON chat_sessions(agent_id, user_id, room_id);",
+        )?;
+        Ok(Queue { conn })
+    }
+
+    /// Number of runs waiting to start.
+    pub fn queued(&self) -> Result<u64> {
+        let n: i64 = self.conn.query_row(
+            "SELECT count(*) FROM runs WHERE status = 'queued'",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
+    }
+
+    /// Adds a run unless `cap` runs are already waiting (`queue.full`). Durable on return.
+    pub fn enqueue(&mut self, run: &NewRun, cap: u64) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let n: i64 = tx.query_row(
+            "SELECT count(*) FROM runs WHERE status = 'queued'",
+            [],
+            |r| r.get(0),
+        )?;
+        if n as u64 >= cap {
+            return Err(
+                Error::new(crate::error::Code::QueueFull, "run queue is full")
+                    .with("queued", n)
+                    .with("capacity", cap),
+            );
+        }
+        tx.execute(
+            "INSERT INTO runs (id, agent_id, session_id, user_id, message, thinking_mode, profile,
+                source, status, created_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'queued',?9)",
+            params![
+                run.id,
+                run.agent_id,
+                run.session_id,
+                run.user_id,
+                run.message,
+                run.thinking_mode,
+                run.profile,
+                run.source,
+                run.created_at
+            ],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Claims the oldest queued run whose session has no running run, marking it `running`.
+    pub fn claim(&mut self, started_at: &str) -> Result<Option<RunRow>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let claimed = tx
+            .query_row(
+                &format!(
+                    "UPDATE runs SET status = 'running', started_at = ?1, attempts = attempts + 1
+                     WHERE seq = (SELECT q.seq FROM runs q WHERE q.status = 'queued'
+                        AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = q.session_id
+                                        AND r.status = 'running')
+                        ORDER BY q.seq LIMIT 1)
+                     RETURNING {COLUMNS}"
+                ),
+                params![started_at],
+                row,
+            )
+            .optional()?;
+        tx.commit()?;
+        Ok(claimed)
+    }
+
+    /// Records how a running run ended.
+    pub fn finish(&mut self, id: &str, f: &Finish) -> Result<()> {
+        self.conn.execute(
+            "UPDATE runs SET status = ?2, finished_at = ?3, duration_ms = ?4, output = ?5,
+                provider = ?6, model = ?7, error = ?8, tool_calls = ?9 WHERE id = ?1",
+            params![
+                id,
+                f.status,
+                f.finished_at,
+                f.duration_ms as i64,
+                f.output,
+                f.provider,
+                f.model,
+                f.error.as_ref().map(Value::to_string),
+                f.tool_calls as i64
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The rows left `running` by a server that died (see the module docs).
+    pub fn running(&self) -> Result<Vec<RunRow>> {
+        self.select("WHERE status = 'running' ORDER BY seq", params![])
+    }
+
+    pub fn get(&self, id: &str) -> Result<Option<RunRow>> {
+        Ok(self
+            .select("WHERE id = ?1", params![id])?
+            .into_iter()
+            .next())
+    }
+
+    /// A page of runs, newest first, optionally of one status; and the total matching.
+    pub fn list(
+        &self,
+        status: Option<&str>,
+        limit: u64,
+        offset: u64,
+    ) -> Result<(Vec<RunRow>, u64)> {
+        let (filter, total): (&str, i64) = match status {
+            Some(s) => (
+                "WHERE status = ?1",
+                self.conn.query_row(
+                    "SELECT count(*) FROM runs WHERE status = ?1",
+                    params![s],
+                    |r| r.get(0),
+                )?,
+            ),
+            None => (
+                "WHERE ?1 IS NULL",
+                self.conn
+                    .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))?,
+            ),
+        };
+        let rows = self.select(
+            &format!("{filter} ORDER BY seq DESC LIMIT ?2 OFFSET ?3"),
+            params![status, limit as i64, offset as i64],
+        )?;
+        Ok((rows, total as u64))
+    }
+
+    /// Every run of one session, oldest first.
+    pub fn session_runs(&self, session_id: &str) -> Result<Vec<RunRow>> {
+        self.select("WHERE session_id = ?1 ORDER BY seq", params![session_id])
+    }
+
+    /// The active chat session of (agent, user, room), created when there is none.
+    pub fn chat_session(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let found = tx
+            .query_row(
+                &format!(
+                    "SELECT {CHAT_COLUMNS} FROM chat_sessions WHERE agent_id = ?1 AND user_id = ?2
+                  AND room_id = ?3 AND active = 1"
+                ),
+                params![key.agent_id, key.user_id, key.room_id],
+                chat_row,
+            )
+            .optional()?;
+        let session = match found {
+            Some(s) => s,
+            None => insert_chat(&tx, key, now)?,
+        };
+        tx.commit()?;
+        Ok(session)
+    }
+
+    /// `/new`: a fresh active session; the previous one is kept, inactive.
+    pub fn chat_new(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute(
+            "UPDATE chat_sessions SET active = 0 WHERE agent_id = ?1 AND user_id = ?2 AND room_id = ?3",
+            params![key.agent_id, key.user_id, key.room_id],
+        )?;
+        let s = insert_chat(&tx, key, now)?;
+        tx.commit()?;
+        Ok(s)
+    }
+
+    /// `/resume`: the most recent inactive session becomes the active one (`None` if none).
+    pub fn chat_resume(&mut self, key: &ChatKey) -> Result<Option<ChatSession>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let prev = tx
+            .query_row(
+                &format!(
+                    "SELECT {CHAT_COLUMNS} FROM chat_sessions WHERE agent_id = ?1 AND user_id = ?2
+                  AND room_id = ?3 AND active = 0 ORDER BY seq DESC LIMIT 1"
+                ),
+                params![key.agent_id, key.user_id, key.room_id],
+                chat_row,
+            )
+            .optional()?;
+        if let Some(p) = &prev {
+            tx.execute(
+                "UPDATE chat_sessions SET active = (id = ?4) WHERE agent_id = ?1 AND user_id = ?2 AND room_id = ?3",
+                params![key.agent_id, key.user_id, key.room_id, p.id],
+            )?;
+        }
+        tx.commit()?;
+        Ok(prev.map(|p| ChatSession { active: true, ..p }))
+    }
+
+    /// Chat sessions, newest first, filtered; and the total matching.
+    pub fn chat_sessions(
+        &self,
+        filter: &ChatFilter,
+        limit: u64,
+        offset: u64,
+    ) -> Result<(Vec<ChatSession>, u64)> {
+        let cond = "WHERE (?1 IS NULL OR agent_id = ?1) AND (?2 IS NULL OR user_id = ?2)
+                    AND (?3 IS NULL OR room_id = ?3)";
+        let p = params![filter.agent_id, filter.user_id, filter.room_id];
+        let total: i64 = self.conn.query_row(
+            &format!("SELECT count(*) FROM chat_sessions {cond}"),
+            p,
+            |r| r.get(0),
+        )?;
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT {CHAT_COLUMNS} FROM chat_sessions {cond} ORDER BY seq DESC LIMIT ?4 OFFSET ?5"
+        ))?;
+        let rows = st
+            .query_map(
+                params![
+                    filter.agent_id,
+                    filter.user_id,
+                    filter.room_id,
+                    limit as i64,
+                    offset as i64
+                ],
+                chat_row,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok((rows, total as u64))
+    }
+
+    pub fn chat_get(&self, id: &str) -> Result<Option<ChatSession>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {CHAT_COLUMNS} FROM chat_sessions WHERE id = ?1"),
+                params![id],
+                chat_row,
+            )
+            .optional()?)
+    }
+
+    fn select(&self, tail: &str, p: impl rusqlite::Params) -> Result<Vec<RunRow>> {
+        let mut st = self
+            .conn
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM runs {tail}"))?;
+        let rows = st
+            .query_map(p, row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+}
+
+/// Who a chat session belongs to.
+#[derive(Debug, Clone)]
+pub struct ChatKey {
+    pub agent_id: String,
+    pub user_id: String,
+    pub room_id: String,
+}
+
+/// Filters of the chat session listing.
+#[derive(Debug, Clone, Default)]
+pub struct ChatFilter {
+    pub agent_id: Option<String>,
+    pub user_id: Option<String>,
+    pub room_id: Option<String>,
+}
+
+/// A persisted chat session: the runs of its messages share its id as their session.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatSession {
+    pub id: String,
+    pub agent_id: String,
+    pub user_id: String,
+    pub room_id: String,
+    pub created_at: String,
+    pub active: bool,
+}
+
+const CHAT_COLUMNS: &str = "id, agent_id, user_id, room_id, created_at, active";
+
+fn chat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChatSession> {
+    Ok(ChatSession {
+        id: r.get(0)?,
+        agent_id: r.get(1)?,
+        user_id: r.get(2)?,
+        room_id: r.get(3)?,
+        created_at: r.get(4)?,
+        active: r.get::<_, i64>(5)? != 0,
+    })
+}
+
+fn insert_chat(tx: &rusqlite::Transaction<'_>, key: &ChatKey, now: &str) -> Result<ChatSession> {
+    let s = ChatSession {
+        id: format!("chat_{}", uuid::Uuid::new_v4().simple()),
+        agent_id: key.agent_id.clone(),
+        user_id: key.user_id.clone(),
+        room_id: key.room_id.clone(),
+        created_at: now.to_string(),
+        active: true,
+    };
+    tx.execute(
+        "INSERT INTO chat_sessions (id, agent_id, user_id, room_id, created_at, active)
+         VALUES (?1, ?2, ?3, ?4, ?5, 1)",
+        params![s.id, s.agent_id, s.user_id, s.room_id, s.created_at],
+    )?;
+    Ok(s)
+}

@@ -1,0 +1,734 @@
+//! The endpoints (seed 003 §5), their errors and the connection loop.
+//!
+//! Errors are seed 003's `{"error":{"code","message"}}` (plus `details` when there are any, and
+//! `retry_after_seconds` for retry-later answers) with the canonical codes, and the HTTP status
+//! follows the code: `invalid.request`/`tool.input_invalid` 400, a missing, malformed,
+//! oversized, unknown or revoked token 401 (`policy.denied`, with `WWW-Authenticate`), other
+//! `policy.denied`/`sandbox.required` 403, `not_found` 404, a body over the cap 413
+//! (`invalid.request`), `conflict` 409, `chat.rate_limited` 429, `queue.full` 503 with
+//! `Retry-After`, `upstream.error` 502, `timeout` 504 (a request not answered in time: 408),
+//! anything else 500.
+//!
+//! A token in the URL (`?token=`, `?access_token=`, `?api_key=`, …) is refused outright, valid
+//! or not, before anything else: URLs end up in logs and browser history.
+
+use super::queue::{NewRun, RunRow};
+use super::{Shared, auth};
+use crate::error::{Code, Error};
+use crate::home::safe_component;
+use crate::turn::{Profile, ThinkingMode};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures_util::StreamExt;
+use serde_json::{Map, Value, json};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// Longest run message accepted, in bytes.
+pub(super) const MAX_MESSAGE: usize = 256 * 1024;
+/// What `Retry-After` says when the queue is full.
+const RETRY_AFTER_S: u64 = 2;
+
+/// An error on its way out as a seed 003 error body.
+pub(super) struct ApiError {
+    err: Error,
+    status: Option<StatusCode>,
+}
+
+impl From<Error> for ApiError {
+    fn from(err: Error) -> Self {
+        ApiError { err, status: None }
+    }
+}
+
+impl ApiError {
+    pub(super) fn with_status(err: Error, status: StatusCode) -> ApiError {
+        ApiError {
+            err,
+            status: Some(status),
+        }
+    }
+    fn unauthorized(message: &str) -> ApiError {
+        Self::with_status(Error::denied(message), StatusCode::UNAUTHORIZED)
+    }
+}
+
+fn status_of(code: Code) -> StatusCode {
+    match code {
+        Code::InvalidRequest | Code::ToolInputInvalid => StatusCode::BAD_REQUEST,
+        Code::PolicyDenied | Code::SandboxRequired => StatusCode::FORBIDDEN,
+        Code::NotFound | Code::ToolNotFound => StatusCode::NOT_FOUND,
+        Code::Conflict | Code::Cancelled => StatusCode::CONFLICT,
+        Code::ChatRateLimited => StatusCode::TOO_MANY_REQUESTS,
+        Code::QueueFull => StatusCode::SERVICE_UNAVAILABLE,
+        Code::UpstreamError => StatusCode::BAD_GATEWAY,
+        Code::Timeout => StatusCode::GATEWAY_TIMEOUT,
+        Code::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let e = self.err;
+        let status = self.status.unwrap_or_else(|| status_of(e.code));
+        let mut body = Map::new();
+        body.insert("code".into(), json!(e.code));
+        body.insert("message".into(), json!(e.message));
+        if !e.details.is_empty() {
+            body.insert("details".into(), Value::Object(e.details.clone()));
+        }
+        let retry = matches!(e.code, Code::QueueFull | Code::ChatRateLimited).then(|| {
+            e.details
+                .get("retry_after_seconds")
+                .and_then(Value::as_u64)
+                .unwrap_or(RETRY_AFTER_S)
+        });
+        if let Some(s) = retry {
+            body.insert("retry_after_seconds".into(), json!(s));
+        }
+        let mut resp = (status, axum::Json(json!({"error": body}))).into_response();
+        if let Some(s) = retry {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(s));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        resp
+    }
+}
+
+pub(super) type ApiResult<T> = Result<T, ApiError>;
+
+pub(super) fn router(shared: Arc<Shared>) -> Router {
+    let max_body = shared.opts.max_body;
+    let api = Router::new()
+        .route("/v1/runs", get(list_runs).post(create_run))
+        .route("/v1/runs/{id}", get(get_run))
+        .route("/v1/runs/{id}/events", get(run_events))
+        .route("/api/admin/secrets", get(list_secrets).post(set_secret))
+        .merge(super::admin::routes())
+        .merge(super::chat::routes())
+        .route_layer(middleware::from_fn_with_state(
+            shared.clone(),
+            require_token,
+        ));
+    Router::new()
+        .route("/healthz", get(healthz))
+        .merge(super::dashboard::routes())
+        .merge(api)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn_with_state(shared.clone(), guard))
+        .with_state(shared)
+}
+
+/// Every request: no token in the URL; answered within the request timeout.
+async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> Response {
+    if let Some(q) = req.uri().query() {
+        let bad = url::form_urlencoded::parse(q.as_bytes()).any(|(k, _)| {
+            let k = k.to_ascii_lowercase();
+            k.contains("token") || k == "api_key" || k == "apikey" || k == "key" || k == "auth"
+        });
+        if bad {
+            return ApiError::from(Error::invalid(
+                "credentials are never accepted in the URL; send Authorization: Bearer <token>",
+            ))
+            .into_response();
+        }
+    }
+    match tokio::time::timeout(shared.opts.request_timeout, next.run(req)).await {
+        Ok(r) => redact_json(&shared, r).await,
+        Err(_) => ApiError::with_status(
+            Error::new(Code::Timeout, "the request was not completed in time"),
+            StatusCode::REQUEST_TIMEOUT,
+        )
+        .into_response(),
+    }
+}
+
+/// Every JSON answer (results and errors, which may echo input) passes through the home's
+/// redactor, so no stored secret or rule match leaves the server. SSE streams carry audit
+/// events, redacted before they were written.
+async fn redact_json(shared: &Arc<Shared>, resp: Response) -> Response {
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !is_json {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024 * 1024).await else {
+        return ApiError::from(Error::internal("could not build the answer")).into_response();
+    };
+    let s2 = shared.clone();
+    let redacted = tokio::task::spawn_blocking(move || -> crate::error::Result<Vec<u8>> {
+        let r = s2.redactor()?;
+        let mut v: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::internal(format!("answer is not JSON: {e}")))?;
+        if r.redact_value(&mut v, "").is_empty() {
+            return Ok(bytes.to_vec());
+        }
+        serde_json::to_vec(&v).map_err(|e| Error::internal(e.to_string()))
+    })
+    .await;
+    match redacted {
+        Ok(Ok(b)) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Response::from_parts(parts, axum::body::Body::from(b))
+        }
+        _ => ApiError::from(Error::internal("could not redact the answer")).into_response(),
+    }
+}
+
+/// Every endpoint but `/healthz`: `Authorization: Bearer <active token>`.
+async fn require_token(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    req: Request,
+    next: Next,
+) -> Response {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let (Some(v), None) = (values.next(), values.next()) else {
+        return ApiError::unauthorized("missing Authorization: Bearer <token>").into_response();
+    };
+    if v.len() > auth::MAX_TOKEN_LEN + 7 {
+        return ApiError::unauthorized("the Authorization header is too long").into_response();
+    }
+    let Some(token) = v.to_str().ok().and_then(|s| s.strip_prefix("Bearer ")) else {
+        return ApiError::unauthorized("the Authorization header must be Bearer <token>")
+            .into_response();
+    };
+    let token = token.trim().to_string();
+    let verifier = shared.clone();
+    let ok = tokio::task::spawn_blocking(move || verifier.verifier.check(&token)).await;
+    match ok {
+        Ok(Ok(Some(id))) => {
+            let mut req = req;
+            req.extensions_mut().insert(auth::Caller(id));
+            next.run(req).await
+        }
+        Ok(Ok(None)) => ApiError::unauthorized("unknown or revoked token").into_response(),
+        Ok(Err(e)) => ApiError::from(e).into_response(),
+        Err(e) => ApiError::from(Error::internal(e.to_string())).into_response(),
+    }
+}
+
+async fn healthz() -> axum::Json<Value> {
+    axum::Json(json!({"ok": true}))
+}
+
+async fn not_found() -> ApiError {
+    Error::not_found("no such endpoint").into()
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::with_status(
+        Error::invalid("method not allowed on this endpoint"),
+        StatusCode::METHOD_NOT_ALLOWED,
+    )
+}
+
+/// Runs a queue operation off the async threads.
+pub(super) async fn with_queue<T: Send + 'static>(
+    shared: &Arc<Shared>,
+    f: impl FnOnce(&mut super::Queue) -> crate::error::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    let s = shared.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut q = s.queue.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut q)
+    })
+    .await
+    .map_err(|e| Error::internal(e.to_string()))?
+    .map_err(ApiError::from)
+}
+
+pub(super) fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<String, Value>> {
+    let bytes = body.map_err(|r| {
+        let status = r.status();
+        let msg = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            "the request body is too large".to_string()
+        } else {
+            format!("could not read the request body: {r}")
+        };
+        ApiError::with_status(Error::invalid(msg), status)
+    })?;
+    let v: Value =
+        serde_json::from_slice(&bytes).map_err(|e| Error::bad_json("request body", &e))?;
+    match v {
+        Value::Object(m) => Ok(m),
+        other => Err(Error::invalid(format!(
+            "the request body must be a JSON object, not {}",
+            crate::error::json_kind(&other)
+        ))
+        .into()),
+    }
+}
+
+pub(super) fn opt_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<Option<&'a str>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(Error::invalid(format!(
+            "{key} must be a string, not {}",
+            crate::error::json_kind(other)
+        ))
+        .with("field", key)
+        .into()),
+    }
+}
+
+async fn create_run(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    if shared.draining.load(Ordering::SeqCst) {
+        return Err(Error::new(Code::QueueFull, "the server is shutting down").into());
+    }
+    let m = body_json(body)?;
+    let agent_id = opt_str(&m, "agent_id")?
+        .ok_or_else(|| Error::invalid("agent_id is required").with("field", "agent_id"))?;
+    safe_component("agent_id", agent_id)?;
+    let message = opt_str(&m, "message")?
+        .ok_or_else(|| Error::invalid("message is required").with("field", "message"))?;
+    if message.trim().is_empty() {
+        return Err(Error::invalid("message is empty")
+            .with("field", "message")
+            .into());
+    }
+    if message.len() > MAX_MESSAGE {
+        return Err(
+            Error::invalid(format!("message is longer than {MAX_MESSAGE} bytes"))
+                .with("field", "message")
+                .into(),
+        );
+    }
+    let thinking = match opt_str(&m, "thinking_mode")? {
+        None => shared.default_thinking,
+        Some(t) => ThinkingMode::parse(t).ok_or_else(|| {
+            Error::invalid(format!(
+                "thinking_mode must be one of never|on_error|always (got {t:?})"
+            ))
+            .with("field", "thinking_mode")
+        })?,
+    };
+    let profile = match opt_str(&m, "profile")? {
+        None => Profile::default(),
+        Some(p) => Profile::parse(p).ok_or_else(|| {
+            Error::invalid(format!(
+                "profile must be bob, spectator or solo (got {p:?})"
+            ))
+            .with("field", "profile")
+        })?,
+    };
+    let id = format!("run_{}", uuid::Uuid::new_v4().simple());
+    // A run names no session unless asked: then it is a session of its own.
+    let session_id = match opt_str(&m, "session_id")? {
+        Some(s) => safe_component("session_id", s)?.to_string(),
+        None => id.clone(),
+    };
+    let user_id = match opt_str(&m, "user_id")? {
+        Some(u) => Some(safe_component("user_id", u)?.to_string()),
+        None => None,
+    };
+    let run = NewRun {
+        id: id.clone(),
+        agent_id: agent_id.to_string(),
+        session_id,
+        user_id,
+        message: message.to_string(),
+        thinking_mode: mode_str(thinking).into(),
+        profile: profile.as_str().into(),
+        source: "http".into(),
+        created_at: crate::clock::rfc3339(crate::clock::now()?),
+    };
+    enqueue(&shared, run).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        axum::Json(json!({"id": id, "status": "queued"})),
+    )
+        .into_response())
+}
+
+/// Puts a validated run in the queue (durable on return) and wakes a worker. The message is
+/// redacted first, and ids holding a secret value are refused: the queue is a durable write
+/// like any other.
+pub(super) async fn enqueue(shared: &Arc<Shared>, run: NewRun) -> ApiResult<()> {
+    let cap = shared.opts.queue_cap;
+    let home = shared.home.clone();
+    let mut run = run;
+    with_queue(shared, move |q| {
+        // The queue is a durable write like any other: known secrets never reach it.
+        let redactor = crate::redact::Redactor::load(&home)?;
+        run.message = redactor.redact_str(&run.message).into_owned();
+        // Ids name files and are kept as given, so one holding a secret is refused.
+        let ids = [
+            ("agent_id", Some(&run.agent_id)),
+            ("session_id", Some(&run.session_id)),
+            ("user_id", run.user_id.as_ref()),
+        ];
+        for (field, v) in ids {
+            if let Some(v) = v
+                && redactor.redact_str(v) != v.as_str()
+            {
+                return Err(Error::invalid(format!(
+                    "{field} holds a secret value; it was not stored"
+                ))
+                .with("field", field));
+            }
+        }
+        q.enqueue(&run, cap)
+    })
+    .await?;
+    shared.kick();
+    Ok(())
+}
+
+pub(super) fn mode_str(m: ThinkingMode) -> &'static str {
+    match m {
+        ThinkingMode::Never => "never",
+        ThinkingMode::OnError => "on_error",
+        ThinkingMode::Always => "always",
+    }
+}
+
+const STATUSES: [&str; 5] = ["queued", "running", "completed", "failed", "cancelled"];
+
+async fn list_runs(
+    State(shared): State<Arc<Shared>>,
+    axum::extract::RawQuery(q): axum::extract::RawQuery,
+) -> ApiResult<axum::Json<Value>> {
+    let (mut status, mut limit, mut offset) = (None, 50u64, 0u64);
+    for (k, v) in url::form_urlencoded::parse(q.unwrap_or_default().as_bytes()) {
+        let num = |what: &str| {
+            v.parse::<u64>().map_err(|_| {
+                Error::invalid(format!("{what} must be a non-negative integer (got {v:?})"))
+                    .with("field", what)
+            })
+        };
+        match k.as_ref() {
+            "status" => {
+                if !STATUSES.contains(&v.as_ref()) {
+                    return Err(Error::invalid(format!(
+                        "status must be one of {} (got {v:?})",
+                        STATUSES.join("|")
+                    ))
+                    .with("field", "status")
+                    .into());
+                }
+                status = Some(v.to_string());
+            }
+            "limit" => limit = num("limit")?,
+            "offset" => offset = num("offset")?,
+            other => {
+                return Err(Error::invalid(format!("unknown query parameter {other:?}")).into());
+            }
+        }
+    }
+    if limit == 0 || limit > 500 {
+        return Err(Error::invalid("limit must be between 1 and 500")
+            .with("field", "limit")
+            .into());
+    }
+    let (rows, total) =
+        with_queue(&shared, move |q| q.list(status.as_deref(), limit, offset)).await?;
+    let runs: Vec<Value> = rows.iter().map(|r| summary(&shared, r)).collect();
+    Ok(axum::Json(
+        json!({"runs": runs, "total": total, "limit": limit, "offset": offset}),
+    ))
+}
+
+/// A run without its trace (listings).
+pub(super) fn summary(shared: &Shared, r: &RunRow) -> Value {
+    let mut v = json!({
+        "id": r.id,
+        "agent_id": r.agent_id,
+        "session_id": r.session_id,
+        "source": r.source,
+        "status": r.status,
+        "output": r.output.clone().unwrap_or_default(),
+        "artifact_path": crate::runs::dir(&shared.home, &r.id)
+            .map(|p| p.display().to_string()).unwrap_or_default(),
+        "duration_ms": r.duration_ms.unwrap_or(0),
+        "tool_calls": r.tool_calls,
+        "provider": r.provider.clone().unwrap_or_default(),
+        "model": r.model.clone().unwrap_or_default(),
+        "thinking_mode": r.thinking_mode,
+        "profile": r.profile,
+        "created_at": r.created_at,
+        "started_at": r.started_at,
+        "finished_at": r.finished_at,
+    });
+    if let Some(e) = &r.error {
+        v["error"] = json!({"code": e["code"], "message": e["message"]});
+        if let Some(reason) = e.pointer("/details/reason") {
+            v["reason"] = reason.clone();
+        }
+    }
+    v
+}
+
+fn checked_id(id: &str) -> ApiResult<&str> {
+    safe_component("run_id", id).map_err(ApiError::from)
+}
+
+async fn fetch_row(shared: &Arc<Shared>, id: &str) -> ApiResult<RunRow> {
+    let id2 = id.to_string();
+    with_queue(shared, move |q| q.get(&id2))
+        .await?
+        .ok_or_else(|| {
+            Error::not_found(format!("no run {id:?}"))
+                .with("run_id", id)
+                .into()
+        })
+}
+
+async fn get_run(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<Value>> {
+    let id = checked_id(&id)?;
+    let row = fetch_row(&shared, id).await?;
+    let mut v = summary(&shared, &row);
+    if matches!(row.status.as_str(), "completed" | "failed" | "cancelled") {
+        let path = crate::runs::dir(&shared.home, id)?.join("tool_results.json");
+        let results: Option<Value> =
+            tokio::task::spawn_blocking(move || crate::store::read_json::<Value>(&path))
+                .await
+                .map_err(|e| Error::internal(e.to_string()))??;
+        v["trace"] = json!({"tool_execution_results": results.unwrap_or(json!([]))});
+    }
+    Ok(axum::Json(v))
+}
+
+/// `GET /api/admin/secrets`: names and times only.
+async fn list_secrets(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+    let home = shared.home.clone();
+    let list =
+        tokio::task::spawn_blocking(
+            move || match crate::secrets::Secrets::open_existing(&home)? {
+                Some(s) => s.list(),
+                None => Ok(Vec::new()),
+            },
+        )
+        .await
+        .map_err(|e| Error::internal(e.to_string()))??;
+    Ok(axum::Json(json!({"secrets": list})))
+}
+
+/// `POST /api/admin/secrets {name, value}`: one-way; the answer never holds the value.
+async fn set_secret(
+    State(shared): State<Arc<Shared>>,
+    body: Result<Bytes, BytesRejection>,
+) -> ApiResult<Response> {
+    let m = body_json(body)?;
+    let name = opt_str(&m, "name")?
+        .ok_or_else(|| Error::invalid("name is required").with("field", "name"))?
+        .to_string();
+    let value = opt_str(&m, "value")?
+        .ok_or_else(|| Error::invalid("value is required").with("field", "value"))?
+        .to_string();
+    let home = shared.home.clone();
+    let info = tokio::task::spawn_blocking(move || {
+        let now = crate::clock::rfc3339(crate::clock::now()?);
+        crate::secrets::Secrets::open(&home)?.set(&name, &value, &now)
+    })
+    .await
+    .map_err(|e| Error::internal(e.to_string()))??;
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"name": info.name, "created_at": info.created_at,
+                          "updated_at": info.updated_at, "stored": true})),
+    )
+        .into_response())
+}
+
+/// Where an SSE stream is in the run's audit log.
+struct Tail {
+    shared: Arc<Shared>,
+    id: String,
+    agent_id: String,
+    file: Option<std::path::PathBuf>,
+    offset: u64,
+    carry: Vec<u8>,
+    done: bool,
+}
+
+impl Tail {
+    /// New complete lines of the audit file that belong to this run.
+    fn read_new(&mut self) -> Vec<Value> {
+        use std::io::{Read, Seek, SeekFrom};
+        let Some(path) = &self.file else {
+            return Vec::new();
+        };
+        let Ok(mut f) = std::fs::File::open(path) else {
+            return Vec::new();
+        };
+        let mut buf = Vec::new();
+        if f.seek(SeekFrom::Start(self.offset)).is_err() || f.read_to_end(&mut buf).is_err() {
+            return Vec::new();
+        }
+        self.offset += buf.len() as u64;
+        self.carry.extend_from_slice(&buf);
+        let Some(last_nl) = self.carry.iter().rposition(|b| *b == b'\n') else {
+            return Vec::new();
+        };
+        let rest = self.carry.split_off(last_nl + 1);
+        let whole = std::mem::replace(&mut self.carry, rest);
+        crate::store::parse_jsonl(&whole)
+            .records
+            .into_iter()
+            .map(|(_, v)| v)
+            .filter(|v| v.get("run_id").and_then(Value::as_str) == Some(self.id.as_str()))
+            .collect()
+    }
+
+    /// One poll: the row's state, then the new events; ends after the terminal state's events.
+    fn poll(&mut self) -> Vec<Event> {
+        let row = {
+            let q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+            q.get(&self.id).ok().flatten()
+        };
+        let Some(row) = row else {
+            self.done = true;
+            return Vec::new();
+        };
+        if self.file.is_none()
+            && let Some(started) = &row.started_at
+            && let Ok(t) = crate::clock::parse_rfc3339(started)
+            && let Ok(dir) = self.shared.home.audit_dir(&self.agent_id)
+        {
+            self.file = Some(dir.join(format!("{}.jsonl", t.format("%Y-%m-%d"))));
+        }
+        let terminal = !matches!(row.status.as_str(), "queued" | "running");
+        let events = self.read_new();
+        if terminal || self.shared.draining.load(Ordering::SeqCst) {
+            self.done = true;
+        }
+        events
+            .into_iter()
+            .map(|ev| {
+                let mut e = Event::default()
+                    .event(ev["event_type"].as_str().unwrap_or("event"))
+                    .data(ev.to_string());
+                if let Some(seq) = ev["seq"].as_u64() {
+                    e = e.id(seq.to_string());
+                }
+                e
+            })
+            .collect()
+    }
+}
+
+async fn run_events(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let id = checked_id(&id)?.to_string();
+    let row = fetch_row(&shared, &id).await?;
+    let tail = Tail {
+        shared: shared.clone(),
+        id,
+        agent_id: row.agent_id,
+        file: None,
+        offset: 0,
+        carry: Vec::new(),
+        done: false,
+    };
+    let stream = futures_util::stream::unfold((tail, true), |(mut tail, first)| async move {
+        if tail.done {
+            return None;
+        }
+        if !first {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let (tail, events) = tokio::task::spawn_blocking(move || {
+            let ev = tail.poll();
+            (tail, ev)
+        })
+        .await
+        .ok()?;
+        Some((events, (tail, false)))
+    })
+    .flat_map(|evs| futures_util::stream::iter(evs.into_iter().map(Ok::<_, Infallible>)));
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response())
+}
+
+/// Accepts connections until SIGTERM/SIGINT, then lets open connections finish.
+pub(super) async fn serve(listener: tokio::net::TcpListener, app: Router, shared: Arc<Shared>) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let slots = Arc::new(tokio::sync::Semaphore::new(super::MAX_CONNECTIONS));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let sigterm = async move {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending::<()>().await,
+        }
+    };
+    tokio::pin!(sigterm);
+    loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => match p { Ok(p) => p, Err(_) => break },
+            _ = &mut sigterm => break,
+            _ = tokio::signal::ctrl_c() => break,
+        };
+        let (stream, _) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(s) => s,
+                // Out of descriptors or a connection reset before accept: back off, go on.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+            _ = &mut sigterm => break,
+            _ = tokio::signal::ctrl_c() => break,
+        };
+        let svc = hyper_util::service::TowerToHyperService::new(app.clone());
+        let mut stop = stop_rx.clone();
+        tasks.spawn(async move {
+            let _permit = permit;
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(10))
+                .max_buf_size(16 * 1024)
+                .serve_connection(TokioIo::new(stream), svc);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = async { let _ = stop.wait_for(|s| *s).await; } => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(Duration::from_secs(30), conn.as_mut()).await;
+                }
+            }
+        });
+        while tasks.try_join_next().is_some() {}
+    }
+    drop(listener);
+    shared.draining.store(true, Ordering::SeqCst);
+    shared.kick();
+    let _ = stop_tx.send(true);
+    let _ = tokio::time::timeout(Duration::from_secs(35), async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
+}

@@ -1,0 +1,1243 @@
+//! `bob serve` through the real binary over loopback: auth, hostile requests, the run queue
+//! (validation, queue.full, one run per session, kill -9 durability, SIGTERM drain), SSE
+//! events, and the run bundles that `bob runs` reads (from the server and from `bob turn`).
+
+use crate::TestEnv;
+use crate::support::http::Reply;
+use crate::support::openai::{self, OpenAi};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running `bob serve` on 127.0.0.1:<free port>; killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    ready: Value,
+}
+
+impl Server {
+    fn start(env: &TestEnv, extra: &[&str]) -> Server {
+        Self::start_env(env, extra, &[])
+    }
+
+    fn start_env(env: &TestEnv, extra: &[&str], vars: &[(&str, &str)]) -> Server {
+        let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let mut cmd = env.std_command(&args);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn bob serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("read the ready line");
+        let ready: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+            let mut err = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut err).ok();
+            panic!("bob serve did not start ({e}): {line:?} {err}")
+        });
+        let addr = ready["listening"].as_str().unwrap().parse().unwrap();
+        Server { child, addr, ready }
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Resp {
+    status: u16,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Resp {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {} {}",
+                self.head,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+        })
+    }
+    /// Checks a seed 003 error body: status, code; returns the error object.
+    fn error(&self, status: u16, code: &str) -> Value {
+        assert_eq!(
+            self.status,
+            status,
+            "{} {}",
+            self.head,
+            String::from_utf8_lossy(&self.body)
+        );
+        let v = self.json();
+        assert_eq!(v["error"]["code"], code, "{v}");
+        assert!(v["error"]["message"].is_string(), "{v}");
+        v["error"].clone()
+    }
+}
+
+/// One raw HTTP/1.1 request (`Connection: close`), read to the end.
+fn raw(addr: SocketAddr, request: &[u8]) -> Resp {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(request).unwrap();
+    let mut buf = Vec::new();
+    let _ = s.read_to_end(&mut buf);
+    let split = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP head in {:?}", String::from_utf8_lossy(&buf)));
+    let head = String::from_utf8_lossy(&buf[..split]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut body = buf[split + 4..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body);
+    }
+    Resp { status, head, body }
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(nl) = b.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let n = usize::from_str_radix(String::from_utf8_lossy(&b[..nl]).trim(), 16).unwrap_or(0);
+        if n == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[nl + 2..nl + 2 + n]);
+        b = &b[nl + 2 + n + 2..];
+    }
+}
+
+fn req(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Resp {
+    let mut r = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some(t) = token {
+        r.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    if let Some(b) = body {
+        r.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            b.len()
+        ));
+    }
+    r.push_str("\r\n");
+    let mut bytes = r.into_bytes();
+    if let Some(b) = body {
+        bytes.extend_from_slice(b);
+    }
+    raw(addr, &bytes)
+}
+
+fn get(addr: SocketAddr, path: &str, token: &str) -> Resp {
+    req(addr, "GET", path, Some(token), None)
+}
+
+fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> Resp {
+    req(
+        addr,
+        "POST",
+        path,
+        Some(token),
+        Some(body.to_string().as_bytes()),
+    )
+}
+
+fn token(env: &TestEnv) -> String {
+    let v = env.json(&["serve", "token", "create", "--name", "test"], "");
+    v["token"].as_str().unwrap().to_string()
+}
+
+/// A replay script answering every role of the `bob` profile with `text`.
+fn replay(env: &TestEnv, text: &str) -> String {
+    let line = json!({"content": text}).to_string();
+    let p = env.write("replay.jsonl", &format!("{line}\n{line}\n{line}\n"));
+    format!("replay:{}", p.display())
+}
+
+/// Polls `GET /v1/runs/{id}` until `pred` holds (20 s at most).
+fn wait_run(addr: SocketAddr, tok: &str, id: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    let t = Instant::now();
+    loop {
+        let v = get(addr, &format!("/v1/runs/{id}"), tok).json();
+        if pred(&v) {
+            return v;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "run never got there: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+fn status_is(s: &'static str) -> impl Fn(&Value) -> bool {
+    move |v| v["status"] == s
+}
+
+fn create(addr: SocketAddr, tok: &str, body: Value) -> String {
+    let r = post(addr, "/v1/runs", tok, &body);
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    let v = r.json();
+    assert_eq!(v["status"], "queued");
+    v["id"].as_str().unwrap().to_string()
+}
+
+fn turns_with(env: &TestEnv, run_id: &str) -> usize {
+    std::fs::read_to_string(env.home().join("turns.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| serde_json::from_str::<Value>(l).unwrap()["run_id"] == run_id)
+        .count()
+}
+
+#[test]
+fn tokens_are_stored_hashed_and_every_bad_credential_is_refused() {
+    let env = TestEnv::new();
+    let created = env.json(&["serve", "token", "create", "--name", "ci"], "");
+    let tok = created["token"].as_str().unwrap().to_string();
+    assert!(tok.starts_with("bob_") && tok.len() == 68, "{tok}");
+    let stored = std::fs::read_to_string(env.home().join("serve/tokens.json")).unwrap();
+    assert!(!stored.contains(&tok), "the token itself is stored");
+    let listed = env.jsonl(&["serve", "token", "list"], "");
+    assert_eq!(listed.len(), 1);
+    assert!(!listed[0].to_string().contains(&tok[4..20]));
+
+    let srv = Server::start(&env, &[]);
+    let a = srv.addr;
+    // /healthz needs nothing.
+    let h = req(a, "GET", "/healthz", None, None);
+    assert_eq!((h.status, h.json()), (200, json!({"ok": true})));
+    // The API needs a valid bearer token.
+    let r = req(a, "GET", "/v1/runs", None, None);
+    r.error(401, "policy.denied");
+    assert_eq!(r.header("www-authenticate").as_deref(), Some("Bearer"));
+    get(a, "/v1/runs", "bob_0000").error(401, "policy.denied");
+    get(a, "/v1/runs", &format!("{tok}x")).error(401, "policy.denied");
+    get(a, "/v1/runs", &"A".repeat(10_000)).error(401, "policy.denied");
+    raw(
+        a,
+        format!("GET /v1/runs HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic {tok}\r\n\r\n")
+            .as_bytes(),
+    )
+    .error(401, "policy.denied");
+    assert_eq!(get(a, "/v1/runs", &tok).status, 200);
+    // A token in the URL is refused, valid or not, with or without a header.
+    for path in [
+        format!("/v1/runs?token={tok}"),
+        format!("/v1/runs?access_token={tok}"),
+        "/healthz?api_key=x".to_string(),
+    ] {
+        get(a, &path, &tok).error(400, "invalid.request");
+    }
+    // Revoked through the CLI while the server runs: refused on the next request.
+    let id = created["id"].as_str().unwrap();
+    let rv = env.json(&["serve", "token", "revoke", id], "");
+    assert!(rv["revoked_at"].is_string());
+    get(a, "/v1/runs", &tok).error(401, "policy.denied");
+    env.fails(
+        &["serve", "token", "revoke", "tok_nope"],
+        "",
+        4,
+        "not_found",
+    );
+    // A second token still works.
+    let t2 = token(&env);
+    assert_eq!(get(a, "/v1/runs", &t2).status, 200);
+}
+
+#[test]
+fn a_run_is_queued_executed_bundled_and_streamed() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, "The answer is 42.");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let id = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": "What is the answer?", "thinking_mode": "always"}),
+    );
+    let run = wait_run(a, &tok, &id, status_is("completed"));
+    assert_eq!(run["id"], id.as_str());
+    assert_eq!(run["source"], "http");
+    assert_eq!(run["output"], "The answer is 42.");
+    assert_eq!(run["provider"], "replay");
+    assert_eq!(run["model"], "replay");
+    assert_eq!(run["thinking_mode"], "always");
+    assert_eq!(run["tool_calls"], 0);
+    assert!(run["duration_ms"].is_u64());
+    assert_eq!(run["trace"]["tool_execution_results"], json!([]));
+    // artifact_path names the bundle; `bob runs` reads it.
+    let bundle = std::path::PathBuf::from(run["artifact_path"].as_str().unwrap());
+    assert_eq!(bundle, env.home().join("runs").join(&id));
+    for f in [
+        "request.json",
+        "record.json",
+        "events.jsonl",
+        "tool_results.json",
+    ] {
+        assert!(bundle.join(f).is_file(), "{f} missing");
+    }
+    let shown = env.json(&["runs", "show", &id], "");
+    assert_eq!(shown["record"]["output"], "The answer is 42.");
+    assert_eq!(shown["request"]["message"], "What is the answer?");
+    assert_eq!(shown["request"]["source"], "http");
+    let listed = env.jsonl(&["runs", "list"], "");
+    assert_eq!(listed[0]["run_id"], id.as_str());
+    // The SSE stream replays the lifecycle in order, with the audit log's seq.
+    let sse = get(a, &format!("/v1/runs/{id}/events"), &tok);
+    assert_eq!(sse.status, 200);
+    let text = String::from_utf8(sse.body).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    let types: Vec<&str> = events
+        .iter()
+        .map(|e| e["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"run.created"), "{types:?}");
+    assert_eq!(types.get(1), Some(&"run.started"));
+    assert!(types.contains(&"model.requested"));
+    assert_eq!(types.last(), Some(&"run.completed"));
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    let bundled: Vec<Value> = std::fs::read_to_string(bundle.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        events, bundled,
+        "the stream and the bundle hold the same audit events"
+    );
+    // Listing, with filters and paging.
+    let id2 = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": "again"}),
+    );
+    wait_run(a, &tok, &id2, status_is("completed"));
+    let all = get(a, "/v1/runs", &tok).json();
+    assert_eq!(
+        (
+            all["total"].clone(),
+            all["limit"].clone(),
+            all["offset"].clone()
+        ),
+        (json!(2), json!(50), json!(0))
+    );
+    assert_eq!(all["runs"][0]["id"], id2.as_str(), "newest first");
+    let page = get(a, "/v1/runs?limit=1&offset=1&status=completed", &tok).json();
+    assert_eq!(page["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(page["runs"][0]["id"], id.as_str());
+    assert_eq!(get(a, "/v1/runs?status=queued", &tok).json()["total"], 0);
+    for bad in [
+        "limit=0",
+        "limit=501",
+        "limit=abc",
+        "offset=-1",
+        "status=weird",
+        "nope=1",
+    ] {
+        get(a, &format!("/v1/runs?{bad}"), &tok).error(400, "invalid.request");
+    }
+}
+
+#[test]
+fn hostile_requests_get_the_right_error_and_nothing_is_queued() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, "ok");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let bad_bodies: Vec<(Vec<u8>, &str)> = vec![
+        (b"not json".to_vec(), "not JSON"),
+        (b"[1,2]".to_vec(), "an array"),
+        (b"{\"message\":\"hi\"}".to_vec(), "no agent_id"),
+        (b"{\"agent_id\":\"a\"}".to_vec(), "no message"),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"  \"}".to_vec(),
+            "empty message",
+        ),
+        (
+            b"{\"agent_id\":7,\"message\":\"hi\"}".to_vec(),
+            "agent_id a number",
+        ),
+        (
+            b"{\"agent_id\":\"../etc\",\"message\":\"hi\"}".to_vec(),
+            "agent_id a path",
+        ),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"hi\",\"session_id\":\"../../x\"}".to_vec(),
+            "session a path",
+        ),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"hi\",\"thinking_mode\":\"sometimes\"}".to_vec(),
+            "mode",
+        ),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"hi\",\"profile\":\"evil\"}".to_vec(),
+            "profile",
+        ),
+        (
+            format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+            "deeply nested",
+        ),
+        (
+            format!(
+                "{{\"agent_id\":\"a\",\"message\":{}}}",
+                "{\"a\":".repeat(5000)
+            )
+            .into_bytes(),
+            "nested object",
+        ),
+    ];
+    for (body, what) in &bad_bodies {
+        let r = req(a, "POST", "/v1/runs", Some(&tok), Some(body));
+        assert_eq!(
+            r.status,
+            400,
+            "{what}: {}",
+            String::from_utf8_lossy(&r.body)
+        );
+        assert_eq!(r.json()["error"]["code"], "invalid.request", "{what}");
+    }
+    // A body over the cap: 413, seed 003 error body.
+    let huge = format!(
+        "{{\"agent_id\":\"a\",\"message\":\"{}\"}}",
+        "x".repeat(2 * 1024 * 1024)
+    );
+    req(a, "POST", "/v1/runs", Some(&tok), Some(huge.as_bytes())).error(413, "invalid.request");
+    // Path tricks in {id}, unknown ids, unknown endpoints, wrong methods.
+    for p in [
+        "/v1/runs/..%2F..%2Fetc%2Fpasswd",
+        "/v1/runs/%2e%2e",
+        "/v1/runs/a%00b/events",
+    ] {
+        get(a, p, &tok).error(400, "invalid.request");
+    }
+    get(a, "/v1/runs/run_nope", &tok).error(404, "not_found");
+    get(a, "/v1/runs/run_nope/events", &tok).error(404, "not_found");
+    get(a, "/v1/nothing", &tok).error(404, "not_found");
+    req(a, "DELETE", "/v1/runs", Some(&tok), None).error(405, "invalid.request");
+    // Oversized request head: refused by the HTTP layer, server stays up.
+    let big = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\nConnection: close\r\n\r\n",
+        "y".repeat(64 * 1024)
+    );
+    let mut s = TcpStream::connect(a).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let _ = s.write_all(big.as_bytes());
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let head = String::from_utf8_lossy(&out);
+    assert!(!head.starts_with("HTTP/1.1 200"), "{head}");
+    // Nothing was queued by any of it, and the server still answers.
+    assert_eq!(get(a, "/v1/runs", &tok).json()["total"], 0);
+    assert_eq!(req(a, "GET", "/healthz", None, None).status, 200);
+}
+
+#[test]
+fn a_full_queue_answers_queue_full_with_retry_after_and_sessions_run_one_at_a_time() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let llm = OpenAi::start(|_, _| Reply::hang());
+    let url = llm.base_url();
+    let vars = [
+        ("BOB_CHAT_BASE_URL", url.as_str()),
+        ("BOB_CHAT_API_KEY", "k"),
+        ("BOB_CHAT_MODEL", "m"),
+    ];
+    let srv = Server::start_env(&env, &["--workers", "2", "--queue", "2"], &vars);
+    let a = srv.addr;
+    let r1 = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "one", "session_id": "s1"}),
+    );
+    wait_run(a, &tok, &r1, status_is("running"));
+    // Same session: stays queued although a worker is free.
+    let r2 = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "two", "session_id": "s1"}),
+    );
+    // Another session: runs in parallel on the second worker.
+    let r3 = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "three", "session_id": "s2"}),
+    );
+    wait_run(a, &tok, &r3, status_is("running"));
+    assert_eq!(
+        get(a, &format!("/v1/runs/{r2}"), &tok).json()["status"],
+        "queued"
+    );
+    // Both workers are busy: with r2, one more fills the queue (cap 2); the next is refused.
+    let r4 = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "four", "session_id": "s3"}),
+    );
+    let full = post(
+        a,
+        "/v1/runs",
+        &tok,
+        &json!({"agent_id": "a", "message": "six"}),
+    );
+    let e = full.error(503, "queue.full");
+    assert!(e["retry_after_seconds"].as_u64().unwrap() >= 1);
+    assert!(full.header("retry-after").unwrap().parse::<u64>().unwrap() >= 1);
+    let queued = get(a, "/v1/runs?status=queued", &tok).json();
+    assert_eq!(queued["total"], 2, "{queued}");
+    let ids: Vec<&str> = queued["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&r2.as_str()) && ids.contains(&r4.as_str()));
+}
+
+#[test]
+fn after_kill_9_every_accepted_run_is_completed_or_failed_interrupted_never_lost_or_run_twice() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let llm = OpenAi::start(|_, _| Reply::hang());
+    let url = llm.base_url();
+    let vars = [
+        ("BOB_CHAT_BASE_URL", url.as_str()),
+        ("BOB_CHAT_API_KEY", "k"),
+        ("BOB_CHAT_MODEL", "m"),
+    ];
+    let mut srv = Server::start_env(&env, &["--workers", "1"], &vars);
+    let a = srv.addr;
+    let running = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "slow", "session_id": "s1"}),
+    );
+    wait_run(a, &tok, &running, status_is("running"));
+    let queued: Vec<String> = (0..3)
+        .map(|i| {
+            create(
+                a,
+                &tok,
+                json!({"agent_id": "a", "message": format!("m{i}"), "session_id": format!("q{i}")}),
+            )
+        })
+        .collect();
+    // kill -9: no chance to clean up.
+    unsafe { libc::kill(srv.pid(), libc::SIGKILL) };
+    srv.child.wait().unwrap();
+    assert_eq!(turns_with(&env, &running), 0);
+
+    let backend = replay(&env, "done");
+    let srv2 = Server::start(&env, &["--backend", &backend, "--workers", "2"]);
+    assert_eq!(srv2.ready["recovered"], 1);
+    let a = srv2.addr;
+    let r = get(a, &format!("/v1/runs/{running}"), &tok).json();
+    assert_eq!(r["status"], "failed", "{r}");
+    assert_eq!(r["reason"], "interrupted", "{r}");
+    for id in &queued {
+        let v = wait_run(a, &tok, id, status_is("completed"));
+        assert_eq!(v["output"], "done");
+    }
+    // Every accepted run is accounted for exactly once; the interrupted one never ran again.
+    let all = get(a, "/v1/runs", &tok).json();
+    assert_eq!(all["total"], 4);
+    assert_eq!(turns_with(&env, &running), 0);
+    for id in &queued {
+        assert_eq!(turns_with(&env, id), 1, "{id} ran more or less than once");
+    }
+    // A third start finds nothing to recover.
+    drop(srv2);
+    let srv3 = Server::start(&env, &["--backend", &backend]);
+    assert_eq!(srv3.ready["recovered"], 0);
+}
+
+#[test]
+fn sigterm_drains_running_runs_keeps_queued_ones_and_exits_0() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    // The model answers after a pause long enough for SIGTERM to land mid-run.
+    let llm = OpenAi::start(|_, _| {
+        std::thread::sleep(Duration::from_millis(700));
+        Reply::json(200, &openai::completion("finished"))
+    });
+    let url = llm.base_url();
+    let vars = [
+        ("BOB_CHAT_BASE_URL", url.as_str()),
+        ("BOB_CHAT_API_KEY", "k"),
+        ("BOB_CHAT_MODEL", "m"),
+    ];
+    let mut srv = Server::start_env(&env, &["--workers", "1"], &vars);
+    let a = srv.addr;
+    let first = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "x", "session_id": "s"}),
+    );
+    wait_run(a, &tok, &first, status_is("running"));
+    let second = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "y", "session_id": "s"}),
+    );
+    unsafe { libc::kill(srv.pid(), libc::SIGTERM) };
+    let status = srv.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(turns_with(&env, &first), 1, "the running run finished");
+    assert_eq!(
+        turns_with(&env, &second),
+        0,
+        "the queued run was not started"
+    );
+    let backend = replay(&env, "later");
+    let srv2 = Server::start(&env, &["--backend", &backend]);
+    assert_eq!(srv2.ready["recovered"], 0);
+    let v = get(srv2.addr, &format!("/v1/runs/{first}"), &tok).json();
+    assert_eq!(
+        (v["status"].clone(), v["output"].clone()),
+        (json!("completed"), json!("finished"))
+    );
+    let v = wait_run(srv2.addr, &tok, &second, status_is("completed"));
+    assert_eq!(v["output"], "later");
+}
+
+#[test]
+fn non_loopback_bind_needs_public_and_one_server_per_home() {
+    let env = TestEnv::new();
+    env.fails(&["serve", "--bind", "0.0.0.0:0"], "", 3, "policy.denied");
+    let backend = replay(&env, "x");
+    let _srv = Server::start(&env, &["--backend", &backend]);
+    let out = env
+        .bob(&["serve", "--bind", "127.0.0.1:0"])
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    crate::env::error_of(&out, 5, "conflict");
+    env.fails(
+        &["serve", "--workers", "0", "--bind", "127.0.0.1:0"],
+        "",
+        2,
+        "invalid.request",
+    );
+}
+
+#[test]
+fn bob_turn_writes_a_run_bundle_that_bob_runs_reads() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "from the cli");
+    let rec = env.json(&["turn", "--backend", &backend, "--session", "s1"], "hello");
+    let id = rec["run_id"].as_str().unwrap();
+    let shown = env.json(&["runs", "show", id], "");
+    assert_eq!(shown["record"], rec);
+    assert_eq!(shown["request"]["source"], "cli");
+    assert_eq!(shown["request"]["message"], "hello");
+    let types: Vec<&str> = shown["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"run.created"));
+    assert_eq!(types.last(), Some(&"run.completed"));
+    let listed = env.jsonl(&["runs", "list"], "");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["status"], "completed");
+    env.fails(&["runs", "show", "../../etc"], "", 2, "invalid.request");
+    env.fails(&["runs", "show", "run_missing"], "", 4, "not_found");
+}
+
+#[test]
+fn a_secret_canary_never_appears_in_any_answer_stream_or_bundle() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let cli_canary = "canary-from-the-cli-9f3e";
+    let api_canary = "canary-from-the-api-7a1c";
+    env.json(&["secrets", "set", "cli_canary"], cli_canary);
+    // The model repeats both canaries.
+    let backend = replay(&env, &format!("here: {cli_canary} and {api_canary}"));
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let set = post(
+        a,
+        "/api/admin/secrets",
+        &tok,
+        &json!({"name": "api_canary", "value": api_canary}),
+    );
+    assert_eq!(set.status, 201);
+    let mut seen = String::from_utf8_lossy(&set.body).into_owned();
+    post(
+        a,
+        "/api/admin/secrets",
+        &tok,
+        &json!({"name": "../bad", "value": api_canary}),
+    )
+    .error(400, "invalid.request");
+    post(
+        a,
+        "/api/admin/secrets",
+        &tok,
+        &json!({"name": "x", "value": "short"}),
+    )
+    .error(400, "invalid.request");
+    let listed = get(a, "/api/admin/secrets", &tok).json();
+    let names: Vec<&str> = listed["secrets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["api_canary", "cli_canary"]);
+    seen.push_str(&listed.to_string());
+    // Through every run route, and echoed in an error.
+    let id = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": format!("use {cli_canary} {api_canary}")}),
+    );
+    let run = wait_run(a, &tok, &id, status_is("completed"));
+    assert!(
+        run["output"].as_str().unwrap().contains("[REDACTED]"),
+        "{run}"
+    );
+    seen.push_str(&run.to_string());
+    seen.push_str(&String::from_utf8_lossy(&get(a, "/v1/runs", &tok).body));
+    seen.push_str(&String::from_utf8_lossy(
+        &get(a, &format!("/v1/runs/{id}/events"), &tok).body,
+    ));
+    let refused = post(
+        a,
+        "/v1/runs",
+        &tok,
+        &json!({"agent_id": api_canary, "message": "x"}),
+    );
+    refused.error(400, "invalid.request");
+    seen.push_str(&String::from_utf8_lossy(&refused.body));
+    seen.push_str(&env.json(&["runs", "show", &id], "").to_string());
+    for c in [cli_canary, api_canary] {
+        assert!(!seen.contains(c), "{c} leaked: {seen}");
+        for dir in ["runs", "audit", "serve"] {
+            for f in walk(&env.home().join(dir)) {
+                let bytes = std::fs::read(&f).unwrap();
+                if let Some(i) = bytes.windows(c.len()).position(|w| w == c.as_bytes()) {
+                    let lo = i.saturating_sub(300);
+                    panic!(
+                        "{c} in {}: {}",
+                        f.display(),
+                        String::from_utf8_lossy(&bytes[lo..(i + 100).min(bytes.len())])
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn admin_apis_drive_the_scheduler_and_memory_approvals_as_the_cli_does() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let tok_id = env.jsonl(&["serve", "token", "list"], "")[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let backend = replay(&env, "fine");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let id = create(a, &tok, json!({"agent_id": "a", "message": "hi"}));
+    wait_run(a, &tok, &id, status_is("completed"));
+    let st = get(a, "/api/admin/status", &tok).json();
+    assert_eq!(st["runs"]["by_status"]["completed"], 1, "{st}");
+    assert_eq!(st["runs"]["recent"][0]["id"], id.as_str());
+    assert_eq!(st["backend"]["provider"], "replay");
+    req(a, "GET", "/api/admin/status", None, None).error(401, "policy.denied");
+
+    // Scheduler jobs: the same jobs.json `bob schedule` reads.
+    let job = json!({"id": "daily", "agent_id": "a", "schedule": "@every 1h", "message": "report"});
+    let r = post(a, "/api/admin/scheduler/jobs", &tok, &job);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    post(a, "/api/admin/scheduler/jobs", &tok, &job).error(409, "conflict");
+    post(
+        a,
+        "/api/admin/scheduler/jobs",
+        &tok,
+        &json!({"id": "c", "schedule": "*/5 * * * *"}),
+    )
+    .error(400, "invalid.request");
+    post(
+        a,
+        "/api/admin/scheduler/jobs",
+        &tok,
+        &json!({"schedule": "@every 1h"}),
+    )
+    .error(400, "invalid.request");
+    let cli = env.json(&["schedule", "show", "daily"], "");
+    assert_eq!(cli["message"], "report");
+    let r = post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "pause"}),
+    );
+    assert_eq!(r.json()["paused"], true);
+    assert_eq!(
+        get(a, "/api/admin/scheduler/jobs", &tok).json()["paused"],
+        true
+    );
+    assert_eq!(env.json(&["schedule", "status"], "")["paused"], true);
+    post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "resume"}),
+    );
+    let r = post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "pause", "job_id": "daily"}),
+    );
+    assert_eq!(r.json()["job"]["enabled"], false);
+    post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "explode"}),
+    )
+    .error(400, "invalid.request");
+    post(
+        a,
+        "/api/admin/scheduler/control",
+        &tok,
+        &json!({"action": "pause", "job_id": "nope"}),
+    )
+    .error(404, "not_found");
+    let r = req(
+        a,
+        "DELETE",
+        "/api/admin/scheduler/jobs/daily",
+        Some(&tok),
+        None,
+    );
+    assert_eq!(r.status, 200);
+    req(
+        a,
+        "DELETE",
+        "/api/admin/scheduler/jobs/daily",
+        Some(&tok),
+        None,
+    )
+    .error(404, "not_found");
+    assert_eq!(
+        get(a, "/api/admin/scheduler/jobs", &tok).json()["jobs"],
+        json!([])
+    );
+
+    // Memory candidates: approve, edit, reject, recorded in the ledger as the token's act.
+    let rows = env.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"The user prefers metric units everywhere","type":"preference"},
+            {"text":"The user owns a grey cat named Pixel","type":"fact"},
+            {"text":"The user dislikes cilantro in salsa","type":"preference"}]"#,
+    );
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let pending = get(a, "/api/admin/memory/candidates?status=pending", &tok).json();
+    assert_eq!(pending["candidates"].as_array().unwrap().len(), 3);
+    let path = |id: &str, act: &str| format!("/api/admin/memory/candidates/{id}/{act}");
+    let r = req(a, "POST", &path(&ids[0], "approve"), Some(&tok), None);
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    req(a, "POST", &path(&ids[0], "approve"), Some(&tok), None).error(409, "conflict");
+    let r = post(
+        a,
+        &path(&ids[1], "edit"),
+        &tok,
+        &json!({"fields": {"text": "The user owns a cat named Pixel"}}),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    post(
+        a,
+        &path(&ids[2], "edit"),
+        &tok,
+        &json!({"text": "no fields"}),
+    )
+    .error(400, "invalid.request");
+    let r = post(
+        a,
+        &path(&ids[2], "reject"),
+        &tok,
+        &json!({"reason": "not useful"}),
+    );
+    assert_eq!(r.status, 200);
+    req(a, "POST", &path("cand_nope", "approve"), Some(&tok), None).error(404, "not_found");
+    req(a, "POST", &path(&ids[0], "detonate"), Some(&tok), None).error(404, "not_found");
+    assert_eq!(
+        get(a, "/api/admin/memory/candidates?status=pending", &tok).json()["candidates"],
+        json!([])
+    );
+    let ledger = std::fs::read_to_string(env.home().join("memory_approvals.jsonl")).unwrap();
+    assert_eq!(
+        ledger.matches(&format!("http:{tok_id}")).count(),
+        3,
+        "{ledger}"
+    );
+    let verify = env.bob(&["ledger", "verify"]).output().unwrap();
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+}
+
+#[test]
+fn admin_config_blanks_credentials_validates_and_writes_atomically() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    std::fs::create_dir_all(env.home()).unwrap();
+    let key = "sk-live-config-key-0123456789abcdef";
+    std::fs::write(
+        env.home().join("config.toml"),
+        format!("[chat]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m1\"\napi_key = \"{key}\"\n\n[mtg]\napi_key = \"secret:mtg\"\n"),
+    )
+    .unwrap();
+    let backend = replay(&env, "x");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let r = get(a, "/api/admin/config", &tok);
+    assert!(!String::from_utf8_lossy(&r.body).contains(key));
+    let mut cfg = r.json()["config"].clone();
+    assert_eq!(cfg["chat"]["api_key"], "");
+    assert_eq!(cfg["chat"]["model"], "m1");
+    // Every answer passes the redactor, which masks any field named like a credential.
+    assert_eq!(cfg["mtg"]["api_key"], "[REDACTED]");
+    // Change the model and the thinking default; the blank key keeps the stored one.
+    cfg["chat"]["model"] = json!("m2");
+    cfg["output"] = json!({"thinking_mode": "on_error"});
+    let r = post(a, "/api/admin/config", &tok, &json!({"config": cfg}));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert!(!String::from_utf8_lossy(&r.body).contains(key));
+    let text = std::fs::read_to_string(env.home().join("config.toml")).unwrap();
+    assert!(
+        text.contains("m2") && text.contains(key) && text.contains("on_error"),
+        "{text}"
+    );
+    assert!(
+        text.contains("secret:mtg"),
+        "a masked reference is kept: {text}"
+    );
+    // Invalid configs are refused and the file is untouched.
+    for bad in [
+        json!({"config": {"chat": {"modle": "typo"}}}),
+        json!({"config": {"output": {"thinking_mode": "sometimes"}}}),
+        json!({"config": {"chat": {"model": 5}}}),
+        json!({"config": "not an object"}),
+        json!({"chat": {}}),
+    ] {
+        post(a, "/api/admin/config", &tok, &bad).error(400, "invalid.request");
+    }
+    assert_eq!(
+        std::fs::read_to_string(env.home().join("config.toml")).unwrap(),
+        text
+    );
+    assert!(
+        std::fs::read_dir(env.home().join("serve"))
+            .unwrap()
+            .flatten()
+            .all(|e| !e.file_name().to_string_lossy().starts_with("tmp-")),
+        "scratch dirs are removed"
+    );
+}
+
+#[test]
+fn the_dashboard_is_served_from_the_binary_with_a_strict_policy() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "x");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let page = req(a, "GET", "/", None, None);
+    assert_eq!(page.status, 200);
+    assert!(
+        page.header("content-type")
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let csp = page.header("content-security-policy").unwrap();
+    assert!(
+        csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"),
+        "{csp}"
+    );
+    assert_eq!(
+        page.header("x-content-type-options").as_deref(),
+        Some("nosniff")
+    );
+    let html = String::from_utf8(page.body).unwrap();
+    assert!(
+        html.contains("src=\"/dashboard.js\"") && !html.contains("<script>"),
+        "no inline script"
+    );
+    let js = req(a, "GET", "/dashboard.js", None, None);
+    assert_eq!(js.status, 200);
+    assert!(
+        js.header("content-type")
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+    let js = String::from_utf8(js.body).unwrap();
+    // It calls the authenticated API with a header, never puts the token in a URL, and
+    // renders with textContent only.
+    assert!(js.contains("Authorization: \"Bearer \" + token"));
+    assert!(!js.contains("innerHTML") && !js.contains("?token"));
+    for path in [
+        "/v1/runs",
+        "/api/admin/memory/candidates",
+        "/api/admin/scheduler/control",
+        "/api/admin/secrets",
+    ] {
+        assert!(js.contains(path), "{path}");
+    }
+    assert_eq!(req(a, "GET", "/dashboard.css", None, None).status, 200);
+}
+
+#[test]
+fn slow_clients_are_cut_off_and_a_thousand_connections_are_all_answered() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, "x");
+    let srv = Server::start(&env, &["--backend", &backend, "--request-timeout", "1"]);
+    let a = srv.addr;
+    // A body that never finishes: the request timeout answers 408 with a seed 003 body.
+    let mut slow = TcpStream::connect(a).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    slow.write_all(
+        format!("POST /v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"agent").as_bytes(),
+    )
+    .unwrap();
+    // A head that never finishes (slowloris): the connection is closed, nothing answered.
+    let mut loris = TcpStream::connect(a).unwrap();
+    loris
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    loris
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a")
+        .unwrap();
+    // Meanwhile, 1,000 concurrent connections each get their answer.
+    let conns: Vec<TcpStream> = (0..1000).map(|_| TcpStream::connect(a).unwrap()).collect();
+    let handles: Vec<_> = conns
+        .into_iter()
+        .enumerate()
+        .collect::<Vec<_>>()
+        .chunks(50)
+        .map(|chunk| {
+            let chunk: Vec<(usize, TcpStream)> =
+                chunk.iter().map(|(i, s)| (*i, s.try_clone().unwrap())).collect();
+            let tok = tok.clone();
+            std::thread::spawn(move || {
+                let mut ok = 0;
+                for (i, mut s) in chunk {
+                    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+                    let path = if i % 2 == 0 { "/healthz" } else { "/v1/runs?limit=1" };
+                    s.write_all(
+                        format!("GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\nConnection: close\r\n\r\n")
+                            .as_bytes(),
+                    )
+                    .unwrap();
+                    let mut out = Vec::new();
+                    let _ = s.read_to_end(&mut out);
+                    if out.starts_with(b"HTTP/1.1 200") {
+                        ok += 1;
+                    }
+                }
+                ok
+            })
+        })
+        .collect();
+    let ok: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    assert_eq!(ok, 1000);
+    let mut out = Vec::new();
+    let _ = slow.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("\"code\":\"timeout\""), "{text}");
+    let mut out = Vec::new();
+    let r = loris.read_to_end(&mut out);
+    assert!(r.is_ok() || out.is_empty(), "{r:?}");
+    assert!(
+        !String::from_utf8_lossy(&out).contains("200 OK"),
+        "a partial head is never served"
+    );
+    // Nothing queued, server up.
+    assert_eq!(get(a, "/v1/runs", &tok).json()["total"], 0);
+}
+
+#[test]
+fn chat_messages_run_in_persisted_sessions_with_new_resume_and_a_sender_rate() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, "chat answer");
+    let srv = Server::start(&env, &["--backend", &backend, "--chat-rate", "4"]);
+    let a = srv.addr;
+    let msg = |user: &str, text: &str| {
+        post(
+            a,
+            "/v1/chat/messages",
+            &tok,
+            &json!({"user_id": user, "room_id": "dev-room",
+            "agent_id": "agent_default", "message": text, "thinking_mode": "on_error"}),
+        )
+    };
+    let r1 = msg("u1", "hello");
+    assert_eq!(r1.status, 202, "{}", String::from_utf8_lossy(&r1.body));
+    let v1 = r1.json();
+    assert_eq!(v1["status"], "queued");
+    let s1 = v1["session_id"].as_str().unwrap().to_string();
+    let done = wait_run(a, &tok, v1["id"].as_str().unwrap(), status_is("completed"));
+    assert_eq!(done["source"], "chat");
+    assert_eq!(done["session_id"], s1.as_str());
+    // The same sender and room stay in the session.
+    let v2 = msg("u1", "again").json();
+    assert_eq!(v2["session_id"], s1.as_str());
+    wait_run(a, &tok, v2["id"].as_str().unwrap(), status_is("completed"));
+    // /new answers at once with a fresh session; /resume goes back.
+    let n = msg("u1", "/new");
+    assert_eq!(n.status, 200);
+    let s2 = n.json()["session_id"].as_str().unwrap().to_string();
+    assert_ne!(s2, s1);
+    assert!(n.json()["response"].is_string());
+    let back = msg("u1", "/resume");
+    assert_eq!(back.status, 200);
+    assert_eq!(back.json()["session_id"], s1.as_str());
+    // That was u1's fourth message this minute (--chat-rate 4): the fifth is refused.
+    let limited = msg("u1", "too many");
+    let e = limited.error(429, "chat.rate_limited");
+    assert!(e["retry_after_seconds"].as_u64().unwrap() >= 1);
+    assert!(limited.header("retry-after").is_some());
+    // Another sender is not limited, and gets its own session.
+    let other = msg("u2", "hi").json();
+    assert_ne!(other["session_id"], s1.as_str());
+    // Validation.
+    for bad in [
+        json!({"room_id": "r", "agent_id": "a", "message": "x"}),
+        json!({"user_id": "u3", "room_id": "../r", "agent_id": "a", "message": "x"}),
+        json!({"user_id": "u3", "room_id": "r", "agent_id": "a", "message": ""}),
+        json!({"user_id": "u3", "room_id": "r", "agent_id": "a", "message": "x", "thinking_mode": "maybe"}),
+    ] {
+        post(a, "/v1/chat/messages", &tok, &bad).error(400, "invalid.request");
+    }
+    // Admin: sessions filtered and paged, messages in order with their run ids.
+    let ss = get(
+        a,
+        "/api/admin/chat/sessions?user_id=u1&room_id=dev-room",
+        &tok,
+    )
+    .json();
+    assert_eq!(ss["total"], 2, "{ss}");
+    let page = get(
+        a,
+        "/api/admin/chat/sessions?user_id=u1&limit=1&offset=1",
+        &tok,
+    )
+    .json();
+    assert_eq!(page["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        page["sessions"][0]["id"],
+        s1.as_str(),
+        "oldest on the second page"
+    );
+    let m = get(a, &format!("/api/admin/chat/sessions/{s1}/messages"), &tok).json();
+    let roles: Vec<&str> = m["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant"], "{m}");
+    assert_eq!(m["messages"][0]["content"], "hello");
+    assert_eq!(m["messages"][1]["content"], "chat answer");
+    assert_eq!(m["messages"][0]["run_id"], v1["id"]);
+    get(a, "/api/admin/chat/sessions/chat_nope/messages", &tok).error(404, "not_found");
+    get(a, "/api/admin/chat/sessions/..%2Fx/messages", &tok).error(400, "invalid.request");
+    get(a, "/api/admin/chat/sessions?limit=0", &tok).error(400, "invalid.request");
+}
+
+#[test]
+fn a_scheduler_tick_leaves_a_run_bundle_for_each_job_run() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "scheduled answer");
+    env.json(
+        &["schedule", "add"],
+        &json!({"id": "nightly", "agentID": "agent_default", "schedule": "@every 1m", "message": "status?"}).to_string(),
+    );
+    let out = env
+        .bob(&["schedule", "tick", "--timeout", "20s"])
+        .env("BOB_NOW", "2026-02-15T00:01:00Z")
+        .env("BOB_BACKEND", &backend)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["ran"][0]["status"], "ok", "{report}");
+    let listed = env.jsonl(&["runs", "list"], "");
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["session_id"], "job-nightly");
+    let shown = env.json(&["runs", "show", listed[0]["run_id"].as_str().unwrap()], "");
+    assert_eq!(shown["record"]["output"], "scheduled answer");
+    assert_eq!(shown["request"]["message"], "status?");
+}
