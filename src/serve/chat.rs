@@ -16,10 +16,11 @@
 
 use super::Shared;
 use super::queue::{ChatFilter, ChatKey, NewRun};
-use super::routes::{ApiResult, MAX_MESSAGE, body_json, enqueue, mode_str, opt_str, with_queue};
+use super::routes::{
+    ApiResult, MAX_MESSAGE, body_json, enqueue, mode_str, opt_str, thinking_mode, with_queue,
+};
 use crate::error::{Code, Error};
 use crate::home::safe_component;
-use crate::turn::ThinkingMode;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -92,15 +93,7 @@ async fn message(
                 .into(),
         );
     }
-    let thinking = match opt_str(&m, "thinking_mode")? {
-        None => shared.default_thinking,
-        Some(t) => ThinkingMode::parse(t).ok_or_else(|| {
-            Error::invalid(format!(
-                "thinking_mode must be one of never|on_error|always (got {t:?})"
-            ))
-            .with("field", "thinking_mode")
-        })?,
-    };
+    let thinking = thinking_mode(&m, shared.default_thinking)?;
     if let Err(wait) = admit(&shared, &key.user_id) {
         return Err(Error::new(
             Code::ChatRateLimited,

@@ -278,6 +278,22 @@ pub(super) fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<St
     }
 }
 
+/// The body's `thinking_mode`, or `default` when it has none.
+pub(super) fn thinking_mode(
+    m: &Map<String, Value>,
+    default: ThinkingMode,
+) -> ApiResult<ThinkingMode> {
+    Ok(match opt_str(m, "thinking_mode")? {
+        None => default,
+        Some(t) => ThinkingMode::parse(t).ok_or_else(|| {
+            Error::invalid(format!(
+                "thinking_mode must be one of never|on_error|always (got {t:?})"
+            ))
+            .with("field", "thinking_mode")
+        })?,
+    })
+}
+
 pub(super) fn opt_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<Option<&'a str>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -316,15 +332,7 @@ async fn create_run(
                 .into(),
         );
     }
-    let thinking = match opt_str(&m, "thinking_mode")? {
-        None => shared.default_thinking,
-        Some(t) => ThinkingMode::parse(t).ok_or_else(|| {
-            Error::invalid(format!(
-                "thinking_mode must be one of never|on_error|always (got {t:?})"
-            ))
-            .with("field", "thinking_mode")
-        })?,
-    };
+    let thinking = thinking_mode(&m, shared.default_thinking)?;
     let profile = match opt_str(&m, "profile")? {
         None => Profile::default(),
         Some(p) => Profile::parse(p).ok_or_else(|| {

@@ -52,6 +52,27 @@ use std::time::{Duration, Instant};
 
 /// Cap on a response body.
 pub const MAX_BODY: usize = 2 * 1024 * 1024;
+
+/// Reads a response body, keeping at most `cap` bytes; `true` when it was cut there.
+pub(crate) async fn read_capped(
+    resp: &mut reqwest::Response,
+    cap: usize,
+) -> Result<(Vec<u8>, bool)> {
+    let mut body = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| Error::new(Code::UpstreamError, format!("reading body: {e}")))?
+    {
+        let room = cap - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
+}
 /// Cap on redirect hops.
 pub const MAX_REDIRECTS: usize = 5;
 
@@ -471,21 +492,7 @@ async fn hops(first: Hop, p: &Policy) -> Result<Value> {
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let mut body = Vec::new();
-        let mut truncated = false;
-        while let Some(chunk) = resp
-            .chunk()
-            .await
-            .map_err(|e| Error::new(Code::UpstreamError, format!("reading body: {e}")))?
-        {
-            let room = MAX_BODY - body.len();
-            if chunk.len() > room {
-                body.extend_from_slice(&chunk[..room]);
-                truncated = true;
-                break;
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let (body, truncated) = read_capped(&mut resp, MAX_BODY).await?;
         return Ok(json!({
             "url": hop.url.to_string(),
             "status": status.as_u16(),

@@ -57,7 +57,7 @@ pub const STEAM_DEFAULT: &str = "https://store.steampowered.com";
 /// Public default of `BOB_SERPAPI_BASE_URL`.
 pub const SERPAPI_DEFAULT: &str = "https://serpapi.com";
 /// Cap on a domain API response body.
-pub const MAX_BODY: usize = 2 * 1024 * 1024;
+pub const MAX_BODY: usize = super::http::MAX_BODY;
 
 /// Where a setting's value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -399,21 +399,7 @@ async fn hops(
         };
         let content_type = h(reqwest::header::CONTENT_TYPE);
         let retry_after = h(reqwest::header::RETRY_AFTER);
-        let mut body = Vec::new();
-        let mut truncated = false;
-        while let Some(chunk) = resp
-            .chunk()
-            .await
-            .map_err(|e| Error::new(Code::UpstreamError, format!("reading body: {e}")))?
-        {
-            let room = MAX_BODY - body.len();
-            if chunk.len() > room {
-                body.extend_from_slice(&chunk[..room]);
-                truncated = true;
-                break;
-            }
-            body.extend_from_slice(&chunk);
-        }
+        let (body, truncated) = super::http::read_capped(&mut resp, MAX_BODY).await?;
         return Ok(Response {
             url: hop.url.to_string(),
             status: status.as_u16(),
