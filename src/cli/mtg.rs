@@ -372,7 +372,10 @@ fn new(a: NewArgs, ctx: &Ctx) -> Result<()> {
             Error::conflict(format!("game {game_id:?} already exists")).with("game_id", game_id)
         );
     }
-    store::append_jsonl(&f.journal(), &journal::start_line(&s, &start, &events))?;
+    let mut line = journal::start_line(&s, &start, &events);
+    // When the game started: `bob memory practice --since` reads it.
+    line["ts"] = json!(crate::clock::rfc3339(crate::clock::now()?));
+    store::append_jsonl(&f.journal(), &line)?;
     f.save(&s)?;
     store::write_json_atomic(&f.summary(), &journal::summary(&s, None))?;
     ctx.out.doc(&game::decision_out(&s, &events, None))
