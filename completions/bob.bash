@@ -220,6 +220,9 @@ _bob() {
             bob__subcmd__help__subcmd__memory,list)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__list"
                 ;;
+            bob__subcmd__help__subcmd__memory,practice)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__practice"
+                ;;
             bob__subcmd__help__subcmd__memory,promote)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__promote"
                 ;;
@@ -451,6 +454,9 @@ _bob() {
             bob__subcmd__memory,list)
                 cmd="bob__subcmd__memory__subcmd__list"
                 ;;
+            bob__subcmd__memory,practice)
+                cmd="bob__subcmd__memory__subcmd__practice"
+                ;;
             bob__subcmd__memory,promote)
                 cmd="bob__subcmd__memory__subcmd__promote"
                 ;;
@@ -489,6 +495,9 @@ _bob() {
                 ;;
             bob__subcmd__memory__subcmd__help,list)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__list"
+                ;;
+            bob__subcmd__memory__subcmd__help,practice)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__practice"
                 ;;
             bob__subcmd__memory__subcmd__help,promote)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__promote"
@@ -1640,7 +1649,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory)
-            opts="propose candidates approve reject query list stm promote gc import export bench"
+            opts="propose candidates approve reject query list stm promote practice gc import export bench"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1738,6 +1747,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__practice)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3024,7 +3047,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory)
-            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote gc import export bench help"
+            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote practice gc import export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3212,7 +3235,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help)
-            opts="propose candidates approve reject query list stm promote gc import export bench help"
+            opts="propose candidates approve reject query list stm promote practice gc import export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3324,6 +3347,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__practice)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3509,6 +3546,40 @@ _bob() {
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__practice)
+            opts="-h -V --since --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

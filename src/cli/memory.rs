@@ -92,6 +92,18 @@ pub enum Args {
         #[arg(long)]
         user: Option<String>,
     },
+    /// Practice/learn consolidation (seed 001): propose pending candidates from what happened
+    /// since the cutoff: tools that failed in two or more calls across the turns in turns.jsonl
+    /// (at most 2), and p1's MTG lessons of every game journaled under mtg/ that started then
+    /// and has ended. Never writes long-term memory: approve or reject what it proposes
+    Practice {
+        /// How far back to look: a duration such as 30m, 24h or 7d
+        #[arg(long, value_name = "DURATION", default_value = "7d")]
+        since: String,
+        /// Memory user or profile name
+        #[arg(long, default_value = "default")]
+        user: String,
+    },
     /// Remove expired long-term records (recorded on the ledger) and expired short-term entries
     Gc {
         #[arg(long)]
@@ -210,6 +222,19 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 )?);
             }
             ctx.out.rows(&rows)
+        }
+        Args::Practice { since, user } => {
+            let window = memory::practice::parse_since(&since)?;
+            let m = Memory::open(&ctx.home)?;
+            let out = memory::practice::practice(
+                &ctx.home,
+                &m,
+                crate::clock::now()?,
+                window,
+                &since,
+                Some(user),
+            )?;
+            ctx.out.doc(&out)
         }
         Args::Candidates { status, user } => {
             let m = Memory::open(&ctx.home)?;

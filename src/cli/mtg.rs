@@ -6,12 +6,12 @@ use super::output::{parse_json, read_input};
 use crate::error::{Error, Result};
 use crate::mtg::action::{ActionRequest, Viewer, surface, visible};
 use crate::mtg::agents::{Agent, AgentKind, selfplay};
+use crate::mtg::apply;
 use crate::mtg::cards::{self, CardData, Pool, kw};
 use crate::mtg::decks::{self, Deck};
 use crate::mtg::journal::{self, GameFiles, Start};
 use crate::mtg::state::{Seat, State};
-use crate::mtg::{Event, apply};
-use crate::mtg::{lessons, model};
+use crate::mtg::{game, model};
 use crate::store;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -196,27 +196,12 @@ pub struct PlayArgs {
     pub backend: super::chat::BackendArgs,
 }
 
-fn mtg_dir(ctx: &Ctx) -> PathBuf {
-    ctx.home.root().join("mtg")
-}
-
 fn imported_path(ctx: &Ctx) -> PathBuf {
-    mtg_dir(ctx).join("cards.json")
+    game::imported_path(&ctx.home)
 }
 
-/// The built-in pool plus the cards imported into this home.
 fn load_pool(ctx: &Ctx) -> Result<Pool> {
-    let mut pool = Pool::builtin();
-    if let Some(list) = store::read_json::<Vec<CardData>>(&imported_path(ctx))? {
-        for d in list {
-            if pool.get(&d.name).is_none()
-                && let Ok(c) = cards::parse(&d)
-            {
-                pool.insert(c);
-            }
-        }
-    }
-    Ok(pool)
+    game::load_pool(&ctx.home)
 }
 
 fn resolve_deck(spec: &str, pool: &Pool) -> Result<Deck> {
@@ -254,71 +239,25 @@ fn two_decks(specs: &[String], pool: &Pool) -> Result<[Deck; 2]> {
 }
 
 fn files(ctx: &Ctx, game: &str) -> Result<GameFiles> {
-    GameFiles::new(&mtg_dir(ctx), game)
-}
-
-/// Takes the game's lock without waiting: somebody else changing the game is a conflict.
-fn lock_game(f: &GameFiles) -> Result<store::Lock> {
-    store::Lock::try_exclusive(&f.lock())?.ok_or_else(|| {
-        Error::conflict("another process is changing this game; retry")
-            .with("path", f.dir.display().to_string())
-    })
+    game::files(&ctx.home, game)
 }
 
 fn existing(ctx: &Ctx, game: &str) -> Result<GameFiles> {
-    let f = files(ctx, game)?;
-    if !f.journal().is_file() {
-        return Err(Error::not_found(format!("no game {game:?}")).with("game_id", game));
-    }
-    Ok(f)
-}
-
-/// Records one accepted decision (and the end of the game) and stores the new state.
-fn commit(f: &GameFiles, lines: Vec<Value>, after: &State) -> Result<()> {
-    let mut lines = lines;
-    if after.outcome.is_some() {
-        let log = store::read_jsonl(&f.journal())?;
-        let mut all: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
-        all.extend(lines.iter().cloned());
-        let tp = journal::turning_point(&all, after);
-        let mut end = journal::summary(after, tp.clone());
-        end["type"] = json!("game_end");
-        lines.push(end);
-        store::write_json_atomic(&f.summary(), &journal::summary(after, tp))?;
-    }
-    let encoded = lines
-        .iter()
-        .map(store::jsonl_line)
-        .collect::<Result<Vec<_>>>()?;
-    store::append_jsonl_batch(&f.journal(), &encoded)?;
-    f.save(after)
-}
-
-fn decision_out(s: &State, events: &[Event], hash: Option<&Value>) -> Value {
-    json!({
-        "game_id": s.game_id,
-        "events": events,
-        "state_hash": hash.cloned().unwrap_or_else(|| json!(s.hash())),
-        "decision": surface(s),
-    })
+    game::existing(&ctx.home, game)
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
         Args::New(a) => new(a, ctx),
         Args::State(a) => {
-            let s = existing(ctx, &a.game)?.load(|| load_pool(ctx))?;
             let viewer = match a.viewer.as_deref() {
-                Some("all") => Viewer::All,
-                Some(p) => Viewer::Seat(Seat::parse(p).expect("clap checked")),
-                None => s.decider().map_or(Viewer::All, Viewer::Seat),
+                Some("all") => Some(Viewer::All),
+                Some(p) => Some(Viewer::Seat(Seat::parse(p).expect("clap checked"))),
+                None => None,
             };
-            ctx.out.doc(&visible(&s, viewer))
+            ctx.out.doc(&game::view(&ctx.home, &a.game, viewer)?)
         }
-        Args::Actions(a) => {
-            let s = existing(ctx, &a.game)?.load(|| load_pool(ctx))?;
-            ctx.out.doc(&surface(&s))
-        }
+        Args::Actions(a) => ctx.out.doc(&game::actions(&ctx.home, &a.game)?),
         Args::Act(a) => act(a, ctx),
         Args::Schema => ctx.out.doc(&schemars::schema_for!(ActionRequest)),
         Args::Journal(a) => {
@@ -395,51 +334,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Args::Lessons(a) => {
             let f = existing(ctx, &a.game)?;
             let seat = Seat::parse(&a.player).expect("clap checked");
-            let rows = propose_lessons(ctx, &f, &a.game, seat, a.user)?;
+            let rows = game::propose_lessons(&ctx.home, &f, &a.game, seat, a.user)?;
             ctx.out
                 .doc(&json!({"game_id": a.game, "player": seat, "candidates": rows}))
         }
-    }
-}
-
-/// Proposes the lessons of one seat as pending candidates; returns the candidate rows.
-fn propose_lessons(
-    ctx: &Ctx,
-    f: &GameFiles,
-    game: &str,
-    seat: Seat,
-    user: Option<String>,
-) -> Result<Vec<Value>> {
-    let log = store::read_jsonl(&f.journal())?;
-    let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
-    let pool = load_pool(ctx)?;
-    let memory = crate::memory::Memory::open(&ctx.home)?;
-    lessons::lessons(&lines, seat, &pool)
-        .into_iter()
-        .map(|c| {
-            let row = memory.propose(
-                c,
-                crate::memory::ProposeCtx {
-                    user: user.clone(),
-                    session_id: Some(format!("mtg:{game}")),
-                    run_id: None,
-                },
-            )?;
-            serde_json::to_value(row).map_err(|e| Error::internal(e.to_string()))
-        })
-        .collect()
-}
-
-/// At game end: p1's lessons, best effort (the game itself is already committed).
-fn lessons_at_end(ctx: &Ctx, f: &GameFiles, s: &State, out: &mut Value) {
-    if s.outcome.is_none() {
-        return;
-    }
-    match propose_lessons(ctx, f, &s.game_id, Seat::P1, None) {
-        Ok(rows) => {
-            out["lessons"] = json!(rows.iter().map(|r| r["id"].clone()).collect::<Vec<_>>());
-        }
-        Err(e) => out["lessons_error"] = json!(e),
     }
 }
 
@@ -468,51 +366,26 @@ fn new(a: NewArgs, ctx: &Ctx) -> Result<()> {
             Error::conflict(format!("game {game_id:?} already exists")).with("game_id", game_id)
         );
     }
-    let _lock = lock_game(&f)?;
+    let _lock = game::lock_game(&f)?;
     if f.journal().exists() {
         return Err(
             Error::conflict(format!("game {game_id:?} already exists")).with("game_id", game_id)
         );
     }
-    store::append_jsonl(&f.journal(), &journal::start_line(&s, &start, &events))?;
+    let mut line = journal::start_line(&s, &start, &events);
+    // When the game started: `bob memory practice --since` reads it.
+    line["ts"] = json!(crate::clock::rfc3339(crate::clock::now()?));
+    store::append_jsonl(&f.journal(), &line)?;
     f.save(&s)?;
     store::write_json_atomic(&f.summary(), &journal::summary(&s, None))?;
-    ctx.out.doc(&decision_out(&s, &events, None))
+    ctx.out.doc(&game::decision_out(&s, &events, None))
 }
 
 fn act(a: ActArgs, ctx: &Ctx) -> Result<()> {
-    let f = existing(ctx, &a.game)?;
+    existing(ctx, &a.game)?;
     let text = read_input(a.input.as_deref())?;
     let req: ActionRequest = parse_json("action", &text)?;
-    let _lock = lock_game(&f)?;
-    let s = f.load(|| load_pool(ctx))?;
-    if req.decision_id != s.decision_id() {
-        return Err(Error::invalid(format!(
-            "stale decision_id {:?}: the current decision is {:?} (see `bob mtg actions`)",
-            req.decision_id,
-            s.decision_id()
-        ))
-        .with("expected", s.decision_id()));
-    }
-    let mv = req
-        .action
-        .resolve(&s)
-        .map_err(|e| Error::invalid(format!("action: {e}")))?;
-    let (after, events) = apply(&s, &mv).map_err(|e| {
-        Error::invalid(format!("illegal action: {e}")).with("decision_id", s.decision_id())
-    })?;
-    let line = journal::decision_line(&s, &req, &after, &events);
-    let mut out = decision_out(&after, &events, Some(&line["state_hash"]));
-    commit(&f, vec![line], &after)?;
-    out["accepted"] = json!(true);
-    // The next decision's options name the decider's cards: only the actor's own are shown.
-    if after.decider().is_some_and(|p| Some(p) != s.decider())
-        && let Some(d) = out["decision"].as_object_mut()
-    {
-        d.remove("options");
-    }
-    lessons_at_end(ctx, &f, &after, &mut out);
-    ctx.out.doc(&out)
+    ctx.out.doc(&game::act(&ctx.home, &a.game, &req)?)
 }
 
 fn import(file: &Path, ctx: &Ctx) -> Result<()> {
@@ -587,7 +460,7 @@ fn ask(a: AskArgs, ctx: &Ctx) -> Result<()> {
         "question": a.question, "answer": answer, "model": reply.model,
     });
     // The question line does not change the game: keep the cache in step with the journal.
-    let _lock = lock_game(&f)?;
+    let _lock = game::lock_game(&f)?;
     let now = f.load(|| load_pool(ctx))?;
     store::append_jsonl(&f.journal(), &line)?;
     f.save(&now)?;
@@ -662,7 +535,7 @@ fn model_decide(
 
 fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
     let f = existing(ctx, &a.game)?;
-    let _lock = lock_game(&f)?;
+    let _lock = game::lock_game(&f)?;
     let mut s = f.load(|| load_pool(ctx))?;
     let mk = |name: &str, salt: u64| match AgentKind::parse(name) {
         Some(k) => Player::Bot(Box::new(Agent::new(k, s.seed ^ salt ^ s.decisions))),
@@ -734,7 +607,7 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
             Ok((after, events)) => {
                 let mut lines = std::mem::take(&mut before_lines);
                 lines.push(journal::decision_line(&s, &req, &after, &events));
-                commit(&f, lines, &after)?;
+                game::commit(&f, lines, &after)?;
                 s = after;
                 taken += 1;
             }
@@ -754,7 +627,7 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
     }
     out["decisions_taken"] = json!(taken);
     if taken > 0 {
-        lessons_at_end(ctx, &f, &s, &mut out);
+        game::lessons_at_end(&ctx.home, &f, &s, &mut out);
     }
     ctx.out.doc(&out)
 }

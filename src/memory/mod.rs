@@ -14,6 +14,7 @@ pub mod candidates;
 pub mod db;
 pub mod io;
 pub mod ltm;
+pub mod practice;
 pub mod stm;
 
 pub use candidates::{Decided, Decision, Extracted, extract_candidates};

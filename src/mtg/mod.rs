@@ -9,6 +9,7 @@ pub mod agents;
 pub mod cards;
 pub mod decks;
 pub mod engine;
+pub mod game;
 pub mod journal;
 pub mod lessons;
 pub mod model;

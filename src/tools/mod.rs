@@ -353,6 +353,12 @@ impl Runner {
             }
             Input::Spreadsheet(i) => domain::spreadsheet::write(self.sandbox()?, &i),
             Input::Search(i) => self.search(spec.name, timeout, &i),
+            // MTG bypasses TURBOTIME (seed 001): the engine's own files, no network.
+            Input::MtgState(i) => {
+                crate::mtg::game::seat_view(&self.home, &i.game, i.viewer.map(|v| v.seat()))
+            }
+            Input::MtgActions(i) => crate::mtg::game::actions(&self.home, &i.game),
+            Input::MtgAct(i) => crate::mtg::game::act(&self.home, &i.game, &i.action),
             Input::BomBuild(i) => {
                 self.sandbox()?;
                 self.domain_settings()?;

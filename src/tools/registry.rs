@@ -20,6 +20,9 @@ pub enum Kind {
     Net,
     /// Computation on its input only (no files, no network).
     Data,
+    /// The MTG engine's games under `<home>/mtg/` (no sandbox root, no network: MTG bypasses
+    /// TURBOTIME, seed 001).
+    Game,
 }
 
 /// One registered tool.
@@ -96,6 +99,53 @@ pub struct HttpGetInput {
     pub url: String,
     #[serde(default = "yes")]
     pub use_cache: bool,
+}
+
+/// A seat a model may view the game as: `p1` or `p2` (never the engine's full view).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MtgSeat {
+    P1,
+    P2,
+}
+
+impl MtgSeat {
+    pub fn seat(self) -> crate::mtg::Seat {
+        match self {
+            MtgSeat::P1 => crate::mtg::Seat::P1,
+            MtgSeat::P2 => crate::mtg::Seat::P2,
+        }
+    }
+}
+
+/// `mtg.state` input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MtgStateInput {
+    /// The game id (`mtg/<game_id>/`).
+    pub game: String,
+    /// The seat to view the game as (default: the player who must decide now); hidden zones
+    /// are counts only.
+    #[serde(default, rename = "as")]
+    pub viewer: Option<MtgSeat>,
+}
+
+/// `mtg.actions` input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MtgGameInput {
+    /// The game id (`mtg/<game_id>/`).
+    pub game: String,
+}
+
+/// `mtg.act` input.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MtgActInput {
+    /// The game id (`mtg/<game_id>/`).
+    pub game: String,
+    /// One action `{decision_id, type, …}` (see `bob mtg schema`).
+    pub action: crate::mtg::ActionRequest,
 }
 
 fn d_max_bytes() -> u64 {
@@ -220,6 +270,27 @@ static TOOLS: &[ToolSpec] = &[
         mutating: false,
         schema: || schemars::schema_for!(crate::tools::domain::search::SearchRequest),
     },
+    ToolSpec {
+        name: "mtg.state",
+        description: "MTG: the visible state of a game ({game, as?: p1|p2}, default the player who must decide): hidden zones as counts, never the other seat's hand or any library order.",
+        kind: Kind::Game,
+        mutating: false,
+        schema: || schemars::schema_for!(MtgStateInput),
+    },
+    ToolSpec {
+        name: "mtg.actions",
+        description: "MTG: the ActionSurface of a game ({game}) → {decision_id, player, kind, options}; every option is a complete legal action or the per-object choices to combine.",
+        kind: Kind::Game,
+        mutating: false,
+        schema: || schemars::schema_for!(MtgGameInput),
+    },
+    ToolSpec {
+        name: "mtg.act",
+        description: "MTG: take one action ({game, action: {decision_id, type, …}}, see `bob mtg schema`); validated against the current ActionSurface (illegal or stale → error, nothing changes); journaled; returns the events and the next decision.",
+        kind: Kind::Game,
+        mutating: true,
+        schema: || schemars::schema_for!(MtgActInput),
+    },
 ];
 
 static ALIASES: &[Alias] = &[
@@ -291,6 +362,9 @@ pub enum Input {
     Spreadsheet(crate::tools::domain::spreadsheet::SpreadsheetInput),
     BomBuild(crate::tools::domain::bom_build::BuildInput),
     Search(crate::tools::domain::search::SearchRequest),
+    MtgState(MtgStateInput),
+    MtgActions(MtgGameInput),
+    MtgAct(MtgActInput),
 }
 
 fn parse<T: DeserializeOwned>(tool: &str, v: Value) -> Result<T> {
@@ -348,6 +422,9 @@ pub fn validate(requested: &str, spec: &ToolSpec, input: &Value) -> Result<Input
         "docs.write_spreadsheet" => Input::Spreadsheet(parse(requested, v)?),
         "bom.build" => Input::BomBuild(parse(requested, v)?),
         "web.search" => Input::Search(parse(requested, v)?),
+        "mtg.state" => Input::MtgState(parse(requested, v)?),
+        "mtg.actions" => Input::MtgActions(parse(requested, v)?),
+        "mtg.act" => Input::MtgAct(parse(requested, v)?),
         other => return Err(Error::internal(format!("no executor for {other}"))),
     })
 }

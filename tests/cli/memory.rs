@@ -1027,3 +1027,151 @@ fn a_small_rank_budget_ranks_the_rare_words_rows_and_keeps_the_best_hit() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("invalid.request"));
     }
 }
+
+/// One solo turn whose model calls `fs.read_text` twice while it is not enabled (two
+/// `policy.denied` failures in the turn record).
+fn failing_turn(env: &TestEnv, session: &str) {
+    let call = |id: &str| json!({"id": id, "tool": "fs.read_text", "args": {"path": "x.txt"}});
+    let lines = [
+        json!({"role": "solo", "content": "", "tool_calls": [call("f1"), call("f2")]}),
+        json!({"role": "solo", "content": "I could not read it."}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let p = env.write(&format!("{session}.jsonl"), &text);
+    let backend = format!("replay:{}", p.display());
+    let rec = env.json(
+        &[
+            "turn",
+            "--backend",
+            &backend,
+            "--profile",
+            "solo",
+            "--session",
+            session,
+        ],
+        "read x.txt",
+    );
+    let tools = rec["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2, "{rec}");
+    assert!(tools.iter().all(|t| t["status"] != "ok"), "{rec}");
+}
+
+/// p1 passes main 2 with a land still playable; p2 then draws from an empty library and loses.
+fn finished_game(env: &TestEnv, id: &str) {
+    let pos = json!({"active": "p1", "turn": 3, "step": "main2",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Forest"], "battlefield": [{"card": "Forest"}]},
+                    "p2": {"library": []}}});
+    let p = env.write(&format!("{id}.json"), &pos.to_string());
+    env.json(
+        &["mtg", "new", "--setup", p.to_str().unwrap(), "--game", id],
+        "",
+    );
+    for _ in 0..30 {
+        let d = env.json(&["mtg", "actions", "--game", id], "");
+        if d["kind"] == "game_over" {
+            return;
+        }
+        let a = json!({"decision_id": d["decision_id"], "type": "pass"});
+        env.json(&["mtg", "act", "--game", id], &a.to_string());
+    }
+    panic!("the game did not end");
+}
+
+fn practice(env: &TestEnv, now: &str, since: &str) -> Value {
+    let out = env
+        .bob(&["memory", "practice", "--since", since])
+        .env("BOB_NOW", now)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn practice_proposes_pending_candidates_from_recent_turns_and_games() {
+    let env = TestEnv::new();
+    failing_turn(&env, "p1");
+    failing_turn(&env, "p2");
+    finished_game(&env, "pg");
+    // BOB_NOW of the harness is when the turns and the game happened.
+    let t0 = std::fs::read_to_string(env.home().join("turns.jsonl")).unwrap();
+    let ts: Value = serde_json::from_str(t0.lines().next().unwrap()).unwrap();
+    let ts = ts["ts"].as_str().unwrap().to_string();
+    let start = chrono::DateTime::parse_from_rfc3339(&ts).unwrap();
+    let later = (start + chrono::Duration::days(10)).to_rfc3339();
+
+    // The game's end already proposed p1's lessons (pending).
+    let at_end = env.jsonl(&["memory", "candidates"], "");
+    assert!(!at_end.is_empty());
+    assert!(
+        at_end.iter().all(|c| c["session_id"] == "mtg:pg"),
+        "{at_end:?}"
+    );
+    // Ten days later, a 7-day window sees nothing and proposes nothing.
+    let none = practice(&env, &later, "7d");
+    assert_eq!(none["turns_read"], 0, "{none}");
+    assert_eq!(none["games_read"], json!([]));
+    assert_eq!(none["candidates"], json!([]));
+    assert_eq!(env.jsonl(&["memory", "candidates"], "").len(), at_end.len());
+
+    // A 30-day window: the recurring tool failure and the game's lesson.
+    let out = practice(&env, &later, "30d");
+    assert_eq!(out["turns_read"], 2, "{out}");
+    assert_eq!(out["games_read"], json!(["pg"]));
+    let cands = out["candidates"].as_array().unwrap();
+    let tool = cands
+        .iter()
+        .find(|c| {
+            c["candidate"]["tags"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("tool:fs.read_text"))
+        })
+        .unwrap_or_else(|| panic!("a tool-failure candidate: {out}"));
+    let text = tool["candidate"]["text"].as_str().unwrap();
+    assert!(
+        text.contains("failed in 4 of 4 calls over 2 turn(s)") && text.contains("policy.denied"),
+        "{text}"
+    );
+    assert!(
+        cands.iter().any(|c| c["candidate"]["type"] == "mtg_lesson"
+            && c["candidate"]["title"] == "Play a land every turn"
+            && c["session_id"] == "mtg:pg"),
+        "{out}"
+    );
+    assert!(cands.iter().all(|c| c["status"] == "pending"));
+    // Pending candidates only: long-term memory and the ledger are untouched.
+    // The game's lessons are the rows game end proposed (the same path, no duplicates).
+    let pending = env.jsonl(&["memory", "candidates", "--status", "pending"], "");
+    assert_eq!(pending.len(), cands.len());
+    for c in &at_end {
+        assert!(cands.iter().any(|p| p["id"] == c["id"]), "{c}");
+    }
+    assert!(env.jsonl(&["memory", "list"], "").is_empty());
+    assert!(ledger_lines(&env).is_empty());
+    // Deterministic: the same window proposes the same rows again, nothing new.
+    let again = practice(&env, &later, "30d");
+    let ids =
+        |v: &Value| -> Vec<String> { v["candidates"].as_array().unwrap().iter().map(id).collect() };
+    assert_eq!(ids(&again), ids(&out));
+    assert_eq!(env.jsonl(&["memory", "candidates"], "").len(), cands.len());
+    // An approved practice candidate reaches long-term memory through the usual path.
+    env.json(&["memory", "approve", &id(tool)], "");
+    assert_eq!(env.jsonl(&["memory", "list"], "").len(), 1);
+    env.fails(
+        &["memory", "practice", "--since", "soon"],
+        "",
+        2,
+        "invalid.request",
+    );
+    env.fails(
+        &["memory", "practice", "--since", "0d"],
+        "",
+        2,
+        "invalid.request",
+    );
+}

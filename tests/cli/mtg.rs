@@ -946,3 +946,232 @@ fn ask_answers_from_the_askers_view_and_journals_it() {
         true
     );
 }
+
+/// p1 (to act, main 1): library c1-c2, hand Forest c3 and Grizzly Bears c4, Forest c5 in play;
+/// p2: library c6-c9, hand Lightning Bolt c10 (hidden from p1).
+fn tool_position(env: &TestEnv, id: &str) {
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest", "Grizzly Bears"], "battlefield": [{"card": "Forest"}]},
+                    "p2": {"library": forests(4), "hand": ["Lightning Bolt"]}}}),
+    );
+}
+
+/// `bob tool run ARGS` of one call; returns its response envelope.
+fn tool_call(env: &TestEnv, args: &[&str], tool: &str, input: Value) -> Value {
+    let mut a = vec!["tool", "run"];
+    a.extend_from_slice(args);
+    let stdin = json!([{"id": "t1", "tool": tool, "args": input}]).to_string();
+    env.jsonl(&a, &stdin).remove(0)
+}
+
+/// Every audit event under the home.
+fn audit_events(env: &TestEnv) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut dirs = vec![env.home().join("audit")];
+    while let Some(d) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                for l in std::fs::read_to_string(&p).unwrap().lines() {
+                    out.push(serde_json::from_str(l).unwrap());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn game_bytes(env: &TestEnv, id: &str) -> (Vec<u8>, Vec<u8>) {
+    let dir = env.home().join("mtg").join(id);
+    (
+        std::fs::read(dir.join("journal.jsonl")).unwrap(),
+        std::fs::read(dir.join("state.json")).unwrap(),
+    )
+}
+
+#[test]
+fn mtg_tools_play_through_the_tool_gate_and_audit() {
+    let env = TestEnv::new();
+    tool_position(&env, "tg");
+    let en = [
+        "--enable",
+        "mtg.state",
+        "--enable",
+        "mtg.actions",
+        "--enable",
+        "mtg.act",
+    ];
+    // Disabled by default, like every tool.
+    let r = tool_call(&env, &[], "mtg.actions", json!({"game": "tg"}));
+    assert_eq!(r["ok"], false);
+    assert_eq!(r["error"]["code"], "policy.denied", "{r}");
+    // Registered with a schema; mtg.act is mutating; no net capability (no TURBOTIME).
+    let list = env.jsonl(&["tool", "list"], "");
+    for name in ["mtg.state", "mtg.actions", "mtg.act"] {
+        let t = list
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{name} listed"));
+        assert_eq!(t["mutating"], name == "mtg.act", "{t}");
+    }
+    let schema = env.json(&["tool", "schema", "mtg.act"], "").to_string();
+    assert!(
+        schema.contains("decision_id") && schema.contains("game"),
+        "{schema}"
+    );
+
+    // mtg.state: p1's view shows p1's hand and only a count of p2's; `all` is refused.
+    let s = tool_call(&env, &en, "mtg.state", json!({"game": "tg", "as": "p1"}));
+    assert_eq!(s["ok"], true, "{s}");
+    let out = &s["output"];
+    assert_eq!(out["players"]["p1"]["hand"].as_array().unwrap().len(), 2);
+    assert_eq!(out["players"]["p2"]["hand_count"], 1);
+    assert!(out["players"]["p2"].get("hand").is_none(), "{out}");
+    assert!(!out.to_string().contains("Lightning Bolt"), "{out}");
+    // Default viewer: the player who must decide (p1), never the full view.
+    let d = tool_call(&env, &en, "mtg.state", json!({"game": "tg"}));
+    assert!(!d["output"].to_string().contains("Lightning Bolt"), "{d}");
+    assert_eq!(d["output"]["players"]["p2"]["hand_count"], 1);
+    let all = tool_call(&env, &en, "mtg.state", json!({"game": "tg", "as": "all"}));
+    assert_eq!(all["error"]["code"], "tool.input_invalid", "{all}");
+    // The engine's full view does hold the card the tool hid.
+    assert!(state(&env, "tg").to_string().contains("Lightning Bolt"));
+
+    // mtg.actions: the ActionSurface, the same as `bob mtg actions`.
+    let a = tool_call(&env, &en, "mtg.actions", json!({"game": "tg"}));
+    assert_eq!(a["ok"], true, "{a}");
+    assert_eq!(a["output"], decision(&env, "tg"));
+    let did = a["output"]["decision_id"].as_str().unwrap().to_string();
+    assert_eq!(a["output"]["player"], "p1");
+
+    // An illegal act (Grizzly Bears with one land) and a stale one: the reason, no change.
+    let before = game_bytes(&env, "tg");
+    let bad = tool_call(
+        &env,
+        &en,
+        "mtg.act",
+        json!({"game": "tg", "action": {"decision_id": did, "type": "cast", "card": "c4"}}),
+    );
+    assert_eq!(bad["ok"], false);
+    assert_eq!(bad["error"]["code"], "invalid.request", "{bad}");
+    let stale = tool_call(
+        &env,
+        &en,
+        "mtg.act",
+        json!({"game": "tg", "action": {"decision_id": "d-stale", "type": "play_land", "card": "c3"}}),
+    );
+    assert_eq!(stale["error"]["code"], "invalid.request", "{stale}");
+    assert!(
+        stale["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("stale"),
+        "{stale}"
+    );
+    assert_eq!(
+        before,
+        game_bytes(&env, "tg"),
+        "a refused act changes nothing"
+    );
+
+    // A legal act advances the game, is journaled and audited (write-ahead, mutating).
+    let ok = tool_call(
+        &env,
+        &en,
+        "mtg.act",
+        json!({"game": "tg", "action": {"decision_id": did, "type": "play_land", "card": "c3"}}),
+    );
+    assert_eq!(ok["ok"], true, "{ok}");
+    assert_eq!(ok["output"]["accepted"], true);
+    assert!(on_battlefield(&state(&env, "tg"), "c3").is_some());
+    assert_ne!(decision(&env, "tg")["decision_id"], json!(did));
+    let journal = env.jsonl(&["mtg", "journal", "--game", "tg"], "");
+    assert!(
+        journal
+            .iter()
+            .any(|l| l["action"]["type"] == "play_land" && l["action"]["card"] == "c3"),
+        "{journal:?}"
+    );
+    let events = audit_events(&env);
+    let calls: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event_type"] == "tool.call" && e["payload"]["tool"] == "mtg.act")
+        .collect();
+    assert_eq!(calls.len(), 3, "every mtg.act call is audited");
+    assert!(calls.iter().all(|e| e["payload"]["mutating"] == true));
+    assert!(
+        events.iter().any(|e| e["event_type"] == "tool.result"
+            && e["payload"]["tool"] == "mtg.act"
+            && e["payload"]["ok"] == true),
+        "the accepted act's result is audited"
+    );
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "tg"], "")["matches"],
+        true
+    );
+}
+
+#[test]
+fn bob_turn_plays_through_the_mtg_tools() {
+    let env = TestEnv::new();
+    tool_position(&env, "tt");
+    env.bob(&[
+        "tool",
+        "enable",
+        "--session",
+        "mt",
+        "mtg.state",
+        "mtg.actions",
+        "mtg.act",
+    ])
+    .assert()
+    .success();
+    let did = decision(&env, "tt")["decision_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let act_args =
+        json!({"game": "tt", "action": {"decision_id": did, "type": "play_land", "card": "c3"}});
+    let lines = [
+        json!({"role": "solo", "content": "Let me see my options.",
+               "tool_calls": [{"id": "a1", "tool": "mtg.actions", "args": {"game": "tt"}}]}),
+        json!({"role": "solo", "match": did,
+               "content": format!("<<<TOOL_CALLS_JSON>>>[{{\"id\":\"a2\",\"tool\":\"mtg.act\",\"args\":{act_args}}}]<<<END_TOOL_CALLS_JSON>>>")}),
+        json!({"role": "solo", "match": "accepted", "content": "I played a Forest."}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let p = env.write("mtg_turn.jsonl", &text);
+    let backend = format!("replay:{}", p.display());
+    let rec = env.json(
+        &[
+            "turn",
+            "--backend",
+            &backend,
+            "--profile",
+            "solo",
+            "--session",
+            "mt",
+        ],
+        "play your turn",
+    );
+    assert_eq!(rec["output"], "I played a Forest.", "{rec}");
+    let tools = rec["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2, "{rec}");
+    assert_eq!(tools[0]["tool_name"], "mtg.actions");
+    assert_eq!(tools[1]["tool_name"], "mtg.act");
+    assert!(tools.iter().all(|t| t["status"] == "ok"), "{rec}");
+    assert!(on_battlefield(&state(&env, "tt"), "c3").is_some());
+    assert!(
+        audit_events(&env)
+            .iter()
+            .any(|e| e["event_type"] == "tool.call" && e["payload"]["tool"] == "mtg.act")
+    );
+}

@@ -82,7 +82,10 @@ fn list_and_schema_publish_the_registry() {
             "commerce.search_offers",
             "docs.write_spreadsheet",
             "bom.build",
-            "web.search"
+            "web.search",
+            "mtg.state",
+            "mtg.actions",
+            "mtg.act"
         ]
     );
     let s = env.json(&["tool", "schema", "fs.read_text"], "");

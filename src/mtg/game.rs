@@ -1,0 +1,200 @@
+//! The stored games under `<home>/mtg/<game_id>/`: the one path through which `bob mtg` and
+//! the `mtg.state` / `mtg.actions` / `mtg.act` tools read a game and act on it (load, validate
+//! against the current ActionSurface, apply, journal, store), so the CLI and the tools can
+//! never disagree.
+
+use super::action::{ActionRequest, Viewer, surface, visible};
+use super::cards::{self, CardData, Pool};
+use super::engine::{Event, apply};
+use super::journal::{self, GameFiles};
+use super::lessons;
+use super::state::{Seat, State};
+use crate::error::{Error, Result};
+use crate::home::Home;
+use crate::store;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// `<home>/mtg`.
+pub fn mtg_dir(home: &Home) -> PathBuf {
+    home.root().join("mtg")
+}
+
+/// `<home>/mtg/cards.json`: the cards imported into this home.
+pub fn imported_path(home: &Home) -> PathBuf {
+    mtg_dir(home).join("cards.json")
+}
+
+/// The built-in pool plus the cards imported into this home.
+pub fn load_pool(home: &Home) -> Result<Pool> {
+    let mut pool = Pool::builtin();
+    if let Some(list) = store::read_json::<Vec<CardData>>(&imported_path(home))? {
+        for d in list {
+            if pool.get(&d.name).is_none()
+                && let Ok(c) = cards::parse(&d)
+            {
+                pool.insert(c);
+            }
+        }
+    }
+    Ok(pool)
+}
+
+/// The files of a game id (which need not exist yet).
+pub fn files(home: &Home, game: &str) -> Result<GameFiles> {
+    GameFiles::new(&mtg_dir(home), game)
+}
+
+/// The files of an existing game; `not_found` otherwise.
+pub fn existing(home: &Home, game: &str) -> Result<GameFiles> {
+    let f = files(home, game)?;
+    if !f.journal().is_file() {
+        return Err(Error::not_found(format!("no game {game:?}")).with("game_id", game));
+    }
+    Ok(f)
+}
+
+/// Takes the game's lock without waiting: somebody else changing the game is a conflict.
+pub fn lock_game(f: &GameFiles) -> Result<store::Lock> {
+    store::Lock::try_exclusive(&f.lock())?.ok_or_else(|| {
+        Error::conflict("another process is changing this game; retry")
+            .with("path", f.dir.display().to_string())
+    })
+}
+
+/// The current state of an existing game.
+pub fn load(home: &Home, game: &str) -> Result<State> {
+    existing(home, game)?.load(|| load_pool(home))
+}
+
+/// The visible state of a game for `viewer` (default: the player who must decide, else the
+/// engine's full view — callers that must never show hidden cards pass a seat).
+pub fn view(home: &Home, game: &str, viewer: Option<Viewer>) -> Result<Value> {
+    let s = load(home, game)?;
+    let viewer = viewer.unwrap_or_else(|| s.decider().map_or(Viewer::All, Viewer::Seat));
+    Ok(visible(&s, viewer))
+}
+
+/// The visible state for one seat (default: the player who must decide, else p1): never the
+/// other seat's hidden cards.
+pub fn seat_view(home: &Home, game: &str, seat: Option<Seat>) -> Result<Value> {
+    let s = load(home, game)?;
+    let seat = seat.or_else(|| s.decider()).unwrap_or(Seat::P1);
+    Ok(visible(&s, Viewer::Seat(seat)))
+}
+
+/// The ActionSurface of a game.
+pub fn actions(home: &Home, game: &str) -> Result<Value> {
+    Ok(surface(&load(home, game)?))
+}
+
+/// Records one accepted decision (and the end of the game) and stores the new state.
+pub fn commit(f: &GameFiles, lines: Vec<Value>, after: &State) -> Result<()> {
+    let mut lines = lines;
+    if after.outcome.is_some() {
+        let log = store::read_jsonl(&f.journal())?;
+        let mut all: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
+        all.extend(lines.iter().cloned());
+        let tp = journal::turning_point(&all, after);
+        let mut end = journal::summary(after, tp.clone());
+        end["type"] = json!("game_end");
+        lines.push(end);
+        store::write_json_atomic(&f.summary(), &journal::summary(after, tp))?;
+    }
+    let encoded = lines
+        .iter()
+        .map(store::jsonl_line)
+        .collect::<Result<Vec<_>>>()?;
+    store::append_jsonl_batch(&f.journal(), &encoded)?;
+    f.save(after)
+}
+
+/// `{game_id, events, state_hash, decision}`.
+pub fn decision_out(s: &State, events: &[Event], hash: Option<&Value>) -> Value {
+    json!({
+        "game_id": s.game_id,
+        "events": events,
+        "state_hash": hash.cloned().unwrap_or_else(|| json!(s.hash())),
+        "decision": surface(s),
+    })
+}
+
+/// Acts on an existing game: the action is validated against the current ActionSurface (a
+/// stale `decision_id`, an unresolvable or an illegal action is `invalid.request` with the
+/// reason, and nothing changes), applied, journaled and stored under the game's lock
+/// (`conflict` when another process holds it). Returns the events, the next decision (its
+/// options only when the same player decides again) and, at game end, the ids of p1's
+/// lessons proposed as pending memory candidates.
+pub fn act(home: &Home, game: &str, req: &ActionRequest) -> Result<Value> {
+    let f = existing(home, game)?;
+    let _lock = lock_game(&f)?;
+    let s = f.load(|| load_pool(home))?;
+    if req.decision_id != s.decision_id() {
+        return Err(Error::invalid(format!(
+            "stale decision_id {:?}: the current decision is {:?} (see `bob mtg actions`)",
+            req.decision_id,
+            s.decision_id()
+        ))
+        .with("expected", s.decision_id()));
+    }
+    let mv = req
+        .action
+        .resolve(&s)
+        .map_err(|e| Error::invalid(format!("action: {e}")))?;
+    let (after, events) = apply(&s, &mv).map_err(|e| {
+        Error::invalid(format!("illegal action: {e}")).with("decision_id", s.decision_id())
+    })?;
+    let line = journal::decision_line(&s, req, &after, &events);
+    let mut out = decision_out(&after, &events, Some(&line["state_hash"]));
+    commit(&f, vec![line], &after)?;
+    out["accepted"] = json!(true);
+    // The next decision's options name the decider's cards: only the actor's own are shown.
+    if after.decider().is_some_and(|p| Some(p) != s.decider())
+        && let Some(d) = out["decision"].as_object_mut()
+    {
+        d.remove("options");
+    }
+    lessons_at_end(home, &f, &after, &mut out);
+    Ok(out)
+}
+
+/// Proposes the lessons of one seat as pending candidates; returns the candidate rows.
+pub fn propose_lessons(
+    home: &Home,
+    f: &GameFiles,
+    game: &str,
+    seat: Seat,
+    user: Option<String>,
+) -> Result<Vec<Value>> {
+    let log = store::read_jsonl(&f.journal())?;
+    let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
+    let pool = load_pool(home)?;
+    let memory = crate::memory::Memory::open(home)?;
+    lessons::lessons(&lines, seat, &pool)
+        .into_iter()
+        .map(|c| {
+            let row = memory.propose(
+                c,
+                crate::memory::ProposeCtx {
+                    user: user.clone(),
+                    session_id: Some(format!("mtg:{game}")),
+                    run_id: None,
+                },
+            )?;
+            serde_json::to_value(row).map_err(|e| Error::internal(e.to_string()))
+        })
+        .collect()
+}
+
+/// At game end: p1's lessons, best effort (the game itself is already committed).
+pub fn lessons_at_end(home: &Home, f: &GameFiles, s: &State, out: &mut Value) {
+    if s.outcome.is_none() {
+        return;
+    }
+    match propose_lessons(home, f, &s.game_id, Seat::P1, None) {
+        Ok(rows) => {
+            out["lessons"] = json!(rows.iter().map(|r| r["id"].clone()).collect::<Vec<_>>());
+        }
+        Err(e) => out["lessons_error"] = json!(e),
+    }
+}
