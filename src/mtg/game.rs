@@ -88,6 +88,26 @@ pub fn actions(home: &Home, game: &str) -> Result<Value> {
     Ok(surface(&load(home, game)?))
 }
 
+/// The ActionSurface as one of `seats` may see it: whole when one of them decides now; else
+/// only who decides and what kind of decision it is (the options of another seat can name its
+/// hidden cards, e.g. a discard from its hand).
+pub fn actions_for(home: &Home, game: &str, seats: &[Seat]) -> Result<Value> {
+    let s = load(home, game)?;
+    let mut out = surface(&s);
+    if !s.decider().is_some_and(|d| seats.contains(&d))
+        && let Some(o) = out.as_object_mut()
+    {
+        o.insert("options".into(), json!([]));
+        o.insert("waiting_for".into(), json!(s.decider()));
+    }
+    Ok(out)
+}
+
+/// The seat that decides now, if any.
+pub fn decider(home: &Home, game: &str) -> Result<Option<Seat>> {
+    Ok(load(home, game)?.decider())
+}
+
 /// Records one accepted decision (and the end of the game) and stores the new state.
 pub fn commit(f: &GameFiles, lines: Vec<Value>, after: &State) -> Result<()> {
     let mut lines = lines;

@@ -354,11 +354,36 @@ impl Runner {
             Input::Spreadsheet(i) => domain::spreadsheet::write(self.sandbox()?, &i),
             Input::Search(i) => self.search(spec.name, timeout, &i),
             // MTG bypasses TURBOTIME (seed 001): the engine's own files, no network.
+            // A model plays only the seats a human granted it (`mtg:<game>:<seat>`).
             Input::MtgState(i) => {
-                crate::mtg::game::seat_view(&self.home, &i.game, i.viewer.map(|v| v.seat()))
+                let seats = self.mtg_seats(&i.game)?;
+                let seat = match i.viewer.map(|v| v.seat()) {
+                    Some(v) if !seats.contains(&v) => {
+                        return Err(mtg_seat_denied(
+                            &i.game,
+                            &format!("view the game as {}", v.name()),
+                        ));
+                    }
+                    Some(v) => v,
+                    None => crate::mtg::game::decider(&self.home, &i.game)?
+                        .filter(|d| seats.contains(d))
+                        .unwrap_or(seats[0]),
+                };
+                crate::mtg::game::seat_view(&self.home, &i.game, Some(seat))
             }
-            Input::MtgActions(i) => crate::mtg::game::actions(&self.home, &i.game),
-            Input::MtgAct(i) => crate::mtg::game::act(&self.home, &i.game, &i.action),
+            Input::MtgActions(i) => {
+                let seats = self.mtg_seats(&i.game)?;
+                crate::mtg::game::actions_for(&self.home, &i.game, &seats)
+            }
+            Input::MtgAct(i) => {
+                let seats = self.mtg_seats(&i.game)?;
+                match crate::mtg::game::decider(&self.home, &i.game)? {
+                    Some(d) if !seats.contains(&d) => {
+                        return Err(mtg_seat_denied(&i.game, &format!("act for {}", d.name())));
+                    }
+                    _ => crate::mtg::game::act(&self.home, &i.game, &i.action),
+                }
+            }
             Input::BomBuild(i) => {
                 self.sandbox()?;
                 self.domain_settings()?;
@@ -437,6 +462,23 @@ impl Runner {
         })
     }
 
+    /// The seats of `game` a human granted this session (`mtg:<game>:p1|p2`); none is
+    /// `policy.denied`.
+    fn mtg_seats(&self, game: &str) -> Result<Vec<crate::mtg::Seat>> {
+        let prefix = format!("mtg:{game}:");
+        let seats: Vec<crate::mtg::Seat> = self
+            .policy
+            .capabilities_granted
+            .iter()
+            .filter_map(|c| c.strip_prefix(&prefix))
+            .filter_map(crate::mtg::Seat::parse)
+            .collect();
+        if seats.is_empty() {
+            return Err(mtg_seat_denied(game, "play it"));
+        }
+        Ok(seats)
+    }
+
     fn sandbox(&mut self) -> Result<&fs::Sandbox> {
         if self.sandbox.is_none() {
             let Some(_) = self.policy.root() else {
@@ -456,6 +498,17 @@ impl Runner {
             .as_ref()
             .ok_or_else(|| Error::internal("sandbox"))
     }
+}
+
+/// A tool call for an MTG seat no human granted this session.
+fn mtg_seat_denied(game: &str, what: &str) -> Error {
+    Error::new(
+        Code::PolicyDenied,
+        format!(
+            "this session may not {what} in game {game:?}: the seats a model plays are a human grant (`bob caps grant --session ID mtg:{game}:p1`, or `--grant` for one run)"
+        ),
+    )
+    .with("game", game.to_string())
 }
 
 impl Drop for Runner {

@@ -1008,11 +1008,35 @@ fn mtg_tools_play_through_the_tool_gate_and_audit() {
         "mtg.actions",
         "--enable",
         "mtg.act",
+        "--grant",
+        "mtg:tg:p1",
     ];
     // Disabled by default, like every tool.
     let r = tool_call(&env, &[], "mtg.actions", json!({"game": "tg"}));
     assert_eq!(r["ok"], false);
     assert_eq!(r["error"]["code"], "policy.denied", "{r}");
+    // Enabled but with no seat granted by a human: the model plays nothing.
+    let no_seat = &en[..6];
+    for tool in ["mtg.state", "mtg.actions"] {
+        let r = tool_call(&env, no_seat, tool, json!({"game": "tg"}));
+        assert_eq!(r["error"]["code"], "policy.denied", "{r}");
+    }
+    // Granted p1: viewing as p2 (its hand) is refused.
+    let r = tool_call(&env, &en, "mtg.state", json!({"game": "tg", "as": "p2"}));
+    assert_eq!(r["error"]["code"], "policy.denied", "{r}");
+    // Granted only p2 while p1 decides: the surface names the decider but not its options,
+    // and acting for p1 is refused.
+    let p2_only = [&en[..6], &["--grant", "mtg:tg:p2"][..]].concat();
+    let w = tool_call(&env, &p2_only, "mtg.actions", json!({"game": "tg"}));
+    assert_eq!(w["output"]["options"], json!([]), "{w}");
+    assert_eq!(w["output"]["waiting_for"], "p1", "{w}");
+    let a = tool_call(
+        &env,
+        &p2_only,
+        "mtg.act",
+        json!({"game": "tg", "action": {"decision_id": w["output"]["decision_id"], "type": "pass"}}),
+    );
+    assert_eq!(a["error"]["code"], "policy.denied", "{a}");
     // Registered with a schema; mtg.act is mutating; no net capability (no TURBOTIME).
     let list = env.jsonl(&["tool", "list"], "");
     for name in ["mtg.state", "mtg.actions", "mtg.act"] {
@@ -1105,7 +1129,11 @@ fn mtg_tools_play_through_the_tool_gate_and_audit() {
         .iter()
         .filter(|e| e["event_type"] == "tool.call" && e["payload"]["tool"] == "mtg.act")
         .collect();
-    assert_eq!(calls.len(), 3, "every mtg.act call is audited");
+    assert_eq!(
+        calls.len(),
+        4,
+        "every mtg.act call is audited, the refused seat too"
+    );
     assert!(calls.iter().all(|e| e["payload"]["mutating"] == true));
     assert!(
         events.iter().any(|e| e["event_type"] == "tool.result"
@@ -1134,6 +1162,9 @@ fn bob_turn_plays_through_the_mtg_tools() {
     ])
     .assert()
     .success();
+    env.bob(&["caps", "grant", "--session", "mt", "mtg:tt:p1"])
+        .assert()
+        .success();
     let did = decision(&env, "tt")["decision_id"]
         .as_str()
         .unwrap()
