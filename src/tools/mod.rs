@@ -379,7 +379,7 @@ impl Runner {
                 let seats = self.mtg_seats(&i.game)?;
                 match crate::mtg::game::decider(&self.home, &i.game)? {
                     Some(d) if !seats.contains(&d) => {
-                        return Err(mtg_seat_denied(&i.game, &format!("act for {}", d.name())));
+                        Err(mtg_seat_denied(&i.game, &format!("act for {}", d.name())))
                     }
                     _ => crate::mtg::game::act(&self.home, &i.game, &i.action),
                 }
