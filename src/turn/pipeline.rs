@@ -1110,12 +1110,12 @@ fn final_role(
         req.tools = native.clone();
         let reply = w.call(role, round, &req)?;
         let raw = reply.message.content.clone();
+        let panda = opts.profile == super::profiles::Profile::Panda;
         let (mut reqs, mut problem) = requests_of(&reply.message, &defaults);
-        if opts.profile == super::profiles::Profile::Panda && reqs.is_empty() && problem.is_none() {
+        if panda && reqs.is_empty() && problem.is_none() {
             (reqs, problem) = panda_intents(&raw, &defaults);
         }
         let text = w.harvest(role, &raw);
-        let panda = opts.profile == super::profiles::Profile::Panda;
         if panda {
             // Seed 004's orchestrator transcript entry, one per Solver loop.
             let obj = panda_object(&raw).unwrap_or_default();
