@@ -376,11 +376,11 @@ async fn create_run(
 /// like any other.
 pub(super) async fn enqueue(shared: &Arc<Shared>, run: NewRun) -> ApiResult<()> {
     let cap = shared.opts.queue_cap;
-    let home = shared.home.clone();
+    let s2 = shared.clone();
     let mut run = run;
     with_queue(shared, move |q| {
         // The queue is a durable write like any other: known secrets never reach it.
-        let redactor = crate::redact::Redactor::load(&home)?;
+        let redactor = s2.redactor()?;
         run.message = redactor.redact_str(&run.message).into_owned();
         // Ids name files and are kept as given, so one holding a secret is refused.
         let ids = [
