@@ -307,6 +307,15 @@ pub(super) fn opt_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<Opt
     }
 }
 
+/// A string field that must be present: `invalid.request` naming the field otherwise.
+pub(super) fn req_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<&'a str> {
+    opt_str(m, key)?.ok_or_else(|| {
+        Error::invalid(format!("{key} is required"))
+            .with("field", key)
+            .into()
+    })
+}
+
 async fn create_run(
     State(shared): State<Arc<Shared>>,
     body: Result<Bytes, BytesRejection>,
@@ -315,11 +324,9 @@ async fn create_run(
         return Err(Error::new(Code::QueueFull, "the server is shutting down").into());
     }
     let m = body_json(body)?;
-    let agent_id = opt_str(&m, "agent_id")?
-        .ok_or_else(|| Error::invalid("agent_id is required").with("field", "agent_id"))?;
+    let agent_id = req_str(&m, "agent_id")?;
     safe_component("agent_id", agent_id)?;
-    let message = opt_str(&m, "message")?
-        .ok_or_else(|| Error::invalid("message is required").with("field", "message"))?;
+    let message = req_str(&m, "message")?;
     if message.trim().is_empty() {
         return Err(Error::invalid("message is empty")
             .with("field", "message")
@@ -543,12 +550,8 @@ async fn set_secret(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
     let m = body_json(body)?;
-    let name = opt_str(&m, "name")?
-        .ok_or_else(|| Error::invalid("name is required").with("field", "name"))?
-        .to_string();
-    let value = opt_str(&m, "value")?
-        .ok_or_else(|| Error::invalid("value is required").with("field", "value"))?
-        .to_string();
+    let name = req_str(&m, "name")?.to_string();
+    let value = req_str(&m, "value")?.to_string();
     let home = shared.home.clone();
     let info = tokio::task::spawn_blocking(move || {
         let now = crate::clock::rfc3339(crate::clock::now()?);
