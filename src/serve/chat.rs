@@ -17,7 +17,8 @@
 use super::Shared;
 use super::queue::{ChatFilter, ChatKey, NewRun};
 use super::routes::{
-    ApiResult, MAX_MESSAGE, body_json, enqueue, mode_str, req_str, thinking_mode, with_queue,
+    ApiResult, MAX_MESSAGE, blocking, body_json, enqueue, mode_str, req_str, thinking_mode,
+    with_queue,
 };
 use crate::error::{Code, Error};
 use crate::home::safe_component;
@@ -188,7 +189,7 @@ async fn messages(
         return Err(Error::not_found(format!("no chat session {id:?}")).into());
     };
     let home = shared.home.clone();
-    let out = tokio::task::spawn_blocking(move || -> crate::error::Result<Vec<Value>> {
+    let out = blocking(move || -> crate::error::Result<Vec<Value>> {
         let mut out = Vec::new();
         for r in runs {
             out.push(json!({"role": "user", "content": r.message, "run_id": r.id,
@@ -212,7 +213,6 @@ async fn messages(
         }
         Ok(out)
     })
-    .await
-    .map_err(|e| Error::internal(e.to_string()))??;
+    .await?;
     Ok(axum::Json(json!({"session": session, "messages": out})))
 }

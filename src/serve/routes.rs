@@ -242,18 +242,25 @@ async fn method_not_allowed() -> ApiError {
 }
 
 /// Runs a queue operation off the async threads.
+/// Runs blocking subsystem work off the async threads.
+pub(super) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> crate::error::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    Ok(tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::internal(e.to_string()))??)
+}
+
 pub(super) async fn with_queue<T: Send + 'static>(
     shared: &Arc<Shared>,
     f: impl FnOnce(&mut super::Queue) -> crate::error::Result<T> + Send + 'static,
 ) -> ApiResult<T> {
     let s = shared.clone();
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         let mut q = s.queue.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut q)
     })
     .await
-    .map_err(|e| Error::internal(e.to_string()))?
-    .map_err(ApiError::from)
 }
 
 pub(super) fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<String, Value>> {
@@ -521,9 +528,7 @@ async fn get_run(
     if matches!(row.status.as_str(), "completed" | "failed" | "cancelled") {
         let path = crate::runs::dir(&shared.home, id)?.join("tool_results.json");
         let results: Option<Value> =
-            tokio::task::spawn_blocking(move || crate::store::read_json::<Value>(&path))
-                .await
-                .map_err(|e| Error::internal(e.to_string()))??;
+            blocking(move || crate::store::read_json::<Value>(&path)).await?;
         v["trace"] = json!({"tool_execution_results": results.unwrap_or(json!([]))});
     }
     Ok(axum::Json(v))
@@ -532,15 +537,13 @@ async fn get_run(
 /// `GET /api/admin/secrets`: names and times only.
 async fn list_secrets(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
     let home = shared.home.clone();
-    let list =
-        tokio::task::spawn_blocking(
-            move || match crate::secrets::Secrets::open_existing(&home)? {
-                Some(s) => s.list(),
-                None => Ok(Vec::new()),
-            },
-        )
-        .await
-        .map_err(|e| Error::internal(e.to_string()))??;
+    let list = blocking(
+        move || match crate::secrets::Secrets::open_existing(&home)? {
+            Some(s) => s.list(),
+            None => Ok(Vec::new()),
+        },
+    )
+    .await?;
     Ok(axum::Json(json!({"secrets": list})))
 }
 
@@ -553,12 +556,11 @@ async fn set_secret(
     let name = req_str(&m, "name")?.to_string();
     let value = req_str(&m, "value")?.to_string();
     let home = shared.home.clone();
-    let info = tokio::task::spawn_blocking(move || {
+    let info = blocking(move || {
         let now = crate::clock::rfc3339(crate::clock::now()?);
         crate::secrets::Secrets::open(&home)?.set(&name, &value, &now)
     })
-    .await
-    .map_err(|e| Error::internal(e.to_string()))??;
+    .await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({"name": info.name, "created_at": info.created_at,
