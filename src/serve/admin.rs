@@ -17,7 +17,7 @@
 
 use super::Shared;
 use super::auth::Caller;
-use super::routes::{ApiResult, body_json, opt_str, summary, with_queue};
+use super::routes::{ApiResult, blocking, body_json, opt_str, summary, with_queue};
 use crate::error::Error;
 use crate::memory::Memory;
 use crate::memory::candidates::Decision;
@@ -41,15 +41,6 @@ pub(super) fn routes() -> Router<Arc<Shared>> {
         .route("/api/admin/scheduler/control", post(control))
         .route("/api/admin/memory/candidates", get(candidates))
         .route("/api/admin/memory/candidates/{id}/{action}", post(decide))
-}
-
-/// Runs blocking subsystem work off the async threads.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> crate::error::Result<T> + Send + 'static,
-) -> ApiResult<T> {
-    Ok(tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| Error::internal(e.to_string()))??)
 }
 
 async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {

@@ -17,7 +17,8 @@
 use super::Shared;
 use super::queue::{ChatFilter, ChatKey, NewRun};
 use super::routes::{
-    ApiResult, MAX_MESSAGE, body_json, enqueue, mode_str, opt_str, thinking_mode, with_queue,
+    ApiResult, MAX_MESSAGE, blocking, body_json, enqueue, mode_str, req_str, thinking_mode,
+    with_queue,
 };
 use crate::error::{Code, Error};
 use crate::home::safe_component;
@@ -64,9 +65,7 @@ fn admit(shared: &Shared, sender: &str) -> Result<(), u64> {
 }
 
 fn required<'a>(m: &'a serde_json::Map<String, Value>, key: &str) -> ApiResult<&'a str> {
-    let v = opt_str(m, key)?
-        .ok_or_else(|| Error::invalid(format!("{key} is required")).with("field", key))?;
-    Ok(safe_component(key, v)?)
+    Ok(safe_component(key, req_str(m, key)?)?)
 }
 
 async fn message(
@@ -82,10 +81,7 @@ async fn message(
         user_id: required(&m, "user_id")?.to_string(),
         room_id: required(&m, "room_id")?.to_string(),
     };
-    let text = opt_str(&m, "message")?
-        .ok_or_else(|| Error::invalid("message is required").with("field", "message"))?
-        .trim()
-        .to_string();
+    let text = req_str(&m, "message")?.trim().to_string();
     if text.is_empty() || text.len() > MAX_MESSAGE {
         return Err(
             Error::invalid(format!("message must be 1-{MAX_MESSAGE} bytes of text"))
@@ -193,7 +189,7 @@ async fn messages(
         return Err(Error::not_found(format!("no chat session {id:?}")).into());
     };
     let home = shared.home.clone();
-    let out = tokio::task::spawn_blocking(move || -> crate::error::Result<Vec<Value>> {
+    let out = blocking(move || -> crate::error::Result<Vec<Value>> {
         let mut out = Vec::new();
         for r in runs {
             out.push(json!({"role": "user", "content": r.message, "run_id": r.id,
@@ -217,7 +213,6 @@ async fn messages(
         }
         Ok(out)
     })
-    .await
-    .map_err(|e| Error::internal(e.to_string()))??;
+    .await?;
     Ok(axum::Json(json!({"session": session, "messages": out})))
 }

@@ -282,7 +282,7 @@ fn execute(shared: &Shared, q: &mut Queue, rt: &tokio::runtime::Runtime, row: Ru
         },
     };
     // The queue holds no known secret: output and error are redacted like every durable write.
-    if let Ok(r) = crate::redact::Redactor::load(home) {
+    if let Ok(r) = shared.redactor() {
         if let Some(o) = &finish.output {
             finish.output = Some(r.redact_str(o).into_owned());
         }

@@ -151,27 +151,23 @@ impl Queue {
         Ok(Queue { conn })
     }
 
+    /// A transaction that takes the write lock at once (no upgrade deadlock between writers).
+    fn write_tx(&mut self) -> Result<rusqlite::Transaction<'_>> {
+        Ok(self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?)
+    }
+
     /// Number of runs waiting to start.
     pub fn queued(&self) -> Result<u64> {
-        let n: i64 = self.conn.query_row(
-            "SELECT count(*) FROM runs WHERE status = 'queued'",
-            [],
-            |r| r.get(0),
-        )?;
-        Ok(n as u64)
+        queued_in(&self.conn)
     }
 
     /// Adds a run unless `cap` runs are already waiting (`queue.full`). Durable on return.
     pub fn enqueue(&mut self, run: &NewRun, cap: u64) -> Result<()> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let n: i64 = tx.query_row(
-            "SELECT count(*) FROM runs WHERE status = 'queued'",
-            [],
-            |r| r.get(0),
-        )?;
-        if n as u64 >= cap {
+        let tx = self.write_tx()?;
+        let n = queued_in(&tx)?;
+        if n >= cap {
             return Err(
                 Error::new(crate::error::Code::QueueFull, "run queue is full")
                     .with("queued", n)
@@ -199,9 +195,7 @@ impl Queue {
 
     /// Claims the oldest queued run whose session has no running run, marking it `running`.
     pub fn claim(&mut self, started_at: &str) -> Result<Option<RunRow>> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.write_tx()?;
         let claimed = tx
             .query_row(
                 &format!(
@@ -288,9 +282,7 @@ impl Queue {
 
     /// The active chat session of (agent, user, room), created when there is none.
     pub fn chat_session(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.write_tx()?;
         let found = tx
             .query_row(
                 &format!(
@@ -311,9 +303,7 @@ impl Queue {
 
     /// `/new`: a fresh active session; the previous one is kept, inactive.
     pub fn chat_new(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.write_tx()?;
         tx.execute(
             "UPDATE chat_sessions SET active = 0 WHERE agent_id = ?1 AND user_id = ?2 AND room_id = ?3",
             params![key.agent_id, key.user_id, key.room_id],
@@ -325,9 +315,7 @@ impl Queue {
 
     /// `/resume`: the most recent inactive session becomes the active one (`None` if none).
     pub fn chat_resume(&mut self, key: &ChatKey) -> Result<Option<ChatSession>> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tx = self.write_tx()?;
         let prev = tx
             .query_row(
                 &format!(
@@ -431,6 +419,15 @@ pub struct ChatSession {
 }
 
 const CHAT_COLUMNS: &str = "id, agent_id, user_id, room_id, created_at, active";
+
+fn queued_in(conn: &Connection) -> Result<u64> {
+    let n: i64 = conn.query_row(
+        "SELECT count(*) FROM runs WHERE status = 'queued'",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(n as u64)
+}
 
 fn chat_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChatSession> {
     Ok(ChatSession {

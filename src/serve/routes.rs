@@ -242,18 +242,25 @@ async fn method_not_allowed() -> ApiError {
 }
 
 /// Runs a queue operation off the async threads.
+/// Runs blocking subsystem work off the async threads.
+pub(super) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> crate::error::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    Ok(tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::internal(e.to_string()))??)
+}
+
 pub(super) async fn with_queue<T: Send + 'static>(
     shared: &Arc<Shared>,
     f: impl FnOnce(&mut super::Queue) -> crate::error::Result<T> + Send + 'static,
 ) -> ApiResult<T> {
     let s = shared.clone();
-    tokio::task::spawn_blocking(move || {
+    blocking(move || {
         let mut q = s.queue.lock().unwrap_or_else(|e| e.into_inner());
         f(&mut q)
     })
     .await
-    .map_err(|e| Error::internal(e.to_string()))?
-    .map_err(ApiError::from)
 }
 
 pub(super) fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<String, Value>> {
@@ -307,6 +314,15 @@ pub(super) fn opt_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<Opt
     }
 }
 
+/// A string field that must be present: `invalid.request` naming the field otherwise.
+pub(super) fn req_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<&'a str> {
+    opt_str(m, key)?.ok_or_else(|| {
+        Error::invalid(format!("{key} is required"))
+            .with("field", key)
+            .into()
+    })
+}
+
 async fn create_run(
     State(shared): State<Arc<Shared>>,
     body: Result<Bytes, BytesRejection>,
@@ -315,11 +331,9 @@ async fn create_run(
         return Err(Error::new(Code::QueueFull, "the server is shutting down").into());
     }
     let m = body_json(body)?;
-    let agent_id = opt_str(&m, "agent_id")?
-        .ok_or_else(|| Error::invalid("agent_id is required").with("field", "agent_id"))?;
+    let agent_id = req_str(&m, "agent_id")?;
     safe_component("agent_id", agent_id)?;
-    let message = opt_str(&m, "message")?
-        .ok_or_else(|| Error::invalid("message is required").with("field", "message"))?;
+    let message = req_str(&m, "message")?;
     if message.trim().is_empty() {
         return Err(Error::invalid("message is empty")
             .with("field", "message")
@@ -376,11 +390,11 @@ async fn create_run(
 /// like any other.
 pub(super) async fn enqueue(shared: &Arc<Shared>, run: NewRun) -> ApiResult<()> {
     let cap = shared.opts.queue_cap;
-    let home = shared.home.clone();
+    let s2 = shared.clone();
     let mut run = run;
     with_queue(shared, move |q| {
         // The queue is a durable write like any other: known secrets never reach it.
-        let redactor = crate::redact::Redactor::load(&home)?;
+        let redactor = s2.redactor()?;
         run.message = redactor.redact_str(&run.message).into_owned();
         // Ids name files and are kept as given, so one holding a secret is refused.
         let ids = [
@@ -514,9 +528,7 @@ async fn get_run(
     if matches!(row.status.as_str(), "completed" | "failed" | "cancelled") {
         let path = crate::runs::dir(&shared.home, id)?.join("tool_results.json");
         let results: Option<Value> =
-            tokio::task::spawn_blocking(move || crate::store::read_json::<Value>(&path))
-                .await
-                .map_err(|e| Error::internal(e.to_string()))??;
+            blocking(move || crate::store::read_json::<Value>(&path)).await?;
         v["trace"] = json!({"tool_execution_results": results.unwrap_or(json!([]))});
     }
     Ok(axum::Json(v))
@@ -525,15 +537,13 @@ async fn get_run(
 /// `GET /api/admin/secrets`: names and times only.
 async fn list_secrets(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
     let home = shared.home.clone();
-    let list =
-        tokio::task::spawn_blocking(
-            move || match crate::secrets::Secrets::open_existing(&home)? {
-                Some(s) => s.list(),
-                None => Ok(Vec::new()),
-            },
-        )
-        .await
-        .map_err(|e| Error::internal(e.to_string()))??;
+    let list = blocking(
+        move || match crate::secrets::Secrets::open_existing(&home)? {
+            Some(s) => s.list(),
+            None => Ok(Vec::new()),
+        },
+    )
+    .await?;
     Ok(axum::Json(json!({"secrets": list})))
 }
 
@@ -543,19 +553,14 @@ async fn set_secret(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
     let m = body_json(body)?;
-    let name = opt_str(&m, "name")?
-        .ok_or_else(|| Error::invalid("name is required").with("field", "name"))?
-        .to_string();
-    let value = opt_str(&m, "value")?
-        .ok_or_else(|| Error::invalid("value is required").with("field", "value"))?
-        .to_string();
+    let name = req_str(&m, "name")?.to_string();
+    let value = req_str(&m, "value")?.to_string();
     let home = shared.home.clone();
-    let info = tokio::task::spawn_blocking(move || {
+    let info = blocking(move || {
         let now = crate::clock::rfc3339(crate::clock::now()?);
         crate::secrets::Secrets::open(&home)?.set(&name, &value, &now)
     })
-    .await
-    .map_err(|e| Error::internal(e.to_string()))??;
+    .await?;
     Ok((
         StatusCode::CREATED,
         axum::Json(json!({"name": info.name, "created_at": info.created_at,

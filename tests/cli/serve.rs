@@ -23,6 +23,17 @@ impl Server {
         Self::start_env(env, extra, &[])
     }
 
+    /// A server whose chat backend is the fake OpenAI endpoint `llm`.
+    fn start_on(env: &TestEnv, extra: &[&str], llm: &OpenAi) -> Server {
+        let url = llm.base_url();
+        let vars = [
+            ("BOB_CHAT_BASE_URL", url.as_str()),
+            ("BOB_CHAT_API_KEY", "k"),
+            ("BOB_CHAT_MODEL", "m"),
+        ];
+        Self::start_env(env, extra, &vars)
+    }
+
     fn start_env(env: &TestEnv, extra: &[&str], vars: &[(&str, &str)]) -> Server {
         let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
         args.extend_from_slice(extra);
@@ -478,13 +489,7 @@ fn a_full_queue_answers_queue_full_with_retry_after_and_sessions_run_one_at_a_ti
     let env = TestEnv::new();
     let tok = token(&env);
     let llm = OpenAi::start(|_, _| Reply::hang());
-    let url = llm.base_url();
-    let vars = [
-        ("BOB_CHAT_BASE_URL", url.as_str()),
-        ("BOB_CHAT_API_KEY", "k"),
-        ("BOB_CHAT_MODEL", "m"),
-    ];
-    let srv = Server::start_env(&env, &["--workers", "2", "--queue", "2"], &vars);
+    let srv = Server::start_on(&env, &["--workers", "2", "--queue", "2"], &llm);
     let a = srv.addr;
     let r1 = create(
         a,
@@ -540,13 +545,7 @@ fn after_kill_9_every_accepted_run_is_completed_or_failed_interrupted_never_lost
     let env = TestEnv::new();
     let tok = token(&env);
     let llm = OpenAi::start(|_, _| Reply::hang());
-    let url = llm.base_url();
-    let vars = [
-        ("BOB_CHAT_BASE_URL", url.as_str()),
-        ("BOB_CHAT_API_KEY", "k"),
-        ("BOB_CHAT_MODEL", "m"),
-    ];
-    let mut srv = Server::start_env(&env, &["--workers", "1"], &vars);
+    let mut srv = Server::start_on(&env, &["--workers", "1"], &llm);
     let a = srv.addr;
     let running = create(
         a,
@@ -601,13 +600,7 @@ fn sigterm_drains_running_runs_keeps_queued_ones_and_exits_0() {
         std::thread::sleep(Duration::from_millis(700));
         Reply::json(200, &openai::completion("finished"))
     });
-    let url = llm.base_url();
-    let vars = [
-        ("BOB_CHAT_BASE_URL", url.as_str()),
-        ("BOB_CHAT_API_KEY", "k"),
-        ("BOB_CHAT_MODEL", "m"),
-    ];
-    let mut srv = Server::start_env(&env, &["--workers", "1"], &vars);
+    let mut srv = Server::start_on(&env, &["--workers", "1"], &llm);
     let a = srv.addr;
     let first = create(
         a,
