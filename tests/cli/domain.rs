@@ -27,16 +27,7 @@ fn run(env: &TestEnv, envs: &[(&str, String)], args: &[&str], calls: &[Value]) -
         })
         .collect();
     let out = cmd.write_stdin(stdin).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    crate::env::jsonl_of(&out, &a)
 }
 
 fn call(tool: &str, args: Value) -> Value {

@@ -111,16 +111,7 @@ impl TestEnv {
     /// Runs `bob ARGS` with `stdin`, expects success, parses stdout as JSON Lines.
     pub fn jsonl(&self, args: &[&str], stdin: &str) -> Vec<Value> {
         let out = self.bob(args).write_stdin(stdin).output().expect("run bob");
-        assert!(
-            out.status.success(),
-            "bob {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout)
-            .expect("utf8")
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("json line"))
-            .collect()
+        jsonl_of(&out, args)
     }
 
     /// Runs `bob ARGS` expecting failure with `exit` and canonical `code`; returns the error object.
@@ -141,6 +132,20 @@ impl TestEnv {
 
 /// Checks that a finished bob exited with `exit` and reported the canonical error `code` as
 /// its last stderr line; returns that error object.
+/// Asserts `bob ARGS` succeeded; its stdout as JSON lines.
+pub fn jsonl_of(out: &std::process::Output, args: &[&str]) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "bob {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::str::from_utf8(&out.stdout)
+        .expect("utf8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
+
 pub fn error_of(out: &std::process::Output, exit: i32, code: &str) -> Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
