@@ -65,7 +65,7 @@ use regex::bytes::{Regex as BytesRegex, RegexBuilder};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What a secret is replaced with.
 pub const MASK: &str = "[REDACTED]";
@@ -838,26 +838,55 @@ pub fn set_process_home(home: &Home) {
     let _ = PROCESS_HOME.set(home.root().to_path_buf());
 }
 
-/// The redactor of `home`, loaded once per process and home.
-pub fn for_home(home: &Home) -> Result<&'static Redactor> {
+/// The redactor of `home`, loaded once per process and home and loaded again when one of its
+/// sources changes (a secret stored or removed, the rule file edited), so a long-lived process
+/// such as `bob serve` masks a secret from the moment it is stored.
+pub fn for_home(home: &Home) -> Result<Arc<Redactor>> {
     for_root(home.root())
 }
 
-fn for_root(root: &Path) -> Result<&'static Redactor> {
-    static LOADED: Mutex<Vec<(PathBuf, &'static Redactor)>> = Mutex::new(Vec::new());
+/// (modification time, length) of each file a home's redactor is built from.
+type Sources = Vec<Option<(std::time::SystemTime, u64)>>;
+
+fn sources(root: &Path) -> Sources {
+    let secrets = crate::secrets::dir(&Home::at(root));
+    let rules = match std::env::var_os("BOB_REDACT_RULES") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => root.join("redact.rules"),
+    };
+    [
+        secrets.join("secrets.db"),
+        secrets.join("secrets.db-wal"),
+        rules,
+    ]
+    .iter()
+    .map(|p| {
+        let m = std::fs::metadata(p).ok()?;
+        Some((m.modified().ok()?, m.len()))
+    })
+    .collect()
+}
+
+fn for_root(root: &Path) -> Result<Arc<Redactor>> {
+    type Loaded = Vec<(PathBuf, Sources, Arc<Redactor>)>;
+    static LOADED: Mutex<Loaded> = Mutex::new(Vec::new());
+    let now = sources(root);
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, r)) = loaded.iter().find(|(p, _)| p == root) {
-        return Ok(r);
+    if let Some((_, seen, r)) = loaded.iter().find(|(p, _, _)| p == root)
+        && *seen == now
+    {
+        return Ok(r.clone());
     }
-    let r: &'static Redactor = Box::leak(Box::new(Redactor::load_at(root)?));
-    loaded.push((root.to_path_buf(), r));
+    let r = Arc::new(Redactor::load_at(root)?);
+    loaded.retain(|(p, _, _)| p != root);
+    loaded.push((root.to_path_buf(), now, r.clone()));
     Ok(r)
 }
 
 /// The redactor every durable write goes through: the process home's ([`set_process_home`]),
 /// else the shipped rules and the environment's secret values. An invalid rule file in the home
 /// fails the write (`invalid.request`) rather than writing unredacted.
-pub fn for_storage() -> Result<&'static Redactor> {
+pub fn for_storage() -> Result<Arc<Redactor>> {
     match PROCESS_HOME.get() {
         Some(root) => for_root(root),
         None => Ok(builtin()),
@@ -865,9 +894,11 @@ pub fn for_storage() -> Result<&'static Redactor> {
 }
 
 /// The shipped rules and the environment's secret values, with no home rule file.
-pub fn builtin() -> &'static Redactor {
-    static BUILTIN: OnceLock<Redactor> = OnceLock::new();
-    BUILTIN.get_or_init(Redactor::from_env)
+pub fn builtin() -> Arc<Redactor> {
+    static BUILTIN: OnceLock<Arc<Redactor>> = OnceLock::new();
+    BUILTIN
+        .get_or_init(|| Arc::new(Redactor::from_env()))
+        .clone()
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ enum ProfilesFile {
 pub struct Memory {
     pub(crate) conn: Connection,
     pub(crate) home: Option<Home>,
-    redactor: OnceCell<&'static Redactor>,
+    redactor: OnceCell<std::sync::Arc<Redactor>>,
     profiles: OnceCell<BTreeMap<String, Profile>>,
     rank_budget: std::cell::Cell<Option<u64>>,
 }
@@ -144,7 +144,7 @@ impl Memory {
 
     /// The home's process-wide redactor ([`crate::redact::for_home`]): every row memory writes
     /// to SQLite (STM entries, candidates, LTM records) is masked with it first.
-    pub(crate) fn redactor(&self) -> Result<&'static Redactor> {
+    pub(crate) fn redactor(&self) -> Result<&Redactor> {
         if let Some(r) = self.redactor.get() {
             return Ok(r);
         }

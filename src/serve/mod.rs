@@ -89,45 +89,14 @@ pub(crate) struct Shared {
     pub wake: (Mutex<u64>, Condvar),
     /// `output.thinking_mode` from config.toml, else `never`.
     pub default_thinking: ThinkingMode,
-    /// The redactor every JSON answer passes through, keyed by [`redaction_sources`].
-    pub redactor: Mutex<Option<(Sources, Arc<crate::redact::Redactor>)>>,
     /// Arrival times of each chat sender's messages in the last minute.
     pub chat_rate: Mutex<std::collections::HashMap<String, std::collections::VecDeque<Instant>>>,
-}
-
-/// (modification time, length) of each file the redactor is built from.
-type Sources = Vec<Option<(std::time::SystemTime, u64)>>;
-
-/// What decides whether the cached redactor is stale: the files its literals and rules come
-/// from (modification time and length of each).
-fn redaction_sources(home: &Home) -> Sources {
-    let d = crate::secrets::dir(home);
-    [
-        d.join("secrets.db"),
-        d.join("secrets.db-wal"),
-        home.root().join("redact.rules"),
-    ]
-    .iter()
-    .map(|p| {
-        let m = std::fs::metadata(p).ok()?;
-        Some((m.modified().ok()?, m.len()))
-    })
-    .collect()
 }
 
 impl Shared {
     /// The home's redactor (rules and every stored secret), reloaded when a source changes.
     pub fn redactor(&self) -> Result<Arc<crate::redact::Redactor>> {
-        let now = redaction_sources(&self.home);
-        let mut cache = self.redactor.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((k, r)) = cache.as_ref()
-            && *k == now
-        {
-            return Ok(r.clone());
-        }
-        let r = Arc::new(crate::redact::Redactor::load(&self.home)?);
-        *cache = Some((now, r.clone()));
-        Ok(r)
+        crate::redact::for_home(&self.home)
     }
 
     pub fn kick(&self) {
@@ -358,7 +327,6 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         draining: AtomicBool::new(false),
         wake: (Mutex::new(0), Condvar::new()),
         default_thinking,
-        redactor: Mutex::new(None),
         chat_rate: Mutex::new(Default::default()),
         opts: opts.clone(),
     });
