@@ -361,16 +361,17 @@ fn new(a: NewArgs, ctx: &Ctx) -> Result<()> {
     let f = files(ctx, &game_id)?;
     // Everything is checked before anything is written.
     let (s, events) = start.build(&game_id, &pool)?;
+    let taken = || {
+        Err(Error::conflict(format!("game {game_id:?} already exists"))
+            .with("game_id", game_id.as_str()))
+    };
     if f.dir.exists() {
-        return Err(
-            Error::conflict(format!("game {game_id:?} already exists")).with("game_id", game_id)
-        );
+        return taken();
     }
     let _lock = game::lock_game(&f)?;
+    // Re-checked under the lock: another `bob mtg new` may have won the race.
     if f.journal().exists() {
-        return Err(
-            Error::conflict(format!("game {game_id:?} already exists")).with("game_id", game_id)
-        );
+        return taken();
     }
     let mut line = journal::start_line(&s, &start, &events);
     // When the game started: `bob memory practice --since` reads it.

@@ -146,41 +146,55 @@ pub fn lessons(lines: &[Value], seat: Seat, pool: &Pool) -> Vec<MemoryCandidate>
     };
     let mut found: Vec<(u32, MemoryCandidate)> = Vec::new();
     let why = "a recurring habit seen in a journaled game; approve only if it matches your play";
+    let mut lesson = |score: u32, title: &str, text: String, skill: &str| {
+        found.push((
+            score,
+            candidate("mtg_lesson", title.into(), text, tags(skill), why),
+        ));
+    };
     if h.missed_land_drops > 0 {
-        found.push((h.missed_land_drops * 3, candidate(
-            "mtg_lesson",
-            "Play a land every turn".into(),
-            format!("With {deck_name} ({arch}) I ended {} turn(s) with a land still playable: play a land each turn before anything else.", h.missed_land_drops),
-            tags("mana_efficiency"),
-            why,
-        )));
+        lesson(
+            h.missed_land_drops * 3,
+            "Play a land every turn",
+            format!(
+                "With {deck_name} ({arch}) I ended {} turn(s) with a land still playable: play a land each turn before anything else.",
+                h.missed_land_drops
+            ),
+            "mana_efficiency",
+        );
     }
     if h.unused_mana_turns > 0 {
-        found.push((h.unused_mana_turns * 2, candidate(
-            "mtg_lesson",
-            "Spend mana every turn".into(),
-            format!("With {deck_name} ({arch}) I ended {} turn(s) with a castable spell unused: spend the mana when a play is available.", h.unused_mana_turns),
-            tags("mana_efficiency"),
-            why,
-        )));
+        lesson(
+            h.unused_mana_turns * 2,
+            "Spend mana every turn",
+            format!(
+                "With {deck_name} ({arch}) I ended {} turn(s) with a castable spell unused: spend the mana when a play is available.",
+                h.unused_mana_turns
+            ),
+            "mana_efficiency",
+        );
     }
     if h.declined_attacks > 1 {
-        found.push((h.declined_attacks, candidate(
-            "mtg_lesson",
-            "Attack when it is safe".into(),
-            format!("With {deck_name} ({arch}) I declined {} attack(s) with creatures able to attack: check whether the opponent can block profitably, and attack when not.", h.declined_attacks),
-            tags("combat"),
-            why,
-        )));
+        lesson(
+            h.declined_attacks,
+            "Attack when it is safe",
+            format!(
+                "With {deck_name} ({arch}) I declined {} attack(s) with creatures able to attack: check whether the opponent can block profitably, and attack when not.",
+                h.declined_attacks
+            ),
+            "combat",
+        );
     }
     if h.fizzles > 0 {
-        found.push((h.fizzles * 4, candidate(
-            "mtg_lesson",
-            "Targets can disappear".into(),
-            format!("{} of my targeted spells fizzled because the target was gone on resolution: expect responses and keep a second target in mind.", h.fizzles),
-            tags("stack"),
-            why,
-        )));
+        lesson(
+            h.fizzles * 4,
+            "Targets can disappear",
+            format!(
+                "{} of my targeted spells fizzled because the target was gone on resolution: expect responses and keep a second target in mind.",
+                h.fizzles
+            ),
+            "stack",
+        );
     }
     found.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
     let mut out: Vec<MemoryCandidate> = found.into_iter().take(3).map(|(_, c)| c).collect();

@@ -1167,23 +1167,26 @@ impl Ctx<'_> {
         let (root, dir, rel) = sandbox
             .locate_in(&shown)
             .map_err(|_| outside("is outside every sandbox root"))?;
+        let escaped = || outside("resolves (through a symlink) outside the root");
+        // An open that fails: a symlink escape is refused as such, any other error with `msg`.
+        let open_failed = |e: &std::io::Error, msg: String| {
+            if is_escape(e) {
+                escaped()
+            } else {
+                refuse(prog, msg)
+            }
+        };
         match access {
             Access::Read => match dir.metadata(&rel) {
-                Err(e) if is_escape(&e) => {
-                    Err(outside("resolves (through a symlink) outside the root"))
-                }
+                Err(e) if is_escape(&e) => Err(escaped()),
                 _ => Ok(()),
             },
             Access::WriteDir => {
                 let d = dir.open_dir(&rel).map_err(|e| {
-                    if is_escape(&e) {
-                        outside("resolves (through a symlink) outside the root")
-                    } else {
-                        refuse(
-                            prog,
-                            format!("{what} {v:?} is not a directory inside the root: {e}"),
-                        )
-                    }
+                    open_failed(
+                        &e,
+                        format!("{what} {v:?} is not a directory inside the root: {e}"),
+                    )
                 })?;
                 if !sandbox.dotfiles_allowed() {
                     let real = sandbox.real_rel(root, &d);
@@ -1205,14 +1208,10 @@ impl Ctx<'_> {
                     _ => PathBuf::from("."),
                 };
                 let parent = dir.open_dir(&parent_rel).map_err(|e| {
-                    if is_escape(&e) {
-                        outside("resolves (through a symlink) outside the root")
-                    } else {
-                        refuse(
-                            prog,
-                            format!("{what} {v:?}: its directory cannot be opened: {e}"),
-                        )
-                    }
+                    open_failed(
+                        &e,
+                        format!("{what} {v:?}: its directory cannot be opened: {e}"),
+                    )
                 })?;
                 if parent
                     .symlink_metadata(&name)

@@ -544,40 +544,32 @@ fn malformed_positions_and_decks_write_nothing() {
         assert!(e["message"].as_str().unwrap().contains(needle), "{e}");
         assert!(!env.home().join("mtg/bad").exists());
     }
-    let deck = env.write("deck.txt", "4 Grizzly Bears\nfour Forest\n");
-    let e = env.fails(
-        &[
-            "mtg",
-            "new",
-            "--deck",
-            deck.to_str().unwrap(),
-            "--deck",
-            "gruul-40",
-            "--game",
-            "bad",
-        ],
-        "",
-        2,
-        "invalid.request",
-    );
-    assert!(e["message"].as_str().unwrap().contains("line 2"), "{e}");
-    let deck = env.write("deck2.txt", "4 Grizzly Bears\n4 Black Lotus\n");
-    let e = env.fails(
-        &[
-            "mtg",
-            "new",
-            "--deck",
-            deck.to_str().unwrap(),
-            "--deck",
-            "gruul-40",
-            "--game",
-            "bad",
-        ],
-        "",
-        2,
-        "invalid.request",
-    );
-    assert!(e["message"].as_str().unwrap().contains("Black Lotus"));
+    for (file, text, needle) in [
+        ("deck.txt", "4 Grizzly Bears\nfour Forest\n", "line 2"),
+        (
+            "deck2.txt",
+            "4 Grizzly Bears\n4 Black Lotus\n",
+            "Black Lotus",
+        ),
+    ] {
+        let deck = env.write(file, text);
+        let e = env.fails(
+            &[
+                "mtg",
+                "new",
+                "--deck",
+                deck.to_str().unwrap(),
+                "--deck",
+                "gruul-40",
+                "--game",
+                "bad",
+            ],
+            "",
+            2,
+            "invalid.request",
+        );
+        assert!(e["message"].as_str().unwrap().contains(needle), "{e}");
+    }
     env.fails(
         &["mtg", "new", "--deck", "no-such-deck", "--deck", "gruul-40"],
         "",
