@@ -268,21 +268,27 @@ fn recover(home: &Home, q: &mut Queue) -> Result<usize> {
     if stale.is_empty() {
         return Ok(0);
     }
-    // Turn records the queue did not hear about, from turns.jsonl (the bundle may be missing).
-    let mut records = std::collections::HashMap::new();
+    // Turn records the queue did not hear about, from turns.jsonl (the bundle may be missing),
+    // in the order they were written: one per attempt that got as far as its record.
+    let mut records: std::collections::HashMap<String, Vec<TurnRecord>> = Default::default();
     for (_, r) in crate::store::read_jsonl(&home.turns_path())?.records {
         if let Some(id) = r.get("run_id").and_then(Value::as_str)
             && stale.iter().any(|s| s.id == id)
             && let Ok(rec) = serde_json::from_value::<TurnRecord>(r.clone())
         {
-            records.insert(id.to_string(), rec);
+            records.entry(id.to_string()).or_default().push(rec);
         }
     }
     let now = crate::clock::rfc3339(crate::clock::now()?);
     for row in &stale {
         let record = match crate::runs::record(home, &row.id)? {
             Some(r) => Some(r),
-            None => match records.remove(&row.id) {
+            // Each earlier attempt was cut short by a drain and re-queued, leaving its own
+            // `cancelled` record: only a record of the latest attempt says how this one ended.
+            None => match records
+                .remove(&row.id)
+                .and_then(|rs| rs.into_iter().nth(row.attempts.saturating_sub(1) as usize))
+            {
                 Some(r) => {
                     crate::runs::write(home, &request_of(row), &r)?;
                     Some(r)

@@ -12,6 +12,8 @@
 //! bundle holds a turn record, the turn finished and only the queue update was lost: the row
 //! becomes that record's status. Otherwise the turn may have run part way (tools may have had
 //! effects), so it is never started again: the row becomes `failed` with reason `interrupted`.
+//! A row a drain re-queued has the cut-short attempt's turn record (status `cancelled`) in
+//! `turns.jsonl` already: only a record of its latest attempt (`attempts`) counts.
 //! `queued` rows are simply run. So every accepted run ends completed, failed or re-queued,
 //! never lost and never run twice.
 
@@ -42,6 +44,8 @@ pub struct RunRow {
     pub model: Option<String>,
     pub error: Option<Value>,
     pub tool_calls: u64,
+    /// How many times a worker claimed it: more than one only after a drain re-queued it.
+    pub attempts: u64,
 }
 
 /// A new run to enqueue.
@@ -77,7 +81,7 @@ pub struct Queue {
 
 const COLUMNS: &str = "id, agent_id, session_id, user_id, message, thinking_mode, profile, source, \
     status, created_at, started_at, finished_at, duration_ms, output, provider, model, error, \
-    tool_calls";
+    tool_calls, attempts";
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
     let error: Option<String> = r.get(16)?;
@@ -100,6 +104,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
         model: r.get(15)?,
         error: error.and_then(|e| serde_json::from_str(&e).ok()),
         tool_calls: r.get::<_, i64>(17)?.max(0) as u64,
+        attempts: r.get::<_, i64>(18)?.max(0) as u64,
     })
 }
 

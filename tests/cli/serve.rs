@@ -1381,6 +1381,56 @@ fn a_drain_requeues_a_run_that_outlasts_the_window_and_the_next_server_runs_it_o
 }
 
 #[test]
+fn a_drained_and_requeued_run_that_then_crashes_ends_failed_interrupted_not_cancelled() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    // First server: the run outlasts the drain window, is cut short and re-queued; its
+    // attempt leaves a `cancelled` turn record behind.
+    let slow = OpenAi::start(|_, _| {
+        std::thread::sleep(Duration::from_secs(20));
+        Reply::json(200, &openai::completion("too late"))
+    });
+    let mut srv = Server::start_on(&env, &["--workers", "1", "--drain-timeout", "0.3"], &slow);
+    let id = create(
+        srv.addr,
+        &tok,
+        json!({"agent_id": "a", "message": "slow", "session_id": "s"}),
+    );
+    wait_run(srv.addr, &tok, &id, status_is("running"));
+    unsafe { libc::kill(srv.pid(), libc::SIGTERM) };
+    assert_eq!(srv.child.wait().unwrap().code(), Some(0));
+    assert_eq!(
+        turns_with(&env, &id),
+        1,
+        "the cut-short attempt is on record"
+    );
+    // Second server: the re-queued run starts again and the server dies under it (kill -9).
+    let hang = OpenAi::start(|_, _| Reply::hang());
+    let mut srv2 = Server::start_on(&env, &["--workers", "1"], &hang);
+    assert_eq!(srv2.ready["recovered"], 0);
+    wait_run(srv2.addr, &tok, &id, status_is("running"));
+    unsafe { libc::kill(srv2.pid(), libc::SIGKILL) };
+    srv2.child.wait().unwrap();
+    // Third server: the earlier attempt's `cancelled` record says nothing of the latest one,
+    // which may have run part way: failed, interrupted, and never started again.
+    let backend = replay(&env, "must not run");
+    let srv3 = Server::start(&env, &["--backend", &backend]);
+    assert_eq!(srv3.ready["recovered"], 1);
+    let v = get(srv3.addr, &format!("/v1/runs/{id}"), &tok).json();
+    assert_eq!(
+        (v["status"].clone(), v["reason"].clone()),
+        (json!("failed"), json!("interrupted")),
+        "{v}"
+    );
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(turns_with(&env, &id), 1, "the run was not started again");
+    assert!(
+        !env.home().join("runs").join(&id).exists(),
+        "no bundle was made from the earlier attempt's record"
+    );
+}
+
+#[test]
 fn turbotime_is_set_per_session_through_the_admin_api_as_an_audited_human_act() {
     let env = TestEnv::new();
     let (tok, tok_id) = token_and_id(&env);
