@@ -7,6 +7,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// What `crate::home::safe_component` accepts, as a JSON Schema pattern (ECMA 262, no
+/// look-around): 1-128 of `[A-Za-z0-9._:@-]`, but not `.` or `..`.
+pub const SAFE_ID: &str = r"^([A-Za-z0-9_:@-][A-Za-z0-9._:@-]{0,127}|\.[A-Za-z0-9_:@-][A-Za-z0-9._:@-]{0,126}|\.\.[A-Za-z0-9._:@-]{1,126})$";
+/// A secret's name (`crate::secrets::check_name`).
+pub const SECRET_NAME: &str = r"^[A-Za-z0-9_.-]{1,64}$";
+/// Text that is not blank: at least one character that is not white space.
+pub const NOT_BLANK: &str = r"\S";
+
 /// `POST /v1/runs`.
 ///
 /// ```json
@@ -14,20 +22,26 @@ use serde_json::Value;
 /// ```
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunRequest {
-    /// A safe path component: letters, digits, `-`, `_`, `.`.
+    /// A safe path component: 1-128 letters, digits, `.`, `_`, `-`, `:`, `@` (not `.`, `..`).
+    #[schemars(extend("pattern" = SAFE_ID))]
     pub agent_id: String,
     /// At most 256 KiB, not blank.
+    #[schemars(extend("pattern" = NOT_BLANK))]
     pub message: String,
     /// `never`, `on_error` or `always`; default: `[output] thinking_mode` of config.toml.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["never", "on_error", "always", null]))]
     pub thinking_mode: Option<String>,
     /// The run's session (default: a session of its own, named after the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = SAFE_ID))]
     pub session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = SAFE_ID))]
     pub user_id: Option<String>,
     /// `bob`, `spectator` or `solo` (default `bob`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["bob", "spectator", "solo", null]))]
     pub profile: Option<String>,
 }
 
@@ -81,18 +95,37 @@ pub struct RunList {
 /// `POST /v1/chat/messages`; a message of `/new` or `/resume` answers at once.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ChatRequest {
+    #[schemars(extend("pattern" = SAFE_ID))]
     pub user_id: String,
+    #[schemars(extend("pattern" = SAFE_ID))]
     pub room_id: String,
+    #[schemars(extend("pattern" = SAFE_ID))]
     pub agent_id: String,
+    /// At most 256 KiB once trimmed, not blank; `/new` and `/resume` answer at once.
+    #[schemars(extend("pattern" = NOT_BLANK))]
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["never", "on_error", "always", null]))]
     pub thinking_mode: Option<String>,
+}
+
+/// `200` of `POST /v1/chat/messages` for `/new` and `/resume`, which answer at once.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ChatCommandAnswer {
+    /// What happened, for the sender.
+    pub response: String,
+    /// The now active chat session (absent when `/resume` found none to resume).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 /// `POST /api/admin/secrets`: one-way; no answer ever holds the value.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SecretRequest {
+    #[schemars(extend("pattern" = SECRET_NAME))]
     pub name: String,
+    /// 8 characters to 64 KiB.
+    #[schemars(extend("minLength" = crate::secrets::MIN_VALUE))]
     pub value: String,
 }
 
@@ -105,7 +138,7 @@ pub struct ConfigRequest {
 /// `POST /api/admin/scheduler/control`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SchedulerControl {
-    /// `pause` or `resume`.
+    #[schemars(extend("enum" = ["pause", "resume"]))]
     pub action: String,
     /// One job; without it, the whole scheduler.
     #[serde(default, skip_serializing_if = "Option::is_none")]

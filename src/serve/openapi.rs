@@ -19,6 +19,8 @@ pub struct Endpoint {
     pub body: Option<&'static str>,
     /// The success status and its body: a component name, or a media type for non-JSON.
     pub ok: (u16, Answer),
+    /// A second success status and its body, where there is one.
+    pub also: Option<(u16, Answer)>,
 }
 
 pub enum Answer {
@@ -44,6 +46,7 @@ const fn ep(
         auth: true,
         body,
         ok,
+        also: None,
     }
 }
 
@@ -60,6 +63,7 @@ const fn public(
         auth: false,
         body: None,
         ok,
+        also: None,
     }
 }
 
@@ -108,20 +112,26 @@ pub const ENDPOINTS: &[Endpoint] = &[
         None,
         (200, Media("text/event-stream")),
     ),
-    ep(
-        "post",
-        "/v1/runs/{id}/cancel",
-        "Cancel a queued (200) or running (202) run",
-        None,
-        (202, Schema("RunAccepted")),
-    ),
-    ep(
-        "post",
-        "/v1/chat/messages",
-        "A chat message in the sender's persisted session",
-        Some("ChatRequest"),
-        (202, Schema("RunAccepted")),
-    ),
+    Endpoint {
+        also: Some((200, Schema("RunAccepted"))),
+        ..ep(
+            "post",
+            "/v1/runs/{id}/cancel",
+            "Cancel a queued (200, cancelled) or running (202, cancelling) run",
+            None,
+            (202, Schema("RunAccepted")),
+        )
+    },
+    Endpoint {
+        also: Some((200, Schema("ChatCommandAnswer"))),
+        ..ep(
+            "post",
+            "/v1/chat/messages",
+            "A chat message in the sender's persisted session (202); /new and /resume answer at once (200)",
+            Some("ChatRequest"),
+            (202, Schema("RunAccepted")),
+        )
+    },
     ep(
         "get",
         "/api/admin/status",
@@ -168,7 +178,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "post",
         "/api/admin/scheduler/jobs",
         "Add a scheduler job (seed 003 §4)",
-        Some("Job"),
+        Some("JobRequest"),
         (201, Object),
     ),
     ep(
@@ -239,6 +249,7 @@ fn components() -> Map<String, Value> {
     add::<RunView>(&mut g);
     add::<RunList>(&mut g);
     add::<ChatRequest>(&mut g);
+    add::<ChatCommandAnswer>(&mut g);
     add::<SecretRequest>(&mut g);
     add::<ConfigRequest>(&mut g);
     add::<SchedulerControl>(&mut g);
@@ -247,7 +258,48 @@ fn components() -> Map<String, Value> {
     add::<TurbotimeView>(&mut g);
     add::<ErrorAnswer>(&mut g);
     add::<crate::contracts::Job>(&mut g);
-    g.take_definitions(true)
+    let mut defs = g.take_definitions(true);
+    constrain(&mut defs);
+    defs
+}
+
+/// The rules the handlers check that the body types cannot state through schemars.
+fn constrain(defs: &mut Map<String, Value>) {
+    // A new job: the scheduler keeps next_run, last_status and last_run_id (setting one is
+    // refused), and it needs a string id and schedule.
+    if let Some(mut job) = defs.get("Job").cloned() {
+        if let Some(props) = job["properties"].as_object_mut() {
+            for kept in ["next_run", "last_status", "last_run_id"] {
+                props.remove(kept);
+            }
+        }
+        job["required"] = json!(["id", "schedule"]);
+        job["description"] =
+            json!("A new scheduler job (seed 003 §4); the scheduler keeps the rest of its state.");
+        defs.insert("JobRequest".into(), job);
+    }
+    // TURBOTIME: `select` names TURBOTIME tools and goes only with `on: true`.
+    if let Some(t) = defs.get_mut("TurbotimeRequest") {
+        let tools = crate::tools::domain::turbotime::TOOLS;
+        t["properties"]["select"]["items"] = json!({"type": "string", "enum": tools});
+        t["oneOf"] = json!([
+            {"properties": {"on": {"enum": [true]}}},
+            {"properties": {"on": {"enum": [false]}, "select": {"maxItems": 0}}},
+        ]);
+    }
+}
+
+/// The schema of a path parameter: the run and session ids are safe path components, a
+/// candidate decision is one of three actions; other ids are looked up (unknown: 404).
+fn path_param(path: &str, name: &str) -> Value {
+    let safe = path.starts_with("/v1/runs/")
+        || path.starts_with("/api/admin/sessions/")
+        || path.starts_with("/api/admin/chat/sessions/");
+    match name {
+        "action" => json!({"type": "string", "enum": ["approve", "edit", "reject"]}),
+        "id" if safe => json!({"type": "string", "pattern": SAFE_ID}),
+        _ => json!({"type": "string"}),
+    }
 }
 
 fn reference(name: &str) -> Value {
@@ -263,7 +315,10 @@ pub fn document() -> Value {
             .path
             .split('/')
             .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
-            .map(|p| json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}))
+            .map(|p| {
+                json!({"name": p, "in": "path", "required": true,
+                             "schema": path_param(e.path, p)})
+            })
             .collect();
         if !params.is_empty() {
             op["parameters"] = Value::Array(params);
@@ -272,19 +327,10 @@ pub fn document() -> Value {
             op["requestBody"] = json!({"required": b != "CandidateDecisionRequest",
                 "content": {"application/json": {"schema": reference(b)}}});
         }
-        let ok = match &e.ok.1 {
-            Schema(s) => {
-                json!({"description": "ok", "content": {"application/json": {"schema": reference(s)}}})
-            }
-            Object => {
-                json!({"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}})
-            }
-            Media(m) => {
-                json!({"description": "ok", "content": {*m: {"schema": {"type": "string"}}}})
-            }
-        };
         let mut responses = Map::new();
-        responses.insert(e.ok.0.to_string(), ok);
+        for (status, answer) in std::iter::once(&e.ok).chain(e.also.as_ref()) {
+            responses.insert(status.to_string(), answer_of(answer));
+        }
         if e.auth || e.body.is_some() {
             responses.insert(
                 "default".into(),
@@ -311,6 +357,27 @@ pub fn document() -> Value {
             "schemas": components(),
         },
     })
+}
+
+/// The documented body of a success status.
+fn answer_of(answer: &Answer) -> Value {
+    match answer {
+        Schema(s) => {
+            json!({"description": "ok", "content": {"application/json": {"schema": reference(s)}}})
+        }
+        Object => {
+            json!({"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}})
+        }
+        // For an event stream, the schema of each event (OpenAPI 3.2's itemSchema).
+        Media(m @ "text/event-stream") => json!({"description": "ok", "content": {*m: {"schema": {
+                "type": "object", "required": ["data"],
+                "properties": {"data": {"type": "string",
+                                        "description": "the audit event, as JSON"},
+                               "event": {"type": "string"}, "id": {"type": "string"}}}}}}),
+        Media(m) => {
+            json!({"description": "ok", "content": {*m: {"schema": {"type": "string"}}}})
+        }
+    }
 }
 
 fn operation_id(e: &Endpoint) -> String {
@@ -383,6 +450,54 @@ mod tests {
             .collect();
         documented.sort();
         assert_eq!(served, documented);
+    }
+
+    /// The published patterns accept exactly what the handlers accept (Schemathesis found
+    /// the document looser than the server: schema-valid ids and names were refused).
+    #[test]
+    fn the_id_and_name_patterns_match_the_servers_own_checks() {
+        let safe = regex::Regex::new(SAFE_ID).unwrap();
+        let secret = regex::Regex::new(SECRET_NAME).unwrap();
+        let long = "a".repeat(128);
+        let too_long = "a".repeat(129);
+        let dots = format!("..{}", "b".repeat(126));
+        let samples = [
+            "",
+            ".",
+            "..",
+            "...",
+            ".a",
+            "a.",
+            "..a",
+            "a",
+            "run_0f",
+            "u@x:y-z.w",
+            "a/b",
+            "a b",
+            "é",
+            "a\n",
+            "%2e",
+            &long,
+            &too_long,
+            &dots,
+        ];
+        for s in samples {
+            assert_eq!(
+                safe.is_match(s),
+                crate::home::safe_component("id", s).is_ok(),
+                "SAFE_ID on {s:?}"
+            );
+            let name_ok = crate::secrets::check_name(s).is_ok();
+            assert_eq!(secret.is_match(s), name_ok, "SECRET_NAME on {s:?}");
+        }
+        let doc = document();
+        let p = &doc["paths"]["/v1/runs/{id}/cancel"]["post"]["responses"];
+        assert!(p["200"].is_object() && p["202"].is_object(), "{p}");
+        let events = &doc["paths"]["/v1/runs/{id}/events"]["get"]["responses"]["200"];
+        assert_eq!(
+            events["content"]["text/event-stream"]["schema"]["required"],
+            json!(["data"])
+        );
     }
 
     #[test]
