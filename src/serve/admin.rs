@@ -21,7 +21,7 @@
 
 use super::Shared;
 use super::auth::Caller;
-use super::routes::{ApiResult, blocking, body_json, opt_str, summary, with_queue};
+use super::routes::{ApiResult, blocking, body_json, opt_str, summary, with_reader};
 use crate::error::Error;
 use crate::memory::Memory;
 use crate::memory::candidates::Decision;
@@ -62,10 +62,10 @@ async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value
         "failed",
         "cancelled",
     ] {
-        let (_, n) = with_queue(&shared, move |q| q.list(Some(s), 1, 0)).await?;
+        let (_, n) = with_reader(&shared, move |q| q.list(Some(s), 1, 0)).await?;
         counts.insert(s.into(), json!(n));
     }
-    let (rows, total) = with_queue(&shared, |q| q.list(None, 10, 0)).await?;
+    let (rows, total) = with_reader(&shared, |q| q.list(None, 10, 0)).await?;
     let recent: Vec<Value> = rows.iter().map(|r| summary(&shared, r)).collect();
     let (home, spec) = (shared.home.clone(), shared.opts.backend.clone());
     let settings = shared.opts.settings.clone();

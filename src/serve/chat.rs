@@ -18,7 +18,7 @@ use super::Shared;
 use super::queue::{ChatFilter, ChatKey, NewRun};
 use super::routes::{
     ApiResult, MAX_MESSAGE, blocking, body_json, enqueue, mode_str, req_str, thinking_mode,
-    with_queue,
+    with_queue, with_reader,
 };
 use crate::error::{Code, Error};
 use crate::home::safe_component;
@@ -165,7 +165,7 @@ async fn sessions(
         }
     }
     super::routes::check_limit(limit)?;
-    let (rows, total) = with_queue(&shared, move |q| q.chat_sessions(&f, limit, offset)).await?;
+    let (rows, total) = with_reader(&shared, move |q| q.chat_sessions(&f, limit, offset)).await?;
     Ok(axum::Json(
         json!({"sessions": rows, "total": total, "limit": limit, "offset": offset}),
     ))
@@ -177,7 +177,7 @@ async fn messages(
 ) -> ApiResult<axum::Json<Value>> {
     safe_component("session_id", &id)?;
     let id2 = id.clone();
-    let (session, runs) = with_queue(&shared, move |q| {
+    let (session, runs) = with_reader(&shared, move |q| {
         Ok((q.chat_get(&id2)?, q.session_runs(&id2)?))
     })
     .await?;

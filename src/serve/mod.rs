@@ -95,7 +95,13 @@ pub(crate) struct Shared {
     pub home: Home,
     pub opts: Options,
     pub verifier: auth::Verifier,
+    /// The queue's one writing connection, shared by the HTTP side and the workers: writers
+    /// wait on this lock (woken at once) rather than in SQLite's busy handler (which sleeps).
     pub queue: Mutex<Queue>,
+    /// A second connection for reads: in WAL mode they never wait for a commit's sync.
+    pub reader: Mutex<Queue>,
+    /// Accepted runs waiting for the next group commit (see [`Shared::accept`]).
+    accepting: Mutex<Vec<(queue::NewRun, std::sync::mpsc::SyncSender<Result<()>>)>>,
     pub draining: AtomicBool,
     /// Wakes idle workers when a run is accepted.
     pub wake: (Mutex<u64>, Condvar),
@@ -140,6 +146,37 @@ impl Shared {
     fn cancelled_by(&self, id: &str) -> Option<String> {
         let m = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
         m.get(id).and_then(|f| f.by.clone())
+    }
+
+    /// Puts `run` in the queue, durable on return. Runs accepted at the same moment share one
+    /// commit: each caller adds its run to `accepting`, then whoever holds the writer next
+    /// commits every run waiting there in one transaction (one sync) and hands each caller
+    /// its result.
+    pub fn accept(&self, run: queue::NewRun) -> Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.accepting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((run, tx));
+        {
+            let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            let batch =
+                std::mem::take(&mut *self.accepting.lock().unwrap_or_else(|e| e.into_inner()));
+            if !batch.is_empty() {
+                let (runs, callers): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
+                let results = q.enqueue_all(&runs, self.opts.queue_cap);
+                for (caller, r) in callers.into_iter().zip(results) {
+                    let _ = caller.send(r);
+                }
+            }
+        }
+        rx.recv()
+            .unwrap_or_else(|_| Err(Error::internal("the run was not committed")))
+    }
+
+    /// The writer connection (see [`Shared::queue`]).
+    pub fn writer(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn kick(&self) {
@@ -189,7 +226,7 @@ fn cancelled_error(by: &str) -> Error {
 /// is a `conflict`. A turn that completes before it sees the signal stays `completed`.
 pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
     let get = || -> Result<RunRow> {
-        let q = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let q = shared.reader.lock().unwrap_or_else(|e| e.into_inner());
         q.get(id)?
             .ok_or_else(|| Error::not_found(format!("no run {id:?}")).with("run_id", id))
     };
@@ -342,7 +379,7 @@ fn finish_of(r: &TurnRecord, backend: Option<&Backend>, now: &str) -> Finish {
 /// drain cut short before it called any tool goes back to the queue (nothing of it took
 /// effect: no tool ran and the checkpoint was not committed); one that had called tools is
 /// `failed` with reason `interrupted`, as after a crash.
-fn execute(shared: &Shared, q: &mut Queue, rt: &tokio::runtime::Runtime, row: RunRow) {
+fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
     let started = Instant::now();
     let home = &shared.home;
     let cancel = shared.claim_signal(&row.id);
@@ -388,7 +425,7 @@ fn execute(shared: &Shared, q: &mut Queue, rt: &tokio::runtime::Runtime, row: Ru
         && let Ok((record, _)) = &result
         && record.status == "cancelled"
         && record.tools.is_empty()
-        && q.requeue(&row.id).is_ok()
+        && shared.writer().requeue(&row.id).is_ok()
     {
         shared.release(&row.id);
         return;
@@ -396,10 +433,14 @@ fn execute(shared: &Shared, q: &mut Queue, rt: &tokio::runtime::Runtime, row: Ru
     let now = crate::clock::now()
         .map(crate::clock::rfc3339)
         .unwrap_or_default();
+    // Whether the crash rule would rebuild this very ending from the run's bundle.
+    let mut rebuildable = false;
     let mut finish = match result {
         Ok((record, backend)) => {
             let written = crate::runs::write(home, &request_of(&row), &record);
             let mut f = finish_of(&record, Some(&backend), &now);
+            rebuildable =
+                written.is_ok() && matches!(f.status.as_str(), "completed" | "incomplete");
             if let Err(e) = written {
                 f.status = "failed".into();
                 f.error = serde_json::to_value(e).ok();
@@ -436,14 +477,22 @@ fn execute(shared: &Shared, q: &mut Queue, rt: &tokio::runtime::Runtime, row: Ru
         }
     }
     // A failure here leaves the row `running`: the next start applies the crash rule to it.
-    let _ = q.finish(&row.id, &finish);
+    // An ending the crash rule would rebuild the same from the durable bundle need not wait
+    // for its own sync: the next claim or accept syncs it (one sync less per run).
+    {
+        let mut q = shared.writer();
+        let _ = if rebuildable {
+            q.finish_relaxed(&row.id, &finish)
+        } else {
+            q.finish(&row.id, &finish)
+        };
+    }
     shared.release(&row.id);
 }
 
-fn worker(shared: Arc<Shared>, queue_path: PathBuf) {
-    let (mut q, rt) = match (Queue::open(&queue_path), crate::backend::runtime()) {
-        (Ok(q), Ok(rt)) => (q, rt),
-        _ => return,
+fn worker(shared: Arc<Shared>) {
+    let Ok(rt) = crate::backend::runtime() else {
+        return;
     };
     loop {
         if shared.draining.load(Ordering::SeqCst) {
@@ -453,9 +502,10 @@ fn worker(shared: Arc<Shared>, queue_path: PathBuf) {
             .map(crate::clock::rfc3339)
             .unwrap_or_default();
         let seen = *shared.wake.0.lock().unwrap_or_else(|e| e.into_inner());
-        match q.claim(&now) {
+        let claimed = shared.writer().claim(&now);
+        match claimed {
             Ok(Some(row)) => {
-                execute(&shared, &mut q, &rt, row);
+                execute(&shared, &rt, row);
                 // A finished run may unblock a queued run of the same session.
                 shared.kick();
             }
@@ -501,6 +551,8 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         home: home.clone(),
         verifier: auth::Verifier::new(&dir),
         queue: Mutex::new(q),
+        reader: Mutex::new(Queue::open(&queue_path)?),
+        accepting: Mutex::new(Vec::new()),
         draining: AtomicBool::new(false),
         wake: (Mutex::new(0), Condvar::new()),
         default_thinking,
@@ -510,10 +562,10 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
     });
     let workers: Vec<_> = (0..opts.workers.max(1))
         .map(|i| {
-            let (s, p) = (shared.clone(), queue_path.clone());
+            let s = shared.clone();
             std::thread::Builder::new()
                 .name(format!("bob-worker-{i}"))
-                .spawn(move || worker(s, p))
+                .spawn(move || worker(s))
                 .map_err(|e| Error::internal(format!("starting a worker: {e}")))
         })
         .collect::<Result<_>>()?;

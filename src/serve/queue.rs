@@ -171,32 +171,57 @@ impl Queue {
 
     /// Adds a run unless `cap` runs are already waiting (`queue.full`). Durable on return.
     pub fn enqueue(&mut self, run: &NewRun, cap: u64) -> Result<()> {
-        let tx = self.write_tx()?;
-        let n = queued_in(&tx)?;
-        if n >= cap {
-            return Err(
-                Error::new(crate::error::Code::QueueFull, "run queue is full")
+        self.enqueue_all(std::slice::from_ref(run), cap)
+            .pop()
+            .unwrap_or_else(|| Err(Error::internal("no enqueue result")))
+    }
+
+    /// Adds runs in one transaction, so one sync makes all of them durable (a group commit of
+    /// the runs that arrived together); each is refused with `queue.full` once `cap` runs are
+    /// waiting. One result per run, in order; none is `Ok` unless the commit succeeded.
+    pub fn enqueue_all(&mut self, runs: &[NewRun], cap: u64) -> Vec<Result<()>> {
+        let attempt = (|| -> Result<Vec<Result<()>>> {
+            let tx = self.write_tx()?;
+            let mut n = queued_in(&tx)?;
+            let mut out = Vec::with_capacity(runs.len());
+            for run in runs {
+                if n >= cap {
+                    out.push(Err(Error::new(
+                        crate::error::Code::QueueFull,
+                        "run queue is full",
+                    )
                     .with("queued", n)
-                    .with("capacity", cap),
-            );
+                    .with("capacity", cap)));
+                    continue;
+                }
+                let inserted = tx.execute(
+                    "INSERT INTO runs (id, agent_id, session_id, user_id, message, thinking_mode,
+                        profile, source, status, created_at)
+                     VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'queued',?9)",
+                    params![
+                        run.id,
+                        run.agent_id,
+                        run.session_id,
+                        run.user_id,
+                        run.message,
+                        run.thinking_mode,
+                        run.profile,
+                        run.source,
+                        run.created_at
+                    ],
+                );
+                out.push(inserted.map(|_| n += 1).map_err(Error::from));
+            }
+            tx.commit()?;
+            Ok(out)
+        })();
+        match attempt {
+            Ok(out) => out,
+            Err(e) => runs
+                .iter()
+                .map(|_| Err(Error::new(e.code, e.message.clone())))
+                .collect(),
         }
-        tx.execute(
-            "INSERT INTO runs (id, agent_id, session_id, user_id, message, thinking_mode, profile,
-                source, status, created_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'queued',?9)",
-            params![
-                run.id,
-                run.agent_id,
-                run.session_id,
-                run.user_id,
-                run.message,
-                run.thinking_mode,
-                run.profile,
-                run.source,
-                run.created_at
-            ],
-        )?;
-        tx.commit()?;
-        Ok(())
     }
 
     /// Claims the oldest queued run whose session has no running run, marking it `running`.
@@ -220,8 +245,23 @@ impl Queue {
         Ok(claimed)
     }
 
-    /// Records how a running run ended.
+    /// Records how a running run ended, durably.
     pub fn finish(&mut self, id: &str, f: &Finish) -> Result<()> {
+        self.update_finish(id, f)
+    }
+
+    /// Records how a running run ended without waiting for the disk: the next durable commit
+    /// on this database (a claim or an accept, `synchronous=FULL`) syncs it along. Only for an
+    /// ending the crash rule rebuilds the same from the run's durable bundle, should this
+    /// update be lost: `completed` or `incomplete`, its bundle written.
+    pub fn finish_relaxed(&mut self, id: &str, f: &Finish) -> Result<()> {
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let done = self.update_finish(id, f);
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
+        done
+    }
+
+    fn update_finish(&mut self, id: &str, f: &Finish) -> Result<()> {
         self.conn.execute(
             "UPDATE runs SET status = ?2, finished_at = ?3, duration_ms = ?4, output = ?5,
                 provider = ?6, model = ?7, error = ?8, tool_calls = ?9 WHERE id = ?1",

@@ -259,6 +259,19 @@ pub(super) async fn blocking<T: Send + 'static>(
         .map_err(|e| Error::internal(e.to_string()))??)
 }
 
+/// A read of the queue, on the reading connection (never behind a commit's sync).
+pub(super) async fn with_reader<T: Send + 'static>(
+    shared: &Arc<Shared>,
+    f: impl FnOnce(&super::Queue) -> crate::error::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    let s = shared.clone();
+    blocking(move || {
+        let q = s.reader.lock().unwrap_or_else(|e| e.into_inner());
+        f(&q)
+    })
+    .await
+}
+
 pub(super) async fn with_queue<T: Send + 'static>(
     shared: &Arc<Shared>,
     f: impl FnOnce(&mut super::Queue) -> crate::error::Result<T> + Send + 'static,
@@ -397,10 +410,9 @@ async fn create_run(
 /// redacted first, and ids holding a secret value are refused: the queue is a durable write
 /// like any other.
 pub(super) async fn enqueue(shared: &Arc<Shared>, run: NewRun) -> ApiResult<()> {
-    let cap = shared.opts.queue_cap;
     let s2 = shared.clone();
     let mut run = run;
-    with_queue(shared, move |q| {
+    blocking(move || {
         // The queue is a durable write like any other: known secrets never reach it.
         let redactor = s2.redactor()?;
         run.message = redactor.redact_str(&run.message).into_owned();
@@ -420,7 +432,7 @@ pub(super) async fn enqueue(shared: &Arc<Shared>, run: NewRun) -> ApiResult<()> 
                 .with("field", field));
             }
         }
-        q.enqueue(&run, cap)
+        s2.accept(run)
     })
     .await?;
     shared.kick();
@@ -487,7 +499,7 @@ async fn list_runs(
     }
     check_limit(limit)?;
     let (rows, total) =
-        with_queue(&shared, move |q| q.list(status.as_deref(), limit, offset)).await?;
+        with_reader(&shared, move |q| q.list(status.as_deref(), limit, offset)).await?;
     let runs: Vec<Value> = rows.iter().map(|r| summary(&shared, r)).collect();
     Ok(axum::Json(
         json!({"runs": runs, "total": total, "limit": limit, "offset": offset}),
@@ -530,7 +542,7 @@ fn checked_id(id: &str) -> ApiResult<&str> {
 
 async fn fetch_row(shared: &Arc<Shared>, id: &str) -> ApiResult<RunRow> {
     let id2 = id.to_string();
-    with_queue(shared, move |q| q.get(&id2))
+    with_reader(shared, move |q| q.get(&id2))
         .await?
         .ok_or_else(|| {
             Error::not_found(format!("no run {id:?}"))
@@ -655,7 +667,7 @@ impl Tail {
     /// One poll: the row's state, then the new events; ends after the terminal state's events.
     fn poll(&mut self) -> Vec<Event> {
         let row = {
-            let q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+            let q = self.shared.reader.lock().unwrap_or_else(|e| e.into_inner());
             q.get(&self.id).ok().flatten()
         };
         let Some(row) = row else {

@@ -551,6 +551,58 @@ fn a_full_queue_answers_queue_full_with_retry_after_and_sessions_run_one_at_a_ti
 }
 
 #[test]
+fn runs_posted_at_once_share_commits_but_each_is_accepted_or_refused_against_the_cap() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let llm = OpenAi::start(|_, _| Reply::hang());
+    let srv = Server::start_on(&env, &["--workers", "1", "--queue", "15"], &llm);
+    let a = srv.addr;
+    // The only worker is held by a run that never ends: nothing leaves the queue.
+    let busy = create(
+        a,
+        &tok,
+        json!({"agent_id": "a", "message": "hold", "session_id": "busy"}),
+    );
+    wait_run(a, &tok, &busy, status_is("running"));
+    let answers: Vec<Resp> = std::thread::scope(|sc| {
+        let tok = &tok;
+        let posts: Vec<_> = (0..40)
+            .map(|i| {
+                sc.spawn(move || {
+                    let body = json!({"agent_id": "a", "message": format!("m{i}"),
+                                      "session_id": format!("s{i}")});
+                    post(a, "/v1/runs", tok, &body)
+                })
+            })
+            .collect();
+        posts.into_iter().map(|p| p.join().unwrap()).collect()
+    });
+    let mut accepted = Vec::new();
+    for r in &answers {
+        if r.status == 202 {
+            accepted.push(r.json()["id"].as_str().unwrap().to_string());
+        } else {
+            r.error(503, "queue.full");
+        }
+    }
+    assert_eq!(accepted.len(), 15, "exactly the cap is accepted");
+    let queued = get(a, "/v1/runs?status=queued&limit=500", &tok).json();
+    assert_eq!(queued["total"], 15, "{queued}");
+    let mut listed: Vec<String> = queued["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    listed.sort();
+    accepted.sort();
+    assert_eq!(
+        listed, accepted,
+        "every 202 is in the queue, nothing else is"
+    );
+}
+
+#[test]
 fn after_kill_9_every_accepted_run_is_completed_or_failed_interrupted_never_lost_or_run_twice() {
     let env = TestEnv::new();
     let tok = token(&env);
