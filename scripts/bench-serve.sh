@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Benchmarks `bob serve` over loopback with a Python load generator (keep-alive HTTP/1.1
 # connections on threads, fixed request count), compared in the same run with a peer: Python's
-# own HTTP/1.1 server answering a static body of the same size as /healthz's; and, when wrk and
-# nginx are installed, wrk against bob and against nginx serving the same 11 bytes.
+# own HTTP/1.1 server answering a static body of the same size as /healthz's; when wrk and
+# nginx are installed, wrk against bob and against nginx serving the same 11 bytes; and when
+# oha is installed, oha at a fixed rate (open loop, `-q RATE -z 10s`, latency corrected for
+# coordinated omission) against GET /v1/runs/{id} and, as the peer, nginx's static file.
 #
 #   scripts/bench-serve.sh                    # builds release
-#   BOB=target/debug/bob N=5000 C=8 RUNS=500 scripts/bench-serve.sh
+#   BOB=target/debug/bob N=5000 C=8 RUNS=500 WORKERS=2 RATE=1000 scripts/bench-serve.sh
+#
+# None of wrk, nginx or oha is needed by the tests or CI; install them by hand
+# (`apt-get install wrk nginx-light`, `cargo install oha --locked --root /opt/oha`).
 #
 # Reports requests/s, p50 and p99 for /healthz (bob vs peer, ratio), GET /v1/runs/{id}, and
-# end-to-end completed runs/s for POST /v1/runs on the replay backend with --workers 2.
+# end-to-end completed runs/s for POST /v1/runs on the replay backend with --workers WORKERS:
+# once from one connection (each POST waits for the previous one), once from C connections
+# at once (runs accepted together share one queue commit).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 N=${N:-5000}
 C=${C:-8}
 RUNS=${RUNS:-500}
+WORKERS=${WORKERS:-2}
+RATE=${RATE:-1000}
 if [[ -z "${BOB:-}" ]]; then
   (cd "$here" && cargo build --release -q)
   BOB="${CARGO_TARGET_DIR:-$here/target}/release/bob"
@@ -27,7 +36,7 @@ export BOB_HOME="$work/home"
 "$BOB" init >/dev/null
 tok=$("$BOB" serve token create | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 for _ in 1 2 3; do echo '{"content":"ok"}'; done >"$work/replay.jsonl"
-"$BOB" serve --bind 127.0.0.1:0 --workers 2 --queue 100000 --backend "replay:$work/replay.jsonl" \
+"$BOB" serve --bind 127.0.0.1:0 --workers "$WORKERS" --queue 100000 --backend "replay:$work/replay.jsonl" \
   >"$work/ready" 2>"$work/serve.err" &
 pids+=($!)
 for _ in $(seq 100); do [[ -s "$work/ready" ]] && break; sleep 0.05; done
@@ -102,10 +111,14 @@ g=$(run "$addr" GET "/v1/runs/$id" "$tok" "$N" "$C"); fmt "bob GET /v1/runs/{id}
 # The issue's pair, when installed (apt-get install wrk nginx-light; never needed by tests): wrk
 # (closed loop, 2 threads, C connections, 5 s) against bob and against nginx serving a static
 # file of the same 11 bytes as /healthz.
-if command -v wrk >/dev/null && command -v nginx >/dev/null; then
+nport=
+if command -v nginx >/dev/null; then
   nport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   mkdir -p "$work/www" "$work/nginx"
   printf '{"ok":true}' >"$work/www/healthz"
+  # nginx's workers run unprivileged: they must be able to read the file (else every answer
+  # is a 403, which wrk does not tell apart; oha's status counts do).
+  chmod a+rx "$work" "$work/www"; chmod a+r "$work/www/healthz"
   cat >"$work/nginx.conf" <<NGINX
 worker_processes 1;
 daemon off;
@@ -122,6 +135,8 @@ NGINX
   nginx -c "$work/nginx.conf" -p "$work/nginx" &
   pids+=($!)
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$nport/healthz" >/dev/null && break; sleep 0.05; done
+fi
+if command -v wrk >/dev/null && [[ -n "$nport" ]]; then
   wrkrun() {
     local name=$1; shift
     wrk -t2 -c"$C" -d5s --latency "$@" | awk -v n="$name" '
@@ -133,22 +148,51 @@ NGINX
   wrkrun "bob GET /v1/runs/{id}" -H "Authorization: Bearer $tok" "http://$addr/v1/runs/$id"
 fi
 
-python3 - "$addr" "$tok" "$RUNS" <<'PY'
+# The issue's condition for GET /v1/runs/{id}: p99 at a fixed rate (open loop), with nginx's
+# static file at the same rate as the peer.
+if command -v oha >/dev/null; then
+  oharun() {
+    local name=$1; shift
+    oha -q "$RATE" -z 10s -c 16 --latency-correction --no-tui --output-format json "$@" \
+      | python3 -c '
+import json, sys
+d = json.load(sys.stdin); s = d["summary"]; p = d["latencyPercentiles"]
+codes = d.get("statusCodeDistribution", {})
+print("%-28s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (oha -q %s, ok %.4f, %s)" % (sys.argv[1],
+      s["requestsPerSec"], p["p50"] * 1e3, p["p99"] * 1e3, sys.argv[2], s["successRate"], codes))
+' "$name" "$RATE"
+  }
+  oharun "bob GET /v1/runs/{id}" -H "Authorization: Bearer $tok" "http://$addr/v1/runs/$id"
+  if [[ -n "$nport" ]]; then oharun "peer nginx static file" "http://127.0.0.1:$nport/healthz"; fi
+  oharun "bob /healthz" "http://$addr/healthz"
+fi
+
+python3 - "$addr" "$tok" "$RUNS" "$C" <<'PY'
 import http.client, json, sys, threading, time
-addr, tok, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+addr, tok, n, c = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 host, port = addr.rsplit(":", 1)
 h = {"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
-t0 = time.perf_counter()
 conn = http.client.HTTPConnection(host, int(port))
-for i in range(n):
-    conn.request("POST", "/v1/runs", body=json.dumps({"agent_id": "bench", "message": f"m{i}"}), headers=h)
-    r = conn.getresponse(); r.read(); assert r.status == 202, r.status
-accepted = time.perf_counter() - t0
-while True:
+def completed():
     conn.request("GET", "/v1/runs?status=completed&limit=1", headers=h)
-    r = conn.getresponse(); v = json.loads(r.read())
-    if v["total"] >= n + 1: break
-    time.sleep(0.05)
-wall = time.perf_counter() - t0
-print(f"POST /v1/runs x{n} (replay):     accepted {n/accepted:7.0f} runs/s; completed end to end {n/wall:6.0f} runs/s")
+    r = conn.getresponse(); return json.loads(r.read())["total"]
+def post(count, tag):
+    k = http.client.HTTPConnection(host, int(port))
+    for i in range(count):
+        k.request("POST", "/v1/runs", body=json.dumps({"agent_id": "bench", "message": f"{tag}{i}"}), headers=h)
+        r = k.getresponse(); r.read(); assert r.status == 202, r.status
+def bench(conns):
+    before = completed()
+    t0 = time.perf_counter()
+    ts = [threading.Thread(target=post, args=(n // conns, f"c{conns}t{j}m")) for j in range(conns)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    accepted = time.perf_counter() - t0
+    total = (n // conns) * conns
+    while completed() < before + total:
+        time.sleep(0.02)
+    wall = time.perf_counter() - t0
+    print(f"POST /v1/runs x{total} (replay, {conns} conn): accepted {total/accepted:6.0f} runs/s; completed end to end {total/wall:5.0f} runs/s")
+bench(1)
+bench(c)
 PY
