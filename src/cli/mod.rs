@@ -189,6 +189,7 @@ pub fn main() -> i32 {
     let flags = crate::settings::Flags {
         home: cli.home.clone(),
         now: cli.now.clone(),
+        ..Default::default()
     };
     let settings = match Settings::load(
         flags,
