@@ -328,14 +328,10 @@ impl Runner {
         safe_component("agent_id", &req.agent_id)?;
         safe_component("run_id", &req.run_id)?;
         let Some(spec) = spec else {
-            return Err(Error::new(
-                Code::ToolNotFound,
-                format!(
-                    "no tool named {:?} is registered; it was not executed (see `bob tool list`)",
-                    req.tool
-                ),
-            )
-            .with("tool", req.tool.clone()));
+            return Err(wire::not_found(
+                &req.tool,
+                "it was not executed (see `bob tool list`)",
+            ));
         };
         let input = registry::validate(&req.tool, spec, &req.input)?;
         self.policy.check_tool(&req.tool, spec)?;

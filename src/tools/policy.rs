@@ -81,10 +81,9 @@ pub struct PolicyOverrides {
 
 /// Canonical name of a tool (alias resolved), or `tool.not_found`.
 pub fn canonical_tool(name: &str) -> Result<&'static str> {
-    registry::resolve(name).map(|t| t.name).ok_or_else(|| {
-        Error::new(Code::ToolNotFound, format!("no tool named {name:?}"))
-            .with("tool", name.to_string())
-    })
+    registry::resolve(name)
+        .map(|t| t.name)
+        .ok_or_else(|| super::wire::not_found(name, "see `bob tool list`"))
 }
 
 /// The session's enabled-tools file; empty when absent.
