@@ -157,8 +157,11 @@ impl Queue {
         Ok(Queue { conn })
     }
 
-    /// A transaction that takes the write lock at once (no upgrade deadlock between writers).
+    /// A transaction that takes the write lock at once (no upgrade deadlock between writers),
+    /// durable on commit: each write states its own durability, so a relaxed one (see
+    /// [`Queue::finish_relaxed`]) never leaves the connection relaxed for the next.
     fn write_tx(&mut self) -> Result<rusqlite::Transaction<'_>> {
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
         Ok(self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?)
@@ -247,6 +250,7 @@ impl Queue {
 
     /// Records how a running run ended, durably.
     pub fn finish(&mut self, id: &str, f: &Finish) -> Result<()> {
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
         self.update_finish(id, f)
     }
 
@@ -257,8 +261,10 @@ impl Queue {
     pub fn finish_relaxed(&mut self, id: &str, f: &Finish) -> Result<()> {
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         let done = self.update_finish(id, f);
-        self.conn.pragma_update(None, "synchronous", "FULL")?;
-        done
+        // Back to the default for the writes that do not state theirs (cancel, requeue).
+        let restored = self.conn.pragma_update(None, "synchronous", "FULL");
+        done?;
+        Ok(restored?)
     }
 
     fn update_finish(&mut self, id: &str, f: &Finish) -> Result<()> {
@@ -283,6 +289,7 @@ impl Queue {
     /// Cancels a run that has not started: `queued` becomes `cancelled` with `error`.
     /// Returns false (and changes nothing) when the run is not queued any more.
     pub fn cancel_queued(&mut self, id: &str, finished_at: &str, error: &Value) -> Result<bool> {
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
         let n = self.conn.execute(
             "UPDATE runs SET status = 'cancelled', finished_at = ?2, duration_ms = 0, error = ?3
              WHERE id = ?1 AND status = 'queued'",
@@ -293,6 +300,7 @@ impl Queue {
 
     /// Puts a running run back in the queue (a drain cut it short before it had any effect).
     pub fn requeue(&mut self, id: &str) -> Result<()> {
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
         self.conn.execute(
             "UPDATE runs SET status = 'queued', started_at = NULL WHERE id = ?1 AND status = 'running'",
             params![id],
@@ -521,4 +529,63 @@ fn insert_chat(tx: &rusqlite::Transaction<'_>, key: &ChatKey, now: &str) -> Resu
         params![s.id, s.agent_id, s.user_id, s.room_id, s.created_at],
     )?;
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str) -> NewRun {
+        NewRun {
+            id: id.into(),
+            agent_id: "a".into(),
+            session_id: id.into(),
+            user_id: None,
+            message: "m".into(),
+            thinking_mode: "never".into(),
+            profile: "bob".into(),
+            source: "http".into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    fn synchronous(q: &Queue) -> i64 {
+        q.conn
+            .pragma_query_value(None, "synchronous", |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn one_commit_takes_runs_up_to_the_cap_and_refuses_the_rest_each_with_its_own_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut q = Queue::open(&dir.path().join("queue.db")).unwrap();
+        q.enqueue(&run("r0"), 3).unwrap();
+        let batch: Vec<NewRun> = ["r1", "r0", "r2", "r3"].into_iter().map(run).collect();
+        let out = q.enqueue_all(&batch, 3);
+        assert!(out[0].is_ok() && out[2].is_ok(), "{out:?}");
+        let dup = out[1].as_ref().unwrap_err();
+        assert_ne!(
+            dup.code,
+            crate::error::Code::QueueFull,
+            "a duplicate id fails alone"
+        );
+        let full = out[3].as_ref().unwrap_err();
+        assert_eq!(full.code, crate::error::Code::QueueFull);
+        assert_eq!(q.queued().unwrap(), 3);
+    }
+
+    #[test]
+    fn a_relaxed_finish_leaves_the_next_writes_durable() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut q = Queue::open(&dir.path().join("queue.db")).unwrap();
+        q.enqueue(&run("r1"), 10).unwrap();
+        let row = q.claim("2026-01-01T00:00:01Z").unwrap().unwrap();
+        let f = Finish {
+            status: "completed".into(),
+            ..Finish::default()
+        };
+        q.finish_relaxed(&row.id, &f).unwrap();
+        assert_eq!(synchronous(&q), 2, "FULL again after a relaxed finish");
+        assert_eq!(q.get("r1").unwrap().unwrap().status, "completed");
+    }
 }
