@@ -96,8 +96,14 @@ struct RuleData {
     has_path: bool,
     /// bob's extension: a named check the secret must pass too (`""`: none).
     check: &'static str,
+    /// What any match contains, worked out from the regex by build.rs ([`Rule::may_match`]).
+    needs: Needs,
     allow: &'static [AllowData],
 }
+
+/// Literals a rule's matches contain: one of each inner list, as (lower-case bytes, compared
+/// ASCII case-insensitively; must start a word).
+type Needs = &'static [&'static [(&'static [u8], bool)]];
 
 /// One allowlist (`[allowlist]`, `[[rules.allowlists]]`).
 struct AllowData {
@@ -219,6 +225,7 @@ struct Rule {
     /// Subject to the global gitleaks allowlist.
     gitleaks: bool,
     check: Option<Check>,
+    needs: Needs,
     re: OnceLock<Option<BytesRegex>>,
 }
 
@@ -344,7 +351,43 @@ fn line_around(text: &str, start: usize, end: usize) -> &str {
     &text[from..to]
 }
 
+/// Whether `lit` (lower-case) occurs in `text`, ASCII case-insensitively; with `word_start`, only
+/// where the byte before it is not `[A-Za-z0-9_]` (what `\b` in front of a word byte means with
+/// the ASCII word class the rules are compiled with).
+fn contains_lit(text: &[u8], lit: &[u8], word_start: bool) -> bool {
+    let Some((&first, rest)) = lit.split_first() else {
+        return true;
+    };
+    let upper = first.to_ascii_uppercase();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr2(first, upper, &text[from..]).map(|i| from + i) {
+        from = i + 1;
+        let after = &text[i + 1..];
+        if after.len() < rest.len() || !after[..rest.len()].eq_ignore_ascii_case(rest) {
+            continue;
+        }
+        if word_start && i > 0 && {
+            let b = text[i - 1];
+            b.is_ascii_alphanumeric() || b == b'_'
+        } {
+            continue;
+        }
+        return true;
+    }
+    false
+}
+
 impl Rule {
+    /// Whether the regex can match `text` at all, by its [`Needs`]: one linear scan per needed
+    /// literal and no regex. A keyword is only a hint (`s.` for Vault tokens is in "thanks.",
+    /// `ey` for JWTs in "they"); this check is what keeps ordinary text from compiling the rule.
+    fn may_match(&self, text: &str) -> bool {
+        self.needs.iter().all(|any| {
+            any.iter()
+                .any(|(lit, word_start)| contains_lit(text.as_bytes(), lit, *word_start))
+        })
+    }
+
     fn regex(&self) -> Option<&BytesRegex> {
         self.re.get_or_init(|| compile(self.pattern).ok()).as_ref()
     }
@@ -507,6 +550,7 @@ impl RuleSet {
                     allow: d.allow.iter().filter_map(Allow::from_data).collect(),
                     gitleaks,
                     check,
+                    needs: d.needs,
                     re: OnceLock::new(),
                 });
             }
@@ -740,6 +784,9 @@ impl Redactor {
         }
         let set = RuleSet::get();
         for i in set.triggered(&out) {
+            if !set.rules[i].may_match(&out) {
+                continue;
+            }
             if let Some(new) = set.rules[i].redact(&out, &set.global) {
                 out = Cow::Owned(new);
             }
@@ -1138,6 +1185,106 @@ mod tests {
             r.add_rules("(").unwrap_err().code,
             crate::error::Code::InvalidRequest
         );
+    }
+
+    /// Ordinary prose carries the keywords of some rules (`s.` of vault-service-token in
+    /// "thanks.", `ey` of jwt in "they"), but no rule whose keyword it holds can match it, so
+    /// redacting it compiles no regex.
+    #[test]
+    fn ordinary_text_compiles_no_rule() {
+        let set = RuleSet::get();
+        let by_id = |id: &str| set.rules.iter().find(|r| r.id == id).unwrap();
+        for text in [
+            "Fine, thanks. They said hey.",
+            "Last turn: hello bob \u{2192} Fine, thanks.",
+            "the keys are on the table, as Mrs. Smith's eyes saw",
+            "http://127.0.0.1:8080/v1",
+        ] {
+            let triggered = set.triggered(text);
+            assert!(!triggered.is_empty(), "{text:?} should hit some keyword");
+            for i in triggered {
+                let r = &set.rules[i];
+                if ["vault-service-token", "jwt", "bob-jwt", "bob-url-password"].contains(&r.id) {
+                    assert!(!r.may_match(text), "{} on {text:?}", r.id);
+                }
+            }
+        }
+        assert!(!by_id("jwt").needs.is_empty());
+        assert!(!by_id("vault-service-token").needs.is_empty());
+        // The prefilter is a hint, never a verdict: the secrets themselves still pass it and are
+        // masked in prose.
+        let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+        let vault = "s.Ab3dEf6hIj9kLm2nOp5qRs8t";
+        let hvs = format!("hvs.{}", "CAESIJ3k9xQ_Lm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9oPq2rSt5uVw8xYz1aBc4dEf7gHi0jKl3mNo6pQr9sTu2vWx5yZa8bCd1eFg4".get(..96).unwrap());
+        for secret in [jwt, vault, hvs.as_str()] {
+            let text = format!("They said thanks. Here it is: {secret} and that's all.");
+            let out = red(&text);
+            assert!(!out.contains(secret), "{out}");
+            assert!(
+                out.contains(MASK) && out.starts_with("They said thanks."),
+                "{out}"
+            );
+        }
+    }
+
+    /// `hir` with every look-around (`\b`, `^`, `$`) removed: what proptest can generate from.
+    fn without_looks(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
+        use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+        match hir.kind() {
+            HirKind::Look(_) => Hir::empty(),
+            HirKind::Repetition(r) => Hir::repetition(Repetition {
+                sub: Box::new(without_looks(&r.sub)),
+                ..r.clone()
+            }),
+            HirKind::Capture(c) => Hir::capture(Capture {
+                sub: Box::new(without_looks(&c.sub)),
+                ..c.clone()
+            }),
+            HirKind::Concat(v) => Hir::concat(v.iter().map(without_looks).collect()),
+            HirKind::Alternation(v) => Hir::alternation(v.iter().map(without_looks).collect()),
+            _ => hir.clone(),
+        }
+    }
+
+    /// The needs build.rs derives never reject a text the rule's regex matches: for every rule,
+    /// texts generated from its own regex (with prose or word bytes around them), whenever the
+    /// regex matches them, pass [`Rule::may_match`].
+    #[test]
+    fn needs_never_reject_a_match() {
+        use proptest::strategy::{Strategy, ValueTree};
+        use proptest::test_runner::TestRunner;
+        let set = RuleSet::get();
+        let mut runner = TestRunner::deterministic();
+        let mut checked = 0;
+        for r in &set.rules {
+            let Ok(hir) = regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(r.pattern)
+            else {
+                continue;
+            };
+            let Ok(strategy) = proptest::string::bytes_regex_parsed(&without_looks(&hir)) else {
+                continue;
+            };
+            let re = r.regex().unwrap();
+            for k in 0..24 {
+                let body = strategy.new_tree(&mut runner).unwrap().current();
+                let body = String::from_utf8_lossy(&body);
+                let (pre, post) = [("", ""), ("x ", " y"), ("a", "b"), ("key: ", "\n")][k % 4];
+                let text = format!("{pre}{body}{post}");
+                if re.is_match(text.as_bytes()) {
+                    checked += 1;
+                    assert!(
+                        r.may_match(&text),
+                        "{}: {text:?} matches but its needs reject it",
+                        r.id
+                    );
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} matching texts checked");
     }
 
     #[test]
