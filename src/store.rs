@@ -101,6 +101,28 @@ pub fn write_files_atomic(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<()> {
     result
 }
 
+/// Replaces several files of one directory, each by a rename, WITHOUT any fsync: for copies of
+/// data that is durable elsewhere (the run bundle repeats the turn record of turns.jsonl and the
+/// events of the audit log). A reader never sees a half-written file while the machine runs;
+/// after a power loss a file may be missing, empty or torn, so readers must treat a malformed
+/// file as absent or rebuild it. Renamed in the given order.
+pub fn write_files_unsynced(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let nonce = uuid::Uuid::new_v4().simple().to_string();
+    for (name, bytes) in files {
+        let tmp = dir.join(format!(".{name}.tmp.{}.{nonce}", std::process::id()));
+        let path = dir.join(name);
+        let written = std::fs::write(&tmp, bytes)
+            .map_err(io(&tmp))
+            .and_then(|()| std::fs::rename(&tmp, &path).map_err(io(&path)));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written?;
+    }
+    Ok(())
+}
+
 /// The bytes [`write_json_atomic`] writes for `value`: pretty JSON, secrets masked, a newline.
 pub fn json_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     let mut bytes = serde_json::to_vec_pretty(&redacted_json(value)?)
