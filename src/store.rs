@@ -41,6 +41,18 @@ fn parent_of(path: &Path) -> &Path {
 
 /// Replaces `path` atomically with `bytes`, creating parent directories as needed.
 pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace_file(path, bytes, true)
+}
+
+/// [`write_bytes_atomic`] without the directory fsync after the rename: the new content is
+/// durable (the temp file is fsynced before it is renamed), but after a power loss the path
+/// may still name the old file. Only for a file whose previous version is an acceptable state
+/// to come back to (the chain manifest: see `src/chain.rs`).
+pub fn write_bytes_atomic_rename_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace_file(path, bytes, false)
+}
+
+fn replace_file(path: &Path, bytes: &[u8], sync_dir: bool) -> Result<()> {
     let dir = parent_of(path);
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("doc");
@@ -58,7 +70,12 @@ pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         f.write_all(bytes).map_err(io(&tmp))?;
         f.sync_all().map_err(io(&tmp))?;
         std::fs::rename(&tmp, path).map_err(io(path))?;
-        File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+        if sync_dir {
+            File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(io(dir))?;
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

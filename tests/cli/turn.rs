@@ -1406,3 +1406,33 @@ fn a_torn_run_bundle_is_a_conflict_for_runs_show_and_absent_from_runs_list() {
     env.fails(&["runs", "show", id], "", 5, "conflict");
     assert!(env.jsonl(&["runs", "list"], "").is_empty());
 }
+
+/// An audit append no longer fsyncs `keys/` after the manifest's rename when the manifest
+/// listed the log already: a power loss can then bring back the manifest of some appends ago.
+/// That state is accepted: the audit log verifies with its newer records unanchored, and the
+/// next turn re-anchors them.
+#[test]
+fn a_turn_after_a_lost_manifest_rename_re_anchors_the_audit_log() {
+    let env = TestEnv::new();
+    let spec = script(&env, &vec![json!({"content": "Fine."}); 6]);
+    turn_json(&env, &["--backend", &spec, "--session", "s1"], "one");
+    let manifest = env.home().join("keys/manifest.json");
+    let old = std::fs::read(&manifest).unwrap();
+    turn_json(&env, &["--backend", &spec, "--session", "s1"], "two");
+    std::fs::write(&manifest, &old).unwrap();
+    let audit_row = |rows: &[Value]| {
+        rows.iter()
+            .find(|r| r["path"].as_str().unwrap().contains("agent_default"))
+            .cloned()
+            .unwrap()
+    };
+    let rows = env.jsonl(&["ledger", "verify"], "");
+    let row = audit_row(&rows);
+    assert_eq!(row["ok"], true, "{rows:?}");
+    assert!(row["unanchored"].as_u64().unwrap() > 0, "{rows:?}");
+    turn_json(&env, &["--backend", &spec, "--session", "s1"], "three");
+    let rows = env.jsonl(&["ledger", "verify"], "");
+    let row = audit_row(&rows);
+    assert_eq!(row["ok"], true, "{rows:?}");
+    assert_eq!(row["unanchored"], Value::Null, "{rows:?}");
+}
