@@ -457,7 +457,8 @@ struct Keywords {
 
 impl Keywords {
     fn new(mut keyword_of: Vec<(&'static str, usize)>) -> Keywords {
-        keyword_of.sort();
+        // Keywords are lower-case, so sorting them also sorts them by leading pair.
+        keyword_of.sort_unstable();
         let mut pairs = Box::new([0u64; 1024]);
         let mut words: Vec<([u8; 2], &'static [u8], Vec<usize>)> = Vec::new();
         for (k, rule) in keyword_of {
@@ -475,7 +476,7 @@ impl Keywords {
                 _ => words.push((pair, b, vec![rule])),
             }
         }
-        words.sort_by_key(|w| w.0);
+        debug_assert!(words.is_sorted_by_key(|w| w.0));
         Keywords { pairs, words }
     }
 
@@ -513,8 +514,8 @@ struct RuleSet {
 impl RuleSet {
     fn build() -> RuleSet {
         let global: Vec<Allow> = GLOBAL_ALLOW.iter().filter_map(Allow::from_data).collect();
-        let mut rules = Vec::new();
-        let mut keyword_of: Vec<(&'static str, usize)> = Vec::new();
+        let mut rules = Vec::with_capacity(BOB_RULES.len() + GITLEAKS_RULES.len());
+        let mut keyword_of: Vec<(&'static str, usize)> = Vec::with_capacity(512);
         let mut always = Vec::new();
         let mut skipped = Vec::new();
         for (data, gitleaks) in [(BOB_RULES, false), (GITLEAKS_RULES, true)] {
@@ -798,7 +799,7 @@ impl Redactor {
     /// with `prefix` (e.g. `payload`).
     pub fn redact_value(&self, value: &mut Value, prefix: &str) -> Vec<String> {
         let mut paths = Vec::new();
-        self.walk(value, prefix.to_string(), false, &mut paths);
+        self.walk(value, &mut prefix.to_string(), false, &mut paths);
         paths
     }
 
@@ -808,13 +809,21 @@ impl Redactor {
         !self.redact_value(&mut v, "").is_empty()
     }
 
-    fn walk(&self, value: &mut Value, path: String, secret_field: bool, paths: &mut Vec<String>) {
+    /// `path` is the JSON path of `value`, built in one buffer (a segment pushed before each
+    /// child, cut after it) and copied only for a value that is redacted.
+    fn walk(
+        &self,
+        value: &mut Value,
+        path: &mut String,
+        secret_field: bool,
+        paths: &mut Vec<String>,
+    ) {
         match value {
             Value::String(s) => {
                 if secret_field {
                     if !s.is_empty() && s != MASK {
                         *s = MASK.to_string();
-                        paths.push(path);
+                        paths.push(path.clone());
                     }
                 } else if let Some(mut inner) = embedded_json(s) {
                     let before = paths.len();
@@ -824,22 +833,27 @@ impl Redactor {
                     }
                 } else if let Cow::Owned(new) = self.redact_str(s) {
                     *s = new;
-                    paths.push(path);
+                    paths.push(path.clone());
                 }
             }
             Value::Array(items) => {
+                let len = path.len();
                 for (i, v) in items.iter_mut().enumerate() {
-                    self.walk(v, format!("{path}[{i}]"), secret_field, paths);
+                    use std::fmt::Write as _;
+                    let _ = write!(path, "[{i}]");
+                    self.walk(v, path, secret_field, paths);
+                    path.truncate(len);
                 }
             }
             Value::Object(map) => {
+                let len = path.len();
                 for (k, v) in map.iter_mut() {
-                    let child = if path.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{path}.{k}")
-                    };
-                    self.walk(v, child, is_secret_field(k), paths);
+                    if len > 0 {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    self.walk(v, path, is_secret_field(k), paths);
+                    path.truncate(len);
                 }
             }
             _ => {}
