@@ -47,7 +47,9 @@ fn allows(out: &mut String, t: &Table) {
     out.push(']');
 }
 
-fn file(out: &mut String, name: &str, text: &str, gitleaks: bool) {
+/// Writes the rules of one file; returns each rule's keywords (lower-case), in file order.
+fn file(out: &mut String, name: &str, text: &str, gitleaks: bool) -> Vec<Vec<String>> {
+    let mut keywords_of = Vec::new();
     let t: Table = text
         .parse()
         .unwrap_or_else(|e| panic!("policy/secrets/{name} is not valid TOML: {e}"));
@@ -80,6 +82,7 @@ fn file(out: &mut String, name: &str, text: &str, gitleaks: bool) {
             .iter()
             .map(|k| k.to_ascii_lowercase())
             .collect();
+        keywords_of.push(keywords.clone());
         let has_path = r.get("path").is_some();
         let check = s("check");
         let needs = regex.map_or_else(|| "&[]".to_string(), needs_data);
@@ -92,17 +95,36 @@ fn file(out: &mut String, name: &str, text: &str, gitleaks: bool) {
         out.push_str(" },\n");
     }
     out.push_str("];\n");
+    keywords_of
 }
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let mut out = String::new();
+    let mut keywords = Vec::new();
     for (name, gitleaks) in [("gitleaks.toml", true), ("bob.toml", false)] {
         let path = format!("policy/secrets/{name}");
         println!("cargo:rerun-if-changed={path}");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        file(&mut out, name, &text, gitleaks);
+        keywords.push(file(&mut out, name, &text, gitleaks));
     }
+    // The keyword index, sorted once here rather than in every process: each keyword with the
+    // positions of its rules in BOB_RULES followed by GITLEAKS_RULES.
+    let (gitleaks, bob) = (&keywords[0], &keywords[1]);
+    let mut index: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+    for (pos, ks) in bob.iter().chain(gitleaks).enumerate() {
+        for k in ks {
+            let rules = index.entry(k.as_str()).or_default();
+            if !rules.contains(&pos) {
+                rules.push(pos);
+            }
+        }
+    }
+    out.push_str("static KEYWORD_INDEX: &[(&str, &[u16])] = &[\n");
+    for (k, rules) in &index {
+        writeln!(out, "({k:?}, &{rules:?}),").unwrap();
+    }
+    out.push_str("];\n");
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("secret_rules.rs");
     std::fs::write(dest, out).unwrap();
 }

@@ -117,8 +117,9 @@ struct AllowData {
     stopwords: &'static [&'static str],
 }
 
-// GLOBAL_ALLOW, GITLEAKS_RULES (policy/secrets/gitleaks.toml, see its NOTICE.md) and BOB_RULES
-// (policy/secrets/bob.toml).
+// GLOBAL_ALLOW, GITLEAKS_RULES (policy/secrets/gitleaks.toml, see its NOTICE.md), BOB_RULES
+// (policy/secrets/bob.toml) and KEYWORD_INDEX (every keyword, sorted, with its rules'
+// positions in BOB_RULES then GITLEAKS_RULES).
 include!(concat!(env!("OUT_DIR"), "/secret_rules.rs"));
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -447,37 +448,43 @@ impl Rule {
 /// position whose pair starts some keyword, the keywords with that pair are compared. Building
 /// it costs microseconds; an Aho-Corasick automaton over the same 268 keywords cost ~1 ms per
 /// process to build (measured), more than all the redaction a turn does, and every `bob`
-/// invocation is a new process.
+/// invocation is a new process. The keywords come sorted from build.rs ([`KEYWORD_INDEX`]):
+/// sorting them took ~0.15M instructions per process.
 struct Keywords {
     /// Bit `b0 << 8 | b1` is set when some keyword starts with the lower-case bytes `b0 b1`.
     pairs: Box<[u64; 1024]>,
-    /// (leading pair, keyword, the rules it triggers), sorted by pair.
-    words: Vec<([u8; 2], &'static [u8], Vec<usize>)>,
+    /// (leading pair, keyword, its rules: a range of `rules`), sorted by keyword.
+    words: Vec<([u8; 2], &'static [u8], std::ops::Range<usize>)>,
+    /// The rules of every keyword, one run per keyword.
+    rules: Vec<usize>,
 }
 
 impl Keywords {
-    fn new(mut keyword_of: Vec<(&'static str, usize)>) -> Keywords {
-        // Keywords are lower-case, so sorting them also sorts them by leading pair.
-        keyword_of.sort_unstable();
+    /// From build.rs's sorted [`KEYWORD_INDEX`]; `rule_at` maps a position in the rule files
+    /// (BOB_RULES, then GITLEAKS_RULES) to the rule's index, `None` for a rule not in use.
+    fn new(rule_at: &[Option<usize>]) -> Keywords {
         let mut pairs = Box::new([0u64; 1024]);
-        let mut words: Vec<([u8; 2], &'static [u8], Vec<usize>)> = Vec::new();
-        for (k, rule) in keyword_of {
+        let mut words = Vec::with_capacity(KEYWORD_INDEX.len());
+        let mut rules = Vec::with_capacity(KEYWORD_INDEX.len() + 64);
+        for (k, positions) in KEYWORD_INDEX {
             let b = k.as_bytes();
             assert!(b.len() >= 2, "keyword {k:?} is shorter than two bytes");
-            let pair = [b[0].to_ascii_lowercase(), b[1].to_ascii_lowercase()];
+            let from = rules.len();
+            rules.extend(positions.iter().filter_map(|&p| rule_at[usize::from(p)]));
+            if rules.len() == from {
+                continue;
+            }
+            // Keywords are lower-case, so sorted keywords are sorted by leading pair too.
+            let pair = [b[0], b[1]];
             let bit = usize::from(pair[0]) << 8 | usize::from(pair[1]);
             pairs[bit >> 6] |= 1 << (bit & 63);
-            match words.last_mut() {
-                Some((_, w, rules)) if w.eq_ignore_ascii_case(b) => {
-                    if !rules.contains(&rule) {
-                        rules.push(rule);
-                    }
-                }
-                _ => words.push((pair, b, vec![rule])),
-            }
+            words.push((pair, b, from..rules.len()));
         }
-        debug_assert!(words.is_sorted_by_key(|w| w.0));
-        Keywords { pairs, words }
+        Keywords {
+            pairs,
+            words,
+            rules,
+        }
     }
 
     /// Calls `hit` with the rules of every keyword occurrence in `text`.
@@ -494,7 +501,7 @@ impl Keywords {
             let from = self.words.partition_point(|w| w.0 < pair);
             for (_, w, rules) in self.words[from..].iter().take_while(|w| w.0 == pair) {
                 if text[i..].len() >= w.len() && text[i..i + w.len()].eq_ignore_ascii_case(w) {
-                    hit(rules);
+                    hit(&self.rules[rules.clone()]);
                 }
             }
         }
@@ -515,11 +522,12 @@ impl RuleSet {
     fn build() -> RuleSet {
         let global: Vec<Allow> = GLOBAL_ALLOW.iter().filter_map(Allow::from_data).collect();
         let mut rules = Vec::with_capacity(BOB_RULES.len() + GITLEAKS_RULES.len());
-        let mut keyword_of: Vec<(&'static str, usize)> = Vec::with_capacity(512);
+        let mut rule_at = Vec::with_capacity(BOB_RULES.len() + GITLEAKS_RULES.len());
         let mut always = Vec::new();
         let mut skipped = Vec::new();
         for (data, gitleaks) in [(BOB_RULES, false), (GITLEAKS_RULES, true)] {
             for d in data {
+                rule_at.push(None);
                 let Some(pattern) = d.regex else {
                     skipped.push((d.id.to_string(), "matches file paths only".into()));
                     continue;
@@ -540,9 +548,7 @@ impl RuleSet {
                 if d.keywords.is_empty() {
                     always.push(i);
                 }
-                for k in d.keywords {
-                    keyword_of.push((k, i));
-                }
+                *rule_at.last_mut().expect("pushed above") = Some(i);
                 rules.push(Rule {
                     id: d.id,
                     pattern,
@@ -556,7 +562,7 @@ impl RuleSet {
                 });
             }
         }
-        let keywords = Keywords::new(keyword_of);
+        let keywords = Keywords::new(&rule_at);
         RuleSet {
             rules,
             keywords,
