@@ -5,7 +5,7 @@
 //! runs/run_3f…/request.json       what was asked: {session_id, agent_id, user_id?, message, thinking_mode, profile, source}
 //! runs/run_3f…/events.jsonl       the run's audit events (seed 003 §2–3), as chained in the audit log (same seq)
 //! runs/run_3f…/tool_results.json  [{tool, tool_call_id, summary, output, error}] from the tool.result events
-//! runs/run_3f…/record.json        the turn record (written last: its presence means the bundle is whole)
+//! runs/run_3f…/record.json        the turn record (renamed last: while the machine runs, its presence means the bundle is whole)
 //! ```
 //!
 //! The request and the record are redacted with the home's redactor; the events are copied
