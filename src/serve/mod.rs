@@ -433,7 +433,8 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
     let now = crate::clock::now()
         .map(crate::clock::rfc3339)
         .unwrap_or_default();
-    // Whether the crash rule would rebuild this very ending from the run's bundle.
+    // Whether the crash rule would rebuild this very ending (from the bundle, else from the
+    // turn record the turn made durable in turns.jsonl).
     let mut rebuildable = false;
     let mut finish = match result {
         Ok((record, backend)) => {
@@ -477,7 +478,7 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
         }
     }
     // A failure here leaves the row `running`: the next start applies the crash rule to it.
-    // An ending the crash rule would rebuild the same from the durable bundle need not wait
+    // An ending the crash rule would rebuild the same from durable data need not wait
     // for its own sync: the next claim or accept syncs it (one sync less per run).
     {
         let mut q = shared.writer();

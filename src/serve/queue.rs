@@ -9,8 +9,8 @@
 //!
 //! Crash rule (applied by [`Queue::recover`] when the server starts, under the server lock so
 //! no other server is running runs): a `running` row belongs to a server that died. If its run
-//! bundle holds a turn record, the turn finished and only the queue update was lost: the row
-//! becomes that record's status. Otherwise the turn may have run part way (tools may have had
+//! bundle holds a turn record (or, the bundle missing or torn, `turns.jsonl` does), the turn
+//! finished and only the queue update was lost: the row becomes that record's status. Otherwise the turn may have run part way (tools may have had
 //! effects), so it is never started again: the row becomes `failed` with reason `interrupted`.
 //! A row a drain re-queued has the cut-short attempt's turn record (status `cancelled`) in
 //! `turns.jsonl` already: only a record of its latest attempt (`attempts`) counts.
@@ -256,8 +256,9 @@ impl Queue {
 
     /// Records how a running run ended without waiting for the disk: the next durable commit
     /// on this database (a claim or an accept, `synchronous=FULL`) syncs it along. Only for an
-    /// ending the crash rule rebuilds the same from the run's durable bundle, should this
-    /// update be lost: `completed` or `incomplete`, its bundle written.
+    /// ending the crash rule rebuilds the same, should this update be lost: `completed` or
+    /// `incomplete`, its turn record durable in `turns.jsonl` (the bundle, or that record
+    /// when the bundle was lost or torn) and its bundle written.
     pub fn finish_relaxed(&mut self, id: &str, f: &Finish) -> Result<()> {
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         let done = self.update_finish(id, f);
