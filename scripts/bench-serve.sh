@@ -8,6 +8,7 @@
 #
 #   scripts/bench-serve.sh                    # builds release
 #   BOB=target/debug/bob N=5000 C=8 RUNS=500 WORKERS=2 RATE=1000 scripts/bench-serve.sh
+#   TMPDIR=/dev/shm scripts/bench-serve.sh    # the home on tmpfs: what the syncs cost
 #
 # None of wrk, nginx or oha is needed by the tests or CI; install them by hand
 # (`apt-get install wrk nginx-light`, `cargo install oha --locked --root /opt/oha`).
