@@ -353,8 +353,8 @@ complete -c bob -n "__fish_bob_using_subcommand schema" -l list -d 'List the ava
 complete -c bob -n "__fish_bob_using_subcommand schema" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schema" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand search" -l keep-days -d 'Keep staged fetches this many days' -r
-complete -c bob -n "__fish_bob_using_subcommand search" -l keep-count -d 'Keep at most this many staged fetches (the newest)' -r
+complete -c bob -n "__fish_bob_using_subcommand search" -l keep-days -d 'Keep staged fetches this many days [default: setting search.keep_days (BOB_STAGING_KEEP_DAYS, config.toml), else 7]' -r
+complete -c bob -n "__fish_bob_using_subcommand search" -l keep-count -d 'Keep at most this many staged fetches (the newest) [default: setting search.keep_count (BOB_STAGING_KEEP_COUNT, config.toml), else 1000]' -r
 complete -c bob -n "__fish_bob_using_subcommand search" -l input -d 'Read the SearchRequest from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand search" -l session -d 'Session whose granted capabilities apply' -r
 complete -c bob -n "__fish_bob_using_subcommand search" -l root -d 'Sandbox root for fetch_mode file' -r -F
@@ -704,7 +704,7 @@ on_error\t''
 always\t''"
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l expect-revision -d 'Commit only if the checkpoint is still at this revision (else conflict, exit 5)' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l max-tool-rounds -d 'Most tool-loop rounds of the final role' -r
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l seed -d 'Replay seed: every id the turn draws (run id, audit nonces, short-term entry and candidate ids) derives from it, the session and the checkpoint revision, and durations are recorded as 0, so with BOB_NOW and a replay backend the turn\'s stdout, records and files are byte-identical across runs and homes' -r
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l seed -d 'Replay seed: every id the turn draws (run id, audit nonces, short-term entry and candidate ids) derives from it, the session and the checkpoint revision, and durations are recorded as 0, so with BOB_NOW and a replay backend the turn\'s stdout, records and files are byte-identical across runs and homes [default: setting turn.seed (BOB_SEED, config.toml), else none]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l input -d 'Read the turn input from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
@@ -732,7 +732,7 @@ spectator\t''
 solo\t''
 panda\t''"
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l expect-revision -d 'Commit only if the checkpoint is still at this revision (else conflict, exit 5)' -r
-complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l seed -d 'Replay seed, as for `bob turn` (the same seed, session and revision give the same ids)' -r
+complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l seed -d 'Replay seed, as for `bob turn` (the same seed, session and revision give the same ids) [default: setting turn.seed (BOB_SEED, config.toml), else none]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l input -d 'Read the input from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -1164,7 +1164,7 @@ complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subco
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l request-timeout -d 'Seconds to answer a request (an SSE stream: to start it)' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l backend -d 'Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l chat-rate -d 'Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited' -r
-complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l drain-timeout -d 'Seconds a drain (SIGTERM) gives running runs to finish; then each is cut short and re-queued (or, if it already called a tool, failed with reason interrupted)' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l drain-timeout -d 'Seconds a drain (SIGTERM) gives running runs to finish; then each is cut short and re-queued (or, if it already called a tool, failed with reason interrupted) [default: setting serve.drain_timeout_s (BOB_SERVE_DRAIN_TIMEOUT, config.toml), else 20]' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''

@@ -49,6 +49,19 @@ impl IdSource {
         }
     }
 
+    /// A version 4 uuid: random, or built from 16 seeded bytes (still a well-formed v4 uuid,
+    /// so whatever recognises bob's uuid-named files recognises it).
+    pub fn uuid4(&mut self) -> uuid::Uuid {
+        match &mut self.seeded {
+            Some(rng) => {
+                let mut b = [0u8; 16];
+                rng.fill_bytes(&mut b);
+                uuid::Builder::from_random_bytes(b).into_uuid()
+            }
+            None => uuid::Uuid::new_v4(),
+        }
+    }
+
     /// A derived source for a part of the run (`label`), independent of how many ids the
     /// parent has drawn so far: random stays random.
     pub fn child(&self, seed: Option<u64>, context: &str, label: &str) -> IdSource {
@@ -76,5 +89,8 @@ mod tests {
         assert_eq!(a[0].len(), 32);
         let mut r = IdSource::random();
         assert_ne!(r.hex32(), r.hex32());
+        let u = IdSource::seeded(7, "x").uuid4();
+        assert_eq!(u, IdSource::seeded(7, "x").uuid4());
+        assert_eq!(u.get_version_num(), 4);
     }
 }

@@ -565,7 +565,9 @@ fn run_action(state: &mut State, action: &str, actor: Actor, r: &mut ApplyReport
                 "a model may request a capability but never grant it; a human grants with `bob caps grant`"
                     .into(),
             )),
-            Actor::Human => match state.grant_capability(cap) {
+            Actor::Human => match crate::tools::policy::check_grant(cap)
+                .and_then(|()| state.grant_capability(cap))
+            {
                 Ok(changed) => {
                     if changed && let Ok(c) = crate::checkpoint::parse_capability(cap) {
                         r.granted.push(c);

@@ -14,10 +14,13 @@
 //! it means. `bob config show` prints them all with their sources, secrets blanked, and the
 //! README's "Settings" table documents the same rows.
 //!
-//! Flags: the global flags (`--home`, `--now`) are layered in here. Per-command flags
+//! Flags: the global flags (`--home`, `--now`) are layered in here. A per-command knob that is
+//! a setting (`turn.seed`, `search.keep_days`, `serve.drain_timeout_s`) is layered by its
+//! command with [`Settings::with_flags`] (source `flag`, origin the flag), so a clap flag never
+//! reads the environment itself (no `env = "BOB_…"` in src/cli/). Other per-command flags
 //! (`bob chat --model`, `bob tool run --root`, …) are applied by their command on top of the
-//! value found here, so they beat everything for that command; `bob config show` shows the
-//! settings as a command without such flags sees them.
+//! value found here. Either way they beat everything for that command; `bob config show` shows
+//! the settings as a command without such flags sees them.
 //!
 //! `config.toml` is strict: a key bob does not know, a value of the wrong type or a malformed
 //! file is refused with `invalid.request` naming the file and the key (as git refuses a bad
@@ -266,6 +269,15 @@ pub static SPECS: &[Spec] = &[
         "Redaction rules file (one regex a line); unset = <home>/redact.rules"),
     spec("schedule.turn_cmd", &["BOB_SCHEDULE_TURN_CMD"], "", None, Text,
         "Shell command run instead of `bob turn` for a scheduled job (wrappers, tests)"),
+    // Per-command knobs: the command's flag beats them for that command.
+    spec("turn.seed", &["BOB_SEED"], "--seed", None, Count,
+        "Replay seed of `bob turn` and `bob turn commit`: ids derive from it (byte-identical replays)"),
+    spec("search.keep_days", &["BOB_STAGING_KEEP_DAYS"], "--keep-days", Some("7"), Count,
+        "`bob search` keeps staged fetches this many days"),
+    spec("search.keep_count", &["BOB_STAGING_KEEP_COUNT"], "--keep-count", Some("1000"), Count,
+        "`bob search` keeps at most this many staged fetches (the newest)"),
+    spec("serve.drain_timeout_s", &["BOB_SERVE_DRAIN_TIMEOUT"], "--drain-timeout", Some("20"), Seconds,
+        "Seconds a `bob serve` drain (SIGTERM) gives running runs before re-queueing them"),
     // Identity (seed 001 naming), stated in every role's system prompt.
     spec("identity.display_name", &[], "", Some("Bob"), Text,
         "The name bob answers to (UI string)"),
@@ -301,19 +313,30 @@ pub struct Entry {
     pub origin: String,
 }
 
-/// The command-line flags that feed the settings (the global ones).
+/// The command-line flags that feed the settings: the global ones, and the per-command flags
+/// of the command being run ([`Flags::set`]; `bob turn --seed 5` is `turn.seed`).
 #[derive(Debug, Clone, Default)]
 pub struct Flags {
     pub home: Option<PathBuf>,
     pub now: Option<String>,
+    /// Per-command flags given on this command line: setting key → value.
+    pub command: BTreeMap<&'static str, String>,
 }
 
 impl Flags {
+    /// Records a per-command flag given on the command line (`None`: not given).
+    pub fn set(&mut self, key: &'static str, value: Option<impl ToString>) {
+        debug_assert!(spec_of(key).is_some(), "unknown setting {key}");
+        if let Some(v) = value {
+            self.command.insert(key, v.to_string());
+        }
+    }
+
     fn get(&self, key: &str) -> Option<String> {
         match key {
             "home" => self.home.as_ref().map(|p| p.display().to_string()),
             "clock.now" => self.now.clone(),
-            _ => None,
+            _ => self.command.get(key).cloned(),
         }
         .filter(|v| !v.trim().is_empty())
     }
@@ -368,6 +391,33 @@ impl Settings {
     pub fn reload(&self) -> Result<Settings> {
         let table = read_config(&self.home)?;
         Settings::resolve(self.flags.clone(), (*self.env).clone(), Some(table))
+    }
+
+    /// These settings with the per-command flags a command was given layered on top (flag
+    /// beats everything); the values are checked when used, naming the flag.
+    pub fn with_flags(&self, set: impl FnOnce(&mut Flags)) -> Settings {
+        let mut flags = self.flags.clone();
+        set(&mut flags);
+        let mut s = self.clone();
+        for (key, value) in &flags.command {
+            let Some(sp) = spec_of(key) else { continue };
+            s.entries.insert(
+                sp.key,
+                Entry {
+                    value: value.clone(),
+                    source: Source::Flag,
+                    origin: sp.flag.to_string(),
+                },
+            );
+        }
+        s.flags = flags;
+        s
+    }
+
+    /// The environment captured at start-up, whole (for a process that resolves settings for
+    /// other homes, such as `bob eval run`'s per-case homes).
+    pub fn captured_env(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.env.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// Checks a `config.toml` text the way [`Settings::load`] reads it (unknown keys, types).
@@ -626,6 +676,10 @@ impl Settings {
             "config_file": self.home.config_path().display().to_string(),
             "config_file_exists": self.home.config_path().is_file(),
             "settings": settings,
+            // The open tables ([`OPEN_TABLES`]) as config.toml has them (prices, not secrets).
+            "tables": self.open.iter()
+                .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
+                .collect::<serde_json::Map<_, _>>(),
         })
     }
 }
@@ -800,6 +854,78 @@ mod tests {
         );
     }
 
+    /// DESIGN.md §9: the process environment is read in one place, `src/cli/mod.rs`, which
+    /// hands it to [`Settings::load`]; everything else takes its settings from the value.
+    /// The exceptions are the documented protocol ones (module docs), each named here.
+    #[test]
+    fn only_the_command_line_reads_the_environment() {
+        const READS: [&str; 6] = [
+            "env::var(",
+            "env::var_os(",
+            "env::vars(",
+            "env::vars_os(",
+            "getenv(",
+            "env::var;",
+        ];
+        const EXCEPTIONS: [(&str, &str); 3] = [
+            ("cli/mod.rs", "captures the environment for Settings::load"),
+            (
+                "sandbox/mod.rs",
+                "LANG/LC_*/TERM pass-through to a sandboxed program",
+            ),
+            (
+                "tools/argv.rs",
+                "a unit test honours POSIXLY_CORRECT as glibc does",
+            ),
+        ];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut stack = vec![root.clone()];
+        let mut offenders = Vec::new();
+        let mut seen = 0;
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                if p.extension().and_then(|x| x.to_str()) != Some("rs") {
+                    continue;
+                }
+                seen += 1;
+                let rel = p.strip_prefix(&root).unwrap().display().to_string();
+                let text = std::fs::read_to_string(&p).unwrap();
+                if EXCEPTIONS.iter().any(|(f, _)| *f == rel) {
+                    continue;
+                }
+                // This test names the patterns it looks for.
+                let text = match rel.as_str() {
+                    "settings.rs" => text.split("#[cfg(test)]").next().unwrap_or(""),
+                    _ => text.as_str(),
+                };
+                for (n, line) in text.lines().enumerate() {
+                    let code = line.split("//").next().unwrap_or("");
+                    // A clap `env = "…"` reads a variable behind the settings' back too.
+                    let clap_env = rel.starts_with("cli/") && code.contains("env = \"");
+                    if clap_env || READS.iter().any(|r| code.contains(r)) {
+                        offenders.push(format!("src/{rel}:{}: {}", n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+        assert!(
+            seen > 50,
+            "walked only {seen} files under {}",
+            root.display()
+        );
+        assert!(
+            offenders.is_empty(),
+            "read the environment outside src/cli/mod.rs (make it a setting, take it from \
+             Settings):\n{}",
+            offenders.join("\n")
+        );
+    }
+
     #[test]
     fn keys_are_unique_and_tabled() {
         let mut seen = BTreeSet::new();
@@ -822,6 +948,7 @@ mod tests {
             Flags {
                 home: home.clone(),
                 now: Some("2022-01-01T00:00:00Z".into()),
+                ..Flags::default()
             },
             env(&[
                 ("BOB_NOW", "2021-01-01T00:00:00Z"),
@@ -836,7 +963,14 @@ mod tests {
         assert_eq!(s.source("chat.timeout_s"), Source::Config);
         assert_eq!(s.source("chat.max_retries"), Source::Default);
         assert_eq!(s.source("home"), Source::Flag);
-        let s = Settings::load(Flags { home, now: None }, env(&[])).unwrap();
+        let s = Settings::load(
+            Flags {
+                home,
+                ..Flags::default()
+            },
+            env(&[]),
+        )
+        .unwrap();
         assert_eq!(s.source("clock.now"), Source::Config);
         assert_eq!(s.text("chat.model"), Some("file"));
         // mtg.* falls back to chat.* in the file.

@@ -93,9 +93,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         }
         Args::Request(a) => (a, |s, c| s.request_capability(c), "caps.request"),
         Args::Grant(a) => {
-            // A `net:` scope must be a whole domain or one IP address (`net:1`, `net:.com`
-            // are refused); requesting and revoking take any well-formed string.
-            crate::tools::policy::check_net_capability(&a.cap)?;
+            // Only a capability bob checks (`NET`, `shell` would allow nothing), and a `net:`
+            // scope must be a whole domain or one IP address (`net:1`, `net:.com` are
+            // refused); requesting and revoking take any well-formed string.
+            crate::tools::policy::check_grant(&a.cap)?;
             (a, |s, c| s.grant_capability(c), "caps.grant")
         }
         Args::Revoke(a) => (a, |s, c| s.revoke_capability(c), "caps.revoke"),

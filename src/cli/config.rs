@@ -10,7 +10,7 @@ pub enum Args {
     /// Print the effective settings: each value with its source (flag, env, config, default)
     ///
     /// JSON {home, config_file, config_file_exists, settings: {KEY: {value, source, origin,
-    /// env, flag, kind}}}; credentials (API keys, tokens) are shown as "***" with "set": true,
+    /// env, flag, kind}}, tables: {prices?}}; credentials (API keys, tokens) are shown as "***" with "set": true,
     /// never their value. `--format table` (or a terminal) prints one row per setting. Per-
     /// command flags (such as `bob chat --model`) beat these values for that command only.
     Show {

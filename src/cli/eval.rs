@@ -204,10 +204,14 @@ fn run_cases(a: RunArgs, ctx: &Ctx) -> Result<()> {
         flags: crate::settings::Flags {
             home: None,
             now: crate::clock::now().ok().map(crate::clock::rfc3339),
+            ..Default::default()
         },
-        env: std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .filter(|(k, _)| k != "BOB_HOME")
+        // The environment captured at start-up, less the home: each case has its own.
+        env: ctx
+            .settings
+            .captured_env()
+            .filter(|(k, _)| *k != "BOB_HOME")
+            .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
     };
     let out_file = a

@@ -219,6 +219,19 @@ fn warn(v: Value) {
     let _ = writeln!(std::io::stderr(), "{}", json!({ "warning": v }));
 }
 
+/// What the subcommand reads when it reads stdin, for the note a person at a terminal sees.
+pub fn stdin_expectation(args: &Args) -> &'static str {
+    match args {
+        Args::Propose { .. } => {
+            "assistant text with MEMORY_CANDIDATES_JSON blocks, or candidates JSON"
+        }
+        Args::Stm(StmArgs::Add { .. }) => "a short-term entry JSON {intent, resolution, …}",
+        Args::Import { .. } => "memory records (JSON Lines or markdown)",
+        Args::Bench { .. } => "a LongMemEval dataset JSON",
+        _ => "memory JSON",
+    }
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
         Args::Query {

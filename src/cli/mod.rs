@@ -245,6 +245,7 @@ pub fn main() -> i32 {
     let flags = crate::settings::Flags {
         home: cli.home.clone(),
         now: cli.now.clone(),
+        ..Default::default()
     };
     let settings = match Settings::load(
         flags,
@@ -293,11 +294,11 @@ fn stdin_expectation(command: &Command) -> &'static str {
         Command::Trace(_) => "trace events as JSON Lines",
         Command::Search(_) => "a SearchRequest JSON",
         Command::Tool(_) => "tool calls JSON (envelopes, TOOL_CALLS blocks or OpenAI tool_calls)",
-        Command::Memory(_) => "memory JSON (candidates, or a short-term entry)",
+        Command::Memory(a) => memory::stdin_expectation(a),
         Command::Chat(_) => "a messages JSON (or plain text)",
         Command::Context(_) => "a TurnInput JSON {session_id, message, …} or plain text",
         Command::Schedule(_) => "a job JSON",
-        Command::Mtg(_) => "an action JSON",
+        Command::Mtg(a) => mtg::stdin_expectation(a),
         Command::Secrets(_) => "the secret value",
         _ => "JSON input",
     }

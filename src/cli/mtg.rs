@@ -246,6 +246,16 @@ fn existing(ctx: &Ctx, game: &str) -> Result<GameFiles> {
     game::existing(&ctx.home, game)
 }
 
+/// What the subcommand reads when it reads stdin, for the note a person at a terminal sees.
+pub fn stdin_expectation(args: &Args) -> &'static str {
+    match args {
+        Args::Play(_) => "one action JSON line {decision_id, type, …} per decision printed above",
+        Args::Cards(_) => "a Scryfall card file JSON (oracle_cards list or {data:[…]})",
+        Args::New(_) => "a position JSON",
+        _ => "an action JSON {decision_id, type, …}",
+    }
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
         Args::New(a) => new(a, ctx),
@@ -571,6 +581,7 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
     let mut before_lines: Vec<Value> = Vec::new();
     let mut taken = 0u64;
     let mut stdin = std::io::stdin().lines();
+    let mut noted = false;
     while let Some(p) = s.decider() {
         if a.max_decisions.is_some_and(|m| taken >= m) {
             break;
@@ -597,6 +608,11 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
                 ctx.out.line(
                     &json!({"state": visible(&s, Viewer::Seat(p)), "decision": surface(&s)}),
                 )?;
+                if !noted {
+                    // A person at a terminal sees what the loop waits for, once.
+                    super::progress::note_waiting_on_stdin();
+                    noted = true;
+                }
                 let Some(Ok(line)) = stdin.next() else { break };
                 let parsed = serde_json::from_str::<ActionRequest>(&line)
                     .map_err(|e| e.to_string())

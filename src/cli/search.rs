@@ -25,22 +25,14 @@ pub struct Args {
     /// Only apply the staging retention (no SearchRequest is read); prints {staging_dir, removed, kept}
     #[arg(long)]
     gc: bool,
-    /// Keep staged fetches this many days
-    #[arg(
-        long,
-        value_name = "DAYS",
-        env = "BOB_STAGING_KEEP_DAYS",
-        default_value_t = 7
-    )]
-    keep_days: u32,
-    /// Keep at most this many staged fetches (the newest)
-    #[arg(
-        long,
-        value_name = "N",
-        env = "BOB_STAGING_KEEP_COUNT",
-        default_value_t = 1000
-    )]
-    keep_count: usize,
+    /// Keep staged fetches this many days [default: setting search.keep_days
+    /// (BOB_STAGING_KEEP_DAYS, config.toml), else 7]
+    #[arg(long, value_name = "DAYS")]
+    keep_days: Option<u32>,
+    /// Keep at most this many staged fetches (the newest) [default: setting search.keep_count
+    /// (BOB_STAGING_KEEP_COUNT, config.toml), else 1000]
+    #[arg(long, value_name = "N")]
+    keep_count: Option<usize>,
     /// Read the SearchRequest from FILE instead of stdin
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
@@ -65,9 +57,22 @@ pub struct Args {
 }
 
 pub fn run(a: Args, ctx: &Ctx) -> Result<()> {
+    let settings = ctx.settings.with_flags(|f| {
+        f.set("search.keep_days", a.keep_days);
+        f.set("search.keep_count", a.keep_count);
+    });
+    let keep_days = settings.u64("search.keep_days")?.unwrap_or(7);
+    let keep_days = i64::try_from(keep_days)
+        .ok()
+        .and_then(chrono::Duration::try_days)
+        .ok_or_else(|| {
+            Error::invalid(format!("search.keep_days {keep_days} is too large"))
+                .with("setting", "search.keep_days")
+        })?;
+    let keep_count = settings.u64("search.keep_count")?.unwrap_or(1000);
     let keep = Retention {
-        max_age: chrono::Duration::days(i64::from(a.keep_days)),
-        max_count: a.keep_count,
+        max_age: keep_days,
+        max_count: usize::try_from(keep_count).unwrap_or(usize::MAX),
     };
     if a.gc {
         let report = gc_staging(&ctx.home, &keep, crate::clock::now()?)?;

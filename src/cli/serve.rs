@@ -52,9 +52,10 @@ pub struct Args {
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub chat_rate: u32,
     /// Seconds a drain (SIGTERM) gives running runs to finish; then each is cut short and
-    /// re-queued (or, if it already called a tool, failed with reason interrupted)
-    #[arg(long, default_value_t = 20.0, value_name = "SECS")]
-    pub drain_timeout: f64,
+    /// re-queued (or, if it already called a tool, failed with reason interrupted) [default:
+    /// setting serve.drain_timeout_s (BOB_SERVE_DRAIN_TIMEOUT, config.toml), else 20]
+    #[arg(long, value_name = "SECS")]
+    pub drain_timeout: Option<f64>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -124,6 +125,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             if args.queue_cap == 0 {
                 return Err(Error::invalid("--queue must be at least 1"));
             }
+            let settings = ctx
+                .settings
+                .with_flags(|f| f.set("serve.drain_timeout_s", args.drain_timeout));
+            let drain = settings.seconds("serve.drain_timeout_s")?.unwrap_or(20.0);
             let opts = serve::Options {
                 bind: args.bind,
                 workers: args.workers,
@@ -132,9 +137,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 request_timeout: Duration::from_secs(args.request_timeout.max(1)),
                 backend: args.backend,
                 chat_rate: args.chat_rate.max(1),
-                drain_timeout: Duration::try_from_secs_f64(args.drain_timeout)
+                drain_timeout: Duration::try_from_secs_f64(drain)
                     .map_err(|_| Error::invalid("--drain-timeout must be a number of seconds"))?,
-                settings: ctx.settings.clone(),
+                settings,
             };
             let (workers, cap) = (opts.workers, opts.queue_cap);
             let mut printed = Ok(());

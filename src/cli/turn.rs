@@ -66,8 +66,9 @@ pub struct Args {
     /// Replay seed: every id the turn draws (run id, audit nonces, short-term entry and
     /// candidate ids) derives from it, the session and the checkpoint revision, and durations
     /// are recorded as 0, so with BOB_NOW and a replay backend the turn's stdout, records and
-    /// files are byte-identical across runs and homes
-    #[arg(long, env = "BOB_SEED", value_name = "N")]
+    /// files are byte-identical across runs and homes [default: setting turn.seed (BOB_SEED,
+    /// config.toml), else none]
+    #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Read the turn input from FILE instead of stdin
     #[arg(long, value_name = "FILE")]
@@ -114,7 +115,8 @@ pub struct CommitArgs {
     #[arg(long, value_name = "N")]
     pub expect_revision: Option<u64>,
     /// Replay seed, as for `bob turn` (the same seed, session and revision give the same ids)
-    #[arg(long, env = "BOB_SEED", value_name = "N")]
+    /// [default: setting turn.seed (BOB_SEED, config.toml), else none]
+    #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Read the input from FILE instead of stdin
     #[arg(long, value_name = "FILE")]
@@ -132,6 +134,13 @@ fn session_of(flag: Option<&String>, input: Option<&String>) -> Result<String> {
     }
 }
 
+/// The settings with `--seed` layered on, and the effective seed (flag > BOB_SEED > config).
+fn seeded(ctx: &Ctx, flag: Option<u64>) -> Result<(crate::settings::Settings, Option<u64>)> {
+    let settings = ctx.settings.with_flags(|f| f.set("turn.seed", flag));
+    let seed = settings.u64("turn.seed")?;
+    Ok((settings, seed))
+}
+
 fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
     let text = read_input(a.input.as_deref())?;
     let input: crate::contracts::CommitInput =
@@ -141,6 +150,7 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
     crate::home::safe_component("agent_id", &a.agent)?;
     let profile = Profile::parse(&a.profile)
         .ok_or_else(|| Error::invalid(format!("unknown profile {:?}", a.profile)))?;
+    let (settings, seed) = seeded(ctx, a.seed)?;
     let opts = TurnOptions {
         session_id: session,
         agent_id: a.agent,
@@ -152,9 +162,9 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
         max_tool_rounds: MAX_TOOL_ROUNDS,
         chat_mode: false,
         run_id: None,
-        seed: a.seed,
+        seed,
         policy: Default::default(),
-        settings: ctx.settings.clone(),
+        settings,
     };
     let outcome = pipeline::commit_stage(&ctx.home, &input, &opts)?;
     let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
@@ -184,6 +194,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     };
     crate::home::safe_component("session_id", &session)?;
     crate::home::safe_component("agent_id", &args.agent)?;
+    let (settings, seed) = seeded(ctx, args.seed)?;
     let opts = TurnOptions {
         session_id: session,
         agent_id: args.agent,
@@ -195,9 +206,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         max_tool_rounds: args.max_tool_rounds.min(16),
         chat_mode: args.mode == "chat",
         run_id: None,
-        seed: args.seed,
+        seed,
         policy: Default::default(),
-        settings: ctx.settings.clone(),
+        settings,
     };
     // Retrieval runs on its own thread while the backend and the runtime are set up.
     let prefetch = pipeline::Prefetch::start(&ctx.home, &opts, &input.message);

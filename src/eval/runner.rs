@@ -508,6 +508,7 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
         crate::settings::Flags {
             home: Some(home.root().to_path_buf()),
             now: opts.flags.now.clone(),
+            ..Default::default()
         },
         opts.env.iter().cloned(),
     )?;

@@ -16,9 +16,11 @@ fn dir(home: &Home, session_id: &str) -> Result<PathBuf> {
     Ok(home.session_dir(session_id)?.join("pending_intents"))
 }
 
-/// Stages a call for confirmation; returns its confirm id.
-pub fn stage(home: &Home, session_id: &str, req: &ToolRequest) -> Result<String> {
-    let id = format!("confirm_{}", uuid::Uuid::new_v4().simple());
+/// Stages a call for confirmation; returns its confirm id, `confirm_<nonce>` (the turn draws
+/// the nonce from its ids, so a seeded replay turn stages the same id every time).
+pub fn stage(home: &Home, session_id: &str, req: &ToolRequest, nonce: &str) -> Result<String> {
+    let id = format!("confirm_{nonce}");
+    safe_component("confirm id", &id)?;
     let d = dir(home, session_id)?;
     std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
     store::write_json_atomic(&d.join(format!("{id}.json")), req)?;

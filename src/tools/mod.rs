@@ -61,6 +61,9 @@ pub struct Runner {
     domain: Option<domain::DomainSettings>,
     /// Record every `duration_ms` as 0 (a replay turn's reproducible output).
     fixed_durations: bool,
+    /// Where the ids tools draw come from (`web.search`'s staging directories): seeded in
+    /// replay mode.
+    ids: std::sync::Mutex<crate::ids::IdSource>,
 }
 
 impl Runner {
@@ -104,13 +107,16 @@ impl Runner {
             measure: false,
             domain: None,
             fixed_durations: false,
+            ids: Default::default(),
         })
     }
 
     /// Replay mode: the runner's audit events take `nonce` as their run nonce (event ids
-    /// `evt_<nonce>_<n>`) and every `duration_ms` is recorded as 0, so the same calls write
-    /// the same bytes.
+    /// `evt_<nonce>_<n>`), the ids tools draw derive from it, and every `duration_ms` is
+    /// recorded as 0, so the same calls write the same bytes.
     pub fn set_reproducible(&mut self, nonce: String) {
+        self.ids =
+            std::sync::Mutex::new(crate::ids::IdSource::seeded(0, &format!("tools\0{nonce}")));
         if let Some(a) = self.audits.first_mut() {
             a.set_nonce(nonce);
         }
@@ -328,14 +334,10 @@ impl Runner {
         safe_component("agent_id", &req.agent_id)?;
         safe_component("run_id", &req.run_id)?;
         let Some(spec) = spec else {
-            return Err(Error::new(
-                Code::ToolNotFound,
-                format!(
-                    "no tool named {:?} is registered; it was not executed (see `bob tool list`)",
-                    req.tool
-                ),
-            )
-            .with("tool", req.tool.clone()));
+            return Err(wire::not_found(
+                &req.tool,
+                "it was not executed (see `bob tool list`)",
+            ));
         };
         let input = registry::validate(&req.tool, spec, &req.input)?;
         self.policy.check_tool(&req.tool, spec)?;
@@ -414,6 +416,7 @@ impl Runner {
                         settings,
                         timeout,
                         tool: spec.name,
+                        ids: &self.ids,
                     },
                     sb,
                     &i,
@@ -443,6 +446,7 @@ impl Runner {
                 settings,
                 timeout,
                 tool,
+                ids: &self.ids,
             },
             self.sandbox.as_ref(),
             i,
@@ -482,6 +486,7 @@ impl Runner {
             settings,
             timeout,
             tool,
+            ids: &self.ids,
         })
     }
 

@@ -85,10 +85,9 @@ pub struct PolicyOverrides {
 
 /// Canonical name of a tool (alias resolved), or `tool.not_found`.
 pub fn canonical_tool(name: &str) -> Result<&'static str> {
-    registry::resolve(name).map(|t| t.name).ok_or_else(|| {
-        Error::new(Code::ToolNotFound, format!("no tool named {name:?}"))
-            .with("tool", name.to_string())
-    })
+    registry::resolve(name)
+        .map(|t| t.name)
+        .ok_or_else(|| super::wire::not_found(name, "see `bob tool list`"))
 }
 
 /// The session's enabled-tools file; empty when absent.
@@ -198,7 +197,7 @@ impl Policy {
             enabled.insert(canonical_tool(n)?.to_string());
         }
         for g in &o.grant {
-            check_net_capability(g)?;
+            check_grant(g)?;
         }
         caps.extend(o.grant.iter().cloned());
         let net_allowlist = Some(settings.list("tools.net_allowlist")).filter(|l| !l.is_empty());
@@ -447,6 +446,67 @@ impl NetScope {
             _ => false,
         }
     }
+}
+
+/// The capabilities a grant may name: the ones some check of bob reads.
+pub const GRANTABLE: [&str; 4] = [
+    "net",
+    "net:<domain or IP>",
+    "fs:dotfiles",
+    "mtg:<game>:p1|p2",
+];
+
+/// Whether a canonical capability is one bob checks somewhere ([`GRANTABLE`]).
+fn grantable(cap: &str) -> bool {
+    cap == "net"
+        || cap.starts_with("net:")
+        || cap == super::fs::DOTFILES_CAP
+        || cap.strip_prefix("mtg:").is_some_and(|rest| {
+            rest.rsplit_once(':')
+                .is_some_and(|(game, seat)| !game.is_empty() && (seat == "p1" || seat == "p2"))
+        })
+}
+
+/// Checks a capability a human grants (`bob caps grant`, `bob tool run|search --grant`,
+/// a human's `grant_permission:`): well formed, a `net:` scope a whole domain or one IP, and
+/// one of [`GRANTABLE`]. Capability names are case-sensitive, as bob's checks compare them
+/// exactly: `NET` would be stored and allow nothing, so any other name is `invalid.request`
+/// listing the grantable ones (and the lower-case form when that is one). Requesting and
+/// revoking take any well-formed token (a model may ask for anything; revoking cleans up).
+pub fn check_grant(cap: &str) -> Result<()> {
+    let canon = crate::checkpoint::parse_capability(cap)?;
+    if grantable(&canon) {
+        return check_net_capability(&canon);
+    }
+    let (name, rest) = cap.split_once(':').map_or((cap, ""), |(n, r)| (n, r));
+    let lower_name = if rest.is_empty() {
+        name.to_ascii_lowercase()
+    } else {
+        format!("{}:{rest}", name.to_ascii_lowercase())
+    };
+    let meant = [lower_name, cap.to_ascii_lowercase()]
+        .into_iter()
+        .filter(|c| c != cap)
+        .find_map(|c| {
+            crate::checkpoint::parse_capability(&c)
+                .ok()
+                .filter(|c| grantable(c))
+        });
+    let hint = meant
+        .as_ref()
+        .map(|m| format!(" (did you mean {m:?}? capability names are case-sensitive)"))
+        .unwrap_or_default();
+    let mut e = Error::invalid(format!(
+        "capability {cap:?} is not one bob checks, so granting it would allow nothing{hint}; \
+         grantable: {}",
+        GRANTABLE.join(", ")
+    ))
+    .with("capability", cap.to_string())
+    .with("known", serde_json::json!(GRANTABLE));
+    if let Some(m) = meant {
+        e = e.with("did_you_mean", m);
+    }
+    Err(e)
 }
 
 /// Refuses a malformed `net:<scope>` capability (other capabilities pass): used where a grant

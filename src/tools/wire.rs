@@ -108,6 +108,48 @@ impl WireNames {
     }
 }
 
+/// The registry tool whose wire form `name` is (`fs-read_text` → `fs.read_text`), when `name`
+/// is not itself a tool name or alias.
+///
+/// bob's own call formats (a seed 003 envelope's `tool`, a seed 000 item's `tool`, a seed 004
+/// `action`, `bob tool enable`) take bob's names only: a wire name there is refused as
+/// `tool.not_found`, and the error names the tool meant ([`not_found`]). Only an OpenAI-shaped
+/// call (`{"function": {"name": …}}`), the one place wire names legitimately appear, is read
+/// back through [`WireNames::original`]. One spelling per format keeps the audit log, the
+/// records and the policy checks on one name.
+pub fn meant(name: &str) -> Option<&'static str> {
+    if super::registry::resolve(name).is_some() {
+        return None;
+    }
+    let decoded = WireNames::default().original(name);
+    if decoded == name {
+        return None;
+    }
+    super::registry::resolve(&decoded).map(|t| t.name)
+}
+
+/// The `tool.not_found` error for `name`; `what` ends the message. A wire name of a registry
+/// tool gets the bob name in the message and in `details.bob_name`.
+pub fn not_found(name: &str, what: &str) -> crate::error::Error {
+    use crate::error::{Code, Error};
+    match meant(name) {
+        Some(bob) => Error::new(
+            Code::ToolNotFound,
+            format!(
+                "no tool named {name:?}: that is the OpenAI wire form of {bob:?}, accepted only \
+                 as an OpenAI function call's name; call it {bob:?}; {what}"
+            ),
+        )
+        .with("tool", name.to_string())
+        .with("bob_name", bob),
+        None => Error::new(
+            Code::ToolNotFound,
+            format!("no tool named {name:?}; {what}"),
+        )
+        .with("tool", name.to_string()),
+    }
+}
+
 /// Rewrites the tool names of a request body's `tools` and of the `tool_calls` of its messages
 /// to their wire form (bob names in, OpenAI-valid names out).
 pub fn to_wire(tools: Option<&mut Value>, messages: &mut [crate::contracts::ChatMessage]) {
@@ -157,6 +199,21 @@ mod tests {
         }
         // A name the model made up stays as it is (the registry refuses it).
         assert_eq!(WireNames::default().original("ghost.tool"), "ghost.tool");
+    }
+
+    #[test]
+    fn a_wire_name_in_bobs_own_formats_is_refused_naming_the_tool_meant() {
+        assert_eq!(meant("fs-read_text"), Some("fs.read_text"));
+        assert_eq!(meant("fs.read_text"), None);
+        assert_eq!(
+            meant("run_command"),
+            None,
+            "a name without dots is its own wire form"
+        );
+        assert_eq!(meant("ghost-tool"), None);
+        let e = not_found("fs-read_text", "it was not executed");
+        assert_eq!(e.code, crate::error::Code::ToolNotFound);
+        assert!(e.message.contains("\"fs.read_text\""), "{}", e.message);
     }
 
     proptest! {

@@ -470,7 +470,11 @@ fn panda_object(raw: &str) -> Option<serde_json::Map<String, Value>> {
 /// A Solver output's `tool_intent` (or `tool_intents`) as tool requests, then each of its
 /// `requests` that is a SearchRequest (`type: search_request`) as a `web.search` call; nothing
 /// when there are none.
-fn panda_intents(raw: &str, defaults: &CallDefaults) -> (Vec<ToolRequest>, Option<String>) {
+fn panda_intents(
+    raw: &str,
+    defaults: &CallDefaults,
+    ids: &mut crate::ids::IdSource,
+) -> (Vec<ToolRequest>, Option<String>) {
     let Some(obj) = panda_object(raw) else {
         return (Vec::new(), None);
     };
@@ -483,7 +487,7 @@ fn panda_intents(raw: &str, defaults: &CallDefaults) -> (Vec<ToolRequest>, Optio
         .filter(|r| r.get("type").and_then(Value::as_str) == Some("search_request"))
         .enumerate()
         .map(|(i, r)| ToolRequest {
-            request_id: format!("search_{i}_{}", uuid::Uuid::new_v4().simple()),
+            request_id: format!("search_{i}_{}", ids.hex32()),
             run_id: defaults.run_id.clone(),
             agent_id: defaults.agent_id.clone(),
             tool: "web.search".into(),
@@ -1508,7 +1512,7 @@ fn final_role(
         let panda = opts.profile == super::profiles::Profile::Panda;
         let (mut reqs, mut problem) = requests_of(&reply.message, &defaults, &wire_names);
         if panda && reqs.is_empty() && problem.is_none() {
-            (reqs, problem) = panda_intents(&raw, &defaults);
+            (reqs, problem) = panda_intents(&raw, &defaults, &mut w.ids);
         }
         let text = w.harvest(role, &raw);
         if panda {
@@ -1786,7 +1790,7 @@ fn run_calls(
     for req in reqs {
         w.cancel.check()?;
         if opts.chat_mode && tools::resolve(&req.tool).is_some_and(|s| s.mutating) {
-            let id = tools::confirm::stage(w.home, &opts.session_id, req)?;
+            let id = tools::confirm::stage(w.home, &opts.session_id, req, &w.ids.hex32())?;
             w.trace(
                 "tool_plan",
                 json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool,

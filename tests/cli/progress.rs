@@ -216,3 +216,91 @@ fn a_command_waiting_on_a_terminal_stdin_says_what_it_expects() {
     let cp: Value = serde_json::from_slice(&stdout).unwrap();
     assert_eq!(cp["state"]["goals"], json!(["typed"]));
 }
+
+#[test]
+fn mtg_play_with_a_human_seat_says_what_it_waits_for_once() {
+    let env = TestEnv::new();
+    env.bob(&[
+        "mtg",
+        "new",
+        "--game",
+        "g1",
+        "--deck",
+        "gruul-40",
+        "--deck",
+        "izzet-burn-60",
+    ])
+    .assert()
+    .success();
+    // The person reads the first decision, then ends the input (Ctrl-D on an empty line).
+    let Some((ok, stdout, drawn)) = on_terminal(
+        env.std_command(&[
+            "mtg", "play", "--game", "g1", "--p1", "human", "--p2", "human",
+        ]),
+        Some(b"\x04"),
+    ) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&drawn);
+    assert!(ok, "{text}");
+    assert_eq!(
+        text.matches("bob: reading one action JSON line {decision_id, type, …} per decision")
+            .count(),
+        1,
+        "{text:?}"
+    );
+    // stdout: the decision shown, then the summary (no decision taken).
+    let lines: Vec<Value> = String::from_utf8_lossy(&stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines[0]["decision"]["decision_id"].is_string(), "{lines:?}");
+    assert_eq!(lines.last().unwrap()["decisions_taken"], 0, "{lines:?}");
+
+    // A piped stdin gets no note.
+    let out = env
+        .bob(&[
+            "mtg", "play", "--game", "g1", "--p1", "human", "--p2", "human",
+        ])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        !has_drawing(&out.stderr),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn each_stdin_reading_command_names_what_it_reads() {
+    let env = TestEnv::new();
+    let cards = [
+        (
+            &["mtg", "cards", "import", "-"][..],
+            "bob: reading a Scryfall card file JSON",
+        ),
+        (&["mtg", "act", "--game", "none"][..], ""),
+        (
+            &["memory", "stm", "add"][..],
+            "bob: reading a short-term entry JSON",
+        ),
+        (
+            &["memory", "propose"][..],
+            "bob: reading assistant text with MEMORY_CANDIDATES_JSON",
+        ),
+    ];
+    for (args, expected) in cards {
+        let Some((_, _, drawn)) = on_terminal(env.std_command(args), Some(b"\x04")) else {
+            return;
+        };
+        let text = String::from_utf8_lossy(&drawn);
+        if expected.is_empty() {
+            // A game that does not exist is refused before stdin is read: no note.
+            assert!(!text.contains("bob: reading"), "{args:?}: {text:?}");
+        } else {
+            assert!(text.contains(expected), "{args:?}: {text:?}");
+        }
+    }
+}

@@ -301,3 +301,167 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn config_show_prints_every_setting_with_its_source_from_each_source() {
+    let env = TestEnv::new();
+    let key = "sk-env-9876543210zyxwvutsrqponm";
+    env.write(
+        "home/config.toml",
+        "[search]\nkeep_count = 3\n[prices]\n\"m1\" = { input = 1.5, output = 2 }\n",
+    );
+    let out = env
+        .bob(&["--now", "2027-01-01T00:00:00Z", "config", "show"])
+        .env("BOB_SEED", "9")
+        .env("BOB_CHAT_API_KEY", key)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains(key), "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    // One of each source, the per-command knobs among them.
+    let row = |k: &str| setting(&v, k).clone();
+    assert_eq!(row("clock.now")["source"], "flag");
+    assert_eq!(row("clock.now")["origin"], "--now");
+    assert_eq!(row("turn.seed")["value"], 9);
+    assert_eq!(row("turn.seed")["source"], "env");
+    assert_eq!(row("turn.seed")["origin"], "BOB_SEED");
+    assert_eq!(row("turn.seed")["flag"], "--seed");
+    assert_eq!(row("search.keep_count")["value"], 3);
+    assert_eq!(row("search.keep_count")["source"], "config");
+    assert_eq!(
+        row("search.keep_count")["origin"],
+        "config.toml search.keep_count"
+    );
+    assert_eq!(row("search.keep_days")["value"], 7);
+    assert_eq!(row("search.keep_days")["source"], "default");
+    assert_eq!(row("serve.drain_timeout_s")["value"], 20.0);
+    assert_eq!(row("serve.drain_timeout_s")["source"], "default");
+    assert_eq!(row("chat.api_key")["value"], "***");
+    assert_eq!(row("chat.api_key")["source"], "env");
+    // Every setting has a row with its source; the open tables follow whole.
+    let rows = v["settings"].as_object().unwrap();
+    assert!(rows.len() >= 55, "{}", rows.len());
+    for (k, r) in rows {
+        assert!(
+            ["flag", "env", "config", "default"].contains(&r["source"].as_str().unwrap()),
+            "{k}: {r}"
+        );
+        assert!(r["origin"].is_string(), "{k}: {r}");
+    }
+    assert_eq!(v["tables"]["prices"]["m1"]["input"], 1.5, "{v}");
+}
+
+/// `bob turn --seed N` in a fresh home: the run id (derived from the seed, the session and the
+/// revision) says which seed the turn used.
+fn seeded_run_id(env_seed: Option<&str>, config_seed: Option<u64>, flag: Option<&str>) -> String {
+    let env = TestEnv::new();
+    if let Some(s) = config_seed {
+        env.write("home/config.toml", &format!("[turn]\nseed = {s}\n"));
+    }
+    let script = env.write(
+        "replay.jsonl",
+        &format!(
+            "{}\n{}\n",
+            json!({"role": "think", "content": "ok"}),
+            json!({"role": "respond", "content": "hello"})
+        ),
+    );
+    let spec = format!("replay:{}", script.display());
+    let mut args = vec!["turn", "--session", "s1", "--backend", &spec];
+    if let Some(f) = flag {
+        args.extend(["--seed", f]);
+    }
+    let mut cmd = env.bob(&args);
+    if let Some(s) = env_seed {
+        cmd.env("BOB_SEED", s);
+    }
+    let v = show(cmd.write_stdin("hi"));
+    v["run_id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn per_command_knobs_take_flag_then_env_then_config() {
+    // turn.seed: the same seed from any source draws the same ids; the flag beats the env,
+    // the env beats the file.
+    let by_flag = seeded_run_id(None, None, Some("7"));
+    assert_eq!(seeded_run_id(Some("7"), None, None), by_flag);
+    assert_eq!(seeded_run_id(None, Some(7), None), by_flag);
+    assert_eq!(seeded_run_id(Some("8"), Some(8), Some("7")), by_flag);
+    assert_eq!(seeded_run_id(Some("7"), Some(8), None), by_flag);
+    assert_ne!(seeded_run_id(None, Some(8), None), by_flag);
+    assert_ne!(seeded_run_id(None, None, None), by_flag, "unseeded: random");
+    // A bad value is refused naming where it came from.
+    let env = TestEnv::new();
+    let e = crate::env::error_of(
+        &env.bob(&["turn", "--backend", "replay:none.jsonl"])
+            .env("BOB_SEED", "lucky")
+            .write_stdin("hi")
+            .output()
+            .unwrap(),
+        2,
+        "invalid.request",
+    );
+    assert!(e["message"].as_str().unwrap().contains("BOB_SEED"), "{e}");
+
+    // search.keep_count: `bob search --gc` keeps what the setting says.
+    let env = TestEnv::new();
+    let root = env.path("root");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("a.html"),
+        "<html><body><p>Alpha.</p></body></html>",
+    )
+    .unwrap();
+    let req = json!({"queries": ["a.html", "a.html"], "fetch_mode": "file"}).to_string();
+    for now in ["2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z"] {
+        show(
+            env.bob(&[
+                "search",
+                "--root",
+                root.to_str().unwrap(),
+                "--keep-count",
+                "9",
+            ])
+            .env("BOB_NOW", now)
+            .write_stdin(req.clone()),
+        );
+    }
+    let gc = |cmd: &mut assert_cmd::Command| show(cmd.env("BOB_NOW", "2026-01-02T00:00:00Z"));
+    env.write("home/config.toml", "[search]\nkeep_count = 3\n");
+    assert_eq!(gc(&mut env.bob(&["search", "--gc"]))["kept"], 3);
+    assert_eq!(
+        gc(env
+            .bob(&["search", "--gc"])
+            .env("BOB_STAGING_KEEP_COUNT", "2"))["kept"],
+        2
+    );
+    assert_eq!(
+        gc(env
+            .bob(&["search", "--gc", "--keep-count", "1"])
+            .env("BOB_STAGING_KEEP_COUNT", "2"))["kept"],
+        1
+    );
+    let e = crate::env::error_of(
+        &env.bob(&["search", "--gc"])
+            .env("BOB_STAGING_KEEP_COUNT", "many")
+            .output()
+            .unwrap(),
+        2,
+        "invalid.request",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("BOB_STAGING_KEEP_COUNT"),
+        "{e}"
+    );
+    env.write("home/config.toml", "[search]\nkeep_count = \"many\"\n");
+    env.fails(&["search", "--gc"], "", 2, "invalid.request");
+}

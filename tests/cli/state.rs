@@ -316,6 +316,70 @@ fn caps_reject_malformed_capabilities() {
 }
 
 #[test]
+fn a_grant_must_name_a_capability_bob_checks_and_names_are_case_sensitive() {
+    let env = TestEnv::new();
+    env.json(&["caps", "request", "--session", "s1", "NET"], "");
+    let before = checkpoint_bytes(&env, "s1").unwrap();
+    // `NET` would be stored and allow nothing (bob compares capability names exactly).
+    let e = env.fails(
+        &["caps", "grant", "--session", "s1", "NET"],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert_eq!(e["details"]["did_you_mean"], "net", "{e}");
+    let msg = e["message"].as_str().unwrap();
+    assert!(
+        msg.contains("case-sensitive") && msg.contains("net:<domain or IP>"),
+        "{msg}"
+    );
+    assert!(
+        e["details"]["known"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("fs:dotfiles")),
+        "{e}"
+    );
+    let e = env.fails(
+        &["caps", "grant", "--session", "s1", "NET:Example.com"],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert_eq!(e["details"]["did_you_mean"], "net:example.com", "{e}");
+    for unknown in ["shell", "fs:everything", "mtg:g1:p3", "network"] {
+        let e = env.fails(
+            &["caps", "grant", "--session", "s1", unknown],
+            "",
+            2,
+            "invalid.request",
+        );
+        assert!(e["details"].get("did_you_mean").is_none(), "{e}");
+    }
+    assert_eq!(checkpoint_bytes(&env, "s1").unwrap(), before);
+    // --grant on a tool run is held to the same list.
+    env.fails(
+        &["tool", "run", "--grant", "Net"],
+        r#"{"id":"x","tool":"http.get","args":{"url":"http://example.com/"}}"#,
+        2,
+        "invalid.request",
+    );
+    // The capabilities bob checks are granted; a model's `NET` request stays pending (a human
+    // revokes it) and the grant of `net` does not absorb it.
+    for cap in ["net", "net:Example.com", "fs:dotfiles", "mtg:g-1:x:p2"] {
+        env.json(&["caps", "grant", "--session", "s1", cap], "");
+    }
+    let caps = env.json(&["caps", "list", "--session", "s1"], "");
+    assert_eq!(
+        caps["granted"],
+        json!(["net", "net:example.com", "fs:dotfiles", "mtg:g-1:x:p2"])
+    );
+    assert_eq!(caps["pending"], json!(["NET"]));
+    let r = env.json(&["caps", "revoke", "--session", "s1", "NET"], "");
+    assert_eq!(r["pending"], json!([]));
+}
+
+#[test]
 fn state_set_never_changes_capabilities() {
     let env = TestEnv::new();
     env.json(&["caps", "grant", "--session", "s1", "net"], "");

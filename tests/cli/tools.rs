@@ -438,6 +438,48 @@ fn write_text_refuses_to_overwrite_unless_asked_and_writes_atomically() {
 }
 
 #[test]
+fn a_wire_name_is_refused_in_bobs_formats_naming_the_tool_and_read_back_in_openai_calls() {
+    let env = TestEnv::new();
+    let root = setup(&env);
+    // bob's own formats take bob's names: the wire form is refused, naming the tool meant.
+    let calls = json!([
+        {"id": "a", "tool": "fs-read_text", "args": {"path": "hello.txt"}},
+        {"request_id": "b", "tool": "fs-read_text", "input": {"path": "hello.txt"}},
+        {"id": "c", "action": "fs-read_text", "payload": {"path": "hello.txt"}},
+        // An OpenAI function call is where wire names belong: read back to fs.read_text.
+        {"id": "d", "type": "function",
+         "function": {"name": "fs-read_text", "arguments": "{\"path\":\"hello.txt\"}"}},
+        {"id": "e", "tool": "fs-nothing", "args": {}}
+    ]);
+    let r = run(&env, &root, &[], &calls.to_string());
+    for v in &r[..3] {
+        assert_eq!(code(v), "tool.not_found", "{v}");
+        assert_eq!(v["error"]["details"]["bob_name"], "fs.read_text", "{v}");
+        let msg = v["error"]["message"].as_str().unwrap();
+        assert!(
+            msg.contains("wire form of \"fs.read_text\"") && msg.contains("not executed"),
+            "{msg}"
+        );
+    }
+    assert_eq!(r[3]["ok"], true, "{}", r[3]);
+    assert_eq!(r[3]["tool"], "fs.read_text", "{}", r[3]);
+    assert_eq!(code(&r[4]), "tool.not_found");
+    assert!(
+        r[4]["error"]["details"].get("bob_name").is_none(),
+        "{}",
+        r[4]
+    );
+    // Enabling by wire name is refused the same way.
+    let e = env.fails(
+        &["tool", "enable", "--session", "s1", "fs-read_text"],
+        "",
+        4,
+        "tool.not_found",
+    );
+    assert_eq!(e["details"]["bob_name"], "fs.read_text", "{e}");
+}
+
+#[test]
 fn unknown_tools_are_never_executed_and_inputs_are_validated() {
     let env = TestEnv::new();
     let root = setup(&env);

@@ -1283,3 +1283,32 @@ fn ctrl_c_while_a_tool_runs_stops_the_turn_before_the_next_tool() {
     assert_eq!(called[0]["payload"]["tool"], "shell.exec");
     assert_eq!(events.last().unwrap()["event_type"], "run.cancelled");
 }
+
+#[test]
+fn turn_help_and_man_page_show_the_commit_subcommand() {
+    let env = TestEnv::new();
+    for help in ["--help", "-h"] {
+        let out = env.bob(&["turn", help]).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("Usage: bob turn [OPTIONS]\n       bob turn <COMMAND>"),
+            "{text}"
+        );
+        assert!(text.contains("commit"), "{text}");
+    }
+    // A mistake's usage line shows it too.
+    let out = env.bob(&["turn", "--bogus"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("bob turn <COMMAND>"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let man = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    let page = std::fs::read_to_string(man.join("bob-turn.1")).unwrap();
+    let synopsis = page.split(".SH SYNOPSIS").nth(1).unwrap();
+    let synopsis = synopsis.split(".SH").next().unwrap();
+    assert!(synopsis.contains("subcommands"), "{synopsis}");
+    assert!(man.join("bob-turn-commit.1").exists());
+}

@@ -433,6 +433,115 @@ fn a_seeded_replay_turn_is_byte_identical_across_runs_and_homes() {
     assert_ne!(other["run_id"], rec["run_id"]);
 }
 
+/// A seeded panda turn in chat mode whose Solver stages a mutating intent (a confirm id) and
+/// asks for a search (a search request id): its stdout.
+fn seeded_panda_turn(env: &TestEnv) -> Vec<u8> {
+    std::fs::create_dir_all(env.path("sandbox")).unwrap();
+    std::fs::write(
+        env.path("sandbox/a.html"),
+        "<html><body><p>Frames.</p></body></html>",
+    )
+    .unwrap();
+    let write = json!({"analysis": "", "final": "",
+        "requests": [{"type": "search_request", "queries": ["a.html"], "fetch_mode": "file"}],
+        "tool_intent": {"action": "docs.write_spreadsheet",
+            "payload": {"rows": [{"part": "Frame", "quantity": 1}], "filename": "bom", "format": "csv"}}});
+    let done = json!({"analysis": "", "final": "Confirm it to write the sheet."});
+    let spec = script(
+        env,
+        "panda.jsonl",
+        &[
+            json!({"role": "thinking", "content": "{\"plan\": [\"write\"]}"}),
+            json!({"role": "solver", "content": write.to_string()}),
+            json!({"role": "solver", "content": done.to_string()}),
+        ],
+    );
+    staged(
+        env,
+        &[
+            "turn",
+            "--profile",
+            "panda",
+            "--mode",
+            "chat",
+            "--session",
+            "p1",
+            "--backend",
+            &spec,
+            "--seed",
+            "11",
+        ],
+        "make the BOM sheet",
+    )
+    .into_bytes()
+}
+
+#[test]
+fn two_seeded_panda_turns_are_byte_identical_confirm_and_search_ids_included() {
+    let a = TestEnv::new();
+    let b = TestEnv::new();
+    a.bob(&["init"]).assert().success();
+    a.bob(&[
+        "tool",
+        "enable",
+        "--session",
+        "p1",
+        "docs.write_spreadsheet",
+        "web.search",
+    ])
+    .assert()
+    .success();
+    // Any audited act creates the home's key that keys the hash chains.
+    a.bob(&["tool", "run", "--session", "p1"])
+        .write_stdin(r#"{"id":"k","tool":"fs.list_dir","args":{}}"#)
+        .output()
+        .unwrap();
+    copy_dir(&a.home(), &b.home());
+    let (out_a, out_b) = (seeded_panda_turn(&a), seeded_panda_turn(&b));
+    assert_eq!(
+        String::from_utf8_lossy(&out_a),
+        String::from_utf8_lossy(&out_b)
+    );
+    let rec: Value = serde_json::from_slice(&out_a).unwrap();
+    let tools = rec["tools"].as_array().unwrap();
+    let staged_one = tools
+        .iter()
+        .find(|t| t["status"] == "requires_confirm")
+        .unwrap_or_else(|| panic!("{rec}"));
+    assert!(
+        staged_one["result_ref"]
+            .as_str()
+            .unwrap()
+            .starts_with("confirm:confirm_"),
+        "{rec}"
+    );
+    assert!(
+        tools.iter().any(|t| t["tool_name"] == "web.search"),
+        "{rec}"
+    );
+    let (fa, fb) = (files(&a.home()), files(&b.home()));
+    assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
+    let differ: Vec<&String> = fa.keys().filter(|k| fa[*k] != fb[*k]).collect();
+    assert!(differ.is_empty(), "files differ: {differ:?}");
+    // The search request id is seeded too (it is in the trace).
+    let traced = String::from_utf8_lossy(&fa["traces/p1.jsonl"]).to_string();
+    assert!(traced.contains("\"search_0_"), "{traced}");
+    // The staged intent is confirmed by that id.
+    let id = staged_one["result_ref"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("confirm:")
+        .unwrap();
+    let r = b
+        .bob(&["tool", "confirm", id, "--session", "p1"])
+        .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+        .env("BOB_TOOL_ROOTS", "sandbox")
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(b.path("sandbox/bom.csv").exists());
+}
+
 /// `bob ARGS` in `env` with the sandbox on `./sandbox`, stdin; expects success; stdout.
 fn staged(env: &TestEnv, args: &[&str], stdin: &str) -> String {
     let out = env

@@ -163,6 +163,18 @@ pub struct Ctx<'a> {
     pub timeout: Duration,
     /// The canonical name of the running tool.
     pub tool: &'static str,
+    /// The runner's id source (seeded in replay mode).
+    pub ids: &'a std::sync::Mutex<crate::ids::IdSource>,
+}
+
+impl Ctx<'_> {
+    /// A fresh uuid from the runner's id source.
+    pub fn uuid4(&self) -> uuid::Uuid {
+        match self.ids.lock() {
+            Ok(mut ids) => ids.uuid4(),
+            Err(_) => uuid::Uuid::new_v4(),
+        }
+    }
 }
 
 impl Ctx<'_> {

@@ -151,7 +151,7 @@ fn stage(
     score: f64,
     source: &str,
 ) -> Result<Value> {
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = ctx.uuid4().to_string();
     let rel = format!("scrape_staging/{id}/");
     let dir = ctx.home.root().join("scrape_staging").join(&id);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
