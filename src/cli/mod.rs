@@ -294,11 +294,11 @@ fn stdin_expectation(command: &Command) -> &'static str {
         Command::Trace(_) => "trace events as JSON Lines",
         Command::Search(_) => "a SearchRequest JSON",
         Command::Tool(_) => "tool calls JSON (envelopes, TOOL_CALLS blocks or OpenAI tool_calls)",
-        Command::Memory(a) => memory::stdin_expectation(a),
+        Command::Memory(Group(a)) => memory::stdin_expectation(a),
         Command::Chat(_) => "a messages JSON (or plain text)",
         Command::Context(_) => "a TurnInput JSON {session_id, message, …} or plain text",
         Command::Schedule(_) => "a job JSON",
-        Command::Mtg(a) => mtg::stdin_expectation(a),
+        Command::Mtg(Group(a)) => mtg::stdin_expectation(a),
         Command::Secrets(_) => "the secret value",
         _ => "JSON input",
     }
