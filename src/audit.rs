@@ -61,6 +61,9 @@ pub struct Audit {
     counter: u64,
     /// Event ids are `evt_<run nonce>_<counter>`: unique without a random draw per event.
     nonce: String,
+    /// With [`Audit::keep_written`]: every event written so far, as written (chain fields
+    /// included), for the run bundle.
+    written: Option<Vec<Value>>,
 }
 
 impl Audit {
@@ -94,12 +97,38 @@ impl Audit {
             pending: Vec::new(),
             counter: 0,
             nonce: uuid::Uuid::new_v4().simple().to_string(),
+            written: None,
         })
     }
 
     /// Sets the run nonce event ids are built from (a replay turn derives it from its seed).
     pub fn set_nonce(&mut self, nonce: String) {
         self.nonce = nonce;
+    }
+
+    /// Keeps every event written from now on, as written, for [`Audit::take_written`]: the run
+    /// bundle copies a run's events from here instead of reading them back from the log.
+    pub fn keep_written(&mut self) {
+        self.written.get_or_insert_with(Vec::new);
+    }
+
+    /// Whether [`Audit::keep_written`] was called.
+    pub fn keeps_written(&self) -> bool {
+        self.written.is_some()
+    }
+
+    /// The events kept since [`Audit::keep_written`] (and forgets them), in log order.
+    pub fn take_written(&mut self) -> Vec<Value> {
+        self.written
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    fn kept(&mut self, written: &[Map<String, Value>]) {
+        if let Some(kept) = &mut self.written {
+            kept.extend(written.iter().map(|m| Value::Object(m.clone())));
+        }
     }
 
     /// The file this run's events go to.
@@ -193,7 +222,12 @@ impl Audit {
             return Ok(0);
         }
         let batch = std::mem::take(&mut self.pending);
-        Ok(chain::append_batch(&self.keys, &self.path, batch)?.len())
+        let written = chain::append_batch(&self.keys, &self.path, batch)?;
+        let n = written.len();
+        if let Some(kept) = &mut self.written {
+            kept.extend(written.into_iter().map(Value::Object));
+        }
+        Ok(n)
     }
 
     /// Writes every queued event with one lock and one fdatasync; returns them as written.
@@ -203,6 +237,7 @@ impl Audit {
         }
         let batch = std::mem::take(&mut self.pending);
         let written = chain::append_batch(&self.keys, &self.path, batch)?;
+        self.kept(&written);
         written
             .into_iter()
             .map(|m| {

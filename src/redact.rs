@@ -96,8 +96,14 @@ struct RuleData {
     has_path: bool,
     /// bob's extension: a named check the secret must pass too (`""`: none).
     check: &'static str,
+    /// What any match contains, worked out from the regex by build.rs ([`Rule::may_match`]).
+    needs: Needs,
     allow: &'static [AllowData],
 }
+
+/// Literals a rule's matches contain: one of each inner list, as (lower-case bytes, compared
+/// ASCII case-insensitively; must start a word).
+type Needs = &'static [&'static [(&'static [u8], bool)]];
 
 /// One allowlist (`[allowlist]`, `[[rules.allowlists]]`).
 struct AllowData {
@@ -111,8 +117,9 @@ struct AllowData {
     stopwords: &'static [&'static str],
 }
 
-// GLOBAL_ALLOW, GITLEAKS_RULES (policy/secrets/gitleaks.toml, see its NOTICE.md) and BOB_RULES
-// (policy/secrets/bob.toml).
+// GLOBAL_ALLOW, GITLEAKS_RULES (policy/secrets/gitleaks.toml, see its NOTICE.md), BOB_RULES
+// (policy/secrets/bob.toml) and KEYWORD_INDEX (every keyword, sorted, with its rules'
+// positions in BOB_RULES then GITLEAKS_RULES).
 include!(concat!(env!("OUT_DIR"), "/secret_rules.rs"));
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -219,6 +226,7 @@ struct Rule {
     /// Subject to the global gitleaks allowlist.
     gitleaks: bool,
     check: Option<Check>,
+    needs: Needs,
     re: OnceLock<Option<BytesRegex>>,
 }
 
@@ -344,7 +352,43 @@ fn line_around(text: &str, start: usize, end: usize) -> &str {
     &text[from..to]
 }
 
+/// Whether `lit` (lower-case) occurs in `text`, ASCII case-insensitively; with `word_start`, only
+/// where the byte before it is not `[A-Za-z0-9_]` (what `\b` in front of a word byte means with
+/// the ASCII word class the rules are compiled with).
+fn contains_lit(text: &[u8], lit: &[u8], word_start: bool) -> bool {
+    let Some((&first, rest)) = lit.split_first() else {
+        return true;
+    };
+    let upper = first.to_ascii_uppercase();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr2(first, upper, &text[from..]).map(|i| from + i) {
+        from = i + 1;
+        let after = &text[i + 1..];
+        if after.len() < rest.len() || !after[..rest.len()].eq_ignore_ascii_case(rest) {
+            continue;
+        }
+        if word_start && i > 0 && {
+            let b = text[i - 1];
+            b.is_ascii_alphanumeric() || b == b'_'
+        } {
+            continue;
+        }
+        return true;
+    }
+    false
+}
+
 impl Rule {
+    /// Whether the regex can match `text` at all, by its [`Needs`]: one linear scan per needed
+    /// literal and no regex. A keyword is only a hint (`s.` for Vault tokens is in "thanks.",
+    /// `ey` for JWTs in "they"); this check is what keeps ordinary text from compiling the rule.
+    fn may_match(&self, text: &str) -> bool {
+        self.needs.iter().all(|any| {
+            any.iter()
+                .any(|(lit, word_start)| contains_lit(text.as_bytes(), lit, *word_start))
+        })
+    }
+
     fn regex(&self) -> Option<&BytesRegex> {
         self.re.get_or_init(|| compile(self.pattern).ok()).as_ref()
     }
@@ -404,36 +448,43 @@ impl Rule {
 /// position whose pair starts some keyword, the keywords with that pair are compared. Building
 /// it costs microseconds; an Aho-Corasick automaton over the same 268 keywords cost ~1 ms per
 /// process to build (measured), more than all the redaction a turn does, and every `bob`
-/// invocation is a new process.
+/// invocation is a new process. The keywords come sorted from build.rs ([`KEYWORD_INDEX`]):
+/// sorting them took ~0.15M instructions per process.
 struct Keywords {
     /// Bit `b0 << 8 | b1` is set when some keyword starts with the lower-case bytes `b0 b1`.
     pairs: Box<[u64; 1024]>,
-    /// (leading pair, keyword, the rules it triggers), sorted by pair.
-    words: Vec<([u8; 2], &'static [u8], Vec<usize>)>,
+    /// (leading pair, keyword, its rules: a range of `rules`), sorted by keyword.
+    words: Vec<([u8; 2], &'static [u8], std::ops::Range<usize>)>,
+    /// The rules of every keyword, one run per keyword.
+    rules: Vec<usize>,
 }
 
 impl Keywords {
-    fn new(mut keyword_of: Vec<(&'static str, usize)>) -> Keywords {
-        keyword_of.sort();
+    /// From build.rs's sorted [`KEYWORD_INDEX`]; `rule_at` maps a position in the rule files
+    /// (BOB_RULES, then GITLEAKS_RULES) to the rule's index, `None` for a rule not in use.
+    fn new(rule_at: &[Option<usize>]) -> Keywords {
         let mut pairs = Box::new([0u64; 1024]);
-        let mut words: Vec<([u8; 2], &'static [u8], Vec<usize>)> = Vec::new();
-        for (k, rule) in keyword_of {
+        let mut words = Vec::with_capacity(KEYWORD_INDEX.len());
+        let mut rules = Vec::with_capacity(KEYWORD_INDEX.len() + 64);
+        for (k, positions) in KEYWORD_INDEX {
             let b = k.as_bytes();
             assert!(b.len() >= 2, "keyword {k:?} is shorter than two bytes");
-            let pair = [b[0].to_ascii_lowercase(), b[1].to_ascii_lowercase()];
+            let from = rules.len();
+            rules.extend(positions.iter().filter_map(|&p| rule_at[usize::from(p)]));
+            if rules.len() == from {
+                continue;
+            }
+            // Keywords are lower-case, so sorted keywords are sorted by leading pair too.
+            let pair = [b[0], b[1]];
             let bit = usize::from(pair[0]) << 8 | usize::from(pair[1]);
             pairs[bit >> 6] |= 1 << (bit & 63);
-            match words.last_mut() {
-                Some((_, w, rules)) if w.eq_ignore_ascii_case(b) => {
-                    if !rules.contains(&rule) {
-                        rules.push(rule);
-                    }
-                }
-                _ => words.push((pair, b, vec![rule])),
-            }
+            words.push((pair, b, from..rules.len()));
         }
-        words.sort_by_key(|w| w.0);
-        Keywords { pairs, words }
+        Keywords {
+            pairs,
+            words,
+            rules,
+        }
     }
 
     /// Calls `hit` with the rules of every keyword occurrence in `text`.
@@ -450,7 +501,7 @@ impl Keywords {
             let from = self.words.partition_point(|w| w.0 < pair);
             for (_, w, rules) in self.words[from..].iter().take_while(|w| w.0 == pair) {
                 if text[i..].len() >= w.len() && text[i..i + w.len()].eq_ignore_ascii_case(w) {
-                    hit(rules);
+                    hit(&self.rules[rules.clone()]);
                 }
             }
         }
@@ -470,12 +521,13 @@ struct RuleSet {
 impl RuleSet {
     fn build() -> RuleSet {
         let global: Vec<Allow> = GLOBAL_ALLOW.iter().filter_map(Allow::from_data).collect();
-        let mut rules = Vec::new();
-        let mut keyword_of: Vec<(&'static str, usize)> = Vec::new();
+        let mut rules = Vec::with_capacity(BOB_RULES.len() + GITLEAKS_RULES.len());
+        let mut rule_at = Vec::with_capacity(BOB_RULES.len() + GITLEAKS_RULES.len());
         let mut always = Vec::new();
         let mut skipped = Vec::new();
         for (data, gitleaks) in [(BOB_RULES, false), (GITLEAKS_RULES, true)] {
             for d in data {
+                rule_at.push(None);
                 let Some(pattern) = d.regex else {
                     skipped.push((d.id.to_string(), "matches file paths only".into()));
                     continue;
@@ -496,9 +548,7 @@ impl RuleSet {
                 if d.keywords.is_empty() {
                     always.push(i);
                 }
-                for k in d.keywords {
-                    keyword_of.push((k, i));
-                }
+                *rule_at.last_mut().expect("pushed above") = Some(i);
                 rules.push(Rule {
                     id: d.id,
                     pattern,
@@ -507,11 +557,12 @@ impl RuleSet {
                     allow: d.allow.iter().filter_map(Allow::from_data).collect(),
                     gitleaks,
                     check,
+                    needs: d.needs,
                     re: OnceLock::new(),
                 });
             }
         }
-        let keywords = Keywords::new(keyword_of);
+        let keywords = Keywords::new(&rule_at);
         RuleSet {
             rules,
             keywords,
@@ -740,6 +791,9 @@ impl Redactor {
         }
         let set = RuleSet::get();
         for i in set.triggered(&out) {
+            if !set.rules[i].may_match(&out) {
+                continue;
+            }
             if let Some(new) = set.rules[i].redact(&out, &set.global) {
                 out = Cow::Owned(new);
             }
@@ -751,7 +805,7 @@ impl Redactor {
     /// with `prefix` (e.g. `payload`).
     pub fn redact_value(&self, value: &mut Value, prefix: &str) -> Vec<String> {
         let mut paths = Vec::new();
-        self.walk(value, prefix.to_string(), false, &mut paths);
+        self.walk(value, &mut prefix.to_string(), false, &mut paths);
         paths
     }
 
@@ -761,13 +815,21 @@ impl Redactor {
         !self.redact_value(&mut v, "").is_empty()
     }
 
-    fn walk(&self, value: &mut Value, path: String, secret_field: bool, paths: &mut Vec<String>) {
+    /// `path` is the JSON path of `value`, built in one buffer (a segment pushed before each
+    /// child, cut after it) and copied only for a value that is redacted.
+    fn walk(
+        &self,
+        value: &mut Value,
+        path: &mut String,
+        secret_field: bool,
+        paths: &mut Vec<String>,
+    ) {
         match value {
             Value::String(s) => {
                 if secret_field {
                     if !s.is_empty() && s != MASK {
                         *s = MASK.to_string();
-                        paths.push(path);
+                        paths.push(path.clone());
                     }
                 } else if let Some(mut inner) = embedded_json(s) {
                     let before = paths.len();
@@ -777,22 +839,27 @@ impl Redactor {
                     }
                 } else if let Cow::Owned(new) = self.redact_str(s) {
                     *s = new;
-                    paths.push(path);
+                    paths.push(path.clone());
                 }
             }
             Value::Array(items) => {
+                let len = path.len();
                 for (i, v) in items.iter_mut().enumerate() {
-                    self.walk(v, format!("{path}[{i}]"), secret_field, paths);
+                    use std::fmt::Write as _;
+                    let _ = write!(path, "[{i}]");
+                    self.walk(v, path, secret_field, paths);
+                    path.truncate(len);
                 }
             }
             Value::Object(map) => {
+                let len = path.len();
                 for (k, v) in map.iter_mut() {
-                    let child = if path.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{path}.{k}")
-                    };
-                    self.walk(v, child, is_secret_field(k), paths);
+                    if len > 0 {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    self.walk(v, path, is_secret_field(k), paths);
+                    path.truncate(len);
                 }
             }
             _ => {}
@@ -1138,6 +1205,106 @@ mod tests {
             r.add_rules("(").unwrap_err().code,
             crate::error::Code::InvalidRequest
         );
+    }
+
+    /// Ordinary prose carries the keywords of some rules (`s.` of vault-service-token in
+    /// "thanks.", `ey` of jwt in "they"), but no rule whose keyword it holds can match it, so
+    /// redacting it compiles no regex.
+    #[test]
+    fn ordinary_text_compiles_no_rule() {
+        let set = RuleSet::get();
+        let by_id = |id: &str| set.rules.iter().find(|r| r.id == id).unwrap();
+        for text in [
+            "Fine, thanks. They said hey.",
+            "Last turn: hello bob \u{2192} Fine, thanks.",
+            "the keys are on the table, as Mrs. Smith's eyes saw",
+            "http://127.0.0.1:8080/v1",
+        ] {
+            let triggered = set.triggered(text);
+            assert!(!triggered.is_empty(), "{text:?} should hit some keyword");
+            for i in triggered {
+                let r = &set.rules[i];
+                if ["vault-service-token", "jwt", "bob-jwt", "bob-url-password"].contains(&r.id) {
+                    assert!(!r.may_match(text), "{} on {text:?}", r.id);
+                }
+            }
+        }
+        assert!(!by_id("jwt").needs.is_empty());
+        assert!(!by_id("vault-service-token").needs.is_empty());
+        // The prefilter is a hint, never a verdict: the secrets themselves still pass it and are
+        // masked in prose.
+        let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+        let vault = "s.Ab3dEf6hIj9kLm2nOp5qRs8t";
+        let hvs = format!("hvs.{}", "CAESIJ3k9xQ_Lm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9oPq2rSt5uVw8xYz1aBc4dEf7gHi0jKl3mNo6pQr9sTu2vWx5yZa8bCd1eFg4".get(..96).unwrap());
+        for secret in [jwt, vault, hvs.as_str()] {
+            let text = format!("They said thanks. Here it is: {secret} and that's all.");
+            let out = red(&text);
+            assert!(!out.contains(secret), "{out}");
+            assert!(
+                out.contains(MASK) && out.starts_with("They said thanks."),
+                "{out}"
+            );
+        }
+    }
+
+    /// `hir` with every look-around (`\b`, `^`, `$`) removed: what proptest can generate from.
+    fn without_looks(hir: &regex_syntax::hir::Hir) -> regex_syntax::hir::Hir {
+        use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+        match hir.kind() {
+            HirKind::Look(_) => Hir::empty(),
+            HirKind::Repetition(r) => Hir::repetition(Repetition {
+                sub: Box::new(without_looks(&r.sub)),
+                ..r.clone()
+            }),
+            HirKind::Capture(c) => Hir::capture(Capture {
+                sub: Box::new(without_looks(&c.sub)),
+                ..c.clone()
+            }),
+            HirKind::Concat(v) => Hir::concat(v.iter().map(without_looks).collect()),
+            HirKind::Alternation(v) => Hir::alternation(v.iter().map(without_looks).collect()),
+            _ => hir.clone(),
+        }
+    }
+
+    /// The needs build.rs derives never reject a text the rule's regex matches: for every rule,
+    /// texts generated from its own regex (with prose or word bytes around them), whenever the
+    /// regex matches them, pass [`Rule::may_match`].
+    #[test]
+    fn needs_never_reject_a_match() {
+        use proptest::strategy::{Strategy, ValueTree};
+        use proptest::test_runner::TestRunner;
+        let set = RuleSet::get();
+        let mut runner = TestRunner::deterministic();
+        let mut checked = 0;
+        for r in &set.rules {
+            let Ok(hir) = regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(r.pattern)
+            else {
+                continue;
+            };
+            let Ok(strategy) = proptest::string::bytes_regex_parsed(&without_looks(&hir)) else {
+                continue;
+            };
+            let re = r.regex().unwrap();
+            for k in 0..24 {
+                let body = strategy.new_tree(&mut runner).unwrap().current();
+                let body = String::from_utf8_lossy(&body);
+                let (pre, post) = [("", ""), ("x ", " y"), ("a", "b"), ("key: ", "\n")][k % 4];
+                let text = format!("{pre}{body}{post}");
+                if re.is_match(text.as_bytes()) {
+                    checked += 1;
+                    assert!(
+                        r.may_match(&text),
+                        "{}: {text:?} matches but its needs reject it",
+                        r.id
+                    );
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} matching texts checked");
     }
 
     #[test]

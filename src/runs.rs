@@ -5,19 +5,32 @@
 //! runs/run_3f…/request.json       what was asked: {session_id, agent_id, user_id?, message, thinking_mode, profile, source}
 //! runs/run_3f…/events.jsonl       the run's audit events (seed 003 §2–3), as chained in the audit log (same seq)
 //! runs/run_3f…/tool_results.json  [{tool, tool_call_id, summary, output, error}] from the tool.result events
-//! runs/run_3f…/record.json        the turn record (written last: its presence means the bundle is whole)
+//! runs/run_3f…/record.json        the turn record (renamed last: while the machine runs, its presence means the bundle is whole)
 //! ```
 //!
-//! Everything goes through [`crate::store`], so it is written atomically (and redacted by the
-//! storage layer's one choke point). The events are copied from the audit log, which is already
-//! redacted.
+//! The request and the record are redacted with the home's redactor; the events are copied
+//! as the audit log holds them (the audit writer redacted them before hashing them): `bob turn`
+//! hands over the events it kept as it wrote them ([`write_with_events`]), other writers' runs
+//! are read back from the log ([`audit_events`]).
+//!
+//! # Durability
+//!
+//! A bundle is a copy: the turn record is durable in `turns.jsonl` and the events in the audit
+//! log (both fsynced) before the bundle is written. So its files are replaced by a rename each
+//! but not fsynced ([`store::write_files_unsynced`]; this saves five fsyncs per turn). A power
+//! loss can leave a bundle missing, or with a file empty or torn. Readers treat that as
+//! follows: [`record`] (and so `bob runs list` and the crash recovery of `bob serve`, which
+//! then rewrites the bundle from `turns.jsonl`) reads a malformed `record.json` as no bundle;
+//! [`show`] (`bob runs show`) reports a bundle with a malformed file as a `conflict` naming the
+//! file and where the durable copies are.
 
 use crate::contracts::TurnRecord;
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::home::{Home, safe_component};
 use crate::store;
 use serde_json::{Value, json};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The bundle directory of a run (`invalid.request` for an id that is not a safe file name).
 pub fn dir(home: &Home, run_id: &str) -> Result<PathBuf> {
@@ -178,64 +191,123 @@ fn cut(s: &str, n: usize) -> String {
 }
 
 /// Writes the bundle of a finished run; `request` is what was asked. Returns its directory.
+/// The run's events are read back from the audit log ([`audit_events`]); a caller that kept
+/// them as they were written passes them to [`write_with_events`] instead.
 pub fn write(home: &Home, request: &Value, record: &TurnRecord) -> Result<PathBuf> {
+    write_with_events(home, request, record, None)
+}
+
+/// [`write`], with the run's audit events as written (chain fields included, in log order) when
+/// the caller kept them ([`crate::audit::Audit::keep_written`]): `bob turn` does, so the bundle
+/// costs no read of the day's audit log, whose size grows with the day's traffic.
+pub fn write_with_events(
+    home: &Home,
+    request: &Value,
+    record: &TurnRecord,
+    events: Option<Vec<Value>>,
+) -> Result<PathBuf> {
     let dir = dir(home, &record.run_id)?;
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    // The request and the record are redacted here too (known secrets by exact match, the
-    // rules); the events come from the audit log, redacted before they were written.
-    // The home's cached redactor (reloaded when a rule or secret changes), not a fresh load.
+    // The request and the record are redacted here (known secrets by exact match, the rules),
+    // with the home's cached redactor (reloaded when a rule or secret changes). The events
+    // were redacted by the audit writer, with the same redactor, before they were hashed, and
+    // are copied as the log holds them; the tool results are cut from their payloads.
     let redactor = crate::redact::for_home(home)?;
     let mut request = request.clone();
     redactor.redact_value(&mut request, "request");
     let mut record = serde_json::to_value(record).map_err(|e| Error::internal(e.to_string()))?;
     redactor.redact_value(&mut record, "record");
-    let (agent, run, ts) = (&record["agent_id"], &record["run_id"], &record["ts"]);
-    let events = audit_events(
-        home,
-        agent.as_str().unwrap_or_default(),
-        run.as_str().unwrap_or_default(),
-        ts.as_str().unwrap_or_default(),
-    )?;
+    let events = match events {
+        Some(events) => events,
+        None => {
+            let (agent, run, ts) = (&record["agent_id"], &record["run_id"], &record["ts"]);
+            audit_events(
+                home,
+                agent.as_str().unwrap_or_default(),
+                run.as_str().unwrap_or_default(),
+                ts.as_str().unwrap_or_default(),
+            )?
+        }
+    };
+    // The storage layer would redact everything once more with the process home's redactor:
+    // when that is this home's (every CLI command), that pass could mask nothing new.
+    let same = Arc::ptr_eq(&redactor, &crate::redact::for_storage()?);
+    let pretty = |v: &Value| -> Result<Vec<u8>> {
+        if !same {
+            return store::json_bytes(v);
+        }
+        let mut b = serde_json::to_vec_pretty(v).map_err(|e| Error::internal(e.to_string()))?;
+        b.push(b'\n');
+        Ok(b)
+    };
     let mut lines = Vec::new();
     for event in &events {
-        lines.extend_from_slice(store::jsonl_line(event)?.as_bytes());
+        if same {
+            lines.extend_from_slice(&store::jsonl_line_verbatim(event)?);
+        } else {
+            lines.extend_from_slice(store::jsonl_line(event)?.as_bytes());
+        }
     }
-    // One directory sync for the four files; record.json is renamed last, so a bundle with a
-    // record is whole (the crash rule of `bob serve` reads it).
-    store::write_files_atomic(
+    // The bundle repeats what is durable already (the turn record in turns.jsonl, the events in
+    // the audit log), so it is written without fsyncs (see the module docs): each file by a
+    // rename, record.json last (its presence means the bundle is whole).
+    store::write_files_unsynced(
         &dir,
         &[
-            ("request.json", store::json_bytes(&request)?),
+            ("request.json", pretty(&request)?),
             ("events.jsonl", lines),
             (
                 "tool_results.json",
-                store::json_bytes(&tool_results(&events))?,
+                pretty(&Value::from(tool_results(&events)))?,
             ),
-            ("record.json", store::json_bytes(&record)?),
+            ("record.json", pretty(&record)?),
         ],
     )?;
     Ok(dir)
 }
 
-/// The turn record of a run's bundle, if the bundle is whole.
+/// The turn record of a run's bundle, if the bundle is whole. A `record.json` that does not
+/// parse (torn by a power loss, see the module docs) reads as no bundle.
 pub fn record(home: &Home, run_id: &str) -> Result<Option<TurnRecord>> {
-    store::read_json(&dir(home, run_id)?.join("record.json"))
+    match store::read_json(&dir(home, run_id)?.join("record.json")) {
+        Err(e) if e.code == Code::InvalidRequest => Ok(None),
+        other => other,
+    }
+}
+
+/// A file of a bundle, `conflict` when it does not parse (torn by a power loss).
+fn bundle_json(dir: &std::path::Path, run_id: &str, name: &str) -> Result<Option<Value>> {
+    store::read_json(&dir.join(name)).map_err(|e| {
+        if e.code != Code::InvalidRequest {
+            return e;
+        }
+        Error::conflict(format!(
+            "run bundle {run_id:?} is torn ({name} does not parse; a crash while it was \
+             written?): its turn record is in turns.jsonl and its events in the audit log"
+        ))
+        .with("run_id", run_id)
+        .with("path", dir.join(name).display().to_string())
+    })
 }
 
 /// One bundle, read back: `{run_id, path, request, record, events, tool_results}`.
 pub fn show(home: &Home, run_id: &str) -> Result<Value> {
     let dir = dir(home, run_id)?;
-    let record: Option<Value> = store::read_json(&dir.join("record.json"))?;
-    let Some(record) = record else {
+    let Some(record) = bundle_json(&dir, run_id, "record.json")? else {
         return Err(Error::not_found(format!("no run bundle {run_id:?}")).with("run_id", run_id));
     };
-    let request: Option<Value> = store::read_json(&dir.join("request.json"))?;
-    let events: Vec<Value> = store::read_jsonl(&dir.join("events.jsonl"))?
-        .records
-        .into_iter()
-        .map(|(_, v)| v)
-        .collect();
-    let tools: Option<Value> = store::read_json(&dir.join("tool_results.json"))?;
+    let request = bundle_json(&dir, run_id, "request.json")?;
+    let log = store::read_jsonl(&dir.join("events.jsonl"))?;
+    if let Some(bad) = log.bad.first() {
+        return Err(Error::conflict(format!(
+            "run bundle {run_id:?} is torn (events.jsonl line {} is {}; a crash while it was \
+             written?): its events are in the audit log",
+            bad.line, bad.kind
+        ))
+        .with("run_id", run_id)
+        .with("path", dir.join("events.jsonl").display().to_string()));
+    }
+    let events: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
+    let tools = bundle_json(&dir, run_id, "tool_results.json")?;
     Ok(json!({
         "run_id": run_id,
         "path": dir.display().to_string(),

@@ -41,6 +41,18 @@ fn parent_of(path: &Path) -> &Path {
 
 /// Replaces `path` atomically with `bytes`, creating parent directories as needed.
 pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace_file(path, bytes, true)
+}
+
+/// [`write_bytes_atomic`] without the directory fsync after the rename: the new content is
+/// durable (the temp file is fsynced before it is renamed), but after a power loss the path
+/// may still name the old file. Only for a file whose previous version is an acceptable state
+/// to come back to (the chain manifest: see `src/chain.rs`).
+pub fn write_bytes_atomic_rename_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace_file(path, bytes, false)
+}
+
+fn replace_file(path: &Path, bytes: &[u8], sync_dir: bool) -> Result<()> {
     let dir = parent_of(path);
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("doc");
@@ -58,7 +70,12 @@ pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         f.write_all(bytes).map_err(io(&tmp))?;
         f.sync_all().map_err(io(&tmp))?;
         std::fs::rename(&tmp, path).map_err(io(path))?;
-        File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+        if sync_dir {
+            File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(io(dir))?;
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -99,6 +116,28 @@ pub fn write_files_atomic(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<()> {
         }
     }
     result
+}
+
+/// Replaces several files of one directory, each by a rename, WITHOUT any fsync: for copies of
+/// data that is durable elsewhere (the run bundle repeats the turn record of turns.jsonl and the
+/// events of the audit log). A reader never sees a half-written file while the machine runs;
+/// after a power loss a file may be missing, empty or torn, so readers must treat a malformed
+/// file as absent or rebuild it. Renamed in the given order.
+pub fn write_files_unsynced(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let nonce = uuid::Uuid::new_v4().simple().to_string();
+    for (name, bytes) in files {
+        let tmp = dir.join(format!(".{name}.tmp.{}.{nonce}", std::process::id()));
+        let path = dir.join(name);
+        let written = std::fs::write(&tmp, bytes)
+            .map_err(io(&tmp))
+            .and_then(|()| std::fs::rename(&tmp, &path).map_err(io(&path)));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written?;
+    }
+    Ok(())
 }
 
 /// The bytes [`write_json_atomic`] writes for `value`: pretty JSON, secrets masked, a newline.

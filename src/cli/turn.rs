@@ -170,7 +170,7 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
     let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
         "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
         "thinking_mode": opts.thinking_mode, "profile": opts.profile.as_str()});
-    crate::runs::write(&ctx.home, &request, &outcome.record)?;
+    crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
     ctx.out.doc(&outcome.record)?;
     match outcome.error {
         None => Ok(()),
@@ -226,7 +226,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
         "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
         "thinking_mode": opts.thinking_mode, "profile": opts.profile.as_str()});
-    crate::runs::write(&ctx.home, &request, &outcome.record)?;
+    crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
     ctx.out.doc(&outcome.record)?;
     match outcome.error {
         None => Ok(()),

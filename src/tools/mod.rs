@@ -213,12 +213,37 @@ impl Runner {
         {
             Some(i) => i,
             None => {
-                let a = Audit::with_redactor(&self.home, agent, run, self.redactor.clone())?;
+                let mut a = Audit::with_redactor(&self.home, agent, run, self.redactor.clone())?;
+                if self.audits.first().is_some_and(Audit::keeps_written) {
+                    a.keep_written();
+                }
                 self.audits.push(a);
                 self.audits.len() - 1
             }
         };
         Ok(&mut self.audits[i])
+    }
+
+    /// Keeps the audit events this runner writes from now on ([`Audit::keep_written`]).
+    pub fn keep_written(&mut self) {
+        self.audits.iter_mut().for_each(Audit::keep_written);
+    }
+
+    /// The kept audit events of `run_id` of `agent_id` (see [`Runner::keep_written`]), each
+    /// with the log file it went to, in each file's order.
+    pub fn take_written(
+        &mut self,
+        agent_id: &str,
+        run_id: &str,
+    ) -> Vec<(std::path::PathBuf, Value)> {
+        let mut out = Vec::new();
+        for a in &mut self.audits {
+            if a.agent_id() == agent_id && a.run_id() == run_id {
+                let path = a.path().to_path_buf();
+                out.extend(a.take_written().into_iter().map(|e| (path.clone(), e)));
+            }
+        }
+        out
     }
 
     /// Executes one request. Never returns an error: a failure is an `ok:false` envelope.

@@ -102,6 +102,10 @@ pub struct TurnOptions {
 pub struct Outcome {
     pub record: TurnRecord,
     pub error: Option<Error>,
+    /// The run's audit events as written (chain fields included, in log order), for the run
+    /// bundle ([`crate::runs::write_with_events`]): kept as they were appended, so the bundle
+    /// does not read the day's audit log back.
+    pub events: Vec<Value>,
 }
 
 /// Everything gathered while the roles run.
@@ -851,6 +855,7 @@ fn run_with(
     };
     let prices = crate::cost::Prices::load(&opts.settings)?;
     let mut audit = Audit::open(home, &opts.agent_id, &run_id)?;
+    audit.keep_written();
     if opts.seed.is_some() {
         audit.set_nonce(ids.hex32());
     }
@@ -984,7 +989,28 @@ fn run_with(
     w.flush()?;
     flushed?;
     appended?;
-    Ok(Outcome { record, error })
+    // This run's events: the turn's own and its tool runner's (same log; merged by file, then
+    // chain position, which is the log's order).
+    let mut events: Vec<(std::path::PathBuf, Value)> = w
+        .audit
+        .take_written()
+        .into_iter()
+        .map(|e| (w.audit.path().to_path_buf(), e))
+        .collect();
+    if let Some(r) = &mut w.runner {
+        r.flush()?;
+        events.extend(r.take_written(&record.agent_id, &record.run_id));
+    }
+    events.sort_by(|(pa, a), (pb, b)| {
+        pa.cmp(pb)
+            .then_with(|| a["seq"].as_u64().cmp(&b["seq"].as_u64()))
+    });
+    let events = events.into_iter().map(|(_, e)| e).collect();
+    Ok(Outcome {
+        record,
+        error,
+        events,
+    })
 }
 
 /// The session's checkpoint, refused as a `conflict` when `--expect-revision` names another.
@@ -1776,6 +1802,7 @@ fn run_calls(
         if w.reproducible {
             r.set_reproducible(w.ids.hex32());
         }
+        r.keep_written();
         w.runner = Some(r);
     }
     // Everything planned so far is on disk before a tool can have an effect.

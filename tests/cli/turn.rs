@@ -1284,6 +1284,159 @@ fn ctrl_c_while_a_tool_runs_stops_the_turn_before_the_next_tool() {
     assert_eq!(events.last().unwrap()["event_type"], "run.cancelled");
 }
 
+/// The lines of every audit file of `agent`, in file (day) order.
+fn audit_lines(env: &TestEnv, agent: &str) -> Vec<String> {
+    let dir = env.home().join("audit").join(agent);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// `bob turn` hands its bundle the events it kept as it wrote them (its own and its tool
+/// runner's) instead of reading the day's log back: the bundle's events.jsonl is still exactly
+/// the run's lines of the audit log, byte for byte and in log order, and nothing of another run.
+#[test]
+fn a_turn_bundle_holds_exactly_its_runs_audit_lines_tool_events_included() {
+    let env = TestEnv::new();
+    let root = sandbox(&env);
+    std::fs::write(root.join("notes.txt"), "remember the milk").unwrap();
+    env.bob(&["tool", "enable", "--session", "so", "fs.read_text"])
+        .assert()
+        .success();
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"solo","content":"Let me look.","tool_calls":[{"id":"t1","tool":"fs.read_text","args":{"path":"notes.txt"}}]}),
+            json!({"role":"solo","match":"remember the milk","content":"Your note says: remember the milk."}),
+        ],
+    );
+    let args = [
+        "--backend",
+        spec.as_str(),
+        "--profile",
+        "solo",
+        "--session",
+        "so",
+    ];
+    let first = sandboxed_turn(&env, &root, &args, "what is in my notes?");
+    let second = sandboxed_turn(&env, &root, &args, "and now?");
+    let log = audit_lines(&env, "agent_default");
+    for rec in [&first, &second] {
+        let id = rec["run_id"].as_str().unwrap();
+        let want: Vec<&String> = log
+            .iter()
+            .filter(|l| serde_json::from_str::<Value>(l).unwrap()["run_id"] == id)
+            .collect();
+        let bundle =
+            std::fs::read_to_string(env.home().join("runs").join(id).join("events.jsonl")).unwrap();
+        let got: Vec<&str> = bundle.lines().collect();
+        assert_eq!(got, want, "run {id}");
+        let types: Vec<String> = got
+            .iter()
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["event_type"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(types.first().unwrap(), "run.created");
+        assert_eq!(types.last().unwrap(), "run.completed");
+        let shown = env.json(&["runs", "show", id], "");
+        assert_eq!(shown["record"], *rec);
+        if rec == &first {
+            // The first turn ran the tool: its runner's events are in the bundle too.
+            assert!(types.contains(&"tool.call".to_string()), "{types:?}");
+            assert!(types.contains(&"tool.result".to_string()), "{types:?}");
+            assert_eq!(shown["tool_results"][0]["tool"], "fs.read_text");
+        }
+    }
+}
+
+/// A bundle is a copy written without fsyncs (the record is durable in turns.jsonl, the events
+/// in the audit log), so a power loss may tear one: `bob runs show` says so (`conflict`, naming
+/// the file) instead of printing half a bundle, and `bob runs list` leaves it out.
+#[test]
+fn a_torn_run_bundle_is_a_conflict_for_runs_show_and_absent_from_runs_list() {
+    let env = TestEnv::new();
+    let spec = script(
+        &env,
+        &[json!({"content": "Fine."}), json!({"content": "Fine."})],
+    );
+    let rec = turn_json(&env, &["--backend", &spec, "--session", "s1"], "hello");
+    let id = rec["run_id"].as_str().unwrap();
+    let dir = env.home().join("runs").join(id);
+    assert_eq!(env.jsonl(&["runs", "list"], "").len(), 1);
+    for name in [
+        "record.json",
+        "request.json",
+        "events.jsonl",
+        "tool_results.json",
+    ] {
+        let path = dir.join(name);
+        let whole = std::fs::read(&path).unwrap();
+        let mut torn = whole[..whole.len() / 2].to_vec();
+        while torn.last() == Some(&b'\n') {
+            torn.pop();
+        }
+        std::fs::write(&path, &torn).unwrap();
+        let err = env.fails(&["runs", "show", id], "", 5, "conflict");
+        assert!(err.to_string().contains(name), "{name}: {err}");
+        if name == "record.json" {
+            assert!(env.jsonl(&["runs", "list"], "").is_empty());
+        }
+        std::fs::write(&path, &whole).unwrap();
+        assert_eq!(env.json(&["runs", "show", id], "")["record"], rec);
+    }
+    // An empty record (a rename that reached the disk before the data) reads the same way.
+    std::fs::write(dir.join("record.json"), "").unwrap();
+    env.fails(&["runs", "show", id], "", 5, "conflict");
+    assert!(env.jsonl(&["runs", "list"], "").is_empty());
+}
+
+/// An audit append no longer fsyncs `keys/` after the manifest's rename when the manifest
+/// listed the log already: a power loss can then bring back the manifest of some appends ago.
+/// That state is accepted: the audit log verifies with its newer records unanchored, and the
+/// next turn re-anchors them.
+#[test]
+fn a_turn_after_a_lost_manifest_rename_re_anchors_the_audit_log() {
+    let env = TestEnv::new();
+    let spec = script(&env, &vec![json!({"content": "Fine."}); 6]);
+    turn_json(&env, &["--backend", &spec, "--session", "s1"], "one");
+    let manifest = env.home().join("keys/manifest.json");
+    let old = std::fs::read(&manifest).unwrap();
+    turn_json(&env, &["--backend", &spec, "--session", "s1"], "two");
+    std::fs::write(&manifest, &old).unwrap();
+    let audit_row = |rows: &[Value]| {
+        rows.iter()
+            .find(|r| r["path"].as_str().unwrap().contains("agent_default"))
+            .cloned()
+            .unwrap()
+    };
+    let rows = env.jsonl(&["ledger", "verify"], "");
+    let row = audit_row(&rows);
+    assert_eq!(row["ok"], true, "{rows:?}");
+    assert!(row["unanchored"].as_u64().unwrap() > 0, "{rows:?}");
+    turn_json(&env, &["--backend", &spec, "--session", "s1"], "three");
+    let rows = env.jsonl(&["ledger", "verify"], "");
+    let row = audit_row(&rows);
+    assert_eq!(row["ok"], true, "{rows:?}");
+    assert_eq!(row["unanchored"], Value::Null, "{rows:?}");
+}
+
 #[test]
 fn turn_help_and_man_page_show_the_commit_subcommand() {
     let env = TestEnv::new();
