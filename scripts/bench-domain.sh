@@ -9,14 +9,19 @@
 #  3. web.fetch_text extraction alone on a synthetic 1 MB page and a real 1.5 MB docs page vs
 #     python3's html.parser text extraction of the same pages.
 #
-# Usage: scripts/bench-domain.sh [RUNS]   (release build)
+# Usage: scripts/bench-domain.sh [RUNS]   (default 31; release build, or BOB=path to skip it)
+# Wall times are taken with bash's $EPOCHREALTIME around each process (no `date` forks in the
+# timed interval); each figure is the median of RUNS runs.
 set -euo pipefail
 
-RUNS="${1:-21}"
+RUNS="${1:-31}"
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
-cargo build --release -q
-BOB="$PWD/$CARGO_TARGET_DIR/release/bob"
+if [ -z "${BOB:-}" ]; then
+  cargo build --release -q
+  BOB="$PWD/$CARGO_TARGET_DIR/release/bob"
+fi
+BOB="$(realpath "$BOB")"
 
 work="$(mktemp -d)"
 server_pid=""
@@ -55,7 +60,7 @@ bom="$BOB tool run --enable bom.normalize --input $work/bom.json"
 awk_cmd="awk '{ if (match(\$0, /^[0-9]+x /)) { q=substr(\$0,1,RLENGTH-2); p=substr(\$0,RLENGTH+1) } else { q=1; p=\$0 } print q \"\\t\" p }' $work/bom.txt"
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-time_ms() { local s e; s=$(date +%s%N); eval "$1" >/dev/null; e=$(date +%s%N); awk -v d=$((e - s)) 'BEGIN {printf "%.2f\n", d/1e6}'; }
+time_ms() { local s e; s=$EPOCHREALTIME; eval "$1" >/dev/null; e=$EPOCHREALTIME; awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f\n", (e - s) * 1e3}'; }
 bench() { # name cmd → median ms over RUNS (interleaved with the peer by the caller)
   for _ in $(seq "$RUNS"); do time_ms "$1"; done | median
 }

@@ -34,27 +34,6 @@ use clap::{Parser, Subcommand};
 use output::{Format, Printer};
 use std::path::PathBuf;
 
-/// bob: a personal LLM agent runtime as composable JSON-in/JSON-out subcommands.
-///
-/// Every subcommand reads JSON on stdin (or --input FILE) and writes JSON (or JSON Lines) on
-/// stdout. Errors go to stderr as one JSON line {"error":{"code","message","retryable","details"}}.
-///
-/// Exit codes: 0 ok; 1 internal error; 2 usage or invalid input (invalid.request,
-/// tool.input_invalid); 3 policy denied (policy.denied, sandbox.required); 4 not found
-/// (not_found, tool.not_found); 5 conflict; 6 upstream failure (upstream.error,
-/// chat.rate_limited, queue.full); 7 a turn that did not answer (turn.incomplete: it escalated or
-/// hit --max-tool-rounds); 124 timeout; 130 cancelled (run.cancelled). A closed stdout
-/// (broken pipe) exits 0.
-#[derive(Debug, Parser)]
-#[command(name = "bob", version, propagate_version = true, max_term_width = 100)]
-pub struct Cli {
-    #[command(flatten)]
-    pub globals: Globals,
-
-    #[command(subcommand)]
-    pub command: Command,
-}
-
 /// The options every subcommand takes.
 #[derive(Debug, clap::Args)]
 pub struct Globals {
@@ -76,69 +55,152 @@ pub struct Globals {
     pub json: bool,
 }
 
-/// `bob [options] turn …` alone: parsing it builds only the turn's arguments instead of every
-/// subcommand's, about half a millisecond of each turn. Whatever it does not accept (help, a
-/// mistake, another command) goes to the full [`Cli`], which reports it.
-#[derive(Debug, Parser)]
-#[command(name = "bob", version, propagate_version = true, max_term_width = 100)]
-struct TurnCli {
-    #[command(flatten)]
-    globals: Globals,
-
-    #[command(subcommand)]
-    command: TurnOnly,
-}
-
-#[derive(Debug, Subcommand)]
-enum TurnOnly {
-    #[command(args_conflicts_with_subcommands = true)]
-    Turn(turn::Args),
-}
-
 /// The global options and the subcommand of this process's command line.
-fn parse() -> std::result::Result<(Globals, Command), clap::Error> {
-    if std::env::args_os().skip(1).any(|a| a == "turn")
-        && let Ok(c) = TurnCli::try_parse()
-    {
-        let TurnOnly::Turn(a) = c.command;
-        return Ok((c.globals, Command::Turn(a)));
+///
+/// Parsed first with [`LazyCli`], which builds the arguments of the named subcommand only
+/// (clap's deferred subcommands) instead of all of them: building the whole tree of ~40
+/// subcommands was ~0.9M instructions and ~100 page faults of every invocation. Whatever it
+/// rejects (help, a mistake, no subcommand) is parsed again by the eager [`Cli`], so help, usage
+/// and error messages are exactly those of the full tree; only `--version` (identical in both)
+/// is answered by the lazy parser itself.
+fn parse(argv: Vec<std::ffi::OsString>) -> std::result::Result<(Globals, Command), clap::Error> {
+    use clap::error::ErrorKind;
+    match LazyCli::try_parse_from(&argv) {
+        Ok(c) => Ok((c.globals, c.command.into())),
+        Err(e) if e.kind() == ErrorKind::DisplayVersion => Err(e),
+        Err(_) => Cli::try_parse_from(argv).map(|c| (c.globals, c.command)),
     }
-    Cli::try_parse().map(|c| (c.globals, c.command))
 }
 
-#[derive(Debug, Subcommand)]
-pub enum Command {
+/// Declares the command line twice from one definition: [`Cli`] / [`Command`], the full tree
+/// (help, errors, man pages, completions), and `LazyCli` / `LazyCommand`, the same options and
+/// subcommands in the same order with the same attributes but `defer`red: a subcommand's
+/// arguments are built only when parsing reaches it (its name and description are there from the
+/// start, for help). One definition, so the two parsers cannot drift apart.
+macro_rules! command_line {
+    ($(#[$cli_attr:meta])* ; $($(#[$attr:meta])* $variant:ident($args:ty),)*) => {
+        $(#[$cli_attr])*
+        #[derive(Debug, Parser)]
+        #[command(name = "bob", version, propagate_version = true, max_term_width = 100)]
+        pub struct Cli {
+            #[command(flatten)]
+            pub globals: Globals,
+
+            #[command(subcommand)]
+            pub command: Command,
+        }
+
+        #[derive(Debug, Subcommand)]
+        pub enum Command {
+            $($(#[$attr])* $variant($args),)*
+        }
+
+        $(#[$cli_attr])*
+        #[derive(Debug, Parser)]
+        #[command(name = "bob", version, propagate_version = true, max_term_width = 100)]
+        struct LazyCli {
+            #[command(flatten)]
+            globals: Globals,
+
+            #[command(subcommand)]
+            command: LazyCommand,
+        }
+
+        #[derive(Debug, Subcommand)]
+        #[command(defer = true)]
+        enum LazyCommand {
+            $($(#[$attr])* $variant($args),)*
+        }
+
+        impl From<LazyCommand> for Command {
+            fn from(c: LazyCommand) -> Command {
+                match c {
+                    $(LazyCommand::$variant(a) => Command::$variant(a),)*
+                }
+            }
+        }
+    };
+}
+
+/// A group of subcommands (`bob tool …`) as the arguments of its parent: it builds exactly what
+/// `#[command(subcommand)]` builds, but as an `Args` newtype it is deferred whole by
+/// `LazyCommand` (clap defers a newtype's arguments, not a nested enum's registration).
+#[derive(Debug)]
+pub struct Group<T>(pub T);
+
+impl<T: Subcommand> clap::Args for Group<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        T::augment_subcommands(cmd.subcommand_required(true).arg_required_else_help(true))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        T::augment_subcommands_for_update(cmd)
+            .subcommand_required(false)
+            .arg_required_else_help(false)
+    }
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Group<T> {
+    fn from_arg_matches(m: &clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
+        T::from_arg_matches(m).map(Group)
+    }
+
+    fn from_arg_matches_mut(m: &mut clap::ArgMatches) -> std::result::Result<Self, clap::Error> {
+        T::from_arg_matches_mut(m).map(Group)
+    }
+
+    fn update_from_arg_matches(
+        &mut self,
+        m: &clap::ArgMatches,
+    ) -> std::result::Result<(), clap::Error> {
+        self.0.update_from_arg_matches(m)
+    }
+
+    fn update_from_arg_matches_mut(
+        &mut self,
+        m: &mut clap::ArgMatches,
+    ) -> std::result::Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(m)
+    }
+}
+
+command_line! {
+    /// bob: a personal LLM agent runtime as composable JSON-in/JSON-out subcommands.
+    ///
+    /// Every subcommand reads JSON on stdin (or --input FILE) and writes JSON (or JSON Lines) on
+    /// stdout. Errors go to stderr as one JSON line {"error":{"code","message","retryable","details"}}.
+    ///
+    /// Exit codes: 0 ok; 1 internal error; 2 usage or invalid input (invalid.request,
+    /// tool.input_invalid); 3 policy denied (policy.denied, sandbox.required); 4 not found
+    /// (not_found, tool.not_found); 5 conflict; 6 upstream failure (upstream.error,
+    /// chat.rate_limited, queue.full); 7 a turn that did not answer (turn.incomplete: it escalated or
+    /// hit --max-tool-rounds); 124 timeout; 130 cancelled (run.cancelled). A closed stdout
+    /// (broken pipe) exits 0.
+    ;
     /// Create the home directory and its layout
     Init(init::Args),
     /// Show or replace a session's checkpoint (revisioned)
-    #[command(subcommand)]
-    State(state::Args),
+    State(Group<state::Args>),
     /// List, request, grant or revoke a session's capabilities
-    #[command(subcommand)]
-    Caps(caps::Args),
+    Caps(Group<caps::Args>),
     /// Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint
-    #[command(subcommand)]
-    Notes(notes::Args),
+    Notes(Group<notes::Args>),
     /// Deterministically condense a message list to fit the context caps
     Condense(condense::Args),
     /// Strip scaffold blocks, markers and chain-of-thought from model output
     Sanitize(sanitize::Args),
     /// Emit, query, follow and summarise trace events
-    #[command(subcommand)]
-    Trace(trace::Args),
+    Trace(Group<trace::Args>),
     /// Show, verify or repair hash-chained logs (approval ledger, audit log)
-    #[command(subcommand)]
-    Ledger(ledger::Args),
+    Ledger(Group<ledger::Args>),
     /// Print the JSON Schema of a contract type
     Schema(schema::Args),
     /// Run a SearchRequest: fetch, extract and stage web pages, files or search results
     Search(search::Args),
     /// List, describe and run tools under the sandbox and policy
-    #[command(subcommand)]
-    Tool(tool::Args),
+    Tool(Group<tool::Args>),
     /// Short-term and long-term memory, candidates and approvals
-    #[command(subcommand)]
-    Memory(memory::Args),
+    Memory(Group<memory::Args>),
     /// One call to the chat backend: messages JSON in, reply out
     Chat(chat::Args),
     /// Run one turn through the role pipeline (`bob turn commit`: the pipeline's last stage)
@@ -147,25 +209,19 @@ pub enum Command {
     /// Build the labelled role inputs for a session and role
     Context(context::Args),
     /// Cron-friendly jobs that run turns
-    #[command(subcommand)]
-    Schedule(schedule::Args),
+    Schedule(Group<schedule::Args>),
     /// Play Magic: The Gathering through the rules engine (state, actions, act, journal)
-    #[command(subcommand)]
-    Mtg(mtg::Args),
+    Mtg(Group<mtg::Args>),
     /// Store, list and remove secrets (one-way: values are never shown)
-    #[command(subcommand)]
-    Secrets(secrets::Args),
+    Secrets(Group<secrets::Args>),
     /// Serve the HTTP API (runs queue, SSE events) and manage its tokens
     Serve(serve::Args),
     /// Run the integrity suites (seed 002 §9) against a backend and report
-    #[command(subcommand)]
-    Eval(eval::Args),
+    Eval(Group<eval::Args>),
     /// List and show run bundles (runs/<run_id>/)
-    #[command(subcommand)]
-    Runs(runs::Args),
+    Runs(Group<runs::Args>),
     /// Show the effective settings and where each came from (flag, env, config, default)
-    #[command(subcommand)]
-    Config(config::Args),
+    Config(Group<config::Args>),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -181,7 +237,7 @@ pub struct Ctx {
 /// Parses the command line, runs the subcommand, reports errors; returns the exit code.
 pub fn main() -> i32 {
     output::install_panic_hook();
-    let (cli, command) = match parse() {
+    let (cli, command) = match parse(std::env::args_os().collect()) {
         Ok(parsed) => parsed,
         Err(e) => return output::clap_error(e),
     };
@@ -238,11 +294,11 @@ fn stdin_expectation(command: &Command) -> &'static str {
         Command::Trace(_) => "trace events as JSON Lines",
         Command::Search(_) => "a SearchRequest JSON",
         Command::Tool(_) => "tool calls JSON (envelopes, TOOL_CALLS blocks or OpenAI tool_calls)",
-        Command::Memory(a) => memory::stdin_expectation(a),
+        Command::Memory(Group(a)) => memory::stdin_expectation(a),
         Command::Chat(_) => "a messages JSON (or plain text)",
         Command::Context(_) => "a TurnInput JSON {session_id, message, …} or plain text",
         Command::Schedule(_) => "a job JSON",
-        Command::Mtg(a) => mtg::stdin_expectation(a),
+        Command::Mtg(Group(a)) => mtg::stdin_expectation(a),
         Command::Secrets(_) => "the secret value",
         _ => "JSON input",
     }
@@ -251,27 +307,27 @@ fn stdin_expectation(command: &Command) -> &'static str {
 fn run(command: Command, ctx: &Ctx) -> Result<()> {
     match command {
         Command::Init(a) => init::run(a, ctx),
-        Command::State(a) => state::run(a, ctx),
-        Command::Caps(a) => caps::run(a, ctx),
-        Command::Notes(a) => notes::run(a, ctx),
+        Command::State(Group(a)) => state::run(a, ctx),
+        Command::Caps(Group(a)) => caps::run(a, ctx),
+        Command::Notes(Group(a)) => notes::run(a, ctx),
         Command::Condense(a) => condense::run(a, ctx),
         Command::Sanitize(a) => sanitize::run(a, ctx),
-        Command::Trace(a) => trace::run(a, ctx),
-        Command::Ledger(a) => ledger::run(a, ctx),
+        Command::Trace(Group(a)) => trace::run(a, ctx),
+        Command::Ledger(Group(a)) => ledger::run(a, ctx),
         Command::Schema(a) => schema::run(a, ctx),
         Command::Search(a) => search::run(a, ctx),
-        Command::Tool(a) => tool::run(a, ctx),
-        Command::Memory(a) => memory::run(a, ctx),
+        Command::Tool(Group(a)) => tool::run(a, ctx),
+        Command::Memory(Group(a)) => memory::run(a, ctx),
         Command::Chat(a) => chat::run(a, ctx),
         Command::Turn(a) => turn::run(a, ctx),
         Command::Context(a) => context::run(a, ctx),
-        Command::Schedule(a) => schedule::run(a, ctx),
-        Command::Mtg(a) => mtg::run(a, ctx),
-        Command::Secrets(a) => secrets::run(a, ctx),
+        Command::Schedule(Group(a)) => schedule::run(a, ctx),
+        Command::Mtg(Group(a)) => mtg::run(a, ctx),
+        Command::Secrets(Group(a)) => secrets::run(a, ctx),
         Command::Serve(a) => serve::run(a, ctx),
-        Command::Eval(a) => eval::run(a, ctx),
-        Command::Runs(a) => runs::run(a, ctx),
-        Command::Config(a) => config::run(a, ctx),
+        Command::Eval(Group(a)) => eval::run(a, ctx),
+        Command::Runs(Group(a)) => runs::run(a, ctx),
+        Command::Config(Group(a)) => config::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
 }
@@ -284,6 +340,69 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
-        TurnCli::command().debug_assert();
+        LazyCli::command().debug_assert();
+    }
+
+    /// Every subcommand path of the full tree, e.g. `["tool", "run"]`.
+    fn paths(cmd: &clap::Command, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+        out.push(prefix.clone());
+        for sub in cmd.get_subcommands() {
+            let mut p = prefix.clone();
+            p.push(sub.get_name().to_string());
+            paths(sub, p, out);
+        }
+    }
+
+    /// What [`parse`] answers, as text: the parsed command or the rendered error.
+    fn rendered(r: std::result::Result<(Globals, Command), clap::Error>) -> String {
+        match r {
+            Ok(parsed) => format!("{parsed:?}"),
+            Err(e) => format!("{:?}: {}", e.kind(), e.render()),
+        }
+    }
+
+    /// [`parse`] (the lazy parser, falling back to the full tree) answers exactly like the full
+    /// tree alone: the same help and usage on every subcommand path, the same version lines and
+    /// errors, the same parsed command.
+    #[test]
+    fn lazy_parser_matches_the_full_tree() {
+        let mut all = Vec::new();
+        paths(&Cli::command(), Vec::new(), &mut all);
+        assert!(all.len() > 60, "only {} subcommand paths", all.len());
+        let mut argvs: Vec<Vec<String>> = Vec::new();
+        for p in &all {
+            for tail in [
+                &["--help"][..],
+                &["-h"],
+                &["--version"],
+                &["--no-such-flag"],
+                &[],
+            ] {
+                let mut argv = vec!["bob".to_string()];
+                argv.extend(p.iter().cloned());
+                argv.extend(tail.iter().map(|s| s.to_string()));
+                argvs.push(argv);
+            }
+            let mut help = vec!["bob".to_string(), "help".to_string()];
+            help.extend(p.iter().cloned());
+            argvs.push(help);
+        }
+        for line in [
+            "bob --home /h tool run --enable scryfall.lookup --grant net:127.0.0.1 --input f",
+            "bob tool run --timeout-ms nope",
+            "bob tol run",
+            "bob --json turn --session s1 hello",
+            "bob turn commit --help",
+            "bob notes apply --session s1 --expect-revision 3",
+            "bob --format table --json state show --session s",
+            "bob state show --session s --now 2026-01-01T00:00:00Z",
+        ] {
+            argvs.push(line.split(' ').map(str::to_string).collect());
+        }
+        for argv in &argvs {
+            let full = Cli::try_parse_from(argv).map(|c| (c.globals, c.command));
+            let os = argv.iter().map(std::ffi::OsString::from).collect();
+            assert_eq!(rendered(parse(os)), rendered(full), "{argv:?}");
+        }
     }
 }

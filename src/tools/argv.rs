@@ -1488,8 +1488,14 @@ impl ShellRule {
 
 impl ShellRules {
     /// The rules compiled into bob (`policy/shell-rules.json`).
+    /// Parsed and example-checked once per process.
     pub fn builtin() -> Result<ShellRules> {
-        Self::parse(BUILTIN_RULES, "builtin:policy/shell-rules.json")
+        static BUILTIN: OnceLock<ShellRules> = OnceLock::new();
+        if let Some(r) = BUILTIN.get() {
+            return Ok(r.clone());
+        }
+        let r = Self::parse(BUILTIN_RULES, "builtin:policy/shell-rules.json")?;
+        Ok(BUILTIN.get_or_init(|| r).clone())
     }
 
     /// A rules file (JSON). Any rule whose examples do not hold refuses the whole file.

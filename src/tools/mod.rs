@@ -378,7 +378,7 @@ impl Runner {
             Input::ShellExec(i) => {
                 let t = timeout.min(Duration::from_secs(i.timeout_s.max(1)));
                 let roots = self.policy.roots.clone();
-                let (rules, mode) = (self.policy.shell_rules.clone(), self.policy.sandbox_mode);
+                let (rules, mode) = (self.policy.shell_rules()?, self.policy.sandbox_mode);
                 shell::exec(&i, self.sandbox()?, &roots, &rules, t, mode)
             }
             Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),

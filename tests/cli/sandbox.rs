@@ -334,10 +334,12 @@ fn a_fork_bomb_is_bounded_and_the_call_returns() {
         "no fork failed: {out}"
     );
     // The classic bomb: the call ends at its timeout and nothing of it is left on the host.
+    // The script then waits by exec (no fork: once the bomb fills the process limit a forked
+    // `sleep` could fail and end the call early instead of at its timeout).
     let v = b.run_named(
         &format!("{tag}.sh"),
         "sh",
-        "bomb() { bomb | bomb & }\nbomb\nsleep 60\n",
+        "bomb() { bomb | bomb & }\nbomb\nexec sleep 60\n",
         3,
         &[],
     );

@@ -71,6 +71,84 @@ fn ledger_verify_without_logs_is_not_found() {
     env.fails(&["ledger", "verify"], "", 4, "not_found");
 }
 
+/// bob parses its command line with a tree whose subcommands are built on demand and falls
+/// back to the full tree for anything that is not a plain, valid invocation: help, version,
+/// mistakes and missing subcommands read exactly as the full tree writes them.
+#[test]
+fn command_line_help_version_and_errors_come_from_the_full_tree() {
+    let env = TestEnv::new();
+    let stdout = |args: &[&str]| {
+        let out = env.bob(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(stdout(&["--version"]), format!("bob {version}\n"));
+    assert_eq!(
+        stdout(&["tool", "--version"]),
+        format!("bob-tool {version}\n")
+    );
+    // `init`'s arguments carry their own description; the full tree shows the subcommand's
+    // one-line description (the deferred tree alone would show the other).
+    let help = stdout(&["init", "--help"]);
+    assert!(
+        help.starts_with("Create the home directory and its layout\n"),
+        "{help}"
+    );
+    let help = stdout(&["help", "tool", "run"]);
+    assert!(help.contains("Usage: bob tool run [OPTIONS]"), "{help}");
+    assert!(help.contains("--enable <NAME>..."), "{help}");
+    assert!(stdout(&["tool", "--help"]).contains("Commands:\n  list"));
+
+    let e = env.fails(&["tool", "run", "--bogus"], "", 2, "invalid.request");
+    assert_eq!(e["message"], "unexpected argument '--bogus' found");
+    assert!(
+        e["details"]["usage"]
+            .as_str()
+            .unwrap()
+            .contains("Usage: bob tool run [OPTIONS]"),
+        "{e}"
+    );
+    let e = env.fails(&["tol", "run"], "", 2, "invalid.request");
+    assert!(
+        e["details"]["usage"]
+            .as_str()
+            .unwrap()
+            .contains("a similar subcommand exists: 'tool'"),
+        "{e}"
+    );
+    let e = env.fails(
+        &["tool", "run", "--timeout-ms", "soon"],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert!(
+        e["message"].as_str().unwrap().contains("--timeout-ms"),
+        "{e}"
+    );
+    // No subcommand: the full tree's help, on stderr, exit 2.
+    let out = env.bob(&["tool"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: bob tool [OPTIONS] <COMMAND>"));
+
+    // And a valid invocation, globals on either side of the subcommand, parses and runs.
+    let rows = env.jsonl(
+        &[
+            "--json",
+            "tool",
+            "list",
+            "--home",
+            env.home().to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(
+        rows.iter().any(|r| r["name"] == "scryfall.lookup"),
+        "{rows:?}"
+    );
+}
+
 #[test]
 fn man_pages_and_completions_are_current() {
     let env = TestEnv::new();
