@@ -123,6 +123,14 @@ impl TestEnv {
     /// The audit events of `agent` in the home (every day file, in order); none when the
     /// agent has no log yet.
     pub fn audit_events(&self, agent: &str) -> Vec<Value> {
+        self.audit_lines(agent)
+            .iter()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .collect()
+    }
+
+    /// The raw lines of every audit day file of `agent`, in file (day) order.
+    pub fn audit_lines(&self, agent: &str) -> Vec<String> {
         let dir = self.home().join("audit").join(agent);
         let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
             Ok(d) => d
@@ -138,7 +146,7 @@ impl TestEnv {
                 std::fs::read_to_string(f)
                     .unwrap()
                     .lines()
-                    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                    .map(str::to_string)
                     .collect::<Vec<_>>()
             })
             .collect()

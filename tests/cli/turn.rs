@@ -1284,27 +1284,6 @@ fn ctrl_c_while_a_tool_runs_stops_the_turn_before_the_next_tool() {
     assert_eq!(events.last().unwrap()["event_type"], "run.cancelled");
 }
 
-/// The lines of every audit file of `agent`, in file (day) order.
-fn audit_lines(env: &TestEnv, agent: &str) -> Vec<String> {
-    let dir = env.home().join("audit").join(agent);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .flat_map(|f| {
-            std::fs::read_to_string(f)
-                .unwrap()
-                .lines()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
 /// `bob turn` hands its bundle the events it kept as it wrote them (its own and its tool
 /// runner's) instead of reading the day's log back: the bundle's events.jsonl is still exactly
 /// the run's lines of the audit log, byte for byte and in log order, and nothing of another run.
@@ -1333,7 +1312,7 @@ fn a_turn_bundle_holds_exactly_its_runs_audit_lines_tool_events_included() {
     ];
     let first = sandboxed_turn(&env, &root, &args, "what is in my notes?");
     let second = sandboxed_turn(&env, &root, &args, "and now?");
-    let log = audit_lines(&env, "agent_default");
+    let log = env.audit_lines("agent_default");
     for rec in [&first, &second] {
         let id = rec["run_id"].as_str().unwrap();
         let want: Vec<&String> = log

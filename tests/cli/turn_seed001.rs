@@ -394,23 +394,27 @@ fn seeded_turn(env: &TestEnv, seed: &str) -> Vec<u8> {
     out.stdout
 }
 
-#[test]
-fn a_seeded_replay_turn_is_byte_identical_across_runs_and_homes() {
-    let a = TestEnv::new();
-    let b = TestEnv::new();
-    // Both homes start alike (the same per-home key that keys the hash chains), then run the
-    // same turn on their own.
+/// Two homes that start alike (the same per-home key that keys the hash chains), with `tools`
+/// enabled for `session`, to run the same turn on their own.
+fn twin_homes(session: &str, tools: &[&str]) -> (TestEnv, TestEnv) {
+    let (a, b) = (TestEnv::new(), TestEnv::new());
     a.bob(&["init"]).assert().success();
-    a.bob(&["tool", "enable", "--session", "r1", "fs.read_text"])
-        .assert()
-        .success();
+    let mut enable = vec!["tool", "enable", "--session", session];
+    enable.extend_from_slice(tools);
+    a.bob(&enable).assert().success();
     // Any audited act creates the home's key (here a tool call, refused or not).
-    a.bob(&["tool", "run", "--session", "r1"])
+    a.bob(&["tool", "run", "--session", session])
         .write_stdin(r#"{"id":"k","tool":"fs.list_dir","args":{}}"#)
         .output()
         .unwrap();
     assert!(a.home().join("keys").exists());
     copy_dir(&a.home(), &b.home());
+    (a, b)
+}
+
+#[test]
+fn a_seeded_replay_turn_is_byte_identical_across_runs_and_homes() {
+    let (a, b) = twin_homes("r1", &["fs.read_text"]);
     let out_a = seeded_turn(&a, "42");
     let out_b = seeded_turn(&b, "42");
     assert_eq!(
@@ -478,25 +482,7 @@ fn seeded_panda_turn(env: &TestEnv) -> Vec<u8> {
 
 #[test]
 fn two_seeded_panda_turns_are_byte_identical_confirm_and_search_ids_included() {
-    let a = TestEnv::new();
-    let b = TestEnv::new();
-    a.bob(&["init"]).assert().success();
-    a.bob(&[
-        "tool",
-        "enable",
-        "--session",
-        "p1",
-        "docs.write_spreadsheet",
-        "web.search",
-    ])
-    .assert()
-    .success();
-    // Any audited act creates the home's key that keys the hash chains.
-    a.bob(&["tool", "run", "--session", "p1"])
-        .write_stdin(r#"{"id":"k","tool":"fs.list_dir","args":{}}"#)
-        .output()
-        .unwrap();
-    copy_dir(&a.home(), &b.home());
+    let (a, b) = twin_homes("p1", &["docs.write_spreadsheet", "web.search"]);
     let (out_a, out_b) = (seeded_panda_turn(&a), seeded_panda_turn(&b));
     assert_eq!(
         String::from_utf8_lossy(&out_a),
