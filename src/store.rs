@@ -356,6 +356,19 @@ impl JsonlLine {
 
 /// Appends several lines with one lock and one fdatasync.
 pub fn append_jsonl_batch(path: &Path, lines: &[JsonlLine]) -> Result<()> {
+    append_lines(path, lines, true)
+}
+
+/// Appends several lines with one lock and no fdatasync: they are in the page cache, so they
+/// survive the process being killed but not a power loss, until the next synced append to the
+/// same file (its fdatasync covers every earlier write) or the kernel's writeback. For a log
+/// whose early lines are only worth keeping if the process dies, not the machine (a turn's
+/// trace before its first model call; its end is synced).
+pub fn append_jsonl_batch_unsynced(path: &Path, lines: &[JsonlLine]) -> Result<()> {
+    append_lines(path, lines, false)
+}
+
+fn append_lines(path: &Path, lines: &[JsonlLine], sync: bool) -> Result<()> {
     let mut file = open_log(path)?;
     let mut buf = Vec::with_capacity(lines.iter().map(|l| l.0.len()).sum::<usize>() + 1);
     if has_torn_tail(&mut file, path)? {
@@ -365,7 +378,10 @@ pub fn append_jsonl_batch(path: &Path, lines: &[JsonlLine]) -> Result<()> {
         buf.extend_from_slice(&l.0);
     }
     file.write_all(&buf).map_err(io(path))?;
-    file.sync_data().map_err(io(path))
+    if sync {
+        file.sync_data().map_err(io(path))?;
+    }
+    Ok(())
 }
 
 /// Encodes a value, secrets masked, as one JSONL line for [`append_jsonl_batch`].

@@ -36,7 +36,10 @@
 //! turn killed while it waits on the model), before any tool runs and at the end of the turn,
 //! so everything that preceded a side effect is on disk before it happens; at the end the
 //! trace, then the turn record, then the remaining audit events with the terminal one are
-//! written, in that order.
+//! written, in that order. One exception: the trace's batch before the first LLM call is
+//! written without its own fdatasync (it survives a killed process, and the trace's next synced
+//! batch syncs it; only a power loss in between can lose those lines, while the audit log,
+//! synced there, still records the run's start).
 
 use super::mem::TurnSummary;
 use super::prompts::{self, RoleInputs, Upstream};
@@ -137,6 +140,8 @@ struct Work<'a> {
     /// Trace events not yet written (flushed before the first LLM call, before tools run and
     /// at the end of the turn).
     pending_trace: Vec<store::JsonlLine>,
+    /// Whether trace lines were written without a sync (the next synced flush syncs them).
+    trace_unsynced: bool,
     /// Whether the run's lifecycle events were flushed (before the first LLM call).
     lifecycle_flushed: bool,
     /// The memory store, opened once when first needed (retrieval, candidates, STM).
@@ -198,19 +203,26 @@ impl Work<'_> {
         Ok(self.memory.insert(m))
     }
 
-    /// Writes the queued trace events.
-    fn flush_trace(&mut self) -> Result<()> {
-        if !self.pending_trace.is_empty() {
-            let lines = std::mem::take(&mut self.pending_trace);
-            store::append_jsonl_batch(&self.home.trace_path(&self.opts.session_id)?, &lines)?;
+    /// Writes the queued trace events (`sync`: and fdatasyncs them, with every earlier line).
+    fn flush_trace(&mut self, sync: bool) -> Result<()> {
+        if self.pending_trace.is_empty() && !(sync && self.trace_unsynced) {
+            return Ok(());
         }
+        let lines = std::mem::take(&mut self.pending_trace);
+        let path = self.home.trace_path(&self.opts.session_id)?;
+        if sync {
+            store::append_jsonl_batch(&path, &lines)?;
+        } else {
+            store::append_jsonl_batch_unsynced(&path, &lines)?;
+        }
+        self.trace_unsynced = !sync;
         Ok(())
     }
 
-    /// Writes the queued trace and audit events (before the first LLM call, before any tool
-    /// runs, and at the end).
+    /// Writes the queued trace and audit events, both synced (before any tool runs, and at the
+    /// end).
     fn flush(&mut self) -> Result<()> {
-        self.flush_trace()?;
+        self.flush_trace(true)?;
         self.audit.write_pending().map(|_| ())
     }
 
@@ -240,8 +252,11 @@ impl Work<'_> {
         )?;
         if !self.lifecycle_flushed {
             // `run.created`, `run.started` and what led to this first call are durable before
-            // it: a turn killed while waiting on the model still shows in the audit log.
-            self.flush()?;
+            // it: a turn killed while waiting on the model still shows in the audit log. The
+            // trace lines are written but not synced here (they survive a killed process; the
+            // turn's last trace write syncs them with the rest): the audit log is the record.
+            self.flush_trace(false)?;
+            self.audit.write_pending()?;
             self.lifecycle_flushed = true;
         }
         let mut deltas = 0usize;
@@ -886,6 +901,7 @@ fn run_with(
         incomplete: None,
         any_tool_failed: false,
         pending_trace: Vec::new(),
+        trace_unsynced: false,
         lifecycle_flushed: false,
         memory: None,
         prefetch,
@@ -972,7 +988,7 @@ fn run_with(
     };
     // The trace, then the record, are durable before the run's remaining audit events, the
     // terminal one last (one audit write for all of them).
-    let flushed = w.flush_trace();
+    let flushed = w.flush_trace(true);
     let appended = store::append_jsonl(&home.turns_path(), &record);
     // Seed 003 has three terminal events: an incomplete turn did not do what was asked, so it
     // ends in `run.failed` (its payload's `status` says `incomplete`).
