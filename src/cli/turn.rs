@@ -165,6 +165,7 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
         seed,
         policy: Default::default(),
         settings,
+        memory_pool: None,
     };
     let outcome = pipeline::commit_stage(&ctx.home, &input, &opts)?;
     let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
@@ -209,6 +210,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         seed,
         policy: Default::default(),
         settings,
+        memory_pool: None,
     };
     // Retrieval runs on its own thread while the backend and the runtime are set up.
     let prefetch = pipeline::Prefetch::start(&ctx.home, &opts, &input.message);

@@ -571,6 +571,7 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
             allow_loopback: has_web,
             ..Default::default()
         },
+        memory_pool: None,
     };
     let message = s(&case.message);
     let input = TurnInput {

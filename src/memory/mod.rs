@@ -80,6 +80,62 @@ enum ProfilesFile {
     Flat(BTreeMap<String, Profile>),
 }
 
+/// Open connections to one home's `memory.db`, kept between the turns of a long-running
+/// process (`bob serve`'s workers). Opening the store per turn costs the process SQLite's
+/// per-connection work and, on the last close, a checkpoint of the WAL into the database (two
+/// syncs) and a fresh WAL on the next open (two more); a kept connection pays neither, while
+/// every commit is still synced (`synchronous=FULL`). A connection taken from the pool is
+/// reset to a fresh store's caches; at most `cap` are kept (the rest are closed).
+pub struct MemoryPool {
+    home: Home,
+    idle: std::sync::Mutex<Vec<Memory>>,
+    cap: usize,
+}
+
+impl std::fmt::Debug for MemoryPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryPool")
+            .field("home", &self.home.root())
+            .field("cap", &self.cap)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MemoryPool {
+    pub fn new(home: &Home, cap: usize) -> MemoryPool {
+        MemoryPool {
+            home: home.clone(),
+            idle: std::sync::Mutex::new(Vec::new()),
+            cap,
+        }
+    }
+
+    /// A kept connection (reset), else a newly opened store.
+    pub fn take(&self) -> Result<Memory> {
+        let kept = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        match kept {
+            Some(mut m) => {
+                m.reset();
+                Ok(m)
+            }
+            None => Memory::open_fast(&self.home),
+        }
+    }
+
+    /// Keeps `m` for the next [`MemoryPool::take`] (closes it when the pool is full, or when
+    /// it belongs to another home).
+    pub fn put(&self, m: Memory) {
+        if m.home.as_ref().map(Home::root) != Some(self.home.root()) {
+            return;
+        }
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < self.cap
+        {
+            idle.push(m);
+        }
+    }
+}
+
 /// The memory store of one home.
 pub struct Memory {
     pub(crate) conn: Connection,
@@ -112,6 +168,16 @@ impl Memory {
             rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
             ids: Default::default(),
         })
+    }
+
+    /// The store again as a fresh [`Memory::open_fast`] would be, on the same connection:
+    /// the per-use caches (redactor, profiles, rank budget, id source) are dropped, so a
+    /// secret, profile or config added since is seen by the next use.
+    fn reset(&mut self) {
+        self.redactor = OnceCell::new();
+        self.profiles = OnceCell::new();
+        self.rank_budget.set(Some(ltm::DEFAULT_RANK_BUDGET));
+        self.ids = Default::default();
     }
 
     /// A private in-memory store with no home (benchmarks).

@@ -111,6 +111,9 @@ pub(crate) struct Shared {
     pub chat_rate: Mutex<std::collections::HashMap<String, std::collections::VecDeque<Instant>>>,
     /// The cancel signal of each claimed run, and who cancelled it (see [`cancel`]).
     pub inflight: Mutex<std::collections::HashMap<String, Inflight>>,
+    /// The workers' memory store connections, kept between runs (each turn's retrieval and its
+    /// writes use one at a time: up to two per worker).
+    pub memory: Arc<crate::memory::MemoryPool>,
 }
 
 /// A run a worker holds (or is about to): its turn's cancel signal and who pulled it.
@@ -406,6 +409,7 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
             policy: Default::default(),
             // Read per run, as `bob turn` does: config or key changes apply to the next run.
             settings: shared.opts.settings.reload()?,
+            memory_pool: Some(shared.memory.clone()),
         };
         // Resolved per run, as `bob turn` does: config or key changes apply to the next run,
         // and a replay script starts afresh.
@@ -559,6 +563,10 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         default_thinking,
         chat_rate: Mutex::new(Default::default()),
         inflight: Mutex::new(Default::default()),
+        memory: Arc::new(crate::memory::MemoryPool::new(
+            home,
+            2 * opts.workers.max(1),
+        )),
         opts: opts.clone(),
     });
     let workers: Vec<_> = (0..opts.workers.max(1))

@@ -99,6 +99,9 @@ pub struct TurnOptions {
     pub policy: PolicyOverrides,
     /// The settings the turn reads (tool policy, tool protocol).
     pub settings: crate::settings::Settings,
+    /// Connections to the home's memory store kept between turns (a long-running process);
+    /// `None`: the turn opens the store and closes it when it ends.
+    pub memory_pool: Option<std::sync::Arc<crate::memory::MemoryPool>>,
 }
 
 /// A finished turn: its record, and the error that ended it if it did not complete.
@@ -176,6 +179,15 @@ struct Work<'a> {
     needs_more_context: Option<Value>,
 }
 
+impl Drop for Work<'_> {
+    /// The memory store goes back to the caller's pool, when there is one, for the next turn.
+    fn drop(&mut self) {
+        if let (Some(pool), Some(m)) = (&self.opts.memory_pool, self.memory.take()) {
+            pool.put(m);
+        }
+    }
+}
+
 impl Work<'_> {
     /// Queues one trace event; [`Work::flush`] writes the queue with one fdatasync.
     fn trace(&mut self, kind: &str, data: Value) -> Result<()> {
@@ -191,9 +203,10 @@ impl Work<'_> {
 
     /// The home's memory store, opened (and created if needed) on first use.
     fn memory(&mut self) -> Result<&Memory> {
-        let m = match self.memory.take() {
-            Some(m) => m,
-            None => Memory::open_fast(self.home)?,
+        let m = match (self.memory.take(), &self.opts.memory_pool) {
+            (Some(m), _) => m,
+            (None, Some(pool)) => pool.take()?,
+            (None, None) => Memory::open_fast(self.home)?,
         };
         if !self.memory_ids_set {
             // Entry and candidate ids: derived from the seed in replay mode.
@@ -748,26 +761,29 @@ impl Prefetch {
             };
         }
         let home = home.clone();
+        let pool = opts.memory_pool.clone();
         let user = opts.user_id.clone().unwrap_or_else(|| "default".into());
         let query = message.to_string();
         let spawned = std::thread::Builder::new()
             .name("bob-retrieval".into())
-            .spawn(move || match Memory::open_fast(&home) {
-                Ok(m) => {
-                    let found = super::mem::retrieve(&m, &user, &query);
-                    let stm = super::mem::relevant_stm(&m, &user, &query);
-                    Prefetched {
-                        memory: Some(m),
-                        found,
-                        stm,
+            .spawn(
+                move || match pool.map_or_else(|| Memory::open_fast(&home), |p| p.take()) {
+                    Ok(m) => {
+                        let found = super::mem::retrieve(&m, &user, &query);
+                        let stm = super::mem::relevant_stm(&m, &user, &query);
+                        Prefetched {
+                            memory: Some(m),
+                            found,
+                            stm,
+                        }
                     }
-                }
-                Err(e) => Prefetched {
-                    memory: None,
-                    found: Err(e.clone()),
-                    stm: Err(e),
+                    Err(e) => Prefetched {
+                        memory: None,
+                        found: Err(e.clone()),
+                        stm: Err(e),
+                    },
                 },
-            });
+            );
         // A thread that cannot start leaves the retrieval to the role, as without a prefetch.
         Prefetch {
             query: message.to_string(),
