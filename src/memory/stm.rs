@@ -107,26 +107,10 @@ impl Memory {
     /// `sessions_seen`. An expired or unknown entry is `not_found`.
     pub fn stm_touch(&self, id: &str, session: Option<&str>) -> Result<StmEntry> {
         let tx = self.begin()?;
-        let row: Option<String> = tx
-            .query_row(
-                "SELECT entry FROM stm WHERE id = ?1 AND created_unix > ?2",
-                params![id, self.stm_cutoff()],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let Some(row) = row else {
+        let now = clock::rfc3339(self.now()?);
+        let Some(e) = self.touch_in(&tx, id, session, &now)? else {
             return Err(Error::not_found(format!("no live short-term entry {id:?}")).with("id", id));
         };
-        let mut e = parse_entry(&row)?;
-        e.access_count += 1;
-        e.last_accessed = clock::rfc3339(self.now()?);
-        if let Some(s) = session
-            && !e.sessions_seen.iter().any(|x| x == s)
-            && e.sessions_seen.len() < STM_MAX_SESSIONS
-        {
-            e.sessions_seen.push(s.to_string());
-        }
-        self.stm_save(&tx, &e)?;
         tx.commit()?;
         Ok(e)
     }
@@ -157,28 +141,40 @@ impl Memory {
         let now = clock::rfc3339(self.now()?);
         let mut out = Vec::new();
         for id in ids {
-            let row: Option<String> = tx
-                .query_row(
-                    "SELECT entry FROM stm WHERE id = ?1 AND created_unix > ?2",
-                    params![id, self.stm_cutoff()],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            let Some(row) = row else { continue };
-            let mut e = parse_entry(&row)?;
-            e.access_count += 1;
-            e.last_accessed = now.clone();
-            if let Some(s) = session
-                && !e.sessions_seen.iter().any(|x| x == s)
-                && e.sessions_seen.len() < STM_MAX_SESSIONS
-            {
-                e.sessions_seen.push(s.to_string());
-            }
-            self.stm_save(&tx, &e)?;
-            out.push(e);
+            out.extend(self.touch_in(&tx, id, session, &now)?);
         }
         tx.commit()?;
         Ok(out)
+    }
+
+    /// One access of the live entry `id` at `now`, saved in `conn`'s transaction; `None` for
+    /// an expired or unknown id.
+    fn touch_in(
+        &self,
+        conn: &rusqlite::Connection,
+        id: &str,
+        session: Option<&str>,
+        now: &str,
+    ) -> Result<Option<StmEntry>> {
+        let row: Option<String> = conn
+            .query_row(
+                "SELECT entry FROM stm WHERE id = ?1 AND created_unix > ?2",
+                params![id, self.stm_cutoff()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(row) = row else { return Ok(None) };
+        let mut e = parse_entry(&row)?;
+        e.access_count += 1;
+        e.last_accessed = now.to_string();
+        if let Some(s) = session
+            && !e.sessions_seen.iter().any(|x| x == s)
+            && e.sessions_seen.len() < STM_MAX_SESSIONS
+        {
+            e.sessions_seen.push(s.to_string());
+        }
+        self.stm_save(conn, &e)?;
+        Ok(Some(e))
     }
 
     pub(crate) fn stm_save(&self, conn: &rusqlite::Connection, e: &StmEntry) -> Result<()> {

@@ -54,14 +54,7 @@ pub(super) fn routes() -> Router<Arc<Shared>> {
 
 async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
     let mut counts = serde_json::Map::new();
-    for s in [
-        "queued",
-        "running",
-        "completed",
-        "incomplete",
-        "failed",
-        "cancelled",
-    ] {
+    for s in super::routes::STATUSES {
         let (_, n) = with_reader(&shared, move |q| q.list(Some(s), 1, 0)).await?;
         counts.insert(s.into(), json!(n));
     }

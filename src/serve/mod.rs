@@ -248,12 +248,7 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
             q.cancel_queued(id, &now, &err)?
         };
         if done {
-            let mut audit = crate::audit::Audit::with_redactor(
-                home_of(shared),
-                &row.agent_id,
-                id,
-                (*redactor).clone(),
-            )?;
+            let mut audit = audit_of(shared, &row.agent_id, id, &redactor)?;
             audit.queue(
                 "run.created",
                 "system",
@@ -284,18 +279,23 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
         shared.release(id);
         return Err(ended(&row));
     }
-    let mut audit = crate::audit::Audit::with_redactor(
-        home_of(shared),
-        &row.agent_id,
-        id,
-        (*redactor).clone(),
-    )?;
+    let mut audit = audit_of(shared, &row.agent_id, id, &redactor)?;
     audit.event(
         "run.cancel_requested",
         actor,
         json!({"session_id": row.session_id, "status": row.status}),
     )?;
     Ok(json!({"id": id, "status": "cancelling"}))
+}
+
+/// The audit log of `agent`'s run `run_id`, written through the home's current redactor.
+fn audit_of(
+    shared: &Shared,
+    agent: &str,
+    run_id: &str,
+    redactor: &crate::redact::Redactor,
+) -> Result<crate::audit::Audit> {
+    crate::audit::Audit::with_redactor(home_of(shared), agent, run_id, redactor.clone())
 }
 
 fn home_of(shared: &Shared) -> &Home {

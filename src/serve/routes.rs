@@ -457,7 +457,8 @@ pub(super) fn mode_str(m: ThinkingMode) -> &'static str {
     }
 }
 
-const STATUSES: [&str; 6] = [
+/// Every status a run can have (the `status` filter's values).
+pub(crate) const STATUSES: [&str; 6] = [
     "queued",
     "running",
     "completed",
