@@ -24,8 +24,12 @@
 //! absolute for a log outside it) with its head `{seq, hash}` and `keyed_from` (the first seq
 //! hashed with the key; see "Legacy" below). The whole document carries an HMAC (`mac`) and a
 //! `generation` counter. Every append takes the log's lock, then the manifest's lock
-//! (`keys/manifest.json.lock`; always in that order), writes and fdatasyncs the records, then
-//! replaces the manifest atomically with the new head. So `bob ledger verify` also detects
+//! (`keys/manifest.json.lock`; always in that order), checks the log's end and writes the
+//! records; it fdatasyncs them, then replaces the manifest atomically with the new head under
+//! the manifest's lock. For a log the manifest lists already, both locks are let go before
+//! the fdatasync, so concurrent appends (serve's workers share one audit log) do not queue
+//! behind each other's syncs, and the anchoring is skipped when a later append anchored a
+//! later head meanwhile (its fdatasync covered these records). So `bob ledger verify` also detects
 //!
 //! * the tail of a log deleted together with its `.head` side file (the manifest still
 //!   anchors the old head);
@@ -175,7 +179,7 @@ impl Keyring {
                 );
             }
         }
-        keys.write_manifest(&mut manifest)?;
+        keys.write_manifest(&mut manifest, true)?;
         let path = dir.join(KEY_FILE);
         let tmp = dir.join(format!(".{KEY_FILE}.tmp.{}", std::process::id()));
         let written = (|| {
@@ -298,13 +302,11 @@ impl Keyring {
         Ok(Some(m))
     }
 
-    fn write_manifest(&self, m: &mut Manifest) -> Result<()> {
-        self.write_manifest_with(m, true)
-    }
-
-    /// Writes the manifest; with `sync_dir` false, without the `keys/` directory fsync after
-    /// the rename (see "Durability of an append" in the module docs for when that is safe).
-    fn write_manifest_with(&self, m: &mut Manifest, sync_dir: bool) -> Result<()> {
+    /// Writes the manifest (the caller holds its lock); with `sync_dir` false, without the
+    /// `keys/` directory fsync after the rename (see "Durability of an append" in the module
+    /// docs for when that is safe). It is replaced by a rename, never rewritten in place:
+    /// appends read it without its lock.
+    fn write_manifest(&self, m: &mut Manifest, sync_dir: bool) -> Result<()> {
         m.mac = None;
         m.version = MANIFEST_VERSION;
         m.key_id = self.key_id.clone();
@@ -504,6 +506,12 @@ pub fn append(
 /// manifest update, chaining them exactly as [`append`] would one by one. An empty batch
 /// writes nothing. Refuses (`conflict`) a torn tail (`bob ledger repair` first) and a log that
 /// fails its manifest check (see [`check_appendable`]).
+///
+/// A log the manifest lists already is checked against the manifest as it stands, read
+/// without its lock (it is replaced whole, so a read sees one version or the next, and an
+/// anchor only moves forward); its lock is let go before the fdatasync and [`anchor`] does
+/// the rest. A log listed for the first time is written, synced and anchored under the
+/// manifest's lock: an appender that found it unlisted would adopt it as a legacy log.
 pub fn append_batch(
     keys: &Keyring,
     path: &Path,
@@ -513,14 +521,49 @@ pub fn append_batch(
         return Ok(records);
     }
     let mut file = store::open_log(path)?;
-    let _manifest_lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
-    let mut manifest = keys.manifest_or_missing()?;
-    let listed = manifest.files.contains_key(&keys.rel(path));
+    let manifest = keys.manifest_or_missing()?;
+    if !manifest.files.contains_key(&keys.rel(path)) {
+        let _lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
+        let mut manifest = keys.manifest_or_missing()?;
+        let tip = tip(keys, &mut file, path, &manifest)?;
+        let c = chain(keys, tip, records)?;
+        file.write_all(&c.bytes).map_err(io(path))?;
+        file.sync_data().map_err(io(path))?;
+        // A log listed for the first time keeps the `keys/` directory fsync: an older
+        // manifest would not list the log at all.
+        let listed = manifest.files.insert(keys.rel(path), c.head).is_some();
+        manifest.generation += 1;
+        keys.write_manifest(&mut manifest, !listed)?;
+        return Ok(c.records);
+    }
+    let tip = tip(keys, &mut file, path, &manifest)?;
+    let c = chain(keys, tip, records)?;
+    file.write_all(&c.bytes).map_err(io(path))?;
+    // Unanchored until `anchor`: a state the chain accepts (see "Durability of an append").
+    let synced = store::SyncGroup::wrote(path);
+    file.unlock().map_err(io(path))?;
+    synced.sync(&file, path)?;
+    anchor(keys, path, c.head)?;
+    Ok(c.records)
+}
+
+/// Records chained on from a tip, ready to append.
+struct Chained {
+    /// The lines to write.
+    bytes: Vec<u8>,
+    /// The records as written (with `seq`, `prev`, `hash`).
+    records: Vec<Map<String, Value>>,
+    /// The log's head once they are written.
+    head: Entry,
+}
+
+/// Chains `records` on from `tip`.
+fn chain(keys: &Keyring, tip: Tip, records: Vec<Map<String, Value>>) -> Result<Chained> {
     let Tip {
         mut seq,
         mut prev,
         keyed_from,
-    } = tip(keys, &mut file, path, &manifest)?;
+    } = tip;
     let mut buf = Vec::new();
     let mut written = Vec::with_capacity(records.len());
     for mut record in records {
@@ -537,23 +580,87 @@ pub fn append_batch(
         prev = hash;
         seq += 1;
     }
-    file.write_all(&buf).map_err(io(path))?;
-    file.sync_data().map_err(io(path))?;
-    manifest.files.insert(
-        keys.rel(path),
-        Entry {
+    Ok(Chained {
+        bytes: buf,
+        records: written,
+        head: Entry {
             seq: seq - 1,
             hash: prev,
             keyed_from,
         },
-    );
-    manifest.generation += 1;
-    // A log the manifest listed already: a lost rename brings back a manifest that anchors it
-    // at an older head, which is a state the chain accepts (unanchored records, re-anchored by
-    // the next append), so the directory fsync is skipped. A log listed for the first time
-    // keeps it: an older manifest would not list the log at all.
-    keys.write_manifest_with(&mut manifest, !listed)?;
-    Ok(written)
+    })
+}
+
+/// A log of one home: (manifest path, the log as the manifest names it).
+type LogKey = (PathBuf, String);
+
+/// This process's anchoring state: heads synced but not yet anchored, and the head this
+/// process last anchored, per log.
+#[derive(Default)]
+struct Anchors {
+    pending: std::collections::HashMap<LogKey, Entry>,
+    anchored: std::collections::HashMap<LogKey, u64>,
+}
+
+static ANCHORS: std::sync::Mutex<Option<Anchors>> = std::sync::Mutex::new(None);
+/// One manifest write at a time in this process: appenders that synced meanwhile wait here,
+/// and the next writer anchors all their heads at once (group commit of the manifest).
+static ANCHORING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn with_anchors<R>(f: impl FnOnce(&mut Anchors) -> R) -> R {
+    let mut g = ANCHORS.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.get_or_insert_with(Anchors::default))
+}
+
+/// Anchors a listed log's synced head in the manifest, with the heads other threads of this
+/// process synced meanwhile, in one manifest write; returns at once when a later head of the
+/// log is anchored already (its fdatasync, after this head's write, covered it). The `keys/`
+/// directory is not fsynced: a lost rename brings back a manifest that anchors the log at an
+/// older head, which the chain accepts (unanchored records, re-anchored by the next append).
+fn anchor(keys: &Keyring, path: &Path, head: Entry) -> Result<()> {
+    let manifest_path = keys.manifest_path();
+    let key: LogKey = (manifest_path.clone(), keys.rel(path));
+    let seq = head.seq;
+    let covered = |a: &Anchors| a.anchored.get(&key).is_some_and(|&s| s >= seq);
+    with_anchors(|a| {
+        if a.pending.get(&key).is_none_or(|e| e.seq < seq) {
+            a.pending.insert(key.clone(), head);
+        }
+    });
+    let _turn = ANCHORING.lock().unwrap_or_else(|e| e.into_inner());
+    if with_anchors(|a| covered(a)) {
+        return Ok(());
+    }
+    let _lock = Lock::exclusive(&store::lock_path(&manifest_path))?;
+    let mut manifest = keys.manifest_or_missing()?;
+    let batch: Vec<(LogKey, Entry)> = with_anchors(|a| {
+        a.pending
+            .iter()
+            .filter(|((m, _), _)| *m == manifest_path)
+            .map(|(k, e)| (k.clone(), e.clone()))
+            .collect()
+    });
+    let mut changed = false;
+    for ((_, rel), e) in &batch {
+        if manifest.files.get(rel).is_none_or(|m| m.seq < e.seq) {
+            manifest.files.insert(rel.clone(), e.clone());
+            changed = true;
+        }
+    }
+    if changed {
+        manifest.generation += 1;
+        keys.write_manifest(&mut manifest, false)?;
+    }
+    with_anchors(|a| {
+        for (k, e) in batch {
+            let now = manifest.files.get(&k.1).map_or(e.seq, |m| m.seq);
+            if a.pending.get(&k).is_some_and(|p| p.seq <= now) {
+                a.pending.remove(&k);
+            }
+            a.anchored.insert(k, now);
+        }
+    });
+    Ok(())
 }
 
 /// The result of verifying one chained log.
@@ -899,6 +1006,48 @@ mod tests {
         let r = v.verify(&b).unwrap();
         assert!(r.ok && r.integrity == "keyed" && r.verified == 5, "{r:?}");
         assert!(append_batch(&keys, &b, Vec::new()).unwrap().is_empty());
+    }
+
+    /// Threads of one process (serve's workers) share the fdatasyncs of one log and the
+    /// manifest writes that anchor it: whatever the interleaving, every record is there once,
+    /// in one chain, and the manifest anchors the last one, for each of two logs.
+    #[test]
+    fn threads_appending_at_once_share_syncs_and_anchor_every_log_at_its_last_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let keys = std::sync::Arc::new(Keyring::open(dir.path()).unwrap());
+        let logs = [dir.path().join("a.jsonl"), dir.path().join("b.jsonl")];
+        for log in &logs {
+            append(&keys, log, rec(0)).unwrap();
+        }
+        let (threads, each) = (8u64, 40u64);
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                let (keys, logs) = (keys.clone(), &logs);
+                s.spawn(move || {
+                    for i in 0..each {
+                        let log = &logs[((t + i) % 2) as usize];
+                        append(&keys, log, rec(1 + t * each + i)).unwrap();
+                    }
+                });
+            }
+        });
+        let manifest = keys.read_manifest().unwrap().unwrap();
+        let v = Verifier::for_home(dir.path()).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for log in &logs {
+            let r = v.verify(log).unwrap();
+            assert!(r.ok && r.unanchored == 0, "{r:?}");
+            let lines = store::read_jsonl(log).unwrap().records;
+            assert_eq!(manifest.files[&keys.rel(log)].seq, lines.len() as u64 - 1);
+            for (_, l) in lines {
+                seen.insert(l["n"].as_u64().unwrap());
+            }
+        }
+        assert_eq!(
+            seen.len() as u64,
+            1 + threads * each,
+            "a record went missing"
+        );
     }
 
     #[test]

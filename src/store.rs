@@ -12,8 +12,8 @@
 //! * [`write_json_atomic`]: a JSON document is replaced whole or not at all (temp file in the
 //!   same directory, fsync, rename, fsync of the directory).
 //! * [`append_jsonl`]: append-only JSON Lines. Each record is one `write(2)` of one line under
-//!   an exclusive advisory lock on the log, followed by `fdatasync`. Existing lines are never
-//!   rewritten.
+//!   an exclusive advisory lock on the log, followed by `fdatasync` (after the lock is let go:
+//!   the sync covers every earlier write). Existing lines are never rewritten.
 //! * [`read_jsonl`]: reads a log and reports, rather than hides, damaged lines. A last line with
 //!   no newline is a *torn* record left by a crash: it is reported, never parsed or dropped.
 //! * Hash-chained logs (approval ledger, audit log) are keyed and anchored in a manifest:
@@ -379,9 +379,105 @@ fn append_lines(path: &Path, lines: &[JsonlLine], sync: bool) -> Result<()> {
     }
     file.write_all(&buf).map_err(io(path))?;
     if sync {
-        file.sync_data().map_err(io(path))?;
+        let synced = SyncGroup::wrote(path);
+        file.unlock().map_err(io(path))?;
+        synced.sync(&file, path)?;
     }
     Ok(())
+}
+
+/// Group commit of one file's fdatasyncs within this process (serve's workers append to one
+/// audit log and one `turns.jsonl`). A writer takes a ticket right after its `write(2)`, still
+/// under the file's lock, then asks for a sync: if a sync that started after its ticket has
+/// finished, its data is durable already (an fdatasync covers every write to the file made
+/// before it); if one is running, it waits for it and looks again; else it syncs, for every
+/// ticket taken so far. So concurrent appenders share fdatasyncs, and none returns before its
+/// own write is durable.
+#[derive(Default)]
+pub(crate) struct SyncGroup {
+    state: std::sync::Mutex<SyncState>,
+    done: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct SyncState {
+    ticket: u64,
+    synced: u64,
+    syncing: bool,
+}
+
+type SyncGroups = std::collections::HashMap<PathBuf, std::sync::Arc<SyncGroup>>;
+static SYNC_GROUPS: std::sync::Mutex<Option<SyncGroups>> = std::sync::Mutex::new(None);
+
+/// A write waiting for its sync: its group and ticket.
+pub(crate) struct Written {
+    group: std::sync::Arc<SyncGroup>,
+    ticket: u64,
+}
+
+impl SyncGroup {
+    /// Registers a write to `path` just made (call it under the file's lock, so tickets follow
+    /// the order of the writes).
+    pub(crate) fn wrote(path: &Path) -> Written {
+        let group = {
+            let mut all = SYNC_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+            all.get_or_insert_with(Default::default)
+                .entry(path.to_path_buf())
+                .or_default()
+                .clone()
+        };
+        let ticket = {
+            let mut s = group.state.lock().unwrap_or_else(|e| e.into_inner());
+            s.ticket += 1;
+            s.ticket
+        };
+        Written { group, ticket }
+    }
+}
+
+impl Written {
+    /// Returns once the write is durable: covered by a sync that started after it, or by
+    /// this call's own `fdatasync` of `file`.
+    pub(crate) fn sync(self, file: &File, path: &Path) -> Result<()> {
+        let g = &self.group;
+        let mut s = g.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if s.synced >= self.ticket {
+                break;
+            }
+            if s.syncing {
+                s = g.done.wait(s).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            s.syncing = true;
+            let upto = s.ticket;
+            drop(s);
+            let r = file.sync_data();
+            s = g.state.lock().unwrap_or_else(|e| e.into_inner());
+            s.syncing = false;
+            if r.is_ok() {
+                s.synced = s.synced.max(upto);
+            }
+            g.done.notify_all();
+            r.map_err(io(path))?;
+        }
+        let idle = !s.syncing && s.synced == s.ticket;
+        drop(s);
+        if idle {
+            // Nothing pending: forget the file (a later writer starts a new group, which is
+            // only less sharing, never a missed sync: each group syncs its own writes).
+            let mut all = SYNC_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(map) = all.as_mut()
+                && map
+                    .get(path)
+                    .is_some_and(|cur| std::sync::Arc::ptr_eq(cur, g))
+                && std::sync::Arc::strong_count(g) == 2
+            {
+                map.remove(path);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Encodes a value, secrets masked, as one JSONL line for [`append_jsonl_batch`].

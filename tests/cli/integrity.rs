@@ -701,3 +701,58 @@ fn approve_killed_at_random_instants_is_never_lost_and_never_doubled() {
     }
     assert_eq!(verify(&env, &["--all"]).0, 0);
 }
+
+/// Appends to one chained log let go of its locks before their fdatasync and anchor it in
+/// the manifest afterwards (an anchoring a later head already covers is skipped): six
+/// processes auditing human acts at once leave every record, one unbroken chain, and the
+/// manifest anchoring its very last record.
+#[test]
+fn processes_auditing_at_once_leave_one_chain_anchored_at_its_last_record() {
+    let env = TestEnv::new();
+    env.json(&["caps", "grant", "net", "--session", "first"], "");
+    let (procs, rounds) = (6, 15);
+    let workers: Vec<_> = (0..procs)
+        .map(|p| {
+            let cmds: Vec<_> = (0..rounds)
+                .flat_map(|_| ["grant", "revoke"])
+                .map(|verb| env.std_command(&["caps", verb, "net", "--session", &format!("s{p}")]))
+                .collect();
+            std::thread::spawn(move || {
+                for mut c in cmds {
+                    let out = c.output().unwrap();
+                    assert!(
+                        out.status.success(),
+                        "{}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let (code, rows) = verify(&env, &[]);
+    assert_eq!(code, 0, "{rows:?}");
+    let row = row_for(&rows, "2026-02-15.jsonl");
+    let records = 1 + procs * rounds * 2;
+    assert_eq!(
+        (
+            row["ok"].clone(),
+            row["verified"].clone(),
+            row["unanchored"].clone()
+        ),
+        (json!(true), json!(records), Value::Null),
+        "{rows:?}"
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(env.home().join("keys/manifest.json")).unwrap())
+            .unwrap();
+    let head = manifest["files"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| k.starts_with("audit/human/"))
+        .map(|(_, v)| v["seq"].clone());
+    assert_eq!(head, Some(json!(records - 1)), "{manifest}");
+}
