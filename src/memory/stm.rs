@@ -103,6 +103,29 @@ impl Memory {
         Ok(entry)
     }
 
+    /// [`Memory::stm_add`] for the entry a turn leaves, committed without an fsync of its own
+    /// (see [`Memory::unsynced`]): the entry is a non-authoritative summary of a turn whose
+    /// record is durable in `turns.jsonl`. It survives a killed process; a power loss before
+    /// the next synced commit or checkpoint (`bob turn` closing its connection checkpoints
+    /// the WAL, with syncs) can lose it, as if it had expired. One fsync fewer per turn.
+    pub fn stm_add_unsynced(&self, entry: StmEntry) -> Result<StmEntry> {
+        self.unsynced(|| self.stm_add(entry))
+    }
+
+    /// Runs `f` with this connection's commits at `synchronous=NORMAL`: in WAL mode a commit
+    /// is then not fsynced on its own; the next synced commit or checkpoint syncs the WAL with
+    /// it in it. Never a risk to the database's consistency, only to those commits'
+    /// durability against a power loss.
+    fn unsynced<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        let sync: i64 = self
+            .conn
+            .pragma_query_value(None, "synchronous", |r| r.get(0))?;
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let out = f();
+        self.conn.pragma_update(None, "synchronous", sync)?;
+        out
+    }
+
     /// Records an access: bumps `access_count`, sets `last_accessed`, adds `session` to
     /// `sessions_seen`. An expired or unknown entry is `not_found`.
     pub fn stm_touch(&self, id: &str, session: Option<&str>) -> Result<StmEntry> {
@@ -118,22 +141,15 @@ impl Memory {
     /// [`Memory::stm_touch`] for several entries in one transaction (one commit); an expired
     /// or unknown id is skipped. Returns the touched entries.
     ///
-    /// The commit is not fsynced on its own (`synchronous=NORMAL` for this transaction only):
-    /// an access count is bookkeeping for promotion, and in WAL mode the next synced commit
-    /// (the turn's own STM entry) or the checkpoint when the connection closes syncs the WAL
-    /// with this transaction in it. A power loss before either can lose the touch (one access
-    /// not counted), never the database's consistency. One fsync fewer per turn.
+    /// The commit is not fsynced on its own ([`Memory::unsynced`]): an access count is
+    /// bookkeeping for promotion. A power loss before the next synced commit or checkpoint
+    /// can lose the touch (one access not counted), never the database's consistency. One
+    /// fsync fewer per turn.
     pub fn stm_touch_many(&self, ids: &[String], session: Option<&str>) -> Result<Vec<StmEntry>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let sync: i64 = self
-            .conn
-            .pragma_query_value(None, "synchronous", |r| r.get(0))?;
-        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
-        let touched = self.stm_touch_many_tx(ids, session);
-        self.conn.pragma_update(None, "synchronous", sync)?;
-        touched
+        self.unsynced(|| self.stm_touch_many_tx(ids, session))
     }
 
     fn stm_touch_many_tx(&self, ids: &[String], session: Option<&str>) -> Result<Vec<StmEntry>> {

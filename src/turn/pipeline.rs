@@ -1324,7 +1324,7 @@ fn commit(
             tools: &w.tools,
             tainted: w.any_tool_failed,
         });
-        let written = w.memory().and_then(|m| m.stm_add(entry));
+        let written = w.memory().and_then(|m| m.stm_add_unsynced(entry));
         let data = match written {
             Ok(e) => json!({"run_id": w.run_id, "id": e.id, "tainted": e.error_tainted}),
             Err(e) => json!({"run_id": w.run_id, "error": e}),
