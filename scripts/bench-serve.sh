@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 N=${N:-5000}
 C=${C:-8}
 RUNS=${RUNS:-500}
-WORKERS=${WORKERS:-2}
+WORKERS=${WORKERS:-8}
 RATE=${RATE:-1000}
 if [[ -z "${BOB:-}" ]]; then
   (cd "$here" && cargo build --release -q)
