@@ -386,7 +386,7 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
     let started = Instant::now();
     let home = &shared.home;
     let cancel = shared.claim_signal(&row.id);
-    let result = (|| -> Result<(TurnRecord, Backend)> {
+    let result = (|| -> Result<(TurnRecord, Vec<Value>, Backend)> {
         let thinking = ThinkingMode::parse(&row.thinking_mode).unwrap_or_default();
         let input = TurnInput {
             session_id: Some(row.session_id.clone()),
@@ -421,12 +421,12 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
             &Overrides::default(),
         )?;
         let outcome = pipeline::run(home, &backend, rt, &input, &opts, &cancel)?;
-        Ok((outcome.record, backend))
+        Ok((outcome.record, outcome.events, backend))
     })();
     let by = shared.cancelled_by(&row.id);
     let drained = by.as_deref() == Some(DRAIN);
     if drained
-        && let Ok((record, _)) = &result
+        && let Ok((record, _, _)) = &result
         && record.status == "cancelled"
         && record.tools.is_empty()
         && shared.writer().requeue(&row.id).is_ok()
@@ -441,8 +441,12 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
     // turn record the turn made durable in turns.jsonl).
     let mut rebuildable = false;
     let mut finish = match result {
-        Ok((record, backend)) => {
-            let written = crate::runs::write(home, &request_of(&row), &record);
+        Ok((record, events, backend)) => {
+            // The bundle takes the events the turn kept as it wrote them (no read of the
+            // day's audit log, which every worker appends to), unless a cancel request added
+            // one of its own to the run: then the log is read back for all of them.
+            let kept = by.is_none().then_some(events);
+            let written = crate::runs::write_with_events(home, &request_of(&row), &record, kept);
             let mut f = finish_of(&record, Some(&backend), &now);
             rebuildable =
                 written.is_ok() && matches!(f.status.as_str(), "completed" | "incomplete");

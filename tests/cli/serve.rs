@@ -1368,6 +1368,9 @@ fn a_queued_or_running_run_is_cancelled_audited_and_streamed() {
     // The turn record and the bundle say cancelled; nothing was committed.
     let shown = env.json(&["runs", "show", &running], "");
     assert_eq!(shown["record"]["status"], "cancelled");
+    // The bundle holds the run's events as the log does, the cancel request included (it is
+    // the server's own event, not the turn's).
+    assert_eq!(shown["events"], json!(events), "{shown}");
     assert_eq!(turns_with(&env, &queued), 0, "the queued run never ran");
     // A run that ended, an unknown run, a bad id, no token.
     post(a, &format!("/v1/runs/{running}/cancel"), &tok, &json!({})).error(409, "conflict");
