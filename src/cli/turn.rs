@@ -172,7 +172,7 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
         "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
         "thinking_mode": opts.thinking_mode, "profile": opts.profile.as_str()});
     crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
-    ctx.out.doc(&outcome.record)?;
+    print_record(ctx, &outcome.record)?;
     match outcome.error {
         None => Ok(()),
         Some(e) => Err(e),
@@ -229,9 +229,19 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
         "thinking_mode": opts.thinking_mode, "profile": opts.profile.as_str()});
     crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
-    ctx.out.doc(&outcome.record)?;
+    print_record(ctx, &outcome.record)?;
     match outcome.error {
         None => Ok(()),
         Some(e) => Err(e),
     }
+}
+
+/// Prints the turn record, the user's answer, with every secret bob knows masked, as
+/// `turns.jsonl` keeps it and `bob serve` answers it: a model that echoes a stored secret or
+/// the API key does not get it printed. (`bob chat`, the raw model call of a stage-by-stage
+/// pipeline, prints the reply as the backend sent it.)
+fn print_record(ctx: &Ctx, record: &pipeline::TurnRecord) -> Result<()> {
+    let mut v = serde_json::to_value(record).map_err(|e| Error::internal(e.to_string()))?;
+    crate::redact::for_home(&ctx.home)?.redact_value(&mut v, "record");
+    ctx.out.doc(&v)
 }

@@ -84,6 +84,14 @@ fn an_api_key_reference_is_resolved_for_the_backend_and_redacted_everywhere() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The answer printed on stdout is masked as serve's answers and turns.jsonl are.
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !printed.contains(VALUE),
+        "bob turn printed the secret: {printed}"
+    );
+    let record: serde_json::Value = serde_json::from_str(&printed).unwrap();
+    assert_eq!(record["output"], "the key is [REDACTED]", "{record}");
     let reqs = llm.requests();
     assert!(!reqs.is_empty());
     for r in &reqs {
