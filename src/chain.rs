@@ -278,10 +278,28 @@ impl Keyring {
 
     /// Reads and authenticates the manifest; `Ok(None)` when there is none.
     pub fn read_manifest(&self) -> Result<Option<Manifest>> {
+        Ok(self.read_manifest_as_read()?.map(|r| r.manifest))
+    }
+
+    /// [`Keyring::read_manifest`], keeping the bytes it was read from.
+    fn read_manifest_as_read(&self) -> Result<Option<ManifestRead>> {
         let path = self.manifest_path();
-        let Some(mut m) = store::read_json::<Manifest>(&path)? else {
-            return Ok(None);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e)),
         };
+        let manifest = self.authenticate(&bytes)?;
+        Ok(Some(ManifestRead { bytes, manifest }))
+    }
+
+    /// Parses the manifest's bytes and checks its MAC and key.
+    fn authenticate(&self, bytes: &[u8]) -> Result<Manifest> {
+        let path = self.manifest_path();
+        let mut m: Manifest = serde_json::from_slice(bytes).map_err(|e| {
+            Error::bad_json(&path.display().to_string(), &e)
+                .with("path", path.display().to_string())
+        })?;
         let bad = |why: &str| {
             Error::conflict(format!("{}: {why}", path.display()))
                 .with("path", path.display().to_string())
@@ -299,7 +317,19 @@ impl Keyring {
         if m.key_id != self.key_id {
             return Err(bad("the manifest belongs to another key"));
         }
-        Ok(Some(m))
+        Ok(m)
+    }
+
+    /// The manifest again (under its lock): `before` itself when the file still holds the same
+    /// bytes, so an unchanged manifest is not parsed and authenticated twice.
+    fn reread_manifest(&self, before: ManifestRead) -> Result<Manifest> {
+        let path = self.manifest_path();
+        match std::fs::read(&path) {
+            Ok(bytes) if bytes == before.bytes => Ok(before.manifest),
+            Ok(bytes) => self.authenticate(&bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(self.missing()),
+            Err(e) => Err(Error::io(&path, e)),
+        }
     }
 
     /// Writes the manifest (the caller holds its lock); with `sync_dir` false, without the
@@ -323,15 +353,27 @@ impl Keyring {
     }
 
     fn manifest_or_missing(&self) -> Result<Manifest> {
-        self.read_manifest()?.ok_or_else(|| {
-            Error::conflict(format!(
-                "{} is missing while the chain key exists (deleted?); bob will not append \
-                 to logs it can no longer anchor",
-                self.manifest_path().display()
-            ))
-            .retryable(false)
-        })
+        Ok(self.manifest_as_read()?.manifest)
     }
+
+    fn manifest_as_read(&self) -> Result<ManifestRead> {
+        self.read_manifest_as_read()?.ok_or_else(|| self.missing())
+    }
+
+    fn missing(&self) -> Error {
+        Error::conflict(format!(
+            "{} is missing while the chain key exists (deleted?); bob will not append \
+             to logs it can no longer anchor",
+            self.manifest_path().display()
+        ))
+        .retryable(false)
+    }
+}
+
+/// The manifest as read, with the bytes it was read from.
+struct ManifestRead {
+    bytes: Vec<u8>,
+    manifest: Manifest,
 }
 
 fn create_private_dir(dir: &Path) -> Result<()> {
@@ -521,29 +563,29 @@ pub fn append_batch(
         return Ok(records);
     }
     let mut file = store::open_log(path)?;
-    let manifest = keys.manifest_or_missing()?;
-    if !manifest.files.contains_key(&keys.rel(path)) {
+    let seen = keys.manifest_as_read()?;
+    let rel = keys.rel(path);
+    if !seen.manifest.files.contains_key(&rel) {
+        // A log listed for the first time: written, synced and anchored under the manifest's
+        // lock, with the `keys/` directory fsync unless another append listed it meanwhile
+        // (an older manifest would not list the log at all).
         let _lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
-        let mut manifest = keys.manifest_or_missing()?;
-        let tip = tip(keys, &mut file, path, &manifest)?;
-        let c = chain(keys, tip, records)?;
+        let mut manifest = keys.reread_manifest(seen)?;
+        let c = chain(keys, tip(keys, &mut file, path, &manifest)?, records)?;
         file.write_all(&c.bytes).map_err(io(path))?;
         file.sync_data().map_err(io(path))?;
-        // A log listed for the first time keeps the `keys/` directory fsync: an older
-        // manifest would not list the log at all.
-        let listed = manifest.files.insert(keys.rel(path), c.head).is_some();
+        let listed = manifest.files.insert(rel, c.head).is_some();
         manifest.generation += 1;
         keys.write_manifest(&mut manifest, !listed)?;
         return Ok(c.records);
     }
-    let tip = tip(keys, &mut file, path, &manifest)?;
-    let c = chain(keys, tip, records)?;
+    let c = chain(keys, tip(keys, &mut file, path, &seen.manifest)?, records)?;
     file.write_all(&c.bytes).map_err(io(path))?;
     // Unanchored until `anchor`: a state the chain accepts (see "Durability of an append").
     let synced = store::SyncGroup::wrote(path);
     file.unlock().map_err(io(path))?;
     synced.sync(&file, path)?;
-    anchor(keys, path, c.head)?;
+    anchor(keys, path, c.head, seen)?;
     Ok(c.records)
 }
 
@@ -596,20 +638,21 @@ type LogKey = (PathBuf, String);
 
 /// This process's anchoring state: heads synced but not yet anchored, and the head this
 /// process last anchored, per log.
-#[derive(Default)]
 struct Anchors {
-    pending: std::collections::HashMap<LogKey, Entry>,
-    anchored: std::collections::HashMap<LogKey, u64>,
+    pending: BTreeMap<LogKey, Entry>,
+    anchored: BTreeMap<LogKey, u64>,
 }
 
-static ANCHORS: std::sync::Mutex<Option<Anchors>> = std::sync::Mutex::new(None);
+static ANCHORS: std::sync::Mutex<Anchors> = std::sync::Mutex::new(Anchors {
+    pending: BTreeMap::new(),
+    anchored: BTreeMap::new(),
+});
 /// One manifest write at a time in this process: appenders that synced meanwhile wait here,
 /// and the next writer anchors all their heads at once (group commit of the manifest).
 static ANCHORING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn with_anchors<R>(f: impl FnOnce(&mut Anchors) -> R) -> R {
-    let mut g = ANCHORS.lock().unwrap_or_else(|e| e.into_inner());
-    f(g.get_or_insert_with(Anchors::default))
+    f(&mut ANCHORS.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// Anchors a listed log's synced head in the manifest, with the heads other threads of this
@@ -617,7 +660,10 @@ fn with_anchors<R>(f: impl FnOnce(&mut Anchors) -> R) -> R {
 /// log is anchored already (its fdatasync, after this head's write, covered it). The `keys/`
 /// directory is not fsynced: a lost rename brings back a manifest that anchors the log at an
 /// older head, which the chain accepts (unanchored records, re-anchored by the next append).
-fn anchor(keys: &Keyring, path: &Path, head: Entry) -> Result<()> {
+///
+/// `seen` is the manifest as the append read it: re-read under the lock, it is parsed and
+/// authenticated again only when another append replaced it meanwhile.
+fn anchor(keys: &Keyring, path: &Path, head: Entry, seen: ManifestRead) -> Result<()> {
     let manifest_path = keys.manifest_path();
     let key: LogKey = (manifest_path.clone(), keys.rel(path));
     let seq = head.seq;
@@ -632,7 +678,7 @@ fn anchor(keys: &Keyring, path: &Path, head: Entry) -> Result<()> {
         return Ok(());
     }
     let _lock = Lock::exclusive(&store::lock_path(&manifest_path))?;
-    let mut manifest = keys.manifest_or_missing()?;
+    let mut manifest = keys.reread_manifest(seen)?;
     let batch: Vec<(LogKey, Entry)> = with_anchors(|a| {
         a.pending
             .iter()

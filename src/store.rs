@@ -406,8 +406,10 @@ struct SyncState {
     syncing: bool,
 }
 
-type SyncGroups = std::collections::HashMap<PathBuf, std::sync::Arc<SyncGroup>>;
-static SYNC_GROUPS: std::sync::Mutex<Option<SyncGroups>> = std::sync::Mutex::new(None);
+/// The files some thread of this process appends to, by path.
+type SyncGroups = std::collections::BTreeMap<PathBuf, std::sync::Arc<SyncGroup>>;
+static SYNC_GROUPS: std::sync::Mutex<SyncGroups> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
 
 /// A write waiting for its sync: its group and ticket.
 pub(crate) struct Written {
@@ -421,10 +423,7 @@ impl SyncGroup {
     pub(crate) fn wrote(path: &Path) -> Written {
         let group = {
             let mut all = SYNC_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-            all.get_or_insert_with(Default::default)
-                .entry(path.to_path_buf())
-                .or_default()
-                .clone()
+            all.entry(path.to_path_buf()).or_default().clone()
         };
         let ticket = {
             let mut s = group.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -467,13 +466,12 @@ impl Written {
             // Nothing pending: forget the file (a later writer starts a new group, which is
             // only less sharing, never a missed sync: each group syncs its own writes).
             let mut all = SYNC_GROUPS.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(map) = all.as_mut()
-                && map
-                    .get(path)
-                    .is_some_and(|cur| std::sync::Arc::ptr_eq(cur, g))
+            if all
+                .get(path)
+                .is_some_and(|cur| std::sync::Arc::ptr_eq(cur, g))
                 && std::sync::Arc::strong_count(g) == 2
             {
-                map.remove(path);
+                all.remove(path);
             }
         }
         Ok(())
