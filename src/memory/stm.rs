@@ -90,15 +90,16 @@ impl Memory {
         entry.promotion_attempted_at = None;
         let text = serde_json::to_string(&entry).map_err(|e| Error::internal(e.to_string()))?;
         let tx = self.begin()?;
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO stm(id, user, created_unix, entry) VALUES (?1, ?2, ?3, ?4)",
-            params![entry.id, user, now.timestamp(), text],
-        )?;
-        tx.execute(
-            "DELETE FROM stm WHERE user = ?1 AND seq NOT IN \
-             (SELECT seq FROM stm WHERE user = ?1 ORDER BY seq DESC LIMIT ?2)",
-            params![user, STM_MAX_ENTRIES],
-        )?;
+        )?
+        .execute(params![entry.id, user, now.timestamp(), text])?;
+        // Everything older than the user's newest STM_MAX_ENTRIES goes (a walk of the index).
+        tx.prepare_cached(
+            "DELETE FROM stm WHERE user = ?1 AND seq <= \
+             (SELECT seq FROM stm WHERE user = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
+        )?
+        .execute(params![user, STM_MAX_ENTRIES])?;
         tx.commit()?;
         Ok(entry)
     }

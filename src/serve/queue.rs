@@ -197,22 +197,22 @@ impl Queue {
                     .with("capacity", cap)));
                     continue;
                 }
-                let inserted = tx.execute(
+                let mut insert = tx.prepare_cached(
                     "INSERT INTO runs (id, agent_id, session_id, user_id, message, thinking_mode,
                         profile, source, status, created_at)
                      VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'queued',?9)",
-                    params![
-                        run.id,
-                        run.agent_id,
-                        run.session_id,
-                        run.user_id,
-                        run.message,
-                        run.thinking_mode,
-                        run.profile,
-                        run.source,
-                        run.created_at
-                    ],
-                );
+                )?;
+                let inserted = insert.execute(params![
+                    run.id,
+                    run.agent_id,
+                    run.session_id,
+                    run.user_id,
+                    run.message,
+                    run.thinking_mode,
+                    run.profile,
+                    run.source,
+                    run.created_at
+                ]);
                 out.push(inserted.map(|_| n += 1).map_err(Error::from));
             }
             tx.commit()?;
@@ -231,18 +231,15 @@ impl Queue {
     pub fn claim(&mut self, started_at: &str) -> Result<Option<RunRow>> {
         let tx = self.write_tx()?;
         let claimed = tx
-            .query_row(
-                &format!(
-                    "UPDATE runs SET status = 'running', started_at = ?1, attempts = attempts + 1
+            .prepare_cached(&format!(
+                "UPDATE runs SET status = 'running', started_at = ?1, attempts = attempts + 1
                      WHERE seq = (SELECT q.seq FROM runs q WHERE q.status = 'queued'
                         AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = q.session_id
                                         AND r.status = 'running')
                         ORDER BY q.seq LIMIT 1)
                      RETURNING {COLUMNS}"
-                ),
-                params![started_at],
-                row,
-            )
+            ))?
+            .query_row(params![started_at], row)
             .optional()?;
         tx.commit()?;
         Ok(claimed)
@@ -269,10 +266,12 @@ impl Queue {
     }
 
     fn update_finish(&mut self, id: &str, f: &Finish) -> Result<()> {
-        self.conn.execute(
-            "UPDATE runs SET status = ?2, finished_at = ?3, duration_ms = ?4, output = ?5,
+        self.conn
+            .prepare_cached(
+                "UPDATE runs SET status = ?2, finished_at = ?3, duration_ms = ?4, output = ?5,
                 provider = ?6, model = ?7, error = ?8, tool_calls = ?9 WHERE id = ?1",
-            params![
+            )?
+            .execute(params![
                 id,
                 f.status,
                 f.finished_at,
@@ -282,8 +281,7 @@ impl Queue {
                 f.model,
                 f.error.as_ref().map(Value::to_string),
                 f.tool_calls as i64
-            ],
-        )?;
+            ])?;
         Ok(())
     }
 
