@@ -931,36 +931,184 @@ pub fn for_home(home: &Home) -> Result<Arc<Redactor>> {
 /// (modification time, length) of each file a home's redactor is built from.
 type Sources = Vec<Option<(std::time::SystemTime, u64)>>;
 
-fn sources(root: &Path) -> Sources {
+/// The files a home's redactor is built from: the secrets store (its database and WAL) and the
+/// rule file.
+fn source_paths(root: &Path) -> [PathBuf; 3] {
     let secrets = crate::secrets::dir(&Home::at(root));
-    let rules = rules_file(root);
     [
         secrets.join("secrets.db"),
         secrets.join("secrets.db-wal"),
-        rules,
+        rules_file(root),
     ]
-    .iter()
-    .map(|p| {
-        let m = std::fs::metadata(p).ok()?;
-        Some((m.modified().ok()?, m.len()))
-    })
-    .collect()
+}
+
+fn sources(root: &Path) -> Sources {
+    source_paths(root)
+        .iter()
+        .map(|p| {
+            let m = std::fs::metadata(p).ok()?;
+            Some((m.modified().ok()?, m.len()))
+        })
+        .collect()
+}
+
+/// A home's redactor as loaded, with what it was loaded from.
+struct Loaded {
+    root: PathBuf,
+    seen: Sources,
+    redactor: Arc<Redactor>,
+    watch: Option<watch::Watch>,
+}
+
+static WATCHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For a long-lived process (`bob serve`): from now on a loaded redactor's sources are watched
+/// with inotify, so a durable write that finds nothing changed since the last one skips the
+/// stat of each source file (one read of the watch instead of three path walks). Any event
+/// that may concern a source falls back to comparing them, as without a watch. Short-lived
+/// processes do not watch (inotify instances are a per-user resource).
+pub fn watch_sources() {
+    WATCHING.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 fn for_root(root: &Path) -> Result<Arc<Redactor>> {
-    type Loaded = Vec<(PathBuf, Sources, Arc<Redactor>)>;
-    static LOADED: Mutex<Loaded> = Mutex::new(Vec::new());
-    let now = sources(root);
+    static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
+    let watching = WATCHING.load(std::sync::atomic::Ordering::Relaxed);
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, seen, r)) = loaded.iter().find(|(p, _, _)| p == root)
-        && *seen == now
-    {
-        return Ok(r.clone());
+    let at = loaded.iter().position(|l| l.root == root);
+    if let Some(l) = at.map(|i| &mut loaded[i]) {
+        if l.watch.as_mut().is_some_and(|w| w.quiet()) {
+            return Ok(l.redactor.clone());
+        }
+        // (Re)made before the sources are compared: a change after that is seen next time.
+        if watching && l.watch.as_ref().is_none_or(|w| w.outdated()) {
+            l.watch = watch::Watch::new(&source_paths(root));
+        }
+        let now = sources(root);
+        if now != l.seen {
+            l.redactor = Arc::new(Redactor::load_at(root)?);
+            l.seen = now;
+        }
+        return Ok(l.redactor.clone());
     }
-    let r = Arc::new(Redactor::load_at(root)?);
-    loaded.retain(|(p, _, _)| p != root);
-    loaded.push((root.to_path_buf(), now, r.clone()));
-    Ok(r)
+    let watch = watching
+        .then(|| watch::Watch::new(&source_paths(root)))
+        .flatten();
+    let seen = sources(root);
+    let redactor = Arc::new(Redactor::load_at(root)?);
+    loaded.push(Loaded {
+        root: root.to_path_buf(),
+        seen,
+        redactor: redactor.clone(),
+        watch,
+    });
+    Ok(redactor)
+}
+
+mod watch {
+    //! Watches the directories of a redactor's source files. The kernel queues an inotify
+    //! event during the very call that changes a file, so a watch set up before the sources
+    //! were last compared, whose queue holds no event naming a source, proves that none of
+    //! them has changed since.
+    use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+    use rustix::io::Errno;
+    use std::ffi::OsString;
+    use std::os::fd::OwnedFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Path, PathBuf};
+
+    pub(super) struct Watch {
+        fd: OwnedFd,
+        /// (watch descriptor, a name in its directory that matters).
+        names: Vec<(i32, OsString)>,
+        /// A directory that did not exist when the watch was made (its parent is watched for
+        /// its creation): once it exists, the watch is made again to cover it.
+        missing: Option<PathBuf>,
+        /// A watch was removed or events were lost: the watch is made again.
+        broken: bool,
+    }
+
+    impl Watch {
+        /// Watches the directory of each path (or, when that directory is missing, its parent
+        /// for the directory's creation). `None` when inotify is not available or a path has
+        /// neither (the caller then compares the sources every time).
+        pub(super) fn new(paths: &[PathBuf]) -> Option<Watch> {
+            let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok()?;
+            let flags = WatchFlags::MODIFY
+                | WatchFlags::ATTRIB
+                | WatchFlags::CREATE
+                | WatchFlags::DELETE
+                | WatchFlags::MOVED_FROM
+                | WatchFlags::MOVED_TO
+                | WatchFlags::DELETE_SELF
+                | WatchFlags::MOVE_SELF
+                | WatchFlags::ONLYDIR;
+            let mut w = Watch {
+                fd,
+                names: Vec::new(),
+                missing: None,
+                broken: false,
+            };
+            for path in paths {
+                // A symlinked source changes where no watch of ours sees it.
+                if path
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.file_type().is_symlink())
+                {
+                    return None;
+                }
+                let (dir, name) = (path.parent()?, path.file_name()?);
+                match inotify::add_watch(&w.fd, dir, flags) {
+                    Ok(wd) => w.names.push((wd, name.to_owned())),
+                    Err(Errno::NOENT) => {
+                        let wd = inotify::add_watch(&w.fd, dir.parent()?, flags).ok()?;
+                        w.names.push((wd, dir.file_name()?.to_owned()));
+                        w.missing = Some(dir.to_path_buf());
+                    }
+                    Err(_) => return None,
+                }
+            }
+            Some(w)
+        }
+
+        /// Reads every queued event: true when none may concern a source.
+        pub(super) fn quiet(&mut self) -> bool {
+            let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 4096];
+            let mut events = inotify::Reader::new(&self.fd, &mut buf);
+            let mut quiet = !self.broken;
+            loop {
+                match events.next() {
+                    Ok(e) => {
+                        let lost = ReadFlags::QUEUE_OVERFLOW
+                            | ReadFlags::IGNORED
+                            | ReadFlags::DELETE_SELF
+                            | ReadFlags::MOVE_SELF;
+                        if e.events().intersects(lost) {
+                            self.broken = true;
+                            quiet = false;
+                        }
+                        let named = e.file_name().map(|n| n.to_bytes());
+                        if self.names.iter().any(|(wd, name)| {
+                            *wd == e.wd() && named.is_some_and(|n| n == name.as_bytes())
+                        }) {
+                            quiet = false;
+                        }
+                    }
+                    Err(Errno::INTR) => {}
+                    Err(Errno::AGAIN) => return quiet,
+                    Err(_) => {
+                        self.broken = true;
+                        return false;
+                    }
+                }
+            }
+        }
+
+        /// Whether the watch should be made again (broken, or a missing directory now exists).
+        pub(super) fn outdated(&self) -> bool {
+            self.broken || self.missing.as_deref().is_some_and(Path::exists)
+        }
+    }
 }
 
 /// The redactor every durable write goes through: the process home's ([`set_process_home`]),

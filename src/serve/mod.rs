@@ -541,6 +541,8 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
             lock_path.display()
         )));
     };
+    // A server checks the redactor's sources at every durable write of every run.
+    crate::redact::watch_sources();
     let queue_path = dir.join("queue.db");
     let mut q = Queue::open(&queue_path)?;
     let recovered = recover(home, &mut q)?;

@@ -1722,6 +1722,47 @@ fn a_secret_stored_while_serving_is_masked_in_the_next_runs_writes_without_a_res
     assert!(turns.contains("the key is [REDACTED]"), "{turns}");
 }
 
+/// Pins the server's watch of the redactor's sources (`redact::watch_sources`): a secret
+/// stored by another process (`bob secrets set`, into a secrets store that did not exist when
+/// the server started) and a rule file written by hand while the server runs both apply to
+/// the very next run, with no restart.
+#[test]
+fn a_secret_or_rule_added_by_another_process_while_serving_masks_the_next_run() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let canary = "canary-from-the-cli-91fe";
+    let llm = OpenAi::start(move |_, n| {
+        let text = if n < 2 {
+            "warm".to_string()
+        } else {
+            format!("the key is {canary}, the project is project-4711")
+        };
+        Reply::json(200, &openai::completion(&text))
+    });
+    let srv = Server::start_on(&env, &["--workers", "2"], &llm);
+    let a = srv.addr;
+    assert!(
+        !env.home().join("secrets").exists(),
+        "the secrets store exists before the test sets one"
+    );
+    let first = create(a, &tok, json!({"agent_id": "a", "message": "warm up"}));
+    let v = wait_run(a, &tok, &first, status_is("completed"));
+    assert_eq!(v["output"], "warm");
+    env.json(&["secrets", "set", "from_cli"], canary);
+    std::fs::write(env.home().join("redact.rules"), "project-[0-9]{4}\n").unwrap();
+    let second = create(a, &tok, json!({"agent_id": "a", "message": "again"}));
+    let v = wait_run(a, &tok, &second, status_is("completed"));
+    assert_eq!(
+        v["output"], "the key is [REDACTED], the project is [REDACTED]",
+        "{v}"
+    );
+    let turns = std::fs::read_to_string(env.home().join("turns.jsonl")).unwrap();
+    assert!(
+        !turns.contains(canary) && !turns.contains("project-4711"),
+        "{turns}"
+    );
+}
+
 #[test]
 fn the_openapi_document_is_served_without_a_token_and_names_only_served_routes() {
     let env = TestEnv::new();
