@@ -54,7 +54,6 @@ pub fn write_bytes_atomic_rename_unsynced(path: &Path, bytes: &[u8]) -> Result<(
 
 fn replace_file(path: &Path, bytes: &[u8], sync_dir: bool) -> Result<()> {
     let dir = parent_of(path);
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("doc");
     let tmp = dir.join(format!(
         ".{name}.tmp.{}.{}",
@@ -62,11 +61,7 @@ fn replace_file(path: &Path, bytes: &[u8], sync_dir: bool) -> Result<()> {
         uuid::Uuid::new_v4().simple()
     ));
     let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .map_err(io(&tmp))?;
+        let mut f = open_creating_dirs(&tmp, OpenOptions::new().write(true).create_new(true))?;
         f.write_all(bytes).map_err(io(&tmp))?;
         f.sync_all().map_err(io(&tmp))?;
         std::fs::rename(&tmp, path).map_err(io(path))?;
@@ -259,15 +254,14 @@ pub struct Lock {
 
 impl Lock {
     fn open(path: &Path) -> Result<File> {
-        let dir = parent_of(path);
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
-        OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(io(path))
+        open_creating_dirs(
+            path,
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true),
+        )
     }
 
     /// Blocks until the exclusive lock on `path` (created if missing) is held.
@@ -303,16 +297,25 @@ pub fn lock_path(path: &Path) -> PathBuf {
 
 /// Opens a log for appending (creating it and its directory) and takes its exclusive lock.
 pub(crate) fn open_log(path: &Path) -> Result<File> {
-    let dir = parent_of(path);
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .read(true)
-        .open(path)
-        .map_err(io(path))?;
+    let file = open_creating_dirs(
+        path,
+        OpenOptions::new().create(true).append(true).read(true),
+    )?;
     file.lock().map_err(io(path))?;
     Ok(file)
+}
+
+/// Opens `path` with `opts`; when its directory is missing, creates it and tries again (the
+/// directory exists almost always: no mkdir and stat of each ancestor before every open).
+fn open_creating_dirs(path: &Path, opts: &OpenOptions) -> Result<File> {
+    match opts.open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let dir = parent_of(path);
+            std::fs::create_dir_all(dir).map_err(io(dir))?;
+            opts.open(path).map_err(io(path))
+        }
+        opened => opened.map_err(io(path)),
+    }
 }
 
 /// True when the file is non-empty and its last byte is not a newline (a torn record).
