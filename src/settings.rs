@@ -15,7 +15,7 @@
 //! README's "Settings" table documents the same rows.
 //!
 //! Flags: the global flags (`--home`, `--now`) are layered in here. A per-command knob that is
-//! a setting (`turn.seed`, `search.keep_days`, `serve.drain_timeout_s`) is layered by its
+//! a setting (`turn.seed`, `search.keep_days`, `serve.*`) is layered by its
 //! command with [`Settings::with_flags`] (source `flag`, origin the flag), so a clap flag never
 //! reads the environment itself (no `env = "BOB_…"` in src/cli/). Other per-command flags
 //! (`bob chat --model`, `bob tool run --root`, …) are applied by their command on top of the
@@ -276,6 +276,18 @@ pub static SPECS: &[Spec] = &[
         "`bob search` keeps staged fetches this many days"),
     spec("search.keep_count", &["BOB_STAGING_KEEP_COUNT"], "--keep-count", Some("1000"), Count,
         "`bob search` keeps at most this many staged fetches (the newest)"),
+    spec("serve.bind", &["BOB_SERVE_BIND"], "--bind", Some(crate::serve::DEFAULT_BIND), Text,
+        "Address `bob serve` listens on (a non-loopback one also needs --public)"),
+    spec("serve.workers", &["BOB_SERVE_WORKERS"], "--workers", Some("2"), Count,
+        "`bob serve` worker threads running turns (1-256)"),
+    spec("serve.queue", &["BOB_SERVE_QUEUE"], "--queue", Some("1000"), Count,
+        "Most runs waiting in `bob serve`'s queue; beyond it queue.full (503)"),
+    spec("serve.max_body", &["BOB_SERVE_MAX_BODY"], "--max-body", Some("1048576"), Count,
+        "Largest request body `bob serve` reads, in bytes (at least 1024)"),
+    spec("serve.request_timeout_s", &["BOB_SERVE_REQUEST_TIMEOUT"], "--request-timeout", Some("30"), Seconds,
+        "Seconds `bob serve` gives a request to be answered (an SSE stream: to start)"),
+    spec("serve.chat_rate", &["BOB_SERVE_CHAT_RATE"], "--chat-rate", Some("20"), Count,
+        "Chat messages per minute per sender before chat.rate_limited"),
     spec("serve.drain_timeout_s", &["BOB_SERVE_DRAIN_TIMEOUT"], "--drain-timeout", Some("20"), Seconds,
         "Seconds a `bob serve` drain (SIGTERM) gives running runs before re-queueing them"),
     // Identity (seed 001 naming), stated in every role's system prompt.

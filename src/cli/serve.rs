@@ -3,6 +3,7 @@
 use super::Ctx;
 use crate::error::{Error, Result};
 use crate::serve::{self, auth};
+use crate::settings::Settings;
 use serde_json::json;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -27,30 +28,34 @@ use std::time::Duration;
 pub struct Args {
     #[command(subcommand)]
     pub command: Option<Sub>,
-    /// Address to listen on; a port of 0 picks a free one
-    #[arg(long, default_value = serve::DEFAULT_BIND, value_name = "ADDR")]
-    pub bind: SocketAddr,
+    /// Address to listen on; a port of 0 picks a free one [default: setting serve.bind,
+    /// else 127.0.0.1:8765]
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<String>,
     /// Allow a non-loopback --bind (the API is then reachable from the network)
     #[arg(long)]
     pub public: bool,
-    /// Worker threads running turns
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    pub workers: usize,
+    /// Worker threads running turns [default: setting serve.workers, else 2]
+    #[arg(long, value_name = "N")]
+    pub workers: Option<u64>,
     /// Most runs waiting in the queue; beyond it POST /v1/runs answers queue.full (503)
-    #[arg(long = "queue", default_value_t = 1000, value_name = "N")]
-    pub queue_cap: u64,
-    /// Largest request body, in bytes
-    #[arg(long, default_value_t = 1024 * 1024, value_name = "BYTES")]
-    pub max_body: usize,
-    /// Seconds to answer a request (an SSE stream: to start it)
-    #[arg(long, default_value_t = 30, value_name = "SECS")]
-    pub request_timeout: u64,
+    /// [default: setting serve.queue, else 1000]
+    #[arg(long = "queue", value_name = "N")]
+    pub queue_cap: Option<u64>,
+    /// Largest request body, in bytes [default: setting serve.max_body, else 1048576]
+    #[arg(long, value_name = "BYTES")]
+    pub max_body: Option<u64>,
+    /// Seconds to answer a request (an SSE stream: to start it) [default: setting
+    /// serve.request_timeout_s, else 30]
+    #[arg(long, value_name = "SECS")]
+    pub request_timeout: Option<f64>,
     /// Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]
     #[arg(long, value_name = "SPEC")]
     pub backend: Option<String>,
     /// Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited
-    #[arg(long, default_value_t = 20, value_name = "N")]
-    pub chat_rate: u32,
+    /// [default: setting serve.chat_rate, else 20]
+    #[arg(long, value_name = "N")]
+    pub chat_rate: Option<u64>,
     /// Seconds a drain (SIGTERM) gives running runs to finish; then each is cut short and
     /// re-queued (or, if it already called a tool, failed with reason interrupted) [default:
     /// setting serve.drain_timeout_s (BOB_SERVE_DRAIN_TIMEOUT, config.toml), else 20]
@@ -107,40 +112,28 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 .doc(&json!({"id": e.id, "name": e.name, "revoked_at": e.revoked_at}))
         }
         None => {
-            if !serve::is_loopback(&args.bind) {
+            let settings = ctx.settings.with_flags(|f| {
+                f.set("serve.bind", args.bind.as_ref());
+                f.set("serve.workers", args.workers);
+                f.set("serve.queue", args.queue_cap);
+                f.set("serve.max_body", args.max_body);
+                f.set("serve.request_timeout_s", args.request_timeout);
+                f.set("serve.chat_rate", args.chat_rate);
+                f.set("serve.drain_timeout_s", args.drain_timeout);
+            });
+            let opts = options(&settings, args.backend)?;
+            if !serve::is_loopback(&opts.bind) {
                 if !args.public {
                     return Err(Error::denied(format!(
                         "{} is not a loopback address: pass --public to serve the API to the network",
-                        args.bind
+                        opts.bind
                     )));
                 }
                 eprintln!(
                     "bob serve: WARNING: listening on {}, a non-loopback address: the API is reachable from the network (bearer tokens still required)",
-                    args.bind
+                    opts.bind
                 );
             }
-            if args.workers == 0 || args.workers > 256 {
-                return Err(Error::invalid("--workers must be between 1 and 256"));
-            }
-            if args.queue_cap == 0 {
-                return Err(Error::invalid("--queue must be at least 1"));
-            }
-            let settings = ctx
-                .settings
-                .with_flags(|f| f.set("serve.drain_timeout_s", args.drain_timeout));
-            let drain = settings.seconds("serve.drain_timeout_s")?.unwrap_or(20.0);
-            let opts = serve::Options {
-                bind: args.bind,
-                workers: args.workers,
-                queue_cap: args.queue_cap,
-                max_body: args.max_body.max(1024),
-                request_timeout: Duration::from_secs(args.request_timeout.max(1)),
-                backend: args.backend,
-                chat_rate: args.chat_rate.max(1),
-                drain_timeout: Duration::try_from_secs_f64(drain)
-                    .map_err(|_| Error::invalid("--drain-timeout must be a number of seconds"))?,
-                settings,
-            };
             let (workers, cap) = (opts.workers, opts.queue_cap);
             let mut printed = Ok(());
             serve::run(&ctx.home, opts, |addr, recovered| {
@@ -151,4 +144,58 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             printed
         }
     }
+}
+
+/// The server's options from its settings (flags layered in), each checked with an error that
+/// names where its value came from.
+fn options(settings: &Settings, backend: Option<String>) -> Result<serve::Options> {
+    let origin = |key: &str| {
+        settings
+            .get(key)
+            .map(|e| e.origin.clone())
+            .unwrap_or_else(|| key.to_string())
+    };
+    let bind_text = settings.text("serve.bind").unwrap_or(serve::DEFAULT_BIND);
+    let bind: SocketAddr = bind_text.parse().map_err(|_| {
+        Error::invalid(format!(
+            "{} must be an IP address and port such as 127.0.0.1:8765, not {bind_text:?}",
+            origin("serve.bind")
+        ))
+    })?;
+    let count =
+        |key: &str, default: u64| -> Result<u64> { Ok(settings.u64(key)?.unwrap_or(default)) };
+    let workers = count("serve.workers", 2)?;
+    if !(1..=256).contains(&workers) {
+        return Err(Error::invalid(format!(
+            "{} must be between 1 and 256",
+            origin("serve.workers")
+        )));
+    }
+    let queue_cap = count("serve.queue", 1000)?;
+    if queue_cap == 0 {
+        return Err(Error::invalid(format!(
+            "{} must be at least 1",
+            origin("serve.queue")
+        )));
+    }
+    let seconds = |key: &str, default: f64| -> Result<Duration> {
+        let s = settings.seconds(key)?.unwrap_or(default);
+        Duration::try_from_secs_f64(s)
+            .map_err(|_| Error::invalid(format!("{} must be a number of seconds", origin(key))))
+    };
+    Ok(serve::Options {
+        bind,
+        workers: workers as usize,
+        queue_cap,
+        max_body: usize::try_from(count("serve.max_body", 1024 * 1024)?)
+            .unwrap_or(usize::MAX)
+            .max(1024),
+        request_timeout: seconds("serve.request_timeout_s", 30.0)?.max(Duration::from_secs(1)),
+        backend,
+        chat_rate: u32::try_from(count("serve.chat_rate", 20)?)
+            .unwrap_or(u32::MAX)
+            .max(1),
+        drain_timeout: seconds("serve.drain_timeout_s", 20.0)?,
+        settings: settings.clone(),
+    })
 }

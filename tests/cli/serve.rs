@@ -716,6 +716,66 @@ fn non_loopback_bind_needs_public_and_one_server_per_home() {
     );
 }
 
+/// The server's knobs are settings (flag > env > config.toml > default), shown by `bob config
+/// show`, and a bad value names where it came from.
+#[test]
+fn serve_options_come_from_flags_env_and_config_in_that_order() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "x");
+    env.json(&["init"], "");
+    std::fs::write(
+        env.home().join("config.toml"),
+        "[serve]\nworkers = 3\nqueue = 7\nchat_rate = 4\n",
+    )
+    .unwrap();
+    let shown = env.json(&["config", "show"], "");
+    assert_eq!(shown["settings"]["serve.workers"]["value"], 3, "{shown}");
+    assert_eq!(shown["settings"]["serve.workers"]["source"], "config");
+    assert_eq!(shown["settings"]["serve.bind"]["value"], "127.0.0.1:8765");
+    // config says 7, the environment 8, the flag 9: the flag wins; workers stay config's.
+    let srv = Server::start_env(
+        &env,
+        &["--backend", &backend, "--queue", "9"],
+        &[("BOB_SERVE_QUEUE", "8"), ("BOB_SERVE_WORKERS", "")],
+    );
+    assert_eq!(srv.ready["workers"], 3, "{}", srv.ready);
+    assert_eq!(srv.ready["queue"], 9, "{}", srv.ready);
+    drop(srv);
+    let srv = Server::start_env(&env, &["--backend", &backend], &[("BOB_SERVE_QUEUE", "8")]);
+    assert_eq!(srv.ready["queue"], 8, "{}", srv.ready);
+    drop(srv);
+    let bad = env
+        .bob(&["serve"])
+        .env("BOB_SERVE_WORKERS", "0")
+        .output()
+        .unwrap();
+    let e = crate::env::error_of(&bad, 2, "invalid.request");
+    assert!(
+        e["message"].as_str().unwrap().contains("BOB_SERVE_WORKERS"),
+        "{e}"
+    );
+    std::fs::write(
+        env.home().join("config.toml"),
+        "[serve]\nbind = \"nowhere\"\n",
+    )
+    .unwrap();
+    let e = env.fails(&["serve"], "", 2, "invalid.request");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("config.toml serve.bind"),
+        "{e}"
+    );
+    // A non-loopback address from the settings still needs the --public flag.
+    std::fs::write(
+        env.home().join("config.toml"),
+        "[serve]\nbind = \"0.0.0.0:0\"\n",
+    )
+    .unwrap();
+    env.fails(&["serve"], "", 3, "policy.denied");
+}
+
 #[test]
 fn bob_turn_writes_a_run_bundle_that_bob_runs_reads() {
     let env = TestEnv::new();
