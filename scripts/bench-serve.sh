@@ -7,7 +7,7 @@
 # coordinated omission) against GET /v1/runs/{id} and, as the peer, nginx's static file.
 #
 #   scripts/bench-serve.sh                    # builds release
-#   BOB=target/debug/bob N=5000 C=8 RUNS=500 WORKERS=2 RATE=1000 scripts/bench-serve.sh
+#   BOB=target/debug/bob N=5000 C=8 RUNS=500 WORKERS=2 RATE=1000 QUEUED=10000 scripts/bench-serve.sh
 #   TMPDIR=/dev/shm scripts/bench-serve.sh    # the home on tmpfs: what the syncs cost
 #
 # None of wrk, nginx or oha is needed by the tests or CI; install them by hand
@@ -16,7 +16,8 @@
 # Reports requests/s, p50 and p99 for /healthz (bob vs peer, ratio), GET /v1/runs/{id}, and
 # end-to-end completed runs/s for POST /v1/runs on the replay backend with --workers WORKERS:
 # once from one connection (each POST waits for the previous one), once from C connections
-# at once (runs accepted together share one queue commit).
+# at once (runs accepted together share one queue commit). Last, QUEUED runs (10,000; 0 skips
+# it) posted to a server with one worker: its RSS and peak RSS with nearly all of them queued.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -197,3 +198,41 @@ def bench(conns):
 bench(1)
 bench(c)
 PY
+
+# The issue's memory condition: QUEUED runs (default 10,000) accepted by a server with one
+# worker, so nearly all of them wait in the queue; its RSS and peak RSS (VmHWM) then. The peer
+# is this script's own python3 interpreter, idle, for scale.
+QUEUED=${QUEUED:-10000}
+if [[ "$QUEUED" -gt 0 ]]; then
+  export BOB_HOME="$work/home-queued"
+  "$BOB" init >/dev/null
+  qtok=$("$BOB" serve token create | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+  "$BOB" serve --bind 127.0.0.1:0 --workers 1 --queue $((QUEUED * 2)) --backend "replay:$work/replay.jsonl" \
+    >"$work/ready-queued" 2>"$work/serve-queued.err" &
+  qpid=$!
+  pids+=($qpid)
+  for _ in $(seq 100); do [[ -s "$work/ready-queued" ]] && break; sleep 0.05; done
+  qaddr=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["listening"])' "$work/ready-queued")
+  python3 - "$qaddr" "$qtok" "$QUEUED" "$C" "$qpid" <<'PY'
+import http.client, json, sys, threading
+addr, tok, n, c, pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+host, port = addr.rsplit(":", 1)
+h = {"Authorization": "Bearer " + tok, "Content-Type": "application/json"}
+def post(k):
+    conn = http.client.HTTPConnection(host, int(port))
+    for i in range(k, n, c):
+        conn.request("POST", "/v1/runs", body=json.dumps({"agent_id": "q", "message": f"m{i}"}), headers=h)
+        r = conn.getresponse(); r.read(); assert r.status == 202, r.status
+ts = [threading.Thread(target=post, args=(k,)) for k in range(c)]
+for t in ts: t.start()
+for t in ts: t.join()
+conn = http.client.HTTPConnection(host, int(port))
+conn.request("GET", "/v1/runs?status=queued&limit=1", headers=h)
+queued = json.loads(conn.getresponse().read())["total"]
+status = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status") if ":" in l)
+mine = dict(l.split(":", 1) for l in open("/proc/self/status") if ":" in l)
+mb = lambda s: int(s.split()[0]) / 1024
+print(f"{n} runs accepted, {queued} still queued: bob serve RSS {mb(status['VmRSS']):.1f} MB, "
+      f"peak {mb(status['VmHWM']):.1f} MB (target <= 200 MB); this python3 load generator {mb(mine['VmRSS']):.1f} MB")
+PY
+fi
