@@ -973,17 +973,14 @@ pub fn watch_sources() {
 
 fn for_root(root: &Path) -> Result<Arc<Redactor>> {
     static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
-    let watching = WATCHING.load(std::sync::atomic::Ordering::Relaxed);
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    let at = loaded.iter().position(|l| l.root == root);
-    if let Some(l) = at.map(|i| &mut loaded[i]) {
+    if let Some(l) = loaded.iter_mut().find(|l| l.root == root) {
         if l.watch.as_mut().is_some_and(|w| w.quiet()) {
             return Ok(l.redactor.clone());
         }
-        // (Re)made before the sources are compared: a change after that is seen next time.
-        if watching && l.watch.as_ref().is_none_or(|w| w.outdated()) {
-            l.watch = watch::Watch::new(&source_paths(root));
-        }
+        // Something may have changed (or nothing is watched): the watch is made again before
+        // the sources are compared, so a change after the comparison is seen next time.
+        l.watch = watch_for(root);
         let now = sources(root);
         if now != l.seen {
             l.redactor = Arc::new(Redactor::load_at(root)?);
@@ -991,9 +988,7 @@ fn for_root(root: &Path) -> Result<Arc<Redactor>> {
         }
         return Ok(l.redactor.clone());
     }
-    let watch = watching
-        .then(|| watch::Watch::new(&source_paths(root)))
-        .flatten();
+    let watch = watch_for(root);
     let seen = sources(root);
     let redactor = Arc::new(Redactor::load_at(root)?);
     loaded.push(Loaded {
@@ -1005,108 +1000,102 @@ fn for_root(root: &Path) -> Result<Arc<Redactor>> {
     Ok(redactor)
 }
 
+/// A watch of `root`'s redactor sources, when this process watches them.
+fn watch_for(root: &Path) -> Option<watch::Watch> {
+    if !WATCHING.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    watch::Watch::new(&source_paths(root))
+}
+
 mod watch {
-    //! Watches the directories of a redactor's source files. The kernel queues an inotify
-    //! event during the very call that changes a file, so a watch set up before the sources
-    //! were last compared, whose queue holds no event naming a source, proves that none of
-    //! them has changed since.
+    //! Watches a redactor's source files: each existing file itself (its inode, so a write
+    //! through a symlink or another hard link is seen too) and the directory that holds it
+    //! (for files created, replaced or removed there; for a missing directory, its parent).
+    //! The kernel queues an inotify event during the very call that changes a file, so a watch
+    //! made before the sources were last compared, whose queue holds no event that may concern
+    //! a source, proves that none of them has changed since.
     use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
     use rustix::io::Errno;
     use std::ffi::OsString;
     use std::os::fd::OwnedFd;
     use std::os::unix::ffi::OsStrExt;
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
 
     pub(super) struct Watch {
         fd: OwnedFd,
-        /// (watch descriptor, a name in its directory that matters).
+        /// (directory's watch descriptor, a name in it that matters).
         names: Vec<(i32, OsString)>,
-        /// A directory that did not exist when the watch was made (its parent is watched for
-        /// its creation): once it exists, the watch is made again to cover it.
-        missing: Option<PathBuf>,
-        /// A watch was removed or events were lost: the watch is made again.
-        broken: bool,
+        /// Watch descriptors of the source files themselves: any event on them matters.
+        files: Vec<i32>,
     }
 
     impl Watch {
-        /// Watches the directory of each path (or, when that directory is missing, its parent
-        /// for the directory's creation). `None` when inotify is not available or a path has
-        /// neither (the caller then compares the sources every time).
+        /// `None` when inotify is not available or a path has neither its directory nor that
+        /// directory's parent (the caller then compares the sources every time).
         pub(super) fn new(paths: &[PathBuf]) -> Option<Watch> {
             let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok()?;
-            let flags = WatchFlags::MODIFY
+            let changed = WatchFlags::MODIFY
                 | WatchFlags::ATTRIB
+                | WatchFlags::DELETE_SELF
+                | WatchFlags::MOVE_SELF;
+            let entries = changed
                 | WatchFlags::CREATE
                 | WatchFlags::DELETE
                 | WatchFlags::MOVED_FROM
                 | WatchFlags::MOVED_TO
-                | WatchFlags::DELETE_SELF
-                | WatchFlags::MOVE_SELF
                 | WatchFlags::ONLYDIR;
             let mut w = Watch {
                 fd,
                 names: Vec::new(),
-                missing: None,
-                broken: false,
+                files: Vec::new(),
             };
             for path in paths {
-                // A symlinked source changes where no watch of ours sees it.
-                if path
-                    .symlink_metadata()
-                    .is_ok_and(|m| m.file_type().is_symlink())
-                {
-                    return None;
-                }
                 let (dir, name) = (path.parent()?, path.file_name()?);
-                match inotify::add_watch(&w.fd, dir, flags) {
+                match inotify::add_watch(&w.fd, dir, entries) {
                     Ok(wd) => w.names.push((wd, name.to_owned())),
                     Err(Errno::NOENT) => {
-                        let wd = inotify::add_watch(&w.fd, dir.parent()?, flags).ok()?;
+                        let wd = inotify::add_watch(&w.fd, dir.parent()?, entries).ok()?;
                         w.names.push((wd, dir.file_name()?.to_owned()));
-                        w.missing = Some(dir.to_path_buf());
                     }
+                    Err(_) => return None,
+                }
+                match inotify::add_watch(&w.fd, path, changed) {
+                    Ok(wd) => w.files.push(wd),
+                    Err(Errno::NOENT) => {}
                     Err(_) => return None,
                 }
             }
             Some(w)
         }
 
-        /// Reads every queued event: true when none may concern a source.
+        /// Reads every queued event: true when none may concern a source. An event lost or
+        /// a watch gone counts as a change.
         pub(super) fn quiet(&mut self) -> bool {
             let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 4096];
             let mut events = inotify::Reader::new(&self.fd, &mut buf);
-            let mut quiet = !self.broken;
+            let mut quiet = true;
             loop {
                 match events.next() {
                     Ok(e) => {
-                        let lost = ReadFlags::QUEUE_OVERFLOW
-                            | ReadFlags::IGNORED
-                            | ReadFlags::DELETE_SELF
-                            | ReadFlags::MOVE_SELF;
-                        if e.events().intersects(lost) {
-                            self.broken = true;
-                            quiet = false;
-                        }
                         let named = e.file_name().map(|n| n.to_bytes());
-                        if self.names.iter().any(|(wd, name)| {
-                            *wd == e.wd() && named.is_some_and(|n| n == name.as_bytes())
-                        }) {
+                        let lost = e
+                            .events()
+                            .intersects(ReadFlags::QUEUE_OVERFLOW | ReadFlags::IGNORED);
+                        if lost
+                            || self.files.contains(&e.wd())
+                            || self.names.iter().any(|(wd, name)| {
+                                *wd == e.wd() && named.is_some_and(|n| n == name.as_bytes())
+                            })
+                        {
                             quiet = false;
                         }
                     }
                     Err(Errno::INTR) => {}
                     Err(Errno::AGAIN) => return quiet,
-                    Err(_) => {
-                        self.broken = true;
-                        return false;
-                    }
+                    Err(_) => return false,
                 }
             }
-        }
-
-        /// Whether the watch should be made again (broken, or a missing directory now exists).
-        pub(super) fn outdated(&self) -> bool {
-            self.broken || self.missing.as_deref().is_some_and(Path::exists)
         }
     }
 }
@@ -1135,6 +1124,49 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
     use std::collections::BTreeSet;
+
+    /// A watched home's rule file edited where no directory watch sees it (through a symlink,
+    /// or through another hard link) still reloads the redactor on the next write.
+    #[test]
+    fn a_watched_rule_file_edited_through_a_symlink_or_a_hard_link_is_reloaded() {
+        watch_sources();
+        let dir = tempfile::tempdir().unwrap();
+        let (home, elsewhere) = (dir.path().join("home"), dir.path().join("elsewhere"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let target = elsewhere.join("rules");
+        std::fs::write(&target, "alpha-[0-9]{3}\n").unwrap();
+        std::os::unix::fs::symlink(&target, home.join("redact.rules")).unwrap();
+        let masked = |s: &str| for_root(&home).unwrap().redact_str(s).into_owned();
+        assert_eq!(masked("alpha-123 beta-456"), "[REDACTED] beta-456");
+        assert_eq!(
+            masked("beta-456"),
+            "beta-456",
+            "a quiet watch keeps the redactor"
+        );
+        std::fs::write(&target, "alpha-[0-9]{3}\nbeta-[0-9]{3}\n").unwrap();
+        assert_eq!(
+            masked("beta-456"),
+            "[REDACTED]",
+            "edited through the symlink"
+        );
+        let link = elsewhere.join("hard");
+        std::fs::remove_file(home.join("redact.rules")).unwrap();
+        std::fs::hard_link(&target, home.join("redact.rules")).unwrap();
+        std::fs::hard_link(&target, &link).unwrap();
+        assert_eq!(masked("gamma-789"), "gamma-789");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&link)
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"gamma-[0-9]{3}\n").unwrap();
+        drop(f);
+        assert_eq!(
+            masked("gamma-789"),
+            "[REDACTED]",
+            "edited through another link"
+        );
+    }
 
     fn red(s: &str) -> String {
         Redactor::default().redact_str(s).into_owned()
