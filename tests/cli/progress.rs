@@ -134,19 +134,27 @@ fn on_terminal(mut cmd: Command, typed: Option<&[u8]>) -> Option<(bool, Vec<u8>,
     drop(slave);
     let mut master = std::fs::File::from(master);
     let mut reader = master.try_clone().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let all = seen.clone();
     let drawn = std::thread::spawn(move || {
-        let mut all = Vec::new();
         let mut buf = [0u8; 4096];
         // EIO once the last slave descriptor (the child's) is closed.
         while let Ok(n) = reader.read(&mut buf) {
             if n == 0 {
                 break;
             }
-            all.extend_from_slice(&buf[..n]);
+            all.lock().unwrap().extend_from_slice(&buf[..n]);
         }
-        all
+        std::mem::take(&mut *all.lock().unwrap())
     });
     if let Some(t) = typed {
+        // As a person would: once the command has drawn something (its prompt), or after 5 s;
+        // typed earlier, the terminal's echo lands in the middle of the prompt.
+        let start = std::time::Instant::now();
+        while seen.lock().unwrap().is_empty() && start.elapsed() < std::time::Duration::from_secs(5)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         master.write_all(t).unwrap();
     }
     let out = child.wait_with_output().unwrap();
