@@ -74,6 +74,7 @@
 //! told apart, never a silent pass. New records are never written unkeyed, and `.head` is
 //! no longer written (the manifest replaces it).
 
+use crate::clock;
 use crate::error::{Error, Result};
 use crate::store::{self, Lock};
 use hmac::{Hmac, Mac};
@@ -94,7 +95,30 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 pub const KEYS_DIR: &str = "keys";
 const KEY_FILE: &str = "chain.key";
 const MANIFEST_FILE: &str = "manifest.json";
-const MANIFEST_VERSION: u32 = 1;
+/// Retired keys of earlier epochs, `keys/retired/<key_id>.key`.
+const RETIRED_DIR: &str = "retired";
+/// 2: `epochs` (retired key epochs) and the `key_id` of every record.
+const MANIFEST_VERSION: u32 = 2;
+/// The field of every keyed record that names the key it was written under.
+pub const RECORD_KEY_FIELD: &str = "key_id";
+
+/// Where the chain key lives when it is not `<home>/keys/chain.key` (installed once per process
+/// by the settings: `BOB_KEY_FILE`, systemd's credential, `keys.file`).
+static KEY_FILE_OVERRIDE: std::sync::RwLock<Option<PathBuf>> = std::sync::RwLock::new(None);
+
+/// Sets the chain key's file for every home this process opens (`None`: `<home>/keys/chain.key`).
+pub fn install_key_file(path: Option<PathBuf>) {
+    *KEY_FILE_OVERRIDE.write().unwrap_or_else(|e| e.into_inner()) = path.map(|p| absolute(&p));
+}
+
+/// The chain key's file for the home at `root` (absolute).
+pub fn key_path(root: &Path) -> PathBuf {
+    KEY_FILE_OVERRIDE
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_else(|| root.join(KEYS_DIR).join(KEY_FILE))
+}
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |e| Error::io(path, e)
@@ -124,8 +148,20 @@ pub struct Entry {
     pub seq: u64,
     /// hash of that record.
     pub hash: String,
-    /// The first seq hashed with the key (records before it are adopted legacy links).
+    /// The first seq hashed with the current key (records before it are adopted: legacy
+    /// links, or records of an earlier key epoch).
     pub keyed_from: u64,
+}
+
+/// A key epoch that `bob ledger rekey` ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Epoch {
+    /// 1 for the home's first key.
+    pub epoch: u64,
+    pub key_id: String,
+    pub retired_at: String,
+    /// `retired` (kept as `keys/retired/<key_id>.key`) or `missing` (lost before the rekey).
+    pub key: String,
 }
 
 /// `keys/manifest.json`.
@@ -134,83 +170,158 @@ pub struct Manifest {
     pub version: u32,
     pub key_id: String,
     pub generation: u64,
+    /// The key epochs before the current one, oldest first (the current epoch is
+    /// `epochs.len() + 1`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub epochs: Vec<Epoch>,
     pub files: BTreeMap<String, Entry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mac: Option<String>,
+}
+
+impl Manifest {
+    /// The current key epoch (1 for a home that was never rekeyed).
+    pub fn epoch(&self) -> u64 {
+        self.epochs.len() as u64 + 1
+    }
 }
 
 fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
+/// The error of a writer or a verification that finds no key where a home's logs need one.
+fn key_missing(root: &Path, manifest_key: Option<&str>) -> Error {
+    let path = key_path(root);
+    let what = match manifest_key {
+        Some(id) => format!("keys/manifest.json was written under key {id}"),
+        None => "the home holds chained logs written without this key".to_string(),
+    };
+    Error::conflict(format!(
+        "the chain key {} is missing, but {what}: bob will not create a new key on its own. \
+         Restore the key (or point keys.file / BOB_KEY_FILE at it), or run `bob ledger rekey` \
+         to start a new key epoch",
+        path.display()
+    ))
+    .with("path", path.display().to_string())
+    .retryable(false)
+}
+
+/// Reads a manifest's `key_id` and `generation` without authenticating it.
+fn peek_manifest(root: &Path) -> Result<Option<Manifest>> {
+    let path = root.join(KEYS_DIR).join(MANIFEST_FILE);
+    match std::fs::read(&path) {
+        Ok(bytes) => Ok(serde_json::from_slice(&bytes)
+            .ok()
+            .or(Some(Manifest::default()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(&path, e)),
+    }
+}
+
+/// Whether any chained log of the home holds a record.
+fn has_records(root: &Path) -> bool {
+    discover(root)
+        .iter()
+        .any(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0))
+}
+
+/// Writes a key file, mode 0600: created once (hard-linked into place, so two processes
+/// racing to create it end up with one key) or, with `replace`, renamed over the old one.
+fn write_key(path: &Path, key: &[u8; 32], replace: bool) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    if !dir.exists() {
+        create_private_dir(dir)?;
+    }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("key");
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    let written = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)
+            .map_err(io(&tmp))?;
+        f.write_all(key).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+        if replace {
+            std::fs::rename(&tmp, path).map_err(io(path))?;
+        } else {
+            std::fs::hard_link(&tmp, path).map_err(io(path))?;
+        }
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    written
+}
+
 impl Keyring {
-    /// The home's key, created (with the manifest, adopting existing logs) when missing.
+    /// The home's key, for a writer. A brand-new home (no manifest, no chained record) gets a
+    /// new key and an empty manifest; a home whose manifest or logs need a key that is not
+    /// there is refused (`conflict`) until `bob ledger rekey`, so a lost key never silently
+    /// becomes a new one that adopts whatever the logs hold.
     pub fn open(home_root: &Path) -> Result<Keyring> {
         let root = absolute(home_root);
-        if let Some(k) = Self::load(&root)? {
+        if let Some(k) = Self::load(&root)?
+            && k.manifest_path().exists()
+        {
             return Ok(k);
         }
         let dir = root.join(KEYS_DIR);
         create_private_dir(&dir)?;
         let _lock = Lock::exclusive(&store::lock_path(&dir.join(MANIFEST_FILE)))?;
-        if let Some(k) = Self::load(&root)? {
-            return Ok(k);
-        }
-        let mut key = [0u8; 32];
-        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
-        let keys = Keyring::from_bytes(&root, key);
-        // Adopt the logs already in the home before the key exists for anyone else: every
-        // writer needs the key and then this lock before it writes.
-        let mut manifest = Manifest {
-            version: MANIFEST_VERSION,
-            key_id: keys.key_id.clone(),
-            ..Manifest::default()
-        };
-        for path in discover(&root) {
-            // A log whose last line is damaged is left out: verify reports it as unlisted.
-            if let Ok(Some((seq, hash))) = tail(&path) {
-                manifest.files.insert(
-                    keys.rel(&path),
-                    Entry {
-                        seq,
-                        hash,
-                        keyed_from: seq + 1,
-                    },
-                );
+        let keys = match Self::load(&root)? {
+            Some(k) if k.manifest_path().exists() => return Ok(k),
+            Some(k) => k,
+            None => {
+                if let Some(m) = peek_manifest(&root)? {
+                    return Err(key_missing(&root, Some(&m.key_id)));
+                }
+                if has_records(&root) {
+                    return Err(key_missing(&root, None));
+                }
+                let mut key = [0u8; 32];
+                rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
+                let path = key_path(&root);
+                match write_key(&path, &key, false) {
+                    Ok(()) => {}
+                    // Another process made it first (outside this home's lock: a key shared by
+                    // several homes): use theirs.
+                    Err(_) if path.exists() => {}
+                    Err(e) => return Err(e),
+                }
+                Self::load(&root)?.ok_or_else(|| key_missing(&root, None))?
             }
+        };
+        // A key without a manifest: a brand-new home (the key was made, or provisioned outside
+        // the home) gets an empty manifest; a home with records lost its manifest and
+        // appends are refused (see `Keyring::missing`).
+        if !has_records(&root) {
+            keys.write_manifest(
+                &mut Manifest {
+                    version: MANIFEST_VERSION,
+                    key_id: keys.key_id.clone(),
+                    ..Manifest::default()
+                },
+                true,
+            )?;
         }
-        keys.write_manifest(&mut manifest, true)?;
-        let path = dir.join(KEY_FILE);
-        let tmp = dir.join(format!(".{KEY_FILE}.tmp.{}", std::process::id()));
-        let written = (|| {
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o600)
-                .open(&tmp)
-                .map_err(io(&tmp))?;
-            f.write_all(&key).map_err(io(&tmp))?;
-            f.sync_all().map_err(io(&tmp))?;
-            std::fs::hard_link(&tmp, &path).map_err(io(&path))?;
-            File::open(&dir)
-                .and_then(|d| d.sync_all())
-                .map_err(io(&dir))
-        })();
-        let _ = std::fs::remove_file(&tmp);
-        written?;
         Ok(keys)
     }
 
     /// The home's key if it has one (never creates it).
     pub fn load(home_root: &Path) -> Result<Option<Keyring>> {
         let root = absolute(home_root);
-        let path = root.join(KEYS_DIR).join(KEY_FILE);
-        let bytes = match std::fs::read(&path) {
+        Self::load_file(&root, &key_path(&root))
+    }
+
+    fn load_file(root: &Path, path: &Path) -> Result<Option<Keyring>> {
+        let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io(&path, e)),
+            Err(e) => return Err(Error::io(path, e)),
         };
         let key: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
             Error::conflict(format!(
@@ -220,7 +331,22 @@ impl Keyring {
             ))
             .with("path", path.display().to_string())
         })?;
-        Ok(Some(Keyring::from_bytes(&root, key)))
+        Ok(Some(Keyring::from_bytes(root, key)))
+    }
+
+    /// The retired key `key_id` of an earlier epoch, if it was kept.
+    fn retired(root: &Path, key_id: &str) -> Option<Keyring> {
+        if key_id.is_empty() || !key_id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let path = root
+            .join(KEYS_DIR)
+            .join(RETIRED_DIR)
+            .join(format!("{key_id}.key"));
+        Self::load_file(root, &path)
+            .ok()
+            .flatten()
+            .filter(|k| k.key_id == key_id)
     }
 
     fn from_bytes(root: &Path, key: [u8; 32]) -> Keyring {
@@ -308,14 +434,21 @@ impl Keyring {
         let Some(mac) = m.mac.take() else {
             return Err(bad("the manifest carries no mac"));
         };
+        if m.key_id != self.key_id {
+            return Err(bad(&format!(
+                "the manifest was written under key {}, but the chain key {} is {}: bob will \
+                 not adopt the logs under another key; restore the key, or run `bob ledger \
+                 rekey` to start a new key epoch",
+                m.key_id,
+                key_path(&self.root).display(),
+                self.key_id
+            )));
+        }
         let body = serde_json::to_vec(&m).map_err(|e| Error::internal(e.to_string()))?;
         if !self.mac_ok(&body, &mac) {
             return Err(bad(
                 "the manifest's mac does not match (edited, or written without the key)",
             ));
-        }
-        if m.key_id != self.key_id {
-            return Err(bad("the manifest belongs to another key"));
         }
         Ok(m)
     }
@@ -368,6 +501,160 @@ impl Keyring {
         ))
         .retryable(false)
     }
+}
+
+/// What `bob ledger rekey` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rekeyed {
+    /// The new key epoch.
+    pub epoch: u64,
+    pub key_id: String,
+    /// The key file of the new epoch.
+    pub key_file: String,
+    /// `created` (a new random key), or `adopted` (the key file already held a key the
+    /// manifest did not name).
+    pub key: &'static str,
+    /// The key the manifest named before, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_key_id: Option<String>,
+    /// `retired` (kept as keys/retired/<key_id>.key), `missing` (lost: its epoch's records
+    /// are reported unverifiable) or `none` (a home of legacy logs, or no manifest).
+    pub previous_key: &'static str,
+    /// Whether the previous manifest authenticated under its key (`false` when that key is
+    /// missing or the manifest was forged or damaged).
+    pub previous_manifest_authentic: bool,
+    pub generation: u64,
+    /// Logs adopted as they are now (their last record becomes their head in the new epoch).
+    pub adopted: Vec<String>,
+    /// Logs the previous manifest listed that are gone or empty now.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
+    /// Logs left out (their last record is not readable): verify reports them unlisted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+}
+
+/// Starts a new key epoch for the home (the human act behind `bob ledger rekey`; the caller
+/// audits it). The key file (see [`key_path`]) is used as it is when it holds a key the
+/// manifest does not name; when it is missing a new key is created there; when it holds the
+/// manifest's own key (a rotation) that key is retired to `keys/retired/<key_id>.key` and a
+/// new one takes its place. A previous key that is still at hand (current or retired) is
+/// kept under `keys/retired/`, so its epoch's records stay verifiable; a lost one is recorded
+/// as `missing` and its records are reported as unverifiable from then on. Every chained log
+/// is adopted as it stands now: its last record becomes its head, checked by links (and by the
+/// retired key when there is one) before it, by the new key after it.
+pub fn rekey(home_root: &Path) -> Result<Rekeyed> {
+    let root = absolute(home_root);
+    let dir = root.join(KEYS_DIR);
+    create_private_dir(&dir)?;
+    let _lock = Lock::exclusive(&store::lock_path(&dir.join(MANIFEST_FILE)))?;
+    let before = peek_manifest(&root)?;
+    let current = Keyring::load(&root)?;
+    let previous_key_id = before
+        .as_ref()
+        .map(|m| m.key_id.clone())
+        .filter(|id| !id.is_empty());
+    // The key the previous manifest was written under, if it is still at hand.
+    let previous = previous_key_id.as_deref().and_then(|id| match &current {
+        Some(k) if k.key_id == id => Some(k.clone()),
+        _ => Keyring::retired(&root, id),
+    });
+    let previous_manifest_authentic = match (&previous, &before) {
+        (Some(k), Some(_)) => k.read_manifest().is_ok(),
+        _ => false,
+    };
+    let path = key_path(&root);
+    let (keys, how) = match &current {
+        Some(k) if Some(k.key_id.as_str()) != previous_key_id.as_deref() => (k.clone(), "adopted"),
+        _ => {
+            let mut key = [0u8; 32];
+            rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
+            (Keyring::from_bytes(&root, key), "created")
+        }
+    };
+    // Keep the previous key before anything replaces it.
+    if let Some(k) = &previous {
+        let retired = dir.join(RETIRED_DIR).join(format!("{}.key", k.key_id));
+        if Keyring::retired(&root, &k.key_id).is_none() {
+            create_private_dir(&dir.join(RETIRED_DIR))?;
+            let _ = std::fs::remove_file(&retired);
+            write_key(&retired, &k.key, false)?;
+        }
+    }
+    if how == "created" {
+        write_key(&path, &keys.key, current.is_some())?;
+    }
+    let mut epochs = before
+        .as_ref()
+        .map(|m| m.epochs.clone())
+        .unwrap_or_default();
+    if let Some(id) = &previous_key_id {
+        epochs.push(Epoch {
+            epoch: epochs.len() as u64 + 1,
+            key_id: id.clone(),
+            retired_at: clock::rfc3339(clock::now()?),
+            key: if previous.is_some() {
+                "retired"
+            } else {
+                "missing"
+            }
+            .into(),
+        });
+    }
+    let mut manifest = Manifest {
+        version: MANIFEST_VERSION,
+        key_id: keys.key_id.clone(),
+        generation: before.as_ref().map_or(0, |m| m.generation) + 1,
+        epochs,
+        files: BTreeMap::new(),
+        mac: None,
+    };
+    let mut logs = discover(&root);
+    for rel in before.iter().flat_map(|m| m.files.keys()) {
+        let p = keys.path_of(rel);
+        if !logs.contains(&p) {
+            logs.push(p);
+        }
+    }
+    let listed_before = |rel: &str| before.as_ref().is_some_and(|m| m.files.contains_key(rel));
+    let (mut adopted, mut dropped, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    for p in logs {
+        let rel = keys.rel(&p);
+        match tail(&p) {
+            Ok(Some((seq, hash))) => {
+                manifest.files.insert(
+                    rel.clone(),
+                    Entry {
+                        seq,
+                        hash,
+                        keyed_from: seq + 1,
+                    },
+                );
+                adopted.push(rel);
+            }
+            Ok(None) if listed_before(&rel) => dropped.push(rel),
+            Ok(None) => {}
+            Err(_) => skipped.push(rel),
+        }
+    }
+    keys.write_manifest(&mut manifest, true)?;
+    Ok(Rekeyed {
+        epoch: manifest.epoch(),
+        key_id: keys.key_id.clone(),
+        key_file: path.display().to_string(),
+        key: how,
+        previous_key_id,
+        previous_key: match (&before, &previous) {
+            (Some(_), Some(_)) => "retired",
+            (Some(m), None) if !m.key_id.is_empty() => "missing",
+            _ => "none",
+        },
+        previous_manifest_authentic,
+        generation: manifest.generation,
+        adopted,
+        dropped,
+        skipped,
+    })
 }
 
 /// The manifest as read, with the bytes it was read from.
@@ -503,11 +790,22 @@ fn tip(keys: &Keyring, file: &mut File, path: &Path, manifest: &Manifest) -> Res
         return refuse("the last record carries no seq".into());
     };
     let Some(e) = entry else {
-        // A legacy log seen for the first time: adopted as it is.
+        // A log the manifest does not list holds records: bob's own only when its last record
+        // is keyed with this key (a crash between a first append's write and its manifest
+        // update); anything else (a legacy log, a planted one, one of another key) is adopted
+        // by `bob ledger rekey` only, never silently.
+        let body = serde_json::to_vec(&last).map_err(|e| Error::internal(e.to_string()))?;
+        if !keys.mac_ok(&body, &hash) {
+            return refuse(
+                "the log holds records but the manifest does not list it (a legacy log, or one \
+                 written without this key); run `bob ledger rekey` to adopt it"
+                    .into(),
+            );
+        }
         return Ok(Tip {
             seq: s + 1,
             prev: hash,
-            keyed_from: s + 1,
+            keyed_from: 0,
         });
     };
     if s < e.seq {
@@ -609,9 +907,10 @@ fn chain(keys: &Keyring, tip: Tip, records: Vec<Map<String, Value>>) -> Result<C
     let mut buf = Vec::new();
     let mut written = Vec::with_capacity(records.len());
     for mut record in records {
-        for k in ["seq", "prev", "hash"] {
+        for k in [RECORD_KEY_FIELD, "seq", "prev", "hash"] {
             record.shift_remove(k);
         }
+        record.insert(RECORD_KEY_FIELD.into(), Value::from(keys.key_id.as_str()));
         record.insert("seq".into(), Value::from(seq));
         record.insert("prev".into(), Value::from(prev.clone()));
         let body = serde_json::to_vec(&record).map_err(|e| Error::internal(e.to_string()))?;
@@ -714,19 +1013,33 @@ fn anchor(keys: &Keyring, path: &Path, head: Entry, seen: ManifestRead) -> Resul
 pub struct ChainReport {
     pub path: String,
     pub ok: bool,
-    /// `keyed` (every record under the home's key), `mixed` (an adopted legacy prefix, then
-    /// keyed records), `legacy` (plain SHA-256 only: a recomputed chain cannot be told apart)
-    /// or `missing` (listed in the manifest, absent from disk).
+    /// `keyed` (every record under the home's key), `mixed` (an adopted prefix, legacy or of
+    /// an earlier key epoch, then keyed records), `legacy` (plain SHA-256 only: a recomputed
+    /// chain cannot be told apart) or `missing` (listed in the manifest, absent from disk).
     pub integrity: &'static str,
     /// Whole records that verified, from the start of the file.
     pub verified: u64,
     /// Of those, the records verified as legacy SHA-256 links.
     #[serde(skip_serializing_if = "is_zero")]
     pub legacy_records: u64,
+    /// Of those, the records verified with the retired key of an earlier epoch.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub retired_key_records: u64,
+    /// Of those, records of an earlier epoch whose key is missing: their links (and the head
+    /// the rekey anchored) are checked, their hashes cannot be.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unverifiable: u64,
     /// Keyed records past the manifest's head (a crash between the log's write and the
     /// manifest's update; re-anchored by the next append).
     #[serde(skip_serializing_if = "is_zero")]
     pub unanchored: u64,
+    /// The verified records by key epoch, in log order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub epochs: Vec<EpochRecords>,
+    /// With `--anchor`: `ok`, `behind` (the log ends before the kept head) or `diverges`
+    /// (another record sits at the kept head's seq).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<&'static str>,
     /// The first line that breaks the chain (1-based), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_bad_line: Option<usize>,
@@ -737,6 +1050,24 @@ pub struct ChainReport {
     pub torn_line: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+}
+
+/// A run of consecutive records of one log written under one key (or none).
+#[derive(Debug, Clone, Serialize)]
+pub struct EpochRecords {
+    /// The key epoch (absent for legacy records).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<u64>,
+    /// The key they were written under (absent for legacy records, and for keyed records
+    /// written before records named their key).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_id: Option<String>,
+    /// The 1-based lines.
+    pub first_line: usize,
+    pub last_line: usize,
+    /// How they were checked: `key` (the current key), `retired_key`, `sha256` (legacy
+    /// links) or `links_only` (their key is missing).
+    pub checked: &'static str,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -751,7 +1082,11 @@ impl ChainReport {
             integrity: "keyed",
             verified: 0,
             legacy_records: 0,
+            retired_key_records: 0,
+            unverifiable: 0,
             unanchored: 0,
+            epochs: Vec::new(),
+            anchor: None,
             first_bad_line: None,
             reason: None,
             torn_line: None,
@@ -766,9 +1101,40 @@ impl ChainReport {
             self.reason = Some(reason.into());
         }
     }
+
+    fn note(
+        &mut self,
+        line: usize,
+        epoch: Option<u64>,
+        key_id: Option<&str>,
+        checked: &'static str,
+    ) {
+        if let Some(last) = self.epochs.last_mut()
+            && last.checked == checked
+            && last.key_id.as_deref() == key_id
+            && last.last_line + 1 == line
+        {
+            last.last_line = line;
+            return;
+        }
+        self.epochs.push(EpochRecords {
+            epoch,
+            key_id: key_id.map(str::to_string),
+            first_line: line,
+            last_line: line,
+            checked,
+        });
+    }
+
+    fn warn(&mut self, w: String) {
+        self.warning = Some(match self.warning.take() {
+            Some(before) => format!("{before}; {w}"),
+            None => w,
+        });
+    }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Head {
     seq: u64,
     hash: String,
@@ -780,22 +1146,163 @@ fn head_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// How a log is named relative to a home (absolute when outside it).
+fn rel_to(root: &Path, path: &Path) -> String {
+    let abs = absolute(path);
+    match abs.strip_prefix(root) {
+        Ok(r) => r.to_string_lossy().into_owned(),
+        Err(_) => abs.to_string_lossy().into_owned(),
+    }
+}
+
+/// The MAC input of an anchor statement: a label, so an anchor and a manifest can never stand
+/// for each other, then the statement without its `mac`.
+const ANCHOR_LABEL: &[u8] = b"bob ledger anchor v1\n";
+
+/// `bob ledger anchor`: every chain's head and the manifest's generation at one moment, under
+/// the chain key's MAC, for the user to keep outside the home. `bob ledger verify --anchor`
+/// then finds a log that is behind it or diverges from it (a whole-home rollback).
+///
+/// ```json
+/// {"anchor":1,"home":"/srv/bob","ts":"2026-02-15T12:00:00Z","key_id":"1a2b3c4d5e6f7081",
+///  "epoch":1,"generation":42,"files":{"memory_approvals.jsonl":{"seq":4,"hash":"…"}},
+///  "mac":"…"}
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Anchor {
+    /// The statement's format (1).
+    pub anchor: u32,
+    /// The home it was taken of (information only: a home may be checked from elsewhere).
+    pub home: String,
+    pub ts: String,
+    pub key_id: String,
+    pub epoch: u64,
+    pub generation: u64,
+    files: BTreeMap<String, Head>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac: Option<String>,
+}
+
+fn anchor_body(a: &Anchor) -> Result<Vec<u8>> {
+    let mut unsigned = a.clone();
+    unsigned.mac = None;
+    let mut body = ANCHOR_LABEL.to_vec();
+    body.extend(serde_json::to_vec(&unsigned).map_err(|e| Error::internal(e.to_string()))?);
+    Ok(body)
+}
+
+/// Takes an anchor statement of the home: the authenticated manifest's heads, read under its
+/// lock, signed with the chain key. Refused (`conflict`) when the key or the manifest cannot
+/// be trusted (the same checks as an append).
+pub fn anchor_statement(home_root: &Path) -> Result<Anchor> {
+    let root = absolute(home_root);
+    let keys = match Keyring::load(&root)? {
+        Some(k) => k,
+        None => {
+            return Err(match peek_manifest(&root)? {
+                Some(m) => key_missing(&root, Some(&m.key_id)),
+                None => Error::not_found(format!(
+                    "{} has no chain key yet (nothing chained was written): nothing to anchor",
+                    root.display()
+                )),
+            });
+        }
+    };
+    let manifest = {
+        let _lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
+        keys.manifest_or_missing()?
+    };
+    let mut a = Anchor {
+        anchor: 1,
+        home: root.display().to_string(),
+        ts: clock::rfc3339(clock::now()?),
+        key_id: keys.key_id.clone(),
+        epoch: manifest.epoch(),
+        generation: manifest.generation,
+        files: manifest
+            .files
+            .iter()
+            .map(|(rel, e)| {
+                (
+                    rel.clone(),
+                    Head {
+                        seq: e.seq,
+                        hash: e.hash.clone(),
+                    },
+                )
+            })
+            .collect(),
+        mac: None,
+    };
+    a.mac = Some(keys.mac_hex(&anchor_body(&a)?));
+    Ok(a)
+}
+
+/// Reads a kept anchor statement and checks its MAC under the home's current key, or the
+/// retired key of the epoch it was taken in. `conflict` when it does not authenticate.
+pub fn read_anchor(home_root: &Path, bytes: &[u8]) -> Result<Anchor> {
+    let root = absolute(home_root);
+    let a: Anchor = serde_json::from_slice(bytes).map_err(|e| {
+        Error::invalid(format!(
+            "not an anchor statement of `bob ledger anchor`: {e}"
+        ))
+    })?;
+    let bad = |why: String| Error::conflict(why).retryable(false);
+    let keys = match Keyring::load(&root)? {
+        Some(k) if k.key_id == a.key_id => Some(k),
+        _ => Keyring::retired(&root, &a.key_id),
+    };
+    let Some(keys) = keys else {
+        return Err(bad(format!(
+            "the anchor was signed with key {}, which this home neither holds nor kept as a \
+             retired key: it cannot be checked",
+            a.key_id
+        )));
+    };
+    let mac = a.mac.clone().unwrap_or_default();
+    if !keys.mac_ok(&anchor_body(&a)?, &mac) {
+        return Err(bad(
+            "the anchor's mac does not match (edited, or not signed with this home's key)".into(),
+        ));
+    }
+    Ok(a)
+}
+
 /// What a verification knows about the home: its key and authenticated manifest, if any.
 #[derive(Debug)]
 pub struct Verifier {
+    root: PathBuf,
     keys: Option<Keyring>,
     manifest: Option<Manifest>,
-    /// Why the manifest could not be used (forged, missing), reported on every file.
+    /// Why the manifest could not be used (forged, missing, the key missing or another
+    /// one), reported on every file.
     manifest_error: Option<String>,
+    /// Logs an unauthenticated manifest names (still verified, so none goes unreported).
+    listed: Vec<PathBuf>,
+    /// The retired key of each earlier epoch (`None`: the key was missing at the rekey).
+    retired: BTreeMap<String, (u64, Option<Keyring>)>,
+    allow_legacy: bool,
+    anchor: Option<Anchor>,
+}
+
+/// How one record was checked.
+enum Checked {
+    Key,
+    Retired(u64),
+    Legacy,
+    Unverifiable(Option<u64>),
 }
 
 impl Verifier {
     /// Loads the home's key and manifest (creating nothing).
     pub fn for_home(home_root: &Path) -> Result<Verifier> {
-        let keys = Keyring::load(home_root)?;
-        let (manifest, manifest_error) = match &keys {
-            None => (None, None),
-            Some(k) => match k.read_manifest() {
+        let root = absolute(home_root);
+        let keys = Keyring::load(&root)?;
+        let peeked = peek_manifest(&root)?;
+        let (manifest, manifest_error) = match (&keys, &peeked) {
+            (None, None) => (None, None),
+            (None, Some(m)) => (None, Some(key_missing(&root, Some(&m.key_id)).message)),
+            (Some(k), _) => match k.read_manifest() {
                 Ok(Some(m)) => (Some(m), None),
                 Ok(None) => (
                     None,
@@ -804,39 +1311,167 @@ impl Verifier {
                 Err(e) => (None, Some(e.message)),
             },
         };
+        let listed = match (&manifest, &peeked) {
+            (None, Some(m)) => m
+                .files
+                .keys()
+                .map(|rel| {
+                    let p = Path::new(rel);
+                    if p.is_absolute() {
+                        p.to_path_buf()
+                    } else {
+                        root.join(p)
+                    }
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let retired = manifest
+            .iter()
+            .flat_map(|m| &m.epochs)
+            .map(|e| {
+                let k = (e.key == "retired")
+                    .then(|| Keyring::retired(&root, &e.key_id))
+                    .flatten();
+                (e.key_id.clone(), (e.epoch, k))
+            })
+            .collect();
         Ok(Verifier {
+            root,
             keys,
             manifest,
             manifest_error,
+            listed,
+            retired,
+            allow_legacy: false,
+            anchor: None,
         })
     }
 
-    /// Every log of the home: the ones found on disk and the ones the manifest lists.
+    /// Accepts records no key of the home can check (unkeyed legacy links, records of an
+    /// epoch whose key was lost), still reported with a warning. Without it they fail.
+    pub fn allow_legacy(mut self, allow: bool) -> Verifier {
+        self.allow_legacy = allow;
+        self
+    }
+
+    /// Checks every log against a kept anchor statement (see [`read_anchor`]).
+    pub fn with_anchor(mut self, anchor: Anchor) -> Verifier {
+        self.anchor = Some(anchor);
+        self
+    }
+
+    /// Every log of the home: the ones found on disk, the ones the manifest lists, and the
+    /// ones the anchor names.
     pub fn all_logs(&self, home_root: &Path) -> Vec<PathBuf> {
         let mut files = discover(home_root);
-        if let (Some(k), Some(m)) = (&self.keys, &self.manifest) {
+        let mut add = |p: PathBuf| {
+            if !files.contains(&p) {
+                files.push(p);
+            }
+        };
+        if let Some(m) = &self.manifest {
             for rel in m.files.keys() {
-                let p = k.path_of(rel);
-                if !files.contains(&p) {
-                    files.push(p);
-                }
+                add(self.path_of(rel));
+            }
+        }
+        for p in &self.listed {
+            add(p.clone());
+        }
+        if let Some(a) = &self.anchor {
+            for rel in a.files.keys() {
+                add(self.path_of(rel));
             }
         }
         files
     }
 
+    fn path_of(&self, rel: &str) -> PathBuf {
+        let p = Path::new(rel);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.root.join(p)
+        }
+    }
+
+    /// Checks one record of a log's prefix (before the current key's `keyed_from`), or of a
+    /// home without a manifest: under the key it names when bob holds it, as a legacy link,
+    /// or (for an epoch whose key the rekey recorded as missing) by its links only.
+    fn check_adopted(&self, key_id: Option<&str>, body: &[u8], hash: &str) -> (bool, Checked) {
+        let current = self.keys.as_ref().filter(|_| self.manifest.is_some());
+        match key_id {
+            Some(id) => {
+                if let Some(k) = current.filter(|k| k.key_id == id) {
+                    return (k.mac_ok(body, hash), Checked::Key);
+                }
+                match self.retired.get(id) {
+                    Some((n, Some(k))) => (k.mac_ok(body, hash), Checked::Retired(*n)),
+                    Some((n, None)) => (true, Checked::Unverifiable(Some(*n))),
+                    None => (false, Checked::Unverifiable(None)),
+                }
+            }
+            None => {
+                if plain_hash(body) == hash {
+                    return (true, Checked::Legacy);
+                }
+                // A keyed record written before records named their key.
+                if let Some(k) = current
+                    && k.mac_ok(body, hash)
+                {
+                    return (true, Checked::Key);
+                }
+                for (n, k) in self.retired.values() {
+                    if let Some(k) = k
+                        && k.mac_ok(body, hash)
+                    {
+                        return (true, Checked::Retired(*n));
+                    }
+                }
+                match self.retired.values().find(|(_, k)| k.is_none()) {
+                    Some((n, None)) => (true, Checked::Unverifiable(Some(*n))),
+                    _ => (false, Checked::Legacy),
+                }
+            }
+        }
+    }
+
     /// Verifies one log: every link, the key, and its manifest anchor.
     pub fn verify(&self, path: &Path) -> Result<ChainReport> {
         let mut report = ChainReport::new(path);
-        let entry = match (&self.keys, &self.manifest) {
-            (Some(k), Some(m)) => m.files.get(&k.rel(path)).cloned(),
-            _ => None,
-        };
+        let rel = rel_to(&self.root, path);
+        let entry = self
+            .manifest
+            .as_ref()
+            .and_then(|m| m.files.get(&rel).cloned());
+        let kept = self
+            .anchor
+            .as_ref()
+            .and_then(|a| a.files.get(&rel).cloned());
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && entry.is_some() => {
-                let e = entry.as_ref().map_or(0, |e| e.seq);
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    && (entry.is_some()
+                        || kept.is_some()
+                        || self.listed.iter().any(|p| p == path)) =>
+            {
                 report.integrity = "missing";
+                if let Some(k) = &kept {
+                    report.anchor = Some("behind");
+                    report.fail(
+                        1,
+                        format!(
+                            "the file is gone but the kept anchor has it at seq {} (file \
+                             deleted, or the home rolled back)",
+                            k.seq
+                        ),
+                    );
+                }
+                if let Some(err) = &self.manifest_error {
+                    report.fail(1, err.clone());
+                }
+                let e = entry.as_ref().map_or(0, |e| e.seq);
                 report.fail(
                     1,
                     format!(
@@ -848,7 +1483,7 @@ impl Verifier {
             Err(e) => return Err(Error::io(path, e)),
         };
         let contents = store::parse_jsonl(&bytes);
-        let keys = self.keys.as_ref();
+        let keys = self.keys.as_ref().filter(|_| self.manifest.is_some());
         if let Some(err) = &self.manifest_error {
             report.fail(1, err.clone());
         }
@@ -857,11 +1492,7 @@ impl Verifier {
             (Some(_), Some(e)) => e.keyed_from,
             (Some(_), None) => 0,
         };
-        if keys.is_some()
-            && self.manifest.is_some()
-            && entry.is_none()
-            && !contents.records.is_empty()
-        {
+        if keys.is_some() && entry.is_none() && !contents.records.is_empty() {
             report.fail(
                 1,
                 "the log is not listed in the manifest (written without the key, or its entry \
@@ -872,6 +1503,8 @@ impl Verifier {
         let mut prev = GENESIS.to_string();
         let mut expected_seq = 0u64;
         let mut anchored_hash: Option<String> = None;
+        let mut first_unchecked: Option<usize> = None;
+        let mut missing_epochs: Vec<String> = Vec::new();
         for (lineno, value) in &contents.records {
             if !report.ok {
                 break;
@@ -904,28 +1537,102 @@ impl Verifier {
                 );
                 break;
             }
+            let key_id = map
+                .get(RECORD_KEY_FIELD)
+                .and_then(Value::as_str)
+                .map(str::to_string);
             let body = serde_json::to_vec(&map).map_err(|e| Error::internal(e.to_string()))?;
-            let good = match keys {
-                Some(k) if expected_seq >= keyed_from => k.mac_ok(&body, &hash),
-                _ => plain_hash(&body) == hash,
+            let (good, checked) = match keys {
+                Some(k) if expected_seq >= keyed_from => {
+                    if let Some(id) = key_id.as_deref().filter(|id| *id != k.key_id) {
+                        report.fail(
+                            *lineno,
+                            format!(
+                                "the record names key {id}, not the home's key {} (written \
+                                 under another key)",
+                                k.key_id
+                            ),
+                        );
+                        break;
+                    }
+                    (k.mac_ok(&body, &hash), Checked::Key)
+                }
+                _ => self.check_adopted(key_id.as_deref(), &body, &hash),
             };
             if !good {
                 report.fail(
                     *lineno,
-                    if keys.is_some() && expected_seq >= keyed_from {
-                        "hash does not match the record under the home's key (line edited, or \
-                         chain recomputed without the key)"
-                    } else {
-                        "hash does not match the record's content (line edited)"
+                    match checked {
+                        Checked::Key => {
+                            "hash does not match the record under the home's key (line edited, \
+                             or chain recomputed without the key)"
+                                .to_string()
+                        }
+                        Checked::Retired(n) => format!(
+                            "hash does not match the record under the retired key of epoch {n} \
+                             (line edited)"
+                        ),
+                        Checked::Unverifiable(_) => format!(
+                            "the record names key {}, which this home neither holds nor retired \
+                             (written under another key)",
+                            key_id.as_deref().unwrap_or("?")
+                        ),
+                        Checked::Legacy if keys.is_none() && key_id.is_some() => {
+                            "the record is keyed but the home has no key to check it".to_string()
+                        }
+                        Checked::Legacy => {
+                            "hash does not match the record's content (line edited)".to_string()
+                        }
                     },
                 );
                 break;
             }
-            if expected_seq < keyed_from {
-                report.legacy_records += 1;
+            let epoch_of = |id: &str| self.retired.get(id).map(|(n, _)| *n);
+            let current_epoch = self.manifest.as_ref().map(Manifest::epoch);
+            match checked {
+                Checked::Key => report.note(*lineno, current_epoch, key_id.as_deref(), "key"),
+                Checked::Retired(n) => {
+                    report.retired_key_records += 1;
+                    report.note(*lineno, Some(n), key_id.as_deref(), "retired_key");
+                }
+                Checked::Legacy => {
+                    report.legacy_records += 1;
+                    first_unchecked.get_or_insert(*lineno);
+                    report.note(*lineno, None, None, "sha256");
+                }
+                Checked::Unverifiable(n) => {
+                    report.unverifiable += 1;
+                    first_unchecked.get_or_insert(*lineno);
+                    let n = n.or_else(|| key_id.as_deref().and_then(epoch_of));
+                    let label = match (n, &key_id) {
+                        (Some(n), Some(id)) => format!("epoch {n} (key {id})"),
+                        (Some(n), None) => format!("epoch {n}"),
+                        (None, Some(id)) => format!("key {id}"),
+                        (None, None) => "an unknown key".to_string(),
+                    };
+                    if !missing_epochs.contains(&label) {
+                        missing_epochs.push(label);
+                    }
+                    report.note(*lineno, n, key_id.as_deref(), "links_only");
+                }
             }
             if entry.as_ref().is_some_and(|e| e.seq == expected_seq) {
                 anchored_hash = Some(hash.clone());
+            }
+            if let Some(k) = &kept
+                && k.seq == expected_seq
+                && k.hash != hash
+            {
+                report.anchor = Some("diverges");
+                report.fail(
+                    *lineno,
+                    format!(
+                        "the record at seq {} differs from the kept anchor's head (the log was \
+                         rewritten, or the home rolled back and written again)",
+                        k.seq
+                    ),
+                );
+                break;
             }
             prev = hash;
             expected_seq += 1;
@@ -968,14 +1675,6 @@ impl Verifier {
             (Some(_), None) => {}
             (None, _) => {
                 report.integrity = "legacy";
-                if records > 0 {
-                    report.warning = Some(
-                        "unkeyed legacy chain (this home has no chain key yet): edits, \
-                         deletions and reordering are detected, a chain recomputed from \
-                         scratch is not"
-                            .into(),
-                    );
-                }
                 if report.ok
                     && let Some(head) = store::read_json::<Head>(&head_path(path))?
                 {
@@ -992,6 +1691,55 @@ impl Verifier {
                     }
                 }
             }
+        }
+        if let Some(k) = &kept
+            && report.anchor.is_none()
+        {
+            if last_seq.is_none_or(|s| s < k.seq) {
+                report.anchor = Some("behind");
+                report.fail(
+                    records + 1,
+                    format!(
+                        "the log ends before seq {} that the kept anchor of {} names (the home \
+                         or this log rolled back, or its tail deleted)",
+                        k.seq,
+                        self.anchor.as_ref().map_or("", |a| a.ts.as_str())
+                    ),
+                );
+            } else if report.ok {
+                report.anchor = Some("ok");
+            }
+        }
+        if report.legacy_records > 0 {
+            report.warn(if report.integrity == "legacy" {
+                "unkeyed legacy chain (this home has no chain key): edits, deletions and \
+                 reordering are detected, a chain recomputed from scratch is not"
+                    .to_string()
+            } else {
+                format!(
+                    "{} unkeyed legacy record(s) adopted by a rekey: checked as SHA-256 links \
+                     and anchored by the keyed records after them, but a prefix recomputed \
+                     before the rekey cannot be told apart",
+                    report.legacy_records
+                )
+            });
+        }
+        if report.unverifiable > 0 {
+            report.warn(format!(
+                "{} record(s) of {} are unverifiable: that key was missing at the rekey, so \
+                 their links and the head the rekey adopted are checked, their hashes are not",
+                report.unverifiable,
+                missing_epochs.join(", ")
+            ));
+        }
+        if let Some(line) = first_unchecked
+            && !self.allow_legacy
+        {
+            report.fail(
+                line,
+                "records no key of this home can check (legacy or of a lost key's epoch); \
+                 `bob ledger verify --allow-legacy` accepts them, still reported",
+            );
         }
         Ok(report)
     }

@@ -267,6 +267,8 @@ pub static SPECS: &[Spec] = &[
         "Rows ranked exactly by `bob memory query` (a count, or `exact`)"),
     spec("redact.rules", &["BOB_REDACT_RULES"], "", None, Path,
         "Redaction rules file (one regex a line); unset = <home>/redact.rules"),
+    spec("keys.file", &["BOB_KEY_FILE"], "", None, Path,
+        "The chain key's file, e.g. outside the home; unset = $CREDENTIALS_DIRECTORY/bob-chain.key when that file exists, else <home>/keys/chain.key (BOB_KEY_FILE beats the credential, which beats config.toml)"),
     spec("schedule.turn_cmd", &["BOB_SCHEDULE_TURN_CMD"], "", None, Text,
         "Shell command run instead of `bob turn` for a scheduled job (wrappers, tests)"),
     // Per-command knobs: the command's flag beats them for that command.
@@ -524,6 +526,25 @@ impl Settings {
     pub fn install(&self) {
         clock::install(self.clock);
         crate::redact::install(self.path("redact.rules"), self.secret_values());
+        crate::chain::install_key_file(self.chain_key_file());
+    }
+
+    /// The chain key's file when it is not `<home>/keys/chain.key`: `BOB_KEY_FILE`, then
+    /// systemd's credential `$CREDENTIALS_DIRECTORY/bob-chain.key` when that file exists, then
+    /// `keys.file` in `config.toml` (the home's own file comes last: a process that can write
+    /// the home must not be able to choose the key over the service's credential).
+    pub fn chain_key_file(&self) -> Option<PathBuf> {
+        if self.source("keys.file") == Source::Env {
+            return self.path("keys.file");
+        }
+        if let Some(dir) = self.env_var("CREDENTIALS_DIRECTORY") {
+            let p = PathBuf::from(dir).join("bob-chain.key");
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        // A relative path in config.toml is taken from the home, as the file it sits in.
+        self.path("keys.file").map(|p| self.home.root().join(p))
     }
 
     /// The home directory.

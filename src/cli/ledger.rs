@@ -13,9 +13,12 @@ const KINDS: [&str; 6] = ["approve", "edit", "reject", "decision", "import", "gc
 pub enum Args {
     /// Verify keyed hash-chained logs and name the first bad line of each: every link, the
     /// home's chain key, and each log's head in keys/manifest.json (a deleted tail, a deleted
-    /// day file, a chain recomputed without the key). With no FILE (or --all), verifies every
-    /// chained log of the home: the approval ledger, every audit day file, and every file the
-    /// manifest lists. One report line per file; exits 5 (conflict) when any fails.
+    /// day file, a chain recomputed without the key, a missing or different key). With no FILE
+    /// (or --all), verifies every chained log of the home: the approval ledger, every audit
+    /// day file, and every file the manifest lists. One report line per file; exits 5
+    /// (conflict) when any fails, and when any record cannot be checked with a key the home
+    /// holds (unkeyed legacy records, records of an epoch whose key was lost) unless
+    /// --allow-legacy.
     Verify {
         /// Log files to verify
         #[arg(conflicts_with = "all")]
@@ -23,7 +26,29 @@ pub enum Args {
         /// Every chained log of the home (the default when no FILE is given)
         #[arg(long)]
         all: bool,
+        /// Accept records no key of the home can check (unkeyed legacy links, records of a
+        /// key epoch whose key was missing at `bob ledger rekey`); they are still reported,
+        /// with a warning
+        #[arg(long)]
+        allow_legacy: bool,
+        /// Also check every log against an anchor statement kept from `bob ledger anchor`: a
+        /// log that ends before the kept head or holds another record there fails (a
+        /// rolled-back home); the anchor's own MAC must check
+        #[arg(long, value_name = "FILE")]
+        anchor: Option<PathBuf>,
     },
+    /// Print a signed statement of every chain's head: the manifest's heads and generation,
+    /// a timestamp and the key's fingerprint, under the chain key's MAC. Keep it outside the
+    /// home (e.g. cron it to another host); `bob ledger verify --anchor FILE` then finds a
+    /// home restored from an older copy.
+    Anchor,
+    /// Start a new key epoch (a human act, audited): needed when the chain key is missing or
+    /// is not the key the manifest names, and for a rotation. The configured key file is used
+    /// when it holds a key the manifest does not name, created when missing, replaced when it
+    /// is the manifest's own key (a rotation). The previous key, when still at hand, is kept in
+    /// keys/retired/ so its epoch stays verifiable; a lost key's epoch is reported as
+    /// unverifiable. Every chained log is adopted as it stands now.
+    Rekey,
     /// Print a hash-chained log's records as JSON Lines, oldest first [default: the approval
     /// ledger]. Filters combine with AND; --limit applies after them.
     Show {
@@ -63,8 +88,18 @@ pub enum Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
-        Args::Verify { files, all } => {
-            let verifier = chain::Verifier::for_home(ctx.home.root())?;
+        Args::Verify {
+            files,
+            all,
+            allow_legacy,
+            anchor,
+        } => {
+            let mut verifier =
+                chain::Verifier::for_home(ctx.home.root())?.allow_legacy(allow_legacy);
+            if let Some(path) = anchor {
+                let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+                verifier = verifier.with_anchor(chain::read_anchor(ctx.home.root(), &bytes)?);
+            }
             let files = if files.is_empty() || all {
                 verifier.all_logs(ctx.home.root())
             } else {
@@ -135,6 +170,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 rows.drain(..rows.len().saturating_sub(n));
             }
             ctx.out.rows(&rows)
+        }
+        Args::Anchor => ctx.out.doc(&chain::anchor_statement(ctx.home.root())?),
+        Args::Rekey => {
+            let done = chain::rekey(ctx.home.root())?;
+            // Recorded under the new key as soon as there is one to write with: the human
+            // acts' log cannot take the record before the rekey that makes it writable.
+            crate::audit::human_act(
+                &ctx.home,
+                "ledger.rekey",
+                serde_json::to_value(&done).map_err(|e| Error::internal(e.to_string()))?,
+            )?;
+            ctx.out.doc(&done)
         }
         Args::Repair { file } => {
             let side = chain::repair_torn_tail(&file)?;

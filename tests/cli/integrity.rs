@@ -348,7 +348,7 @@ fn the_key_is_owner_only_and_created_by_the_first_append_not_by_verify() {
 }
 
 #[test]
-fn legacy_unkeyed_logs_verify_as_legacy_then_are_adopted_by_the_key() {
+fn legacy_unkeyed_logs_fail_verify_and_writers_until_a_rekey_adopts_them() {
     let env = TestEnv::new();
     // A ledger written before keys existed: plain SHA-256 links and a `.head` anchor.
     let ledger = env.home().join("memory_approvals.jsonl");
@@ -367,23 +367,52 @@ fn legacy_unkeyed_logs_verify_as_legacy_then_are_adopted_by_the_key() {
         json!({"seq": 2, "hash": last["hash"]}).to_string(),
     )
     .unwrap();
+    // Unkeyed records fail unless accepted explicitly, and are then still named.
     let (code, rows) = verify(&env, &[]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 5, "{rows:?}");
     assert_eq!(rows[0]["integrity"], "legacy");
+    assert!(
+        rows[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("--allow-legacy")
+    );
+    let (code, rows) = verify(&env, &["--allow-legacy"]);
+    assert_eq!(code, 0, "{rows:?}");
+    assert_eq!(rows[0]["legacy_records"], 3);
     assert!(rows[0]["warning"].as_str().unwrap().contains("recomputed"));
     // Legacy checks still hold: a deleted tail is caught by the old `.head`.
     let pristine = std::fs::read(&ledger).unwrap();
     write_lines(&ledger, &l[..2]);
-    assert_eq!(verify(&env, &[]).0, 5);
+    assert_eq!(verify(&env, &["--allow-legacy"]).0, 5);
     std::fs::write(&ledger, &pristine).unwrap();
 
-    // The first keyed append creates the key and adopts the legacy prefix.
-    ledger_with(&env, 2);
-    let (code, rows) = verify(&env, &[]);
+    // No writer adopts them: the key is not created behind the user's back.
+    let id = propose(&env, &["a fact".into()]).remove(0);
+    env.fails(&["memory", "approve", &id], "", 5, "conflict");
+    assert!(!env.home().join("keys/chain.key").exists());
+
+    // A human rekey adopts the legacy prefix; writes go on under the new key.
+    let done = env.json(&["ledger", "rekey"], "");
+    assert_eq!(
+        (&done["epoch"], &done["key"]),
+        (&json!(1), &json!("created"))
+    );
+    assert_eq!(done["previous_key"], "none");
+    env.json(&["memory", "approve", &id], "");
+    let (code, _) = verify(&env, &[]);
+    assert_eq!(code, 5, "the legacy prefix still needs --allow-legacy");
+    let (code, rows) = verify(&env, &["--allow-legacy"]);
     assert_eq!(code, 0, "{rows:?}");
-    assert_eq!(rows[0]["integrity"], "mixed");
-    assert_eq!(rows[0]["legacy_records"], 3);
-    assert_eq!(rows[0]["verified"], 5);
+    let r = row_for(&rows, "memory_approvals.jsonl");
+    assert_eq!(r["integrity"], "mixed");
+    assert_eq!(
+        (&r["legacy_records"], &r["verified"]),
+        (&json!(3), &json!(4))
+    );
+    // The rekey is a human act in the audit log.
+    let acts = std::fs::read_to_string(env.home().join("audit/human/2026-02-15.jsonl")).unwrap();
+    assert!(acts.contains("\"event_type\":\"ledger.rekey\""), "{acts}");
     // Rewriting the legacy prefix now (recomputed, unkeyed) is detected.
     let mut l = lines(&ledger);
     l[0] = l[0].replace("\"actor\":\"x\"", "\"actor\":\"y\"");
@@ -391,9 +420,9 @@ fn legacy_unkeyed_logs_verify_as_legacy_then_are_adopted_by_the_key() {
     recompute_unkeyed(&mut prefix);
     l[..3].clone_from_slice(&prefix);
     write_lines(&ledger, &l);
-    let (code, rows) = verify(&env, &[]);
+    let (code, rows) = verify(&env, &["--allow-legacy"]);
     assert_eq!(code, 5);
-    assert_eq!(rows[0]["ok"], false, "{}", rows[0]);
+    assert_eq!(row_for(&rows, "memory_approvals.jsonl")["ok"], false);
 }
 
 // ---------------------------------------------------------------------------------------
