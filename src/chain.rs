@@ -151,6 +151,10 @@ pub struct Entry {
     /// The first seq hashed with the current key (records before it are adopted: legacy
     /// links, or records of an earlier key epoch).
     pub keyed_from: u64,
+    /// SHA-256 of the log's bytes before `keyed_from` as `bob ledger rekey` adopted them: the
+    /// content of records whose key is lost is bound by nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_sha256: Option<String>,
 }
 
 /// A key epoch that `bob ledger rekey` ended.
@@ -620,20 +624,26 @@ pub fn rekey(home_root: &Path) -> Result<Rekeyed> {
     let (mut adopted, mut dropped, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
     for p in logs {
         let rel = keys.rel(&p);
-        match tail(&p) {
-            Ok(Some((seq, hash))) => {
+        let found = tail(&p).and_then(|t| {
+            let digest = prefix_digest(&p, t.as_ref().map(|(s, _)| s + 1))?;
+            Ok((t, digest))
+        });
+        match found {
+            Ok((Some((seq, hash)), Some(digest))) => {
                 manifest.files.insert(
                     rel.clone(),
                     Entry {
                         seq,
                         hash,
                         keyed_from: seq + 1,
+                        prefix_sha256: Some(digest),
                     },
                 );
                 adopted.push(rel);
             }
-            Ok(None) if listed_before(&rel) => dropped.push(rel),
-            Ok(None) => {}
+            Ok((Some(_), None)) => skipped.push(rel),
+            Ok((None, _)) if listed_before(&rel) => dropped.push(rel),
+            Ok((None, _)) => {}
             Err(_) => skipped.push(rel),
         }
     }
@@ -695,6 +705,24 @@ pub fn discover(home_root: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// SHA-256 of a log's first `records` lines (`None` when it has fewer whole lines).
+fn prefix_digest(path: &Path, records: Option<u64>) -> Result<Option<String>> {
+    let Some(n) = records else {
+        return Ok(None);
+    };
+    let bytes = std::fs::read(path).map_err(io(path))?;
+    Ok(prefix_end(&bytes, n).map(|end| store::sha256_hex(&bytes[..end])))
+}
+
+/// The byte offset just past the `n`th line of `bytes`.
+fn prefix_end(bytes: &[u8], n: u64) -> Option<usize> {
+    let mut end = 0;
+    for _ in 0..n {
+        end += memchr::memchr(b'\n', &bytes[end..])? + 1;
+    }
+    Some(end)
+}
+
 fn plain_hash(body: &[u8]) -> String {
     store::sha256_hex(body)
 }
@@ -753,6 +781,7 @@ struct Tip {
     seq: u64,
     prev: String,
     keyed_from: u64,
+    prefix_sha256: Option<String>,
 }
 
 /// The next position of a log (locked by the caller, manifest lock held), after checking its
@@ -773,6 +802,7 @@ fn tip(keys: &Keyring, file: &mut File, path: &Path, manifest: &Manifest) -> Res
                 seq: 0,
                 prev: GENESIS.to_string(),
                 keyed_from: 0,
+                prefix_sha256: None,
             }),
             Some(e) => refuse(format!(
                 "the log is empty but the manifest anchors seq {} (file deleted or truncated)",
@@ -806,6 +836,7 @@ fn tip(keys: &Keyring, file: &mut File, path: &Path, manifest: &Manifest) -> Res
             seq: s + 1,
             prev: hash,
             keyed_from: 0,
+            prefix_sha256: None,
         });
     };
     if s < e.seq {
@@ -827,6 +858,7 @@ fn tip(keys: &Keyring, file: &mut File, path: &Path, manifest: &Manifest) -> Res
         seq: s + 1,
         prev: hash,
         keyed_from: e.keyed_from,
+        prefix_sha256: e.prefix_sha256.clone(),
     })
 }
 
@@ -903,6 +935,7 @@ fn chain(keys: &Keyring, tip: Tip, records: Vec<Map<String, Value>>) -> Result<C
         mut seq,
         mut prev,
         keyed_from,
+        prefix_sha256,
     } = tip;
     let mut buf = Vec::new();
     let mut written = Vec::with_capacity(records.len());
@@ -928,6 +961,7 @@ fn chain(keys: &Keyring, tip: Tip, records: Vec<Map<String, Value>>) -> Result<C
             seq: seq - 1,
             hash: prev,
             keyed_from,
+            prefix_sha256,
         },
     })
 }
@@ -1665,6 +1699,20 @@ impl Verifier {
                         report.fail(
                             e.seq as usize + 1,
                             "the record at the anchored seq differs from the manifest's head",
+                        );
+                    } else if let Some(want) = &e.prefix_sha256
+                        && prefix_end(&bytes, e.keyed_from)
+                            .map(|end| store::sha256_hex(&bytes[..end]))
+                            .as_ref()
+                            != Some(want)
+                    {
+                        report.fail(
+                            1,
+                            format!(
+                                "the {} record(s) adopted by the rekey were changed since (their \
+                                 bytes no longer match the digest the manifest keeps)",
+                                e.keyed_from
+                            ),
                         );
                     } else {
                         report.unanchored = last_seq.map_or(0, |s| s - e.seq);

@@ -10,6 +10,7 @@ mod domain;
 mod env;
 mod eval;
 mod integrity;
+mod keys;
 mod memory;
 mod mtg;
 mod netpolicy;
