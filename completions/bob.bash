@@ -241,6 +241,12 @@ _bob() {
             bob__subcmd__help__subcmd__eval,run)
                 cmd="bob__subcmd__help__subcmd__eval__subcmd__run"
                 ;;
+            bob__subcmd__help__subcmd__ledger,anchor)
+                cmd="bob__subcmd__help__subcmd__ledger__subcmd__anchor"
+                ;;
+            bob__subcmd__help__subcmd__ledger,rekey)
+                cmd="bob__subcmd__help__subcmd__ledger__subcmd__rekey"
+                ;;
             bob__subcmd__help__subcmd__ledger,repair)
                 cmd="bob__subcmd__help__subcmd__ledger__subcmd__repair"
                 ;;
@@ -460,8 +466,14 @@ _bob() {
             bob__subcmd__help__subcmd__turn,commit)
                 cmd="bob__subcmd__help__subcmd__turn__subcmd__commit"
                 ;;
+            bob__subcmd__ledger,anchor)
+                cmd="bob__subcmd__ledger__subcmd__anchor"
+                ;;
             bob__subcmd__ledger,help)
                 cmd="bob__subcmd__ledger__subcmd__help"
+                ;;
+            bob__subcmd__ledger,rekey)
+                cmd="bob__subcmd__ledger__subcmd__rekey"
                 ;;
             bob__subcmd__ledger,repair)
                 cmd="bob__subcmd__ledger__subcmd__repair"
@@ -472,8 +484,14 @@ _bob() {
             bob__subcmd__ledger,verify)
                 cmd="bob__subcmd__ledger__subcmd__verify"
                 ;;
+            bob__subcmd__ledger__subcmd__help,anchor)
+                cmd="bob__subcmd__ledger__subcmd__help__subcmd__anchor"
+                ;;
             bob__subcmd__ledger__subcmd__help,help)
                 cmd="bob__subcmd__ledger__subcmd__help__subcmd__help"
+                ;;
+            bob__subcmd__ledger__subcmd__help,rekey)
+                cmd="bob__subcmd__ledger__subcmd__help__subcmd__rekey"
                 ;;
             bob__subcmd__ledger__subcmd__help,repair)
                 cmd="bob__subcmd__ledger__subcmd__help__subcmd__repair"
@@ -2021,8 +2039,36 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__ledger)
-            opts="verify show repair"
+            opts="verify anchor rekey show repair"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__ledger__subcmd__anchor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__ledger__subcmd__rekey)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3279,7 +3325,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__ledger)
-            opts="-h -V --home --now --format --json --help --version verify show repair help"
+            opts="-h -V --home --now --format --json --help --version verify anchor rekey show repair help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3304,8 +3350,34 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__ledger__subcmd__anchor)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__ledger__subcmd__help)
-            opts="verify show repair help"
+            opts="verify anchor rekey show repair help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3318,7 +3390,35 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__ledger__subcmd__help__subcmd__anchor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__ledger__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__ledger__subcmd__help__subcmd__rekey)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3367,6 +3467,32 @@ _bob() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__ledger__subcmd__rekey)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3463,12 +3589,16 @@ _bob() {
             return 0
             ;;
         bob__subcmd__ledger__subcmd__verify)
-            opts="-h -V --all --home --now --format --json --help --version"
+            opts="-h -V --all --allow-legacy --anchor --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --anchor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
