@@ -17,7 +17,8 @@
 //! [`human_act`]: one event with `actor: "human"` in the log of agent [`HUMAN_AGENT`]
 //! (`audit/human/YYYY-MM-DD.jsonl`), chained and verified like every other audit log.
 //!
-//! Opening an `Audit` checks its log first: the chain key is loaded (created on first use),
+//! Opening an `Audit` checks its log first: the chain key is loaded (created only for a
+//! brand-new home; a missing or different key is `conflict` until `bob ledger rekey`),
 //! and a log that cannot be opened for appending or ends in a torn record is an error right
 //! there (`conflict` for a torn tail), before the caller runs anything it would have to audit.
 

@@ -3,21 +3,54 @@
 //!
 //! # Records
 //!
-//! Every record carries `seq` (its 0-based position), `prev` (the previous record's `hash`, 64
-//! zeros for the first) and `hash` = **HMAC-SHA256** under the home's chain key of the record
-//! serialized without its `hash` field. Editing, deleting, inserting or reordering a line
+//! Every record carries `key_id` (the fingerprint of the key it was written under), `seq` (its
+//! 0-based position), `prev` (the previous record's `hash`, 64 zeros for the first) and `hash`
+//! = **HMAC-SHA256** under the home's chain key of the record serialized without its `hash`
+//! field. Editing, deleting, inserting or reordering a line
 //! breaks the chain at that line, and nobody without the key can recompute a chain that
 //! verifies: a chain rebuilt "from scratch" with plain SHA-256 (or with another key) fails at
 //! its first record.
 //!
 //! # The key
 //!
-//! `keys/chain.key`: 32 random bytes from the OS, created on the first chained append of a
-//! home (never by a read such as `bob ledger verify`), mode 0600 in a 0700 directory, kept
-//! out of every log, never printed (`Keyring`'s `Debug` shows only the key id, the first 16
-//! hex digits of the key's SHA-256). It is created atomically (written to a temp file, then
-//! hard-linked into place, so two processes racing to create it end up with one key).
+//! 32 random bytes from the OS, mode 0600, kept out of every log, never printed (`Keyring`'s
+//! `Debug` shows only the key id). Its file ([`key_path`], installed per process by the
+//! settings): `BOB_KEY_FILE`, else systemd's `$CREDENTIALS_DIRECTORY/bob-chain.key` when that
+//! file exists, else `keys.file` of `config.toml`, else `<home>/keys/chain.key` (in a 0700
+//! `keys/`). Outside the home, a process that can write the home cannot read it.
 //!
+//! The key id (fingerprint) is the first 16 hex digits of the key's SHA-256: one-way, and
+//! recorded in the manifest, in every record and in every anchor statement.
+//!
+//! **A key is never made where one is needed.** Only a brand-new home (no manifest, no chained
+//! record) gets a new key, on its first chained append (never on a read such as `bob ledger
+//! verify`), created atomically (a temp file hard-linked into place, so two processes racing
+//! to create it end up with one key). A missing key with a manifest or chained records, or a
+//! key other than the one the manifest names, is `conflict` for every writer and a failure for
+//! verify, until a human runs `bob ledger rekey` ([`rekey`]). A lost key therefore can never
+//! become a new key that silently adopts whatever the logs hold (issue 23, T1).
+//!
+//! # Key epochs
+//!
+//! [`rekey`] starts a new epoch: the manifest's `epochs` lists every earlier key (`retired`:
+//! kept as `keys/retired/<key_id>.key`, or `missing`: lost before the rekey), and every log is
+//! adopted as it stands (its last record becomes its head, `keyed_from` the next seq, and
+//! `prefix_sha256` the digest of the adopted bytes). Records before `keyed_from` are checked
+//! with the key they name when bob holds it (current or retired), as plain SHA-256 links when
+//! they are legacy, and by their links and the prefix digest only when their epoch's key is
+//! missing (`unverifiable`). A retired key may sit in the home: the prefix it signed is frozen
+//! by the keyed records and manifest after it, so it can no longer forge anything that
+//! verifies. Records no key can check (legacy, unverifiable) fail verification unless the
+//! verifier is told to accept them ([`Verifier::allow_legacy`]).
+//!
+//! # Anchor statements
+//!
+//! [`anchor_statement`] signs the manifest's heads, generation, epoch, key id and a timestamp
+//! under the chain key (with a label of its own, so a statement and a manifest never stand for
+//! each other). Kept outside the home, it lets [`Verifier::with_anchor`] find a log that is
+//! behind or diverges from it: a whole-home rollback (logs, manifest and key together), which
+//! nothing inside the home can reveal.
+
 //! # The manifest
 //!
 //! `keys/manifest.json` lists every chained log of the home (path relative to the home, or
@@ -58,21 +91,19 @@
 //! Limits: the manifest is one file per home, rewritten on every append (its size grows with
 //! the number of day files). Someone who can write the home can still *roll back* the home
 //! as a whole to an older consistent state (old logs and the old manifest together), or
-//! delete `keys/` together with every log; an external copy of the manifest's `generation`
-//! and heads (e.g. shipped off the machine by cron) detects both.
+//! delete `keys/` together with every log; an anchor statement kept elsewhere detects both.
+//! With the key in the home, they can also read it and re-sign everything: keep it outside.
 //!
 //! # Legacy (unkeyed) logs
 //!
-//! Logs written before keys existed are chained with plain SHA-256 and anchored by a
-//! `<log>.head` side file. When a home's key is created, every chained log already in the
-//! home (`memory_approvals.jsonl`, `audit/**/*.jsonl`) is *adopted*: its current last record
-//! becomes its manifest head, with `keyed_from` = the next seq. Records before `keyed_from`
-//! are verified as legacy SHA-256 links, and the adopted head is checked against the
-//! keyed manifest, so rewriting the legacy prefix after adoption is detected. A home without
-//! a key (nothing chained was written by this version yet) verifies its logs as legacy:
-//! the report says `integrity: "legacy"` with a warning that a recomputed chain cannot be
-//! told apart, never a silent pass. New records are never written unkeyed, and `.head` is
-//! no longer written (the manifest replaces it).
+//! Logs written before keys existed are chained with plain SHA-256 (no `key_id`) and anchored
+//! by a `<log>.head` side file. A home holding them and no key refuses writers like any home
+//! whose key is missing; `bob ledger rekey` adopts them (their last record becomes the head,
+//! later records are keyed: `integrity: "mixed"`), and rewriting the adopted prefix is then
+//! detected. Verified without a key they are `integrity: "legacy"`, and their records fail
+//! unless accepted ([`Verifier::allow_legacy`]), with a warning that a chain recomputed from
+//! scratch cannot be told apart, never a silent pass. New records are never written unkeyed,
+//! and `.head` is no longer written (the manifest replaces it).
 
 use crate::clock;
 use crate::error::{Error, Result};
