@@ -191,7 +191,7 @@ command_line! {
     Sanitize(sanitize::Args),
     /// Emit, query, follow and summarise trace events
     Trace(Group<trace::Args>),
-    /// Show, verify or repair hash-chained logs (approval ledger, audit log)
+    /// Show, verify, anchor, rekey or repair hash-chained logs (approval ledger, audit log)
     Ledger(Group<ledger::Args>),
     /// Print the JSON Schema of a contract type
     Schema(schema::Args),
