@@ -1080,7 +1080,8 @@ pub struct ChainReport {
     pub ok: bool,
     /// `keyed` (every record under the home's key), `mixed` (an adopted prefix, legacy or of
     /// an earlier key epoch, then keyed records), `legacy` (plain SHA-256 only: a recomputed
-    /// chain cannot be told apart) or `missing` (listed in the manifest, absent from disk).
+    /// chain cannot be told apart), `missing` (listed in the manifest, absent from disk) or
+    /// `key_missing` (the home has a manifest but not its key: nothing can be checked).
     pub integrity: &'static str,
     /// Whole records that verified, from the start of the file.
     pub verified: u64,
@@ -1752,6 +1753,7 @@ impl Verifier {
                 report.integrity = if e.keyed_from > 0 { "mixed" } else { "keyed" };
             }
             (Some(_), None) => {}
+            (None, _) if self.manifest_error.is_some() => report.integrity = "key_missing",
             (None, _) => {
                 report.integrity = "legacy";
                 if report.ok
@@ -1806,7 +1808,7 @@ impl Verifier {
         if report.unverifiable > 0 {
             report.warn(format!(
                 "{} record(s) of {} are unverifiable: that key was missing at the rekey, so \
-                 their links and the head the rekey adopted are checked, their hashes are not",
+                 their links and the bytes the rekey adopted are checked, not who wrote them",
                 report.unverifiable,
                 missing_epochs.join(", ")
             ));
