@@ -135,6 +135,7 @@ fn a_lost_key_never_launders_forged_logs() {
             assert_eq!(rows[0]["integrity"], "legacy");
             assert!(reason.contains("--allow-legacy"), "{reason}");
         } else {
+            assert_eq!(rows[0]["integrity"], "key_missing");
             assert!(
                 reason.contains("missing") && reason.contains(&old_key_id),
                 "{reason}"
