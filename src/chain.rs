@@ -582,6 +582,34 @@ pub fn rekey(home_root: &Path) -> Result<Rekeyed> {
     let root = absolute(home_root);
     let dir = root.join(KEYS_DIR);
     create_private_dir(&dir)?;
+    // Every log's lock, then the manifest's (the appenders' order): no append lands between
+    // reading a log's tail and the new manifest, and an appender that waited finds the new
+    // manifest, which its old key does not authenticate, and writes nothing.
+    let mut held = Vec::new();
+    let mut candidates = discover(&root);
+    if let Some(m) = peek_manifest(&root)? {
+        for rel in m.files.keys() {
+            let p = Path::new(rel);
+            let p = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                root.join(p)
+            };
+            if !candidates.contains(&p) {
+                candidates.push(p);
+            }
+        }
+    }
+    for p in &candidates {
+        match OpenOptions::new().read(true).append(true).open(p) {
+            Ok(f) => {
+                f.lock().map_err(io(p))?;
+                held.push(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(p, e)),
+        }
+    }
     let _lock = Lock::exclusive(&store::lock_path(&dir.join(MANIFEST_FILE)))?;
     let before = peek_manifest(&root)?;
     let current = Keyring::load(&root)?;

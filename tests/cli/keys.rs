@@ -429,3 +429,40 @@ fn the_key_can_live_outside_the_home() {
     assert_eq!(code, 5);
     assert!(!env.home().join("keys/chain.key").exists());
 }
+
+/// A rotation while other processes write: an append either lands before the rekey (and is
+/// adopted into the old epoch) or is refused or written after it under the new key; the home
+/// verifies afterwards, every record checked by a key.
+#[test]
+fn a_rekey_while_processes_append_leaves_a_home_that_verifies() {
+    let env = TestEnv::new();
+    assert!(caps_request(&env, "net").status.success());
+    let writers: Vec<std::process::Child> = (0..4)
+        .map(|w| {
+            let script = format!(
+                "for i in $(seq 1 30); do \"$BOB\" caps request --session s{w} net:h$i.example \
+                 >/dev/null 2>&1; done"
+            );
+            std::process::Command::new("sh")
+                .args(["-c", &script])
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("BOB", assert_cmd::cargo::cargo_bin("bob"))
+                .env("BOB_HOME", env.home())
+                .env("BOB_NOW", &env.now)
+                .current_dir(env.dir.path())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for _ in 0..8 {
+        let done = env.json(&["ledger", "rekey"], "");
+        assert_eq!(done["previous_key"], "retired");
+    }
+    for mut w in writers {
+        w.wait().unwrap();
+    }
+    assert!(caps_request(&env, "fs:dotfiles").status.success());
+    let (code, rows) = verify(&env, &[]);
+    assert_eq!(code, 0, "{rows:?}");
+}
