@@ -229,6 +229,7 @@ fn absolute(p: &Path) -> PathBuf {
 fn key_missing(root: &Path, manifest_key: Option<&str>) -> Error {
     let path = key_path(root);
     let what = match manifest_key {
+        Some("") => "keys/manifest.json exists (unreadable)".to_string(),
         Some(id) => format!("keys/manifest.json was written under key {id}"),
         None => "the home holds chained logs written without this key".to_string(),
     };
