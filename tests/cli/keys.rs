@@ -428,6 +428,19 @@ fn the_key_can_live_outside_the_home() {
     );
     assert_eq!(code, 5);
     assert!(!env.home().join("keys/chain.key").exists());
+    // `keys.file` in config.toml, relative to the home, when neither is set.
+    std::fs::copy(&key, env.path("vault/from-config.key")).unwrap();
+    std::fs::write(
+        env.home().join("config.toml"),
+        "[keys]\nfile = \"../vault/from-config.key\"\n",
+    )
+    .unwrap();
+    ok(env
+        .bob(&["caps", "request", "--session", "s1", "net:third.example"])
+        .output()
+        .unwrap());
+    assert_eq!(verify(&env, &[]).0, 0);
+    assert!(!env.home().join("keys/chain.key").exists());
 }
 
 /// A rotation while other processes write: an append either lands before the rekey (and is
@@ -465,4 +478,65 @@ fn a_rekey_while_processes_append_leaves_a_home_that_verifies() {
     assert!(caps_request(&env, "fs:dotfiles").status.success());
     let (code, rows) = verify(&env, &[]);
     assert_eq!(code, 0, "{rows:?}");
+}
+
+/// HMAC-SHA256 of `bytes` under `key`, hex.
+fn mac(key: &[u8], bytes: &[u8]) -> String {
+    use hmac::Mac;
+    let mut m = <hmac::Hmac<Sha256> as Mac>::new_from_slice(key).unwrap();
+    m.update(bytes);
+    hex::encode(m.finalize().into_bytes())
+}
+
+/// A home written by the previous version (records without `key_id`, a version 1 manifest)
+/// verifies and takes appends as it is: the key is the same key, so nothing needs a rekey.
+#[test]
+fn a_home_keyed_before_records_named_their_key_still_verifies_and_appends() {
+    let env = TestEnv::new();
+    for cap in ["net", "fs:dotfiles"] {
+        assert!(caps_request(&env, cap).status.success());
+    }
+    let key = std::fs::read(env.home().join("keys/chain.key")).unwrap();
+    let mut m = manifest(&env.home());
+    // Rewrite every log as the previous version wrote it.
+    for log in logs(&env.home()) {
+        let mut prev = "0".repeat(64);
+        let mut text = String::new();
+        for l in std::fs::read_to_string(&log).unwrap().lines() {
+            let mut r: Map<String, Value> = serde_json::from_str(l).unwrap();
+            for k in ["key_id", "prev", "hash"] {
+                r.shift_remove(k);
+            }
+            r.insert("prev".into(), json!(prev));
+            let hash = mac(&key, &serde_json::to_vec(&r).unwrap());
+            r.insert("hash".into(), json!(hash));
+            text.push_str(&serde_json::to_string(&r).unwrap());
+            text.push('\n');
+            prev = hash;
+        }
+        std::fs::write(&log, text).unwrap();
+        let rel = log.strip_prefix(env.home()).unwrap().to_str().unwrap();
+        m["files"][rel]["hash"] = json!(prev);
+    }
+    let mut m = m.as_object().unwrap().clone();
+    m.shift_remove("mac");
+    m.insert("version".into(), json!(1));
+    let body = serde_json::to_vec(&m).unwrap();
+    m.insert("mac".into(), json!(mac(&key, &body)));
+    std::fs::write(
+        env.home().join("keys/manifest.json"),
+        serde_json::to_vec_pretty(&m).unwrap(),
+    )
+    .unwrap();
+    let (code, rows) = verify(&env, &[]);
+    assert_eq!(code, 0, "{rows:?}");
+    assert_eq!(rows[0]["integrity"], "keyed");
+    assert!(caps_request(&env, "net:example.com").status.success());
+    let (code, rows) = verify(&env, &[]);
+    assert_eq!((code, &rows[0]["verified"]), (0, &json!(3)), "{rows:?}");
+    // An edit of an old record is still caught by the key.
+    let log = env.home().join("audit/human/2026-02-15.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(&log, text.replacen("\"net\"", "\"net:evil.example\"", 1)).unwrap();
+    assert_eq!(verify(&env, &[]).0, 5);
 }
