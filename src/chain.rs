@@ -1955,6 +1955,41 @@ mod tests {
     }
 
     #[test]
+    fn a_lost_key_is_never_remade_over_records_until_a_rekey() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("memory_approvals.jsonl");
+        let keys = Keyring::open(dir.path()).unwrap();
+        append(&keys, &log, rec(0)).unwrap();
+        append(&keys, &log, rec(1)).unwrap();
+        std::fs::remove_file(dir.path().join("keys/chain.key")).unwrap();
+        let e = Keyring::open(dir.path()).unwrap_err();
+        assert_eq!(e.code, crate::error::Code::Conflict, "{e:?}");
+        assert!(!dir.path().join("keys/chain.key").exists());
+        let v = Verifier::for_home(dir.path()).unwrap();
+        let r = v.verify(&log).unwrap();
+        assert!(!r.ok && r.integrity == "key_missing", "{r:?}");
+
+        let done = rekey(dir.path()).unwrap();
+        assert_eq!((done.epoch, done.previous_key), (2, "missing"));
+        let keys = Keyring::open(dir.path()).unwrap();
+        assert_eq!(keys.key_id(), done.key_id);
+        append(&keys, &log, rec(2)).unwrap();
+        let r = Verifier::for_home(dir.path())
+            .unwrap()
+            .verify(&log)
+            .unwrap();
+        assert!(!r.ok && r.unverifiable == 2, "{r:?}");
+        let r = Verifier::for_home(dir.path())
+            .unwrap()
+            .allow_legacy(true)
+            .verify(&log)
+            .unwrap();
+        assert!(r.ok && r.unverifiable == 2 && r.verified == 3, "{r:?}");
+        assert_eq!(prefix_end(b"a\nb\nc", 2), Some(4));
+        assert_eq!(prefix_end(b"a\nb", 2), None);
+    }
+
+    #[test]
     fn the_key_is_private_and_never_shown() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
