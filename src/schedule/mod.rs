@@ -28,7 +28,8 @@ pub use spec::{ACCEPTED_FORMS, MIN_INTERVAL, Spec};
 use crate::clock;
 use crate::contracts::{Job, JobRun, JobsFile, TickReport};
 use crate::error::{Error, Result};
-use crate::home::{Home, safe_component};
+use crate::home::Home;
+use crate::ids;
 use crate::store::{self, BadLine, Lock};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -114,7 +115,7 @@ pub fn is_due(job: &Job, now: DateTime<Utc>) -> Result<bool> {
 
 /// Checks a job's fields and sets its `next_run` for a create at `now`.
 pub fn prepare(mut job: Job, now: DateTime<Utc>) -> Result<Job> {
-    safe_component("id", &job.id)?;
+    ids::check("id", &job.id)?;
     if job.id.len() > MAX_ID_LEN {
         return Err(
             Error::invalid(format!("id is longer than {MAX_ID_LEN} characters"))
@@ -123,10 +124,10 @@ pub fn prepare(mut job: Job, now: DateTime<Utc>) -> Result<Job> {
     }
     let spec = Spec::parse(&job.schedule)?;
     if !job.agent_id.is_empty() {
-        safe_component("agentID", &job.agent_id)?;
+        ids::check_agent("agentID", &job.agent_id)?;
     }
     if let Some(s) = &job.session {
-        safe_component("session", s)?;
+        ids::check("session", s)?;
     }
     if job.timeout_s == Some(0) {
         return Err(Error::invalid("timeout_s must be at least 1").with("field", "timeout_s"));

@@ -32,7 +32,8 @@ use crate::audit::Audit;
 use crate::clock;
 use crate::contracts::{ToolMessage, ToolRequest, ToolResponse};
 use crate::error::{Code, Error, Result};
-use crate::home::{Home, safe_component};
+use crate::home::Home;
+use crate::ids;
 use crate::redact::Redactor;
 use registry::Input;
 use serde_json::{Value, json};
@@ -64,6 +65,8 @@ pub struct Runner {
     /// Where the ids tools draw come from (`web.search`'s staging directories): seeded in
     /// replay mode.
     ids: std::sync::Mutex<crate::ids::IdSource>,
+    /// Requests refused for their ids so far (their envelopes' `refused_<n>` request ids).
+    refused: u64,
 }
 
 impl Runner {
@@ -76,8 +79,8 @@ impl Runner {
         agent_id: &str,
         session_id: Option<String>,
     ) -> Result<Runner> {
-        safe_component("run_id", run_id)?;
-        safe_component("agent_id", agent_id)?;
+        ids::check("run_id", run_id)?;
+        ids::check("agent_id", agent_id)?;
         let failure_loop = match &session_id {
             Some(s) => FailureLoop::load(home, s)?,
             None => FailureLoop::default(),
@@ -108,6 +111,7 @@ impl Runner {
             domain: None,
             fixed_durations: false,
             ids: Default::default(),
+            refused: 0,
         })
     }
 
@@ -198,14 +202,26 @@ impl Runner {
         }
     }
 
+    /// Whether the ids of `req` may be written: each follows the id rule, the agent is the
+    /// runner's own or not a reserved actor, and the redactor would change none of them.
+    fn check_ids(&self, req: &ToolRequest) -> Result<()> {
+        ids::check("request_id", &req.request_id)?;
+        ids::check("run_id", &req.run_id)?;
+        if req.agent_id != self.agent_id {
+            ids::check_agent("agent_id", &req.agent_id)?;
+        }
+        for (field, id) in [
+            ("request_id", &req.request_id),
+            ("run_id", &req.run_id),
+            ("agent_id", &req.agent_id),
+        ] {
+            ids::check_unredacted(&self.redactor, field, id)?;
+        }
+        Ok(())
+    }
+
     fn audit_for(&mut self, req: &ToolRequest) -> Result<&mut Audit> {
-        let (agent, run) = if safe_component("agent_id", &req.agent_id).is_ok()
-            && safe_component("run_id", &req.run_id).is_ok()
-        {
-            (req.agent_id.as_str(), req.run_id.as_str())
-        } else {
-            (self.agent_id.as_str(), self.run_id.as_str())
-        };
+        let (agent, run) = (req.agent_id.as_str(), req.run_id.as_str());
         let i = match self
             .audits
             .iter()
@@ -247,9 +263,27 @@ impl Runner {
     }
 
     /// Executes one request. Never returns an error: a failure is an `ok:false` envelope.
+    ///
+    /// A request whose ids may not be written ([`crate::ids`]: the id rule, a reserved actor
+    /// as agent, an id the redactor would change) is not executed: it fails `invalid.request`
+    /// naming the field, and its envelope and audit record carry the runner's run and agent
+    /// ids and a request id of bob's (`refused_<n>`) instead of the refused values.
     pub fn run(&mut self, req: &ToolRequest) -> ToolResponse {
         let started = Instant::now();
-        let result = self.execute(req);
+        let refused;
+        let (req, result) = match self.check_ids(req) {
+            Ok(()) => (req, self.execute(req)),
+            Err(e) => {
+                self.refused += 1;
+                refused = ToolRequest {
+                    request_id: format!("refused_{}", self.refused),
+                    run_id: self.run_id.clone(),
+                    agent_id: self.agent_id.clone(),
+                    ..req.clone()
+                };
+                (&refused, Err(e))
+            }
+        };
         let finished_at = clock::now().map(clock::rfc3339).unwrap_or_default();
         let resp = match result {
             Ok(output) => ToolResponse {
@@ -355,9 +389,6 @@ impl Runner {
             .and_then(|a| a.queue("tool.call", "agent", call));
         self.account(t);
         queued?;
-        // Ids become file names (audit/<agent_id>/, runs/<run_id>/): refuse path tricks.
-        safe_component("agent_id", &req.agent_id)?;
-        safe_component("run_id", &req.run_id)?;
         let Some(spec) = spec else {
             return Err(wire::not_found(
                 &req.tool,
