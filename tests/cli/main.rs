@@ -9,6 +9,7 @@ mod contracts;
 mod domain;
 mod env;
 mod eval;
+mod ids;
 mod integrity;
 mod memory;
 mod mtg;
