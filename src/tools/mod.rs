@@ -704,4 +704,65 @@ mod tests {
         let log = std::fs::read_to_string(runner.audits[0].path()).unwrap();
         assert_eq!(log.lines().count(), 6);
     }
+    /// A request whose ids may not be written is not executed: it fails `invalid.request`
+    /// naming the field, under the runner's ids and a request id of bob's, and no log is
+    /// opened under the refused ids.
+    #[test]
+    fn a_request_with_ids_that_may_not_be_written_fails_under_the_runners_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("home"));
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "A").unwrap();
+        let o = PolicyOverrides {
+            roots: vec![root],
+            enable_all: true,
+            ..Default::default()
+        };
+        let policy = Policy::load(&home, &crate::settings::Settings::default(), None, o).unwrap();
+        let mut runner = Runner::new(&home, policy, "run_t", "agent_t", None).unwrap();
+        runner.redactor.add_literal("Zq8vLmN3pR7sT1wXk4");
+        let ok = ToolRequest {
+            request_id: "a".into(),
+            run_id: "run_t".into(),
+            agent_id: "agent_t".into(),
+            tool: "fs.read_text".into(),
+            input: json!({"path": "a.txt"}),
+            timeout_ms: 1000,
+            created_at: String::new(),
+        };
+        let cases = [
+            ("agent_id", "human"),
+            ("agent_id", "system"),
+            ("agent_id", "../x"),
+            ("run_id", "run:1"),
+            ("request_id", "Zq8vLmN3pR7sT1wXk4"),
+        ];
+        for (n, (field, id)) in cases.iter().enumerate() {
+            let mut req = ok.clone();
+            match *field {
+                "agent_id" => req.agent_id = id.to_string(),
+                "run_id" => req.run_id = id.to_string(),
+                _ => req.request_id = id.to_string(),
+            }
+            let resp = runner.run(&req);
+            assert!(!resp.ok, "{field}={id}");
+            let e = resp.error.unwrap();
+            assert_eq!(e.code, Code::InvalidRequest);
+            assert_eq!(e.details["field"], *field);
+            assert_eq!(resp.request_id, format!("refused_{}", n + 1));
+            assert_eq!(resp.run_id, "run_t");
+        }
+        assert!(runner.run(&ok).ok);
+        // The runner's own agent may be named, whatever it is (`bob search` runs as human).
+        assert_eq!(runner.audits.len(), 1);
+        let agents: Vec<_> = std::fs::read_dir(home.root().join("audit"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(agents, vec!["agent_t"]);
+        let log = std::fs::read_to_string(runner.audits[0].path()).unwrap();
+        assert!(!log.contains("Zq8vLmN3pR7sT1wXk4"));
+        assert_eq!(log.lines().count(), cases.len() + 2);
+    }
 }

@@ -83,7 +83,17 @@ fn a_models_tool_call_cannot_choose_its_ids() {
     let root = env.path("sandbox");
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join("notes.txt"), "remember the milk").unwrap();
-    env.json(&["tool", "enable", "--session", "s1", "fs.list_dir", "fs.read_text"], "");
+    env.json(
+        &[
+            "tool",
+            "enable",
+            "--session",
+            "s1",
+            "fs.list_dir",
+            "fs.read_text",
+        ],
+        "",
+    );
     let human_before = env.audit_events("human").len();
     let block = json!([{
         "request_id": SECRET, "run_id": AWS_KEY_ID, "agent_id": "human",
@@ -103,7 +113,15 @@ fn a_models_tool_call_cannot_choose_its_ids() {
         ],
     );
     let out = env
-        .bob(&["turn", "--backend", &spec, "--profile", "solo", "--session", "s1"])
+        .bob(&[
+            "turn",
+            "--backend",
+            &spec,
+            "--profile",
+            "solo",
+            "--session",
+            "s1",
+        ])
         .env("BOB_TOOL_SANDBOX_ENABLED", "1")
         .env("BOB_TOOL_ROOTS", &root)
         .write_stdin("what is in my notes?")
@@ -122,8 +140,18 @@ fn a_models_tool_call_cannot_choose_its_ids() {
     let tools = rec["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 2, "{rec}");
     assert!(tools.iter().all(|t| t["status"] == "ok"), "{rec}");
-    assert!(tools[0]["result_ref"].as_str().unwrap().ends_with("#call_1"));
-    assert!(tools[1]["result_ref"].as_str().unwrap().ends_with("#call_2"));
+    assert!(
+        tools[0]["result_ref"]
+            .as_str()
+            .unwrap()
+            .ends_with("#call_1")
+    );
+    assert!(
+        tools[1]["result_ref"]
+            .as_str()
+            .unwrap()
+            .ends_with("#call_2")
+    );
     assert_eq!(rec["output"], "Your note says: remember the milk.");
 
     // The agent's calls are in the agent's log, under the turn's run id and bob's request ids.
