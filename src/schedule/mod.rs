@@ -170,6 +170,18 @@ pub fn job_from_json(mut map: Map<String, Value>) -> Result<Job> {
     serde_json::from_value(Value::Object(map)).map_err(|e| Error::invalid(format!("job: {e}")))
 }
 
+/// Refuses a job whose ids (`id`, `agentID`, `session`) the storage redactor would change:
+/// an id is never written masked ([`crate::ids`]).
+fn ids_unredacted(job: &Job) -> Result<()> {
+    let r = crate::redact::for_storage()?;
+    ids::check_unredacted(&r, "id", &job.id)?;
+    ids::check_unredacted(&r, "agentID", &job.agent_id)?;
+    if let Some(s) = &job.session {
+        ids::check_unredacted(&r, "session", s)?;
+    }
+    Ok(())
+}
+
 impl Scheduler {
     pub fn new(home: &Home) -> Scheduler {
         let dir = home.schedule_dir();
@@ -236,6 +248,7 @@ impl Scheduler {
     /// Creates a job; a duplicate id is a `conflict`.
     pub fn add(&self, job: Job, now: DateTime<Utc>) -> Result<Job> {
         let job = prepare(job, now)?;
+        ids_unredacted(&job)?;
         self.mutate(|file| {
             if file.jobs.iter().any(|j| j.id == job.id) {
                 return Err(
@@ -284,6 +297,7 @@ impl Scheduler {
                 .map_err(|e| Error::invalid(format!("job: {e}")))?;
             // Validate everything as on create, then keep the bookkeeping unless re-placed.
             let checked = prepare(updated.clone(), now)?;
+            ids_unredacted(&checked)?;
             if schedule_changed {
                 let spec = Spec::parse(&updated.schedule)?;
                 updated.next_run = match spec {

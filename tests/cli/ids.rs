@@ -109,6 +109,11 @@ fn a_models_tool_call_cannot_choose_its_ids() {
             // Round 1: a seed 003 envelope in a marker block choosing every id.
             json!({"role": "solo", "content":
                 format!("<<<TOOL_CALLS_JSON>>>{block}<<<END_TOOL_CALLS_JSON>>>")}),
+            // Round 2: an agent id made of the secret (the issue's `audit/agent-<secret>/`).
+            json!({"role": "solo", "content": format!(
+                "<<<TOOL_CALLS_JSON>>>{}<<<END_TOOL_CALLS_JSON>>>",
+                json!([{"id": "r3", "agent_id": format!("agent-{SECRET}"), "tool": "fs.list_dir",
+                        "args": {"path": "."}}]))}),
             json!({"role": "solo", "content": "Your note says: remember the milk."}),
         ],
     );
@@ -138,20 +143,12 @@ fn a_models_tool_call_cannot_choose_its_ids() {
     assert_eq!(rec["agent_id"], "agent_default");
     // Both calls ran, under ids bob gave them.
     let tools = rec["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 2, "{rec}");
+    assert_eq!(tools.len(), 3, "{rec}");
     assert!(tools.iter().all(|t| t["status"] == "ok"), "{rec}");
-    assert!(
-        tools[0]["result_ref"]
-            .as_str()
-            .unwrap()
-            .ends_with("#call_1")
-    );
-    assert!(
-        tools[1]["result_ref"]
-            .as_str()
-            .unwrap()
-            .ends_with("#call_2")
-    );
+    for (i, t) in tools.iter().enumerate() {
+        let r = t["result_ref"].as_str().unwrap();
+        assert!(r.ends_with(&format!("#call_{}", i + 1)), "{r}");
+    }
     assert_eq!(rec["output"], "Your note says: remember the milk.");
 
     // The agent's calls are in the agent's log, under the turn's run id and bob's request ids.
@@ -160,12 +157,12 @@ fn a_models_tool_call_cannot_choose_its_ids() {
         .iter()
         .filter(|e| e["event_type"] == "tool.call" || e["event_type"] == "tool.result")
         .collect();
-    assert_eq!(calls.len(), 4, "{events:?}");
+    assert_eq!(calls.len(), 6, "{events:?}");
     for e in &calls {
         assert_eq!(e["run_id"], run_id, "{e}");
         assert_eq!(e["agent_id"], "agent_default", "{e}");
         let id = e["payload"]["request_id"].as_str().unwrap();
-        assert!(id == "call_1" || id == "call_2", "{e}");
+        assert!(["call_1", "call_2", "call_3"].contains(&id), "{e}");
     }
     // The log of human acts holds only the human's own act (the tool enable).
     let human = env.audit_events("human");
@@ -185,6 +182,8 @@ fn a_models_tool_call_cannot_choose_its_ids() {
             json!({"id": "call_1", "tool": "fs.list_dir", "ignored_ids": ["request_id"]}),
             json!({"id": "call_2", "tool": "fs.read_text",
                    "ignored_ids": ["request_id", "run_id", "agent_id"]}),
+            json!({"id": "call_3", "tool": "fs.list_dir",
+                   "ignored_ids": ["request_id", "agent_id"]}),
         ]
     );
     // Nothing in the home holds the model's values: no directory, manifest entry or record.
@@ -386,4 +385,31 @@ fn serve_refuses_reserved_malformed_and_secret_ids() {
     drop(server);
     assert!(!env.home().join("audit").join("human").exists());
     home_never_holds(&env, SECRET);
+}
+
+/// Scheduler jobs carry ids into `jobs.json`, the history and the turns they run: a reserved
+/// actor as `agentID`, a malformed id or one holding a stored secret is refused, not stored.
+#[test]
+fn scheduler_jobs_refuse_reserved_malformed_and_secret_ids() {
+    let env = TestEnv::new();
+    store_secret(&env);
+    let job = |k: &str, v: &str| {
+        let mut j = json!({"id": "daily", "schedule": "@every 1h", "message": "hi",
+                           "agentID": "agent_default"});
+        j[k] = json!(v);
+        j.to_string()
+    };
+    for (k, v) in [
+        ("agentID", "human"),
+        ("agentID", "system"),
+        ("agentID", SECRET),
+        ("id", SECRET),
+        ("id", "a:b"),
+        ("session", SECRET),
+    ] {
+        let err = env.fails(&["schedule", "add"], &job(k, v), 2, "invalid.request");
+        assert_eq!(err["details"]["field"], k, "{k}={v}: {err}");
+    }
+    home_never_holds(&env, SECRET);
+    env.json(&["schedule", "add"], &job("session", "s1"));
 }
