@@ -170,6 +170,16 @@ pub enum Kind {
     User,
 }
 
+/// Checks `s` by its rule ([`Kind`]) and against `redactor`.
+pub fn check_kind<'a>(redactor: &Redactor, kind: Kind, field: &str, s: &'a str) -> Result<&'a str> {
+    match kind {
+        Kind::Id => check(field, s)?,
+        Kind::Agent => check_agent(field, s)?,
+        Kind::User => check_user(field, s)?,
+    };
+    check_unredacted(redactor, field, s)
+}
+
 /// Checks `s` by its rule ([`Kind`]) and against the home's redactor
 /// ([`crate::redact::for_home`]): what an entry point calls for an id it was handed.
 pub fn check_in_home<'a>(
@@ -178,12 +188,7 @@ pub fn check_in_home<'a>(
     field: &str,
     s: &'a str,
 ) -> Result<&'a str> {
-    match kind {
-        Kind::Id => check(field, s)?,
-        Kind::Agent => check_agent(field, s)?,
-        Kind::User => check_user(field, s)?,
-    };
-    check_unredacted(&*crate::redact::for_home(home)?, field, s)
+    check_kind(&*crate::redact::for_home(home)?, kind, field, s)
 }
 
 /// Where ids come from.

@@ -907,13 +907,14 @@ pub fn run_prefetched(
 /// the session, the agent (never a reserved actor), the user and the run id each follow their
 /// rule, and none holds what the home's redactor masks. `invalid.request` naming the field.
 pub fn check_ids(home: &Home, opts: &TurnOptions) -> Result<()> {
-    ids::check_in_home(home, Kind::Id, "session_id", &opts.session_id)?;
-    ids::check_in_home(home, Kind::Agent, "agent_id", &opts.agent_id)?;
+    let r = crate::redact::for_home(home)?;
+    ids::check_kind(&r, Kind::Id, "session_id", &opts.session_id)?;
+    ids::check_kind(&r, Kind::Agent, "agent_id", &opts.agent_id)?;
     if let Some(u) = &opts.user_id {
-        ids::check_in_home(home, Kind::User, "user_id", u)?;
+        ids::check_kind(&r, Kind::User, "user_id", u)?;
     }
-    if let Some(r) = &opts.run_id {
-        ids::check_in_home(home, Kind::Id, "run_id", r)?;
+    if let Some(id) = &opts.run_id {
+        ids::check_kind(&r, Kind::Id, "run_id", id)?;
     }
     Ok(())
 }
