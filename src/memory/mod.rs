@@ -250,6 +250,10 @@ impl Memory {
             _ => name.to_string(),
         };
         crate::ids::check_user("memory_user", &user)?;
+        // A user id is a key of every row and ledger record: never written masked.
+        let r = crate::redact::for_storage()?;
+        crate::ids::check_unredacted(&r, "user", name)?;
+        crate::ids::check_unredacted(&r, "memory_user", &user)?;
         Ok(user)
     }
 

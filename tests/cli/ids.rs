@@ -413,3 +413,29 @@ fn scheduler_jobs_refuse_reserved_malformed_and_secret_ids() {
     home_never_holds(&env, SECRET);
     env.json(&["schedule", "add"], &job("session", "s1"));
 }
+
+/// Memory users are keys of every row and ledger record: a user id that holds a stored secret
+/// or breaks the user rule is refused, while one naming a person elsewhere is kept as given.
+#[test]
+fn memory_users_refuse_secret_and_malformed_ids() {
+    let env = TestEnv::new();
+    store_secret(&env);
+    let cand = r#"[{"text":"The user prefers metric units","type":"preference","tags":["units"],"source":"user_said","why_store":"stable"}]"#;
+    for user in [SECRET, ".alice", "a/b"] {
+        let err = env.fails(
+            &["memory", "propose", "--user", user],
+            cand,
+            2,
+            "invalid.request",
+        );
+        assert!(
+            err["details"]["field"] == "user" || err["details"]["field"] == "memory_user",
+            "{user}: {err}"
+        );
+    }
+    home_never_holds(&env, SECRET);
+    let rows = env.jsonl(&["memory", "propose", "--user", "alice@example.com"], cand);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let listed = env.jsonl(&["memory", "candidates", "--user", "alice@example.com"], "");
+    assert_eq!(listed.len(), 1, "{listed:?}");
+}
