@@ -362,6 +362,24 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// The checkers accept exactly what the published patterns match, and a refusal never
+        /// repeats the value.
+        #[test]
+        fn the_checkers_are_the_patterns(s in "[A-Za-z0-9_.:@/ -]{0,70}|\\PC{0,8}") {
+            let re = regex::Regex::new(PATTERN).unwrap();
+            let user = regex::Regex::new(USER_PATTERN).unwrap();
+            proptest::prop_assert_eq!(re.is_match(&s), check("id", &s).is_ok());
+            proptest::prop_assert_eq!(user.is_match(&s), check_user("user", &s).is_ok());
+            if let Err(e) = check("id", &s)
+                && s.len() > 3
+            {
+                let said = e.message.replace(PATTERN, "");
+                proptest::prop_assert!(!said.contains(&s), "{}", e.message);
+            }
+        }
+    }
+
     #[test]
     fn seeded_ids_repeat_and_differ_by_context() {
         let a: Vec<String> = {

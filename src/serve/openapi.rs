@@ -504,7 +504,11 @@ mod tests {
         // Agent ids: the id rule, and never a reserved actor.
         let agent = &doc["components"]["schemas"]["RunRequest"]["properties"]["agent_id"];
         assert_eq!(agent["pattern"], ID, "{agent}");
-        assert_eq!(agent["not"]["enum"], json!(crate::ids::RESERVED_ACTORS), "{agent}");
+        assert_eq!(
+            agent["not"]["enum"],
+            json!(crate::ids::RESERVED_ACTORS),
+            "{agent}"
+        );
         let p = &doc["paths"]["/v1/runs/{id}/cancel"]["post"]["responses"];
         assert!(p["200"].is_object() && p["202"].is_object(), "{p}");
         let events = &doc["paths"]["/v1/runs/{id}/events"]["get"]["responses"]["200"];
