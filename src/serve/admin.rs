@@ -228,7 +228,6 @@ async fn set_turbotime(
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<axum::Json<Value>> {
-    crate::ids::check_in_home(&shared.home, crate::ids::Kind::Id, "session_id", &id)?;
     let m = body_json(body)?;
     let on = match m.get("on") {
         Some(Value::Bool(b)) => *b,

@@ -439,3 +439,49 @@ fn memory_users_refuse_secret_and_malformed_ids() {
     let listed = env.jsonl(&["memory", "candidates", "--user", "alice@example.com"], "");
     assert_eq!(listed.len(), 1, "{listed:?}");
 }
+
+/// A human's commands that write under a session (tool enable, TURBOTIME, caps, state, NOTES,
+/// trace emit) refuse a session id holding a stored secret: no `sessions/<secret>/` and no
+/// `traces/<secret>.jsonl` is ever made.
+#[test]
+fn session_writes_refuse_a_session_id_holding_a_secret() {
+    let env = TestEnv::new();
+    store_secret(&env);
+    let state = json!({"state": {"goals": ["g"]}}).to_string();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["tool", "enable", "--session", SECRET, "fs.list_dir"],
+            String::new(),
+        ),
+        (
+            vec!["tool", "turbotime", "on", "--session", SECRET],
+            String::new(),
+        ),
+        (
+            vec!["caps", "grant", "--session", SECRET, "net"],
+            String::new(),
+        ),
+        (
+            vec!["caps", "request", "--session", SECRET, "net"],
+            String::new(),
+        ),
+        (vec!["state", "set", "--session", SECRET], state.clone()),
+        (
+            vec!["notes", "apply", "--session", SECRET],
+            r#"{"set_goals":["g"]}"#.to_string(),
+        ),
+        (
+            vec!["trace", "emit", "--session", SECRET, "--kind", "k"],
+            String::new(),
+        ),
+    ];
+    for (args, stdin) in &cases {
+        let err = env.fails(args, stdin, 2, "invalid.request");
+        assert_eq!(err["details"]["field"], "session_id", "{args:?}: {err}");
+    }
+    assert!(!env.home().join("sessions").join(SECRET).exists());
+    home_never_holds(&env, SECRET);
+    // The same commands write under an ordinary session.
+    env.json(&["tool", "enable", "--session", "s1", "fs.list_dir"], "");
+    env.json(&["state", "set", "--session", "s1"], &state);
+}
