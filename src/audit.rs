@@ -12,6 +12,12 @@
 //! result before the flush that makes its events durable). Queued events are flushed when
 //! the `Audit` is dropped, as a last resort.
 //!
+//! The agent and run ids name the log and sit in every record: they follow the id rule of
+//! [`crate::ids`] and an id the home's redactor would change is refused when the log is opened,
+//! never written. `human` and `system` are reserved actors ([`crate::ids::RESERVED_ACTORS`]):
+//! no agent is given either as its id at an entry point, so `audit/human/` holds human acts
+//! only.
+//!
 //! Human acts (a capability granted or revoked, a tool enabled, a state set by hand, a
 //! memory decision, a TURBOTIME toggle, a staged call confirmed) are recorded with
 //! [`human_act`]: one event with `actor: "human"` in the log of agent [`HUMAN_AGENT`]
@@ -26,7 +32,8 @@ use crate::chain::{self, Keyring};
 use crate::clock;
 use crate::contracts::AuditEvent;
 use crate::error::{Error, Result};
-use crate::home::{Home, safe_component};
+use crate::home::Home;
+use crate::ids;
 use crate::redact::Redactor;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -84,7 +91,12 @@ impl Audit {
         run_id: &str,
         redactor: Redactor,
     ) -> Result<Audit> {
-        safe_component("run_id", run_id)?;
+        // The ids name the log and sit in every record: they follow the id rule and are never
+        // written masked (an id the redactor would change is refused, see `crate::ids`).
+        ids::check("run_id", run_id)?;
+        ids::check("agent_id", agent_id)?;
+        ids::check_unredacted(&redactor, "run_id", run_id)?;
+        ids::check_unredacted(&redactor, "agent_id", agent_id)?;
         let day = clock::now()?.format("%Y-%m-%d").to_string();
         let path = home.audit_dir(agent_id)?.join(format!("{day}.jsonl"));
         let keys = Keyring::open(home.root())?;

@@ -83,6 +83,8 @@ pub fn update<R>(
     expect_revision: Option<u64>,
     f: impl FnOnce(&mut Checkpoint) -> Result<R>,
 ) -> Result<(Checkpoint, R)> {
+    // The session id names the directory written: never one the redactor would mask.
+    crate::ids::check_in_home(home, crate::ids::Kind::Id, "session_id", session_id)?;
     let path = home.checkpoint_path(session_id)?;
     let now = clock::now()?;
     let _lock = store::Lock::exclusive(&store::lock_path(&path))?;

@@ -1,8 +1,12 @@
 //! The home directory: every persistent file lives under it (DESIGN.md §2).
 //! Which directory is the `home` setting's business ([`crate::settings`]: `--home DIR`, then
 //! `$BOB_HOME`, then `./runtime`).
+//!
+//! An id that names a file or directory here (a session, an agent's audit log) follows the one
+//! id rule of [`crate::ids`], checked again wherever the path is built.
 
 use crate::error::{Error, Result};
+use crate::ids;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -44,22 +48,24 @@ impl Home {
         Ok(self
             .root
             .join("sessions")
-            .join(safe_component("session_id", session_id)?))
+            .join(ids::check("session_id", session_id)?))
     }
     pub fn checkpoint_path(&self, session_id: &str) -> Result<PathBuf> {
         Ok(self.session_dir(session_id)?.join("checkpoint.json"))
     }
     pub fn trace_path(&self, session_id: &str) -> Result<PathBuf> {
-        Ok(self.root.join("traces").join(format!(
-            "{}.jsonl",
-            safe_component("session_id", session_id)?
-        )))
+        Ok(self
+            .root
+            .join("traces")
+            .join(format!("{}.jsonl", ids::check("session_id", session_id)?)))
     }
+    /// `audit/<agent_id>/`; `agent_id` follows the id rule ([`ids::check`]; `human` is the log
+    /// of human acts, see [`crate::audit::HUMAN_AGENT`]).
     pub fn audit_dir(&self, agent_id: &str) -> Result<PathBuf> {
         Ok(self
             .root
             .join("audit")
-            .join(safe_component("agent_id", agent_id)?))
+            .join(ids::check("agent_id", agent_id)?))
     }
     pub fn turns_path(&self) -> PathBuf {
         self.root.join("turns.jsonl")
@@ -81,24 +87,5 @@ impl Home {
     }
     pub fn config_path(&self) -> PathBuf {
         self.root.join("config.toml")
-    }
-}
-
-/// Checks that an identifier used as a file name cannot walk out of its directory:
-/// 1–128 characters of `[A-Za-z0-9._:@-]`, not `.` or `..`.
-pub fn safe_component<'a>(what: &str, s: &'a str) -> Result<&'a str> {
-    let ok = !s.is_empty()
-        && s.len() <= 128
-        && s != "."
-        && s != ".."
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':' | b'@'));
-    if ok {
-        Ok(s)
-    } else {
-        Err(Error::invalid(format!(
-            "{what} must be 1-128 characters of letters, digits and . _ - : @ (got {s:?})"
-        ))
-        .with("field", what))
     }
 }

@@ -26,7 +26,8 @@
 
 use crate::contracts::TurnRecord;
 use crate::error::{Code, Error, Result};
-use crate::home::{Home, safe_component};
+use crate::home::Home;
+use crate::ids;
 use crate::store;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -34,7 +35,7 @@ use std::sync::Arc;
 
 /// The bundle directory of a run (`invalid.request` for an id that is not a safe file name).
 pub fn dir(home: &Home, run_id: &str) -> Result<PathBuf> {
-    Ok(home.runs_dir().join(safe_component("run_id", run_id)?))
+    Ok(home.runs_dir().join(ids::check("run_id", run_id)?))
 }
 
 /// The audit events of `run_id` (agent `agent_id`), from the audit file of the day the run
@@ -331,7 +332,7 @@ pub fn list(home: &Home) -> Result<Vec<Value>> {
     for e in entries {
         let e = e.map_err(|err| Error::io(&dir, err))?;
         let name = e.file_name().to_string_lossy().into_owned();
-        if safe_component("run_id", &name).is_err() {
+        if !ids::is_valid(&name) {
             continue;
         }
         let Ok(Some(r)) = record(home, &name) else {

@@ -78,6 +78,7 @@ pub fn emit(home: &Home, session_id: &str, kind: &str, data: Value) -> Result<Tr
 /// Appends an already-built event (one locked write + fdatasync).
 pub fn append(home: &Home, session_id: &str, ev: &TraceEvent) -> Result<()> {
     check_kind(&ev.kind)?;
+    crate::ids::check_in_home(home, crate::ids::Kind::Id, "session_id", session_id)?;
     store::append_jsonl(&home.trace_path(session_id)?, ev)
 }
 

@@ -414,7 +414,7 @@ fn query(ctx: &Ctx, text: &str, k: usize, tags: Vec<String>, user: &str) -> Resu
             },
         )?
     } else {
-        crate::home::safe_component("user", user)?;
+        crate::ids::check_user("user", user)?;
         Vec::new()
     };
     if block {

@@ -247,7 +247,22 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
     }
     defaults.agent_id = a.agent_id.clone();
     defaults.timeout_ms = a.timeout_ms;
+    // Ids become paths and log keys (`crate::ids`): the flags' and every call's are checked
+    // before anything runs, and one that may not be written refuses the whole input.
+    use crate::ids::{Kind, check_kind};
+    let redactor = crate::redact::for_home(&ctx.home)?;
+    check_kind(&redactor, Kind::Id, "run_id", &defaults.run_id)?;
+    check_kind(&redactor, Kind::Agent, "agent_id", &defaults.agent_id)?;
+    if let Some(s) = &a.session {
+        check_kind(&redactor, Kind::Id, "session_id", s)?;
+    }
     let calls = tools::parse_calls(&text, &defaults)?;
+    for (i, c) in calls.iter().enumerate() {
+        check_kind(&redactor, Kind::Id, "request_id", &c.request_id)
+            .and_then(|_| check_kind(&redactor, Kind::Id, "run_id", &c.run_id))
+            .and_then(|_| check_kind(&redactor, Kind::Agent, "agent_id", &c.agent_id))
+            .map_err(|e| e.with("call", i + 1))?;
+    }
     let overrides = PolicyOverrides {
         roots: a.root.clone(),
         enable: a.enable.clone(),

@@ -146,8 +146,6 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
     let input: crate::contracts::CommitInput =
         serde_json::from_str(&text).map_err(|e| Error::bad_json("turn commit input", &e))?;
     let session = session_of(a.session.as_ref(), input.session_id.as_ref())?;
-    crate::home::safe_component("session_id", &session)?;
-    crate::home::safe_component("agent_id", &a.agent)?;
     let profile = Profile::parse(&a.profile)
         .ok_or_else(|| Error::invalid(format!("unknown profile {:?}", a.profile)))?;
     let (settings, seed) = seeded(ctx, a.seed)?;
@@ -167,6 +165,7 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
         settings,
         memory_pool: None,
     };
+    pipeline::check_ids(&ctx.home, &opts)?;
     let outcome = pipeline::commit_stage(&ctx.home, &input, &opts)?;
     let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
         "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
@@ -193,8 +192,6 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             .ok_or_else(|| Error::invalid(format!("unknown thinking mode {m:?}")))?,
         None => input.thinking_mode.unwrap_or_default(),
     };
-    crate::home::safe_component("session_id", &session)?;
-    crate::home::safe_component("agent_id", &args.agent)?;
     let (settings, seed) = seeded(ctx, args.seed)?;
     let opts = TurnOptions {
         session_id: session,
@@ -212,6 +209,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         settings,
         memory_pool: None,
     };
+    pipeline::check_ids(&ctx.home, &opts)?;
     // Retrieval runs on its own thread while the backend and the runtime are set up.
     let prefetch = pipeline::Prefetch::start(&ctx.home, &opts, &input.message);
     let backend = Backend::resolve(

@@ -7,9 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What `crate::home::safe_component` accepts, as a JSON Schema pattern (ECMA 262, no
-/// look-around): 1-128 of `[A-Za-z0-9._:@-]`, but not `.` or `..`.
-pub const SAFE_ID: &str = r"^([A-Za-z0-9_:@-][A-Za-z0-9._:@-]{0,127}|\.[A-Za-z0-9_:@-][A-Za-z0-9._:@-]{0,126}|\.\.[A-Za-z0-9._:@-]{1,126})$";
+/// What `crate::ids::check` accepts (run, session and agent ids), as a JSON Schema pattern.
+pub const ID: &str = crate::ids::PATTERN;
+/// What `crate::ids::check_user` accepts (user and room ids), as a JSON Schema pattern.
+pub const USER_ID: &str = crate::ids::USER_PATTERN;
 /// A secret's name (`crate::secrets::check_name`).
 pub const SECRET_NAME: &str = r"^[A-Za-z0-9_.-]{1,64}$";
 /// Text that is not blank: at least one character that is not white space.
@@ -22,8 +23,9 @@ pub const NOT_BLANK: &str = r"\S";
 /// ```
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunRequest {
-    /// A safe path component: 1-128 letters, digits, `.`, `_`, `-`, `:`, `@` (not `.`, `..`).
-    #[schemars(extend("pattern" = SAFE_ID))]
+    /// An id (`crate::ids`): 1-64 letters, digits, `.`, `_`, `-`, starting with a letter or a
+    /// digit; not `human` or `system` (reserved actors).
+    #[schemars(extend("pattern" = ID, "not" = {"enum": ["human", "system"]}))]
     pub agent_id: String,
     /// At most 256 KiB, not blank.
     #[schemars(extend("pattern" = NOT_BLANK))]
@@ -34,10 +36,12 @@ pub struct RunRequest {
     pub thinking_mode: Option<String>,
     /// The run's session (default: a session of its own, named after the run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("pattern" = SAFE_ID))]
+    #[schemars(extend("pattern" = ID))]
     pub session_id: Option<String>,
+    /// A user id: 1-128 letters, digits, `.`, `_`, `-`, `:`, `@`, starting with a letter, a
+    /// digit or `@`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("pattern" = SAFE_ID))]
+    #[schemars(extend("pattern" = USER_ID))]
     pub user_id: Option<String>,
     /// `bob`, `spectator` or `solo` (default `bob`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,11 +99,11 @@ pub struct RunList {
 /// `POST /v1/chat/messages`; a message of `/new` or `/resume` answers at once.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ChatRequest {
-    #[schemars(extend("pattern" = SAFE_ID))]
+    #[schemars(extend("pattern" = USER_ID))]
     pub user_id: String,
-    #[schemars(extend("pattern" = SAFE_ID))]
+    #[schemars(extend("pattern" = USER_ID))]
     pub room_id: String,
-    #[schemars(extend("pattern" = SAFE_ID))]
+    #[schemars(extend("pattern" = ID, "not" = {"enum": ["human", "system"]}))]
     pub agent_id: String,
     /// At most 256 KiB once trimmed, not blank; `/new` and `/resume` answer at once.
     #[schemars(extend("pattern" = NOT_BLANK))]

@@ -12,6 +12,10 @@ fn default_timeout_ms() -> u64 {
 
 /// Seed 003 §1.1 tool request envelope, the canonical form of a tool call.
 ///
+/// `request_id`, `run_id` and `agent_id` follow the id rule of `crate::ids`
+/// (`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`; `agent_id` is never `human` or `system`), checked
+/// before a call runs; inside a turn bob assigns all three, whatever a model's call says.
+///
 /// Also accepted (converted by the tools subsystem): seed 000 `{id, tool, args}` items and
 /// `<<<TOOL_CALLS_JSON>>>` blocks, seed 004 `tool_intent` `{action, payload}`, OpenAI
 /// `tool_calls` `{id, type:"function", function:{name, arguments}}`.

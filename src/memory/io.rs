@@ -243,7 +243,7 @@ pub fn is_seed_id(id: &str) -> bool {
 /// that does not match its content is replaced).
 pub fn normalize_record(mut r: MemoryRecord, default_user: &str) -> Result<MemoryRecord> {
     let user = r.user.clone().unwrap_or_else(|| default_user.to_string());
-    crate::home::safe_component("user", &user)?;
+    crate::ids::check_user("user", &user)?;
     if r.title.trim().is_empty() {
         return Err(Error::invalid(format!("record {}: empty title", r.id)));
     }

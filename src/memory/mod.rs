@@ -241,7 +241,7 @@ impl Memory {
     pub fn resolve_user(&self, name: &str) -> Result<String> {
         let name = name.trim();
         let name = if name.is_empty() { DEFAULT_USER } else { name };
-        crate::home::safe_component("user", name)?;
+        crate::ids::check_user("user", name)?;
         let user = match self.profiles()?.get(name) {
             Some(Profile {
                 memory_user: Some(u),
@@ -249,7 +249,11 @@ impl Memory {
             }) if !u.trim().is_empty() => u.trim().to_string(),
             _ => name.to_string(),
         };
-        crate::home::safe_component("memory_user", &user)?;
+        crate::ids::check_user("memory_user", &user)?;
+        // A user id is a key of every row and ledger record: never written masked.
+        let r = crate::redact::for_storage()?;
+        crate::ids::check_unredacted(&r, "user", name)?;
+        crate::ids::check_unredacted(&r, "memory_user", &user)?;
         Ok(user)
     }
 
@@ -263,7 +267,7 @@ impl Memory {
                 && !s.trim().is_empty()
                 && s != user
             {
-                crate::home::safe_component("shared_user", s)?;
+                crate::ids::check_user("shared_user", s)?;
                 return Ok(Some(s.clone()));
             }
         }

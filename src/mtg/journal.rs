@@ -50,7 +50,7 @@ pub struct GameFiles {
 
 impl GameFiles {
     pub fn new(mtg_dir: &Path, game_id: &str) -> Result<GameFiles> {
-        let id = crate::home::safe_component("game_id", game_id)?;
+        let id = crate::ids::check("game_id", game_id)?;
         if id.ends_with(".json") || id.starts_with('.') {
             return Err(
                 Error::invalid("game_id must not start with '.' or end in .json")

@@ -28,7 +28,8 @@ pub use spec::{ACCEPTED_FORMS, MIN_INTERVAL, Spec};
 use crate::clock;
 use crate::contracts::{Job, JobRun, JobsFile, TickReport};
 use crate::error::{Error, Result};
-use crate::home::{Home, safe_component};
+use crate::home::Home;
+use crate::ids;
 use crate::store::{self, BadLine, Lock};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -114,7 +115,7 @@ pub fn is_due(job: &Job, now: DateTime<Utc>) -> Result<bool> {
 
 /// Checks a job's fields and sets its `next_run` for a create at `now`.
 pub fn prepare(mut job: Job, now: DateTime<Utc>) -> Result<Job> {
-    safe_component("id", &job.id)?;
+    ids::check("id", &job.id)?;
     if job.id.len() > MAX_ID_LEN {
         return Err(
             Error::invalid(format!("id is longer than {MAX_ID_LEN} characters"))
@@ -123,10 +124,10 @@ pub fn prepare(mut job: Job, now: DateTime<Utc>) -> Result<Job> {
     }
     let spec = Spec::parse(&job.schedule)?;
     if !job.agent_id.is_empty() {
-        safe_component("agentID", &job.agent_id)?;
+        ids::check_agent("agentID", &job.agent_id)?;
     }
     if let Some(s) = &job.session {
-        safe_component("session", s)?;
+        ids::check("session", s)?;
     }
     if job.timeout_s == Some(0) {
         return Err(Error::invalid("timeout_s must be at least 1").with("field", "timeout_s"));
@@ -167,6 +168,18 @@ pub fn job_from_json(mut map: Map<String, Value>) -> Result<Job> {
         }
     }
     serde_json::from_value(Value::Object(map)).map_err(|e| Error::invalid(format!("job: {e}")))
+}
+
+/// Refuses a job whose ids (`id`, `agentID`, `session`) the storage redactor would change:
+/// an id is never written masked ([`crate::ids`]).
+fn ids_unredacted(job: &Job) -> Result<()> {
+    let r = crate::redact::for_storage()?;
+    ids::check_unredacted(&r, "id", &job.id)?;
+    ids::check_unredacted(&r, "agentID", &job.agent_id)?;
+    if let Some(s) = &job.session {
+        ids::check_unredacted(&r, "session", s)?;
+    }
+    Ok(())
 }
 
 impl Scheduler {
@@ -235,6 +248,7 @@ impl Scheduler {
     /// Creates a job; a duplicate id is a `conflict`.
     pub fn add(&self, job: Job, now: DateTime<Utc>) -> Result<Job> {
         let job = prepare(job, now)?;
+        ids_unredacted(&job)?;
         self.mutate(|file| {
             if file.jobs.iter().any(|j| j.id == job.id) {
                 return Err(
@@ -283,6 +297,7 @@ impl Scheduler {
                 .map_err(|e| Error::invalid(format!("job: {e}")))?;
             // Validate everything as on create, then keep the bookkeeping unless re-placed.
             let checked = prepare(updated.clone(), now)?;
+            ids_unredacted(&checked)?;
             if schedule_changed {
                 let spec = Spec::parse(&updated.schedule)?;
                 updated.next_run = match spec {

@@ -21,7 +21,7 @@ use super::routes::{
     with_queue, with_reader,
 };
 use crate::error::{Code, Error};
-use crate::home::safe_component;
+use crate::ids::{self, Kind};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -64,8 +64,24 @@ fn admit(shared: &Shared, sender: &str) -> Result<(), u64> {
     Ok(())
 }
 
-fn required<'a>(m: &'a serde_json::Map<String, Value>, key: &str) -> ApiResult<&'a str> {
-    Ok(safe_component(key, req_str(m, key)?)?)
+/// A required id field of a chat message, checked by its rule (`agent_id`: an agent id;
+/// `user_id`, `room_id`: user ids) and against the home's redactor ([`crate::ids`]).
+fn required<'a>(
+    shared: &Shared,
+    m: &'a serde_json::Map<String, Value>,
+    key: &str,
+) -> ApiResult<&'a str> {
+    let kind = if key == "agent_id" {
+        Kind::Agent
+    } else {
+        Kind::User
+    };
+    Ok(ids::check_in_home(
+        &shared.home,
+        kind,
+        key,
+        req_str(m, key)?,
+    )?)
 }
 
 async fn message(
@@ -77,9 +93,9 @@ async fn message(
     }
     let m = body_json(body)?;
     let key = ChatKey {
-        agent_id: required(&m, "agent_id")?.to_string(),
-        user_id: required(&m, "user_id")?.to_string(),
-        room_id: required(&m, "room_id")?.to_string(),
+        agent_id: required(&shared, &m, "agent_id")?.to_string(),
+        user_id: required(&shared, &m, "user_id")?.to_string(),
+        room_id: required(&shared, &m, "room_id")?.to_string(),
     };
     let text = req_str(&m, "message")?.trim().to_string();
     if text.is_empty() || text.len() > MAX_MESSAGE {
@@ -175,7 +191,7 @@ async fn messages(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
 ) -> ApiResult<axum::Json<Value>> {
-    safe_component("session_id", &id)?;
+    ids::check("session_id", &id)?;
     let id2 = id.clone();
     let (session, runs) = with_reader(&shared, move |q| {
         Ok((q.chat_get(&id2)?, q.session_runs(&id2)?))

@@ -297,7 +297,7 @@ fn path_param(path: &str, name: &str) -> Value {
         || path.starts_with("/api/admin/chat/sessions/");
     match name {
         "action" => json!({"type": "string", "enum": ["approve", "edit", "reject"]}),
-        "id" if safe => json!({"type": "string", "pattern": SAFE_ID}),
+        "id" if safe => json!({"type": "string", "pattern": ID}),
         _ => json!({"type": "string"}),
     }
 }
@@ -456,7 +456,8 @@ mod tests {
     /// the document looser than the server: schema-valid ids and names were refused).
     #[test]
     fn the_id_and_name_patterns_match_the_servers_own_checks() {
-        let safe = regex::Regex::new(SAFE_ID).unwrap();
+        let safe = regex::Regex::new(ID).unwrap();
+        let user = regex::Regex::new(USER_ID).unwrap();
         let secret = regex::Regex::new(SECRET_NAME).unwrap();
         let long = "a".repeat(128);
         let too_long = "a".repeat(129);
@@ -472,6 +473,10 @@ mod tests {
             "a",
             "run_0f",
             "u@x:y-z.w",
+            "@alice:example.org",
+            "human",
+            "-a",
+            "_a",
             "a/b",
             "a b",
             "é",
@@ -484,13 +489,26 @@ mod tests {
         for s in samples {
             assert_eq!(
                 safe.is_match(s),
-                crate::home::safe_component("id", s).is_ok(),
-                "SAFE_ID on {s:?}"
+                crate::ids::check("id", s).is_ok(),
+                "ID on {s:?}"
+            );
+            assert_eq!(
+                user.is_match(s),
+                crate::ids::check_user("user_id", s).is_ok(),
+                "USER_ID on {s:?}"
             );
             let name_ok = crate::secrets::check_name(s).is_ok();
             assert_eq!(secret.is_match(s), name_ok, "SECRET_NAME on {s:?}");
         }
         let doc = document();
+        // Agent ids: the id rule, and never a reserved actor.
+        let agent = &doc["components"]["schemas"]["RunRequest"]["properties"]["agent_id"];
+        assert_eq!(agent["pattern"], ID, "{agent}");
+        assert_eq!(
+            agent["not"]["enum"],
+            json!(crate::ids::RESERVED_ACTORS),
+            "{agent}"
+        );
         let p = &doc["paths"]["/v1/runs/{id}/cancel"]["post"]["responses"];
         assert!(p["200"].is_object() && p["202"].is_object(), "{p}");
         let events = &doc["paths"]["/v1/runs/{id}/events"]["get"]["responses"]["200"];

@@ -15,7 +15,7 @@
 use super::queue::{NewRun, RunRow};
 use super::{Shared, auth};
 use crate::error::{Code, Error};
-use crate::home::safe_component;
+use crate::ids::{self, Kind};
 use crate::turn::{Profile, ThinkingMode};
 use axum::Router;
 use axum::body::Bytes;
@@ -375,7 +375,7 @@ async fn create_run(
     }
     let m = body_json(body)?;
     let agent_id = req_str(&m, "agent_id")?;
-    safe_component("agent_id", agent_id)?;
+    ids::check_in_home(&shared.home, Kind::Agent, "agent_id", agent_id)?;
     let message = req_str(&m, "message")?;
     if message.trim().is_empty() {
         return Err(Error::invalid("message is empty")
@@ -402,11 +402,11 @@ async fn create_run(
     let id = format!("run_{}", uuid::Uuid::new_v4().simple());
     // A run names no session unless asked: then it is a session of its own.
     let session_id = match opt_str(&m, "session_id")? {
-        Some(s) => safe_component("session_id", s)?.to_string(),
+        Some(s) => ids::check_in_home(&shared.home, Kind::Id, "session_id", s)?.to_string(),
         None => id.clone(),
     };
     let user_id = match opt_str(&m, "user_id")? {
-        Some(u) => Some(safe_component("user_id", u)?.to_string()),
+        Some(u) => Some(ids::check_in_home(&shared.home, Kind::User, "user_id", u)?.to_string()),
         None => None,
     };
     let run = NewRun {
@@ -560,7 +560,7 @@ pub(super) fn summary(shared: &Shared, r: &RunRow) -> Value {
 }
 
 fn checked_id(id: &str) -> ApiResult<&str> {
-    safe_component("run_id", id).map_err(ApiError::from)
+    ids::check("run_id", id).map_err(ApiError::from)
 }
 
 async fn fetch_row(shared: &Arc<Shared>, id: &str) -> ApiResult<RunRow> {

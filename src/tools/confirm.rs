@@ -7,7 +7,8 @@
 use crate::audit::Audit;
 use crate::contracts::ToolRequest;
 use crate::error::{Error, Result};
-use crate::home::{Home, safe_component};
+use crate::home::Home;
+use crate::ids;
 use crate::store;
 use serde_json::json;
 use std::path::PathBuf;
@@ -20,7 +21,7 @@ fn dir(home: &Home, session_id: &str) -> Result<PathBuf> {
 /// the nonce from its ids, so a seeded replay turn stages the same id every time).
 pub fn stage(home: &Home, session_id: &str, req: &ToolRequest, nonce: &str) -> Result<String> {
     let id = format!("confirm_{nonce}");
-    safe_component("confirm id", &id)?;
+    ids::check("confirm id", &id)?;
     let d = dir(home, session_id)?;
     std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
     store::write_json_atomic(&d.join(format!("{id}.json")), req)?;
@@ -29,7 +30,7 @@ pub fn stage(home: &Home, session_id: &str, req: &ToolRequest, nonce: &str) -> R
 
 /// Takes a staged call out (so it cannot run twice) and records the human's confirmation.
 pub fn take(home: &Home, session_id: &str, id: &str) -> Result<ToolRequest> {
-    safe_component("confirm id", id)?;
+    ids::check("confirm id", id)?;
     let p = dir(home, session_id)?.join(format!("{id}.json"));
     let _lock = store::Lock::exclusive(&store::lock_path(&p))?;
     let req: ToolRequest = store::read_json(&p)?.ok_or_else(|| {

@@ -32,7 +32,8 @@ use crate::audit::Audit;
 use crate::clock;
 use crate::contracts::{ToolMessage, ToolRequest, ToolResponse};
 use crate::error::{Code, Error, Result};
-use crate::home::{Home, safe_component};
+use crate::home::Home;
+use crate::ids;
 use crate::redact::Redactor;
 use registry::Input;
 use serde_json::{Value, json};
@@ -64,6 +65,8 @@ pub struct Runner {
     /// Where the ids tools draw come from (`web.search`'s staging directories): seeded in
     /// replay mode.
     ids: std::sync::Mutex<crate::ids::IdSource>,
+    /// Requests refused for their ids so far (their envelopes' `refused_<n>` request ids).
+    refused: u64,
 }
 
 impl Runner {
@@ -76,8 +79,8 @@ impl Runner {
         agent_id: &str,
         session_id: Option<String>,
     ) -> Result<Runner> {
-        safe_component("run_id", run_id)?;
-        safe_component("agent_id", agent_id)?;
+        ids::check("run_id", run_id)?;
+        ids::check("agent_id", agent_id)?;
         let failure_loop = match &session_id {
             Some(s) => FailureLoop::load(home, s)?,
             None => FailureLoop::default(),
@@ -108,6 +111,7 @@ impl Runner {
             domain: None,
             fixed_durations: false,
             ids: Default::default(),
+            refused: 0,
         })
     }
 
@@ -198,14 +202,26 @@ impl Runner {
         }
     }
 
+    /// Whether the ids of `req` may be written: each follows the id rule, the agent is the
+    /// runner's own or not a reserved actor, and the redactor would change none of them.
+    fn check_ids(&self, req: &ToolRequest) -> Result<()> {
+        ids::check("request_id", &req.request_id)?;
+        ids::check("run_id", &req.run_id)?;
+        if req.agent_id != self.agent_id {
+            ids::check_agent("agent_id", &req.agent_id)?;
+        }
+        for (field, id) in [
+            ("request_id", &req.request_id),
+            ("run_id", &req.run_id),
+            ("agent_id", &req.agent_id),
+        ] {
+            ids::check_unredacted(&self.redactor, field, id)?;
+        }
+        Ok(())
+    }
+
     fn audit_for(&mut self, req: &ToolRequest) -> Result<&mut Audit> {
-        let (agent, run) = if safe_component("agent_id", &req.agent_id).is_ok()
-            && safe_component("run_id", &req.run_id).is_ok()
-        {
-            (req.agent_id.as_str(), req.run_id.as_str())
-        } else {
-            (self.agent_id.as_str(), self.run_id.as_str())
-        };
+        let (agent, run) = (req.agent_id.as_str(), req.run_id.as_str());
         let i = match self
             .audits
             .iter()
@@ -247,9 +263,27 @@ impl Runner {
     }
 
     /// Executes one request. Never returns an error: a failure is an `ok:false` envelope.
+    ///
+    /// A request whose ids may not be written ([`crate::ids`]: the id rule, a reserved actor
+    /// as agent, an id the redactor would change) is not executed: it fails `invalid.request`
+    /// naming the field, and its envelope and audit record carry the runner's run and agent
+    /// ids and a request id of bob's (`refused_<n>`) instead of the refused values.
     pub fn run(&mut self, req: &ToolRequest) -> ToolResponse {
         let started = Instant::now();
-        let result = self.execute(req);
+        let refused;
+        let (req, result) = match self.check_ids(req) {
+            Ok(()) => (req, self.execute(req)),
+            Err(e) => {
+                self.refused += 1;
+                refused = ToolRequest {
+                    request_id: format!("refused_{}", self.refused),
+                    run_id: self.run_id.clone(),
+                    agent_id: self.agent_id.clone(),
+                    ..req.clone()
+                };
+                (&refused, Err(e))
+            }
+        };
         let finished_at = clock::now().map(clock::rfc3339).unwrap_or_default();
         let resp = match result {
             Ok(output) => ToolResponse {
@@ -355,9 +389,6 @@ impl Runner {
             .and_then(|a| a.queue("tool.call", "agent", call));
         self.account(t);
         queued?;
-        // Ids become file names (audit/<agent_id>/, runs/<run_id>/): refuse path tricks.
-        safe_component("agent_id", &req.agent_id)?;
-        safe_component("run_id", &req.run_id)?;
         let Some(spec) = spec else {
             return Err(wire::not_found(
                 &req.tool,
@@ -672,5 +703,66 @@ mod tests {
         assert_eq!(runner.audits.len(), 1);
         let log = std::fs::read_to_string(runner.audits[0].path()).unwrap();
         assert_eq!(log.lines().count(), 6);
+    }
+    /// A request whose ids may not be written is not executed: it fails `invalid.request`
+    /// naming the field, under the runner's ids and a request id of bob's, and no log is
+    /// opened under the refused ids.
+    #[test]
+    fn a_request_with_ids_that_may_not_be_written_fails_under_the_runners_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("home"));
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.txt"), "A").unwrap();
+        let o = PolicyOverrides {
+            roots: vec![root],
+            enable_all: true,
+            ..Default::default()
+        };
+        let policy = Policy::load(&home, &crate::settings::Settings::default(), None, o).unwrap();
+        let mut runner = Runner::new(&home, policy, "run_t", "agent_t", None).unwrap();
+        runner.redactor.add_literal("Zq8vLmN3pR7sT1wXk4");
+        let ok = ToolRequest {
+            request_id: "a".into(),
+            run_id: "run_t".into(),
+            agent_id: "agent_t".into(),
+            tool: "fs.read_text".into(),
+            input: json!({"path": "a.txt"}),
+            timeout_ms: 1000,
+            created_at: String::new(),
+        };
+        let cases = [
+            ("agent_id", "human"),
+            ("agent_id", "system"),
+            ("agent_id", "../x"),
+            ("run_id", "run:1"),
+            ("request_id", "Zq8vLmN3pR7sT1wXk4"),
+        ];
+        for (n, (field, id)) in cases.iter().enumerate() {
+            let mut req = ok.clone();
+            match *field {
+                "agent_id" => req.agent_id = id.to_string(),
+                "run_id" => req.run_id = id.to_string(),
+                _ => req.request_id = id.to_string(),
+            }
+            let resp = runner.run(&req);
+            assert!(!resp.ok, "{field}={id}");
+            let e = resp.error.unwrap();
+            assert_eq!(e.code, Code::InvalidRequest);
+            assert_eq!(e.details["field"], *field);
+            assert_eq!(resp.request_id, format!("refused_{}", n + 1));
+            assert_eq!(resp.run_id, "run_t");
+        }
+        assert!(runner.run(&ok).ok);
+        // The runner's own agent may be named, whatever it is (`bob search` runs as human).
+        assert_eq!(runner.audits.len(), 1);
+        let agents: Vec<_> = std::fs::read_dir(home.root().join("audit"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(agents, vec!["agent_t"]);
+        let log = std::fs::read_to_string(runner.audits[0].path()).unwrap();
+        assert!(!log.contains("Zq8vLmN3pR7sT1wXk4"));
+        assert_eq!(log.lines().count(), cases.len() + 2);
     }
 }

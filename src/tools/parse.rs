@@ -13,6 +13,10 @@
 //!   completion response (`choices[0].message`).
 //!
 //! Duplicate ids within one input are `invalid.request`.
+//!
+//! [`parse_calls_noting_ids`] also says which ids (`request_id`, `run_id`, `agent_id`) each
+//! call carried itself: a turn assigns all three and records the ones a model's call set as
+//! ignored (see [`crate::ids`]).
 
 use crate::clock;
 use crate::contracts::{DEFAULT_TIMEOUT_MS, ToolRequest};
@@ -49,6 +53,18 @@ impl CallDefaults {
 
 /// Parses tool calls in any accepted shape into request envelopes, in order.
 pub fn parse_calls(input: &str, defaults: &CallDefaults) -> Result<Vec<ToolRequest>> {
+    Ok(parse_calls_noting_ids(input, defaults)?
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect())
+}
+
+/// [`parse_calls`], with the id fields each call set itself (`request_id` for a call's own
+/// `request_id` or `id`; `run_id`; `agent_id`), in that order.
+pub fn parse_calls_noting_ids(
+    input: &str,
+    defaults: &CallDefaults,
+) -> Result<Vec<(ToolRequest, Vec<&'static str>)>> {
     let text = input.trim();
     if text.is_empty() {
         return Err(Error::invalid(
@@ -87,6 +103,7 @@ pub fn parse_calls(input: &str, defaults: &CallDefaults) -> Result<Vec<ToolReque
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(raw.len());
     for (i, v) in raw.into_iter().enumerate() {
+        let set = set_ids(&v);
         let req = normalize(v, i + 1, defaults)?;
         if !seen.insert(req.request_id.clone()) {
             return Err(Error::invalid(format!(
@@ -95,9 +112,28 @@ pub fn parse_calls(input: &str, defaults: &CallDefaults) -> Result<Vec<ToolReque
             ))
             .with("id", req.request_id));
         }
-        out.push(req);
+        out.push((req, set));
     }
     Ok(out)
+}
+
+/// The id fields a call object sets itself (a non-empty string or number).
+fn set_ids(v: &Value) -> Vec<&'static str> {
+    let set = |k: &str| match v.get(k) {
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Number(_)) => true,
+        _ => false,
+    };
+    let mut out = Vec::new();
+    if set("request_id") || set("id") {
+        out.push("request_id");
+    }
+    for k in ["run_id", "agent_id"] {
+        if set(k) {
+            out.push(k);
+        }
+    }
+    out
 }
 
 fn collect_blocks(text: &str, out: &mut Vec<Value>) -> Result<()> {

@@ -104,6 +104,7 @@ pub fn set_session_tools(
     names: &[String],
     enable: bool,
 ) -> Result<SessionTools> {
+    crate::ids::check_in_home(home, crate::ids::Kind::Id, "session_id", session_id)?;
     let path = home.session_dir(session_id)?.join("tools.json");
     let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
     let mut cur: SessionTools = store::read_json(&path)?.unwrap_or_default();

@@ -52,7 +52,8 @@ use crate::condense::{self, Caps, Mode};
 use crate::contracts::{ChatMessage, Checkpoint, MemoryCandidate, NotesPatch, Role, ToolRequest};
 pub use crate::contracts::{ToolRecord, TurnRecord};
 use crate::error::{Code, Error, Result};
-use crate::home::{Home, safe_component};
+use crate::home::Home;
+use crate::ids::{self, Kind};
 use crate::memory::Memory;
 use crate::notes::{self, Actor};
 use crate::sanitize;
@@ -177,7 +178,14 @@ struct Work<'a> {
     /// The panda Solver's last reply asked for more context (`needs_more_context: true`):
     /// its `requests` and `analysis`, for the loop back to Thinking ([`context_loops`]).
     needs_more_context: Option<Value>,
+    /// Tool calls given ids so far ([`Work::assign_ids`]: `call_<n>`, counted over the turn).
+    calls_assigned: usize,
+    /// The id fields each call's model set and bob ignored, by the id bob gave the call.
+    ignored_ids: std::collections::HashMap<String, Vec<&'static str>>,
 }
+
+/// A tool call as a reply asked for it, with the id fields the model set itself.
+type Asked = (ToolRequest, Vec<&'static str>);
 
 impl Drop for Work<'_> {
     /// The memory store goes back to the caller's pool, when there is one, for the next turn.
@@ -189,6 +197,36 @@ impl Drop for Work<'_> {
 }
 
 impl Work<'_> {
+    /// Ids are bob's: every call of a model's reply gets the turn's run id and agent id and a
+    /// request id `call_<n>` counted over the turn (unique in the run's audit log), whatever
+    /// the call said. The id fields the model set are remembered as ignored, for the trace
+    /// ([`Work::call_json`]); their values are never used or written.
+    fn assign_ids(&mut self, asked: Vec<Asked>) -> Vec<ToolRequest> {
+        asked
+            .into_iter()
+            .map(|(mut r, set)| {
+                self.calls_assigned += 1;
+                r.request_id = format!("call_{}", self.calls_assigned);
+                r.run_id = self.run_id.clone();
+                r.agent_id = self.opts.agent_id.clone();
+                if !set.is_empty() {
+                    self.ignored_ids.insert(r.request_id.clone(), set);
+                }
+                r
+            })
+            .collect()
+    }
+
+    /// A call as the trace names it: `{id, tool}`, plus `ignored_ids` (the id fields its
+    /// model set, which bob replaced) when there are any.
+    fn call_json(&self, r: &ToolRequest) -> Value {
+        let mut v = json!({"id": r.request_id, "tool": r.tool});
+        if let Some(set) = self.ignored_ids.get(&r.request_id) {
+            v["ignored_ids"] = json!(set);
+        }
+        v
+    }
+
     /// Queues one trace event; [`Work::flush`] writes the queue with one fdatasync.
     fn trace(&mut self, kind: &str, data: Value) -> Result<()> {
         let ev = trace::event(kind, data)?;
@@ -506,26 +544,29 @@ fn panda_intents(
     raw: &str,
     defaults: &CallDefaults,
     ids: &mut crate::ids::IdSource,
-) -> (Vec<ToolRequest>, Option<String>) {
+) -> (Vec<Asked>, Option<String>) {
     let Some(obj) = panda_object(raw) else {
         return (Vec::new(), None);
     };
     // `requests` entries of type search_request are SearchRequests for web.search.
-    let searches: Vec<ToolRequest> = obj
+    let searches: Vec<Asked> = obj
         .get("requests")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter(|r| r.get("type").and_then(Value::as_str) == Some("search_request"))
         .enumerate()
-        .map(|(i, r)| ToolRequest {
-            request_id: format!("search_{i}_{}", ids.hex32()),
-            run_id: defaults.run_id.clone(),
-            agent_id: defaults.agent_id.clone(),
-            tool: "web.search".into(),
-            input: r.clone(),
-            timeout_ms: defaults.timeout_ms,
-            created_at: crate::clock::rfc3339(defaults.now),
+        .map(|(i, r)| {
+            let req = ToolRequest {
+                request_id: format!("search_{i}_{}", ids.hex32()),
+                run_id: defaults.run_id.clone(),
+                agent_id: defaults.agent_id.clone(),
+                tool: "web.search".into(),
+                input: r.clone(),
+                timeout_ms: defaults.timeout_ms,
+                created_at: crate::clock::rfc3339(defaults.now),
+            };
+            (req, Vec::new())
         })
         .collect();
     let has = ["tool_intent", "tool_intents"]
@@ -534,7 +575,7 @@ fn panda_intents(
     if !has {
         return (searches, None);
     }
-    match tools::parse_calls(&Value::Object(obj).to_string(), defaults) {
+    match tools::parse::parse_calls_noting_ids(&Value::Object(obj).to_string(), defaults) {
         Ok(mut reqs) => {
             reqs.extend(searches);
             (reqs, None)
@@ -620,15 +661,16 @@ fn requests_of(
     reply: &ChatMessage,
     defaults: &CallDefaults,
     names: &tools::wire::WireNames,
-) -> (Vec<ToolRequest>, Option<String>) {
+) -> (Vec<Asked>, Option<String>) {
     let mut out = Vec::new();
     let mut problem = None;
     let created_at = crate::clock::rfc3339(defaults.now);
     for (i, tc) in reply.tool_call_list().iter().enumerate() {
-        let id = tc
+        let own_id = tc
             .get("id")
             .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
+            .filter(|s| !s.is_empty());
+        let id = own_id
             .map(str::to_string)
             .unwrap_or_else(|| format!("call_{i}"));
         let name = names.original(
@@ -643,7 +685,7 @@ fn requests_of(
             Some(v) => v.clone(),
             None => json!({}),
         };
-        out.push(ToolRequest {
+        let req = ToolRequest {
             request_id: id,
             run_id: defaults.run_id.clone(),
             agent_id: defaults.agent_id.clone(),
@@ -651,10 +693,20 @@ fn requests_of(
             input,
             timeout_ms: defaults.timeout_ms,
             created_at: created_at.clone(),
-        });
+        };
+        let mut set = Vec::new();
+        if own_id.is_some() {
+            set.push("request_id");
+        }
+        for k in ["run_id", "agent_id"] {
+            if tc.get(k).is_some_and(|v| !v.is_null()) {
+                set.push(k);
+            }
+        }
+        out.push((req, set));
     }
     if reply.content.contains(tools::parse::BEGIN) {
-        match tools::parse_calls(&reply.content, defaults) {
+        match tools::parse::parse_calls_noting_ids(&reply.content, defaults) {
             Ok(reqs) => out.extend(reqs),
             Err(e) => problem = Some(e.message),
         }
@@ -851,6 +903,22 @@ pub fn run_prefetched(
     )
 }
 
+/// Checks the ids a turn is given before anything is written under them ([`crate::ids`]):
+/// the session, the agent (never a reserved actor), the user and the run id each follow their
+/// rule, and none holds what the home's redactor masks. `invalid.request` naming the field.
+pub fn check_ids(home: &Home, opts: &TurnOptions) -> Result<()> {
+    let r = crate::redact::for_home(home)?;
+    ids::check_kind(&r, Kind::Id, "session_id", &opts.session_id)?;
+    ids::check_kind(&r, Kind::Agent, "agent_id", &opts.agent_id)?;
+    if let Some(u) = &opts.user_id {
+        ids::check_kind(&r, Kind::User, "user_id", u)?;
+    }
+    if let Some(id) = &opts.run_id {
+        ids::check_kind(&r, Kind::Id, "run_id", id)?;
+    }
+    Ok(())
+}
+
 /// The turn around `body` (the roles, or the commit stage's harvest): ids, audit lifecycle,
 /// the record, the trace and the terminal event.
 fn run_with(
@@ -863,8 +931,7 @@ fn run_with(
     body: impl FnOnce(&mut Work<'_>, &TurnInput, &mut TurnRecord) -> Result<()>,
 ) -> Result<Outcome> {
     let started = Instant::now();
-    safe_component("session_id", &opts.session_id)?;
-    safe_component("agent_id", &opts.agent_id)?;
+    check_ids(home, opts)?;
     // Replay mode: every id below derives from the seed, the session and the revision the
     // turn starts from (so the next turn of the session draws new ones).
     let (mut ids, seed_context) = match opts.seed {
@@ -876,7 +943,7 @@ fn run_with(
         None => (crate::ids::IdSource::random(), String::new()),
     };
     let run_id = match &opts.run_id {
-        Some(id) => safe_component("run_id", id)?.to_string(),
+        Some(id) => id.clone(),
         None => format!("run_{}", ids.hex32()),
     };
     let facts = prompts::TurnFacts {
@@ -932,6 +999,8 @@ fn run_with(
         seed_context,
         memory_ids_set: false,
         needs_more_context: None,
+        calls_assigned: 0,
+        ignored_ids: Default::default(),
     };
     let mut record = TurnRecord {
         run_id: run_id.clone(),
@@ -1572,6 +1641,7 @@ fn final_role(
         if panda && reqs.is_empty() && problem.is_none() {
             (reqs, problem) = panda_intents(&raw, &defaults, &mut w.ids);
         }
+        let reqs = w.assign_ids(reqs);
         let text = w.harvest(role, &raw);
         if panda {
             // Seed 004's orchestrator transcript entry, one per Solver loop.
@@ -1594,7 +1664,7 @@ fn final_role(
                 json!({"run_id": w.run_id, "round": round,
                        "solver_self_history": obj.get("analysis"),
                        "note_frames": w.patch.clone(),
-                       "tool_intents": reqs.iter().map(|r| json!({"id": r.request_id, "tool": r.tool})).collect::<Vec<_>>(),
+                       "tool_intents": reqs.iter().map(|r| w.call_json(r)).collect::<Vec<_>>(),
                        "termination_reason": termination}),
             )?;
         }
@@ -1619,7 +1689,7 @@ fn final_role(
         w.trace(
             "tool_plan",
             json!({"run_id": w.run_id, "role": role.name, "round": round,
-                   "calls": reqs.iter().map(|r| json!({"id": r.request_id, "tool": r.tool})).collect::<Vec<_>>(),
+                   "calls": reqs.iter().map(|r| w.call_json(r)).collect::<Vec<_>>(),
                    "malformed": problem}),
         )?;
         let visible = sanitize::sanitize(&text);
@@ -1684,6 +1754,7 @@ fn tools_stage(
     defaults.run_id = w.run_id.clone();
     defaults.agent_id = w.opts.agent_id.clone();
     let (reqs, problem) = requests_of(reply, &defaults, &tools::wire::WireNames::default());
+    let reqs = w.assign_ids(reqs);
     let (run, refused): (Vec<ToolRequest>, Vec<ToolRequest>) = reqs
         .into_iter()
         .take(MAX_CALLS_PER_ROUND)
@@ -1691,7 +1762,7 @@ fn tools_stage(
     w.trace(
         "tool_plan",
         json!({"run_id": w.run_id, "role": role.name, "stage": "tools",
-               "calls": run.iter().map(|r| json!({"id": r.request_id, "tool": r.tool})).collect::<Vec<_>>(),
+               "calls": run.iter().map(|r| w.call_json(r)).collect::<Vec<_>>(),
                "malformed": problem}),
     )?;
     for r in &refused {
@@ -2123,7 +2194,11 @@ fn execute_commit(
                 &defaults,
                 &tools::wire::WireNames::default(),
             );
-            for req in reqs {
+            // The results are matched by the ids the replies gave their calls; what is
+            // recorded carries bob's ids ([`Work::assign_ids`]).
+            let asked: Vec<String> = reqs.iter().map(|(r, _)| r.request_id.clone()).collect();
+            let reqs = w.assign_ids(reqs);
+            for (req, asked_id) in reqs.into_iter().zip(asked) {
                 let mutating = tools::resolve(&req.tool).is_some_and(|s| s.mutating);
                 if role.plans_tools && mutating {
                     w.tools.push(ToolRecord {
@@ -2141,11 +2216,7 @@ fn execute_commit(
                     });
                     continue;
                 }
-                let Some(resp) = ci
-                    .tool_results
-                    .iter()
-                    .find(|r| r.request_id == req.request_id)
-                else {
+                let Some(resp) = ci.tool_results.iter().find(|r| r.request_id == asked_id) else {
                     continue;
                 };
                 if !resp.ok {
@@ -2158,8 +2229,9 @@ fn execute_commit(
                     error: resp.error.clone(),
                     result_ref: Some(format!("{audit_ref}#{}", req.request_id)),
                 });
-                let full = serde_json::to_value(crate::contracts::ToolMessage::from(resp))
+                let mut full = serde_json::to_value(crate::contracts::ToolMessage::from(resp))
                     .unwrap_or_default();
+                full["id"] = json!(req.request_id);
                 w.tool_history
                     .push(tool_history_message(&req.tool, &req.request_id, &full));
             }

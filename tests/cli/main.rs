@@ -9,6 +9,7 @@ mod contracts;
 mod domain;
 mod env;
 mod eval;
+mod ids;
 mod integrity;
 mod keys;
 mod memory;

@@ -8,8 +8,9 @@ use crate::env::error_of;
 use crate::support::http::{Reply, TestServer};
 use serde_json::{Value, json};
 
+/// One `http.get` call; bob numbers it (`call_<n>`: a URL is not an id, see `crate::ids`).
 fn get(url: &str, use_cache: bool) -> Value {
-    json!({"id": url, "tool": "http.get", "args": {"url": url, "use_cache": use_cache}})
+    json!({"tool": "http.get", "args": {"url": url, "use_cache": use_cache}})
 }
 
 fn calls(c: &[Value]) -> String {

@@ -507,10 +507,16 @@ fn unknown_tools_are_never_executed_and_inputs_are_validated() {
     );
     assert_eq!(r[5]["ok"], true);
     assert!(r[0].get("output").is_none() && r[0]["error"]["message"].is_string());
-    // Envelope ids that would be path tricks fail that call (audited under the run's ids).
+    // Envelope ids that would be path tricks refuse the whole input before anything runs
+    // (`crate::ids`; more in `ids::`).
     let bad = json!({"request_id": "z", "agent_id": "../../etc", "tool": "fs.read_text", "input": {"path": "hello.txt"}});
-    let r = run(&env, &root, &[], &bad.to_string());
-    assert_eq!(code(&r[0]), "invalid.request", "{}", r[0]);
+    let err = env.fails(
+        &tool_run(&root, &[]),
+        &bad.to_string(),
+        2,
+        "invalid.request",
+    );
+    assert_eq!(err["details"]["field"], "agent_id", "{err}");
     assert!(!env.home().join("etc").exists() && !env.path("etc").exists());
 }
 

@@ -285,7 +285,13 @@ fn solo_profile_runs_a_bounded_tool_loop() {
     assert_eq!(tools[0]["status"], "ok");
     assert_eq!(tools[1]["tool_name"], "fs.read_text");
     assert_eq!(tools[1]["args"], json!({"path":"notes.txt"}));
-    assert!(tools[1]["result_ref"].as_str().unwrap().contains("#t2"));
+    // Ids are bob's: the model's `t2` is the turn's second call.
+    assert!(
+        tools[1]["result_ref"]
+            .as_str()
+            .unwrap()
+            .ends_with("#call_2")
+    );
     let k = kinds(&trace(&env, "so"));
     for want in ["tool_plan", "tool_start", "tool_done"] {
         assert!(k.contains(&want.to_string()), "{k:?}");
@@ -377,9 +383,11 @@ fn tool_call_with_invalid_arguments_fails_that_call_only() {
     let body = srv.requests()[1].json();
     let msgs = body["messages"].as_array().unwrap();
     let tool_msg = msgs.iter().find(|m| m["role"] == "tool").unwrap();
-    assert_eq!(tool_msg["tool_call_id"], "c1");
+    // Ids are bob's: the model's call id `c1` is replaced by the turn's `call_1`, on the
+    // assistant message sent back and on the tool message answering it alike.
+    assert_eq!(tool_msg["tool_call_id"], "call_1");
     let asst = msgs.iter().find(|m| m["role"] == "assistant").unwrap();
-    assert_eq!(asst["tool_calls"][0]["id"], "c1");
+    assert_eq!(asst["tool_calls"][0]["id"], "call_1");
     // Native tools were offered to the final role, under their wire name.
     assert_eq!(
         srv.requests()[0].json()["tools"][0]["function"]["name"],

@@ -84,14 +84,14 @@ fn think_tool_requests_run_before_respond_and_their_results_reach_it() {
         && e["data"]["role"] == "think"));
     assert!(
         tr.iter()
-            .any(|e| e["kind"] == "tool_done" && e["data"]["id"] == "k1")
+            .any(|e| e["kind"] == "tool_done" && e["data"]["id"] == "call_1")
     );
     let day = env.home().join("audit/agent_default/2026-02-15.jsonl");
     let audit = read_jsonl(day);
     assert!(
         audit
             .iter()
-            .any(|e| e["event_type"] == "tool.result" && e["payload"]["request_id"] == "k1")
+            .any(|e| e["event_type"] == "tool.result" && e["payload"]["request_id"] == "call_1")
     );
     // Without the feature the respond line would never match and the turn would fail.
 }
@@ -300,10 +300,11 @@ fn tool_results_are_capped_within_the_turn_and_kept_condensed_in_history() {
     assert_eq!(roles, ["user", "tool", "assistant"]);
     let t = &msgs[1];
     assert_eq!(t["name"], "fs.read_text");
-    assert_eq!(t["tool_call_id"], "r1");
+    // Ids are bob's: the model's `r1` is the turn's first call.
+    assert_eq!(t["tool_call_id"], "call_1");
     let text = t["content"].as_str().unwrap();
     assert!(
-        text.starts_with("tool fs.read_text result (r1)\nstatus: ok"),
+        text.starts_with("tool fs.read_text result (call_1)\nstatus: ok"),
         "{text}"
     );
     assert!(text.chars().count() <= 1400, "{}", text.chars().count());
@@ -321,7 +322,7 @@ fn tool_results_are_capped_within_the_turn_and_kept_condensed_in_history() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(data.contains("tool fs.read_text result (r1)"), "{data}");
+    assert!(data.contains("tool fs.read_text result (call_1)"), "{data}");
     assert!(!data.contains(&big[..2000]));
 }
 
@@ -509,9 +510,14 @@ fn two_seeded_panda_turns_are_byte_identical_confirm_and_search_ids_included() {
     assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
     let differ: Vec<&String> = fa.keys().filter(|k| fa[*k] != fb[*k]).collect();
     assert!(differ.is_empty(), "files differ: {differ:?}");
-    // The search request id is seeded too (it is in the trace).
+    // The search call's id is bob's, like every call's of a turn (it is in the trace).
     let traced = String::from_utf8_lossy(&fa["traces/p1.jsonl"]).to_string();
-    assert!(traced.contains("\"search_0_"), "{traced}");
+    assert!(
+        regex::Regex::new(r#""id":"call_\d+","tool":"web.search""#)
+            .unwrap()
+            .is_match(&traced),
+        "{traced}"
+    );
     // The staged intent is confirmed by that id.
     let id = staged_one["result_ref"]
         .as_str()

@@ -62,6 +62,7 @@ pub fn set_by(
     select: &[String],
     actor: &str,
 ) -> Result<Turbotime> {
+    crate::ids::check_in_home(home, crate::ids::Kind::Id, "session_id", session_id)?;
     let mut selected = Vec::new();
     for name in select {
         let canonical = super::super::registry::resolve(name).map(|t| t.name);
