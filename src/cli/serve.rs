@@ -72,13 +72,20 @@ pub enum Sub {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum TokenCmd {
-    /// Create a token and print it once: {id, name, token, created_at}
+    /// Create a token and print it once: {id, name, scopes, token, created_at}
     Create {
         /// A label for the token
         #[arg(long, default_value = "default")]
         name: String,
+        /// What the token may do: runs (queue, cancel and read runs), chat (chat messages),
+        /// read (every GET, admin views included), admin (the admin writes, and everything else).
+        /// Repeat it or give a comma list [default: runs,chat,read]. No scope lets a token
+        /// change the settings that run commands, choose where secrets go, or change tools,
+        /// rules or the sandbox: those are changed at the machine only
+        #[arg(long = "scope", value_name = "SCOPE")]
+        scopes: Vec<String>,
     },
-    /// List tokens (JSON Lines {id, name, created_at, revoked_at?}; never the token)
+    /// List tokens (JSON Lines {id, name, scopes, created_at, revoked_at?}; never the token)
     List,
     /// Revoke a token by id; it stops working on the next request
     Revoke {
@@ -91,18 +98,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     let dir = serve::serve_dir(&ctx.home);
     let now = || crate::clock::now().map(crate::clock::rfc3339);
     match args.command {
-        Some(Sub::Token(TokenCmd::Create { name })) => {
-            let (e, token) = auth::create(&dir, &name, &now()?)?;
-            ctx.out
-                .doc(&json!({"id": e.id, "name": e.name, "token": token,
+        Some(Sub::Token(TokenCmd::Create { name, scopes })) => {
+            let scopes = auth::Scopes::parse(&scopes)?;
+            let (e, token) = auth::create(&dir, &name, scopes, &now()?)?;
+            ctx.out.doc(&json!({"id": e.id, "name": e.name,
+                                "scopes": e.scopes().names(), "token": token,
                                 "created_at": e.created_at}))
         }
         Some(Sub::Token(TokenCmd::List)) => {
             for e in auth::list(&dir)? {
-                ctx.out.line(
-                    &json!({"id": e.id, "name": e.name, "created_at": e.created_at,
-                                     "revoked_at": e.revoked_at}),
-                )?;
+                ctx.out.line(&json!({"id": e.id, "name": e.name,
+                                     "scopes": e.scopes().names(),
+                                     "created_at": e.created_at, "revoked_at": e.revoked_at}))?;
             }
             Ok(())
         }

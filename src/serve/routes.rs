@@ -216,7 +216,8 @@ fn constant(body: &Value) -> Response {
     resp
 }
 
-/// Every endpoint but `/healthz`: `Authorization: Bearer <active token>`.
+/// Every endpoint but `/healthz`: `Authorization: Bearer <active token>` whose scopes the
+/// route accepts (else `403 policy.denied`).
 async fn require_token(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -238,7 +239,25 @@ async fn require_token(
     let verifier = shared.clone();
     let ok = tokio::task::spawn_blocking(move || verifier.verifier.check(&token)).await;
     match ok {
-        Ok(Ok(Some(id))) => {
+        Ok(Ok(Some((id, scopes)))) => {
+            let write = !matches!(
+                *req.method(),
+                axum::http::Method::GET | axum::http::Method::HEAD
+            );
+            let route = req.uri().path();
+            let accepted = auth::Scopes::required(write, route);
+            if !scopes.allows(accepted) {
+                return ApiError::from(
+                    Error::denied(format!(
+                        "this token's scopes ({}) do not allow {} {route}: it needs one of {}",
+                        scopes.names().join(","),
+                        req.method(),
+                        accepted.names().join(",")
+                    ))
+                    .with("needs", accepted.names()),
+                )
+                .into_response();
+            }
             let mut req = req;
             req.extensions_mut().insert(auth::Caller(id));
             next.run(req).await

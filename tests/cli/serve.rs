@@ -187,8 +187,14 @@ fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> Resp {
     )
 }
 
+/// A token with every scope (admin included).
 fn token(env: &TestEnv) -> String {
-    let v = env.json(&["serve", "token", "create", "--name", "test"], "");
+    let v = env.json(
+        &[
+            "serve", "token", "create", "--name", "test", "--scope", "admin",
+        ],
+        "",
+    );
     v["token"].as_str().unwrap().to_string()
 }
 
