@@ -52,7 +52,8 @@ pub struct Args {
     /// Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]
     #[arg(long, value_name = "SPEC")]
     pub backend: Option<String>,
-    /// Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited
+    /// Chat messages each sender (user_id, case-folded, trailing digits and punctuation
+    /// dropped) may send per minute to one agent in one room; beyond it chat.rate_limited
     /// [default: setting serve.chat_rate, else 20]
     #[arg(long, value_name = "N")]
     pub chat_rate: Option<u64>,
@@ -203,6 +204,15 @@ fn options(settings: &Settings, backend: Option<String>) -> Result<serve::Option
             .unwrap_or(u32::MAX)
             .max(1),
         drain_timeout: seconds("serve.drain_timeout_s", 20.0)?,
+        run_rate: u32::try_from(count("serve.run_rate", 600)?).unwrap_or(u32::MAX),
+        max_connections: usize::try_from(count("serve.max_connections", 1024)?)
+            .unwrap_or(usize::MAX)
+            .clamp(1, 1 << 20),
+        max_connections_per_ip: usize::try_from(count("serve.max_connections_per_ip", 128)?)
+            .unwrap_or(usize::MAX)
+            .max(1),
+        header_timeout: seconds("serve.header_timeout_s", 5.0)?.max(Duration::from_millis(100)),
+        sse_max: seconds("serve.sse_max_s", 3600.0)?.max(Duration::from_secs(1)),
         settings: settings.clone(),
     })
 }

@@ -1173,7 +1173,12 @@ fn slow_clients_are_cut_off_and_a_thousand_connections_are_all_answered() {
     let env = TestEnv::new();
     let tok = token(&env);
     let backend = replay(&env, "x");
-    let srv = Server::start(&env, &["--backend", &backend, "--request-timeout", "1"]);
+    // One client address may hold 128 connections unless told otherwise: this one holds 1,000.
+    let srv = Server::start_env(
+        &env,
+        &["--backend", &backend, "--request-timeout", "1"],
+        &[("BOB_SERVE_MAX_CONNECTIONS_PER_IP", "1024")],
+    );
     let a = srv.addr;
     // A body that never finishes: the request timeout answers 408 with a seed 003 body.
     let mut slow = TcpStream::connect(a).unwrap();

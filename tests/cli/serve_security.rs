@@ -504,3 +504,214 @@ fn w2_the_serpapi_key_goes_only_to_the_origin_it_was_set_for() {
     let r = run(&env);
     assert_eq!(r["output"]["provider"], "serpapi", "{r}");
 }
+
+/// A connection to `to` from the loopback address `src` (127.0.0.0/8 is all this host's).
+fn connect_from(src: std::net::Ipv4Addr, to: SocketAddr) -> TcpStream {
+    use std::os::fd::FromRawFd;
+    let SocketAddr::V4(to) = to else {
+        panic!("not IPv4: {to}")
+    };
+    let sockaddr = |ip: std::net::Ipv4Addr, port: u16| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: port.to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from_ne_bytes(ip.octets()),
+        },
+        sin_zero: [0; 8],
+    };
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: a fresh socket, plain sockaddr_in values that outlive the calls; the descriptor
+    // is owned by the TcpStream from here on.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        let from = sockaddr(src, 0);
+        let rc = libc::bind(fd, (&from as *const libc::sockaddr_in).cast(), len);
+        assert_eq!(rc, 0, "bind {src}: {}", std::io::Error::last_os_error());
+        let dest = sockaddr(*to.ip(), to.port());
+        let rc = libc::connect(fd, (&dest as *const libc::sockaddr_in).cast(), len);
+        assert_eq!(rc, 0, "connect: {}", std::io::Error::last_os_error());
+        TcpStream::from_raw_fd(fd)
+    }
+}
+
+#[test]
+fn idle_sockets_of_one_address_cannot_keep_healthz_from_another() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "ok");
+    // Room for 32 connections, 8 per address; an idle one is closed only after 20 s.
+    let srv = Server::start(
+        &env,
+        &["--backend", &backend],
+        &[
+            ("BOB_SERVE_MAX_CONNECTIONS", "32"),
+            ("BOB_SERVE_MAX_CONNECTIONS_PER_IP", "8"),
+            ("BOB_SERVE_HEADER_TIMEOUT", "20"),
+        ],
+    );
+    let a = srv.addr;
+    let idle: Vec<TcpStream> = (0..40).map(|_| TcpStream::connect(a).unwrap()).collect();
+    // Another address is answered at once (before any idle socket's 20 s are up).
+    let mut s = connect_from(std::net::Ipv4Addr::new(127, 0, 0, 2), a);
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(&request_bytes("GET", "/healthz", None, None))
+        .unwrap();
+    let r = read_answer(s);
+    assert_eq!((r.status, r.json()), (200, json!({"ok": true})));
+    // The first address got its 8; each one over them a 503 and a closed connection.
+    let mut refused = 0;
+    for mut s in idle.into_iter().skip(8) {
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).expect("closed by the server");
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.starts_with("HTTP/1.1 503"), "{text}");
+        assert!(text.contains("max_connections_per_ip"), "{text}");
+        refused += 1;
+    }
+    assert_eq!(refused, 32);
+}
+
+#[test]
+fn a_connection_that_sends_no_request_head_is_closed_after_the_header_timeout() {
+    let env = TestEnv::new();
+    let backend = replay(&env, "ok");
+    let srv = Server::start(
+        &env,
+        &["--backend", &backend],
+        &[("BOB_SERVE_HEADER_TIMEOUT", "1")],
+    );
+    let a = srv.addr;
+    for first in [&b""[..], b"GET /healthz HTTP/1.1\r\nHost: x\r\n"] {
+        let mut s = TcpStream::connect(a).unwrap();
+        s.write_all(first).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut out = Vec::new();
+        s.read_to_end(&mut out)
+            .expect("the server closes an idle connection");
+        assert!(!String::from_utf8_lossy(&out).contains("200 OK"), "{out:?}");
+    }
+    // A kept-alive connection idle after its answer is closed too.
+    let mut s = TcpStream::connect(a).unwrap();
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out)
+        .expect("the server closes an idle kept-alive connection");
+    assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 200"));
+}
+
+#[test]
+fn an_event_stream_ends_after_its_limit_while_the_run_still_runs() {
+    let env = TestEnv::new();
+    let tok = token(&env, &[]);
+    let hung = OpenAi::start(|_, _| crate::support::http::Reply::hang());
+    let url = hung.base_url();
+    let srv = Server::start(
+        &env,
+        &[],
+        &[
+            ("BOB_CHAT_BASE_URL", url.as_str()),
+            ("BOB_CHAT_MODEL", "m"),
+            ("BOB_SERVE_SSE_MAX", "1"),
+        ],
+    );
+    let a = srv.addr;
+    let id = create(a, &tok);
+    let t = Instant::now();
+    while hung.requests().is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the run never called"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut s = TcpStream::connect(a).unwrap();
+    s.write_all(&request_bytes(
+        "GET",
+        &format!("/v1/runs/{id}/events"),
+        Some(&tok),
+        None,
+    ))
+    .unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).expect("the stream ends");
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("text/event-stream"), "{text}");
+    assert_eq!(
+        get(a, &format!("/v1/runs/{id}"), &tok).json()["status"],
+        "running"
+    );
+}
+
+#[test]
+fn the_chat_limit_keys_on_the_normalised_sender_per_room_and_runs_on_the_token() {
+    let env = TestEnv::new();
+    let tok = token(&env, &[]);
+    let other = token(&env, &[]);
+    let backend = replay(&env, "ok");
+    let srv = Server::start(
+        &env,
+        &["--backend", &backend, "--chat-rate", "2"],
+        &[("BOB_SERVE_RUN_RATE", "5")],
+    );
+    let a = srv.addr;
+    let msg = |tok: &str, user: &str, room: &str| {
+        post(
+            a,
+            "/v1/chat/messages",
+            tok,
+            &json!({"user_id": user, "room_id": room, "agent_id": "agent_default",
+                    "message": "hi"}),
+        )
+    };
+    assert_eq!(msg(&tok, "alice", "r1").status, 202);
+    assert_eq!(msg(&tok, "Alice", "r1").status, 202);
+    for alias in ["alice1", "alice.", "ALICE", "alice-2"] {
+        let e = msg(&tok, alias, "r1").error(429, "chat.rate_limited");
+        assert!(
+            e["retry_after_seconds"].as_u64().unwrap() >= 1,
+            "{alias}: {e}"
+        );
+    }
+    // Another sender, or another room, has its own allowance.
+    assert_eq!(msg(&tok, "bob", "r1").status, 202);
+    assert_eq!(msg(&tok, "alice", "r2").status, 202);
+    // Five runs a minute for this token, chat messages included: two more, then 429.
+    let run = json!({"agent_id": "agent_default", "message": "hi"});
+    assert_eq!(post(a, "/v1/runs", &tok, &run).status, 202);
+    post(a, "/v1/runs", &tok, &run).error(429, "chat.rate_limited");
+    msg(&tok, "carol", "r3").error(429, "chat.rate_limited");
+    // Another token is not held back by it.
+    assert_eq!(post(a, "/v1/runs", &other, &run).status, 202);
+}
+
+#[test]
+fn a_bad_redaction_rule_file_stops_the_server_at_start_with_a_clear_error() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(env.home().join("redact.rules"), "([unclosed\n").unwrap();
+    let e = env.fails(
+        &["serve", "--bind", "127.0.0.1:0"],
+        "",
+        2,
+        "invalid.request",
+    );
+    let msg = e["message"].as_str().unwrap();
+    assert!(msg.contains("redaction rules"), "{msg}");
+    assert!(
+        e["details"]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("redact.rules"),
+        "{e}"
+    );
+    // Fixed, it starts.
+    std::fs::write(env.home().join("redact.rules"), "secret-[0-9]+\n").unwrap();
+    let backend = replay(&env, "ok");
+    let srv = Server::start(&env, &["--backend", &backend], &[]);
+    assert_eq!(req(srv.addr, "GET", "/healthz", None, None).status, 200);
+}
