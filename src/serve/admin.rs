@@ -504,3 +504,58 @@ fn tempfile_dir(home: &crate::home::Home) -> crate::error::Result<std::path::Pat
     std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
     Ok(d)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::{Kind, spec_of};
+
+    /// The allowlist names real settings only, and none that runs something, says where a
+    /// request or a secret goes, holds a key, a path or a rule, or is the server's own.
+    #[test]
+    fn the_http_allowlist_holds_no_command_url_key_path_or_policy_setting() {
+        for key in HTTP_SETTABLE {
+            if crate::settings::OPEN_TABLES.contains(key) {
+                continue;
+            }
+            let spec = spec_of(key).unwrap_or_else(|| panic!("{key} is not a setting"));
+            assert!(spec.file, "{key}");
+            assert!(!spec.secret, "{key}");
+            assert!(
+                !matches!(spec.kind, Kind::Url | Kind::Path | Kind::List),
+                "{key}"
+            );
+            for family in ["schedule.", "tools.", "redact.", "serve.", "clock.", "cli."] {
+                assert!(!key.starts_with(family), "{key}");
+            }
+            for part in [
+                "base_url",
+                "api_key",
+                "backend",
+                "route_remote",
+                "log_payloads",
+            ] {
+                assert!(!key.contains(part), "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_change_outside_the_allowlist_is_named_and_an_unchanged_one_is_not() {
+        let old = json!({"chat": {"model": "a", "base_url": "http://x/v1"},
+                         "schedule": {"turn_cmd": "echo {}"}});
+        let mut new = old.clone();
+        new["chat"]["model"] = json!("b");
+        new["output"] = json!({"thinking_mode": "always"});
+        assert!(forbidden_changes(&new, &old).is_empty());
+        new["chat"]["base_url"] = json!("http://evil/v1");
+        new["schedule"] = json!({});
+        new["tools"] = json!({"roots": ["/"]});
+        assert_eq!(
+            forbidden_changes(&new, &old),
+            ["chat.base_url", "schedule.turn_cmd", "tools.roots"]
+        );
+        new["prices"] = json!({"m": {"input": 1.0}});
+        assert_eq!(forbidden_changes(&new, &old).len(), 3);
+    }
+}
