@@ -1126,7 +1126,7 @@ complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_sub
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
-complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at, bound_to?}; never values)'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "rm" -d 'Remove a secret'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l for -d 'Bind the secret to this URL\'s origin (scheme://host[:port]): it is sent there and nowhere else. Without it the secret is bound to the origin of its first use' -r
@@ -1155,7 +1155,7 @@ complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcomm
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
-complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at, bound_to?}; never values)'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Remove a secret'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l bind -d 'Address to listen on; a port of 0 picks a free one [default: setting serve.bind, else 127.0.0.1:8765]' -r
@@ -1388,7 +1388,7 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at, bound_to?}; never values)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "rm" -d 'Remove a secret'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from serve" -f -a "token" -d 'Create, list or revoke API tokens (stored hashed in serve/tokens.json)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "run" -d 'Run the cases through the real turn pipeline, each in a fresh temporary home, and score them'

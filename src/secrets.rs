@@ -46,6 +46,9 @@ pub struct SecretInfo {
     pub name: String,
     pub created_at: String,
     pub updated_at: String,
+    /// The origin the secret is sent to; absent until it is bound (see the module docs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound_to: Option<String>,
 }
 
 pub struct Secrets {
@@ -230,13 +233,14 @@ impl Secrets {
         Ok(self
             .conn
             .query_row(
-                "SELECT name, created_at, updated_at FROM secrets WHERE name = ?1",
+                "SELECT name, created_at, updated_at, bound_to FROM secrets WHERE name = ?1",
                 params![name],
                 |r| {
                     Ok(SecretInfo {
                         name: r.get(0)?,
                         created_at: r.get(1)?,
                         updated_at: r.get(2)?,
+                        bound_to: r.get(3)?,
                     })
                 },
             )
@@ -247,13 +251,14 @@ impl Secrets {
     pub fn list(&self) -> Result<Vec<SecretInfo>> {
         let mut st = self
             .conn
-            .prepare("SELECT name, created_at, updated_at FROM secrets ORDER BY name")?;
+            .prepare("SELECT name, created_at, updated_at, bound_to FROM secrets ORDER BY name")?;
         let rows = st
             .query_map([], |r| {
                 Ok(SecretInfo {
                     name: r.get(0)?,
                     created_at: r.get(1)?,
                     updated_at: r.get(2)?,
+                    bound_to: r.get(3)?,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;

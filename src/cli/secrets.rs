@@ -23,7 +23,7 @@ pub enum Args {
         #[arg(long = "for", value_name = "URL")]
         for_url: Option<String>,
     },
-    /// List secret names (JSON Lines {name, created_at, updated_at}; never values)
+    /// List secret names (JSON Lines {name, created_at, updated_at, bound_to?}; never values)
     List,
     /// Remove a secret
     Rm {
@@ -58,7 +58,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let info = Secrets::open(&ctx.home)?.set_for(&name, &value, &now, origin.as_deref())?;
             ctx.out
                 .doc(&json!({"name": info.name, "created_at": info.created_at,
-                                "updated_at": info.updated_at, "bound_to": origin,
+                                "updated_at": info.updated_at, "bound_to": info.bound_to,
                                 "stored": true}))
         }
         Args::List => {

@@ -424,6 +424,11 @@ fn w2_a_secret_goes_only_to_the_origin_it_was_set_for() {
     let id = create(a, &admin);
     assert_eq!(wait_ended(a, &admin, &id)["status"], "completed");
     assert!(got_the_secret(&good));
+    let origin = good.base_url().trim_end_matches("/v1").to_string();
+    assert_eq!(
+        env.jsonl(&["secrets", "list"], "")[0]["bound_to"],
+        origin.as_str()
+    );
     // Over HTTP the base URL cannot move, whatever the key says.
     let mut cfg = get(a, "/api/admin/config", &admin).json()["config"].clone();
     for key in [json!(""), json!("[REDACTED]"), json!("secret:github")] {
