@@ -457,7 +457,7 @@ pub(super) fn admit_run(shared: &Shared, caller: &auth::Caller) -> ApiResult<()>
         Error::new(
             Code::ChatRateLimited,
             format!(
-                "this token queued {} runs in the last minute (serve.run_rate); retry in {wait}s",
+                "this token may queue {} runs a minute (serve.run_rate); retry in {wait}s",
                 shared.opts.run_rate
             ),
         )
@@ -801,8 +801,9 @@ async fn run_events(
 }
 
 /// Accepts connections until SIGTERM/SIGINT, then lets open connections finish. A client
-/// address over `serve.max_connections_per_ip` is answered [`super::limits::TOO_MANY_FROM_IP`] and closed at
-/// once; a connection has `serve.header_timeout_s` to send each request's head.
+/// address over `serve.max_connections_per_ip` is answered
+/// [`super::limits::TOO_MANY_FROM_IP`] and closed at once; a connection has
+/// `serve.header_timeout_s` to send each request's head.
 pub(super) async fn serve(listener: tokio::net::TcpListener, app: Router, shared: Arc<Shared>) {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let slots = Arc::new(tokio::sync::Semaphore::new(shared.opts.max_connections));
