@@ -587,7 +587,8 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         let mut err = Error::new(
             e.code,
             format!(
-                "the redaction rules do not load, so no answer could be served: {}",
+                "the redactor (redaction rules and stored secrets) does not load, so no \
+                 answer could be served: {}",
                 e.message
             ),
         );
