@@ -6609,12 +6609,16 @@ _bob() {
             return 0
             ;;
         bob__subcmd__secrets__subcmd__set)
-            opts="-h -V --home --now --format --json --help --version"
+            opts="-h -V --for --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -6803,13 +6807,17 @@ _bob() {
             return 0
             ;;
         bob__subcmd__serve__subcmd__token__subcmd__create)
-            opts="-h -V --name --home --now --format --json --help --version"
+            opts="-h -V --name --scope --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1148,9 +1148,10 @@ complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_sub
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
-complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at, bound_to?}; never values)'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "rm" -d 'Remove a secret'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l for -d 'Bind the secret to this URL\'s origin (scheme://host[:port]): it is sent there and nowhere else. Without it the secret is bound to the origin of its first use' -r
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -1176,7 +1177,7 @@ complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcomm
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
-complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at, bound_to?}; never values)'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Remove a secret'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l bind -d 'Address to listen on; a port of 0 picks a free one [default: setting serve.bind, else 127.0.0.1:8765]' -r
@@ -1185,7 +1186,7 @@ complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subco
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l max-body -d 'Largest request body, in bytes [default: setting serve.max_body, else 1048576]' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l request-timeout -d 'Seconds to answer a request (an SSE stream: to start it) [default: setting serve.request_timeout_s, else 30]' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l backend -d 'Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]' -r
-complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l chat-rate -d 'Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited [default: setting serve.chat_rate, else 20]' -r
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l chat-rate -d 'Chat messages each sender (user_id, case-folded, trailing digits and punctuation dropped) may send per minute to one agent in one room; beyond it chat.rate_limited [default: setting serve.chat_rate, else 20]' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l drain-timeout -d 'Seconds a drain (SIGTERM) gives running runs to finish; then each is cut short and re-queued (or, if it already called a tool, failed with reason interrupted) [default: setting serve.drain_timeout_s (BOB_SERVE_DRAIN_TIMEOUT, config.toml), else 20]' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -1206,8 +1207,8 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "create" -d 'Create a token and print it once: {id, name, token, created_at}'
-complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "list" -d 'List tokens (JSON Lines {id, name, created_at, revoked_at?}; never the token)'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "create" -d 'Create a token and print it once: {id, name, scopes, token, created_at}'
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "list" -d 'List tokens (JSON Lines {id, name, scopes, created_at, revoked_at?}; never the token)'
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "revoke" -d 'Revoke a token by id; it stops working on the next request'
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from help" -f -a "token" -d 'Create, list or revoke API tokens (stored hashed in serve/tokens.json)'
@@ -1411,7 +1412,7 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from mtg" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "set" -d 'Store a secret; the value is read from stdin (one trailing newline dropped), never argv'
-complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at}; never values)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "list" -d 'List secret names (JSON Lines {name, created_at, updated_at, bound_to?}; never values)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from secrets" -f -a "rm" -d 'Remove a secret'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from serve" -f -a "token" -d 'Create, list or revoke API tokens (stored hashed in serve/tokens.json)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from eval" -f -a "run" -d 'Run the cases through the real turn pipeline, each in a fresh temporary home, and score them'

@@ -23,7 +23,7 @@ cleanup() { [[ -n "$pid" ]] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
 export BOB_HOME="$work/home"
 "$BOB" init >/dev/null
-tok=$("$BOB" serve token create --name fuzz | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+tok=$("$BOB" serve token create --name fuzz --scope admin | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 for _ in $(seq 50); do echo '{"content":"ok"}'; done >"$work/replay.jsonl"
 "$BOB" serve --bind 127.0.0.1:0 --workers 2 --backend "replay:$work/replay.jsonl" \
   >"$work/ready" 2>"$work/serve.err" &

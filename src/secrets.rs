@@ -9,9 +9,17 @@
 //!
 //! One-way: `bob secrets` and the HTTP API set, list (names and times only) and remove; no
 //! command or endpoint returns a value. Values are read only inside the process that uses them:
-//! [`resolve_ref`] for `secret:NAME` references (the backend's `api_key`), and
+//! [`resolve_ref`] for `secret:NAME` references (the backend's `api_key`, the SerpAPI key), and
 //! [`Secrets::values`] so [`crate::redact::Redactor::load`] masks every stored value wherever
 //! bob writes.
+//!
+//! Binding: each secret is sent to one origin (`scheme://host[:port]`), recorded in its row
+//! (`bound_to`). `bob secrets set NAME --for URL` binds it to URL's origin; `bob secrets set
+//! NAME` without `--for` leaves it unbound, and its first use binds it to the origin it is then
+//! sent to (the configured base URL, which only a person at the machine can change). Setting a
+//! value over HTTP keeps the binding it had. From then on [`resolve_ref`] refuses
+//! (`policy.denied`, naming the setting) to hand the value to any other origin: pointing a base
+//! URL elsewhere needs the secret set again at the machine, with `--for` the new URL.
 
 use crate::error::{Error, Result};
 use crate::home::Home;
@@ -38,6 +46,9 @@ pub struct SecretInfo {
     pub name: String,
     pub created_at: String,
     pub updated_at: String,
+    /// The origin the secret is sent to; absent until it is bound (see the module docs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound_to: Option<String>,
 }
 
 pub struct Secrets {
@@ -125,6 +136,16 @@ impl Secrets {
                 created_at TEXT NOT NULL,
                 updated_at TEXT NOT NULL)",
         )?;
+        // The origin each secret may be sent to (a column added to stores made before it).
+        let has_bound: bool = conn
+            .prepare("SELECT 1 FROM pragma_table_info('secrets') WHERE name = 'bound_to'")?
+            .exists([])?;
+        if !has_bound
+            && let Err(e) = conn.execute_batch("ALTER TABLE secrets ADD COLUMN bound_to TEXT")
+            && !e.to_string().contains("duplicate column")
+        {
+            return Err(e.into());
+        }
         let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
         Ok(Secrets {
             conn,
@@ -140,8 +161,31 @@ impl Secrets {
         Secrets::open(home).map(Some)
     }
 
-    /// Stores (or replaces) a secret.
+    /// Stores (or replaces) a secret; a replaced one keeps its binding, a new one is unbound.
     pub fn set(&mut self, name: &str, value: &str, now: &str) -> Result<SecretInfo> {
+        self.store(name, value, now, None)
+    }
+
+    /// Stores (or replaces) a secret at the machine, bound to `origin` (from [`origin_of`]),
+    /// or unbound (bound at its first use) when `None`.
+    pub fn set_for(
+        &mut self,
+        name: &str,
+        value: &str,
+        now: &str,
+        origin: Option<&str>,
+    ) -> Result<SecretInfo> {
+        self.store(name, value, now, Some(origin))
+    }
+
+    /// `binding`: `None` keeps the row's binding, `Some(b)` sets it to `b`.
+    fn store(
+        &mut self,
+        name: &str,
+        value: &str,
+        now: &str,
+        binding: Option<Option<&str>>,
+    ) -> Result<SecretInfo> {
         check_name(name)?;
         if value.chars().count() < MIN_VALUE {
             return Err(Error::invalid(format!(
@@ -167,12 +211,20 @@ impl Secrets {
                 },
             )
             .map_err(|_| Error::internal("encrypting the secret failed"))?;
-        self.conn.execute(
+        let tx = self.conn.transaction()?;
+        tx.execute(
             "INSERT INTO secrets (name, nonce, ciphertext, created_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?4)
              ON CONFLICT(name) DO UPDATE SET nonce = ?2, ciphertext = ?3, updated_at = ?4",
             params![name, nonce.to_vec(), ct, now],
         )?;
+        if let Some(b) = binding {
+            tx.execute(
+                "UPDATE secrets SET bound_to = ?2 WHERE name = ?1",
+                params![name, b],
+            )?;
+        }
+        tx.commit()?;
         self.info(name)?
             .ok_or_else(|| Error::internal("the secret vanished after it was written"))
     }
@@ -181,13 +233,14 @@ impl Secrets {
         Ok(self
             .conn
             .query_row(
-                "SELECT name, created_at, updated_at FROM secrets WHERE name = ?1",
+                "SELECT name, created_at, updated_at, bound_to FROM secrets WHERE name = ?1",
                 params![name],
                 |r| {
                     Ok(SecretInfo {
                         name: r.get(0)?,
                         created_at: r.get(1)?,
                         updated_at: r.get(2)?,
+                        bound_to: r.get(3)?,
                     })
                 },
             )
@@ -198,13 +251,14 @@ impl Secrets {
     pub fn list(&self) -> Result<Vec<SecretInfo>> {
         let mut st = self
             .conn
-            .prepare("SELECT name, created_at, updated_at FROM secrets ORDER BY name")?;
+            .prepare("SELECT name, created_at, updated_at, bound_to FROM secrets ORDER BY name")?;
         let rows = st
             .query_map([], |r| {
                 Ok(SecretInfo {
                     name: r.get(0)?,
                     created_at: r.get(1)?,
                     updated_at: r.get(2)?,
+                    bound_to: r.get(3)?,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -283,17 +337,70 @@ impl Secrets {
     }
 }
 
-/// Resolves a config value: `secret:NAME` becomes the secret's value; anything else is
-/// returned as is. Returns the value and whether it came from the store.
-pub fn resolve_ref(home: &Home, value: &str) -> Result<(String, bool)> {
+/// The origin (`scheme://host[:port]`, the port only when not the scheme's default) a secret
+/// sent to `url` is bound to. `invalid.request` for anything but an http(s) URL with a host.
+pub fn origin_of(url: &str) -> Result<String> {
+    let parsed = url::Url::parse(url.trim())
+        .map_err(|e| Error::invalid(format!("{url:?} is not a URL: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
+        return Err(Error::invalid(format!(
+            "{url:?} must be an http(s) URL with a host"
+        )));
+    }
+    Ok(parsed.origin().ascii_serialization())
+}
+
+impl Secrets {
+    /// Binds an unbound secret to `origin`, then checks that it is bound there: the origin it
+    /// is bound to otherwise.
+    fn bind_or_check(&self, name: &str, origin: &str) -> Result<std::result::Result<(), String>> {
+        self.conn.execute(
+            "UPDATE secrets SET bound_to = ?2 WHERE name = ?1 AND bound_to IS NULL",
+            params![name, origin],
+        )?;
+        let bound: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT bound_to FROM secrets WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten();
+        Ok(match bound {
+            Some(b) if b == origin => Ok(()),
+            Some(b) => Err(b),
+            None => Err(String::new()),
+        })
+    }
+}
+
+/// Resolves a config value that is sent to `url` (setting `setting` names it): `secret:NAME`
+/// becomes the secret's value if the secret is bound to `url`'s origin (an unbound one is
+/// bound to it now), else `policy.denied`; anything else is returned as is. Returns the value
+/// and whether it came from the store.
+pub fn resolve_ref(home: &Home, value: &str, url: &str, setting: &str) -> Result<(String, bool)> {
     match value.strip_prefix(REF_PREFIX) {
         Some(name) => {
+            let name = name.trim();
             let store = Secrets::open_existing(home)?.ok_or_else(|| {
                 Error::not_found(format!(
                     "config names secret {name:?} but this home has no secrets (bob secrets set {name})"
                 ))
             })?;
-            Ok((store.value(name.trim())?, true))
+            let secret = store.value(name)?;
+            let origin = origin_of(url).map_err(|e| e.with("setting", setting))?;
+            if let Err(bound) = store.bind_or_check(name, &origin)? {
+                return Err(Error::denied(format!(
+                    "secret {name:?} is bound to {bound}, not {origin} ({setting}); to send it \
+                     there, set it again at the machine: bob secrets set {name} --for {origin}"
+                ))
+                .with("setting", setting)
+                .with("secret", name)
+                .with("bound_to", bound)
+                .with("origin", origin));
+            }
+            Ok((secret, true))
         }
         None => Ok((value.to_string(), false)),
     }

@@ -290,7 +290,14 @@ impl Backend {
                     && k.starts_with(crate::secrets::REF_PREFIX)
                 {
                     cfg.api_key_source = Some(k.clone());
-                    cfg.api_key = Some(crate::secrets::resolve_ref(home, k)?.0);
+                    // Bound to the origin it was set (or first used) for.
+                    let setting = if route == Route::Mtg && config::route_mtg_remote(settings)? {
+                        "mtg.base_url"
+                    } else {
+                        "chat.base_url"
+                    };
+                    cfg.api_key =
+                        Some(crate::secrets::resolve_ref(home, k, &cfg.base_url, setting)?.0);
                 }
                 if spec.is_empty() && !cfg.explicit {
                     return Err(Error::invalid(NOT_CONFIGURED).with(

@@ -52,7 +52,8 @@ pub struct Args {
     /// Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]
     #[arg(long, value_name = "SPEC")]
     pub backend: Option<String>,
-    /// Chat messages each sender (user_id) may send per minute; beyond it chat.rate_limited
+    /// Chat messages each sender (user_id, case-folded, trailing digits and punctuation
+    /// dropped) may send per minute to one agent in one room; beyond it chat.rate_limited
     /// [default: setting serve.chat_rate, else 20]
     #[arg(long, value_name = "N")]
     pub chat_rate: Option<u64>,
@@ -72,13 +73,20 @@ pub enum Sub {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum TokenCmd {
-    /// Create a token and print it once: {id, name, token, created_at}
+    /// Create a token and print it once: {id, name, scopes, token, created_at}
     Create {
         /// A label for the token
         #[arg(long, default_value = "default")]
         name: String,
+        /// What the token may do: runs (queue, cancel and read runs), chat (chat messages),
+        /// read (every GET, admin views included), admin (the admin writes, and everything else).
+        /// Repeat it or give a comma list [default: runs,chat,read]. No scope lets a token
+        /// change the settings that run commands, choose where secrets go, or change tools,
+        /// rules or the sandbox: those are changed at the machine only
+        #[arg(long = "scope", value_name = "SCOPE")]
+        scopes: Vec<String>,
     },
-    /// List tokens (JSON Lines {id, name, created_at, revoked_at?}; never the token)
+    /// List tokens (JSON Lines {id, name, scopes, created_at, revoked_at?}; never the token)
     List,
     /// Revoke a token by id; it stops working on the next request
     Revoke {
@@ -91,18 +99,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     let dir = serve::serve_dir(&ctx.home);
     let now = || crate::clock::now().map(crate::clock::rfc3339);
     match args.command {
-        Some(Sub::Token(TokenCmd::Create { name })) => {
-            let (e, token) = auth::create(&dir, &name, &now()?)?;
-            ctx.out
-                .doc(&json!({"id": e.id, "name": e.name, "token": token,
+        Some(Sub::Token(TokenCmd::Create { name, scopes })) => {
+            let scopes = auth::Scopes::parse(&scopes)?;
+            let (e, token) = auth::create(&dir, &name, scopes, &now()?)?;
+            ctx.out.doc(&json!({"id": e.id, "name": e.name,
+                                "scopes": e.scopes().names(), "token": token,
                                 "created_at": e.created_at}))
         }
         Some(Sub::Token(TokenCmd::List)) => {
             for e in auth::list(&dir)? {
-                ctx.out.line(
-                    &json!({"id": e.id, "name": e.name, "created_at": e.created_at,
-                                     "revoked_at": e.revoked_at}),
-                )?;
+                ctx.out.line(&json!({"id": e.id, "name": e.name,
+                                     "scopes": e.scopes().names(),
+                                     "created_at": e.created_at, "revoked_at": e.revoked_at}))?;
             }
             Ok(())
         }
@@ -196,6 +204,15 @@ fn options(settings: &Settings, backend: Option<String>) -> Result<serve::Option
             .unwrap_or(u32::MAX)
             .max(1),
         drain_timeout: seconds("serve.drain_timeout_s", 20.0)?,
+        run_rate: u32::try_from(count("serve.run_rate", 600)?).unwrap_or(u32::MAX),
+        max_connections: usize::try_from(count("serve.max_connections", 1024)?)
+            .unwrap_or(usize::MAX)
+            .clamp(1, 1 << 20),
+        max_connections_per_ip: usize::try_from(count("serve.max_connections_per_ip", 128)?)
+            .unwrap_or(usize::MAX)
+            .max(1),
+        header_timeout: seconds("serve.header_timeout_s", 5.0)?.max(Duration::from_millis(100)),
+        sse_max: seconds("serve.sse_max_s", 3600.0)?.max(Duration::from_secs(1)),
         settings: settings.clone(),
     })
 }

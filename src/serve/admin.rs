@@ -6,7 +6,13 @@
 //! * `GET /api/admin/config`: config.toml as JSON with credential values blanked (`secret:`
 //!   references are names and stay); `POST /api/admin/config {config}` replaces it whole,
 //!   validated the way the backend and the server read it, written atomically under a lock; a
-//!   blank credential keeps the stored value.
+//!   blank credential keeps the stored value, and so does any value holding the redaction mask
+//!   that masks to what the stored value masks to (a GET→POST round trip of a URL with
+//!   credentials in it); any other masked value is refused, never written. Only the settings
+//!   of [`HTTP_SETTABLE`] may differ from the stored file: a change to any other setting (the
+//!   ones that run commands, choose where requests and secrets go, change tools, rules, the
+//!   sandbox, the server itself) is `403 policy.denied` naming them, whatever the token's
+//!   scopes. Those are changed at the machine (`config.toml`, the environment, flags).
 //! * `GET|POST /api/admin/scheduler/jobs`, `DELETE /api/admin/scheduler/jobs/{id}`,
 //!   `POST /api/admin/scheduler/control {action: pause|resume, job_id?}`: [`crate::schedule`],
 //!   as `bob schedule add|list|rm|pause|resume`.
@@ -303,6 +309,116 @@ fn keep_blanked(new: &mut Value, old: &Value) {
     }
 }
 
+/// Any other string holding the mask: the stored value at the same place when it masks to
+/// exactly this (the answer redaction of a GET masked part of it, e.g. a URL's password),
+/// else `invalid.request`: a masked value is never written.
+fn keep_masked(
+    new: &mut Value,
+    old: Option<&Value>,
+    key: &str,
+    path: &str,
+    r: &crate::redact::Redactor,
+) -> crate::error::Result<()> {
+    match new {
+        Value::String(s) if s.contains(crate::redact::MASK) => {
+            let masked_old = old.and_then(Value::as_str).map(|o| {
+                let mut v = json!({ key: o });
+                r.redact_value(&mut v, "");
+                (o.to_string(), v[key].clone(), r.redact_str(o).into_owned())
+            });
+            match masked_old {
+                Some((o, by_field, by_text)) if by_field == *s || by_text == *s => {
+                    *s = o;
+                    Ok(())
+                }
+                _ => Err(Error::invalid(format!(
+                    "{path} holds the redaction mask {}: send the real value, or the value the \
+                     GET answered unchanged",
+                    crate::redact::MASK
+                ))
+                .with("setting", path)),
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                keep_masked(x, old.and_then(|o| o.get(k)), k, &p, r)?;
+            }
+            Ok(())
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter_mut().enumerate() {
+                keep_masked(x, old.and_then(|o| o.get(i)), key, path, r)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The settings a token may change over HTTP: an allowlist. Everything else (commands such as
+/// `schedule.turn_cmd`, `tools.*`, `redact.*`, `chat.backend`, every base URL, key and key
+/// variable, the MTG route switch, feeds, the clock, the actor, the server's own `serve.*`)
+/// is changed at the machine only. `prices` is an open table, compared whole.
+pub const HTTP_SETTABLE: &[&str] = &[
+    "output.thinking_mode",
+    "chat.model",
+    "chat.connect_timeout_s",
+    "chat.timeout_s",
+    "chat.max_retries",
+    "chat.retry_base_ms",
+    "chat.retry_cap_s",
+    "mtg.model",
+    "mtg.connect_timeout_s",
+    "mtg.timeout_s",
+    "mtg.max_retries",
+    "mtg.retry_base_ms",
+    "memory.rank_budget",
+    "search.keep_days",
+    "search.keep_count",
+    "domain.news_cache_ttl_s",
+    "identity.display_name",
+    "identity.system_id",
+    "identity.creator",
+    crate::cost::TABLE,
+];
+
+/// A config as `table.key → value` (an open table, or a value outside a table, whole).
+fn flatten(v: &Value) -> std::collections::BTreeMap<String, Value> {
+    let mut out = std::collections::BTreeMap::new();
+    if let Value::Object(m) = v {
+        for (t, x) in m {
+            match x {
+                Value::Object(keys) if !crate::settings::OPEN_TABLES.contains(&t.as_str()) => {
+                    for (k, y) in keys {
+                        out.insert(format!("{t}.{k}"), y.clone());
+                    }
+                }
+                other => {
+                    out.insert(t.clone(), other.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The settings `new` adds, removes or changes against `old` that HTTP may not change.
+fn forbidden_changes(new: &Value, old: &Value) -> Vec<String> {
+    let (n, o) = (flatten(new), flatten(old));
+    let mut keys: Vec<&String> = n.keys().chain(o.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| n.get(*k) != o.get(*k) && !HTTP_SETTABLE.contains(&k.as_str()))
+        .cloned()
+        .collect()
+}
+
 fn read_config(home: &crate::home::Home) -> crate::error::Result<Value> {
     let path = home.config_path();
     let text = match std::fs::read_to_string(&path) {
@@ -324,7 +440,8 @@ pub(super) async fn get_config(State(shared): State<Arc<Shared>>) -> ApiResult<a
 }
 
 /// `POST /api/admin/config {config}`: the whole new config, validated as bob reads it, then
-/// written atomically under a lock. Blank credentials keep their stored values.
+/// written atomically under a lock. Blank credentials keep their stored values; a masked
+/// value is kept or refused; a change outside [`HTTP_SETTABLE`] is refused.
 pub(super) async fn set_config(
     State(shared): State<Arc<Shared>>,
     body: Result<Bytes, BytesRejection>,
@@ -342,7 +459,15 @@ pub(super) async fn set_config(
     let mut shown = blocking(move || {
         let path = home.config_path();
         let _lock = crate::store::Lock::exclusive(&crate::store::lock_path(&path))?;
-        keep_blanked(&mut new, &read_config(&home)?);
+        let old = read_config(&home)?;
+        keep_blanked(&mut new, &old);
+        keep_masked(
+            &mut new,
+            Some(&old),
+            "",
+            "",
+            &*crate::redact::for_home(&home)?,
+        )?;
         let t: toml::Value = serde_json::from_value(new.clone())
             .map_err(|e| Error::invalid(format!("config: {e}")))?;
         let text = toml::to_string(&t)
@@ -355,6 +480,16 @@ pub(super) async fn set_config(
             .and_then(|()| super::default_thinking(&probe).map(|_| ()));
         let _ = std::fs::remove_dir_all(&scratch);
         checked?;
+        // Valid, but HTTP may change only the allowlisted settings.
+        let forbidden = forbidden_changes(&new, &old);
+        if !forbidden.is_empty() {
+            return Err(Error::denied(format!(
+                "{} can be changed only at the machine (config.toml, the environment or a \
+                 flag), never over HTTP; the config was not written",
+                forbidden.join(", ")
+            ))
+            .with("settings", forbidden));
+        }
         crate::store::write_bytes_atomic(&path, text.as_bytes())?;
         Ok(new)
     })
@@ -368,4 +503,59 @@ fn tempfile_dir(home: &crate::home::Home) -> crate::error::Result<std::path::Pat
     let d = super::serve_dir(home).join(format!("tmp-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
     Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::{Kind, spec_of};
+
+    /// The allowlist names real settings only, and none that runs something, says where a
+    /// request or a secret goes, holds a key, a path or a rule, or is the server's own.
+    #[test]
+    fn the_http_allowlist_holds_no_command_url_key_path_or_policy_setting() {
+        for key in HTTP_SETTABLE {
+            if crate::settings::OPEN_TABLES.contains(key) {
+                continue;
+            }
+            let spec = spec_of(key).unwrap_or_else(|| panic!("{key} is not a setting"));
+            assert!(spec.file, "{key}");
+            assert!(!spec.secret, "{key}");
+            assert!(
+                !matches!(spec.kind, Kind::Url | Kind::Path | Kind::List),
+                "{key}"
+            );
+            for family in ["schedule.", "tools.", "redact.", "serve.", "clock.", "cli."] {
+                assert!(!key.starts_with(family), "{key}");
+            }
+            for part in [
+                "base_url",
+                "api_key",
+                "backend",
+                "route_remote",
+                "log_payloads",
+            ] {
+                assert!(!key.contains(part), "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_change_outside_the_allowlist_is_named_and_an_unchanged_one_is_not() {
+        let old = json!({"chat": {"model": "a", "base_url": "http://x/v1"},
+                         "schedule": {"turn_cmd": "echo {}"}});
+        let mut new = old.clone();
+        new["chat"]["model"] = json!("b");
+        new["output"] = json!({"thinking_mode": "always"});
+        assert!(forbidden_changes(&new, &old).is_empty());
+        new["chat"]["base_url"] = json!("http://evil/v1");
+        new["schedule"] = json!({});
+        new["tools"] = json!({"roots": ["/"]});
+        assert_eq!(
+            forbidden_changes(&new, &old),
+            ["chat.base_url", "schedule.turn_cmd", "tools.roots"]
+        );
+        new["prices"] = json!({"m": {"input": 1.0}});
+        assert_eq!(forbidden_changes(&new, &old).len(), 3);
+    }
 }

@@ -10,6 +10,13 @@
 //! time ([`subtle::ConstantTimeEq`]), all of them, so the time taken says nothing about which
 //! or how many bytes matched. The server re-reads the file when its modification time changes,
 //! so a revocation takes effect on the next request.
+//!
+//! Scopes: a token carries some of `runs`, `chat`, `read` and `admin` ([`Scopes`]), chosen when
+//! it is created (`runs,chat,read` unless asked; `admin` only when named). A token written
+//! before scopes existed has no `scopes` field and keeps every scope, so it goes on doing what
+//! it did. Each route accepts a set of scopes ([`Scopes::required`]); the check is a bitmask test
+//! on the token's entry, cached with its hash. No scope lets a token change what only a person
+//! at the machine may change (see the config allowlist in `admin`).
 
 use crate::error::{Error, Result};
 use crate::store;
@@ -25,6 +32,80 @@ use subtle::ConstantTimeEq;
 #[derive(Debug, Clone)]
 pub struct Caller(pub String);
 
+/// What a token may do, as a bitmask of [`Scopes::RUNS`], [`Scopes::CHAT`], [`Scopes::READ`]
+/// and [`Scopes::ADMIN`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scopes(pub u8);
+
+impl Scopes {
+    /// Queue and cancel runs, and read runs (`POST /v1/runs`, `…/cancel`, `GET /v1/runs…`).
+    pub const RUNS: Scopes = Scopes(1);
+    /// Send chat messages and follow their runs (`POST /v1/chat/messages`, `GET /v1/runs/{id}…`).
+    pub const CHAT: Scopes = Scopes(2);
+    /// Every `GET`: runs and the admin views (status, config, secret names, jobs, candidates,
+    /// chat sessions, TURBOTIME).
+    pub const READ: Scopes = Scopes(4);
+    /// The admin writes (`POST`/`DELETE /api/admin/…`), and everything the others allow.
+    pub const ADMIN: Scopes = Scopes(8);
+    pub const ALL: Scopes = Scopes(15);
+    /// What `bob serve token create` gives without `--scope`: everything but `admin`.
+    pub const DEFAULT: Scopes = Scopes(7);
+    const NAMES: [(&'static str, Scopes); 4] = [
+        ("runs", Scopes::RUNS),
+        ("chat", Scopes::CHAT),
+        ("read", Scopes::READ),
+        ("admin", Scopes::ADMIN),
+    ];
+
+    /// Parses scope names (each may be a comma list); empty is [`Scopes::DEFAULT`].
+    pub fn parse<S: AsRef<str>>(names: &[S]) -> Result<Scopes> {
+        let mut bits = 0u8;
+        let mut any = false;
+        for name in names.iter().flat_map(|n| n.as_ref().split(',')) {
+            let name = name.trim();
+            let Some((_, s)) = Self::NAMES.iter().find(|(n, _)| *n == name) else {
+                return Err(Error::invalid(format!(
+                    "unknown scope {name:?}: use runs, chat, read or admin"
+                ))
+                .with("field", "scope"));
+            };
+            bits |= s.0;
+            any = true;
+        }
+        Ok(if any { Scopes(bits) } else { Scopes::DEFAULT })
+    }
+
+    /// The scope names, in a fixed order.
+    pub fn names(self) -> Vec<&'static str> {
+        Self::NAMES
+            .iter()
+            .filter(|(_, s)| self.0 & s.0 != 0)
+            .map(|(n, _)| *n)
+            .collect()
+    }
+
+    /// Whether a token with these scopes may use a route that accepts `accepted`.
+    pub fn allows(self, accepted: Scopes) -> bool {
+        self.0 & accepted.0 != 0
+    }
+
+    /// The scopes a route accepts (any one of them is enough; `admin` is always one), by
+    /// whether the method writes and the request path (of a route the router matched).
+    /// Anything not listed needs `admin`.
+    pub fn required(write: bool, path: &str) -> Scopes {
+        let run = path.starts_with("/v1/runs/");
+        let s = match write {
+            true if path == "/v1/runs" || (run && path.ends_with("/cancel")) => Scopes::RUNS.0,
+            true if path == "/v1/chat/messages" => Scopes::CHAT.0,
+            false if path == "/v1/runs" => Scopes::RUNS.0 | Scopes::READ.0,
+            false if run => Scopes::ALL.0,
+            false if path.starts_with("/api/admin/") => Scopes::READ.0,
+            _ => 0,
+        };
+        Scopes(s | Scopes::ADMIN.0)
+    }
+}
+
 /// Longest `Authorization` value looked at; longer is refused before hashing.
 pub const MAX_TOKEN_LEN: usize = 256;
 
@@ -37,6 +118,25 @@ pub struct TokenEntry {
     pub created_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revoked_at: Option<String>,
+    /// The token's scopes; absent on a token made before scopes existed, which has them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
+}
+
+impl TokenEntry {
+    /// What the token may do (every scope for a token made before scopes existed; an unknown
+    /// name in the file counts for nothing).
+    pub fn scopes(&self) -> Scopes {
+        match &self.scopes {
+            None => Scopes::ALL,
+            Some(names) => Scopes(
+                names
+                    .iter()
+                    .filter_map(|n| Scopes::parse(&[n]).ok())
+                    .fold(0, |a, s| a | s.0),
+            ),
+        }
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -56,8 +156,13 @@ fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-/// Creates a token named `name`; returns the entry and the token (shown once).
-pub fn create(serve_dir: &Path, name: &str, now: &str) -> Result<(TokenEntry, String)> {
+/// Creates a token named `name` with `scopes`; returns the entry and the token (shown once).
+pub fn create(
+    serve_dir: &Path,
+    name: &str,
+    scopes: Scopes,
+    now: &str,
+) -> Result<(TokenEntry, String)> {
     if name.is_empty() || name.len() > 64 || name.chars().any(char::is_control) {
         return Err(Error::invalid(
             "token name must be 1-64 characters with no control characters",
@@ -78,6 +183,7 @@ pub fn create(serve_dir: &Path, name: &str, now: &str) -> Result<(TokenEntry, St
         sha256: hex::encode(digest(&token)),
         created_at: now.to_string(),
         revoked_at: None,
+        scopes: Some(scopes.names().into_iter().map(String::from).collect()),
     };
     file.tokens.push(entry.clone());
     store::write_json_atomic(&path, &file)?;
@@ -108,8 +214,8 @@ pub fn revoke(serve_dir: &Path, id: &str, now: &str) -> Result<TokenEntry> {
     Ok(out)
 }
 
-/// An active token: its SHA-256 and its id.
-type Active = ([u8; 32], String);
+/// An active token: its SHA-256, its id and its scopes.
+type Active = ([u8; 32], String, Scopes);
 
 /// The server's view of the token file, re-read when it changes.
 pub struct Verifier {
@@ -137,22 +243,25 @@ impl Verifier {
                 .tokens
                 .iter()
                 .filter(|t| t.revoked_at.is_none())
-                .filter_map(|t| Some((hex::decode(&t.sha256).ok()?.try_into().ok()?, t.id.clone())))
+                .filter_map(|t| {
+                    let hash = hex::decode(&t.sha256).ok()?.try_into().ok()?;
+                    Some((hash, t.id.clone(), t.scopes()))
+                })
                 .collect();
             *cache = (mtime, hashes);
         }
         Ok(cache.1.clone())
     }
 
-    /// The id of the active token `token` is, if any. Compares against every active hash,
-    /// whatever matched, so the time taken does not depend on which one did.
-    pub fn check(&self, token: &str) -> Result<Option<String>> {
+    /// The id and scopes of the active token `token` is, if any. Compares against every
+    /// active hash, whatever matched, so the time taken does not depend on which one did.
+    pub fn check(&self, token: &str) -> Result<Option<(String, Scopes)>> {
         let d = digest(token);
         let mut found = None;
-        for (h, id) in self.active()? {
+        for (h, id, scopes) in self.active()? {
             let hit = h.ct_eq(&d);
             if bool::from(hit) {
-                found = Some(id);
+                found = Some((id, scopes));
             }
         }
         Ok(found)

@@ -5,9 +5,13 @@
 //! time and share the checkpoint's history. `/new` starts a fresh session and `/resume` goes
 //! back to the previous one; both answer `200 {response, session_id}` at once, with no run.
 //!
-//! Each sender (`user_id`) may send `--chat-rate` messages per minute (a sliding window kept in
-//! memory); beyond it the answer is `429 chat.rate_limited` with `retry_after_seconds` and
-//! `Retry-After`.
+//! Each sender may send `--chat-rate` messages per minute to one agent in one room (a sliding
+//! window kept in memory); beyond it the answer is `429 chat.rate_limited` with
+//! `retry_after_seconds` and `Retry-After`. The sender is normalised first ([`sender_key`]):
+//! case-folded, with trailing digits and punctuation dropped, so `Alice`, `alice1` and `alice.`
+//! are one sender (ids are ASCII, so case folding is all the Unicode normalisation they need).
+//! A message that queues a run also counts against the token's `serve.run_rate`, so changing
+//! rooms does not escape every limit.
 //!
 //! Admin: `GET /api/admin/chat/sessions?agent_id&user_id&room_id&limit&offset` and
 //! `GET /api/admin/chat/sessions/{id}/messages`: the session's messages in order, rebuilt from
@@ -41,6 +45,24 @@ pub(super) fn routes() -> Router<Arc<Shared>> {
 }
 
 const WINDOW: Duration = Duration::from_secs(60);
+
+/// The rate limit's key for a message of `user` to `agent` in `room`: the sender case-folded,
+/// without trailing digits and punctuation (`Alice`, `alice1`, `alice.` and `ALICE-2` are one
+/// sender; a sender that is nothing but those keeps them).
+fn sender_key(agent: &str, room: &str, user: &str) -> String {
+    let folded = user.to_lowercase();
+    let base = folded.trim_end_matches(|c: char| c.is_ascii_digit() || c.is_ascii_punctuation());
+    let sender = if base.is_empty() {
+        folded.as_str()
+    } else {
+        base
+    };
+    format!(
+        "{}\n{}\n{sender}",
+        agent.to_lowercase(),
+        room.to_lowercase()
+    )
+}
 
 /// Counts one message of `sender`; `Err(seconds to wait)` when over the rate.
 fn admit(shared: &Shared, sender: &str) -> Result<(), u64> {
@@ -86,6 +108,7 @@ fn required<'a>(
 
 async fn message(
     State(shared): State<Arc<Shared>>,
+    axum::extract::Extension(caller): axum::extract::Extension<super::auth::Caller>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
     if shared.draining.load(std::sync::atomic::Ordering::SeqCst) {
@@ -106,7 +129,10 @@ async fn message(
         );
     }
     let thinking = thinking_mode(&m, shared.default_thinking)?;
-    if let Err(wait) = admit(&shared, &key.user_id) {
+    if let Err(wait) = admit(
+        &shared,
+        &sender_key(&key.agent_id, &key.room_id, &key.user_id),
+    ) {
         return Err(Error::new(
             Code::ChatRateLimited,
             format!("chat sender is rate limited; retry in {wait}s"),
@@ -136,6 +162,7 @@ async fn message(
         }
         _ => {}
     }
+    super::routes::admit_run(&shared, &caller)?;
     let (k, n) = (key.clone(), now.clone());
     let session = with_queue(&shared, move |q| q.chat_session(&k, &n)).await?;
     let id = format!("run_{}", uuid::Uuid::new_v4().simple());
@@ -227,4 +254,24 @@ async fn messages(
     })
     .await?;
     Ok(axum::Json(json!({"session": session, "messages": out})))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sender_key;
+
+    #[test]
+    fn senders_differing_in_case_trailing_digits_or_punctuation_share_a_key() {
+        let k = sender_key("agent_a", "room", "alice");
+        for u in ["Alice", "alice1", "alice.", "ALICE-22", "alice_"] {
+            assert_eq!(sender_key("agent_a", "room", u), k, "{u}");
+        }
+        assert_ne!(sender_key("agent_a", "room", "bob"), k);
+        assert_ne!(sender_key("agent_a", "other", "alice"), k);
+        assert_ne!(sender_key("agent_b", "room", "alice"), k);
+        assert_ne!(
+            sender_key("agent_a", "room", "123"),
+            sender_key("agent_a", "room", "124")
+        );
+    }
 }

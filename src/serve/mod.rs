@@ -7,6 +7,7 @@
 //! * [`routes`]: the endpoints, the seed 003 error bodies and their HTTP statuses.
 //! * [`chat`]: chat messages in persisted sessions, `/new`, `/resume`, the per-sender rate.
 //! * [`admin`]: the dashboard's admin APIs; [`dashboard`]: the embedded page at `/`.
+//! * [`limits`]: the per-address connection cap.
 //! * [`openapi`]: the OpenAPI document at `/openapi.json`, and the list of endpoints.
 //!
 //! Threads: the HTTP side runs on a small tokio runtime; each of `--workers` workers is an OS
@@ -16,9 +17,15 @@
 //! run left queued by an earlier server).
 //!
 //! Caps: request bodies (`--max-body`, 1 MiB), the request head (16 KiB, and it must arrive
-//! within 10 s: slowloris), the time to answer a request (`--request-timeout`, 30 s; an SSE
-//! stream counts only until its head is sent), concurrent connections (1,024; more wait in the
-//! kernel backlog).
+//! within `serve.header_timeout_s`, 5 s, also on an idle kept-alive connection: slowloris and
+//! idle sockets), the time to answer a request (`--request-timeout`, 30 s; an SSE stream counts
+//! only until its head is sent), an SSE stream's life (`serve.sse_max_s`, an hour), concurrent
+//! connections (`serve.max_connections`, 1,024; more wait in the kernel backlog) and those of
+//! one client address (`serve.max_connections_per_ip`, 128; more are answered `503` and
+//! closed at once, so one client cannot hold every slot), runs each token queues
+//! (`serve.run_rate`, 600 a minute, a token bucket), chat messages per sender (`--chat-rate`).
+//!
+//! The server does not start when the redaction rules do not load (every answer passes them).
 //!
 //! One server per home: it holds `serve/server.lock` (a second one gets `conflict`). It may
 //! share the home with the CLI (`bob turn`, `bob schedule tick`): the checkpoint revision
@@ -38,6 +45,7 @@ mod admin;
 pub mod auth;
 mod chat;
 mod dashboard;
+mod limits;
 pub mod openapi;
 pub mod queue;
 mod routes;
@@ -58,8 +66,6 @@ use std::time::{Duration, Instant};
 
 /// The default address: loopback only.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8765";
-/// Most connections served at once.
-const MAX_CONNECTIONS: usize = 1024;
 
 /// How the server runs.
 #[derive(Debug, Clone)]
@@ -78,6 +84,16 @@ pub struct Options {
     pub drain_timeout: Duration,
     /// The process's settings; `config.toml` is read again for each run.
     pub settings: crate::settings::Settings,
+    /// Runs each token may queue per minute (0: no limit).
+    pub run_rate: u32,
+    /// Connections served at once.
+    pub max_connections: usize,
+    /// Connections one client address may hold open at once.
+    pub max_connections_per_ip: usize,
+    /// Time a connection has to send a request's head.
+    pub header_timeout: Duration,
+    /// Longest an SSE stream stays open.
+    pub sse_max: Duration,
 }
 
 /// `serve/` under the home.
@@ -107,8 +123,11 @@ pub(crate) struct Shared {
     pub wake: (Mutex<u64>, Condvar),
     /// `output.thinking_mode` from config.toml, else `never`.
     pub default_thinking: ThinkingMode,
-    /// Arrival times of each chat sender's messages in the last minute.
+    /// Arrival times of each chat sender's messages in the last minute, by agent, room and
+    /// normalised sender (see `chat`).
     pub chat_rate: Mutex<std::collections::HashMap<String, std::collections::VecDeque<Instant>>>,
+    /// Each token's run allowance (see [`Shared::admit_run`]).
+    pub run_rate: Mutex<std::collections::HashMap<String, (f64, Instant)>>,
     /// The cancel signal of each claimed run, and who cancelled it (see [`cancel`]).
     pub inflight: Mutex<std::collections::HashMap<String, Inflight>>,
     /// The workers' memory store connections, kept between runs (each turn's retrieval and its
@@ -175,6 +194,25 @@ impl Shared {
         }
         rx.recv()
             .unwrap_or_else(|_| Err(Error::internal("the run was not committed")))
+    }
+
+    /// Counts one run queued by token `token`: a token bucket of `run_rate` runs that refills
+    /// at `run_rate` per minute. `Err(seconds to wait)` when it is empty.
+    pub fn admit_run(&self, token: &str) -> std::result::Result<(), u64> {
+        let rate = f64::from(self.opts.run_rate);
+        if rate == 0.0 {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let mut map = self.run_rate.lock().unwrap_or_else(|e| e.into_inner());
+        let (tokens, at) = map.entry(token.to_string()).or_insert((rate, now));
+        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * rate / 60.0).min(rate);
+        *at = now;
+        if *tokens < 1.0 {
+            return Err(((1.0 - *tokens) * 60.0 / rate).ceil().max(1.0) as u64);
+        }
+        *tokens -= 1.0;
+        Ok(())
     }
 
     /// The writer connection (see [`Shared::queue`]).
@@ -543,6 +581,20 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
     };
     // A server checks the redactor's sources at every durable write of every run.
     crate::redact::watch_sources();
+    // Every answer passes the redactor: rules that do not load would make each one a 500, so
+    // the server does not start on them.
+    crate::redact::for_home(home).map_err(|e| {
+        let mut err = Error::new(
+            e.code,
+            format!(
+                "the redactor (redaction rules and stored secrets) does not load, so no \
+                 answer could be served: {}",
+                e.message
+            ),
+        );
+        err.details = e.details;
+        err
+    })?;
     let queue_path = dir.join("queue.db");
     let mut q = Queue::open(&queue_path)?;
     let recovered = recover(home, &mut q)?;
@@ -568,6 +620,7 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         wake: (Mutex::new(0), Condvar::new()),
         default_thinking,
         chat_rate: Mutex::new(Default::default()),
+        run_rate: Mutex::new(Default::default()),
         inflight: Mutex::new(Default::default()),
         memory: Arc::new(crate::memory::MemoryPool::new(
             home,

@@ -339,7 +339,15 @@ pub fn document() -> Value {
             );
         }
         op["responses"] = Value::Object(responses);
-        if !e.auth {
+        if e.auth {
+            // The token scopes the route accepts (any one of them), as the server checks them.
+            let scopes = super::auth::Scopes::required(e.method != "get", e.path).names();
+            op["description"] = json!(format!(
+                "Needs a token with one of these scopes: {}.",
+                scopes.join(", ")
+            ));
+            op["x-bob-scopes"] = json!(scopes);
+        } else {
             op["security"] = json!([]);
         }
         let item = paths.entry(e.path.to_string()).or_insert_with(|| json!({}));
@@ -348,7 +356,7 @@ pub fn document() -> Value {
     json!({
         "openapi": "3.0.3",
         "info": {"title": "bob serve", "version": env!("CARGO_PKG_VERSION"),
-                 "description": "The HTTP API of bob (seed 003 §5). Every endpoint but /healthz, /openapi.json and the dashboard's files needs Authorization: Bearer <token> (bob serve token create)."},
+                 "description": "The HTTP API of bob (seed 003 §5). Every endpoint but /healthz, /openapi.json and the dashboard's files needs Authorization: Bearer <token> (bob serve token create --scope …) whose scopes the operation accepts (x-bob-scopes; 403 policy.denied otherwise): runs, chat, read, admin. Settings that run commands, choose where requests and secrets go, or change tools, rules or the sandbox are never changed over HTTP, whatever the scopes."},
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}],
         "paths": paths,
@@ -516,6 +524,25 @@ mod tests {
             events["content"]["text/event-stream"]["schema"]["required"],
             json!(["data"])
         );
+    }
+
+    #[test]
+    fn each_operation_names_the_token_scopes_it_accepts() {
+        let doc = document();
+        let scopes = |path: &str, method: &str| doc["paths"][path][method]["x-bob-scopes"].clone();
+        assert_eq!(scopes("/v1/runs", "post"), json!(["runs", "admin"]));
+        assert_eq!(scopes("/v1/runs", "get"), json!(["runs", "read", "admin"]));
+        assert_eq!(
+            scopes("/v1/chat/messages", "post"),
+            json!(["chat", "admin"])
+        );
+        assert_eq!(
+            scopes("/v1/runs/{id}/cancel", "post"),
+            json!(["runs", "admin"])
+        );
+        assert_eq!(scopes("/api/admin/config", "get"), json!(["read", "admin"]));
+        assert_eq!(scopes("/api/admin/config", "post"), json!(["admin"]));
+        assert_eq!(scopes("/healthz", "get"), Value::Null);
     }
 
     #[test]

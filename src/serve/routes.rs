@@ -216,7 +216,8 @@ fn constant(body: &Value) -> Response {
     resp
 }
 
-/// Every endpoint but `/healthz`: `Authorization: Bearer <active token>`.
+/// Every endpoint but `/healthz`: `Authorization: Bearer <active token>` whose scopes the
+/// route accepts (else `403 policy.denied`).
 async fn require_token(
     State(shared): State<Arc<Shared>>,
     headers: HeaderMap,
@@ -238,7 +239,25 @@ async fn require_token(
     let verifier = shared.clone();
     let ok = tokio::task::spawn_blocking(move || verifier.verifier.check(&token)).await;
     match ok {
-        Ok(Ok(Some(id))) => {
+        Ok(Ok(Some((id, scopes)))) => {
+            let write = !matches!(
+                *req.method(),
+                axum::http::Method::GET | axum::http::Method::HEAD
+            );
+            let route = req.uri().path();
+            let accepted = auth::Scopes::required(write, route);
+            if !scopes.allows(accepted) {
+                return ApiError::from(
+                    Error::denied(format!(
+                        "this token's scopes ({}) do not allow {} {route}: it needs one of {}",
+                        scopes.names().join(","),
+                        req.method(),
+                        accepted.names().join(",")
+                    ))
+                    .with("needs", accepted.names()),
+                )
+                .into_response();
+            }
             let mut req = req;
             req.extensions_mut().insert(auth::Caller(id));
             next.run(req).await
@@ -368,6 +387,7 @@ pub(super) fn req_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<&'a
 
 async fn create_run(
     State(shared): State<Arc<Shared>>,
+    axum::extract::Extension(caller): axum::extract::Extension<auth::Caller>,
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult<Response> {
     if shared.draining.load(Ordering::SeqCst) {
@@ -420,12 +440,30 @@ async fn create_run(
         source: "http".into(),
         created_at: crate::clock::rfc3339(crate::clock::now()?),
     };
+    admit_run(&shared, &caller)?;
     enqueue(&shared, run).await?;
     Ok((
         StatusCode::ACCEPTED,
         axum::Json(json!({"id": id, "status": "queued"})),
     )
         .into_response())
+}
+
+/// Counts one run against the caller token's `serve.run_rate` (POST /v1/runs and chat
+/// messages): `429 chat.rate_limited` with `Retry-After` beyond it, the code the API gives
+/// every rate limit.
+pub(super) fn admit_run(shared: &Shared, caller: &auth::Caller) -> ApiResult<()> {
+    shared.admit_run(&caller.0).map_err(|wait| {
+        Error::new(
+            Code::ChatRateLimited,
+            format!(
+                "this token may queue {} runs a minute (serve.run_rate); retry in {wait}s",
+                shared.opts.run_rate
+            ),
+        )
+        .with("retry_after_seconds", wait)
+        .into()
+    })
 }
 
 /// Puts a validated run in the queue (durable on return) and wakes a worker. The message is
@@ -755,15 +793,25 @@ async fn run_events(
         Some((events, (tail, false)))
     })
     .flat_map(|evs| futures_util::stream::iter(evs.into_iter().map(Ok::<_, Infallible>)));
+    // A stream ends after `serve.sse_max_s` whatever the run does; the client reconnects.
+    let stream = stream.take_until(tokio::time::sleep(shared.opts.sse_max));
     Ok(Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response())
 }
 
-/// Accepts connections until SIGTERM/SIGINT, then lets open connections finish.
+/// Accepts connections until SIGTERM/SIGINT, then lets open connections finish. A client
+/// address over `serve.max_connections_per_ip` is answered
+/// [`super::limits::TOO_MANY_FROM_IP`] and closed at once; a connection has
+/// `serve.header_timeout_s` to send each request's head.
 pub(super) async fn serve(listener: tokio::net::TcpListener, app: Router, shared: Arc<Shared>) {
     use hyper_util::rt::{TokioIo, TokioTimer};
-    let slots = Arc::new(tokio::sync::Semaphore::new(super::MAX_CONNECTIONS));
+    let slots = Arc::new(tokio::sync::Semaphore::new(shared.opts.max_connections));
+    let per_ip = Arc::new(super::limits::PerIp {
+        open: Default::default(),
+        cap: shared.opts.max_connections_per_ip,
+    });
+    let header_timeout = shared.opts.header_timeout;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -782,7 +830,7 @@ pub(super) async fn serve(listener: tokio::net::TcpListener, app: Router, shared
             _ = &mut sigterm => break,
             _ = tokio::signal::ctrl_c() => break,
         };
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
                 Ok(s) => s,
                 // Out of descriptors or a connection reset before accept: back off, go on.
@@ -794,13 +842,19 @@ pub(super) async fn serve(listener: tokio::net::TcpListener, app: Router, shared
             _ = &mut sigterm => break,
             _ = tokio::signal::ctrl_c() => break,
         };
+        // One address holds at most its share of the slots: over it, a 503 and the door.
+        let Some(held) = per_ip.take(peer.ip()) else {
+            let _ = stream.try_write(super::limits::TOO_MANY_FROM_IP);
+            continue;
+        };
         let svc = hyper_util::service::TowerToHyperService::new(app.clone());
         let mut stop = stop_rx.clone();
         tasks.spawn(async move {
             let _permit = permit;
+            let _held = held;
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
-                .header_read_timeout(Duration::from_secs(10))
+                .header_read_timeout(header_timeout)
                 .max_buf_size(16 * 1024)
                 .serve_connection(TokioIo::new(stream), svc);
             tokio::pin!(conn);

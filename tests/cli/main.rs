@@ -22,6 +22,7 @@ mod sanitize;
 mod schedule;
 mod secrets;
 mod serve;
+mod serve_security;
 mod settings;
 mod spine;
 mod state;

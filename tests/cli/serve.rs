@@ -187,8 +187,14 @@ fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> Resp {
     )
 }
 
+/// A token with every scope (admin included).
 fn token(env: &TestEnv) -> String {
-    let v = env.json(&["serve", "token", "create", "--name", "test"], "");
+    let v = env.json(
+        &[
+            "serve", "token", "create", "--name", "test", "--scope", "admin",
+        ],
+        "",
+    );
     v["token"].as_str().unwrap().to_string()
 }
 
@@ -1167,7 +1173,12 @@ fn slow_clients_are_cut_off_and_a_thousand_connections_are_all_answered() {
     let env = TestEnv::new();
     let tok = token(&env);
     let backend = replay(&env, "x");
-    let srv = Server::start(&env, &["--backend", &backend, "--request-timeout", "1"]);
+    // One client address may hold 128 connections unless told otherwise: this one holds 1,000.
+    let srv = Server::start_env(
+        &env,
+        &["--backend", &backend, "--request-timeout", "1"],
+        &[("BOB_SERVE_MAX_CONNECTIONS_PER_IP", "1024")],
+    );
     let a = srv.addr;
     // A body that never finishes: the request timeout answers 408 with a seed 003 body.
     let mut slow = TcpStream::connect(a).unwrap();

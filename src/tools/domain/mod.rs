@@ -131,10 +131,10 @@ impl DomainSettings {
         let required = |key: &str| {
             base(settings, key)?.ok_or_else(|| Error::internal(format!("{key} has no default")))
         };
+        let serpapi = required("domain.serpapi_base_url")?;
         Ok(DomainSettings {
             scryfall: required("domain.scryfall_base_url")?,
             steam: required("domain.steam_base_url")?,
-            serpapi: required("domain.serpapi_base_url")?,
             // `secret:NAME` is the named secret of the home's store.
             serpapi_key: match settings
                 .text("domain.serpapi_api_key")
@@ -142,12 +142,20 @@ impl DomainSettings {
                 .filter(|v| !v.is_empty())
             {
                 Some(v) => Some(
-                    crate::secrets::resolve_ref(home, &v)
-                        .map_err(|e| e.with("setting", "SERPAPI_API_KEY"))?
+                    // Bound to the origin it was set (or first used) for.
+                    crate::secrets::resolve_ref(home, &v, &serpapi.url, "domain.serpapi_base_url")
+                        .map_err(|e| {
+                            if e.details.contains_key("setting") {
+                                e
+                            } else {
+                                e.with("setting", "SERPAPI_API_KEY")
+                            }
+                        })?
                         .0,
                 ),
                 None => None,
             },
+            serpapi,
             searxng: base(settings, "domain.searxng_url")?,
             news_feeds: settings.list("domain.news_feeds"),
             news_cache_ttl_s: settings.u64("domain.news_cache_ttl_s")?.unwrap_or(900),
