@@ -92,6 +92,10 @@ fn helper(spec: &Spec) -> ! {
     if rustix::io::fcntl_setfd(status_fd(), rustix::io::FdFlags::CLOEXEC).is_err() {
         std::process::exit(125);
     }
+    // Whatever bob may have passed on by mistake is closed here, before any namespace exists:
+    // the helper keeps stdio and the status pipe only.
+    // SAFETY: single-threaded process; no descriptor above the status pipe is in use.
+    unsafe { libc::syscall(libc::SYS_close_range, STATUS_FD as u32 + 1, u32::MAX, 0) };
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
     use rustix::thread::UnshareFlags as U;
@@ -164,6 +168,7 @@ fn init(spec: &Spec) -> ! {
         layers.push("pids-limit");
     }
     layers.extend([
+        "inherited-fds-closed",
         "rlimits",
         "seccomp",
         "no-new-privs",
@@ -464,6 +469,11 @@ fn program(spec: &Spec, filters: &[seccompiler::BpfProgram]) -> ! {
         unsafe { libc::_exit(125) }
     };
     let _ = rustix::process::setsid();
+    // Belt and braces after the helper's close: the program starts with stdio only (the status
+    // pipe is close-on-exec), so no inherited descriptor can lead it back to the host.
+    if let Err(e) = super::cloexec_from(STATUS_FD as u32 + 1) {
+        fail("descriptors", e.to_string());
+    }
     let lim = |r: Resource, v: u64| {
         let _ = rustix::process::setrlimit(
             r,

@@ -157,6 +157,40 @@ pub struct Request {
     pub path: String,
 }
 
+/// Marks every descriptor from `first` up close-on-exec, so nothing bob inherited from its own
+/// parent (a shell's `9</`, a CI runner's or a wrapper's leaked descriptor) reaches a program.
+/// Only system calls: safe between fork and exec. `close_range(CLOSE_RANGE_CLOEXEC)` (Linux
+/// 5.11); on older kernels each descriptor below the open-files limit (at most 65,536) is
+/// marked one by one. Marking instead of closing keeps the standard library's own exec-error
+/// pipe working until the exec.
+pub(crate) fn cloexec_from(first: u32) -> std::io::Result<()> {
+    // SAFETY: plain system calls on descriptors; none is dereferenced.
+    unsafe {
+        if libc::syscall(
+            libc::SYS_close_range,
+            first,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        ) == 0
+        {
+            return Ok(());
+        }
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur.min(1 << 16) as i32
+        } else {
+            1 << 16
+        };
+        for fd in first as i32..top {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+    Ok(())
+}
+
 /// The base environment: PATH, HOME (= the first root), and bob's LANG, LC_* and TERM; then the
 /// caller's extra variables (which win). The locale pass-through is the one place this
 /// subsystem reads the environment: it hands the program bob's own locale and is not a
@@ -243,7 +277,8 @@ fn run_full(req: &Request) -> Result<Output> {
         .env_clear()
         .current_dir("/");
     let w = std::os::fd::AsRawFd::as_raw_fd(&status_w);
-    // SAFETY: only async-signal-safe calls (prctl, dup2) between fork and exec.
+    // SAFETY: only async-signal-safe calls (prctl, dup2, fcntl, close_range) between fork and
+    // exec.
     unsafe {
         cmd.pre_exec(move || {
             let moved = if w == init::STATUS_FD {
@@ -254,7 +289,8 @@ fn run_full(req: &Request) -> Result<Output> {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || moved == -1 {
                 return Err(std::io::Error::last_os_error());
             }
-            Ok(())
+            // The helper gets stdio and the status pipe, nothing else bob holds.
+            cloexec_from(init::STATUS_FD as u32 + 1)
         });
     }
     // Read reports as they come, so the pipe never fills whatever the helper writes.

@@ -53,6 +53,7 @@ pub(super) fn run(req: &Request, env: Vec<(String, String)>) -> Result<Output> {
         s.spawn(move || -> Result<Output> {
             let mut layers: Vec<String> = POLICY_LAYERS.iter().map(|s| s.to_string()).collect();
             layers.push("rlimits".into());
+            layers.push("inherited-fds-closed".into());
             let landlock = match landlock_restrict(&req.roots) {
                 Ok(st) => {
                     if st.ruleset != landlock::RulesetStatus::NotEnforced {
@@ -71,7 +72,8 @@ pub(super) fn run(req: &Request, env: Vec<(String, String)>) -> Result<Output> {
                 .envs(env)
                 .current_dir(&req.cwd);
             let fsize = 256u64 << 20;
-            // SAFETY: only async-signal-safe calls (setrlimit, prctl) between fork and exec.
+            // SAFETY: only async-signal-safe calls (setrlimit, prctl, close_range) between fork
+            // and exec.
             unsafe {
                 cmd.pre_exec(move || {
                     let core = libc::rlimit {
@@ -85,7 +87,8 @@ pub(super) fn run(req: &Request, env: Vec<(String, String)>) -> Result<Output> {
                     };
                     libc::setrlimit(libc::RLIMIT_FSIZE, &fsize);
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                    Ok(())
+                    // Stdio only: no descriptor bob inherited or opened reaches the program.
+                    super::cloexec_from(3)
                 });
             }
             let limits = super::supervisor_limits(req.timeout);

@@ -599,3 +599,65 @@ fn chrono_year() -> i64 {
         .as_secs() as i64;
     1970 + secs / 31_556_952
 }
+
+/// `bob ARGS` started the way a careless wrapper starts it: with descriptor 9 open on the host's
+/// `/` (a shell's `9</`, a CI runner's leaked directory handle).
+fn run_leaking_root_fd(b: &Jail, extra: &[&str], calls: &str) -> Vec<Value> {
+    let bob = assert_cmd::cargo::cargo_bin("bob");
+    let mut args: Vec<String> = vec![
+        "-c".into(),
+        "exec 9</ && exec \"$0\" \"$@\"".into(),
+        bob.display().to_string(),
+    ];
+    args.extend(b.args(extra).iter().map(|s| s.to_string()));
+    let out = assert_cmd::Command::new("sh")
+        .args(&args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("BOB_HOME", b.env.home())
+        .env("BOB_NOW", &b.env.now)
+        .write_stdin(calls.to_string())
+        .output()
+        .unwrap();
+    crate::env::jsonl_of(&out, &["tool", "run"])
+}
+
+/// Issue 23 S1: a directory descriptor bob inherited must not reach the program. Through
+/// `/proc/self/fd/9` (or `openat(9, …)`) the script would read the host's `/etc/shadow` and
+/// write as root outside every root; in both modes it finds descriptor 9 closed.
+#[test]
+fn a_descriptor_bob_inherited_does_not_reach_the_program() {
+    let b = sandbox();
+    // The wrapper really does hand descriptor 9 on to what it executes.
+    let probe = std::process::Command::new("sh")
+        .args(["-c", "exec 9</ && exec readlink /proc/self/fd/9"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&probe.stdout), "/\n", "{probe:?}");
+    let tag = uuid_like();
+    let o = b.outside.display().to_string();
+    let script = format!(
+        "[ -e /proc/self/fd/9 ] && echo fd9-open\n\
+         cat /proc/self/fd/9/etc/shadow >/dev/null && echo read-shadow\n\
+         cat /proc/self/fd/9{o}/secret.txt\n\
+         echo x > /proc/self/fd/9{o}/pwned-fd && echo wrote-outside\n\
+         echo x > /proc/self/fd/9/tmp/pwned-fd-{tag} && echo wrote-tmp\n\
+         python3 -c 'import os; print(os.read(os.open(\"{o}/secret.txt\".lstrip(\"/\"), os.O_RDONLY, dir_fd=9), 99))' 2>/dev/null\n\
+         echo done\n"
+    );
+    std::fs::write(b.root.join("leak.sh"), &script).unwrap();
+    let calls =
+        json!([{"id": "x", "tool": "shell.exec", "args": {"cmd": "sh leak.sh"}}]).to_string();
+    for (mode, extra) in [("full", &[][..]), ("weak", &["--sandbox", "weak"][..])] {
+        let rows = run_leaking_root_fd(&b, extra, &calls);
+        let v = &rows[0];
+        assert_eq!(v["ok"], true, "{mode}: {v}");
+        assert_eq!(v["output"]["sandbox"]["mode"], mode, "{v}");
+        assert_eq!(stdout(v), "done\n", "{mode}: {v}");
+        assert!(!v.to_string().contains(CANARY), "{mode}: {v}");
+        let layers = v["output"]["sandbox"]["layers"].to_string();
+        assert!(layers.contains("inherited-fds-closed"), "{v}");
+    }
+    assert!(!b.outside.join("pwned-fd").exists());
+    assert!(!Path::new(&format!("/tmp/pwned-fd-{tag}")).exists());
+}
