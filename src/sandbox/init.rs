@@ -154,6 +154,7 @@ fn init(spec: &Spec) -> ! {
     }
     layers.extend([
         "new-root",
+        "protected-paths-ro",
         "ro-system",
         "generated-etc",
         "private-tmp",
@@ -331,6 +332,13 @@ fn build_root(spec: &Spec) -> Step {
     for r in &spec.roots {
         roots.push((r, open_path(r).map_err(at("roots"))?));
     }
+    // Protected entries inside the roots (opened now, bound read-only over themselves once the
+    // roots are in place); one that vanished meanwhile needs no protection.
+    let protected: Vec<(&PathBuf, OwnedFd)> = spec
+        .read_only
+        .iter()
+        .filter_map(|p| Some((p, open_path(p).ok()?)))
+        .collect();
     let mut devs = Vec::new();
     for d in DEVICES {
         let p = Path::new("/dev").join(d);
@@ -422,6 +430,34 @@ fn build_root(spec: &Spec) -> Step {
         mkdirs(&t, "roots")?;
         bind(fd, &t, MountFlags::NODEV | MountFlags::NOEXEC, "roots")?;
     }
+    // Inside the roots: protected entries read-only, bob's own directories hidden. A target
+    // that is a symlink now (swapped in since the caller looked) is skipped: the mount would
+    // follow it.
+    let plain = |t: &Path| std::fs::symlink_metadata(t).is_ok_and(|m| !m.file_type().is_symlink());
+    for (p, fd) in &protected {
+        let t = under(base, p);
+        if plain(&t) {
+            bind(
+                fd,
+                &t,
+                MountFlags::RDONLY | MountFlags::NODEV | MountFlags::NOEXEC,
+                "protected-paths",
+            )?;
+        }
+    }
+    for p in &spec.hidden {
+        let t = under(base, p);
+        if std::fs::symlink_metadata(&t).is_ok_and(|m| m.is_dir()) {
+            rustix::mount::mount(
+                "tmpfs",
+                &t,
+                "tmpfs",
+                MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                c"mode=0555,size=4k",
+            )
+            .map_err(at("protected-paths"))?;
+        }
+    }
     // /proc of the new PID namespace. First a full one, only to cap the namespace's pid_max
     // (per PID namespace since Linux 6.14), then the one the program sees: `subset=pid`.
     let proc_dir = base.join("proc");
@@ -458,6 +494,7 @@ fn build_root(spec: &Spec) -> Step {
     .map_err(at("ro-root"))?;
     drop(sys);
     drop(roots);
+    drop(protected);
     drop(devs);
     Ok(())
 }

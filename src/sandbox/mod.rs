@@ -121,6 +121,13 @@ pub struct Spec {
     pub cwd: PathBuf,
     /// The only writable places; the first is `HOME`.
     pub roots: Vec<PathBuf>,
+    /// Existing paths inside the roots mounted read-only over themselves.
+    #[serde(default)]
+    pub read_only: Vec<PathBuf>,
+    /// Directories inside the roots covered by an empty read-only tmpfs (neither readable nor
+    /// writable by the program).
+    #[serde(default)]
+    pub hidden: Vec<PathBuf>,
     pub limits: Limits,
 }
 
@@ -155,6 +162,16 @@ pub struct Request {
     pub timeout: Duration,
     /// The fixed `PATH` of the program.
     pub path: String,
+    /// Paths inside the roots the program may not change (full mode: mounted read-only over
+    /// themselves; a missing one is skipped).
+    pub read_only: Vec<PathBuf>,
+    /// Directories that must not exist after the call unless they existed before: when absent,
+    /// an empty one is made for the call, mounted read-only (so the program can neither fill
+    /// it nor replace it) and removed afterwards if still empty. Full mode only.
+    pub placeholders: Vec<PathBuf>,
+    /// Directories inside the roots the program may neither read nor write (full mode: an
+    /// empty read-only tmpfs over each).
+    pub hidden: Vec<PathBuf>,
 }
 
 /// Marks every descriptor from `first` up close-on-exec, so nothing bob inherited from its own
@@ -258,12 +275,40 @@ pub fn run(req: &Request, mode: Mode) -> Result<Output> {
     }
 }
 
+/// Empty directories made for one call (see [`Request::placeholders`]), removed when dropped
+/// if they are still empty (a human who filled one meanwhile keeps it).
+struct Placeholders(Vec<PathBuf>);
+
+impl Drop for Placeholders {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_dir(p);
+        }
+    }
+}
+
 fn run_full(req: &Request) -> Result<Output> {
+    let mut read_only = req.read_only.clone();
+    let mut made = Placeholders(Vec::new());
+    for p in &req.placeholders {
+        match std::fs::symlink_metadata(p) {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound && std::fs::create_dir(p).is_ok() =>
+            {
+                made.0.push(p.clone());
+                read_only.push(p.clone());
+            }
+            Ok(m) if !m.file_type().is_symlink() => read_only.push(p.clone()),
+            _ => {}
+        }
+    }
     let spec = Spec {
         argv: req.argv.clone(),
         env: environment(req),
         cwd: req.cwd.clone(),
         roots: req.roots.clone(),
+        read_only,
+        hidden: req.hidden.clone(),
         limits: Limits::for_timeout(req.timeout),
     };
     let spec_json = serde_json::to_string(&spec).map_err(|e| Error::internal(e.to_string()))?;

@@ -661,3 +661,181 @@ fn a_descriptor_bob_inherited_does_not_reach_the_program() {
     assert!(!b.outside.join("pwned-fd").exists());
     assert!(!Path::new(&format!("/tmp/pwned-fd-{tag}")).exists());
 }
+
+/// Issue 23 S3: `mknod` made a set-user-ID regular file (`0o104755`) in the root. Every route
+/// to a set-ID bit or a device node is refused now: the `mknod` and `mknodat` system calls,
+/// `fchmod`, `fchmodat` and `fchmodat2`; a FIFO (an ordinary `mknod` use) still works.
+#[test]
+fn mknod_and_every_chmod_call_refuse_set_id_bits_and_device_nodes() {
+    let b = sandbox();
+    let py = r#"import ctypes, os, stat
+l = ctypes.CDLL(None, use_errno=True)
+AT = -100
+def sc(name, *a):
+    r = l.syscall(*a)
+    print(name, r, ctypes.get_errno() if r != 0 else 0)
+sc("mknod", 133, b"suid1", 0o104755, 0)
+sc("mknodat", 259, AT, b"suid2", 0o102755, 0)
+sc("mknod-chr", 133, b"chr1", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+sc("mknodat-blk", 259, AT, b"blk1", stat.S_IFBLK | 0o666, os.makedev(7, 0))
+open("plain", "w").close()
+fd = os.open("plain", os.O_RDONLY)
+sc("fchmod", 91, fd, 0o4755)
+sc("fchmodat", 268, AT, b"plain", 0o2755)
+sc("fchmodat2", 452, AT, b"plain", 0o6755, 0)
+sc("mknod-fifo", 133, b"fifo1", stat.S_IFIFO | 0o644, 0)
+"#;
+    std::fs::write(b.root.join("mk.py"), py).unwrap();
+    let v = b.sh("python3 mk.py\n");
+    assert_eq!(v["ok"], true, "{v}");
+    let out = stdout(&v);
+    for name in [
+        "mknod",
+        "mknodat",
+        "mknod-chr",
+        "mknodat-blk",
+        "fchmod",
+        "fchmodat",
+        "fchmodat2",
+    ] {
+        assert!(
+            out.lines().any(|l| l == format!("{name} -1 1")),
+            "{name} was not refused with EPERM: {out}"
+        );
+    }
+    assert!(out.contains("mknod-fifo 0 0"), "{out}");
+    for f in ["suid1", "suid2", "chr1", "blk1"] {
+        assert!(
+            std::fs::symlink_metadata(b.root.join(f)).is_err(),
+            "{f} was made: {out}"
+        );
+    }
+    let plain = std::fs::metadata(b.root.join("plain")).unwrap();
+    assert_eq!(plain.permissions().mode() & 0o7000, 0, "{out}");
+}
+
+/// Host-side `git ARGS` in `dir`, with no user or system configuration.
+fn host_git(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap()
+}
+
+/// Issue 23 S2: an allowed script wrote `core.fsmonitor` into `ROOT/.git/config`, and the
+/// user's next `git status` on the host ran it as root. Whatever the script does, the
+/// repository's config, hooks and info, the protected dotfiles and `.bob*` entries of the root,
+/// a `.git` between the root and the working directory, and an absent top-level `.git` stay as
+/// they were; the user's `git status` afterwards runs nothing.
+#[test]
+fn a_script_cannot_plant_repository_config_hooks_or_dotfiles() {
+    let b = sandbox();
+    let marker = b.outside.join("fsmonitor-ran");
+    assert!(host_git(&b.root, &["init", "-q"]).status.success());
+    let sub = b.root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    assert!(host_git(&sub, &["init", "-q"]).status.success());
+    for f in [".gitconfig", ".bashrc", ".bobrc"] {
+        std::fs::write(b.root.join(f), "# kept\n").unwrap();
+    }
+    let config = std::fs::read(b.root.join(".git/config")).unwrap();
+    let sub_config = std::fs::read(sub.join(".git/config")).unwrap();
+    let plant = format!("[core]\n\tfsmonitor = \"touch {}\"\n", marker.display());
+    let script = format!(
+        "cd \"$(dirname \"$0\")\"; R=$(git rev-parse --show-toplevel 2>/dev/null || pwd)\n\
+         for g in {root}/.git {root}/sub/.git; do\n\
+           printf '{plant}' >> $g/config && echo wrote-config\n\
+           git config --file $g/config core.fsmonitor 'touch {m}' && echo git-config\n\
+           printf '#!/bin/sh\\ntouch {m}\\n' > $g/hooks/post-checkout && echo wrote-hook\n\
+           echo '*' >> $g/info/exclude && echo wrote-info\n\
+           mv $g $g.old && echo moved-git\n\
+           rm -rf $g/hooks && echo removed-hooks\n\
+         done\n\
+         for f in .gitconfig .bashrc .bobrc; do echo x >> {root}/$f && echo wrote-$f; rm -f {root}/$f && echo removed-$f; done\n\
+         echo done\n",
+        root = b.root.display(),
+        plant = plant.replace('\n', "\\n").replace('\t', "\\t"),
+        m = marker.display(),
+    );
+    std::fs::write(sub.join("plant.sh"), &script).unwrap();
+    let calls = json!([
+        {"id": "x", "tool": "shell.exec", "args": {"cmd": "sh plant.sh", "cwd": "sub"}}
+    ]);
+    let rows = b.env.jsonl(&b.args(&[]), &calls.to_string());
+    let v = &rows[0];
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(stdout(v), "done\n", "{v}");
+    assert!(stderr(v).contains("Read-only file system"), "{v}");
+    assert_eq!(std::fs::read(b.root.join(".git/config")).unwrap(), config);
+    assert_eq!(std::fs::read(sub.join(".git/config")).unwrap(), sub_config);
+    for f in [".gitconfig", ".bashrc", ".bobrc"] {
+        assert_eq!(std::fs::read_to_string(b.root.join(f)).unwrap(), "# kept\n");
+    }
+    for dir in [&b.root, &sub] {
+        assert!(!dir.join(".git/hooks/post-checkout").exists());
+        assert!(!dir.join(".git.old").exists());
+        assert!(host_git(dir, &["status", "--short"]).status.success());
+    }
+    assert!(
+        !marker.exists(),
+        "the user's git status ran the planted command"
+    );
+
+    // A root with no repository: the script cannot make one at its top (the empty read-only
+    // placeholder is gone again after the call).
+    let bare = sandbox();
+    let script = format!(
+        "git init -q . && echo git-init\nmkdir -p .git/hooks && echo made-git\n\
+         printf '{plant}' > .git/config && echo wrote-config\necho done\n",
+        plant = plant.replace('\n', "\\n").replace('\t', "\\t"),
+    );
+    let v = bare.sh(&script);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(stdout(&v), "done\n", "{v}");
+    assert!(
+        std::fs::symlink_metadata(bare.root.join(".git")).is_err(),
+        "a .git was left in the root"
+    );
+}
+
+/// bob's home and the operator's rules file inside a root: the program can neither read the
+/// home (keys, audit logs, secrets) nor change the rules.
+#[test]
+fn bobs_home_and_rules_inside_a_root_are_out_of_the_programs_reach() {
+    let b = sandbox();
+    let home = b.root.join("runtime");
+    std::fs::create_dir_all(&home).unwrap();
+    let rules = b.root.join("rules.json");
+    std::fs::copy(&b.rules, &rules).unwrap();
+    let kept = std::fs::read(&rules).unwrap();
+    std::fs::write(b.root.join("x.sh"), "ls -A runtime | wc -l\ncat runtime/keys/chain.key && echo read-key\n\
+         echo x > runtime/planted && echo wrote-home\necho '{}' > rules.json && echo wrote-rules\necho done\n").unwrap();
+    let calls = json!([{"id": "x", "tool": "shell.exec", "args": {"cmd": "sh x.sh"}}]).to_string();
+    let out = b
+        .env
+        .bob(&[
+            "tool",
+            "run",
+            "--enable-all",
+            "--root",
+            b.root.to_str().unwrap(),
+            "--shell-rules",
+            rules.to_str().unwrap(),
+        ])
+        .env("BOB_HOME", &home)
+        .write_stdin(calls)
+        .output()
+        .unwrap();
+    let rows = crate::env::jsonl_of(&out, &["tool", "run"]);
+    let v = &rows[0];
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(stdout(v), "0\ndone\n", "{v}");
+    assert_eq!(std::fs::read(&rules).unwrap(), kept);
+    assert!(!home.join("planted").exists());
+    // The home really was in use: the call was audited there.
+    assert!(home.join("audit").exists());
+}
