@@ -47,6 +47,7 @@
 //! init (it is in the group and also dies with the helper), and the kernel then kills every
 //! process of the namespace. The helper dies with bob (`PR_SET_PDEATHSIG`).
 
+pub mod cgroup;
 pub mod init;
 pub mod seccomp;
 pub mod supervisor;
@@ -100,12 +101,41 @@ pub struct Limits {
 }
 
 impl Limits {
-    fn for_timeout(timeout: Duration) -> Limits {
+    fn for_request(timeout: Duration, budget: &Budget) -> Limits {
         Limits {
             cpu_s: timeout.as_secs() + 1,
-            file_size: 256 << 20,
+            file_size: budget.file_size,
             open_files: 256,
-            address_space: 4 << 30,
+            address_space: budget.memory,
+        }
+    }
+}
+
+/// The per-call memory and disk budget (settings `tools.sandbox_memory_mb`,
+/// `tools.sandbox_file_size_mb`, `tools.sandbox_cgroup`).
+#[derive(Debug, Clone)]
+pub struct Budget {
+    /// Bytes: the call's cgroup `memory.max` where a delegated cgroup exists, and each
+    /// process's `RLIMIT_AS` in any case.
+    pub memory: u64,
+    /// Bytes: the largest file a process may write (`RLIMIT_FSIZE`).
+    pub file_size: u64,
+    /// A delegated cgroup v2 directory to make per-call cgroups in (see [`cgroup`]); `None`:
+    /// bob's own cgroup if it delegates, else rlimits only.
+    pub cgroup: Option<PathBuf>,
+}
+
+/// Default memory budget of one call: 4 GiB.
+pub const DEFAULT_MEMORY: u64 = 4 << 30;
+/// Default largest file one call may write: 256 MiB.
+pub const DEFAULT_FILE_SIZE: u64 = 256 << 20;
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            memory: DEFAULT_MEMORY,
+            file_size: DEFAULT_FILE_SIZE,
+            cgroup: None,
         }
     }
 }
@@ -129,6 +159,9 @@ pub struct Spec {
     #[serde(default)]
     pub hidden: Vec<PathBuf>,
     pub limits: Limits,
+    /// The call's `cgroup.procs`, which the helper joins first (see [`cgroup`]).
+    #[serde(default)]
+    pub cgroup_procs: Option<PathBuf>,
 }
 
 /// Which confinement a command got.
@@ -172,6 +205,7 @@ pub struct Request {
     /// Directories inside the roots the program may neither read nor write (full mode: an
     /// empty read-only tmpfs over each).
     pub hidden: Vec<PathBuf>,
+    pub budget: Budget,
 }
 
 /// Marks every descriptor from `first` up close-on-exec, so nothing bob inherited from its own
@@ -302,6 +336,8 @@ fn run_full(req: &Request) -> Result<Output> {
             _ => {}
         }
     }
+    let call_cgroup = cgroup::parent(req.budget.cgroup.as_deref())
+        .and_then(|p| cgroup::CallCgroup::new(&p, req.budget.memory, init::PID_MAX));
     let spec = Spec {
         argv: req.argv.clone(),
         env: environment(req),
@@ -309,7 +345,8 @@ fn run_full(req: &Request) -> Result<Output> {
         roots: req.roots.clone(),
         read_only,
         hidden: req.hidden.clone(),
-        limits: Limits::for_timeout(req.timeout),
+        limits: Limits::for_request(req.timeout, &req.budget),
+        cgroup_procs: call_cgroup.as_ref().map(cgroup::CallCgroup::procs),
     };
     let spec_json = serde_json::to_string(&spec).map_err(|e| Error::internal(e.to_string()))?;
     let exe = std::env::current_exe()
@@ -381,6 +418,9 @@ fn run_full(req: &Request) -> Result<Output> {
                 ))
             });
         }
+        if v.get("cgroup").and_then(|c| c.as_bool()) == Some(true) {
+            layers.extend(["cgroup-memory".to_string(), "cgroup-pids".to_string()]);
+        }
         if let Some(l) = v.get("ready").and_then(|l| l.as_array()) {
             layers.extend(l.iter().filter_map(|x| x.as_str().map(str::to_string)));
         }
@@ -388,6 +428,7 @@ fn run_full(req: &Request) -> Result<Output> {
             status = Some(ExitStatus::from_raw(raw as i32));
         }
     }
+    drop(call_cgroup);
     let report = Report {
         mode: Mode::Full,
         layers,

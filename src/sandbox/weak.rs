@@ -71,7 +71,7 @@ pub(super) fn run(req: &Request, env: Vec<(String, String)>) -> Result<Output> {
                 .env_clear()
                 .envs(env)
                 .current_dir(&req.cwd);
-            let fsize = 256u64 << 20;
+            let (fsize, address_space) = (req.budget.file_size, req.budget.memory);
             // SAFETY: only async-signal-safe calls (setrlimit, prctl, close_range) between fork
             // and exec.
             unsafe {
@@ -86,6 +86,11 @@ pub(super) fn run(req: &Request, env: Vec<(String, String)>) -> Result<Output> {
                         rlim_max: fsize,
                     };
                     libc::setrlimit(libc::RLIMIT_FSIZE, &fsize);
+                    let address_space = libc::rlimit {
+                        rlim_cur: address_space,
+                        rlim_max: address_space,
+                    };
+                    libc::setrlimit(libc::RLIMIT_AS, &address_space);
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                     // Stdio only: no descriptor bob inherited or opened reaches the program.
                     super::cloexec_from(3)

@@ -389,9 +389,10 @@ impl Runner {
                 if !rules.source.starts_with("builtin:") {
                     files.push(PathBuf::from(&rules.source));
                 }
-                let bob = shell::BobFiles {
+                let bob = shell::Confinement {
                     home: Some(self.home.root().to_path_buf()),
                     files,
+                    budget: shell::budget(&self.policy.settings)?,
                 };
                 shell::exec(&i, self.sandbox()?, &roots, &rules, t, mode, &bob)
             }

@@ -28,14 +28,34 @@ use std::time::Duration;
 /// Cap on captured stdout and on captured stderr.
 pub const OUTPUT_CAP: usize = sandbox::OUTPUT_CAP;
 
-/// bob's own files, which may lie inside a root: the program never changes them.
+/// What confines a program besides its argv: bob's own files, which may lie inside a root
+/// (the program never changes them), and the call's memory and disk budget.
 #[derive(Debug, Clone, Default)]
-pub struct BobFiles {
+pub struct Confinement {
     /// bob's home (audit logs, keys, secrets, sessions): hidden from the program when it lies
     /// inside a root (read-only instead when a root lies inside it).
     pub home: Option<PathBuf>,
     /// The operator's policy and rules files (shell rules, redaction rules): read-only.
     pub files: Vec<PathBuf>,
+    pub budget: sandbox::Budget,
+}
+
+/// The call's budget from the settings `tools.sandbox_memory_mb` (at least 16),
+/// `tools.sandbox_file_size_mb` (at least 1) and `tools.sandbox_cgroup`.
+pub fn budget(settings: &crate::settings::Settings) -> Result<sandbox::Budget> {
+    let mb = |key: &str, min: u64, default: u64| -> Result<u64> {
+        match settings.u64(key)? {
+            None => Ok(default),
+            Some(v) if v >= min => Ok(v.saturating_mul(1 << 20)),
+            Some(v) => Err(Error::invalid(format!("{key} = {v}: at least {min} (MiB)"))
+                .with("setting", key.to_string())),
+        }
+    };
+    Ok(sandbox::Budget {
+        memory: mb("tools.sandbox_memory_mb", 16, sandbox::DEFAULT_MEMORY)?,
+        file_size: mb("tools.sandbox_file_size_mb", 1, sandbox::DEFAULT_FILE_SIZE)?,
+        cgroup: settings.path("tools.sandbox_cgroup"),
+    })
 }
 
 /// What the OS sandbox must keep the program from changing in `roots` when it runs in `cwd`:
@@ -44,7 +64,7 @@ pub struct BobFiles {
 fn guards(
     roots: &[PathBuf],
     cwd: &Path,
-    bob: &BobFiles,
+    bob: &Confinement,
 ) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
     let (mut read_only, mut placeholders, mut hidden) = (Vec::new(), Vec::new(), Vec::new());
     for r in roots {
@@ -83,7 +103,7 @@ pub fn exec(
     rules: &ShellRules,
     timeout: Duration,
     mode: Mode,
-    bob: &BobFiles,
+    bob: &Confinement,
 ) -> Result<Value> {
     let argv = split(&input.cmd)?;
     let cwd_rel = input.cwd.clone().unwrap_or_else(|| ".".into());
@@ -103,6 +123,7 @@ pub fn exec(
         read_only,
         placeholders,
         hidden,
+        budget: bob.budget.clone(),
     };
     let out = sandbox::run(&req, mode)?;
     let status = out

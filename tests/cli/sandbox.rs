@@ -839,3 +839,45 @@ fn bobs_home_and_rules_inside_a_root_are_out_of_the_programs_reach() {
     // The home really was in use: the call was audited there.
     assert!(home.join("audit").exists());
 }
+
+/// The per-call budget: `tools.sandbox_memory_mb` bounds memory (the call's cgroup where one is
+/// delegated, each process's address space in any case), `tools.sandbox_file_size_mb` the
+/// largest file; a budget below the minimum is refused.
+#[test]
+fn a_call_is_held_to_its_memory_and_file_size_budget() {
+    let b = sandbox();
+    std::fs::write(
+        b.root.join("x.sh"),
+        "python3 -c 'b = bytearray(300 << 20); print(\"allocated\")' 2>/dev/null || echo no-memory\n\
+         head -c 3000000 /dev/zero > big; echo head=$?\necho done\n",
+    )
+    .unwrap();
+    let calls = json!([{"id": "x", "tool": "shell.exec", "args": {"cmd": "sh x.sh"}}]).to_string();
+    let run = |mem: &str, file: &str, extra: &[&str]| -> Value {
+        let out = b
+            .env
+            .bob(&b.args(extra))
+            .env("BOB_SANDBOX_MEMORY_MB", mem)
+            .env("BOB_SANDBOX_FILE_SIZE_MB", file)
+            .write_stdin(calls.clone())
+            .output()
+            .unwrap();
+        crate::env::jsonl_of(&out, &["tool", "run"]).remove(0)
+    };
+    for extra in [&[][..], &["--sandbox", "weak"][..]] {
+        let v = run("64", "1", extra);
+        assert_eq!(v["ok"], true, "{v}");
+        let out = stdout(&v);
+        assert!(out.starts_with("no-memory\n"), "{v}");
+        assert!(!out.contains("head=0"), "{v}");
+        assert!(out.ends_with("done\n"), "{v}");
+        let big = std::fs::metadata(b.root.join("big")).unwrap().len();
+        assert!(big <= 1 << 20, "{big} bytes written: {v}");
+        eprintln!("layers: {}", v["output"]["sandbox"]["layers"]);
+        // The defaults let the same script through.
+        let v = run("4096", "256", extra);
+        assert_eq!(stdout(&v), "allocated\nhead=0\ndone\n", "{v}");
+    }
+    let v = run("0", "256", &[]);
+    assert_eq!(code(&v), "invalid.request", "{v}");
+}
