@@ -98,10 +98,10 @@ fn helper(spec: &Spec) -> ! {
     unsafe { libc::syscall(libc::SYS_close_range, STATUS_FD as u32 + 1, u32::MAX, 0) };
     // The call's cgroup, joined while the helper still has bob's privileges; if the kernel
     // refuses, the call runs on rlimits alone and the report lacks the cgroup layers.
-    if let Some(procs) = &spec.cgroup_procs {
-        if std::fs::write(procs, "0").is_ok() {
-            report(&json!({ "cgroup": true }));
-        }
+    if let Some(procs) = &spec.cgroup_procs
+        && std::fs::write(procs, "0").is_ok()
+    {
+        report(&json!({ "cgroup": true }));
     }
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
