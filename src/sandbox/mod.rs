@@ -18,9 +18,11 @@
 //!   its own `/proc` (`subset=pid`: no `/proc/sys`, no sysrq-trigger), a `/dev` of null, zero,
 //!   full, random and urandom, and the roots read-write (nosuid, nodev, noexec) at their own
 //!   paths as the only writable places. The network namespace is empty (loopback down): nothing
-//!   reaches the host or beyond. A seccomp filter ([`seccomp`]) refuses clock setting, mounts,
-//!   ptrace, keyrings, bpf, modules, reboot, namespace re-entry and set-ID bits; rlimits bound
-//!   CPU time, file size, open files, address space and core size (0).
+//!   reaches the host or beyond. Protected paths inside the roots are read-only (below). A
+//!   seccomp filter ([`seccomp`]) refuses clock setting, mounts, ptrace, keyrings, bpf,
+//!   modules, reboot, namespace re-entry, set-ID bits and device nodes; rlimits bound CPU time,
+//!   file size, open files, address space and core size (0), and a per-call cgroup bounds
+//!   memory and processes where one is delegated (below). Only stdio reaches the program.
 //! - **weak** (only when the operator asks: `BOB_SANDBOX=weak` or `bob tool run --sandbox
 //!   weak`): the program runs directly in its own process group with Landlock (where the kernel
 //!   has it) confining the filesystem to the roots and system directories and denying TCP. A
@@ -29,6 +31,48 @@
 //! Where the kernel cannot provide the full sandbox (user namespaces disabled, a container that
 //! forbids mounts …) the call is refused with `sandbox.required` (exit 3) and the reason; bob
 //! never silently falls back. Every result reports `{mode, layers}`.
+//!
+//! ## Descriptors
+//!
+//! A program starts with stdin, stdout and stderr only. bob's spawn of the helper marks every
+//! descriptor above the status pipe close-on-exec (`close_range`), the helper closes them
+//! all before it makes any namespace, and the program marks them again before its exec; the
+//! weak mode marks everything above stderr. So a descriptor bob inherited by mistake (a
+//! shell's `9</`, a CI runner's leaked directory handle) never leads a program back to the
+//! host through `/proc/self/fd/N` or `openat(N, …)`. Layer `inherited-fds-closed`.
+//!
+//! ## Protected paths
+//!
+//! The roots are writable, but not everything in them: the caller lists paths the program may
+//! not change ([`Request::read_only`], [`Request::placeholders`], [`Request::hidden`]) and the
+//! full mode mounts them after the roots, whatever argv allowed (`shell.exec` passes the
+//! protected entries of [`crate::tools::fs`]'s one list: VCS internals, program dotfiles,
+//! `.bob*`, plus bob's home and rules files when they lie in a root):
+//!
+//! - an existing path is bind-mounted read-only over itself: it cannot be written, removed,
+//!   renamed or replaced (a mount point is busy), and nothing can be created inside it;
+//! - an absent placeholder (`.git` at the top of a root) is made as an empty directory for
+//!   the call, mounted read-only, and removed after the call if still empty: a program cannot
+//!   create a repository there, and the user's later `git` finds none (an empty `.git` is not a
+//!   repository to git, which looks further up). While the call runs, the user sees the empty
+//!   directory; a second call starting meanwhile treats it as existing and binds it.
+//! - a hidden directory (bob's home inside a root) is covered by an empty read-only tmpfs.
+//!
+//! Symlinks are never mounted over (a bind follows them); the target is skipped, as is one
+//! that vanished before the mount. What this does not cover: a protected name created where
+//! nothing was listed (a new `.git` in a subdirectory off the path to the working directory, a
+//! `.bashrc` at the top of a root that had none), and the weak mode, which has no mount
+//! namespace. Layer `protected-paths-ro`.
+//!
+//! ## Budget
+//!
+//! Each call has a memory budget and a largest file ([`Budget`]: settings
+//! `tools.sandbox_memory_mb`, default 4096 MiB, and `tools.sandbox_file_size_mb`, default 256
+//! MiB). `RLIMIT_AS` (per process) and `RLIMIT_FSIZE` always apply, in both modes; in the full
+//! mode, where a delegated cgroup v2 exists ([`cgroup`]), the whole call also gets its own
+//! cgroup with `memory.max` = the budget (its private `/tmp` is charged there too), no swap,
+//! and `pids.max` = [`init::PID_MAX`] (layers `cgroup-memory`, `cgroup-pids`). Disk use in the
+//! roots is bounded per file, not in total: no cgroup controller bounds it.
 //!
 //! ## Process count
 //!
