@@ -425,7 +425,8 @@ fn run_full(req: &Request) -> Result<Output> {
         let _ = std::fs::File::from(status_r).read_to_string(&mut text);
         text
     });
-    let finished = supervisor::run(cmd, None, &supervisor_limits(req.timeout), None);
+    let limits = supervisor_limits(req.timeout);
+    let finished = supervisor::run_passing(cmd, None, &limits, None, init::STATUS_FD as u32 + 1);
     drop(status_w);
     let finished = finished.map_err(|e| Error::internal(format!("starting the sandbox: {e}")))?;
     let reports = reader.join().unwrap_or_default();
