@@ -92,6 +92,17 @@ fn helper(spec: &Spec) -> ! {
     if rustix::io::fcntl_setfd(status_fd(), rustix::io::FdFlags::CLOEXEC).is_err() {
         std::process::exit(125);
     }
+    // Whatever bob may have passed on by mistake is closed here, before any namespace exists:
+    // the helper keeps stdio and the status pipe only.
+    // SAFETY: single-threaded process; no descriptor above the status pipe is in use.
+    unsafe { libc::syscall(libc::SYS_close_range, STATUS_FD as u32 + 1, u32::MAX, 0) };
+    // The call's cgroup, joined while the helper still has bob's privileges; if the kernel
+    // refuses, the call runs on rlimits alone and the report lacks the cgroup layers.
+    if let Some(procs) = &spec.cgroup_procs
+        && std::fs::write(procs, "0").is_ok()
+    {
+        report(&json!({ "cgroup": true }));
+    }
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
     use rustix::thread::UnshareFlags as U;
@@ -150,6 +161,7 @@ fn init(spec: &Spec) -> ! {
     }
     layers.extend([
         "new-root",
+        "protected-paths-ro",
         "ro-system",
         "generated-etc",
         "private-tmp",
@@ -164,6 +176,7 @@ fn init(spec: &Spec) -> ! {
         layers.push("pids-limit");
     }
     layers.extend([
+        "inherited-fds-closed",
         "rlimits",
         "seccomp",
         "no-new-privs",
@@ -326,6 +339,13 @@ fn build_root(spec: &Spec) -> Step {
     for r in &spec.roots {
         roots.push((r, open_path(r).map_err(at("roots"))?));
     }
+    // Protected entries inside the roots (opened now, bound read-only over themselves once the
+    // roots are in place); one that vanished meanwhile needs no protection.
+    let protected: Vec<(&PathBuf, OwnedFd)> = spec
+        .read_only
+        .iter()
+        .filter_map(|p| Some((p, open_path(p).ok()?)))
+        .collect();
     let mut devs = Vec::new();
     for d in DEVICES {
         let p = Path::new("/dev").join(d);
@@ -417,6 +437,34 @@ fn build_root(spec: &Spec) -> Step {
         mkdirs(&t, "roots")?;
         bind(fd, &t, MountFlags::NODEV | MountFlags::NOEXEC, "roots")?;
     }
+    // Inside the roots: protected entries read-only, bob's own directories hidden. A target
+    // that is a symlink now (swapped in since the caller looked) is skipped: the mount would
+    // follow it.
+    let plain = |t: &Path| std::fs::symlink_metadata(t).is_ok_and(|m| !m.file_type().is_symlink());
+    for (p, fd) in &protected {
+        let t = under(base, p);
+        if plain(&t) {
+            bind(
+                fd,
+                &t,
+                MountFlags::RDONLY | MountFlags::NODEV | MountFlags::NOEXEC,
+                "protected-paths",
+            )?;
+        }
+    }
+    for p in &spec.hidden {
+        let t = under(base, p);
+        if std::fs::symlink_metadata(&t).is_ok_and(|m| m.is_dir()) {
+            rustix::mount::mount(
+                "tmpfs",
+                &t,
+                "tmpfs",
+                MountFlags::RDONLY | MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+                c"mode=0555,size=4k",
+            )
+            .map_err(at("protected-paths"))?;
+        }
+    }
     // /proc of the new PID namespace. First a full one, only to cap the namespace's pid_max
     // (per PID namespace since Linux 6.14), then the one the program sees: `subset=pid`.
     let proc_dir = base.join("proc");
@@ -453,6 +501,7 @@ fn build_root(spec: &Spec) -> Step {
     .map_err(at("ro-root"))?;
     drop(sys);
     drop(roots);
+    drop(protected);
     drop(devs);
     Ok(())
 }
@@ -464,6 +513,11 @@ fn program(spec: &Spec, filters: &[seccompiler::BpfProgram]) -> ! {
         unsafe { libc::_exit(125) }
     };
     let _ = rustix::process::setsid();
+    // Belt and braces after the helper's close: the program starts with stdio only (the status
+    // pipe is close-on-exec), so no inherited descriptor can lead it back to the host.
+    if let Err(e) = super::cloexec_from(STATUS_FD as u32 + 1) {
+        fail("descriptors", e.to_string());
+    }
     let lim = |r: Resource, v: u64| {
         let _ = rustix::process::setrlimit(
             r,

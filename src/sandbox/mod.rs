@@ -18,9 +18,11 @@
 //!   its own `/proc` (`subset=pid`: no `/proc/sys`, no sysrq-trigger), a `/dev` of null, zero,
 //!   full, random and urandom, and the roots read-write (nosuid, nodev, noexec) at their own
 //!   paths as the only writable places. The network namespace is empty (loopback down): nothing
-//!   reaches the host or beyond. A seccomp filter ([`seccomp`]) refuses clock setting, mounts,
-//!   ptrace, keyrings, bpf, modules, reboot, namespace re-entry and set-ID bits; rlimits bound
-//!   CPU time, file size, open files, address space and core size (0).
+//!   reaches the host or beyond. Protected paths inside the roots are read-only (below). A
+//!   seccomp filter ([`seccomp`]) refuses clock setting, mounts, ptrace, keyrings, bpf,
+//!   modules, reboot, namespace re-entry, set-ID bits and device nodes; rlimits bound CPU time,
+//!   file size, open files, address space and core size (0), and a per-call cgroup bounds
+//!   memory and processes where one is delegated (below). Only stdio reaches the program.
 //! - **weak** (only when the operator asks: `BOB_SANDBOX=weak` or `bob tool run --sandbox
 //!   weak`): the program runs directly in its own process group with Landlock (where the kernel
 //!   has it) confining the filesystem to the roots and system directories and denying TCP. A
@@ -29,6 +31,48 @@
 //! Where the kernel cannot provide the full sandbox (user namespaces disabled, a container that
 //! forbids mounts …) the call is refused with `sandbox.required` (exit 3) and the reason; bob
 //! never silently falls back. Every result reports `{mode, layers}`.
+//!
+//! ## Descriptors
+//!
+//! A program starts with stdin, stdout and stderr only. bob's spawn of the helper marks every
+//! descriptor above the status pipe close-on-exec (`close_range`), the helper closes them
+//! all before it makes any namespace, and the program marks them again before its exec; the
+//! weak mode marks everything above stderr. So a descriptor bob inherited by mistake (a
+//! shell's `9</`, a CI runner's leaked directory handle) never leads a program back to the
+//! host through `/proc/self/fd/N` or `openat(N, …)`. Layer `inherited-fds-closed`.
+//!
+//! ## Protected paths
+//!
+//! The roots are writable, but not everything in them: the caller lists paths the program may
+//! not change ([`Request::read_only`], [`Request::placeholders`], [`Request::hidden`]) and the
+//! full mode mounts them after the roots, whatever argv allowed (`shell.exec` passes the
+//! protected entries of [`crate::tools::fs`]'s one list: VCS internals, program dotfiles,
+//! `.bob*`, plus bob's home and rules files when they lie in a root):
+//!
+//! - an existing path is bind-mounted read-only over itself: it cannot be written, removed,
+//!   renamed or replaced (a mount point is busy), and nothing can be created inside it;
+//! - an absent placeholder (`.git` at the top of a root) is made as an empty directory for
+//!   the call, mounted read-only, and removed after the call if still empty: a program cannot
+//!   create a repository there, and the user's later `git` finds none (an empty `.git` is not a
+//!   repository to git, which looks further up). While the call runs, the user sees the empty
+//!   directory; a second call starting meanwhile treats it as existing and binds it.
+//! - a hidden directory (bob's home inside a root) is covered by an empty read-only tmpfs.
+//!
+//! Symlinks are never mounted over (a bind follows them); the target is skipped, as is one
+//! that vanished before the mount. What this does not cover: a protected name created where
+//! nothing was listed (a new `.git` in a subdirectory off the path to the working directory, a
+//! `.bashrc` at the top of a root that had none), and the weak mode, which has no mount
+//! namespace. Layer `protected-paths-ro`.
+//!
+//! ## Budget
+//!
+//! Each call has a memory budget and a largest file ([`Budget`]: settings
+//! `tools.sandbox_memory_mb`, default 4096 MiB, and `tools.sandbox_file_size_mb`, default 256
+//! MiB). `RLIMIT_AS` (per process) and `RLIMIT_FSIZE` always apply, in both modes; in the full
+//! mode, where a delegated cgroup v2 exists ([`cgroup`]), the whole call also gets its own
+//! cgroup with `memory.max` = the budget (its private `/tmp` is charged there too), no swap,
+//! and `pids.max` = [`init::PID_MAX`] (layers `cgroup-memory`, `cgroup-pids`). Disk use in the
+//! roots is bounded per file, not in total: no cgroup controller bounds it.
 //!
 //! ## Process count
 //!
@@ -47,6 +91,7 @@
 //! init (it is in the group and also dies with the helper), and the kernel then kills every
 //! process of the namespace. The helper dies with bob (`PR_SET_PDEATHSIG`).
 
+pub mod cgroup;
 pub mod init;
 pub mod seccomp;
 pub mod supervisor;
@@ -100,12 +145,41 @@ pub struct Limits {
 }
 
 impl Limits {
-    fn for_timeout(timeout: Duration) -> Limits {
+    fn for_request(timeout: Duration, budget: &Budget) -> Limits {
         Limits {
             cpu_s: timeout.as_secs() + 1,
-            file_size: 256 << 20,
+            file_size: budget.file_size,
             open_files: 256,
-            address_space: 4 << 30,
+            address_space: budget.memory,
+        }
+    }
+}
+
+/// The per-call memory and disk budget (settings `tools.sandbox_memory_mb`,
+/// `tools.sandbox_file_size_mb`, `tools.sandbox_cgroup`).
+#[derive(Debug, Clone)]
+pub struct Budget {
+    /// Bytes: the call's cgroup `memory.max` where a delegated cgroup exists, and each
+    /// process's `RLIMIT_AS` in any case.
+    pub memory: u64,
+    /// Bytes: the largest file a process may write (`RLIMIT_FSIZE`).
+    pub file_size: u64,
+    /// A delegated cgroup v2 directory to make per-call cgroups in (see [`cgroup`]); `None`:
+    /// bob's own cgroup if it delegates, else rlimits only.
+    pub cgroup: Option<PathBuf>,
+}
+
+/// Default memory budget of one call: 4 GiB.
+pub const DEFAULT_MEMORY: u64 = 4 << 30;
+/// Default largest file one call may write: 256 MiB.
+pub const DEFAULT_FILE_SIZE: u64 = 256 << 20;
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            memory: DEFAULT_MEMORY,
+            file_size: DEFAULT_FILE_SIZE,
+            cgroup: None,
         }
     }
 }
@@ -121,7 +195,17 @@ pub struct Spec {
     pub cwd: PathBuf,
     /// The only writable places; the first is `HOME`.
     pub roots: Vec<PathBuf>,
+    /// Existing paths inside the roots mounted read-only over themselves.
+    #[serde(default)]
+    pub read_only: Vec<PathBuf>,
+    /// Directories inside the roots covered by an empty read-only tmpfs (neither readable nor
+    /// writable by the program).
+    #[serde(default)]
+    pub hidden: Vec<PathBuf>,
     pub limits: Limits,
+    /// The call's `cgroup.procs`, which the helper joins first (see [`cgroup`]).
+    #[serde(default)]
+    pub cgroup_procs: Option<PathBuf>,
 }
 
 /// Which confinement a command got.
@@ -155,6 +239,51 @@ pub struct Request {
     pub timeout: Duration,
     /// The fixed `PATH` of the program.
     pub path: String,
+    /// Paths inside the roots the program may not change (full mode: mounted read-only over
+    /// themselves; a missing one is skipped).
+    pub read_only: Vec<PathBuf>,
+    /// Directories that must not exist after the call unless they existed before: when absent,
+    /// an empty one is made for the call, mounted read-only (so the program can neither fill
+    /// it nor replace it) and removed afterwards if still empty. Full mode only.
+    pub placeholders: Vec<PathBuf>,
+    /// Directories inside the roots the program may neither read nor write (full mode: an
+    /// empty read-only tmpfs over each).
+    pub hidden: Vec<PathBuf>,
+    pub budget: Budget,
+}
+
+/// Marks every descriptor from `first` up close-on-exec, so nothing bob inherited from its own
+/// parent (a shell's `9</`, a CI runner's or a wrapper's leaked descriptor) reaches a program.
+/// Only system calls: safe between fork and exec. `close_range(CLOSE_RANGE_CLOEXEC)` (Linux
+/// 5.11); on older kernels each descriptor below the open-files limit (at most 65,536) is
+/// marked one by one. Marking instead of closing keeps the standard library's own exec-error
+/// pipe working until the exec.
+pub(crate) fn cloexec_from(first: u32) -> std::io::Result<()> {
+    // SAFETY: plain system calls on descriptors; none is dereferenced.
+    unsafe {
+        if libc::syscall(
+            libc::SYS_close_range,
+            first,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        ) == 0
+        {
+            return Ok(());
+        }
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        let top = if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+            lim.rlim_cur.min(1 << 16) as i32
+        } else {
+            1 << 16
+        };
+        for fd in first as i32..top {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+    Ok(())
 }
 
 /// The base environment: PATH, HOME (= the first root), and bob's LANG, LC_* and TERM; then the
@@ -224,13 +353,44 @@ pub fn run(req: &Request, mode: Mode) -> Result<Output> {
     }
 }
 
+/// Empty directories made for one call (see [`Request::placeholders`]), removed when dropped
+/// if they are still empty (a human who filled one meanwhile keeps it).
+struct Placeholders(Vec<PathBuf>);
+
+impl Drop for Placeholders {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_dir(p);
+        }
+    }
+}
+
 fn run_full(req: &Request) -> Result<Output> {
+    let mut read_only = req.read_only.clone();
+    let mut made = Placeholders(Vec::new());
+    for p in &req.placeholders {
+        match std::fs::symlink_metadata(p) {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound && std::fs::create_dir(p).is_ok() =>
+            {
+                made.0.push(p.clone());
+                read_only.push(p.clone());
+            }
+            Ok(m) if !m.file_type().is_symlink() => read_only.push(p.clone()),
+            _ => {}
+        }
+    }
+    let call_cgroup = cgroup::parent(req.budget.cgroup.as_deref())
+        .and_then(|p| cgroup::CallCgroup::new(&p, req.budget.memory, init::PID_MAX));
     let spec = Spec {
         argv: req.argv.clone(),
         env: environment(req),
         cwd: req.cwd.clone(),
         roots: req.roots.clone(),
-        limits: Limits::for_timeout(req.timeout),
+        read_only,
+        hidden: req.hidden.clone(),
+        limits: Limits::for_request(req.timeout, &req.budget),
+        cgroup_procs: call_cgroup.as_ref().map(cgroup::CallCgroup::procs),
     };
     let spec_json = serde_json::to_string(&spec).map_err(|e| Error::internal(e.to_string()))?;
     let exe = std::env::current_exe()
@@ -243,7 +403,8 @@ fn run_full(req: &Request) -> Result<Output> {
         .env_clear()
         .current_dir("/");
     let w = std::os::fd::AsRawFd::as_raw_fd(&status_w);
-    // SAFETY: only async-signal-safe calls (prctl, dup2) between fork and exec.
+    // SAFETY: only async-signal-safe calls (prctl, dup2, fcntl, close_range) between fork and
+    // exec.
     unsafe {
         cmd.pre_exec(move || {
             let moved = if w == init::STATUS_FD {
@@ -254,7 +415,8 @@ fn run_full(req: &Request) -> Result<Output> {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || moved == -1 {
                 return Err(std::io::Error::last_os_error());
             }
-            Ok(())
+            // The helper gets stdio and the status pipe, nothing else bob holds.
+            cloexec_from(init::STATUS_FD as u32 + 1)
         });
     }
     // Read reports as they come, so the pipe never fills whatever the helper writes.
@@ -263,7 +425,8 @@ fn run_full(req: &Request) -> Result<Output> {
         let _ = std::fs::File::from(status_r).read_to_string(&mut text);
         text
     });
-    let finished = supervisor::run(cmd, None, &supervisor_limits(req.timeout), None);
+    let limits = supervisor_limits(req.timeout);
+    let finished = supervisor::run_passing(cmd, None, &limits, None, init::STATUS_FD as u32 + 1);
     drop(status_w);
     let finished = finished.map_err(|e| Error::internal(format!("starting the sandbox: {e}")))?;
     let reports = reader.join().unwrap_or_default();
@@ -300,6 +463,9 @@ fn run_full(req: &Request) -> Result<Output> {
                 ))
             });
         }
+        if v.get("cgroup").and_then(|c| c.as_bool()) == Some(true) {
+            layers.extend(["cgroup-memory".to_string(), "cgroup-pids".to_string()]);
+        }
         if let Some(l) = v.get("ready").and_then(|l| l.as_array()) {
             layers.extend(l.iter().filter_map(|x| x.as_str().map(str::to_string)));
         }
@@ -307,6 +473,7 @@ fn run_full(req: &Request) -> Result<Output> {
             status = Some(ExitStatus::from_raw(raw as i32));
         }
     }
+    drop(call_cgroup);
     let report = Report {
         mode: Mode::Full,
         layers,

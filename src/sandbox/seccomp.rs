@@ -9,8 +9,11 @@
 //! `kexec_*`, swap, `acct`, quotas, `syslog`, `open_by_handle_at`, `iopl`/`ioperm`; entering or
 //! making namespaces (`setns`, `unshare`, and `clone` with any `CLONE_NEW*` flag); `TIOCSTI` and
 //! `TIOCLINUX` ioctls; and setting the set-user-ID or set-group-ID bit (`chmod`/`fchmod`/
-//! `fchmodat`, and `open`/`openat`/`creat` with such a mode), since the sandbox user is bob's own
-//! user outside and a set-ID file in a root would outlive the call. `clone3` and `openat2`
+//! `fchmodat`/`fchmodat2`, `open`/`openat`/`creat` with such a mode, and `mknod`/`mknodat` with
+//! such a mode), since the sandbox user is bob's own user outside and a set-ID file in a root
+//! would outlive the call; `mknod`/`mknodat` of a device node (`S_IFCHR`, `S_IFBLK`) is refused
+//! too (the kernel already refuses it in a user namespace; the filter does not rely on that).
+//! FIFOs, sockets and plain files made with `mknod` stay allowed. `clone3` and `openat2`
 //! (whose flags live in a struct a filter cannot read) fail with `ENOSYS`, so libc falls back to
 //! `clone`/`openat`, which are checked.
 //!
@@ -123,6 +126,23 @@ const NAMESPACE_FLAGS: &[libc::c_int] = &[
     0x80, // CLONE_NEWTIME, not exported by the libc crate for every target
 ];
 
+/// Rules matching a `mknod` mode that makes a set-ID file or a device node (character or
+/// block: the file-type field equals `S_IFCHR` or `S_IFBLK`).
+fn setid_or_device_node(arg: u8) -> Result<Vec<SeccompRule>, String> {
+    let mut rules = setid_mode(arg)?;
+    for kind in [libc::S_IFCHR, libc::S_IFBLK] {
+        let cond = SeccompCondition::new(
+            arg,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::MaskedEq(libc::S_IFMT as u64),
+            kind as u64,
+        )
+        .map_err(|e| e.to_string())?;
+        rules.push(SeccompRule::new(vec![cond]).map_err(|e| e.to_string())?);
+    }
+    Ok(rules)
+}
+
 /// Compiles the two filters (EPERM list, ENOSYS list) for this architecture.
 pub fn filters() -> Result<Vec<BpfProgram>, String> {
     let arch = std::env::consts::ARCH
@@ -152,6 +172,8 @@ pub fn filters() -> Result<Vec<BpfProgram>, String> {
     insert(&mut eperm, libc::SYS_open, setid_mode(2)?);
     insert(&mut eperm, libc::SYS_creat, setid_mode(1)?);
     insert(&mut eperm, libc::SYS_openat, setid_mode(3)?);
+    insert(&mut eperm, libc::SYS_mknod, setid_or_device_node(1)?);
+    insert(&mut eperm, libc::SYS_mknodat, setid_or_device_node(2)?);
     let mut enosys: Rules = BTreeMap::new();
     insert(&mut enosys, libc::SYS_clone3, vec![]);
     insert(&mut enosys, libc::SYS_openat2, vec![]);

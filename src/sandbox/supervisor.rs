@@ -8,6 +8,9 @@
 //! running. (A process that left the group with `setsid` is out of reach of a group kill; the
 //! full sandbox catches it with its PID namespace, see [`super`].)
 //!
+//! The child gets stdin, stdout and stderr only: every other descriptor (one bob inherited by
+//! mistake included) is closed at its exec ([`run_passing`] lets a caller keep the ones it set).
+//!
 //! Output beyond a cap is read and dropped, never buffered, so a child printing a gigabyte
 //! neither blocks on a full pipe nor fills memory.
 
@@ -113,13 +116,31 @@ fn kill_tree(child: &mut Child, pgid: i32, grace: Duration) -> Option<ExitStatus
 }
 
 /// Spawns `cmd` (stdio and process group are set here; the caller sets program, args, env,
-/// cwd and any `pre_exec`), writes `stdin` to it, and supervises it to the end.
+/// cwd and any `pre_exec`), writes `stdin` to it, and supervises it to the end. The child gets
+/// stdin, stdout and stderr only: every other descriptor (one bob inherited included) is
+/// closed at its exec.
 pub fn run(
-    mut cmd: Command,
+    cmd: Command,
     stdin: Option<Vec<u8>>,
     limits: &Limits,
     cancel: Option<&AtomicBool>,
 ) -> std::io::Result<Finished> {
+    run_passing(cmd, stdin, limits, cancel, 3)
+}
+
+/// As [`run`], but descriptors below `first_closed` (above stdio: what the caller's own
+/// `pre_exec` put there on purpose) reach the child too.
+pub fn run_passing(
+    mut cmd: Command,
+    stdin: Option<Vec<u8>>,
+    limits: &Limits,
+    cancel: Option<&AtomicBool>,
+    first_closed: u32,
+) -> std::io::Result<Finished> {
+    // SAFETY: close_range/fcntl only, between fork and exec (after the caller's hooks).
+    unsafe {
+        cmd.pre_exec(move || super::cloexec_from(first_closed.max(3)));
+    }
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
     } else {

@@ -53,6 +53,7 @@ pub(super) fn run(req: &Request, env: Vec<(String, String)>) -> Result<Output> {
         s.spawn(move || -> Result<Output> {
             let mut layers: Vec<String> = POLICY_LAYERS.iter().map(|s| s.to_string()).collect();
             layers.push("rlimits".into());
+            layers.push("inherited-fds-closed".into());
             let landlock = match landlock_restrict(&req.roots) {
                 Ok(st) => {
                     if st.ruleset != landlock::RulesetStatus::NotEnforced {
@@ -70,8 +71,9 @@ pub(super) fn run(req: &Request, env: Vec<(String, String)>) -> Result<Output> {
                 .env_clear()
                 .envs(env)
                 .current_dir(&req.cwd);
-            let fsize = 256u64 << 20;
-            // SAFETY: only async-signal-safe calls (setrlimit, prctl) between fork and exec.
+            let (fsize, address_space) = (req.budget.file_size, req.budget.memory);
+            // SAFETY: only async-signal-safe calls (setrlimit, prctl, close_range) between fork
+            // and exec.
             unsafe {
                 cmd.pre_exec(move || {
                     let core = libc::rlimit {
@@ -84,8 +86,14 @@ pub(super) fn run(req: &Request, env: Vec<(String, String)>) -> Result<Output> {
                         rlim_max: fsize,
                     };
                     libc::setrlimit(libc::RLIMIT_FSIZE, &fsize);
+                    let address_space = libc::rlimit {
+                        rlim_cur: address_space,
+                        rlim_max: address_space,
+                    };
+                    libc::setrlimit(libc::RLIMIT_AS, &address_space);
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                    Ok(())
+                    // Stdio only: no descriptor bob inherited or opened reaches the program.
+                    super::cloexec_from(3)
                 });
             }
             let limits = super::supervisor_limits(req.timeout);

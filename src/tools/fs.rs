@@ -23,7 +23,12 @@
 //!   or the working directory: `.ripgreprc` (rg), `.magic`, `.magic.mgc` (file/libmagic),
 //!   `.hgrc`, `.netrc`, `.curlrc`, `.wgetrc`, `.inputrc`, shell start-up files (`.profile`,
 //!   `.bashrc`, `.bash_profile`, `.bash_login`, `.bash_logout`, `.zshrc`, `.zshenv`,
-//!   `.zprofile`, `.zlogin`, `.kshrc`, `.mkshrc`), `.ssh/` and `.gnupg/`.
+//!   `.zprofile`, `.zlogin`, `.kshrc`, `.mkshrc`), `.ssh/` and `.gnupg/`;
+//! - bob's own: any name starting with `.bob`.
+//!
+//! The same list guards `shell.exec`'s programs, whatever their argv: [`protected_mounts`]
+//! names the protected entries that exist in a root, and the OS sandbox mounts them read-only
+//! over themselves (see [`crate::sandbox`] for what that covers and what it does not).
 //!
 //! Names are compared after folding the tricks file systems apply: Unicode lower-casing
 //! (case-insensitive volumes), removal of the code points HFS+ ignores (zero-width joiners,
@@ -140,8 +145,57 @@ pub fn protected_reason(rel: &Path) -> Option<String> {
         if n == ".config" && names.get(i + 1).is_some_and(|g| g == "git") {
             return Some("\".config/git\" holds git's global configuration".into());
         }
+        if n.starts_with(".bob") {
+            return Some(format!("{n:?} is bob's own configuration"));
+        }
     }
     None
+}
+
+/// The protected entries of `root` the OS sandbox mounts read-only for a program running in
+/// `cwd` (a real directory beneath `root`), as absolute paths under `root`:
+///
+/// - every entry at the top of the root whose name is protected (one `readdir`), and
+///   `.config/git`;
+/// - a `.git` in each directory from the root down to `cwd` (where git looks for a
+///   repository when the user later runs it there).
+///
+/// Symlinks are left out (a mount would follow them to their target); the tools still refuse
+/// to write through them. `.git` dirs deeper in the tree than the path to `cwd` are not
+/// listed: finding them would mean walking the whole root on every call.
+pub fn protected_mounts(root: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let real_dir =
+        |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_symlink());
+    if let Ok(entries) = std::fs::read_dir(root) {
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
+            if !is_link && protected_reason(Path::new(&name)).is_some() {
+                out.push(root.join(&name));
+            }
+        }
+    }
+    let config_git = root.join(".config/git");
+    if real_dir(&root.join(".config")) && real_dir(&config_git) {
+        out.push(config_git);
+    }
+    let canon_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if let Ok(rel) = cwd.strip_prefix(&canon_root) {
+        let mut dir = root.to_path_buf();
+        for c in rel.components() {
+            let Component::Normal(n) = c else { break };
+            if protected_reason(Path::new(n)).is_some() {
+                break;
+            }
+            dir.push(n);
+            let git = dir.join(".git");
+            if real_dir(&git) || std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_file()) {
+                out.push(git);
+            }
+        }
+    }
+    out
 }
 
 fn protected_refusal(shown: &str, why: &str) -> Error {

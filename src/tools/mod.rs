@@ -37,6 +37,7 @@ use crate::ids;
 use crate::redact::Redactor;
 use registry::Input;
 use serde_json::{Value, json};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Outputs larger than this (as JSON text) are stored in the audit log as a snippet.
@@ -410,7 +411,21 @@ impl Runner {
                 let t = timeout.min(Duration::from_secs(i.timeout_s.max(1)));
                 let roots = self.policy.roots.clone();
                 let (rules, mode) = (self.policy.shell_rules()?, self.policy.sandbox_mode);
-                shell::exec(&i, self.sandbox()?, &roots, &rules, t, mode)
+                let mut files: Vec<PathBuf> = self
+                    .policy
+                    .settings
+                    .path("redact.rules")
+                    .into_iter()
+                    .collect();
+                if !rules.source.starts_with("builtin:") {
+                    files.push(PathBuf::from(&rules.source));
+                }
+                let bob = shell::Confinement {
+                    home: Some(self.home.root().to_path_buf()),
+                    files,
+                    budget: shell::budget(&self.policy.settings)?,
+                };
+                shell::exec(&i, self.sandbox()?, &roots, &rules, t, mode, &bob)
             }
             Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
             Input::Scryfall(i) => {

@@ -599,3 +599,285 @@ fn chrono_year() -> i64 {
         .as_secs() as i64;
     1970 + secs / 31_556_952
 }
+
+/// `bob ARGS` started the way a careless wrapper starts it: with descriptor 9 open on the host's
+/// `/` (a shell's `9</`, a CI runner's leaked directory handle).
+fn run_leaking_root_fd(b: &Jail, extra: &[&str], calls: &str) -> Vec<Value> {
+    let bob = assert_cmd::cargo::cargo_bin("bob");
+    let mut args: Vec<String> = vec![
+        "-c".into(),
+        "exec 9</ && exec \"$0\" \"$@\"".into(),
+        bob.display().to_string(),
+    ];
+    args.extend(b.args(extra).iter().map(|s| s.to_string()));
+    let out = assert_cmd::Command::new("sh")
+        .args(&args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("BOB_HOME", b.env.home())
+        .env("BOB_NOW", &b.env.now)
+        .write_stdin(calls.to_string())
+        .output()
+        .unwrap();
+    crate::env::jsonl_of(&out, &["tool", "run"])
+}
+
+/// Issue 23 S1: a directory descriptor bob inherited must not reach the program. Through
+/// `/proc/self/fd/9` (or `openat(9, …)`) the script would read the host's `/etc/shadow` and
+/// write as root outside every root; in both modes it finds descriptor 9 closed.
+#[test]
+fn a_descriptor_bob_inherited_does_not_reach_the_program() {
+    let b = sandbox();
+    // The wrapper really does hand descriptor 9 on to what it executes.
+    let probe = std::process::Command::new("sh")
+        .args(["-c", "exec 9</ && exec readlink /proc/self/fd/9"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&probe.stdout), "/\n", "{probe:?}");
+    let tag = uuid_like();
+    let o = b.outside.display().to_string();
+    let script = format!(
+        "[ -e /proc/self/fd/9 ] && echo fd9-open\n\
+         cat /proc/self/fd/9/etc/shadow >/dev/null && echo read-shadow\n\
+         cat /proc/self/fd/9{o}/secret.txt\n\
+         echo x > /proc/self/fd/9{o}/pwned-fd && echo wrote-outside\n\
+         echo x > /proc/self/fd/9/tmp/pwned-fd-{tag} && echo wrote-tmp\n\
+         python3 -c 'import os; print(os.read(os.open(\"{o}/secret.txt\".lstrip(\"/\"), os.O_RDONLY, dir_fd=9), 99))' 2>/dev/null\n\
+         echo done\n"
+    );
+    std::fs::write(b.root.join("leak.sh"), &script).unwrap();
+    let calls =
+        json!([{"id": "x", "tool": "shell.exec", "args": {"cmd": "sh leak.sh"}}]).to_string();
+    for (mode, extra) in [("full", &[][..]), ("weak", &["--sandbox", "weak"][..])] {
+        let rows = run_leaking_root_fd(&b, extra, &calls);
+        let v = &rows[0];
+        assert_eq!(v["ok"], true, "{mode}: {v}");
+        assert_eq!(v["output"]["sandbox"]["mode"], mode, "{v}");
+        assert_eq!(stdout(v), "done\n", "{mode}: {v}");
+        assert!(!v.to_string().contains(CANARY), "{mode}: {v}");
+        let layers = v["output"]["sandbox"]["layers"].to_string();
+        assert!(layers.contains("inherited-fds-closed"), "{v}");
+    }
+    assert!(!b.outside.join("pwned-fd").exists());
+    assert!(!Path::new(&format!("/tmp/pwned-fd-{tag}")).exists());
+}
+
+/// Issue 23 S3: `mknod` made a set-user-ID regular file (`0o104755`) in the root. Every route
+/// to a set-ID bit or a device node is refused now: the `mknod` and `mknodat` system calls,
+/// `fchmod`, `fchmodat` and `fchmodat2`; a FIFO (an ordinary `mknod` use) still works.
+#[test]
+fn mknod_and_every_chmod_call_refuse_set_id_bits_and_device_nodes() {
+    let b = sandbox();
+    let py = r#"import ctypes, os, stat
+l = ctypes.CDLL(None, use_errno=True)
+AT = -100
+def sc(name, *a):
+    r = l.syscall(*a)
+    print(name, r, ctypes.get_errno() if r != 0 else 0)
+sc("mknod", 133, b"suid1", 0o104755, 0)
+sc("mknodat", 259, AT, b"suid2", 0o102755, 0)
+sc("mknod-chr", 133, b"chr1", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+sc("mknodat-blk", 259, AT, b"blk1", stat.S_IFBLK | 0o666, os.makedev(7, 0))
+open("plain", "w").close()
+fd = os.open("plain", os.O_RDONLY)
+sc("fchmod", 91, fd, 0o4755)
+sc("fchmodat", 268, AT, b"plain", 0o2755)
+sc("fchmodat2", 452, AT, b"plain", 0o6755, 0)
+sc("mknod-fifo", 133, b"fifo1", stat.S_IFIFO | 0o644, 0)
+"#;
+    std::fs::write(b.root.join("mk.py"), py).unwrap();
+    let v = b.sh("python3 mk.py\n");
+    assert_eq!(v["ok"], true, "{v}");
+    let out = stdout(&v);
+    for name in [
+        "mknod",
+        "mknodat",
+        "mknod-chr",
+        "mknodat-blk",
+        "fchmod",
+        "fchmodat",
+        "fchmodat2",
+    ] {
+        assert!(
+            out.lines().any(|l| l == format!("{name} -1 1")),
+            "{name} was not refused with EPERM: {out}"
+        );
+    }
+    assert!(out.contains("mknod-fifo 0 0"), "{out}");
+    for f in ["suid1", "suid2", "chr1", "blk1"] {
+        assert!(
+            std::fs::symlink_metadata(b.root.join(f)).is_err(),
+            "{f} was made: {out}"
+        );
+    }
+    let plain = std::fs::metadata(b.root.join("plain")).unwrap();
+    assert_eq!(plain.permissions().mode() & 0o7000, 0, "{out}");
+}
+
+/// Host-side `git ARGS` in `dir`, with no user or system configuration.
+fn host_git(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap()
+}
+
+/// Issue 23 S2: an allowed script wrote `core.fsmonitor` into `ROOT/.git/config`, and the
+/// user's next `git status` on the host ran it as root. Whatever the script does, the
+/// repository's config, hooks and info, the protected dotfiles and `.bob*` entries of the root,
+/// a `.git` between the root and the working directory, and an absent top-level `.git` stay as
+/// they were; the user's `git status` afterwards runs nothing.
+#[test]
+fn a_script_cannot_plant_repository_config_hooks_or_dotfiles() {
+    let b = sandbox();
+    let marker = b.outside.join("fsmonitor-ran");
+    assert!(host_git(&b.root, &["init", "-q"]).status.success());
+    let sub = b.root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    assert!(host_git(&sub, &["init", "-q"]).status.success());
+    for f in [".gitconfig", ".bashrc", ".bobrc"] {
+        std::fs::write(b.root.join(f), "# kept\n").unwrap();
+    }
+    let config = std::fs::read(b.root.join(".git/config")).unwrap();
+    let sub_config = std::fs::read(sub.join(".git/config")).unwrap();
+    let plant = format!("[core]\n\tfsmonitor = \"touch {}\"\n", marker.display());
+    let script = format!(
+        "cd \"$(dirname \"$0\")\"; R=$(git rev-parse --show-toplevel 2>/dev/null || pwd)\n\
+         for g in {root}/.git {root}/sub/.git; do\n\
+           printf '{plant}' >> $g/config && echo wrote-config\n\
+           git config --file $g/config core.fsmonitor 'touch {m}' && echo git-config\n\
+           printf '#!/bin/sh\\ntouch {m}\\n' > $g/hooks/post-checkout && echo wrote-hook\n\
+           echo '*' >> $g/info/exclude && echo wrote-info\n\
+           mv $g $g.old && echo moved-git\n\
+           rm -rf $g/hooks && echo removed-hooks\n\
+         done\n\
+         for f in .gitconfig .bashrc .bobrc; do echo x >> {root}/$f && echo wrote-$f; rm -f {root}/$f && echo removed-$f; done\n\
+         echo done\n",
+        root = b.root.display(),
+        plant = plant.replace('\n', "\\n").replace('\t', "\\t"),
+        m = marker.display(),
+    );
+    std::fs::write(sub.join("plant.sh"), &script).unwrap();
+    let calls = json!([
+        {"id": "x", "tool": "shell.exec", "args": {"cmd": "sh plant.sh", "cwd": "sub"}}
+    ]);
+    let rows = b.env.jsonl(&b.args(&[]), &calls.to_string());
+    let v = &rows[0];
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(stdout(v), "done\n", "{v}");
+    assert!(stderr(v).contains("Read-only file system"), "{v}");
+    assert_eq!(std::fs::read(b.root.join(".git/config")).unwrap(), config);
+    assert_eq!(std::fs::read(sub.join(".git/config")).unwrap(), sub_config);
+    for f in [".gitconfig", ".bashrc", ".bobrc"] {
+        assert_eq!(std::fs::read_to_string(b.root.join(f)).unwrap(), "# kept\n");
+    }
+    for dir in [&b.root, &sub] {
+        assert!(!dir.join(".git/hooks/post-checkout").exists());
+        assert!(!dir.join(".git.old").exists());
+        assert!(host_git(dir, &["status", "--short"]).status.success());
+    }
+    assert!(
+        !marker.exists(),
+        "the user's git status ran the planted command"
+    );
+
+    // A root with no repository: the script cannot make one at its top (the empty read-only
+    // placeholder is gone again after the call).
+    let bare = sandbox();
+    let script = format!(
+        "git init -q . && echo git-init\nmkdir -p .git/hooks && echo made-git\n\
+         printf '{plant}' > .git/config && echo wrote-config\necho done\n",
+        plant = plant.replace('\n', "\\n").replace('\t', "\\t"),
+    );
+    let v = bare.sh(&script);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(stdout(&v), "done\n", "{v}");
+    assert!(
+        std::fs::symlink_metadata(bare.root.join(".git")).is_err(),
+        "a .git was left in the root"
+    );
+}
+
+/// bob's home and the operator's rules file inside a root: the program can neither read the
+/// home (keys, audit logs, secrets) nor change the rules.
+#[test]
+fn bobs_home_and_rules_inside_a_root_are_out_of_the_programs_reach() {
+    let b = sandbox();
+    let home = b.root.join("runtime");
+    std::fs::create_dir_all(&home).unwrap();
+    let rules = b.root.join("rules.json");
+    std::fs::copy(&b.rules, &rules).unwrap();
+    let kept = std::fs::read(&rules).unwrap();
+    std::fs::write(b.root.join("x.sh"), "ls -A runtime | wc -l\ncat runtime/keys/chain.key && echo read-key\n\
+         echo x > runtime/planted && echo wrote-home\necho '{}' > rules.json && echo wrote-rules\necho done\n").unwrap();
+    let calls = json!([{"id": "x", "tool": "shell.exec", "args": {"cmd": "sh x.sh"}}]).to_string();
+    let out = b
+        .env
+        .bob(&[
+            "tool",
+            "run",
+            "--enable-all",
+            "--root",
+            b.root.to_str().unwrap(),
+            "--shell-rules",
+            rules.to_str().unwrap(),
+        ])
+        .env("BOB_HOME", &home)
+        .write_stdin(calls)
+        .output()
+        .unwrap();
+    let rows = crate::env::jsonl_of(&out, &["tool", "run"]);
+    let v = &rows[0];
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(stdout(v), "0\ndone\n", "{v}");
+    assert_eq!(std::fs::read(&rules).unwrap(), kept);
+    assert!(!home.join("planted").exists());
+    // The home really was in use: the call was audited there.
+    assert!(home.join("audit").exists());
+}
+
+/// The per-call budget: `tools.sandbox_memory_mb` bounds memory (the call's cgroup where one is
+/// delegated, each process's address space in any case), `tools.sandbox_file_size_mb` the
+/// largest file; a budget below the minimum is refused.
+#[test]
+fn a_call_is_held_to_its_memory_and_file_size_budget() {
+    let b = sandbox();
+    std::fs::write(
+        b.root.join("x.sh"),
+        "python3 -c 'b = bytearray(300 << 20); print(\"allocated\")' 2>/dev/null || echo no-memory\n\
+         head -c 3000000 /dev/zero > big; echo head=$?\necho done\n",
+    )
+    .unwrap();
+    let calls = json!([{"id": "x", "tool": "shell.exec", "args": {"cmd": "sh x.sh"}}]).to_string();
+    let run = |mem: &str, file: &str, extra: &[&str]| -> Value {
+        let out = b
+            .env
+            .bob(&b.args(extra))
+            .env("BOB_SANDBOX_MEMORY_MB", mem)
+            .env("BOB_SANDBOX_FILE_SIZE_MB", file)
+            .write_stdin(calls.clone())
+            .output()
+            .unwrap();
+        crate::env::jsonl_of(&out, &["tool", "run"]).remove(0)
+    };
+    for extra in [&[][..], &["--sandbox", "weak"][..]] {
+        let v = run("64", "1", extra);
+        assert_eq!(v["ok"], true, "{v}");
+        let out = stdout(&v);
+        assert!(out.starts_with("no-memory\n"), "{v}");
+        assert!(!out.contains("head=0"), "{v}");
+        assert!(out.ends_with("done\n"), "{v}");
+        let big = std::fs::metadata(b.root.join("big")).unwrap().len();
+        assert!(big <= 1 << 20, "{big} bytes written: {v}");
+        eprintln!("layers: {}", v["output"]["sandbox"]["layers"]);
+        // The defaults let the same script through.
+        let v = run("4096", "256", extra);
+        assert_eq!(stdout(&v), "allocated\nhead=0\ndone\n", "{v}");
+    }
+    let v = run("0", "256", &[]);
+    assert_eq!(code(&v), "invalid.request", "{v}");
+}
