@@ -13,6 +13,7 @@
 
 pub mod argv;
 pub mod confirm;
+pub mod deadline;
 pub mod domain;
 pub mod failure_loop;
 pub mod fs;
@@ -367,11 +368,12 @@ impl Runner {
         let input = registry::validate(&req.tool, spec, &req.input)?;
         self.policy.check_tool(&req.tool, spec)?;
         let timeout = Duration::from_millis(self.policy.clamp_timeout(req.timeout_ms));
+        let deadline = deadline::Deadline::after(timeout, spec.name);
         if spec.mutating {
             // Write-ahead: the call is on disk before it changes anything.
             self.flush()?;
         }
-        match input {
+        let output = match input {
             Input::ReadText(i) => self.sandbox()?.read_text(&i),
             Input::ListDir(i) => self.sandbox()?.list_dir(&i),
             Input::WriteText(i) => self.sandbox()?.write_text(&i),
@@ -383,20 +385,23 @@ impl Runner {
             }
             Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
             Input::Scryfall(i) => {
-                self.domain(spec.name, timeout, |c| domain::scryfall::lookup(c, &i))
+                self.domain(spec.name, deadline, |c| domain::scryfall::lookup(c, &i))
             }
-            Input::Steam(i) => self.domain(spec.name, timeout, |c| domain::steam::lookup(c, &i)),
-            Input::News(i) => self.domain(spec.name, timeout, |c| domain::news::search(c, &i)),
+            Input::Steam(i) => self.domain(spec.name, deadline, |c| domain::steam::lookup(c, &i)),
+            Input::News(i) => self.domain(spec.name, deadline, |c| domain::news::search(c, &i)),
             Input::Knowledge(i) => {
-                self.domain(spec.name, timeout, |c| domain::knowledge::search(c, &i))
+                self.domain(spec.name, deadline, |c| domain::knowledge::search(c, &i))
             }
-            Input::FetchText(i) => self.domain(spec.name, timeout, |c| domain::web::fetch(c, &i)),
-            Input::BomNormalize(i) => domain::bom::run(&self.home, &i),
+            Input::FetchText(i) => self.domain(spec.name, deadline, |c| domain::web::fetch(c, &i)),
+            Input::BomNormalize(i) => {
+                let home = self.home.clone();
+                deadline.run(move |d| domain::bom::run(&home, &i, d))
+            }
             Input::Offers(i) => {
-                self.domain(spec.name, timeout, |c| domain::commerce::search(c, &i))
+                self.domain(spec.name, deadline, |c| domain::commerce::search(c, &i))
             }
             Input::Spreadsheet(i) => domain::spreadsheet::write(self.sandbox()?, &i),
-            Input::Search(i) => self.search(spec.name, timeout, &i),
+            Input::Search(i) => self.search(spec.name, deadline, &i),
             // MTG bypasses TURBOTIME (seed 001): the engine's own files, no network.
             // A model plays only the seats a human granted it (`mtg:<game>:<seat>`).
             Input::MtgState(i) => {
@@ -440,6 +445,7 @@ impl Runner {
                         policy: &self.policy,
                         settings,
                         timeout,
+                        deadline,
                         tool: spec.name,
                         ids: &self.ids,
                     },
@@ -447,14 +453,21 @@ impl Runner {
                     &i,
                 )
             }
+        };
+        // Never `ok` after the deadline: a read-only answer that is ready only then is
+        // dropped. (A mutating tool's effect has happened by then and is reported as it is;
+        // the tools that could run long stop by themselves at the deadline.)
+        if output.is_ok() && !spec.mutating && deadline.passed() {
+            return Err(deadline.error());
         }
+        output
     }
 
     /// `web.search`: the sandbox when the policy has a root (file mode needs it).
     fn search(
         &mut self,
         tool: &'static str,
-        timeout: Duration,
+        deadline: deadline::Deadline,
         i: &domain::search::SearchRequest,
     ) -> Result<Value> {
         if self.policy.root().is_some() {
@@ -469,7 +482,8 @@ impl Runner {
                 home: &self.home,
                 policy: &self.policy,
                 settings,
-                timeout,
+                timeout: deadline.timeout(),
+                deadline,
                 tool,
                 ids: &self.ids,
             },
@@ -492,7 +506,7 @@ impl Runner {
     fn domain(
         &mut self,
         tool: &'static str,
-        timeout: Duration,
+        deadline: deadline::Deadline,
         f: impl FnOnce(&domain::Ctx<'_>) -> Result<Value>,
     ) -> Result<Value> {
         if self.domain.is_none() {
@@ -509,7 +523,8 @@ impl Runner {
             home: &self.home,
             policy: &self.policy,
             settings,
-            timeout,
+            timeout: deadline.timeout(),
+            deadline,
             tool,
             ids: &self.ids,
         })

@@ -1804,7 +1804,9 @@ fn a_million_line_bom_is_streamed_to_a_file_in_bounded_memory() {
     }
     let input = env.write(
         "big-bom.json",
-        &json!({"id": "big", "tool": "bom.normalize", "args": {"content": content, "source": "gen"}})
+        // A debug build on a busy machine needs more than the default 30 s for a million
+        // lines, and the tool honours its timeout: ask for the policy's maximum.
+        &json!({"id": "big", "tool": "bom.normalize", "args": {"content": content, "source": "gen"}, "timeout_ms": 120_000})
             .to_string(),
     );
     drop(content);
