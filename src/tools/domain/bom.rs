@@ -506,6 +506,7 @@ pub fn run(home: &crate::home::Home, i: &NormalizeInput, deadline: Deadline) -> 
                 inline.push(r);
                 return Ok(());
             }
+            deadline.check()?;
             prune_spills(path.parent().unwrap_or(&path), std::time::SystemTime::now())?;
             let mut w = crate::store::AtomicJsonl::create(&path)?;
             for x in &inline {
