@@ -2257,3 +2257,36 @@ fn nested_tables_are_read_once_and_bom_normalize_keeps_its_timeout() {
         .unwrap_or(0);
     assert_eq!(rows_files, 0, "no row file after a timeout");
 }
+
+#[test]
+fn csv_cells_starting_with_control_characters_are_neutralised() {
+    // The report: a cell starting with LF or NUL was written as is (only `=+-@`, tab and CR
+    // were neutralised); a spreadsheet skips such characters and evaluates what follows.
+    let env = TestEnv::new();
+    let root = env.path("root");
+    std::fs::create_dir_all(root.join("proj")).unwrap();
+    let root_s = root.to_str().unwrap().to_string();
+    let bad = ["\n=1+1", "\r=1+1", "\0=1+1", "\t=1+1", "\n@SUM(A1)"];
+    let rows: Vec<Value> = bad
+        .iter()
+        .map(|b| json!({"part": b, "ok": "Frame"}))
+        .collect();
+    let r = run(
+        &env,
+        &[],
+        &["--enable-all", "--root", root_s.as_str()],
+        &[call(
+            "docs.write_spreadsheet",
+            json!({"repo": "proj", "rows": rows, "filename": "cells.csv", "format": "csv"}),
+        )],
+    );
+    assert_eq!(r[0]["ok"], true, "{r:?}");
+    let text = std::fs::read(root.join("proj/cells.csv")).unwrap();
+    let mut rdr = csv::Reader::from_reader(text.as_slice());
+    let recs: Vec<csv::StringRecord> = rdr.records().map(|x| x.unwrap()).collect();
+    assert_eq!(recs.len(), bad.len());
+    for (rec, b) in recs.iter().zip(bad) {
+        assert_eq!(&rec[0], format!("'{b}"), "{b:?}");
+        assert_eq!(&rec[1], "Frame");
+    }
+}
