@@ -105,14 +105,39 @@ const CLOSES_P: &[&[u8]] = &[
 ];
 
 /// Longest tag name the pre-scan keeps for matching (longer names are cut; still matched).
-const NAME_KEEP: usize = 32;
+const NAME_KEEP: usize = 24;
+
+/// A lower-cased tag name, cut at [`NAME_KEEP`] bytes (no allocation per tag).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Name {
+    bytes: [u8; NAME_KEEP],
+    len: u8,
+}
+
+impl Name {
+    fn new(raw: &[u8]) -> Name {
+        let mut bytes = [0u8; NAME_KEEP];
+        let len = raw.len().min(NAME_KEEP);
+        for (d, s) in bytes.iter_mut().zip(&raw[..len]) {
+            *d = s.to_ascii_lowercase();
+        }
+        Name {
+            bytes,
+            len: len as u8,
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
 
 /// The open elements as the pre-scan counts them: those kept (at most [`MAX_DEPTH`]) and,
 /// above them, those dropped from the output.
 #[derive(Default)]
 struct Stack {
-    kept: Vec<Vec<u8>>,
-    dropped: Vec<Vec<u8>>,
+    kept: Vec<Name>,
+    dropped: Vec<Name>,
     /// How many `svg`/`math` elements are open (foreign content: `/>` closes).
     foreign: usize,
 }
@@ -126,7 +151,7 @@ impl Stack {
         self.dropped
             .last()
             .or_else(|| self.kept.last())
-            .map(Vec::as_slice)
+            .map(Name::as_bytes)
     }
 
     fn pop(&mut self) {
@@ -137,7 +162,7 @@ impl Stack {
                 None => return,
             },
         };
-        if is_foreign_root(&n) {
+        if is_foreign_root(n.as_bytes()) {
             self.foreign = self.foreign.saturating_sub(1);
         }
     }
@@ -186,15 +211,15 @@ impl Stack {
     }
 
     /// Opens `name`; `false` when it is too deep and is dropped from the output.
-    fn open(&mut self, name: &[u8]) -> bool {
-        if is_foreign_root(name) {
+    fn open(&mut self, name: Name) -> bool {
+        if is_foreign_root(name.as_bytes()) {
             self.foreign += 1;
         }
         if self.dropped.is_empty() && self.kept.len() < MAX_DEPTH {
-            self.kept.push(name.to_vec());
+            self.kept.push(name);
             true
         } else {
-            self.dropped.push(name.to_vec());
+            self.dropped.push(name);
             false
         }
     }
@@ -202,19 +227,19 @@ impl Stack {
     /// Closes up to the nearest open `name`; `false` when the end tag closes a dropped
     /// element (it is dropped too). The dropped part is searched only near its top, so an
     /// end tag costs at most `2 × MAX_DEPTH` steps.
-    fn close(&mut self, name: &[u8]) -> bool {
+    fn close(&mut self, name: Name) -> bool {
         let near = self.dropped.len().saturating_sub(MAX_DEPTH);
-        if let Some(i) = self.dropped[near..].iter().rposition(|n| n == name) {
+        if let Some(i) = self.dropped[near..].iter().rposition(|n| *n == name) {
             for n in self.dropped.drain(near + i..) {
-                if is_foreign_root(&n) {
+                if is_foreign_root(n.as_bytes()) {
                     self.foreign = self.foreign.saturating_sub(1);
                 }
             }
             return false;
         }
-        if let Some(i) = self.kept.iter().rposition(|n| n == name) {
+        if let Some(i) = self.kept.iter().rposition(|n| *n == name) {
             let gone = self.dropped.drain(..).chain(self.kept.drain(i..));
-            let foreign = gone.filter(|n| is_foreign_root(n)).count();
+            let foreign = gone.filter(|n| is_foreign_root(n.as_bytes())).count();
             self.foreign = self.foreign.saturating_sub(foreign);
         }
         true
@@ -222,22 +247,29 @@ impl Stack {
 }
 
 fn find_ci(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return None;
+    // Needles are `</` + a lower-case name: look for `</` and compare the name.
+    let mut at = from;
+    while let Some(i) = find(hay, at, b"</") {
+        let rest = &hay[i..];
+        // An appropriate end tag: the name, then a space, `/`, `>` or the end.
+        if rest.len() >= needle.len()
+            && rest[..needle.len()].eq_ignore_ascii_case(needle)
+            && rest
+                .get(needle.len())
+                .is_none_or(|&c| c.is_ascii_whitespace() || c == b'/' || c == b'>')
+        {
+            return Some(i);
+        }
+        at = i + 2;
     }
-    (from..=hay.len() - needle.len())
-        .find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
+    None
 }
 
 fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     if from >= hay.len() {
         return None;
     }
-    memchr_find(&hay[from..], needle).map(|i| from + i)
-}
-
-fn memchr_find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(&hay[from..], needle).map(|i| from + i)
 }
 
 /// End of a tag starting at `i` (just past its name): the index of its `>` (or the end),
@@ -276,7 +308,7 @@ pub fn flatten(html: &str) -> Cow<'_, str> {
         o.push_str(&html[*copied..from]);
         *copied = to;
     };
-    while let Some(lt) = b[i..].iter().position(|&c| c == b'<').map(|j| i + j) {
+    while let Some(lt) = memchr::memchr(b'<', &b[i..]).map(|j| i + j) {
         let rest = &b[lt + 1..];
         if rest.starts_with(b"!--") {
             i = find(b, lt + 4, b"-->").map_or(b.len(), |j| j + 3);
@@ -305,39 +337,37 @@ pub fn flatten(html: &str) -> Cow<'_, str> {
             .iter()
             .position(|&c| c.is_ascii_whitespace() || c == b'/' || c == b'>')
             .unwrap_or(b.len() - name_at);
-        let name: Vec<u8> = b[name_at..name_at + name_len.min(NAME_KEEP)]
-            .iter()
-            .map(u8::to_ascii_lowercase)
-            .collect();
+        let tag = Name::new(&b[name_at..name_at + name_len]);
+        let name = tag.as_bytes();
         let (gt, self_closing) = tag_end(b, name_at + name_len);
         let after = (gt + 1).min(b.len());
         if end_tag {
-            if !stack.close(&name) {
+            if !stack.close(tag) {
                 drop_range(&mut out, &mut copied, lt, after);
             }
             i = after;
             continue;
         }
         i = after;
-        let foreign = stack.foreign > 0 || is_foreign_root(&name);
+        let foreign = stack.foreign > 0 || is_foreign_root(name);
         if !foreign && name == b"plaintext" {
             break;
         }
-        if !foreign && RAW_TEXT.contains(&name.as_slice()) {
+        if !foreign && RAW_TEXT.contains(&name) {
             // Its text runs to its end tag; it opens nothing that stays open.
             let mut close = Vec::with_capacity(name.len() + 2);
             close.extend_from_slice(b"</");
-            close.extend_from_slice(&name);
+            close.extend_from_slice(name);
             i = find_ci(b, after, &close).unwrap_or(b.len());
             continue;
         }
-        if VOID.contains(&name.as_slice()) || (self_closing && foreign) {
+        if VOID.contains(&name) || (self_closing && foreign) {
             continue;
         }
         if !foreign {
-            stack.implied_closes(&name);
+            stack.implied_closes(name);
         }
-        if !stack.open(&name) {
+        if !stack.open(tag) {
             drop_range(&mut out, &mut copied, lt, after);
         }
     }
@@ -430,6 +460,39 @@ mod tests {
         let tables = "<table><tr><td>".repeat(400);
         let n = Nesting::of(&parse(&tables));
         assert!(n.max_depth <= 2 * MAX_DEPTH, "{n:?}");
+    }
+
+    #[test]
+    fn raw_text_ends_only_at_its_own_end_tag() {
+        // `</scripts>` does not end a script: the `<div>`s inside it are script text.
+        let page =
+            "<script>a</scripts>".to_string() + &"<div>".repeat(MAX_DEPTH + 10) + "</script>";
+        assert!(matches!(flatten(&page), Cow::Borrowed(_)));
+        let page = "<SCRIPT>x</Script >".to_string() + &"<div>".repeat(MAX_DEPTH + 10);
+        assert!(matches!(flatten(&page), Cow::Owned(_)));
+    }
+
+    proptest::proptest! {
+        /// Whatever the input, flattening only removes whole tags: the output is the input
+        /// with some ranges cut, and nothing panics.
+        #[test]
+        fn flattening_only_cuts(parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "<div>", "</div>", "<p>", "<li>", "</ul>", "<svg>", "<path/>", "</svg>", "<br>",
+                "<script>", "</script>", "<!--", "-->", "<a href='>'>", "</", "<", "x", "é",
+                "<table>", "<td>", "<tr>", "<DIV class=\"a\">", "<plaintext>",
+            ]),
+            0..2000,
+        )) {
+            let html: String = parts.concat();
+            let flat = flatten(&html);
+            let mut rest = html.as_str();
+            for c in flat.chars() {
+                let at = rest.find(c);
+                proptest::prop_assert!(at.is_some());
+                rest = &rest[at.unwrap() + c.len_utf8()..];
+            }
+        }
     }
 
     #[test]
