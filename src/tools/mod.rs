@@ -5,6 +5,11 @@
 //! invalid input, policy, sandbox, timeout, I/O) becomes an `ok:false` envelope carrying the
 //! seed 003 §1.3 error. An unknown or disabled tool is never executed.
 //!
+//! Deadlines: every call runs under a [`deadline::Deadline`] (its clamped `timeout_ms`) and
+//! answers `timeout` at it, never `ok` after it: the tools that could run long stop or are
+//! abandoned at the deadline (see that module), and a read-only answer ready only after the
+//! deadline is replaced by `timeout`.
+//!
 //! Audit before delivery (DESIGN.md §8): [`Runner::new`] opens the run's audit log and fails
 //! (before any tool can run) when it is torn or cannot be written; a call's `tool.call` event
 //! is queued before it executes (and written before anything mutating runs); a response is

@@ -3,7 +3,9 @@
 //! line or one table row of the input.
 //!
 //! What is recognised:
-//! * HTML tables (`<table>`, parsed with `dom_query`), markdown tables (`| … |` with a
+//! * HTML tables (`<table>`, parsed with `dom_query` after [`super::html::flatten`]; each
+//!   table is read on its own rows and cells, a nested table's text not repeated in the cell
+//!   around it, so nested tables cost their size, not its cube), markdown tables (`| … |` with a
 //!   separator row) and CSV with a header row: the part column is the first header named like
 //!   part/item/component/name/description (else the first column), the quantity column
 //!   qty/quantity/count/amount/pcs/#, the notes column notes/note/spec/specs/comment.

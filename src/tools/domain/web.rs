@@ -8,8 +8,15 @@
 //! body that is not text (`image/*`, `application/octet-stream`, NUL bytes…) is refused with
 //! `upstream.error`. HTML is reduced to its main content by `dom_smoothie` (a port of Mozilla's
 //! Readability: menus, scripts and boilerplate dropped), falling back to the body's text when
-//! no article is found; `content` is capped at [`MAX_CONTENT_CHARS`]. An HTTP error status is
+//! no article is found; `content` is capped at [`MAX_CONTENT_CHARS`], `title` at
+//! [`MAX_TITLE_CHARS`], the `url` at [`super::MAX_URL_BYTES`]. An HTTP error status is
 //! returned as is with empty `content` (seed 004: the caller falls back on it).
+//!
+//! Bounded work: the document is parsed by [`html::parse`] (nesting flattened below
+//! [`html::MAX_DEPTH`]) and Readability runs only on a modestly nested tree
+//! ([`html::Nesting::is_modest`]), else the linear body-text path; the extraction runs on a
+//! worker the call stops waiting for at its deadline (`timeout`), see
+//! [`crate::tools::deadline`].
 
 use super::{Client, Ctx, html};
 use crate::error::{Code, Error, Result};
