@@ -2189,8 +2189,15 @@ fn pathological_pages_are_bounded_and_answer_within_their_timeout() {
         "T".repeat(1_500_000),
         "Print the frame in PETG, then mount the motors, the props and the ESC on it. ".repeat(5)
     );
+    // Nesting the pre-scan must not count as closed: misnested formatting elements (the
+    // parser keeps the inner element open) and `<noscript>` (markup: scripting is off).
+    let misnested = "<b><div></b>".repeat(20_000) + "<noscript>" + &"<div>".repeat(20_000);
     let web = crate::support::http::TestServer::start(move |req, _| {
-        let page = if req.path == "/divs" { &divs } else { &title };
+        let page = match req.path.as_str() {
+            "/divs" => &divs,
+            "/misnested" => &misnested,
+            _ => &title,
+        };
         crate::support::http::Reply::new(200, page.clone()).header("Content-Type", "text/html")
     });
     let r = run(
@@ -2200,8 +2207,10 @@ fn pathological_pages_are_bounded_and_answer_within_their_timeout() {
         &[
             json!({"id": "d", "tool": "web.fetch_text", "args": {"url": web.url("/divs")}, "timeout_ms": 10_000}),
             json!({"id": "t", "tool": "web.fetch_text", "args": {"url": web.url("/title")}, "timeout_ms": 10_000}),
+            json!({"id": "m", "tool": "web.fetch_text", "args": {"url": web.url("/misnested")}, "timeout_ms": 10_000}),
         ],
     );
+    in_time(&r[2], 10_000, |o| assert_eq!(o["status"], 200));
     in_time(&r[0], 10_000, |o| {
         assert_eq!(o["status"], 200);
         assert!(o["content"].as_str().unwrap().contains("deep words"), "{o}");

@@ -52,6 +52,8 @@ const VOID: &[&[u8]] = &[
     b"track",
     b"wbr",
 ];
+/// Elements whose content is text to their end tag (dom_query parses with scripting off, so
+/// `<noscript>` holds markup and is not one of them).
 const RAW_TEXT: &[&[u8]] = &[
     b"script",
     b"style",
@@ -61,7 +63,12 @@ const RAW_TEXT: &[&[u8]] = &[
     b"iframe",
     b"noembed",
     b"noframes",
-    b"noscript",
+];
+/// Formatting elements: a misnested end tag of one (`<b><div></b>`) does not close what was
+/// opened inside it (the parser's adoption agency keeps those open).
+const FORMATTING: &[&[u8]] = &[
+    b"a", b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike",
+    b"strong", b"tt", b"u",
 ];
 /// Start tags that close an open `<p>` on top of the stack.
 const CLOSES_P: &[&[u8]] = &[
@@ -229,6 +236,17 @@ impl Stack {
     /// end tag costs at most `2 × MAX_DEPTH` steps.
     fn close(&mut self, name: Name) -> bool {
         let near = self.dropped.len().saturating_sub(MAX_DEPTH);
+        if FORMATTING.contains(&name.as_bytes()) {
+            // Only the formatting element itself goes (counting deeper, never shallower).
+            if let Some(i) = self.dropped[near..].iter().rposition(|n| *n == name) {
+                self.dropped.remove(near + i);
+                return false;
+            }
+            if let Some(i) = self.kept.iter().rposition(|n| *n == name) {
+                self.kept.remove(i);
+            }
+            return true;
+        }
         if let Some(i) = self.dropped[near..].iter().rposition(|n| *n == name) {
             for n in self.dropped.drain(near + i..) {
                 if is_foreign_root(n.as_bytes()) {
@@ -444,6 +462,11 @@ mod tests {
 
     #[test]
     fn deeper_elements_are_dropped_with_their_end_tags_and_text_kept() {
+        // Misnested formatting elements and `<noscript>` (markup, with scripting off) count.
+        for deep in ["<b><div></b>", "<noscript><div>", "<a href=x><p></a>"] {
+            let n = Nesting::of(&parse(&deep.repeat(5_000)));
+            assert!(n.max_depth <= 3 * MAX_DEPTH, "{deep}: {n:?}");
+        }
         let deep = "<div>".repeat(20_000) + "hello" + &"</div>".repeat(20_000) + "<p>after</p>";
         let flat = flatten(&deep);
         assert_eq!(flat.matches("<div>").count(), MAX_DEPTH);
