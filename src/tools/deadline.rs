@@ -6,10 +6,12 @@
 //! * network waits run under the remaining time ([`Deadline::remaining`]: the domain client
 //!   and `http.get` wrap them in a tokio timeout), so a tool that fetches several pages
 //!   shares one budget;
-//! * CPU work that cannot stop half-way (HTML parsing and extraction) runs on a worker
-//!   thread ([`Deadline::run`]); at the deadline the call answers `timeout` and the worker's
-//!   result is dropped. That work is bounded by the caps of [`super::domain::html`], so an
-//!   abandoned worker ends on its own soon after;
+//! * CPU work (HTML parsing and extraction, BOM parsing) runs on a worker thread
+//!   ([`Deadline::run`]); at the deadline the call answers `timeout` and the worker's result
+//!   is dropped. The worker checks the deadline too (the HTML parser is fed 64 KiB at a time,
+//!   [`super::domain::html::parse_until`]) and what it cannot stop half-way (one Readability
+//!   pass) is bounded by the caps of [`super::domain::html`], so an abandoned worker ends on
+//!   its own soon after;
 //! * loops that write (a BOM's row file) check [`Deadline::check`] as they go and stop
 //!   before committing anything once the deadline has passed.
 

@@ -315,8 +315,7 @@ fn cell_text(cell: &dom_query::NodeRef<'_>) -> String {
 /// Rows of the HTML tables of `content` (parsed by [`super::html::parse`], so nesting is
 /// capped), each table on its own rows and cells; `stop` is asked between rows.
 fn html_rows(content: &str, source: &str, stop: &dyn Fn() -> Result<()>) -> Result<Vec<Row>> {
-    let doc = super::html::parse(content);
-    stop()?;
+    let doc = super::html::parse_until(content, stop)?;
     let mut rows = Vec::new();
     for table in doc.select("table").nodes() {
         let mut trs: Vec<Vec<String>> = Vec::new();

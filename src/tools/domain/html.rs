@@ -403,6 +403,40 @@ pub fn parse(html: &str) -> dom_query::Document {
     dom_query::Document::from(flatten(html).as_ref())
 }
 
+/// Bytes fed to the parser between two calls of `stop` in [`parse_until`].
+const PARSE_CHUNK: usize = 64 * 1024;
+
+/// [`parse`], feeding the parser [`PARSE_CHUNK`] bytes at a time and asking `stop` between
+/// them, so a parse ends soon after a deadline (`stop`'s error) instead of running on. The
+/// document is the one [`parse`] builds (dom_query's own parser and options).
+pub fn parse_until(
+    html: &str,
+    stop: &dyn Fn() -> crate::error::Result<()>,
+) -> crate::error::Result<dom_query::Document> {
+    use tendril::TendrilSink;
+    let flat = flatten(html);
+    stop()?;
+    let opts = html5ever::ParseOpts {
+        tree_builder: html5ever::tree_builder::TreeBuilderOpts {
+            scripting_enabled: false,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut parser = html5ever::parse_document(dom_query::Document::default(), opts);
+    let mut rest: &str = &flat;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(PARSE_CHUNK);
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        parser.process(tendril::StrTendril::from_slice(&rest[..cut]));
+        rest = &rest[cut..];
+        stop()?;
+    }
+    Ok(parser.finish())
+}
+
 /// How deeply a parsed tree nests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Nesting {
@@ -483,6 +517,31 @@ mod tests {
         let tables = "<table><tr><td>".repeat(400);
         let n = Nesting::of(&parse(&tables));
         assert!(n.max_depth <= 2 * MAX_DEPTH, "{n:?}");
+    }
+
+    #[test]
+    fn a_parse_in_chunks_builds_the_same_document_and_stops_when_asked() {
+        let page = "<html><head><title>T</title></head><body>".to_string()
+            + &"<article><p>Motor mount text, é and 🦀.</p><table><tr><td>4</td></tr></table></article>"
+                .repeat(3_000)
+            + "</body></html>";
+        assert!(page.len() > 3 * PARSE_CHUNK);
+        let whole = parse(&page);
+        let chunked = parse_until(&page, &|| Ok(())).unwrap();
+        assert_eq!(whole.html(), chunked.html());
+        let asked = std::cell::Cell::new(0);
+        let stopped = parse_until(&page, &|| {
+            asked.set(asked.get() + 1);
+            if asked.get() > 2 {
+                return Err(crate::error::Error::new(
+                    crate::error::Code::Timeout,
+                    "late",
+                ));
+            }
+            Ok(())
+        });
+        assert!(stopped.is_err());
+        assert_eq!(asked.get(), 3, "stopped after the second chunk");
     }
 
     #[test]

@@ -82,7 +82,22 @@ fn is_text(content_type: Option<&str>, body: &[u8]) -> bool {
 /// the body's text. The title is capped at [`MAX_TITLE_CHARS`], the text is not (see
 /// [`MAX_CONTENT_CHARS`]).
 pub fn extract(html: &str, url: Option<&str>) -> (String, String) {
-    let doc = html::parse(html);
+    extract_until(html, url, &|| Ok(())).unwrap_or_default()
+}
+
+/// [`extract`], asking `stop` as it parses and before the Readability pass (its error ends
+/// the extraction).
+pub fn extract_until(
+    html: &str,
+    url: Option<&str>,
+    stop: &dyn Fn() -> Result<()>,
+) -> Result<(String, String)> {
+    let doc = html::parse_until(html, stop)?;
+    stop()?;
+    Ok(extract_parsed(doc, html, url))
+}
+
+fn extract_parsed(doc: dom_query::Document, html: &str, url: Option<&str>) -> (String, String) {
     if html::Nesting::of(&doc).is_modest() {
         let cfg = dom_smoothie::Config {
             text_mode: dom_smoothie::TextMode::Formatted,
@@ -176,9 +191,9 @@ pub fn page_of(
         !ct.starts_with("text/plain") && (ct.contains("html") || raw.trim_start().starts_with('<'));
     let (title, content) = if is_html {
         let (doc, at) = (raw.clone(), url.to_string());
-        deadline.run(move |_| {
+        deadline.run(move |d| {
             let t = std::time::Instant::now();
-            let out = extract(&doc, Some(&at));
+            let out = extract_until(&doc, Some(&at), &|| d.check())?;
             EXTRACT_NANOS.fetch_add(
                 t.elapsed().as_nanos() as u64,
                 std::sync::atomic::Ordering::Relaxed,
