@@ -29,8 +29,13 @@ pub struct Deadline {
 impl Deadline {
     /// `timeout` from now, for `tool`.
     pub fn after(timeout: Duration, tool: &'static str) -> Deadline {
+        Deadline::since(Instant::now(), timeout, tool)
+    }
+
+    /// `timeout` from `start`, for `tool`.
+    pub fn since(start: Instant, timeout: Duration, tool: &'static str) -> Deadline {
         Deadline {
-            at: Instant::now() + timeout,
+            at: start + timeout,
             timeout,
             tool,
         }

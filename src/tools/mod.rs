@@ -255,7 +255,7 @@ impl Runner {
     /// Executes one request. Never returns an error: a failure is an `ok:false` envelope.
     pub fn run(&mut self, req: &ToolRequest) -> ToolResponse {
         let started = Instant::now();
-        let result = self.execute(req);
+        let result = self.execute(req, started);
         let finished_at = clock::now().map(clock::rfc3339).unwrap_or_default();
         let resp = match result {
             Ok(output) => ToolResponse {
@@ -344,7 +344,7 @@ impl Runner {
         audit.queue_redacted("tool.result", "system", payload, redactions)
     }
 
-    fn execute(&mut self, req: &ToolRequest) -> Result<Value> {
+    fn execute(&mut self, req: &ToolRequest, started: Instant) -> Result<Value> {
         let spec = resolve(&req.tool);
         let call = json!({
             "request_id": req.request_id,
@@ -373,7 +373,8 @@ impl Runner {
         let input = registry::validate(&req.tool, spec, &req.input)?;
         self.policy.check_tool(&req.tool, spec)?;
         let timeout = Duration::from_millis(self.policy.clamp_timeout(req.timeout_ms));
-        let deadline = deadline::Deadline::after(timeout, spec.name);
+        // From the call's start, as its `duration_ms` counts.
+        let deadline = deadline::Deadline::since(started, timeout, spec.name);
         if spec.mutating {
             // Write-ahead: the call is on disk before it changes anything.
             self.flush()?;
