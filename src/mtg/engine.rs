@@ -978,12 +978,9 @@ impl State {
                 }
                 self.validate_assignment(attacker, split)?;
                 self.decisions += 1;
-                let at = self
-                    .combat
-                    .attackers
-                    .iter_mut()
-                    .find(|x| x.id == attacker)
-                    .expect("attacker in combat");
+                let Some(at) = self.combat.attackers.iter_mut().find(|x| x.id == attacker) else {
+                    return illegal("that attacker is not in combat");
+                };
                 at.assignment = split.clone();
                 self.next_assignment_or_damage(ev);
             }
@@ -1595,12 +1592,9 @@ impl State {
     /// blockers; with trample, the player may get damage only once every blocker has been
     /// assigned lethal damage (deathtouch: 1 is lethal, 702.2c).
     fn validate_assignment(&self, attacker: Id, split: &[(Target, i16)]) -> Result<(), Illegal> {
-        let a = self
-            .combat
-            .attackers
-            .iter()
-            .find(|x| x.id == attacker)
-            .expect("pending attacker");
+        let Some(a) = self.combat.attackers.iter().find(|x| x.id == attacker) else {
+            return illegal("that attacker is not in combat");
+        };
         let live = self.live_blockers(a);
         let power = self.power(attacker);
         let trample = self.has(attacker, kw::TRAMPLE);
@@ -1684,12 +1678,12 @@ impl State {
     /// The blockers (alive) of an attacker, and whether it has trample and deathtouch, for
     /// the damage assignment decision.
     pub fn assign_info(&self, attacker: Id) -> (Vec<Id>, i16, bool, bool) {
-        let a = self
-            .combat
-            .attackers
-            .iter()
-            .find(|x| x.id == attacker)
-            .expect("attacker");
+        // A state the engine reached always has its pending attacker in combat; one that
+        // does not (never trusted from a cache: see `journal::GameFiles::load`) has nothing
+        // to assign rather than a panic.
+        let Some(a) = self.combat.attackers.iter().find(|x| x.id == attacker) else {
+            return (Vec::new(), 0, false, false);
+        };
         (
             self.live_blockers(a),
             self.power(attacker),

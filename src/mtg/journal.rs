@@ -78,11 +78,14 @@ impl GameFiles {
     ///
     /// The journal is the record of the game (appended with an fdatasync per decision);
     /// `state.json` is a cache of its last state, tagged with the journal length it
-    /// reflects, and is deliberately not fsynced: a cache that is missing, unreadable or does
-    /// not match the journal (a crash or power loss between the two writes) is rebuilt by
-    /// replaying the journal, which also checks every recorded state hash. A torn last line
-    /// (a writer killed mid-append, or one still appending) is a decision that was never
-    /// acknowledged: it is not part of the game.
+    /// reflects, and is deliberately not fsynced. The cache is used only when it matches the
+    /// journal: its tag is the journal's length, and its state hashes to the `state_hash` the
+    /// journal's last complete line recorded (so an edited cache, whatever it claims, is
+    /// never trusted: its state is not the one the journal reached). A cache that is missing,
+    /// unreadable or does not match (a crash or power loss between the two writes, or an
+    /// edit) is rebuilt by replaying the journal, which also checks every recorded state
+    /// hash. A torn last line (a writer killed mid-append, or one still appending) is a
+    /// decision that was never acknowledged: it is not part of the game.
     pub fn load(&self, pool: impl FnOnce() -> Result<Pool>) -> Result<State> {
         let missing = || {
             Error::not_found(format!("no game at {}", self.dir.display())).with(
@@ -97,6 +100,9 @@ impl GameFiles {
         };
         if let Ok(Some(cache)) = store::read_json::<Cache>(&self.state())
             && cache.journal_bytes == journal_len
+            && self
+                .last_state_hash(journal_len)
+                .is_some_and(|h| h == cache.state.hash())
         {
             return Ok(cache.state);
         }
@@ -114,6 +120,29 @@ impl GameFiles {
         // tag stale, so the next load rebuilds instead of trusting an old state.
         self.save_for(&state, bytes.len() as u64)?;
         Ok(state)
+    }
+
+    /// The `state_hash` recorded by the last complete line of the journal's first `len`
+    /// bytes (every line records the state after it), read from the end.
+    fn last_state_hash(&self, len: u64) -> Option<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = std::fs::File::open(self.journal()).ok()?;
+        let mut window: u64 = 64 * 1024;
+        loop {
+            let from = len.saturating_sub(window);
+            let mut buf = Vec::new();
+            file.seek(SeekFrom::Start(from)).ok()?;
+            (&mut file).take(len - from).read_to_end(&mut buf).ok()?;
+            // Up to the last newline: a torn tail is not part of the game.
+            let end = memchr::memrchr(b'\n', &buf)?;
+            let start = memchr::memrchr(b'\n', &buf[..end]).map(|i| i + 1);
+            if start.is_none() && from > 0 {
+                window = window.saturating_mul(4);
+                continue;
+            }
+            let line: Value = serde_json::from_slice(&buf[start.unwrap_or(0)..end]).ok()?;
+            return line["state_hash"].as_str().map(str::to_string);
+        }
     }
 
     /// Under the game's lock, before a change: a torn last journal line left by a killed

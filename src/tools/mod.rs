@@ -5,6 +5,11 @@
 //! invalid input, policy, sandbox, timeout, I/O) becomes an `ok:false` envelope carrying the
 //! seed 003 §1.3 error. An unknown or disabled tool is never executed.
 //!
+//! Deadlines: every call runs under a [`deadline::Deadline`] (its clamped `timeout_ms`) and
+//! answers `timeout` at it, never `ok` after it: the tools that could run long stop or are
+//! abandoned at the deadline (see that module), and a read-only answer ready only after the
+//! deadline is replaced by `timeout`.
+//!
 //! Audit before delivery (DESIGN.md §8): [`Runner::new`] opens the run's audit log and fails
 //! (before any tool can run) when it is torn or cannot be written; a call's `tool.call` event
 //! is queued before it executes (and written before anything mutating runs); a response is
@@ -13,6 +18,7 @@
 
 pub mod argv;
 pub mod confirm;
+pub mod deadline;
 pub mod domain;
 pub mod failure_loop;
 pub mod fs;
@@ -273,7 +279,7 @@ impl Runner {
         let started = Instant::now();
         let refused;
         let (req, result) = match self.check_ids(req) {
-            Ok(()) => (req, self.execute(req)),
+            Ok(()) => (req, self.execute(req, started)),
             Err(e) => {
                 self.refused += 1;
                 refused = ToolRequest {
@@ -373,7 +379,7 @@ impl Runner {
         audit.queue_redacted("tool.result", "system", payload, redactions)
     }
 
-    fn execute(&mut self, req: &ToolRequest) -> Result<Value> {
+    fn execute(&mut self, req: &ToolRequest, started: Instant) -> Result<Value> {
         let spec = resolve(&req.tool);
         let call = json!({
             "request_id": req.request_id,
@@ -399,11 +405,13 @@ impl Runner {
         let input = registry::validate(&req.tool, spec, &req.input)?;
         self.policy.check_tool(&req.tool, spec)?;
         let timeout = Duration::from_millis(self.policy.clamp_timeout(req.timeout_ms));
+        // From the call's start, as its `duration_ms` counts.
+        let deadline = deadline::Deadline::since(started, timeout, spec.name);
         if spec.mutating {
             // Write-ahead: the call is on disk before it changes anything.
             self.flush()?;
         }
-        match input {
+        let output = match input {
             Input::ReadText(i) => self.sandbox()?.read_text(&i),
             Input::ListDir(i) => self.sandbox()?.list_dir(&i),
             Input::WriteText(i) => self.sandbox()?.write_text(&i),
@@ -429,20 +437,23 @@ impl Runner {
             }
             Input::HttpGet(i) => http::get(&self.home, &self.policy, &i, timeout),
             Input::Scryfall(i) => {
-                self.domain(spec.name, timeout, |c| domain::scryfall::lookup(c, &i))
+                self.domain(spec.name, deadline, |c| domain::scryfall::lookup(c, &i))
             }
-            Input::Steam(i) => self.domain(spec.name, timeout, |c| domain::steam::lookup(c, &i)),
-            Input::News(i) => self.domain(spec.name, timeout, |c| domain::news::search(c, &i)),
+            Input::Steam(i) => self.domain(spec.name, deadline, |c| domain::steam::lookup(c, &i)),
+            Input::News(i) => self.domain(spec.name, deadline, |c| domain::news::search(c, &i)),
             Input::Knowledge(i) => {
-                self.domain(spec.name, timeout, |c| domain::knowledge::search(c, &i))
+                self.domain(spec.name, deadline, |c| domain::knowledge::search(c, &i))
             }
-            Input::FetchText(i) => self.domain(spec.name, timeout, |c| domain::web::fetch(c, &i)),
-            Input::BomNormalize(i) => domain::bom::run(&self.home, &i),
+            Input::FetchText(i) => self.domain(spec.name, deadline, |c| domain::web::fetch(c, &i)),
+            Input::BomNormalize(i) => {
+                let home = self.home.clone();
+                deadline.run(move |d| domain::bom::run(&home, &i, d))
+            }
             Input::Offers(i) => {
-                self.domain(spec.name, timeout, |c| domain::commerce::search(c, &i))
+                self.domain(spec.name, deadline, |c| domain::commerce::search(c, &i))
             }
             Input::Spreadsheet(i) => domain::spreadsheet::write(self.sandbox()?, &i),
-            Input::Search(i) => self.search(spec.name, timeout, &i),
+            Input::Search(i) => self.search(spec.name, deadline, &i),
             // MTG bypasses TURBOTIME (seed 001): the engine's own files, no network.
             // A model plays only the seats a human granted it (`mtg:<game>:<seat>`).
             Input::MtgState(i) => {
@@ -486,6 +497,7 @@ impl Runner {
                         policy: &self.policy,
                         settings,
                         timeout,
+                        deadline,
                         tool: spec.name,
                         ids: &self.ids,
                     },
@@ -493,14 +505,21 @@ impl Runner {
                     &i,
                 )
             }
+        };
+        // Never `ok` after the deadline: a read-only answer that is ready only then is
+        // dropped. (A mutating tool's effect has happened by then and is reported as it is;
+        // the tools that could run long stop by themselves at the deadline.)
+        if output.is_ok() && !spec.mutating && deadline.passed() {
+            return Err(deadline.error());
         }
+        output
     }
 
     /// `web.search`: the sandbox when the policy has a root (file mode needs it).
     fn search(
         &mut self,
         tool: &'static str,
-        timeout: Duration,
+        deadline: deadline::Deadline,
         i: &domain::search::SearchRequest,
     ) -> Result<Value> {
         if self.policy.root().is_some() {
@@ -515,7 +534,8 @@ impl Runner {
                 home: &self.home,
                 policy: &self.policy,
                 settings,
-                timeout,
+                timeout: deadline.timeout(),
+                deadline,
                 tool,
                 ids: &self.ids,
             },
@@ -538,7 +558,7 @@ impl Runner {
     fn domain(
         &mut self,
         tool: &'static str,
-        timeout: Duration,
+        deadline: deadline::Deadline,
         f: impl FnOnce(&domain::Ctx<'_>) -> Result<Value>,
     ) -> Result<Value> {
         if self.domain.is_none() {
@@ -555,7 +575,8 @@ impl Runner {
             home: &self.home,
             policy: &self.policy,
             settings,
-            timeout,
+            timeout: deadline.timeout(),
+            deadline,
             tool,
             ids: &self.ids,
         })

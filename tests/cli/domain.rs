@@ -1804,7 +1804,9 @@ fn a_million_line_bom_is_streamed_to_a_file_in_bounded_memory() {
     }
     let input = env.write(
         "big-bom.json",
-        &json!({"id": "big", "tool": "bom.normalize", "args": {"content": content, "source": "gen"}})
+        // A debug build on a busy machine needs more than the default 30 s for a million
+        // lines, and the tool honours its timeout: ask for the policy's maximum.
+        &json!({"id": "big", "tool": "bom.normalize", "args": {"content": content, "source": "gen"}, "timeout_ms": 120_000})
             .to_string(),
     );
     drop(content);
@@ -2159,4 +2161,141 @@ fn old_bom_row_files_are_pruned_when_another_is_written() {
         other.exists(),
         "a file that is not a row file is never touched"
     );
+}
+
+/// The response of `call` answered in time: `ok` within its own `timeout_ms` (what `check`
+/// then looks at), or `timeout`; never `ok` after the deadline (issue 23, W4).
+fn in_time(r: &Value, timeout_ms: u64, check: impl FnOnce(&Value)) {
+    if r["ok"] == true {
+        assert!(
+            r["duration_ms"].as_u64().unwrap() <= timeout_ms,
+            "ok after its deadline: {}",
+            r["duration_ms"]
+        );
+        check(&r["output"]);
+    } else {
+        assert_eq!(code(r), "timeout", "{r}");
+    }
+}
+
+#[test]
+fn pathological_pages_are_bounded_and_answer_within_their_timeout() {
+    let env = TestEnv::new();
+    // The reports: `<div>`x20,000 (100 KB) took 63 s and answered ok past 30 s; a title of
+    // 1.5 MB came back whole.
+    let divs = "<div>".repeat(20_000) + "deep words";
+    let title = format!(
+        "<html><head><title>{}</title></head><body><article><p>{}</p></article></body></html>",
+        "T".repeat(1_500_000),
+        "Print the frame in PETG, then mount the motors, the props and the ESC on it. ".repeat(5)
+    );
+    // Nesting the pre-scan must not count as closed: misnested formatting elements (the
+    // parser keeps the inner element open) and `<noscript>` (markup: scripting is off).
+    let misnested = "<b><div></b>".repeat(20_000) + "<noscript>" + &"<div>".repeat(20_000);
+    let web = crate::support::http::TestServer::start(move |req, _| {
+        let page = match req.path.as_str() {
+            "/divs" => &divs,
+            "/misnested" => &misnested,
+            _ => &title,
+        };
+        crate::support::http::Reply::new(200, page.clone()).header("Content-Type", "text/html")
+    });
+    let r = run(
+        &env,
+        &[],
+        WEB,
+        &[
+            json!({"id": "d", "tool": "web.fetch_text", "args": {"url": web.url("/divs")}, "timeout_ms": 10_000}),
+            json!({"id": "t", "tool": "web.fetch_text", "args": {"url": web.url("/title")}, "timeout_ms": 10_000}),
+            json!({"id": "m", "tool": "web.fetch_text", "args": {"url": web.url("/misnested")}, "timeout_ms": 10_000}),
+        ],
+    );
+    in_time(&r[2], 10_000, |o| assert_eq!(o["status"], 200));
+    in_time(&r[0], 10_000, |o| {
+        assert_eq!(o["status"], 200);
+        assert!(o["content"].as_str().unwrap().contains("deep words"), "{o}");
+    });
+    assert_eq!(r[1]["ok"], true, "{}", r[1]);
+    let t = r[1]["output"]["title"].as_str().unwrap();
+    assert_eq!(t.chars().count(), 1_000, "the title is capped");
+    assert!(
+        r[1]["output"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("mount the motors")
+    );
+    // The audit log holds the capped title too, never the 1.5 MB one.
+    assert!(!all_files(&env.home().join("audit")).contains(&"T".repeat(1_001)));
+}
+
+#[test]
+fn nested_tables_are_read_once_and_bom_normalize_keeps_its_timeout() {
+    let env = TestEnv::new();
+    // The report: `<table><tr><td>`x400 (6 KB) took 54 s and ignored timeout_ms 2000.
+    let nested = "<table><tr><td>".repeat(400);
+    // A BOM table inside a layout table: its rows come once, not once per enclosing table.
+    let layout = "<table><tr><td><table><tr><td><table><tr><th>Part</th><th>Qty</th></tr><tr><td>Motor</td><td>4</td></tr><tr><td>Frame</td><td>1</td></tr></table></td></tr></table></td></tr></table>";
+    let lines: String = (0..300_000)
+        .map(|i| format!("{}x Part {i}\n", i % 9 + 1))
+        .collect();
+    let r = run(
+        &env,
+        &[],
+        &["--enable", "bom.normalize"],
+        &[
+            json!({"id": "n", "tool": "bom.normalize", "args": {"content": nested, "source": "s"}, "timeout_ms": 2000}),
+            json!({"id": "l", "tool": "bom.normalize", "args": {"content": layout, "source": "s"}}),
+            // Hundreds of thousands of lines cannot be read in a millisecond: the call says
+            // `timeout` and leaves no row file (before, it answered ok whatever the budget).
+            json!({"id": "b", "tool": "bom.normalize", "args": {"content": lines, "source": "s"}, "timeout_ms": 1}),
+        ],
+    );
+    in_time(&r[0], 2000, |o| assert_eq!(o["count"], 0, "{o}"));
+    assert_eq!(
+        r[1]["output"]["rows"],
+        json!([
+            {"part": "Motor", "quantity": 4, "source": "s"},
+            {"part": "Frame", "quantity": 1, "source": "s"}
+        ]),
+        "{}",
+        r[1]
+    );
+    assert_eq!(code(&r[2]), "timeout", "{}", r[2]);
+    let rows_files = std::fs::read_dir(env.home().join("cache/bom"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(rows_files, 0, "no row file after a timeout");
+}
+
+#[test]
+fn csv_cells_starting_with_control_characters_are_neutralised() {
+    // The report: a cell starting with LF or NUL was written as is (only `=+-@`, tab and CR
+    // were neutralised); a spreadsheet skips such characters and evaluates what follows.
+    let env = TestEnv::new();
+    let root = env.path("root");
+    std::fs::create_dir_all(root.join("proj")).unwrap();
+    let root_s = root.to_str().unwrap().to_string();
+    let bad = ["\n=1+1", "\r=1+1", "\0=1+1", "\t=1+1", "\n@SUM(A1)"];
+    let rows: Vec<Value> = bad
+        .iter()
+        .map(|b| json!({"part": b, "ok": "Frame"}))
+        .collect();
+    let r = run(
+        &env,
+        &[],
+        &["--enable-all", "--root", root_s.as_str()],
+        &[call(
+            "docs.write_spreadsheet",
+            json!({"repo": "proj", "rows": rows, "filename": "cells.csv", "format": "csv"}),
+        )],
+    );
+    assert_eq!(r[0]["ok"], true, "{r:?}");
+    let text = std::fs::read(root.join("proj/cells.csv")).unwrap();
+    let mut rdr = csv::Reader::from_reader(text.as_slice());
+    let recs: Vec<csv::StringRecord> = rdr.records().map(|x| x.unwrap()).collect();
+    assert_eq!(recs.len(), bad.len());
+    for (rec, b) in recs.iter().zip(bad) {
+        assert_eq!(&rec[0], format!("'{b}"), "{b:?}");
+        assert_eq!(&rec[1], "Frame");
+    }
 }

@@ -1454,3 +1454,46 @@ fn a_game_killed_mid_play_loses_no_acknowledged_decision_and_goes_on() {
     let r = env.json(&["mtg", "replay", "--game", "kill"], "");
     assert_eq!(r["matches"], true, "{r}");
 }
+
+#[test]
+fn a_tampered_state_cache_is_never_trusted_nor_journaled() {
+    // The report: `state.json` edited with the journal's length kept was served by
+    // `state`/`act` and copied into the journal's next decision line.
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "t",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest"]}, "p2": {"library": forests(2)}}}),
+    );
+    let dir = env.home().join("mtg/t");
+    let honest = state(&env, "t");
+    let life = honest["players"]["p2"]["life"].clone();
+    let tamper = |edit: &dyn Fn(&mut Value)| {
+        let mut cache: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("state.json")).unwrap()).unwrap();
+        edit(&mut cache["state"]);
+        std::fs::write(dir.join("state.json"), cache.to_string()).unwrap();
+    };
+    tamper(&|s| s["players"][1]["life"] = json!(1));
+    assert_eq!(state(&env, "t")["players"]["p2"]["life"], life);
+    // A cache the engine could never reach (a pending attacker that is not in combat, card
+    // indices out of range) panics nothing either: it is not used.
+    tamper(&|s| {
+        s["players"][1]["life"] = json!(1);
+        s["pending"] = json!({"assign": 99});
+        s["objs"] = json!([{"card": 4_000_000_000u64}]);
+    });
+    assert_eq!(state(&env, "t")["players"]["p2"]["life"], life);
+    tamper(&|s| s["players"][1]["life"] = json!(1));
+    act(&env, "t", json!({"type": "pass"}));
+    let journal = std::fs::read_to_string(dir.join("journal.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "decision");
+    assert_eq!(
+        last["visible_state"]["players"]["p2"]["life"], life,
+        "the journal records the replayed state, not the cache"
+    );
+    let r = env.json(&["mtg", "replay", "--game", "t"], "");
+    assert_eq!(r["matches"], true, "{r}");
+}

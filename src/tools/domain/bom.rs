@@ -3,7 +3,9 @@
 //! line or one table row of the input.
 //!
 //! What is recognised:
-//! * HTML tables (`<table>`, parsed with `dom_query`), markdown tables (`| … |` with a
+//! * HTML tables (`<table>`, parsed with `dom_query` after [`super::html::flatten`]; each
+//!   table is read on its own rows and cells, a nested table's text not repeated in the cell
+//!   around it, so nested tables cost their size, not its cube), markdown tables (`| … |` with a
 //!   separator row) and CSV with a header row: the part column is the first header named like
 //!   part/item/component/name/description (else the first column), the quantity column
 //!   qty/quantity/count/amount/pcs/#, the notes column notes/note/spec/specs/comment.
@@ -21,6 +23,7 @@
 //! the input plus [`INLINE_ROWS`] rows (about 2 MB) whatever the number of lines.
 
 use crate::error::{Code, Error, Result};
+use crate::tools::deadline::Deadline;
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -276,21 +279,58 @@ fn table_row(c: &Columns, cells: &[String], source: &str) -> Option<Row> {
     })
 }
 
-fn html_rows(content: &str, source: &str) -> Vec<Row> {
-    let doc = dom_query::Document::from(content);
+/// The rows of a table: its `<tr>` children and those of its own `<thead>`, `<tbody>` and
+/// `<tfoot>` (a nested table's rows are its own).
+fn own_rows<'a>(table: &dom_query::NodeRef<'a>) -> Vec<dom_query::NodeRef<'a>> {
     let mut rows = Vec::new();
-    for table in doc.select("table").iter() {
-        let trs: Vec<Vec<String>> = table
-            .select("tr")
-            .iter()
-            .map(|tr| {
-                tr.select("th, td")
-                    .iter()
-                    .map(|c| c.text().to_string())
-                    .collect()
-            })
-            .filter(|r: &Vec<String>| !r.is_empty())
-            .collect();
+    for c in table.element_children() {
+        if c.has_name("tr") {
+            rows.push(c);
+        } else if c.has_name("thead") || c.has_name("tbody") || c.has_name("tfoot") {
+            rows.extend(
+                c.element_children()
+                    .into_iter()
+                    .filter(|r| r.has_name("tr")),
+            );
+        }
+    }
+    rows
+}
+
+/// A cell's text without the text of tables nested in it (those are read as tables of
+/// their own), so every piece of text is read once: linear however deep tables nest.
+fn cell_text(cell: &dom_query::NodeRef<'_>) -> String {
+    let mut text = String::new();
+    let mut todo: Vec<dom_query::NodeRef<'_>> = cell.children_it(true).collect();
+    while let Some(n) = todo.pop() {
+        if n.is_text() {
+            text.push_str(&n.text());
+        } else if n.is_element() && !n.has_name("table") {
+            todo.extend(n.children_it(true));
+        }
+    }
+    text
+}
+
+/// Rows of the HTML tables of `content` (parsed by [`super::html::parse`], so nesting is
+/// capped), each table on its own rows and cells; `stop` is asked between rows.
+fn html_rows(content: &str, source: &str, stop: &dyn Fn() -> Result<()>) -> Result<Vec<Row>> {
+    let doc = super::html::parse_until(content, stop)?;
+    let mut rows = Vec::new();
+    for table in doc.select("table").nodes() {
+        let mut trs: Vec<Vec<String>> = Vec::new();
+        for tr in own_rows(table) {
+            stop()?;
+            let cells: Vec<String> = tr
+                .element_children()
+                .iter()
+                .filter(|c| c.has_name("td") || c.has_name("th"))
+                .map(cell_text)
+                .collect();
+            if !cells.is_empty() {
+                trs.push(cells);
+            }
+        }
         if let Some((header, body)) = trs.split_first() {
             if columns(header).is_some() {
                 rows.extend(table_rows(header, body, source));
@@ -299,7 +339,7 @@ fn html_rows(content: &str, source: &str) -> Vec<Row> {
             }
         }
     }
-    rows
+    Ok(rows)
 }
 
 fn md_cells(line: &str) -> Vec<String> {
@@ -314,7 +354,12 @@ fn is_md_sep(line: &str) -> bool {
 
 /// Streams the rows of a CSV BOM (a header row naming a quantity column) to `emit`;
 /// `Ok(false)` when `content` is not such a CSV (nothing was emitted).
-fn csv_each(content: &str, source: &str, emit: &mut dyn FnMut(Row) -> Result<()>) -> Result<bool> {
+fn csv_each(
+    content: &str,
+    source: &str,
+    emit: &mut dyn FnMut(Row) -> Result<()>,
+    stop: &dyn Fn() -> Result<()>,
+) -> Result<bool> {
     let Some(first) = content.lines().find(|l| !l.trim().is_empty()) else {
         return Ok(false);
     };
@@ -334,7 +379,10 @@ fn csv_each(content: &str, source: &str, emit: &mut dyn FnMut(Row) -> Result<()>
         return Ok(false);
     };
     let mut cells = Vec::new();
-    loop {
+    for n in 0u64.. {
+        if n.is_multiple_of(STOP_EVERY) {
+            stop()?;
+        }
         match rdr.read_record(&mut rec) {
             Ok(true) => {}
             Ok(false) => break,
@@ -349,13 +397,18 @@ fn csv_each(content: &str, source: &str, emit: &mut dyn FnMut(Row) -> Result<()>
     Ok(true)
 }
 
+/// Lines (or records) read between two calls of a caller's `stop`.
+const STOP_EVERY: u64 = 4096;
+
 /// Streams the rows of BOM text to `emit`, in input order (module docs): lines, markdown
 /// tables and CSV are read one line/record at a time, so memory beyond the input is one row;
-/// an HTML table needs its document, so HTML is capped at [`MAX_HTML_BYTES`].
+/// an HTML table needs its document, so HTML is capped at [`MAX_HTML_BYTES`]. `stop` is asked
+/// every few thousand lines and between table rows; its error ends the reading.
 pub fn normalize_each(
     content: &str,
     source: &str,
     emit: &mut dyn FnMut(Row) -> Result<()>,
+    stop: &dyn Fn() -> Result<()>,
 ) -> Result<()> {
     if content.len() > MAX_BYTES {
         return Err(Error::new(
@@ -374,13 +427,20 @@ pub fn normalize_each(
                 format!("bom.normalize: an HTML BOM is limited to {MAX_HTML_BYTES} bytes"),
             ));
         }
-        return html_rows(content, source).into_iter().try_for_each(emit);
+        return html_rows(content, source, stop)?
+            .into_iter()
+            .try_for_each(emit);
     }
-    if csv_each(content, source, emit)? {
+    if csv_each(content, source, emit, stop)? {
         return Ok(());
     }
     let mut lines = content.lines().peekable();
+    let mut n = 0u64;
     while let Some(raw) = lines.next() {
+        n += 1;
+        if n.is_multiple_of(STOP_EVERY) {
+            stop()?;
+        }
         let l = raw.trim();
         if l.starts_with('|') && lines.peek().is_some_and(|n| is_md_sep(n)) {
             let c = columns(&md_cells(l)).unwrap_or_default();
@@ -402,10 +462,15 @@ pub fn normalize_each(
 /// Normalizes BOM text into rows (module docs).
 pub fn normalize(content: &str, source: &str) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
-    normalize_each(content, source, &mut |r| {
-        rows.push(r);
-        Ok(())
-    })?;
+    normalize_each(
+        content,
+        source,
+        &mut |r| {
+            rows.push(r);
+            Ok(())
+        },
+        &|| Ok(()),
+    )?;
     Ok(rows)
 }
 
@@ -413,7 +478,10 @@ pub fn normalize(content: &str, source: &str) -> Result<Vec<Row>> {
 /// streamed: every row goes, as it is parsed, to `cache/bom/<sha256>.jsonl` (one row a line,
 /// written atomically), and the answer carries the first [`INLINE_ROWS`] rows, `rows_path`
 /// and `rows_inline` (row files are pruned by [`SPILL_KEEP_DAYS`] and [`SPILL_KEEP_COUNT`]). Memory stays the input plus [`INLINE_ROWS`] rows, however long the BOM.
-pub fn run(home: &crate::home::Home, i: &NormalizeInput) -> Result<Value> {
+///
+/// The call stops at `deadline` (checked between lines and table rows, and before the row
+/// file is committed): `timeout`, with no row file left behind.
+pub fn run(home: &crate::home::Home, i: &NormalizeInput, deadline: Deadline) -> Result<Value> {
     let mut inline: Vec<Row> = Vec::new();
     let mut spill: Option<crate::store::AtomicJsonl> = None;
     let mut count: u64 = 0;
@@ -426,24 +494,32 @@ pub fn run(home: &crate::home::Home, i: &NormalizeInput) -> Result<Value> {
         hex::encode(h.finalize())
     };
     let path = home.cache_dir().join("bom").join(format!("{key}.jsonl"));
-    normalize_each(&i.content, &i.source, &mut |r| {
-        count += 1;
-        if let Some(w) = spill.as_mut() {
-            return w.push(&crate::store::jsonl_line(&r)?);
-        }
-        if inline.len() < INLINE_ROWS {
-            inline.push(r);
-            return Ok(());
-        }
-        prune_spills(path.parent().unwrap_or(&path), std::time::SystemTime::now())?;
-        let mut w = crate::store::AtomicJsonl::create(&path)?;
-        for x in &inline {
-            w.push(&crate::store::jsonl_line(x)?)?;
-        }
-        w.push(&crate::store::jsonl_line(&r)?)?;
-        spill = Some(w);
-        Ok(())
-    })?;
+    let stop = || deadline.check();
+    normalize_each(
+        &i.content,
+        &i.source,
+        &mut |r| {
+            count += 1;
+            if let Some(w) = spill.as_mut() {
+                return w.push(&crate::store::jsonl_line(&r)?);
+            }
+            if inline.len() < INLINE_ROWS {
+                inline.push(r);
+                return Ok(());
+            }
+            deadline.check()?;
+            prune_spills(path.parent().unwrap_or(&path), std::time::SystemTime::now())?;
+            let mut w = crate::store::AtomicJsonl::create(&path)?;
+            for x in &inline {
+                w.push(&crate::store::jsonl_line(x)?)?;
+            }
+            w.push(&crate::store::jsonl_line(&r)?)?;
+            spill = Some(w);
+            Ok(())
+        },
+        &stop,
+    )?;
+    deadline.check()?;
     match spill {
         None => Ok(json!({"count": count, "rows": inline})),
         Some(w) => {

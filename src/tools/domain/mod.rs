@@ -30,6 +30,7 @@
 pub mod bom;
 pub mod bom_build;
 pub mod commerce;
+pub mod html;
 pub mod knowledge;
 pub mod news;
 pub mod scryfall;
@@ -59,6 +60,8 @@ pub const STEAM_DEFAULT: &str = "https://store.steampowered.com";
 pub const SERPAPI_DEFAULT: &str = "https://serpapi.com";
 /// Cap on a domain API response body.
 pub const MAX_BODY: usize = super::http::MAX_BODY;
+/// Longest URL a domain tool fetches or returns (a redirect to a longer one is refused).
+pub const MAX_URL_BYTES: usize = 8 * 1024;
 
 /// Where a setting's value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -169,6 +172,10 @@ pub struct Ctx<'a> {
     pub policy: &'a Policy,
     pub settings: &'a DomainSettings,
     pub timeout: Duration,
+    /// When the call must have answered (`timeout` from its start): every fetch of the call
+    /// waits at most the time left but a reserve ([`super::deadline::Deadline::for_fetch`]),
+    /// and CPU work runs where it can be abandoned.
+    pub deadline: super::deadline::Deadline,
     /// The canonical name of the running tool.
     pub tool: &'static str,
     /// The runner's id source (seeded in replay mode).
@@ -227,8 +234,7 @@ impl Response {
 /// The HTTP path of one domain tool call (see the module docs).
 pub struct Client {
     policy: Policy,
-    timeout: Duration,
-    tool: &'static str,
+    deadline: super::deadline::Deadline,
 }
 
 impl Client {
@@ -276,8 +282,7 @@ impl Client {
         }
         Ok(Client {
             policy,
-            timeout: ctx.timeout,
-            tool: ctx.tool,
+            deadline: ctx.deadline.for_fetch(),
         })
     }
 
@@ -286,8 +291,7 @@ impl Client {
     pub fn plain(ctx: &Ctx<'_>) -> Client {
         Client {
             policy: ctx.policy.clone(),
-            timeout: ctx.timeout,
-            tool: ctx.tool,
+            deadline: ctx.deadline.for_fetch(),
         }
     }
 
@@ -295,8 +299,8 @@ impl Client {
     pub fn get(&self, url: &str, headers: &[(&str, &str)]) -> Result<Response> {
         let first = super::http::check_hop(url, &self.policy)?;
         let p = self.policy.clone();
-        let timeout = self.timeout;
-        let tool = self.tool;
+        let deadline = self.deadline;
+        deadline.check()?;
         let headers: Vec<(String, String)> = headers
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -308,12 +312,11 @@ impl Client {
                     .build()
                     .map_err(|e| Error::internal(format!("tokio runtime: {e}")))?;
                 rt.block_on(async move {
-                    match tokio::time::timeout(timeout, hops(first, &p, &headers)).await {
+                    match tokio::time::timeout(deadline.remaining(), hops(first, &p, &headers))
+                        .await
+                    {
                         Ok(r) => r,
-                        Err(_) => Err(Error::new(
-                            Code::Timeout,
-                            format!("{tool} did not finish within {} ms", timeout.as_millis()),
-                        )),
+                        Err(_) => Err(deadline.error()),
                     }
                 })
             })
@@ -358,6 +361,12 @@ async fn hops(
                     format!("bad redirect Location {loc:?}: {e}"),
                 )
             })?;
+            if next.as_str().len() > MAX_URL_BYTES {
+                return Err(Error::new(
+                    Code::UpstreamError,
+                    format!("a redirect Location is longer than {MAX_URL_BYTES} bytes"),
+                ));
+            }
             chain.push(hop.url.origin().ascii_serialization());
             hop = super::http::check_hop(next.as_str(), p)
                 .map_err(|e| e.with("redirected_from", chain.clone()))?;

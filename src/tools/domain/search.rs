@@ -213,7 +213,7 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
                     ));
                 };
                 let start = q.strip_prefix("file://").unwrap_or(q);
-                let mut fetch = |path: &str| read_file_page(sb, path);
+                let mut fetch = |path: &str| read_file_page(sb, path, ctx.deadline);
                 let crawl_ = Crawl {
                     query: q,
                     score: 1.0,
@@ -325,7 +325,11 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
 }
 
 /// A file of the sandbox as a page (HTML by its extension); its `url` is the path as given.
-fn read_file_page(sb: &Sandbox, path: &str) -> Result<web::Page> {
+fn read_file_page(
+    sb: &Sandbox,
+    path: &str,
+    deadline: crate::tools::deadline::Deadline,
+) -> Result<web::Page> {
     let v = sb.read_text(&crate::tools::registry::ReadTextInput {
         path: path.to_string(),
         max_bytes: super::MAX_BODY as u64,
@@ -337,14 +341,15 @@ fn read_file_page(sb: &Sandbox, path: &str) -> Result<web::Page> {
     } else {
         "text/plain"
     };
-    Ok(web::page_of(
+    web::page_of(
         path,
         200,
         raw,
         Some(ct),
         "UTF-8",
         v["truncated"] == true,
-    ))
+        deadline,
+    )
 }
 
 /// The links of a sandbox file page that name other files (relative hrefs, `file:` URLs),

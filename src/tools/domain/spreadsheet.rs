@@ -10,7 +10,7 @@
 //!   renamed over it.
 //! * Columns are the union of the rows' keys in order of first appearance. Numbers stay
 //!   numbers; text that a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`,
-//!   tab or carriage return) gets a leading `'` in every format, and xlsx/ods cells are always
+//!   or any control character: tab, CR, LF, NUL…) gets a leading `'` in every format, and xlsx/ods cells are always
 //!   typed string or float, never formula.
 //! * `csv` is written by the `csv` crate (RFC 4180 quoting), `xlsx` by `rust_xlsxwriter`, `ods`
 //!   as an OpenDocument package (`mimetype` stored first, `META-INF/manifest.xml`,
@@ -77,10 +77,13 @@ pub enum Cell {
     Empty,
 }
 
-/// Text a spreadsheet would evaluate gets a leading `'`.
+/// Text a spreadsheet would evaluate gets a leading `'`: text starting with a formula sign
+/// (`=`, `+`, `-`, `@`) or with any control character (tab, CR, LF, NUL and the rest of
+/// C0, and DEL), which spreadsheet programs skip before they look for one.
 pub fn neutralise(s: &str) -> String {
     match s.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{s}"),
+        Some('=' | '+' | '-' | '@') => format!("'{s}"),
+        Some(c) if c.is_ascii_control() => format!("'{s}"),
         _ => s.to_string(),
     }
 }
@@ -365,7 +368,10 @@ mod tests {
         for bad in ["../x.csv", "a/b.csv", ".hidden", "x.ods", "", "a\nb"] {
             assert!(file_name(bad, Format::Csv).is_err(), "{bad}");
         }
-        for f in ["=1+1", "+1", "-2+3", "@SUM(A1)", "\t=x"] {
+        for f in [
+            "=1+1", "+1", "-2+3", "@SUM(A1)", "\t=x", "\r=x", "\n=x", "\0=x", "\u{1b}=x",
+            "\u{7f}=x",
+        ] {
             assert!(neutralise(f).starts_with('\''), "{f}");
         }
         assert_eq!(neutralise("Frame"), "Frame");

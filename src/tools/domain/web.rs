@@ -8,16 +8,26 @@
 //! body that is not text (`image/*`, `application/octet-stream`, NUL bytes…) is refused with
 //! `upstream.error`. HTML is reduced to its main content by `dom_smoothie` (a port of Mozilla's
 //! Readability: menus, scripts and boilerplate dropped), falling back to the body's text when
-//! no article is found; `content` is capped at [`MAX_CONTENT_CHARS`]. An HTTP error status is
+//! no article is found; `content` is capped at [`MAX_CONTENT_CHARS`], `title` at
+//! [`MAX_TITLE_CHARS`], the `url` at [`super::MAX_URL_BYTES`]. An HTTP error status is
 //! returned as is with empty `content` (seed 004: the caller falls back on it).
+//!
+//! Bounded work: the document is parsed by [`html::parse`] (nesting flattened below
+//! [`html::MAX_DEPTH`]) and Readability runs only on a modestly nested tree
+//! ([`html::Nesting::is_modest`]), else the linear body-text path; the extraction runs on a
+//! worker the call stops waiting for at its deadline (`timeout`), see
+//! [`crate::tools::deadline`].
 
-use super::{Client, Ctx};
+use super::{Client, Ctx, html};
 use crate::error::{Code, Error, Result};
+use crate::tools::deadline::Deadline;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 pub const MAX_CONTENT_CHARS: usize = 200_000;
+/// Cap on a page's `title` (characters, after squashing whitespace).
+pub const MAX_TITLE_CHARS: usize = 1_000;
 
 /// `web.fetch_text` input.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -67,24 +77,65 @@ fn is_text(content_type: Option<&str>, body: &[u8]) -> bool {
     textual && !body[..body.len().min(4096)].contains(&0)
 }
 
-/// Title and readable text of an HTML document.
+/// Title and readable text of an HTML document (module docs): Readability when the parsed
+/// tree nests modestly ([`html::Nesting::is_modest`]), else, or when it finds no article,
+/// the body's text. The title is capped at [`MAX_TITLE_CHARS`], the text is not (see
+/// [`MAX_CONTENT_CHARS`]).
 pub fn extract(html: &str, url: Option<&str>) -> (String, String) {
-    let cfg = dom_smoothie::Config {
-        text_mode: dom_smoothie::TextMode::Formatted,
-        ..Default::default()
-    };
-    if let Ok(mut r) = dom_smoothie::Readability::new(html, url, Some(cfg))
-        && let Ok(a) = r.parse()
-    {
-        let text = a.text_content.trim().to_string();
-        if !text.is_empty() {
-            return (a.title, text);
+    extract_until(html, url, &|| Ok(())).unwrap_or_default()
+}
+
+/// [`extract`], asking `stop` as it parses and before the Readability pass (its error ends
+/// the extraction).
+pub fn extract_until(
+    html: &str,
+    url: Option<&str>,
+    stop: &dyn Fn() -> Result<()>,
+) -> Result<(String, String)> {
+    let doc = html::parse_until(html, stop)?;
+    stop()?;
+    Ok(extract_parsed(doc, html, url))
+}
+
+fn extract_parsed(doc: dom_query::Document, html: &str, url: Option<&str>) -> (String, String) {
+    if html::Nesting::of(&doc).is_modest() {
+        let cfg = dom_smoothie::Config {
+            text_mode: dom_smoothie::TextMode::Formatted,
+            ..Default::default()
+        };
+        if let Ok(mut r) = dom_smoothie::Readability::with_document(doc, url, Some(cfg))
+            && let Ok(a) = r.parse()
+        {
+            let text = a.text_content.trim().to_string();
+            if !text.is_empty() {
+                return (clip_title(&a.title), text);
+            }
+        }
+        return plain_text(&html::parse(html));
+    }
+    plain_text(&doc)
+}
+
+/// A title: whitespace squashed, at most [`MAX_TITLE_CHARS`] characters.
+fn clip_title(t: &str) -> String {
+    let mut out = String::new();
+    for (n, w) in t.split_whitespace().enumerate() {
+        if n > 0 {
+            out.push(' ');
+        }
+        out.push_str(w);
+        if out.len() >= MAX_TITLE_CHARS * 4 {
+            break;
         }
     }
-    let doc = dom_query::Document::from(html);
+    super::clip(&out, MAX_TITLE_CHARS)
+}
+
+/// The linear path: the title and the body's text, without scripts, styles and navigation.
+fn plain_text(doc: &dom_query::Document) -> (String, String) {
     doc.select("script, style, noscript, nav, header, footer, template")
         .remove();
-    let title = doc.select("title").text().trim().to_string();
+    let title = clip_title(&doc.select("title").text());
     let body = doc.select("body").text();
     let text = body
         .lines()
@@ -124,7 +175,8 @@ pub fn extract_time() -> std::time::Duration {
     std::time::Duration::from_nanos(EXTRACT_NANOS.load(std::sync::atomic::Ordering::Relaxed))
 }
 
-/// Readable text of a body that is already decoded.
+/// Readable text of a body that is already decoded. HTML is extracted on a worker thread
+/// the call stops waiting for at `deadline` (`timeout`; the bounded work ends on its own).
 pub fn page_of(
     url: &str,
     status: u16,
@@ -132,23 +184,27 @@ pub fn page_of(
     content_type: Option<&str>,
     charset: &'static str,
     truncated: bool,
-) -> Page {
+    deadline: Deadline,
+) -> Result<Page> {
     let ct = content_type.unwrap_or("").to_ascii_lowercase();
     let is_html =
         !ct.starts_with("text/plain") && (ct.contains("html") || raw.trim_start().starts_with('<'));
     let (title, content) = if is_html {
-        let t = std::time::Instant::now();
-        let out = extract(&raw, Some(url));
-        EXTRACT_NANOS.fetch_add(
-            t.elapsed().as_nanos() as u64,
-            std::sync::atomic::Ordering::Relaxed,
-        );
-        out
+        let (doc, at) = (raw.clone(), url.to_string());
+        deadline.run(move |d| {
+            let t = std::time::Instant::now();
+            let out = extract_until(&doc, Some(&at), &|| d.check())?;
+            EXTRACT_NANOS.fetch_add(
+                t.elapsed().as_nanos() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            Ok(out)
+        })?
     } else {
         (String::new(), raw.clone())
     };
     let (content, cut) = cap(content);
-    Page {
+    Ok(Page {
         url: url.to_string(),
         status,
         title,
@@ -157,7 +213,7 @@ pub fn page_of(
         is_html,
         charset,
         truncated: truncated || cut,
-    }
+    })
 }
 
 /// Fetches and extracts one page (module docs).
@@ -194,17 +250,27 @@ pub fn fetch_page(ctx: &Ctx<'_>, url: &str) -> Result<Page> {
         .retryable(false));
     }
     let (text, charset) = decode(&r.body, r.content_type.as_deref());
-    Ok(page_of(
+    page_of(
         &r.url,
         r.status,
         text,
         r.content_type.as_deref(),
         charset,
         r.truncated,
-    ))
+        ctx.deadline,
+    )
 }
 
 pub fn fetch(ctx: &Ctx<'_>, i: &FetchTextInput) -> Result<Value> {
+    if i.url.len() > super::MAX_URL_BYTES {
+        return Err(Error::new(
+            Code::ToolInputInvalid,
+            format!(
+                "web.fetch_text: url is longer than {} bytes",
+                super::MAX_URL_BYTES
+            ),
+        ));
+    }
     let p = fetch_page(ctx, &i.url)?;
     if p.status >= 400 {
         return Ok(json!({"url": p.url, "status": p.status, "title": "", "content": ""}));
@@ -231,8 +297,9 @@ pub fn joined_links(page: &Page, base: Option<&url::Url>, schemes: &[&str]) -> V
     if !page.is_html {
         return Vec::new();
     }
-    let doc = dom_query::Document::from(page.raw.as_str());
+    let doc = html::parse(page.raw.as_str());
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for a in doc.select("a[href]").iter() {
         let Some(href) = a.attr("href") else { continue };
         let joined = match base {
@@ -244,7 +311,7 @@ pub fn joined_links(page: &Page, base: Option<&url::Url>, schemes: &[&str]) -> V
         {
             u.set_fragment(None);
             let s = u.to_string();
-            if !out.contains(&s) {
+            if seen.insert(s.clone()) {
                 out.push(s);
             }
         }
