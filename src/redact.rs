@@ -1373,6 +1373,17 @@ pub fn for_storage() -> Result<Arc<Redactor>> {
     }
 }
 
+/// `text` redacted by the storage redactor ([`for_storage`], else [`builtin`]), for a caller
+/// about to cut it before a durable write: a cut made first could split a secret so that no
+/// rule or known value recognises the part that is kept.
+pub fn before_cut(text: &str) -> Cow<'_, str> {
+    let r = for_storage().unwrap_or_else(|_| builtin());
+    match r.redact_str(text) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(s) => Cow::Owned(s),
+    }
+}
+
 /// The shipped rules and the environment's secret values, with no home rule file.
 pub fn builtin() -> Arc<Redactor> {
     static BUILTIN: OnceLock<Arc<Redactor>> = OnceLock::new();
