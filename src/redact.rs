@@ -1096,15 +1096,35 @@ fn mask_key_bodies(text: &str) -> Option<String> {
             i += 1;
         }
         let full_lines = i - first;
-        let mut last = i - 1;
-        if i < lines.len() && is_b64(&text[lines[i].0..lines[i].1]) {
-            last = i;
-            i += 1;
+        // The body may open after other text on its first line (`{"text":"b3Bl…`) and close
+        // before other text on its last (`…VM=","ok":true}`): those parts are masked too.
+        let b64_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=');
+        let mut end = lines[i - 1].1;
+        if i < lines.len() {
+            let (s, e) = lines[i];
+            let lead = text[s..e].bytes().take_while(|&c| b64_byte(c)).count();
+            if lead > 0 {
+                end = s + lead;
+                i += 1;
+            }
         }
         if full_lines < 3 {
             continue;
         }
-        let body = &text[lines[first].0..lines[last].1];
+        let mut start = lines[first].0;
+        if first > 0 {
+            let (s, e) = lines[first - 1];
+            let tail = text[s..e]
+                .bytes()
+                .rev()
+                .take_while(|&c| b64_byte(c))
+                .count();
+            if tail >= 8 && e - tail >= spans.last().map_or(0, |l: &(usize, usize)| l.1) {
+                start = e - tail;
+            }
+        }
+        let (first_line_start, last) = (lines[first].0, end);
+        let body = &text[first_line_start..last];
         let varied = body.bytes().any(|c| c.is_ascii_uppercase())
             && body.bytes().any(|c| c.is_ascii_lowercase())
             && body.bytes().any(|c| c.is_ascii_digit());
@@ -1113,7 +1133,7 @@ fn mask_key_bodies(text: &str) -> Option<String> {
             .map(|h| text[lines[h].0..lines[h].1].trim());
         let public = header.is_some_and(|h| h.starts_with("-----BEGIN") && !h.contains("PRIVATE"));
         if varied && !public {
-            spans.push((lines[first].0, lines[last].1));
+            spans.push((start, end));
         }
     }
     if spans.is_empty() {

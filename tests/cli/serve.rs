@@ -1901,14 +1901,20 @@ fn a_secret_stored_after_a_run_was_written_is_masked_when_the_run_is_served() {
         json!({"agent_id": "agent_default", "message": format!("Is {LATE} the answer?")}),
     );
     let run = wait_run(a, &tok, &id, status_is("completed"));
-    assert!(run.to_string().contains(LATE), "written before the secret: {run}");
+    assert!(
+        run.to_string().contains(LATE),
+        "written before the secret: {run}"
+    );
     let sse = String::from_utf8(get(a, &format!("/v1/runs/{id}/events"), &tok).body).unwrap();
     assert!(sse.contains("\"message_chars\":"), "{sse}");
     env.json(&["secrets", "set", "late"], LATE);
     std::fs::write(env.home().join("redact.rules"), "message_chars\n").unwrap();
     let served = get(a, &format!("/v1/runs/{id}"), &tok);
     let body = String::from_utf8_lossy(&served.body).into_owned();
-    assert!(!body.contains(LATE) && body.contains("[REDACTED]"), "{body}");
+    assert!(
+        !body.contains(LATE) && body.contains("[REDACTED]"),
+        "{body}"
+    );
     let sse = get(a, &format!("/v1/runs/{id}/events"), &tok);
     assert_eq!(sse.status, 200);
     let text = String::from_utf8_lossy(&sse.body).into_owned();

@@ -1,0 +1,176 @@
+//! Issue 23 L2, L3, L4, W3: redaction sees what is written. Secrets that reach a store only in
+//! an escaped or encoded form (a stored secret holding `"`, `\` and `%` inside JSON-escaped
+//! failure-loop snippets, a PEM block cut by a snippet, a URL-encoded assignment), a private
+//! key's bare base64 body, a password told in prose, and a secret used as an object key are
+//! run through the real binary; then every file of the home is searched for the secret in
+//! each form it could take (raw, JSON-escaped once and twice, percent-encoded).
+
+use crate::TestEnv;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// A stored secret with a quote, a backslash, a percent sign and non-ASCII text.
+const QUOTED: &str = r#"CNRY"qu\ot%e-ü-77"#;
+/// A password told in prose.
+const PROSE: &str = "CNRYprosePw31";
+/// A password in a URL-encoded query.
+const ENCODED: &str = "CNRYencPw5522";
+
+/// An OpenSSH ed25519 private key body (made for this test, used nowhere).
+const KEY_BODY: [&str; 5] = [
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+    "QyNTUxOQAAACBl9ZB4JgZ0mCmKZc8k1q2uR4bWv5kqz3m3jz8zq1hFQAAAAJgq3k9zKt5P",
+    "cwAAAAtzc2gtZWQyNTUxOQAAACBl9ZB4JgZ0mCmKZc8k1q2uR4bWv5kqz3m3jz8zq1hFQA",
+    "AAAEBv1u6n0m7Qk3kYdG3cXq0Fb2b4x9kYqJ9K9nZ2w8j0xGX1kHgmBnSYKYplzySNHBfx",
+    "Zvq5HhtbVM=",
+];
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// Every form a secret can take in a file: raw, JSON-escaped once and twice, percent-encoded.
+fn forms(secret: &str) -> Vec<String> {
+    let once = serde_json::to_string(secret).unwrap();
+    let once = once[1..once.len() - 1].to_string();
+    let twice = serde_json::to_string(&once).unwrap();
+    let twice = twice[1..twice.len() - 1].to_string();
+    let ascii: String = secret
+        .chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_string()
+            } else {
+                format!("\\u{:04x}", c as u32)
+            }
+        })
+        .collect();
+    let pct: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+    let mut v = vec![secret.to_string(), once, twice, ascii, pct];
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// `(file, needle)` for every needle found in a file of `home`, and the files holding
+/// `[REDACTED]`.
+fn scan(home: &Path, needles: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut files = Vec::new();
+    files_under(home, &mut files);
+    let (mut hits, mut masked) = (Vec::new(), Vec::new());
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let rel = f.strip_prefix(home).unwrap().display().to_string();
+        for n in needles {
+            if bytes.windows(n.len()).any(|w| w == n.as_bytes()) {
+                hits.push(format!("{n:?} in {rel}"));
+            }
+        }
+        if bytes.windows(10).any(|w| w == b"[REDACTED]") {
+            masked.push(rel);
+        }
+    }
+    (hits, masked)
+}
+
+#[test]
+fn secrets_in_escaped_cut_encoded_keyed_and_prose_form_are_not_at_rest() {
+    let env = TestEnv::new();
+    env.json(&["secrets", "set", "quoted"], QUOTED);
+    let root = env.path("workspace");
+    std::fs::create_dir_all(&root).unwrap();
+    let pem = format!(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----\n",
+        KEY_BODY.join("\n")
+    );
+    // 300 characters before the key: the 400-character snippet cuts the block before its END.
+    std::fs::write(
+        root.join("deploy.txt"),
+        format!("{}\n{pem}", "x".repeat(300)),
+    )
+    .unwrap();
+    // `sed -n 2,6p id_ed25519`: the body without its BEGIN/END lines.
+    std::fs::write(root.join("body.txt"), format!("{}\n", KEY_BODY.join("\n"))).unwrap();
+    std::fs::write(
+        root.join("quoted.txt"),
+        format!("the value is <{QUOTED}>\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("prose.txt"),
+        format!("note: my password is {PROSE}. also pw={PROSE}x\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("url.txt"),
+        format!("https://example.com/cb?cfg=DB_PASSWORD%3D{ENCODED}%26mode%3D1\n"),
+    )
+    .unwrap();
+    let calls: Vec<Value> = [
+        "deploy.txt",
+        "body.txt",
+        "quoted.txt",
+        "prose.txt",
+        "url.txt",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, f)| json!({"id": format!("r{i}"), "tool": "fs.read_text", "args": {"path": f}}))
+    .collect();
+    let root_s = root.display().to_string();
+    let out = env
+        .bob(&[
+            "tool",
+            "run",
+            "--session",
+            "s",
+            "--root",
+            &root_s,
+            "--enable-all",
+        ])
+        .write_stdin(Value::Array(calls).to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A secret used as an object key, in a trace event and in the session's state.
+    let data = json!({QUOTED: 1, "nested": {format!("my password is {PROSE}"): "v"}}).to_string();
+    env.bob(&[
+        "trace",
+        "emit",
+        "--session",
+        "s",
+        "--kind",
+        "keyed",
+        "--data",
+        &data,
+    ])
+    .assert()
+    .success();
+
+    let mut needles: Vec<String> = [QUOTED, PROSE, ENCODED]
+        .iter()
+        .flat_map(|s| forms(s))
+        .collect();
+    needles.extend(KEY_BODY.iter().map(|l| l[..20.min(l.len())].to_string()));
+    needles.retain(|n| n.len() >= 8);
+    let (hits, masked) = scan(&env.home(), &needles);
+    for want in ["sessions/s/failure_loop.json", "traces/s.jsonl"] {
+        assert!(
+            masked.iter().any(|m| m == want),
+            "{want} holds no mask: {masked:?}"
+        );
+    }
+    assert!(masked.iter().any(|m| m.starts_with("audit/")), "{masked:?}");
+    assert!(hits.is_empty(), "secrets at rest:\n{}", hits.join("\n"));
+}
