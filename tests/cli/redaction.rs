@@ -174,3 +174,91 @@ fn secrets_in_escaped_cut_encoded_keyed_and_prose_form_are_not_at_rest() {
     assert!(masked.iter().any(|m| m.starts_with("audit/")), "{masked:?}");
     assert!(hits.is_empty(), "secrets at rest:\n{}", hits.join("\n"));
 }
+
+/// Issue 23 item 3's property: a random stored secret (quotes, backslashes, percent signs,
+/// escapes-like text, non-ASCII) goes through every store a real `bob turn` writes — the
+/// checkpoint's tool messages, the failure loop's snippets (the model's calls fail until the
+/// loop escalates), traces, the audit log, `turns.jsonl`, NOTES, memory candidates — and
+/// through a JSON-escaped copy of itself in the model's answer; then the whole home is
+/// searched for it in every form.
+mod property {
+    use super::*;
+    use crate::support::http::Reply;
+    use crate::support::openai::{OpenAi, completion, role_of, tool_calls};
+    use proptest::prelude::*;
+
+    fn run_turn(secret: &str) {
+        let env = TestEnv::new();
+        env.json(&["secrets", "set", "prop"], secret);
+        let root = env.path("workspace");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("s.txt"), format!("value={secret}\n")).unwrap();
+        let escaped = serde_json::to_string(secret).unwrap();
+        let reply = format!(
+            "Found {escaped} and {secret}.\n<<<NOTES_JSON>>>{}<<<END_NOTES_JSON>>>\n<<<MEMORY_CANDIDATES_JSON>>>{}<<<END_MEMORY_CANDIDATES_JSON>>>",
+            json!({"add_decisions": [format!("use {secret}")]}),
+            json!([{"text": format!("the key is {secret}"), "type": "fact", "tags": ["t"], "why_store": escaped}]),
+        );
+        let read = json!({"path": "s.txt"}).to_string();
+        let missing = json!({"path": format!("missing {escaped}.txt")}).to_string();
+        let srv = OpenAi::start(move |req, _| {
+            let tools = req.json()["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["role"] == "tool")
+                .count();
+            if role_of(req) == "respond" && tools < 6 {
+                Reply::json(
+                    200,
+                    &tool_calls(&[
+                        ("c1", "fs.read_text", read.as_str()),
+                        ("c2", "fs.read_text", missing.as_str()),
+                        ("c3", "fs.read_text", missing.as_str()),
+                    ]),
+                )
+            } else {
+                Reply::json(200, &completion(&reply))
+            }
+        });
+        env.bob(&["tool", "enable", "--session", "p", "fs.read_text"])
+            .assert()
+            .success();
+        let root_s = root.display().to_string();
+        let out = env
+            .bob(&["turn", "--session", "p"])
+            .env("BOB_CHAT_BASE_URL", srv.base_url())
+            .env("BOB_CHAT_API_KEY", "test-key")
+            .env("BOB_CHAT_MODEL", "test-model")
+            .env("BOB_TOOL_SANDBOX_ENABLED", "1")
+            .env("BOB_TOOL_ROOTS", &root_s)
+            .write_stdin(format!("please keep {secret} safe"))
+            .output()
+            .unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0 | 7)),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (hits, masked) = scan(&env.home(), &forms(secret));
+        for want in [
+            "sessions/p/checkpoint.json",
+            "sessions/p/failure_loop.json",
+            "turns.jsonl",
+        ] {
+            assert!(masked.iter().any(|m| m == want), "{want}: {masked:?}");
+        }
+        assert!(hits.is_empty(), "{secret:?} at rest:\n{}", hits.join("\n"));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 8, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_random_stored_secret_is_at_rest_in_no_form(
+            body in r#"[A-Za-z0-9"\\%'$ü€ /=:{}\[\]]{4,16}"#
+        ) {
+            run_turn(&format!("CNRY{body}Z"));
+        }
+    }
+}
