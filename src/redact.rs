@@ -34,6 +34,16 @@
 //!   and redacted recursively (then re-serialized compactly).
 //! * Every match of a regex in the home's rule file: `<home>/redact.rules`, or the file named
 //!   by the `redact.rules` setting (`BOB_REDACT_RULES`; one regex per line, `#` comments).
+//! * Secrets in escaped or encoded text: a string holding `\` or `%` is also matched decoded
+//!   ([`unescape`], [`percent_decode`]); when only a decoded form holds a secret, that form is
+//!   what is returned, masked. A string holding JSON is redacted inside and then whole; object
+//!   keys are redacted like values.
+//! * Bare private-key bodies (three or more base64 lines of key length, [`mask_key_bodies`]),
+//!   prose passwords (bob.toml's `bob-prose-password`), and everything after a PEM private-key
+//!   header whose END line is missing.
+//!
+//! A caller that cuts text before a durable write redacts first ([`before_cut`]): a cut secret
+//! is no longer recognisable.
 //!
 //! # How the rule set runs
 //!
