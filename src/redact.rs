@@ -34,6 +34,16 @@
 //!   and redacted recursively (then re-serialized compactly).
 //! * Every match of a regex in the home's rule file: `<home>/redact.rules`, or the file named
 //!   by the `redact.rules` setting (`BOB_REDACT_RULES`; one regex per line, `#` comments).
+//! * Secrets in escaped or encoded text: a string holding `\` or `%` is also matched decoded
+//!   ([`unescape`], [`percent_decode`]); when only a decoded form holds a secret, that form is
+//!   what is returned, masked. A string holding JSON is redacted inside and then whole; object
+//!   keys are redacted like values.
+//! * Bare private-key bodies (three or more base64 lines of key length, [`mask_key_bodies`]),
+//!   prose passwords (bob.toml's `bob-prose-password`), and everything after a PEM private-key
+//!   header whose END line is missing.
+//!
+//! A caller that cuts text before a durable write redacts first ([`before_cut`]): a cut secret
+//! is no longer recognisable.
 //!
 //! # How the rule set runs
 //!
@@ -777,7 +787,40 @@ impl Redactor {
     }
 
     /// The text with every secret masked; borrowed when nothing matched.
+    ///
+    /// The text is matched as it is and, when it holds escapes (a `\\` or a `%`, found with
+    /// one `memchr` each), also decoded ([`unescape`]: JSON and shell `$'…'` escapes;
+    /// [`percent_decode`]: URL encoding), down to [`MAX_DECODE_DEPTH`] levels. When a decoded
+    /// form holds a secret the encoded one hid, the answer is that decoded form with the secret
+    /// masked: what is stored is then readable and holds no secret in any encoding.
     pub fn redact_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.redact_decoded(text, 0)
+    }
+
+    fn redact_decoded<'a>(&self, text: &'a str, depth: u8) -> Cow<'a, str> {
+        let out = self.redact_plain(text);
+        if depth >= MAX_DECODE_DEPTH {
+            return out;
+        }
+        let b = out.as_bytes();
+        let (slash, percent) = (memchr::memchr(b'\\', b), memchr::memchr(b'%', b));
+        if slash.is_some()
+            && let Some(decoded) = unescape(&out)
+            && let Cow::Owned(r) = self.redact_decoded(&decoded, depth + 1)
+        {
+            return Cow::Owned(r);
+        }
+        if percent.is_some()
+            && let Some(decoded) = percent_decode(&out)
+            && let Cow::Owned(r) = self.redact_decoded(&decoded, depth + 1)
+        {
+            return Cow::Owned(r);
+        }
+        out
+    }
+
+    /// The text with every secret masked as written (no decoding).
+    fn redact_plain<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(text);
         for lit in &self.literals {
             if memchr::memmem::find(out.as_bytes(), lit.as_bytes()).is_some() {
@@ -797,6 +840,9 @@ impl Redactor {
             if let Some(new) = set.rules[i].redact(&out, &set.global) {
                 out = Cow::Owned(new);
             }
+        }
+        if let Some(new) = mask_key_bodies(&out) {
+            out = Cow::Owned(new);
         }
         out
     }
@@ -831,15 +877,22 @@ impl Redactor {
                         *s = MASK.to_string();
                         paths.push(path.clone());
                     }
-                } else if let Some(mut inner) = embedded_json(s) {
+                    return;
+                }
+                // A string holding JSON is redacted inside (field names say secret there too),
+                // then whole like any other string.
+                if let Some(mut inner) = embedded_json(s) {
                     let before = paths.len();
                     self.walk(&mut inner, path, false, paths);
                     if paths.len() > before {
                         *s = inner.to_string();
                     }
-                } else if let Cow::Owned(new) = self.redact_str(s) {
+                }
+                if let Cow::Owned(new) = self.redact_str(s) {
                     *s = new;
-                    paths.push(path.clone());
+                    if paths.last() != Some(path) {
+                        paths.push(path.clone());
+                    }
                 }
             }
             Value::Array(items) => {
@@ -853,6 +906,7 @@ impl Redactor {
             }
             Value::Object(map) => {
                 let len = path.len();
+                let mut renamed = false;
                 for (k, v) in map.iter_mut() {
                     if len > 0 {
                         path.push('.');
@@ -860,11 +914,250 @@ impl Redactor {
                     path.push_str(k);
                     self.walk(v, path, is_secret_field(k), paths);
                     path.truncate(len);
+                    renamed |= matches!(self.redact_str(k), Cow::Owned(_));
+                }
+                if renamed {
+                    self.mask_keys(map, path, paths);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// How many levels of escaping [`Redactor::redact_str`] decodes (JSON in a JSON string in a
+/// JSON string is three).
+pub const MAX_DECODE_DEPTH: u8 = 3;
+
+impl Redactor {
+    /// Renames every key of `map` that holds a secret to its masked form (a key that then
+    /// equals another gets `#2`, `#3`, … appended), keeping the order of the others.
+    fn mask_keys(
+        &self,
+        map: &mut serde_json::Map<String, Value>,
+        path: &str,
+        paths: &mut Vec<String>,
+    ) {
+        let old = std::mem::take(map);
+        for (k, v) in old {
+            let key = match self.redact_str(&k) {
+                Cow::Borrowed(_) => k,
+                Cow::Owned(masked) => {
+                    let mut key = masked.clone();
+                    let mut n = 1;
+                    while map.contains_key(&key) {
+                        n += 1;
+                        key = format!("{masked}#{n}");
+                    }
+                    paths.push(if path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{path}.{key}")
+                    });
+                    key
+                }
+            };
+            map.insert(key, v);
+        }
+    }
+}
+
+/// `text` with its backslash escapes decoded, or `None` when it holds none: JSON's (`\"`,
+/// `\\`, `\/`, `\n`, `\r`, `\t`, `\b`, `\f`, `\uXXXX` with surrogate pairs) and a shell's
+/// `$'…'` quoting's (`\'`, `\a`, `\v`, `\e`, `\xHH`, `\0`). An unknown escape is kept as
+/// written.
+pub fn unescape(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut i = memchr::memchr(b'\\', b)?;
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..i]);
+    let hex = |s: &str| u32::from_str_radix(s, 16).ok();
+    let mut changed = false;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            let next = memchr::memchr(b'\\', &b[i + 1..]).map_or(b.len(), |n| i + 1 + n);
+            out.push_str(&text[i..next]);
+            i = next;
+            continue;
+        }
+        let simple = match b[i + 1] {
+            b'"' => Some('"'),
+            b'\\' => Some('\\'),
+            b'/' => Some('/'),
+            b'\'' => Some('\''),
+            b'n' => Some('\n'),
+            b'r' => Some('\r'),
+            b't' => Some('\t'),
+            b'b' => Some('\u{8}'),
+            b'f' => Some('\u{c}'),
+            b'a' => Some('\u{7}'),
+            b'v' => Some('\u{b}'),
+            b'e' => Some('\u{1b}'),
+            b'0' => Some('\0'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            i += 2;
+            changed = true;
+            continue;
+        }
+        let code = |len: usize| text.get(i + 2..i + 2 + len).and_then(hex);
+        match b[i + 1] {
+            b'x' if code(2).is_some() => {
+                out.push(char::from_u32(code(2).unwrap_or(0)).unwrap_or('\u{fffd}'));
+                i += 4;
+                changed = true;
+            }
+            b'u' if code(4).is_some() => {
+                let hi = code(4).unwrap_or(0);
+                let lo = (text.get(i + 6..i + 8) == Some("\\u"))
+                    .then(|| text.get(i + 8..i + 12).and_then(hex))
+                    .flatten()
+                    .filter(|lo| (0xDC00..0xE000).contains(lo));
+                match lo {
+                    Some(lo) if (0xD800..0xDC00).contains(&hi) => {
+                        let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                        out.push(char::from_u32(c).unwrap_or('\u{fffd}'));
+                        i += 12;
+                    }
+                    _ => {
+                        out.push(char::from_u32(hi).unwrap_or('\u{fffd}'));
+                        i += 6;
+                    }
+                }
+                changed = true;
+            }
+            _ => {
+                out.push('\\');
+                i += 1;
+            }
+        }
+    }
+    changed.then_some(out)
+}
+
+/// `text` with its `%XX` sequences decoded (URL encoding; the bytes read as UTF-8, invalid
+/// ones replaced), or `None` when it holds none.
+pub fn percent_decode(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let hexval = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(b.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hexval(b[i + 1]), hexval(b[i + 2]))
+        {
+            out.push(h << 4 | l);
+            i += 3;
+            changed = true;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    changed.then(|| String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Shortest and longest line of a private key's base64 body that [`mask_key_bodies`] counts
+/// (PEM writes 64 characters a line, OpenSSH 70, MIME 76).
+const KEY_LINE_CHARS: std::ops::RangeInclusive<usize> = 60..=80;
+
+/// `text` with every bare base64 key body masked, or `None` when it holds none: three or more
+/// consecutive lines of [`KEY_LINE_CHARS`] base64 characters (plus a shorter closing line),
+/// with upper- and lower-case letters and digits among them — a private key printed without
+/// its BEGIN/END lines (`sed -n 2,6p id_ed25519`). A body right under a `-----BEGIN` line that
+/// does not name a private key (a certificate, a public key) is left alone.
+fn mask_key_bodies(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    if b.len() < 3 * KEY_LINE_CHARS.start() || memchr::memchr_iter(b'\n', b).nth(1).is_none() {
+        return None;
+    }
+    let is_b64 = |l: &str| {
+        !l.is_empty()
+            && l.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='))
+    };
+    // (start, end) of each line's trimmed content.
+    let mut lines = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let content = line.trim_end_matches(['\n', '\r']);
+        let lead = content.len() - content.trim_start().len();
+        let t = content.trim();
+        lines.push((at + lead, at + lead + t.len()));
+        at += line.len();
+    }
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let full = |j: usize| {
+            let (s, e) = lines[j];
+            KEY_LINE_CHARS.contains(&(e - s)) && is_b64(&text[s..e])
+        };
+        if !full(i) {
+            i += 1;
+            continue;
+        }
+        let first = i;
+        while i < lines.len() && full(i) {
+            i += 1;
+        }
+        let full_lines = i - first;
+        // The body may open after other text on its first line (`{"text":"b3Bl…`) and close
+        // before other text on its last (`…VM=","ok":true}`): those parts are masked too.
+        let b64_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=');
+        let mut end = lines[i - 1].1;
+        if i < lines.len() {
+            let (s, e) = lines[i];
+            let lead = text[s..e].bytes().take_while(|&c| b64_byte(c)).count();
+            if lead > 0 {
+                end = s + lead;
+                i += 1;
+            }
+        }
+        if full_lines < 3 {
+            continue;
+        }
+        let mut start = lines[first].0;
+        if first > 0 {
+            let (s, e) = lines[first - 1];
+            let tail = text[s..e]
+                .bytes()
+                .rev()
+                .take_while(|&c| b64_byte(c))
+                .count();
+            if tail >= 8 && e - tail >= spans.last().map_or(0, |l: &(usize, usize)| l.1) {
+                start = e - tail;
+            }
+        }
+        let (first_line_start, last) = (lines[first].0, end);
+        let body = &text[first_line_start..last];
+        let varied = body.bytes().any(|c| c.is_ascii_uppercase())
+            && body.bytes().any(|c| c.is_ascii_lowercase())
+            && body.bytes().any(|c| c.is_ascii_digit());
+        let header = first
+            .checked_sub(1)
+            .map(|h| text[lines[h].0..lines[h].1].trim());
+        let public = header.is_some_and(|h| h.starts_with("-----BEGIN") && !h.contains("PRIVATE"));
+        if varied && !public {
+            spans.push((start, end));
+        }
+    }
+    if spans.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for (s, e) in spans {
+        out.push_str(&text[from..s]);
+        out.push_str(MASK);
+        from = e;
+    }
+    out.push_str(&text[from..]);
+    Some(out)
 }
 
 /// A string value that is itself a JSON object or array.
@@ -1110,6 +1403,17 @@ pub fn for_storage() -> Result<Arc<Redactor>> {
     }
 }
 
+/// `text` redacted by the storage redactor ([`for_storage`], else [`builtin`]), for a caller
+/// about to cut it before a durable write: a cut made first could split a secret so that no
+/// rule or known value recognises the part that is kept.
+pub fn before_cut(text: &str) -> Cow<'_, str> {
+    let r = for_storage().unwrap_or_else(|_| builtin());
+    match r.redact_str(text) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(s) => Cow::Owned(s),
+    }
+}
+
 /// The shipped rules and the environment's secret values, with no home rule file.
 pub fn builtin() -> Arc<Redactor> {
     static BUILTIN: OnceLock<Arc<Redactor>> = OnceLock::new();
@@ -1336,6 +1640,120 @@ mod tests {
         assert_eq!(v["token_count"], "7");
         assert_eq!(v["args"], r#"{"db":{"password":"[REDACTED]"},"n":1}"#);
         assert!(!v.to_string().contains("canary-value-123"));
+    }
+
+    /// A real OpenSSH ed25519 private key body (generated for this test, used nowhere).
+    const ED25519_BODY: &str = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n\
+QyNTUxOQAAACBl9ZB4JgZ0mCmKZc8k1q2uR4bWv5kqz3m3jz8zq1hFQAAAAJgq3k9zKt5P\n\
+cwAAAAtzc2gtZWQyNTUxOQAAACBl9ZB4JgZ0mCmKZc8k1q2uR4bWv5kqz3m3jz8zq1hFQA\n\
+AAAEBv1u6n0m7Qk3kYdG3cXq0Fb2b4x9kYqJ9K9nZ2w8j0xGX1kHgmBnSYKYplzySNHBfx\n\
+Zvq5HhtbVM=";
+
+    #[test]
+    fn escaped_and_encoded_secrets_are_found_decoded() {
+        let mut r = Redactor::default();
+        let secret = r#"pa"ss\wörd%41"#;
+        r.add_literal(secret);
+        let json_escaped = serde_json::to_string(secret).unwrap();
+        let twice = serde_json::to_string(&json_escaped).unwrap();
+        let ascii = r#"pa\"ss\\w\u00f6rd%41"#;
+        let percent: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+        for text in [
+            format!("out: {json_escaped} end"),
+            format!("{{\"stdout\":{twice}"),
+            format!("x {ascii} y"),
+            format!("https://h/?q={}", percent.replace('+', "%20")),
+            format!("$'{}'", json_escaped.trim_matches('"')),
+        ] {
+            let got = r.redact_str(&text);
+            assert!(got.contains(MASK), "{text:?} -> {got:?}");
+            assert!(
+                !got.contains("ss\\w") && !got.contains("ss\\\\w"),
+                "{got:?}"
+            );
+        }
+        assert_eq!(
+            red("x=1 DB_PASSWORD%3Dhunter22%26y%3D2"),
+            "x=1 DB_PASSWORD=[REDACTED]&y=2"
+        );
+        // Nothing decoded is kept when the decoded form holds no secret.
+        assert_eq!(
+            red(r#"C:\temp\new 50% "a\"b""#),
+            r#"C:\temp\new 50% "a\"b""#
+        );
+    }
+
+    #[test]
+    fn a_cut_pem_block_and_a_bare_key_body_are_masked() {
+        let key = format!(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n{ED25519_BODY}\n-----END OPENSSH PRIVATE KEY-----\n"
+        );
+        let cut: String = serde_json::to_string(&key)
+            .unwrap()
+            .chars()
+            .take(120)
+            .collect();
+        let got = red(&format!("snippet {cut}"));
+        assert!(
+            !got.contains("b3BlbnNzaC1rZXkt") && !got.contains("AAAAtzc2gtZW"),
+            "{got}"
+        );
+        let quoted = format!("$'{}'", key.replace('\n', "\\n"));
+        assert!(
+            !red(&quoted).contains("QyNTUxOQAAACBl9ZB4"),
+            "{}",
+            red(&quoted)
+        );
+        let bare = red(&format!("{ED25519_BODY}\n"));
+        assert_eq!(bare, "[REDACTED]\n");
+        // Two lines are not a key body; a certificate body is public.
+        let two: Vec<&str> = ED25519_BODY.lines().take(2).collect();
+        assert_eq!(red(&two.join("\n")), two.join("\n"));
+        let cert =
+            format!("-----BEGIN CERTIFICATE-----\n{ED25519_BODY}\n-----END CERTIFICATE-----");
+        assert_eq!(red(&cert), cert);
+    }
+
+    #[test]
+    fn prose_passwords_are_masked() {
+        for (text, want) in [
+            ("my password is hunter2.", "my password is [REDACTED]."),
+            ("password: s3cr3t!x", "password: [REDACTED]"),
+            ("login pw=Tr0ub4dor then", "login pw=[REDACTED] then"),
+            (
+                "the passphrase was 'open sesame'",
+                "the passphrase was '[REDACTED] sesame'",
+            ),
+        ] {
+            assert_eq!(red(text), want, "{text}");
+        }
+        for text in [
+            "the password is incorrect",
+            "your password is required",
+            "a new password was set",
+        ] {
+            assert_eq!(red(text), text);
+        }
+    }
+
+    #[test]
+    fn keys_are_masked_and_json_strings_whole() {
+        let mut r = Redactor::default();
+        r.add_literal("canary-key-0042");
+        let mut v = json!({
+            "canary-key-0042": 1,
+            "a": {"x canary-key-0042": "v", "[REDACTED]": 2},
+            "s": "{\"k\": 1} canary-key-0042",
+            "t": "[{\"canary-key-0042\": true}]",
+        });
+        let paths = r.redact_value(&mut v, "");
+        let text = v.to_string();
+        assert!(!text.contains("canary-key-0042"), "{text}");
+        assert_eq!(v["[REDACTED]"], 1);
+        assert_eq!(v["a"]["x [REDACTED]"], "v");
+        assert_eq!(v["a"]["[REDACTED]"], 2);
+        assert_eq!(v["t"], r#"[{"[REDACTED]":true}]"#);
+        assert!(paths.contains(&"[REDACTED]".to_string()), "{paths:?}");
     }
 
     #[test]

@@ -161,8 +161,10 @@ async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> R
 }
 
 /// Every JSON answer (results and errors, which may echo input) passes through the home's
-/// redactor, so no stored secret or rule match leaves the server. SSE streams carry audit
-/// events, redacted before they were written. An answer marked [`Constant`] holds no data.
+/// redactor, so no stored secret or rule match leaves the server; the redactor is the one
+/// current at send time, so a stored run is re-masked with secrets stored after it was
+/// written. SSE streams ([`Tail::poll`]) pass each event through the same redactor. An answer
+/// marked [`Constant`] holds no data.
 async fn redact_json(shared: &Arc<Shared>, resp: Response) -> Response {
     let is_json = resp
         .headers()
@@ -747,9 +749,16 @@ impl Tail {
         if terminal || self.shared.draining.load(Ordering::SeqCst) {
             self.done = true;
         }
+        // Every event passes the redactor current at send time (a secret stored after the
+        // event was written is masked too); without one, nothing is sent.
+        let Ok(redactor) = self.shared.redactor() else {
+            self.done = true;
+            return Vec::new();
+        };
         events
             .into_iter()
-            .map(|ev| {
+            .map(|mut ev| {
+                redactor.redact_value(&mut ev, "");
                 let mut e = Event::default()
                     .event(ev["event_type"].as_str().unwrap_or("event"))
                     .data(ev.to_string());

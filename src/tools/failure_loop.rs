@@ -59,18 +59,33 @@ impl AttemptSummary {
             ok: r.ok,
             error_code: r.error.as_ref().map(|e| e.code.as_str().to_string()),
             error: r.error.as_ref().map(|e| e.message.clone()),
-            snippet: source.chars().take(SNIPPET_CHARS).collect(),
+            snippet: snippet(&source),
             at: r.finished_at.clone(),
         }
     }
 }
 
-/// The first few KiB of a value's JSON, without serializing all of a large output.
+/// The first [`SNIPPET_CHARS`] characters of `source` once redacted: the cut comes after the
+/// redaction, so a secret the cut would split (a PEM block losing its END line, a known value
+/// losing its tail) is still recognised whole and masked.
+fn snippet(source: &str) -> String {
+    crate::redact::before_cut(source)
+        .chars()
+        .take(SNIPPET_CHARS)
+        .collect()
+}
+
+/// Bytes of a value's JSON read for a snippet: far more than [`SNIPPET_CHARS`] characters, so
+/// that a secret cut by this bound lies well past where the snippet ends even after masks
+/// have shortened the text before it.
+const SOURCE_BYTES: usize = SNIPPET_CHARS * 4 + 16 * 1024;
+
+/// The first [`SOURCE_BYTES`] of a value's JSON, without serializing all of a large output.
 fn bounded_json<T: Serialize>(v: &T) -> String {
     struct Capped(Vec<u8>);
     impl std::io::Write for Capped {
         fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            let room = (SNIPPET_CHARS * 4).saturating_sub(self.0.len());
+            let room = SOURCE_BYTES.saturating_sub(self.0.len());
             if room == 0 {
                 return Err(std::io::Error::other("snippet full"));
             }
@@ -84,10 +99,7 @@ fn bounded_json<T: Serialize>(v: &T) -> String {
     }
     let mut w = Capped(Vec::new());
     let _ = serde_json::to_writer(&mut w, v);
-    String::from_utf8_lossy(&w.0)
-        .chars()
-        .take(SNIPPET_CHARS)
-        .collect()
+    String::from_utf8_lossy(&w.0).into_owned()
 }
 
 /// What the tool loop must do next.

@@ -385,7 +385,10 @@ pub fn validate(requested: &str, spec: &ToolSpec, input: &Value) -> Result<Input
                 Code::ToolInputInvalid,
                 format!(
                     "{requested}: input must be a JSON object; got a string (arguments that are not valid JSON?): {}",
-                    s.chars().take(200).collect::<String>()
+                    crate::redact::before_cut(s)
+                        .chars()
+                        .take(200)
+                        .collect::<String>()
                 ),
             ));
         }

@@ -1851,8 +1851,10 @@ fn tool_result_message(resp: &crate::contracts::ToolResponse, result_ref: &str) 
         };
         let chars = condense::char_len(&text);
         if chars > IN_TURN_TOOL_OUTPUT_CHARS {
+            // Redacted before the cut (the checkpoint keeps this message).
+            let redacted = crate::redact::before_cut(&text);
             v["output"] = json!({
-                "excerpt": condense::truncate_chars(&text, IN_TURN_TOOL_OUTPUT_CHARS),
+                "excerpt": condense::truncate_chars(&redacted, IN_TURN_TOOL_OUTPUT_CHARS),
                 "truncated": true,
                 "chars": chars,
                 "result_ref": result_ref,

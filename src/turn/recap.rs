@@ -141,7 +141,9 @@ pub struct Recap {
     pub rewritten: Option<String>,
 }
 
+/// `s` on one line, redacted, then cut to `n` characters (the recap is stored).
 fn clip(s: &str, n: usize) -> String {
+    let s = crate::redact::before_cut(s);
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if s.chars().count() <= n {
         s

@@ -17,6 +17,7 @@ mod mtg;
 mod netpolicy;
 mod notes;
 mod progress;
+mod redaction;
 mod sandbox;
 mod sanitize;
 mod schedule;

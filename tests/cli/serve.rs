@@ -1892,3 +1892,45 @@ fn the_openapi_document_is_served_without_a_token_and_names_only_served_routes()
     get(a, "/v1/nope", &tok).error(404, "not_found");
     assert!(!paths.contains_key("/v1/nope"));
 }
+
+/// Issue 23 W3: a run written before a secret was stored is served masked, by `GET
+/// /v1/runs/{id}` and by its SSE stream (`text/event-stream`): every byte passes the redactor
+/// current at send time, not the one current when the run was written. (The run's audit
+/// events carry no message text, so the stream is checked with a rule added to the home's rule
+/// file afterwards, which matches an object key of every `run.created` event.)
+#[test]
+fn a_secret_stored_after_a_run_was_written_is_masked_when_the_run_is_served() {
+    const LATE: &str = "CNRYlateSecret9071";
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let backend = replay(&env, &format!("The answer is {LATE}."));
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let id = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": format!("Is {LATE} the answer?")}),
+    );
+    let run = wait_run(a, &tok, &id, status_is("completed"));
+    assert!(
+        run.to_string().contains(LATE),
+        "written before the secret: {run}"
+    );
+    let sse = String::from_utf8(get(a, &format!("/v1/runs/{id}/events"), &tok).body).unwrap();
+    assert!(sse.contains("\"message_chars\":"), "{sse}");
+    env.json(&["secrets", "set", "late"], LATE);
+    std::fs::write(env.home().join("redact.rules"), "message_chars\n").unwrap();
+    let served = get(a, &format!("/v1/runs/{id}"), &tok);
+    let body = String::from_utf8_lossy(&served.body).into_owned();
+    assert!(
+        !body.contains(LATE) && body.contains("[REDACTED]"),
+        "{body}"
+    );
+    let sse = get(a, &format!("/v1/runs/{id}/events"), &tok);
+    assert_eq!(sse.status, 200);
+    let text = String::from_utf8_lossy(&sse.body).into_owned();
+    assert!(
+        !text.contains("message_chars") && text.contains("\"[REDACTED]\":"),
+        "{text}"
+    );
+}

@@ -578,7 +578,9 @@ pub fn get_limited(
 
 /// `upstream.error` for an unexpected HTTP status.
 pub fn status_error(api: &str, r: &Response) -> Error {
-    let snippet: String = String::from_utf8_lossy(&r.body).chars().take(300).collect();
+    // Redacted before the cut: the error lands in the audit log.
+    let body = String::from_utf8_lossy(&r.body);
+    let snippet: String = crate::redact::before_cut(&body).chars().take(300).collect();
     Error::new(
         Code::UpstreamError,
         format!("{api} answered HTTP {}", r.status),
