@@ -822,6 +822,18 @@ impl Redactor {
     /// The text with every secret masked as written (no decoding).
     fn redact_plain<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(text);
+        // Escaped text (a JSON document held in a string, shell-quoted output) may hold a known
+        // value in an escaped form that decoding cannot reach once a rule has masked part of
+        // it: those forms are masked first, and only for values that escape differently.
+        if memchr::memchr(b'\\', text.as_bytes()).is_some() {
+            for lit in self.literals.iter().filter(|l| escapes_differently(l)) {
+                for e in escaped_forms(lit) {
+                    if memchr::memmem::find(out.as_bytes(), e.as_bytes()).is_some() {
+                        out = Cow::Owned(out.replace(e.as_str(), MASK));
+                    }
+                }
+            }
+        }
         for lit in &self.literals {
             if memchr::memmem::find(out.as_bytes(), lit.as_bytes()).is_some() {
                 out = Cow::Owned(out.replace(lit.as_str(), MASK));
@@ -1158,6 +1170,47 @@ fn mask_key_bodies(text: &str) -> Option<String> {
     }
     out.push_str(&text[from..]);
     Some(out)
+}
+
+/// Whether a value is written differently in JSON or shell-escaped text.
+fn escapes_differently(v: &str) -> bool {
+    v.bytes()
+        .any(|b| matches!(b, b'"' | b'\\' | b'\'' | 0..=0x1f | 0x7f))
+}
+
+/// How a known value appears in escaped text, where that differs from the value: JSON-escaped
+/// (a JSON document held in a JSON string, as tool messages are in `checkpoint.json`), JSON-escaped
+/// twice, and in a shell's `$'…'` quoting (GNU `ls`/`cat -v` style: `\\`, `\'`, `\n`, `\t`, `\r`,
+/// other control bytes as `\ooo`).
+fn escaped_forms(value: &str) -> Vec<String> {
+    let json = |s: &str| {
+        let q = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+        q[1..q.len() - 1].to_string()
+    };
+    let once = json(value);
+    let twice = json(&once);
+    let mut shell = String::with_capacity(value.len() + 4);
+    for c in value.chars() {
+        match c {
+            '\\' => shell.push_str("\\\\"),
+            '\'' => shell.push_str("\\'"),
+            '\n' => shell.push_str("\\n"),
+            '\t' => shell.push_str("\\t"),
+            '\r' => shell.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                shell.push_str(&format!("\\{:03o}", c as u32));
+            }
+            c => shell.push(c),
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    // Longest first: the twice-escaped form contains pieces of the once-escaped one.
+    for f in [twice, once, shell] {
+        if f != value && !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
 }
 
 /// A string value that is itself a JSON object or array.

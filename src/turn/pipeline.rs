@@ -1870,7 +1870,14 @@ fn tool_result_message(resp: &crate::contracts::ToolResponse, result_ref: &str) 
 /// `role:"tool"` message whose content is the concise context text of
 /// [`condense::tool_context_text`] under the default caps (summary 220, error 320, output
 /// excerpt 1000 chars), with the tool's name and call id.
+///
+/// The content is redacted before it is condensed: the excerpt is a cut, and a secret cut in
+/// half is no longer recognisable when the history is stored.
 fn tool_history_message(tool: &str, id: &str, content: &Value) -> ChatMessage {
+    let mut content = content.clone();
+    crate::redact::for_storage()
+        .unwrap_or_else(|_| crate::redact::builtin())
+        .redact_value(&mut content, "");
     let text =
         condense::tool_context_text(&content.to_string(), Some(tool), Some(id), &Caps::default());
     let mut m = ChatMessage::new(Role::Tool, text);

@@ -18,6 +18,7 @@ mod netpolicy;
 mod notes;
 mod progress;
 mod redaction;
+mod redaction_at_rest;
 mod sandbox;
 mod sanitize;
 mod schedule;
