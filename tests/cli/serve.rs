@@ -11,10 +11,11 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-/// A running `bob serve` on 127.0.0.1:<free port>; killed when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
+/// A running `bob serve` on 127.0.0.1:<free port>; killed when dropped. Shared with
+/// [`crate::serve_security`].
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) addr: SocketAddr,
     ready: Value,
 }
 
@@ -34,7 +35,7 @@ impl Server {
         Self::start_env(env, extra, &vars)
     }
 
-    fn start_env(env: &TestEnv, extra: &[&str], vars: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_env(env: &TestEnv, extra: &[&str], vars: &[(&str, &str)]) -> Server {
         let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
         args.extend_from_slice(extra);
         let mut cmd = env.std_command(&args);
@@ -72,14 +73,17 @@ impl Drop for Server {
     }
 }
 
-struct Resp {
-    status: u16,
+pub(crate) struct Resp {
+    pub(crate) status: u16,
     head: String,
     body: Vec<u8>,
 }
 
 impl Resp {
-    fn json(&self) -> Value {
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {
             panic!(
                 "not JSON ({e}): {} {}",
@@ -95,7 +99,7 @@ impl Resp {
         })
     }
     /// Checks a seed 003 error body: status, code; returns the error object.
-    fn error(&self, status: u16, code: &str) -> Value {
+    pub(crate) fn error(&self, status: u16, code: &str) -> Value {
         assert_eq!(
             self.status,
             status,
@@ -113,8 +117,13 @@ impl Resp {
 /// One raw HTTP/1.1 request (`Connection: close`), read to the end.
 fn raw(addr: SocketAddr, request: &[u8]) -> Resp {
     let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     s.write_all(request).unwrap();
+    read_answer(s)
+}
+
+/// Reads one `Connection: close` answer to its end.
+pub(crate) fn read_answer(mut s: TcpStream) -> Resp {
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let mut buf = Vec::new();
     let _ = s.read_to_end(&mut buf);
     let split = buf
@@ -148,13 +157,14 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
     }
 }
 
-fn req(
+/// The bytes of one `Connection: close` request.
+pub(crate) fn request_bytes(
     addr: SocketAddr,
     method: &str,
     path: &str,
     token: Option<&str>,
     body: Option<&[u8]>,
-) -> Resp {
+) -> Vec<u8> {
     let mut r = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if let Some(t) = token {
         r.push_str(&format!("Authorization: Bearer {t}\r\n"));
@@ -170,14 +180,24 @@ fn req(
     if let Some(b) = body {
         bytes.extend_from_slice(b);
     }
-    raw(addr, &bytes)
+    bytes
 }
 
-fn get(addr: SocketAddr, path: &str, token: &str) -> Resp {
+pub(crate) fn req(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Resp {
+    raw(addr, &request_bytes(addr, method, path, token, body))
+}
+
+pub(crate) fn get(addr: SocketAddr, path: &str, token: &str) -> Resp {
     req(addr, "GET", path, Some(token), None)
 }
 
-fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> Resp {
+pub(crate) fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> Resp {
     req(
         addr,
         "POST",

@@ -3,148 +3,13 @@
 //! secrets bound to the origin they were set for, and connection hygiene.
 
 use crate::TestEnv;
+use crate::serve::{Server, get, post, read_answer, req, request_bytes};
 use crate::support::domain as fx;
 use crate::support::openai::OpenAi;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-/// A running `bob serve` on 127.0.0.1:<free port>; killed when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    fn start(env: &TestEnv, extra: &[&str], vars: &[(&str, &str)]) -> Server {
-        let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
-        args.extend_from_slice(extra);
-        let mut cmd = env.std_command(&args);
-        for (k, v) in vars {
-            cmd.env(k, v);
-        }
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn bob serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .expect("read the ready line");
-        let ready: Value = serde_json::from_str(&line).unwrap_or_else(|e| {
-            let mut err = String::new();
-            child.stderr.take().unwrap().read_to_string(&mut err).ok();
-            panic!("bob serve did not start ({e}): {line:?} {err}")
-        });
-        let addr = ready["listening"].as_str().unwrap().parse().unwrap();
-        Server { child, addr }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-struct Resp {
-    status: u16,
-    body: Vec<u8>,
-}
-
-impl Resp {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", self.status, self.text()))
-    }
-    /// Checks a seed 003 error: status and code; returns the error object.
-    fn error(&self, status: u16, code: &str) -> Value {
-        assert_eq!(self.status, status, "{}", self.text());
-        let v = self.json();
-        assert_eq!(v["error"]["code"], code, "{v}");
-        v["error"].clone()
-    }
-}
-
-/// Reads one `Connection: close` answer to its end.
-fn read_answer(mut s: TcpStream) -> Resp {
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut buf = Vec::new();
-    let _ = s.read_to_end(&mut buf);
-    let split = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no HTTP head in {:?}", String::from_utf8_lossy(&buf)));
-    let head = String::from_utf8_lossy(&buf[..split]).into_owned();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let mut body = buf[split + 4..].to_vec();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        body = dechunk(&body);
-    }
-    Resp { status, body }
-}
-
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(nl) = b.windows(2).position(|w| w == b"\r\n") {
-        let n = usize::from_str_radix(String::from_utf8_lossy(&b[..nl]).trim(), 16).unwrap_or(0);
-        if n == 0 || b.len() < nl + 2 + n {
-            break;
-        }
-        out.extend_from_slice(&b[nl + 2..nl + 2 + n]);
-        b = &b[(nl + 4 + n).min(b.len())..];
-    }
-    out
-}
-
-fn request_bytes(method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> Vec<u8> {
-    let mut r = format!("{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n");
-    if let Some(t) = token {
-        r.push_str(&format!("Authorization: Bearer {t}\r\n"));
-    }
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    if !body.is_empty() {
-        r.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        ));
-    }
-    r.push_str("\r\n");
-    r.push_str(&body);
-    r.into_bytes()
-}
-
-fn req(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> Resp {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.write_all(&request_bytes(method, path, token, body))
-        .unwrap();
-    read_answer(s)
-}
-
-fn get(addr: SocketAddr, path: &str, token: &str) -> Resp {
-    req(addr, "GET", path, Some(token), None)
-}
-
-fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> Resp {
-    req(addr, "POST", path, Some(token), Some(body))
-}
 
 /// A token with `scopes` (none: `bob serve token create`'s default).
 fn token(env: &TestEnv, scopes: &[&str]) -> String {
@@ -222,7 +87,7 @@ fn each_route_needs_a_scope_and_a_token_from_before_scopes_keeps_them_all() {
         json!(["runs", "chat", "read", "admin"])
     );
 
-    let srv = Server::start(&env, &["--backend", &backend], &[]);
+    let srv = Server::start_env(&env, &["--backend", &backend], &[]);
     let a = srv.addr;
     let run_body = json!({"agent_id": "agent_default", "message": "hi"});
     let chat_body = json!({"user_id": "u", "room_id": "r", "agent_id": "agent_default",
@@ -277,7 +142,7 @@ fn w1_no_token_sets_a_command_tool_rule_or_url_over_http_and_the_next_tick_runs_
     .unwrap();
     let before = config_text(&env);
     let backend = replay(&env, "ok");
-    let srv = Server::start(&env, &["--backend", &backend], &[]);
+    let srv = Server::start_env(&env, &["--backend", &backend], &[]);
     let a = srv.addr;
     let pwned = env.path("pwned.txt");
     let current = get(a, "/api/admin/config", &admin).json()["config"].clone();
@@ -365,7 +230,7 @@ fn a_config_round_trip_never_writes_a_mask_and_a_new_masked_value_is_refused() {
     )
     .unwrap();
     let backend = replay(&env, "ok");
-    let srv = Server::start(&env, &["--backend", &backend], &[]);
+    let srv = Server::start_env(&env, &["--backend", &backend], &[]);
     let a = srv.addr;
     let r = get(a, "/api/admin/config", &admin);
     assert!(!r.text().contains(pw), "{}", r.text());
@@ -418,7 +283,7 @@ fn w2_a_secret_goes_only_to_the_origin_it_was_set_for() {
         ),
     )
     .unwrap();
-    let srv = Server::start(&env, &[], &[]);
+    let srv = Server::start_env(&env, &[], &[]);
     let a = srv.addr;
     // First use binds the secret to the configured origin.
     let id = create(a, &admin);
@@ -546,7 +411,7 @@ fn idle_sockets_of_one_address_cannot_keep_healthz_from_another() {
     let backend = replay(&env, "ok");
     // The defaults (1,024 connections, 128 per address), but an idle socket is closed only
     // after 20 s here, so the check below falls within the idle sockets' life.
-    let srv = Server::start(
+    let srv = Server::start_env(
         &env,
         &["--backend", &backend],
         &[("BOB_SERVE_HEADER_TIMEOUT", "20")],
@@ -557,7 +422,7 @@ fn idle_sockets_of_one_address_cannot_keep_healthz_from_another() {
     // Another address is answered at once (before any idle socket's 20 s are up).
     let mut s = connect_from(std::net::Ipv4Addr::new(127, 0, 0, 2), a);
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(&request_bytes("GET", "/healthz", None, None))
+    s.write_all(&request_bytes(a, "GET", "/healthz", None, None))
         .unwrap();
     let r = read_answer(s);
     assert_eq!((r.status, r.json()), (200, json!({"ok": true})));
@@ -579,7 +444,7 @@ fn idle_sockets_of_one_address_cannot_keep_healthz_from_another() {
 fn a_connection_that_sends_no_request_head_is_closed_after_the_header_timeout() {
     let env = TestEnv::new();
     let backend = replay(&env, "ok");
-    let srv = Server::start(
+    let srv = Server::start_env(
         &env,
         &["--backend", &backend],
         &[("BOB_SERVE_HEADER_TIMEOUT", "1")],
@@ -611,7 +476,7 @@ fn an_event_stream_ends_after_its_limit_while_the_run_still_runs() {
     let tok = token(&env, &[]);
     let hung = OpenAi::start(|_, _| crate::support::http::Reply::hang());
     let url = hung.base_url();
-    let srv = Server::start(
+    let srv = Server::start_env(
         &env,
         &[],
         &[
@@ -632,6 +497,7 @@ fn an_event_stream_ends_after_its_limit_while_the_run_still_runs() {
     }
     let mut s = TcpStream::connect(a).unwrap();
     s.write_all(&request_bytes(
+        a,
         "GET",
         &format!("/v1/runs/{id}/events"),
         Some(&tok),
@@ -656,7 +522,7 @@ fn the_chat_limit_keys_on_the_normalised_sender_per_room_and_runs_on_the_token()
     let tok = token(&env, &[]);
     let other = token(&env, &[]);
     let backend = replay(&env, "ok");
-    let srv = Server::start(
+    let srv = Server::start_env(
         &env,
         &["--backend", &backend, "--chat-rate", "2"],
         &[("BOB_SERVE_RUN_RATE", "5")],
@@ -719,6 +585,6 @@ fn a_bad_redaction_rule_file_stops_the_server_at_start_with_a_clear_error() {
     // Fixed, it starts.
     std::fs::write(env.home().join("redact.rules"), "secret-[0-9]+\n").unwrap();
     let backend = replay(&env, "ok");
-    let srv = Server::start(&env, &["--backend", &backend], &[]);
+    let srv = Server::start_env(&env, &["--backend", &backend], &[]);
     assert_eq!(req(srv.addr, "GET", "/healthz", None, None).status, 200);
 }
