@@ -202,17 +202,6 @@ fn run(env: &TestEnv, args: &[&str], stdin: &str, extra: &[(&str, &str)]) -> Vec
     out.stdout
 }
 
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            files_under(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn no_canary_secret_is_at_rest_anywhere_in_the_home() {
     let env = TestEnv::new();
@@ -444,8 +433,7 @@ fn no_canary_secret_is_at_rest_anywhere_in_the_home() {
 /// Every file under `home`, read byte-wise and case-insensitively for every canary: the files,
 /// the files holding `[REDACTED]`, the hits (`kind in file`) and the number of kinds searched.
 fn scan(home: &Path) -> (Vec<PathBuf>, BTreeSet<String>, Vec<String>, usize) {
-    let mut files = Vec::new();
-    files_under(home, &mut files);
+    let files = crate::support::files_under(home);
     let mut needles: Vec<(String, String)> = canaries()
         .into_iter()
         .map(|c| (c.kind.to_string(), c.needle))

@@ -1701,24 +1701,11 @@ fn a_secret_reference_is_resolved_for_the_serpapi_key() {
             .all(|q| q.path.contains(&KEY.to_lowercase()) || q.path.contains(KEY))
     );
     for f in ["audit", "traces"] {
-        for p in walk_files(&env.home().join(f)) {
+        for p in crate::support::files_under(&env.home().join(f)) {
             let text = std::fs::read_to_string(&p).unwrap_or_default();
             assert!(!text.contains(KEY), "{} holds the key", p.display());
         }
     }
-}
-
-fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk_files(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]

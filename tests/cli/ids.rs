@@ -7,7 +7,6 @@ use crate::TestEnv;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
@@ -20,23 +19,10 @@ fn store_secret(env: &TestEnv) {
     env.json(&["secrets", "set", "leaky"], &format!("{SECRET}\n"));
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 /// No file of the home holds `needle`, in its name or its bytes.
 fn home_never_holds(env: &TestEnv, needle: &str) {
     let home = env.home();
-    for p in walk(&home) {
+    for p in crate::support::files_under(&home) {
         let rel = p.strip_prefix(&home).unwrap().display().to_string();
         assert!(!rel.contains(needle), "a path holds {needle:?}: {rel}");
         let bytes = std::fs::read(&p).unwrap_or_default();

@@ -301,26 +301,13 @@ fn every_tamper_case_is_detected() {
 
     // The key never appears in any output or log.
     let hexkey = hex::encode(&key);
-    for f in walk(&env.home()) {
+    for f in crate::support::files_under(&env.home()) {
         if f.ends_with("keys/chain.key") {
             continue;
         }
         let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
         assert!(!text.contains(&hexkey), "key leaked into {}", f.display());
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use crate::TestEnv;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A stored secret with a quote, a backslash, a percent sign and non-ASCII text.
 const QUOTED: &str = r#"CNRY"qu\ot%e-ü-77"#;
@@ -24,17 +24,6 @@ const KEY_BODY: [&str; 5] = [
     "AAAEBv1u6n0m7Qk3kYdG3cXq0Fb2b4x9kYqJ9K9nZ2w8j0xGX1kHgmBnSYKYplzySNHBfx",
     "Zvq5HhtbVM=",
 ];
-
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            files_under(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
 
 /// Every form a secret can take in a file: raw, JSON-escaped once and twice, percent-encoded.
 fn forms(secret: &str) -> Vec<String> {
@@ -62,8 +51,7 @@ fn forms(secret: &str) -> Vec<String> {
 /// `(file, needle)` for every needle found in a file of `home`, and the files holding
 /// `[REDACTED]`.
 fn scan(home: &Path, needles: &[String]) -> (Vec<String>, Vec<String>) {
-    let mut files = Vec::new();
-    files_under(home, &mut files);
+    let files = crate::support::files_under(home);
     let (mut hits, mut masked) = (Vec::new(), Vec::new());
     for f in files {
         let bytes = std::fs::read(&f).unwrap();

@@ -9,7 +9,7 @@ use crate::TestEnv;
 use crate::support::http::Reply;
 use crate::support::openai::{OpenAi, completion, role_of, tool_calls};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The stored secret: a `"` and a `\` make its JSON-escaped form differ from it.
 const SECRET: &str = r#"CNRYesc7"qt\bs-9931zz"#;
@@ -68,21 +68,9 @@ fn needles() -> Vec<&'static str> {
     n
 }
 
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            files_under(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 /// (hits as `needle in file`, files holding `[REDACTED]`).
 fn scan(home: &Path) -> (Vec<String>, Vec<String>) {
-    let mut files = Vec::new();
-    files_under(home, &mut files);
+    let files = crate::support::files_under(home);
     let (mut hits, mut masked) = (Vec::new(), Vec::new());
     for f in &files {
         let bytes = std::fs::read(f).unwrap().to_ascii_lowercase();

@@ -27,7 +27,7 @@ fn secrets_are_one_way_and_encrypted_at_rest() {
         assert!(!v.to_string().contains(VALUE));
     }
     // Nothing under the home holds the value in the clear.
-    for entry in walk(&env.home()) {
+    for entry in crate::support::files_under(&env.home()) {
         let bytes = std::fs::read(&entry).unwrap();
         assert!(
             !bytes.windows(VALUE.len()).any(|w| w == VALUE.as_bytes()),
@@ -45,19 +45,6 @@ fn secrets_are_one_way_and_encrypted_at_rest() {
     // A key readable by others is refused.
     std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
     env.fails(&["secrets", "list"], "", 3, "policy.denied");
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]
@@ -102,7 +89,7 @@ fn an_api_key_reference_is_resolved_for_the_backend_and_redacted_everywhere() {
     }
     // The run bundle and the audit log never hold the value.
     for dir in ["runs", "audit"] {
-        for f in walk(&env.home().join(dir)) {
+        for f in crate::support::files_under(&env.home().join(dir)) {
             let text = std::fs::read_to_string(&f).unwrap();
             assert!(!text.contains(VALUE), "{} holds the secret", f.display());
         }

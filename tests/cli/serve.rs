@@ -897,7 +897,7 @@ fn a_secret_canary_never_appears_in_any_answer_stream_or_bundle() {
     for c in [cli_canary, api_canary] {
         assert!(!seen.contains(c), "{c} leaked: {seen}");
         for dir in ["runs", "audit", "serve"] {
-            for f in walk(&env.home().join(dir)) {
+            for f in crate::support::files_under(&env.home().join(dir)) {
                 let bytes = std::fs::read(&f).unwrap();
                 if let Some(i) = bytes.windows(c.len()).position(|w| w == c.as_bytes()) {
                     let lo = i.saturating_sub(300);
@@ -910,19 +910,6 @@ fn a_secret_canary_never_appears_in_any_answer_stream_or_bundle() {
             }
         }
     }
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]
@@ -1799,7 +1786,7 @@ fn a_secret_stored_while_serving_is_masked_in_the_next_runs_writes_without_a_res
         "the model did see the canary-bearing turn"
     );
     let mut scanned = 0;
-    for f in walk(&env.home()) {
+    for f in crate::support::files_under(&env.home()) {
         let bytes = std::fs::read(&f).unwrap();
         scanned += 1;
         assert!(

@@ -278,7 +278,7 @@ fn subsystems_take_their_settings_from_config_toml_not_only_the_environment() {
     let r = env.jsonl(&["tool", "run", "--enable", "fs.read_text"], &call);
     assert_eq!(r[0]["ok"], true, "{r:?}");
     let mut audit = String::new();
-    for e in walk(&env.home().join("audit")) {
+    for e in crate::support::files_under(&env.home().join("audit")) {
         audit.push_str(&std::fs::read_to_string(e).unwrap());
     }
     // The earlier runs (before the rule) stored the text; the last one did not.
@@ -287,19 +287,6 @@ fn subsystems_take_their_settings_from_config_toml_not_only_the_environment() {
         !last.contains("hello from the root") && last.contains("payload.output.text"),
         "{last}"
     );
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]
