@@ -6,7 +6,7 @@
 //! id rule of [`crate::ids`], checked again wherever the path is built.
 
 use crate::error::{Error, Result};
-use crate::ids;
+use crate::ids::rule;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -48,7 +48,7 @@ impl Home {
         Ok(self
             .root
             .join("sessions")
-            .join(ids::check("session_id", session_id)?))
+            .join(rule::check("session_id", session_id)?))
     }
     pub fn checkpoint_path(&self, session_id: &str) -> Result<PathBuf> {
         Ok(self.session_dir(session_id)?.join("checkpoint.json"))
@@ -57,15 +57,15 @@ impl Home {
         Ok(self
             .root
             .join("traces")
-            .join(format!("{}.jsonl", ids::check("session_id", session_id)?)))
+            .join(format!("{}.jsonl", rule::check("session_id", session_id)?)))
     }
-    /// `audit/<agent_id>/`; `agent_id` follows the id rule ([`ids::check`]; `human` is the log
+    /// `audit/<agent_id>/`; `agent_id` follows the id rule ([`ids::rule::check`]; `human` is the log
     /// of human acts, see [`crate::audit::HUMAN_AGENT`]).
     pub fn audit_dir(&self, agent_id: &str) -> Result<PathBuf> {
         Ok(self
             .root
             .join("audit")
-            .join(ids::check("agent_id", agent_id)?))
+            .join(rule::check("agent_id", agent_id)?))
     }
     pub fn turns_path(&self) -> PathBuf {
         self.root.join("turns.jsonl")
