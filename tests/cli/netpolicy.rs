@@ -5,6 +5,7 @@
 
 use crate::TestEnv;
 use crate::env::error_of;
+use crate::support::code;
 use crate::support::http::{Reply, TestServer};
 use serde_json::{Value, json};
 
@@ -15,10 +16,6 @@ fn get(url: &str, use_cache: bool) -> Value {
 
 fn calls(c: &[Value]) -> String {
     Value::Array(c.to_vec()).to_string()
-}
-
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
 }
 
 /// `bob tool run --enable http.get --grant net:G… EXTRA…`.

@@ -2,6 +2,7 @@
 //! failure loop — through the real binary.
 
 use crate::TestEnv;
+use crate::support::code;
 use crate::support::http::{Reply, TestServer};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -54,10 +55,6 @@ fn run(env: &TestEnv, root: &Path, extra: &[&str], stdin: &str) -> Vec<Value> {
 
 fn call(tool: &str, args: Value) -> String {
     json!([{"id": "t1", "tool": tool, "args": args}]).to_string()
-}
-
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
 }
 
 #[test]
