@@ -24,6 +24,8 @@
 //! one client address (`serve.max_connections_per_ip`, 128; more are answered `503` and
 //! closed at once, so one client cannot hold every slot), runs each token queues
 //! (`serve.run_rate`, 600 a minute, a token bucket), chat messages per sender (`--chat-rate`).
+//! Each of these numbers is checked before the server starts ([`Options::validate`]): one it
+//! cannot run with is `invalid.request` naming the setting, never a clamp or a panic later.
 //!
 //! The server does not start when the redaction rules do not load (every answer passes them).
 //!
@@ -94,6 +96,167 @@ pub struct Options {
     pub header_timeout: Duration,
     /// Longest an SSE stream stays open.
     pub sse_max: Duration,
+}
+
+/// The longest any of the server's durations may be: a year (longer would only overflow a clock).
+const MAX_SECONDS: u64 = 365 * 24 * 3600;
+
+impl Options {
+    /// The server's options from its settings (a command's flags layered in) and `--backend`,
+    /// each checked ([`Options::validate`]) with an error that names the setting and where its
+    /// value came from.
+    pub fn from_settings(
+        settings: &crate::settings::Settings,
+        backend: Option<String>,
+    ) -> Result<Options> {
+        let bind_text = settings.text("serve.bind").unwrap_or(DEFAULT_BIND);
+        let bind: SocketAddr = bind_text.parse().map_err(|_| {
+            Error::invalid(format!(
+                "{} must be an IP address and port such as 127.0.0.1:8765, not {bind_text:?}",
+                origin(settings, "serve.bind")
+            ))
+            .with("setting", "serve.bind")
+        })?;
+        let count =
+            |key: &str, default: u64| -> Result<u64> { Ok(settings.u64(key)?.unwrap_or(default)) };
+        // A count too large for its field is out of range, not cut down to fit.
+        fn fit<T: TryFrom<u64> + Into<u64>>(
+            settings: &crate::settings::Settings,
+            key: &str,
+            n: u64,
+            lo: T,
+            hi: T,
+        ) -> Result<T> {
+            T::try_from(n).map_err(|_| out_of_range(settings, key, &n, &lo.into(), &hi.into(), ""))
+        }
+        let seconds = |key: &str, default: f64| -> Result<Duration> {
+            let s = settings.seconds(key)?.unwrap_or(default);
+            Duration::try_from_secs_f64(s)
+                .map_err(|_| out_of_range(settings, key, &s, &0, &MAX_SECONDS, " seconds"))
+        };
+        let size = |key: &str, default: u64, lo: usize, hi: usize| -> Result<usize> {
+            let n = count(key, default)?;
+            usize::try_from(n)
+                .map_err(|_| out_of_range(settings, key, &n, &(lo as u64), &(hi as u64), ""))
+        };
+        let opts = Options {
+            bind,
+            workers: size("serve.workers", 2, 1, 256)?,
+            queue_cap: count("serve.queue", 1000)?,
+            max_body: size("serve.max_body", 1024 * 1024, 1024, usize::MAX)?,
+            request_timeout: seconds("serve.request_timeout_s", 30.0)?,
+            backend,
+            chat_rate: fit(
+                settings,
+                "serve.chat_rate",
+                count("serve.chat_rate", 20)?,
+                1,
+                u32::MAX,
+            )?,
+            drain_timeout: seconds("serve.drain_timeout_s", 20.0)?,
+            run_rate: fit(
+                settings,
+                "serve.run_rate",
+                count("serve.run_rate", 600)?,
+                0,
+                u32::MAX,
+            )?,
+            max_connections: size("serve.max_connections", 1024, 1, 1 << 20)?,
+            max_connections_per_ip: size("serve.max_connections_per_ip", 128, 1, usize::MAX)?,
+            header_timeout: seconds("serve.header_timeout_s", 5.0)?,
+            sse_max: seconds("serve.sse_max_s", 3600.0)?,
+            settings: settings.clone(),
+        };
+        opts.validate()?;
+        Ok(opts)
+    }
+
+    /// Checks that every number is one the server can run with: `invalid.request` naming the
+    /// setting (and where its value came from) and the range it must be in. Counts: workers
+    /// 1-256, queue at least 1, max_body at least 1024 bytes, chat_rate at least 1 (run_rate 0
+    /// is no limit), max_connections 1-1048576, max_connections_per_ip at least 1. Durations:
+    /// request_timeout and sse_max at least 1 s, header_timeout at least 0.1 s, each at most a
+    /// year. [`run`] checks them before it starts, whoever built the options.
+    pub fn validate(&self) -> Result<()> {
+        let s = &self.settings;
+        let count = |key: &str, n: u64, lo: u64, hi: u64| -> Result<()> {
+            if (lo..=hi).contains(&n) {
+                Ok(())
+            } else {
+                Err(out_of_range(s, key, &n, &lo, &hi, ""))
+            }
+        };
+        let seconds = |key: &str, d: Duration, lo_ms: u64| -> Result<()> {
+            if d >= Duration::from_millis(lo_ms) && d <= Duration::from_secs(MAX_SECONDS) {
+                Ok(())
+            } else {
+                let lo = lo_ms as f64 / 1000.0;
+                Err(out_of_range(
+                    s,
+                    key,
+                    &d.as_secs_f64(),
+                    &lo,
+                    &MAX_SECONDS,
+                    " seconds",
+                ))
+            }
+        };
+        let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        count("serve.workers", wide(self.workers), 1, 256)?;
+        count("serve.queue", self.queue_cap, 1, u64::MAX)?;
+        count("serve.max_body", wide(self.max_body), 1024, u64::MAX)?;
+        count("serve.chat_rate", self.chat_rate.into(), 1, u32::MAX.into())?;
+        count("serve.run_rate", self.run_rate.into(), 0, u32::MAX.into())?;
+        count(
+            "serve.max_connections",
+            wide(self.max_connections),
+            1,
+            1 << 20,
+        )?;
+        count(
+            "serve.max_connections_per_ip",
+            wide(self.max_connections_per_ip),
+            1,
+            u64::MAX,
+        )?;
+        seconds("serve.request_timeout_s", self.request_timeout, 1000)?;
+        seconds("serve.drain_timeout_s", self.drain_timeout, 0)?;
+        seconds("serve.header_timeout_s", self.header_timeout, 100)?;
+        seconds("serve.sse_max_s", self.sse_max, 1000)
+    }
+}
+
+/// Where setting `key`'s value came from, as an error names it: the key, and its flag,
+/// variable or config line when that is not the key itself.
+fn origin(settings: &crate::settings::Settings, key: &str) -> String {
+    match settings.get(key).map(|e| e.origin.as_str()) {
+        Some(o) if o != "default" && !o.contains(key) => format!("{key} ({o})"),
+        Some(o) if o != "default" => o.to_string(),
+        _ => key.to_string(),
+    }
+}
+
+/// `invalid.request`: setting `key` is `value`, outside `lo..=hi` (an upper bound of `u64::MAX`
+/// or `usize::MAX` is not stated).
+fn out_of_range(
+    settings: &crate::settings::Settings,
+    key: &str,
+    value: &dyn std::fmt::Display,
+    lo: &dyn std::fmt::Display,
+    hi: &dyn std::fmt::Display,
+    unit: &str,
+) -> Error {
+    let hi = hi.to_string();
+    let range = if hi == u64::MAX.to_string() || hi == usize::MAX.to_string() {
+        format!("at least {lo}{unit}")
+    } else {
+        format!("between {lo} and {hi}{unit}")
+    };
+    Error::invalid(format!(
+        "{} must be {range}, got {value}",
+        origin(settings, key)
+    ))
+    .with("setting", key.to_string())
 }
 
 /// `serve/` under the home.
@@ -570,6 +733,7 @@ fn worker(shared: Arc<Shared>) {
 /// Starts the server and serves until SIGTERM or SIGINT. `on_ready` gets the bound address
 /// once the listener is up and crashed runs are recovered.
 pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize)) -> Result<()> {
+    opts.validate()?;
     let dir = serve_dir(home);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let lock_path = dir.join("server.lock");
