@@ -98,13 +98,34 @@ pub struct Options {
     pub sse_max: Duration,
 }
 
+/// The range each of the server's counts must be in: the one table [`Options::from_settings`]
+/// and [`Options::validate`] check against (`u64::MAX`: no upper bound).
+const COUNTS: &[(&str, u64, u64)] = &[
+    ("serve.workers", 1, 256),
+    ("serve.queue", 1, u64::MAX),
+    ("serve.max_body", 1024, u64::MAX),
+    ("serve.chat_rate", 1, u32::MAX as u64),
+    // 0: no limit.
+    ("serve.run_rate", 0, u32::MAX as u64),
+    ("serve.max_connections", 1, 1 << 20),
+    ("serve.max_connections_per_ip", 1, u64::MAX),
+];
+
+/// The least each of the server's durations may be, in seconds; the most is [`MAX_SECONDS`].
+const DURATIONS: &[(&str, f64)] = &[
+    ("serve.request_timeout_s", 1.0),
+    ("serve.drain_timeout_s", 0.0),
+    ("serve.header_timeout_s", 0.1),
+    ("serve.sse_max_s", 1.0),
+];
+
 /// The longest any of the server's durations may be: a year (longer would only overflow a clock).
-const MAX_SECONDS: u64 = 365 * 24 * 3600;
+const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 
 impl Options {
     /// The server's options from its settings (a command's flags layered in) and `--backend`,
-    /// each checked ([`Options::validate`]) with an error that names the setting and where its
-    /// value came from.
+    /// each number checked as [`Options::validate`] checks it, with an error that also says
+    /// where its value came from.
     pub fn from_settings(
         settings: &crate::settings::Settings,
         backend: Option<String>,
@@ -117,113 +138,98 @@ impl Options {
             ))
             .with("setting", "serve.bind")
         })?;
-        let count =
-            |key: &str, default: u64| -> Result<u64> { Ok(settings.u64(key)?.unwrap_or(default)) };
-        // A count too large for its field is out of range, not cut down to fit.
-        fn fit<T: TryFrom<u64> + Into<u64>>(
-            settings: &crate::settings::Settings,
-            key: &str,
-            n: u64,
-            lo: T,
-            hi: T,
-        ) -> Result<T> {
-            T::try_from(n).map_err(|_| out_of_range(settings, key, &n, &lo.into(), &hi.into(), ""))
-        }
+        let count = |key: &str, default: u64| -> Result<u64> {
+            check_count(settings, key, settings.u64(key)?.unwrap_or(default))
+        };
+        // Checked against ranges that fit the field, so nothing is cut down to fit.
+        let size = |key: &str, default: u64| -> Result<usize> {
+            count(key, default).map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+        };
+        let rate = |key: &str, default: u64| -> Result<u32> {
+            count(key, default).map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+        };
         let seconds = |key: &str, default: f64| -> Result<Duration> {
-            let s = settings.seconds(key)?.unwrap_or(default);
-            Duration::try_from_secs_f64(s)
-                .map_err(|_| out_of_range(settings, key, &s, &0, &MAX_SECONDS, " seconds"))
+            check_seconds(settings, key, settings.seconds(key)?.unwrap_or(default))
         };
-        let size = |key: &str, default: u64, lo: usize, hi: usize| -> Result<usize> {
-            let n = count(key, default)?;
-            usize::try_from(n)
-                .map_err(|_| out_of_range(settings, key, &n, &(lo as u64), &(hi as u64), ""))
-        };
-        let opts = Options {
+        Ok(Options {
             bind,
-            workers: size("serve.workers", 2, 1, 256)?,
+            workers: size("serve.workers", 2)?,
             queue_cap: count("serve.queue", 1000)?,
-            max_body: size("serve.max_body", 1024 * 1024, 1024, usize::MAX)?,
+            max_body: size("serve.max_body", 1024 * 1024)?,
             request_timeout: seconds("serve.request_timeout_s", 30.0)?,
             backend,
-            chat_rate: fit(
-                settings,
-                "serve.chat_rate",
-                count("serve.chat_rate", 20)?,
-                1,
-                u32::MAX,
-            )?,
+            chat_rate: rate("serve.chat_rate", 20)?,
             drain_timeout: seconds("serve.drain_timeout_s", 20.0)?,
-            run_rate: fit(
-                settings,
-                "serve.run_rate",
-                count("serve.run_rate", 600)?,
-                0,
-                u32::MAX,
-            )?,
-            max_connections: size("serve.max_connections", 1024, 1, 1 << 20)?,
-            max_connections_per_ip: size("serve.max_connections_per_ip", 128, 1, usize::MAX)?,
+            run_rate: rate("serve.run_rate", 600)?,
+            max_connections: size("serve.max_connections", 1024)?,
+            max_connections_per_ip: size("serve.max_connections_per_ip", 128)?,
             header_timeout: seconds("serve.header_timeout_s", 5.0)?,
             sse_max: seconds("serve.sse_max_s", 3600.0)?,
             settings: settings.clone(),
-        };
-        opts.validate()?;
-        Ok(opts)
+        })
     }
 
-    /// Checks that every number is one the server can run with: `invalid.request` naming the
-    /// setting (and where its value came from) and the range it must be in. Counts: workers
-    /// 1-256, queue at least 1, max_body at least 1024 bytes, chat_rate at least 1 (run_rate 0
-    /// is no limit), max_connections 1-1048576, max_connections_per_ip at least 1. Durations:
-    /// request_timeout and sse_max at least 1 s, header_timeout at least 0.1 s, each at most a
-    /// year. [`run`] checks them before it starts, whoever built the options.
+    /// Checks that every number is one the server can run with, whoever built the options
+    /// ([`run`] checks before it starts): `invalid.request` naming the setting and the range it
+    /// must be in. Counts: workers 1-256, queue at least 1, max_body at least 1024 bytes,
+    /// chat_rate at least 1 (run_rate 0 is no limit), max_connections 1-1048576,
+    /// max_connections_per_ip at least 1. Durations: request_timeout and sse_max at least 1 s,
+    /// header_timeout at least 0.1 s, each at most a year.
     pub fn validate(&self) -> Result<()> {
         let s = &self.settings;
-        let count = |key: &str, n: u64, lo: u64, hi: u64| -> Result<()> {
-            if (lo..=hi).contains(&n) {
-                Ok(())
-            } else {
-                Err(out_of_range(s, key, &n, &lo, &hi, ""))
-            }
-        };
-        let seconds = |key: &str, d: Duration, lo_ms: u64| -> Result<()> {
-            if d >= Duration::from_millis(lo_ms) && d <= Duration::from_secs(MAX_SECONDS) {
-                Ok(())
-            } else {
-                let lo = lo_ms as f64 / 1000.0;
-                Err(out_of_range(
-                    s,
-                    key,
-                    &d.as_secs_f64(),
-                    &lo,
-                    &MAX_SECONDS,
-                    " seconds",
-                ))
-            }
-        };
         let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
-        count("serve.workers", wide(self.workers), 1, 256)?;
-        count("serve.queue", self.queue_cap, 1, u64::MAX)?;
-        count("serve.max_body", wide(self.max_body), 1024, u64::MAX)?;
-        count("serve.chat_rate", self.chat_rate.into(), 1, u32::MAX.into())?;
-        count("serve.run_rate", self.run_rate.into(), 0, u32::MAX.into())?;
-        count(
-            "serve.max_connections",
-            wide(self.max_connections),
-            1,
-            1 << 20,
-        )?;
-        count(
+        check_count(s, "serve.workers", wide(self.workers))?;
+        check_count(s, "serve.queue", self.queue_cap)?;
+        check_count(s, "serve.max_body", wide(self.max_body))?;
+        check_count(s, "serve.chat_rate", self.chat_rate.into())?;
+        check_count(s, "serve.run_rate", self.run_rate.into())?;
+        check_count(s, "serve.max_connections", wide(self.max_connections))?;
+        check_count(
+            s,
             "serve.max_connections_per_ip",
             wide(self.max_connections_per_ip),
-            1,
-            u64::MAX,
         )?;
-        seconds("serve.request_timeout_s", self.request_timeout, 1000)?;
-        seconds("serve.drain_timeout_s", self.drain_timeout, 0)?;
-        seconds("serve.header_timeout_s", self.header_timeout, 100)?;
-        seconds("serve.sse_max_s", self.sse_max, 1000)
+        for (key, d) in [
+            ("serve.request_timeout_s", self.request_timeout),
+            ("serve.drain_timeout_s", self.drain_timeout),
+            ("serve.header_timeout_s", self.header_timeout),
+            ("serve.sse_max_s", self.sse_max),
+        ] {
+            check_seconds(s, key, d.as_secs_f64())?;
+        }
+        Ok(())
     }
+}
+
+/// `n` when it is in count `key`'s range ([`COUNTS`]), else `invalid.request` naming it.
+fn check_count(settings: &crate::settings::Settings, key: &str, n: u64) -> Result<u64> {
+    let (lo, hi) = COUNTS
+        .iter()
+        .find(|(k, ..)| *k == key)
+        .map_or((0, u64::MAX), |(_, lo, hi)| (*lo, *hi));
+    if (lo..=hi).contains(&n) {
+        return Ok(n);
+    }
+    let range = if hi == u64::MAX {
+        format!("at least {lo}")
+    } else {
+        format!("between {lo} and {hi}")
+    };
+    Err(out_of_range(settings, key, &range, &n))
+}
+
+/// `secs` as a duration when it is in duration `key`'s range ([`DURATIONS`], [`MAX_SECONDS`]),
+/// else `invalid.request` naming it.
+fn check_seconds(settings: &crate::settings::Settings, key: &str, secs: f64) -> Result<Duration> {
+    let lo = DURATIONS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or(0.0, |(_, lo)| *lo);
+    if (lo..=MAX_SECONDS).contains(&secs) {
+        return Ok(Duration::from_secs_f64(secs));
+    }
+    let range = format!("between {lo} and {MAX_SECONDS} seconds");
+    Err(out_of_range(settings, key, &range, &secs))
 }
 
 /// Where setting `key`'s value came from, as an error names it: the key, and its flag,
@@ -236,22 +242,13 @@ fn origin(settings: &crate::settings::Settings, key: &str) -> String {
     }
 }
 
-/// `invalid.request`: setting `key` is `value`, outside `lo..=hi` (an upper bound of `u64::MAX`
-/// or `usize::MAX` is not stated).
+/// `invalid.request`: setting `key` is `value`, not in `range`.
 fn out_of_range(
     settings: &crate::settings::Settings,
     key: &str,
+    range: &str,
     value: &dyn std::fmt::Display,
-    lo: &dyn std::fmt::Display,
-    hi: &dyn std::fmt::Display,
-    unit: &str,
 ) -> Error {
-    let hi = hi.to_string();
-    let range = if hi == u64::MAX.to_string() || hi == usize::MAX.to_string() {
-        format!("at least {lo}{unit}")
-    } else {
-        format!("between {lo} and {hi}{unit}")
-    };
     Error::invalid(format!(
         "{} must be {range}, got {value}",
         origin(settings, key)
@@ -822,4 +819,65 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         let _ = w.join();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Settings;
+
+    /// Options a library caller builds by hand are checked too: `run` refuses them before it
+    /// touches the home, where a chat rate of 0 used to reach the rate limiter's `expect`.
+    #[test]
+    fn options_built_by_hand_are_validated_before_the_server_starts() {
+        let good = Options::from_settings(&Settings::default(), None).unwrap();
+        assert!(good.validate().is_ok());
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path().join("home"));
+        for (opts, setting) in [
+            (
+                Options {
+                    chat_rate: 0,
+                    ..good.clone()
+                },
+                "serve.chat_rate",
+            ),
+            (
+                Options {
+                    workers: 0,
+                    ..good.clone()
+                },
+                "serve.workers",
+            ),
+            (
+                Options {
+                    max_connections: usize::MAX,
+                    ..good.clone()
+                },
+                "serve.max_connections",
+            ),
+            (
+                Options {
+                    sse_max: Duration::MAX,
+                    ..good.clone()
+                },
+                "serve.sse_max_s",
+            ),
+            (
+                Options {
+                    header_timeout: Duration::ZERO,
+                    ..good.clone()
+                },
+                "serve.header_timeout_s",
+            ),
+        ] {
+            let e = run(&home, opts, |_, _| panic!("the server started")).unwrap_err();
+            assert_eq!(e.code, crate::error::Code::InvalidRequest, "{e:?}");
+            assert_eq!(e.details["setting"], setting, "{e:?}");
+        }
+        assert!(
+            !home.root().exists(),
+            "run wrote to the home before refusing"
+        );
+    }
 }
