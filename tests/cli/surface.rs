@@ -9,7 +9,8 @@
 //! Updating after an intended change: run `cargo insta review` after
 //! `cargo test --locked --test cli surface::` (or run the tests with `INSTA_UPDATE=always` and
 //! read `git diff tests/cli/snapshots/`), and commit the `.snap` files, never `.snap.new` ones.
-//! With `CI` set (as in CI) insta writes nothing and fails on any difference or missing snapshot.
+//! With `INSTA_UPDATE` unset a difference or a missing snapshot fails the test (and leaves a
+//! `.snap.new` beside it to review); with `CI` set insta writes nothing.
 
 use crate::TestEnv;
 use clap::CommandFactory;
@@ -34,12 +35,11 @@ fn command_paths() -> Vec<Vec<String>> {
 const TMP_PREFIX: &str = "bob-surface-";
 
 /// Replaces what differs between runs with placeholders: the temp dir's random part
-/// (`/tmp/bob-surface-[RANDOM]`, as long as the name it replaces), loopback
-/// ports (`127.0.0.1:[PORT]`), UUIDs (`[UUID]`), prefixed hex ids (`run_[ID]`, `tok_[ID]`), hex
-/// digests of 16 digits or more (`[HASH]`),
-/// and the values of the keys named in `varying` (in JSON `"key": value`, in the terminal view
-/// `key: value`), which hold ids, durations or sizes that change from run to run.
-pub fn normalise(env: &TestEnv, text: &str, varying: &[&str]) -> String {
+/// (`/tmp/bob-surface-[RANDOM]`, as long as the name it replaces), loopback ports
+/// (`127.0.0.1:[PORT]`), UUIDs (`[UUID]`), prefixed hex ids (`run_[ID]`, `tok_[ID]`), hex
+/// digests of 16 digits or more (`[HASH]`), and the values of the keys named in `varying` (in
+/// JSON `"key": value`, in the terminal view `key: value`): durations and the like.
+fn normalise(env: &TestEnv, text: &str, varying: &[&str]) -> String {
     let mut t = text.replace(
         &env.dir.path().display().to_string(),
         &format!("/tmp/{TMP_PREFIX}[RANDOM]"),
