@@ -229,7 +229,8 @@ fn token_and_id(env: &TestEnv) -> (String, String) {
 }
 
 /// A replay script answering every role of the `bob` profile with `text`.
-fn replay(env: &TestEnv, text: &str) -> String {
+/// A replay backend whose chat calls (three) each answer `text`.
+pub(crate) fn replay(env: &TestEnv, text: &str) -> String {
     let line = json!({"content": text}).to_string();
     let p = env.write("replay.jsonl", &format!("{line}\n{line}\n{line}\n"));
     format!("replay:{}", p.display())

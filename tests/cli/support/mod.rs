@@ -38,3 +38,13 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 pub fn code(v: &serde_json::Value) -> &str {
     v["error"]["code"].as_str().unwrap_or("")
 }
+
+/// Writes session `session`'s checkpoint (revision 1) with `caps` granted, as a human would have.
+pub fn write_caps(env: &crate::TestEnv, session: &str, caps: &[&str]) {
+    let cp = serde_json::json!({"session_id": session, "revision": 1, "updated_ts": 0.0,
+        "state": {"capabilities_granted": caps}, "recent_messages": []});
+    env.write(
+        &format!("home/sessions/{session}/checkpoint.json"),
+        &cp.to_string(),
+    );
+}
