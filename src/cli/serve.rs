@@ -3,10 +3,7 @@
 use super::Ctx;
 use crate::error::{Error, Result};
 use crate::serve::{self, auth};
-use crate::settings::Settings;
 use serde_json::json;
-use std::net::SocketAddr;
-use std::time::Duration;
 
 /// Serve the HTTP API (seed 003 §5) on this home, or manage its tokens.
 ///
@@ -129,7 +126,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 f.set("serve.chat_rate", args.chat_rate);
                 f.set("serve.drain_timeout_s", args.drain_timeout);
             });
-            let opts = options(&settings, args.backend)?;
+            let opts = serve::Options::from_settings(&settings, args.backend)?;
             if !serve::is_loopback(&opts.bind) {
                 if !args.public {
                     return Err(Error::denied(format!(
@@ -152,67 +149,4 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             printed
         }
     }
-}
-
-/// The server's options from its settings (flags layered in), each checked with an error that
-/// names where its value came from.
-fn options(settings: &Settings, backend: Option<String>) -> Result<serve::Options> {
-    let origin = |key: &str| {
-        settings
-            .get(key)
-            .map(|e| e.origin.clone())
-            .unwrap_or_else(|| key.to_string())
-    };
-    let bind_text = settings.text("serve.bind").unwrap_or(serve::DEFAULT_BIND);
-    let bind: SocketAddr = bind_text.parse().map_err(|_| {
-        Error::invalid(format!(
-            "{} must be an IP address and port such as 127.0.0.1:8765, not {bind_text:?}",
-            origin("serve.bind")
-        ))
-    })?;
-    let count =
-        |key: &str, default: u64| -> Result<u64> { Ok(settings.u64(key)?.unwrap_or(default)) };
-    let workers = count("serve.workers", 2)?;
-    if !(1..=256).contains(&workers) {
-        return Err(Error::invalid(format!(
-            "{} must be between 1 and 256",
-            origin("serve.workers")
-        )));
-    }
-    let queue_cap = count("serve.queue", 1000)?;
-    if queue_cap == 0 {
-        return Err(Error::invalid(format!(
-            "{} must be at least 1",
-            origin("serve.queue")
-        )));
-    }
-    let seconds = |key: &str, default: f64| -> Result<Duration> {
-        let s = settings.seconds(key)?.unwrap_or(default);
-        Duration::try_from_secs_f64(s)
-            .map_err(|_| Error::invalid(format!("{} must be a number of seconds", origin(key))))
-    };
-    Ok(serve::Options {
-        bind,
-        workers: workers as usize,
-        queue_cap,
-        max_body: usize::try_from(count("serve.max_body", 1024 * 1024)?)
-            .unwrap_or(usize::MAX)
-            .max(1024),
-        request_timeout: seconds("serve.request_timeout_s", 30.0)?.max(Duration::from_secs(1)),
-        backend,
-        chat_rate: u32::try_from(count("serve.chat_rate", 20)?)
-            .unwrap_or(u32::MAX)
-            .max(1),
-        drain_timeout: seconds("serve.drain_timeout_s", 20.0)?,
-        run_rate: u32::try_from(count("serve.run_rate", 600)?).unwrap_or(u32::MAX),
-        max_connections: usize::try_from(count("serve.max_connections", 1024)?)
-            .unwrap_or(usize::MAX)
-            .clamp(1, 1 << 20),
-        max_connections_per_ip: usize::try_from(count("serve.max_connections_per_ip", 128)?)
-            .unwrap_or(usize::MAX)
-            .max(1),
-        header_timeout: seconds("serve.header_timeout_s", 5.0)?.max(Duration::from_millis(100)),
-        sse_max: seconds("serve.sse_max_s", 3600.0)?.max(Duration::from_secs(1)),
-        settings: settings.clone(),
-    })
 }

@@ -3,6 +3,7 @@
 //! does not happen; ordinary uses still work.
 
 use crate::TestEnv;
+use crate::support::code;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -64,10 +65,6 @@ fn write(env: &TestEnv, root: &Path, extra: &[&str], path: &str, text: &str) -> 
         "fs.write_text",
         json!({"path": path, "text": text, "overwrite": true}),
     )
-}
-
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
 }
 
 fn git(dir: &Path, args: &[&str]) {

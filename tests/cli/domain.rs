@@ -3,6 +3,7 @@
 //! steam.game_lookup, game.knowledge_search, news.headline_search.
 
 use crate::TestEnv;
+use crate::support::code;
 use crate::support::domain as fx;
 use serde_json::{Value, json};
 
@@ -34,10 +35,6 @@ fn call(tool: &str, args: Value) -> Value {
     json!({"id": "c1", "tool": tool, "args": args})
 }
 
-fn code(r: &Value) -> &str {
-    r["error"]["code"].as_str().unwrap_or("")
-}
-
 fn scry_env(s: &crate::support::http::TestServer) -> Vec<(&'static str, String)> {
     vec![("BOB_SCRYFALL_BASE_URL", s.url(""))]
 }
@@ -46,18 +43,11 @@ fn scry_env(s: &crate::support::http::TestServer) -> Vec<(&'static str, String)>
 const DIRECT: &[&str] = &["--enable-all", "--grant", "net:127.0.0.1"];
 
 fn all_files(dir: &std::path::Path) -> String {
-    let mut text = String::new();
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                text.push_str(&all_files(&p));
-            } else if let Ok(b) = std::fs::read(&p) {
-                text.push_str(&String::from_utf8_lossy(&b));
-            }
-        }
-    }
-    text
+    crate::support::files_under(dir)
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .collect()
 }
 
 #[test]

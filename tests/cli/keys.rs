@@ -48,14 +48,11 @@ fn caps_request(env: &TestEnv, cap: &str) -> std::process::Output {
 fn logs(home: &Path) -> Vec<PathBuf> {
     let mut out = vec![home.join("memory_approvals.jsonl")];
     out.retain(|p| p.exists());
-    for agent in std::fs::read_dir(home.join("audit")).unwrap() {
-        for day in std::fs::read_dir(agent.unwrap().path()).unwrap() {
-            let p = day.unwrap().path();
-            if p.extension().is_some_and(|e| e == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
+    out.extend(
+        crate::support::files_under(&home.join("audit"))
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl")),
+    );
     out
 }
 
@@ -79,19 +76,6 @@ fn recompute_as_legacy(path: &Path, forge: impl Fn(usize, &mut Map<String, Value
         text.push('\n');
     }
     std::fs::write(path, text).unwrap();
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
 }
 
 fn manifest(home: &Path) -> Value {
@@ -303,7 +287,7 @@ fn a_rolled_back_home_fails_verify_against_a_kept_anchor() {
     let env = TestEnv::new();
     assert!(caps_request(&env, "net").status.success());
     let snapshot = env.path("snapshot");
-    copy_dir(&env.home(), &snapshot);
+    crate::support::copy_dir(&env.home(), &snapshot);
     assert!(caps_request(&env, "fs:dotfiles").status.success());
     assert!(caps_request(&env, "net:example.com").status.success());
     let anchor = env.json(&["ledger", "anchor"], "");
@@ -322,7 +306,7 @@ fn a_rolled_back_home_fails_verify_against_a_kept_anchor() {
 
     // The rollback: the whole home replaced by the older copy.
     std::fs::remove_dir_all(env.home()).unwrap();
-    copy_dir(&snapshot, &env.home());
+    crate::support::copy_dir(&snapshot, &env.home());
     assert_eq!(
         verify(&env, &[]).0,
         0,

@@ -30,6 +30,7 @@ mod spine;
 mod state;
 mod storage;
 pub mod support;
+mod surface;
 mod tools;
 mod trace;
 mod turn;

@@ -977,24 +977,17 @@ fn tool_call(env: &TestEnv, args: &[&str], tool: &str, input: Value) -> Value {
 
 /// Every audit event under the home.
 fn audit_events(env: &TestEnv) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut dirs = vec![env.home().join("audit")];
-    while let Some(d) = dirs.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                for l in std::fs::read_to_string(&p).unwrap().lines() {
-                    out.push(serde_json::from_str(l).unwrap());
-                }
-            }
-        }
-    }
-    out
+    crate::support::files_under(&env.home().join("audit"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .flat_map(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect::<Vec<Value>>()
+        })
+        .collect()
 }
 
 fn game_bytes(env: &TestEnv, id: &str) -> (Vec<u8>, Vec<u8>) {

@@ -6,6 +6,7 @@
 use crate::TestEnv;
 use crate::env::error_of;
 use crate::support::http::{Reply, TestServer};
+use crate::support::{code, write_caps};
 use serde_json::{Value, json};
 
 /// One `http.get` call; bob numbers it (`call_<n>`: a URL is not an id, see `crate::ids`).
@@ -15,10 +16,6 @@ fn get(url: &str, use_cache: bool) -> Value {
 
 fn calls(c: &[Value]) -> String {
     Value::Array(c.to_vec()).to_string()
-}
-
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
 }
 
 /// `bob tool run --enable http.get --grant net:G… EXTRA…`.
@@ -224,14 +221,6 @@ fn every_redirect_hop_is_classified() {
     }
     // Only the three first hops reached the server.
     assert_eq!(server.requests().len(), 3);
-}
-
-fn write_caps(env: &TestEnv, session: &str, caps: &[&str]) {
-    let cp = json!({"session_id": session, "revision": 1, "updated_ts": 0.0, "state": {"capabilities_granted": caps}, "recent_messages": []});
-    env.write(
-        &format!("home/sessions/{session}/checkpoint.json"),
-        &cp.to_string(),
-    );
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! interpreters with a script argument; `-c` stays refused by the argv policy).
 
 use crate::TestEnv;
+use crate::support::code;
 use serde_json::{Value, json};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -112,10 +113,6 @@ fn stdout(v: &Value) -> &str {
 
 fn stderr(v: &Value) -> &str {
     v["output"]["stderr"].as_str().unwrap_or("")
-}
-
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
 }
 
 /// Host processes whose command line mentions `marker`.

@@ -229,7 +229,8 @@ fn token_and_id(env: &TestEnv) -> (String, String) {
 }
 
 /// A replay script answering every role of the `bob` profile with `text`.
-fn replay(env: &TestEnv, text: &str) -> String {
+/// A replay backend whose chat calls (three) each answer `text`.
+pub(crate) fn replay(env: &TestEnv, text: &str) -> String {
     let line = json!({"content": text}).to_string();
     let p = env.write("replay.jsonl", &format!("{line}\n{line}\n{line}\n"));
     format!("replay:{}", p.display())
@@ -800,6 +801,144 @@ fn serve_options_come_from_flags_env_and_config_in_that_order() {
     )
     .unwrap();
     env.fails(&["serve"], "", 3, "policy.denied");
+}
+
+/// Every number the server runs with is checked at start: a value it cannot run with (a chat
+/// rate of 0 would leave no room in a sender's window; a drain of 10^19 s overflows the clock)
+/// stops `bob serve` with `invalid.request` naming the setting and where the value came from,
+/// before anything listens. The edges of each range still start.
+#[test]
+fn serve_refuses_every_out_of_range_option_naming_the_setting() {
+    let env = TestEnv::new();
+    // (flags, variables, the setting named, where its value came from)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str, &'a str);
+    let cases: &[Case] = &[
+        (&["--chat-rate", "0"], &[], "serve.chat_rate", "--chat-rate"),
+        (
+            &["--chat-rate", "4294967296"],
+            &[],
+            "serve.chat_rate",
+            "--chat-rate",
+        ),
+        (&["--workers", "257"], &[], "serve.workers", "--workers"),
+        (&["--queue", "0"], &[], "serve.queue", "--queue"),
+        (&["--max-body", "1023"], &[], "serve.max_body", "--max-body"),
+        (
+            &["--request-timeout", "0.5"],
+            &[],
+            "serve.request_timeout_s",
+            "--request-timeout",
+        ),
+        (
+            &["--drain-timeout", "1e19"],
+            &[],
+            "serve.drain_timeout_s",
+            "--drain-timeout",
+        ),
+        (
+            &[],
+            &[("BOB_SERVE_RUN_RATE", "4294967296")],
+            "serve.run_rate",
+            "BOB_SERVE_RUN_RATE",
+        ),
+        (
+            &[],
+            &[("BOB_SERVE_MAX_CONNECTIONS", "0")],
+            "serve.max_connections",
+            "BOB_SERVE_MAX_CONNECTIONS",
+        ),
+        (
+            &[],
+            &[("BOB_SERVE_MAX_CONNECTIONS", "1048577")],
+            "serve.max_connections",
+            "BOB_SERVE_MAX_CONNECTIONS",
+        ),
+        (
+            &[],
+            &[("BOB_SERVE_MAX_CONNECTIONS_PER_IP", "0")],
+            "serve.max_connections_per_ip",
+            "BOB_SERVE_MAX_CONNECTIONS_PER_IP",
+        ),
+        (
+            &[],
+            &[("BOB_SERVE_HEADER_TIMEOUT", "0.05")],
+            "serve.header_timeout_s",
+            "BOB_SERVE_HEADER_TIMEOUT",
+        ),
+        (
+            &[],
+            &[("BOB_SERVE_SSE_MAX", "0.5")],
+            "serve.sse_max_s",
+            "BOB_SERVE_SSE_MAX",
+        ),
+        (
+            &[],
+            &[("BOB_SERVE_SSE_MAX", "31536001")],
+            "serve.sse_max_s",
+            "BOB_SERVE_SSE_MAX",
+        ),
+    ];
+    for (flags, vars, setting, from) in cases {
+        let mut args = vec!["serve", "--bind", "127.0.0.1:0"];
+        args.extend_from_slice(flags);
+        let mut cmd = env.bob(&args);
+        for (k, v) in *vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.timeout(Duration::from_secs(20)).output().unwrap();
+        assert!(out.stdout.is_empty(), "{flags:?} {vars:?} listened");
+        let e = crate::env::error_of(&out, 2, "invalid.request");
+        assert_eq!(e["details"]["setting"], *setting, "{flags:?} {vars:?}: {e}");
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains(setting) && message.contains(from), "{e}");
+    }
+    // From config.toml, the error names the file's key.
+    env.json(&["init"], "");
+    std::fs::write(env.home().join("config.toml"), "[serve]\nchat_rate = 0\n").unwrap();
+    let e = env.fails(
+        &["serve", "--bind", "127.0.0.1:0"],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("config.toml serve.chat_rate must be"),
+        "{e}"
+    );
+    std::fs::remove_file(env.home().join("config.toml")).unwrap();
+    // The least of each range (and a run rate of 0: no limit) is a server that starts.
+    let backend = replay(&env, "x");
+    let srv = Server::start_env(
+        &env,
+        &[
+            "--backend",
+            &backend,
+            "--chat-rate",
+            "1",
+            "--workers",
+            "1",
+            "--queue",
+            "1",
+            "--max-body",
+            "1024",
+            "--request-timeout",
+            "1",
+            "--drain-timeout",
+            "0.01",
+        ],
+        &[
+            ("BOB_SERVE_RUN_RATE", "0"),
+            ("BOB_SERVE_MAX_CONNECTIONS", "1"),
+            ("BOB_SERVE_MAX_CONNECTIONS_PER_IP", "1"),
+            ("BOB_SERVE_HEADER_TIMEOUT", "0.1"),
+            ("BOB_SERVE_SSE_MAX", "1"),
+        ],
+    );
+    assert_eq!(srv.ready["workers"], 1, "{}", srv.ready);
+    assert_eq!(srv.ready["queue"], 1, "{}", srv.ready);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! secrets bound to the origin they were set for, and connection hygiene.
 
 use crate::TestEnv;
-use crate::serve::{Server, get, post, read_answer, req, request_bytes};
+use crate::serve::{Server, get, post, read_answer, replay, req, request_bytes};
 use crate::support::domain as fx;
 use crate::support::openai::OpenAi;
 use serde_json::{Value, json};
@@ -18,12 +18,6 @@ fn token(env: &TestEnv, scopes: &[&str]) -> String {
         args.extend_from_slice(&["--scope", s]);
     }
     env.json(&args, "")["token"].as_str().unwrap().to_string()
-}
-
-fn replay(env: &TestEnv, text: &str) -> String {
-    let line = json!({"content": text}).to_string();
-    let p = env.write("replay.jsonl", &format!("{line}\n{line}\n{line}\n"));
-    format!("replay:{}", p.display())
 }
 
 /// Polls `GET /v1/runs/{id}` until the run has ended (20 s at most).

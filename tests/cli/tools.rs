@@ -3,6 +3,7 @@
 
 use crate::TestEnv;
 use crate::support::http::{Reply, TestServer};
+use crate::support::{code, write_caps};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -54,10 +55,6 @@ fn run(env: &TestEnv, root: &Path, extra: &[&str], stdin: &str) -> Vec<Value> {
 
 fn call(tool: &str, args: Value) -> String {
     json!([{"id": "t1", "tool": tool, "args": args}]).to_string()
-}
-
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
 }
 
 #[test]
@@ -837,14 +834,6 @@ fn shell_timeout_kills_the_whole_process_group() {
     );
     assert_eq!(code(&v[0]), "timeout");
     assert_eq!(v[0]["error"]["details"]["timeout_ms"], 300);
-}
-
-fn write_caps(env: &TestEnv, session: &str, caps: &[&str]) {
-    let cp = json!({"session_id": session, "revision": 1, "updated_ts": 0.0, "state": {"capabilities_granted": caps}, "recent_messages": []});
-    env.write(
-        &format!("home/sessions/{session}/checkpoint.json"),
-        &cp.to_string(),
-    );
 }
 
 #[test]

@@ -4,17 +4,9 @@
 use crate::TestEnv;
 use crate::support::http::{Reply, Request};
 use crate::support::openai::{OpenAi, all_text, completion, sse_events, tool_calls};
-use crate::turn::sandboxed_turn;
+use crate::turn::{read_jsonl, sandboxed_turn};
 use serde_json::{Value, json};
 use std::time::Duration;
-
-fn read_jsonl(path: std::path::PathBuf) -> Vec<Value> {
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 /// Native tool calls speak OpenAI-valid names on the wire (the test server refuses any other
 /// with HTTP 400, as OpenAI does), streamed or not; bob's own names are kept everywhere else.

@@ -328,33 +328,13 @@ fn tool_results_are_capped_within_the_turn_and_kept_condensed_in_history() {
 
 /// Every file under `dir`, relative path → bytes.
 fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().display().to_string();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_dir(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-        }
-    }
+    crate::support::files_under(dir)
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            (rel, std::fs::read(&p).unwrap())
+        })
+        .collect()
 }
 
 /// Runs the same replay turn with --seed in `env`; its stdout.
@@ -409,7 +389,7 @@ fn twin_homes(session: &str, tools: &[&str]) -> (TestEnv, TestEnv) {
         .output()
         .unwrap();
     assert!(a.home().join("keys").exists());
-    copy_dir(&a.home(), &b.home());
+    crate::support::copy_dir(&a.home(), &b.home());
     (a, b)
 }
 
@@ -432,7 +412,7 @@ fn a_seeded_replay_turn_is_byte_identical_across_runs_and_homes() {
     assert!(differ.is_empty(), "files differ: {differ:?}");
     // Another seed draws other ids.
     let c = TestEnv::new();
-    copy_dir(&a.home(), &c.home());
+    crate::support::copy_dir(&a.home(), &c.home());
     let _ = std::fs::remove_dir_all(c.home().join("runs"));
     let other: Value = serde_json::from_slice(&seeded_turn(&c, "43")).unwrap();
     assert_ne!(other["run_id"], rec["run_id"]);
@@ -592,7 +572,7 @@ fn the_stage_by_stage_pipeline_with_turn_commit_leaves_the_home_bob_turn_leaves(
             "I keep my notes in notes.txt",
         );
     }
-    copy_dir(&a.home(), &b.home());
+    crate::support::copy_dir(&a.home(), &b.home());
     for env in [&a, &b] {
         std::fs::create_dir_all(env.path("sandbox")).unwrap();
         std::fs::write(env.path("sandbox/notes.txt"), "remember the milk").unwrap();
