@@ -21,7 +21,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// The `config.toml` table of prices.
-pub const TABLE: &str = "prices";
+pub use crate::settings::PRICES_TABLE as TABLE;
 
 /// The price of one model, per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]

@@ -6,7 +6,7 @@
 //! id rule of [`crate::ids`], checked again wherever the path is built.
 
 use crate::error::{Error, Result};
-use crate::ids::rule;
+use crate::id_rule as rule;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -59,7 +59,7 @@ impl Home {
             .join("traces")
             .join(format!("{}.jsonl", rule::check("session_id", session_id)?)))
     }
-    /// `audit/<agent_id>/`; `agent_id` follows the id rule ([`ids::rule::check`]; `human` is the log
+    /// `audit/<agent_id>/`; `agent_id` follows the id rule ([`crate::id_rule::check`]; `human` is the log
     /// of human acts, see [`crate::audit::HUMAN_AGENT`]).
     pub fn audit_dir(&self, agent_id: &str) -> Result<PathBuf> {
         Ok(self

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod contracts;
 pub mod error;
 pub mod home;
+pub mod id_rule;
 pub mod ids;
 pub mod settings;
 pub mod store;

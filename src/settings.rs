@@ -284,7 +284,7 @@ pub static SPECS: &[Spec] = &[
         "`bob search` keeps staged fetches this many days"),
     spec("search.keep_count", &["BOB_STAGING_KEEP_COUNT"], "--keep-count", Some("1000"), Count,
         "`bob search` keeps at most this many staged fetches (the newest)"),
-    spec("serve.bind", &["BOB_SERVE_BIND"], "--bind", Some(crate::serve::DEFAULT_BIND), Text,
+    spec("serve.bind", &["BOB_SERVE_BIND"], "--bind", Some(DEFAULT_BIND), Text,
         "Address `bob serve` listens on (a non-loopback one also needs --public)"),
     spec("serve.workers", &["BOB_SERVE_WORKERS"], "--workers", Some("2"), Count,
         "`bob serve` worker threads running turns (1-256)"),
@@ -320,7 +320,13 @@ pub static SPECS: &[Spec] = &[
 /// Top-level tables of `config.toml` that a subsystem owns and checks itself (free-form keys,
 /// such as a per-model table): kept whole, not checked key by key, and handed to that
 /// subsystem by [`Settings::config_table`]. A new one is added here by name.
-pub const OPEN_TABLES: &[&str] = &[crate::cost::TABLE];
+pub const OPEN_TABLES: &[&str] = &[PRICES_TABLE];
+
+/// Where `bob serve` listens when nothing says otherwise: loopback only.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8765";
+
+/// The open table of model prices in `config.toml` (`[prices]`), read by [`crate::cost`].
+pub const PRICES_TABLE: &str = "prices";
 
 /// `config.toml` as the settings read it: `table.key → value text`, and the open tables whole.
 #[derive(Debug, Clone, Default)]

@@ -27,7 +27,7 @@
 //! starts from, so successive turns of one session, or turns of different sessions, never draw
 //! the same ids from the same seed).
 
-pub mod rule;
+pub use crate::id_rule as rule;
 
 use crate::error::{Error, Result};
 use crate::redact::Redactor;

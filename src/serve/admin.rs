@@ -26,8 +26,8 @@
 //!   the actor `http:<token id>`. The answer lists the TURBOTIME tools the selection may name.
 
 use super::Shared;
+use super::api::{ApiResult, STATUSES, blocking, body_json, opt_str, summary, with_reader};
 use super::auth::Caller;
-use super::routes::{ApiResult, blocking, body_json, opt_str, summary, with_reader};
 use crate::error::Error;
 use crate::memory::Memory;
 use crate::memory::candidates::Decision;
@@ -60,7 +60,7 @@ pub(super) fn routes() -> Router<Arc<Shared>> {
 
 async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
     let mut counts = serde_json::Map::new();
-    for s in super::routes::STATUSES {
+    for s in STATUSES {
         let (_, n) = with_reader(&shared, move |q| q.list(Some(s), 1, 0)).await?;
         counts.insert(s.into(), json!(n));
     }

@@ -19,11 +19,11 @@
 //! answer, each with its `run_id`.
 
 use super::Shared;
-use super::queue::{ChatFilter, ChatKey, NewRun};
-use super::routes::{
+use super::api::{
     ApiResult, MAX_MESSAGE, blocking, body_json, enqueue, mode_str, req_str, thinking_mode,
     with_queue, with_reader,
 };
+use super::queue::{ChatFilter, ChatKey, NewRun};
 use crate::error::{Code, Error};
 use crate::ids::{self, Kind};
 use axum::Router;
@@ -162,7 +162,7 @@ async fn message(
         }
         _ => {}
     }
-    super::routes::admit_run(&shared, &caller)?;
+    super::api::admit_run(&shared, &caller)?;
     let (k, n) = (key.clone(), now.clone());
     let session = with_queue(&shared, move |q| q.chat_session(&k, &n)).await?;
     let id = format!("run_{}", uuid::Uuid::new_v4().simple());
@@ -207,7 +207,7 @@ async fn sessions(
             }
         }
     }
-    super::routes::check_limit(limit)?;
+    super::api::check_limit(limit)?;
     let (rows, total) = with_reader(&shared, move |q| q.chat_sessions(&f, limit, offset)).await?;
     Ok(axum::Json(
         json!({"sessions": rows, "total": total, "limit": limit, "offset": offset}),

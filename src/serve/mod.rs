@@ -4,7 +4,9 @@
 //!
 //! * [`auth`]: bearer tokens, stored hashed in `serve/tokens.json`, compared in constant time.
 //! * [`queue`]: the durable run queue, `serve/queue.db` (SQLite, WAL), and its crash rule.
-//! * [`routes`]: the endpoints, the seed 003 error bodies and their HTTP statuses.
+//! * [`routes`]: the endpoints and the guard in front of them.
+//! * [`api`]: what every endpoint shares: the seed 003 error bodies and their HTTP statuses,
+//!   body parsing, admitting and queueing a run.
 //! * [`chat`]: chat messages in persisted sessions, `/new`, `/resume`, the per-sender rate.
 //! * [`admin`]: the dashboard's admin APIs; [`dashboard`]: the embedded page at `/`.
 //! * [`limits`]: the per-address connection cap.
@@ -44,6 +46,7 @@
 //! `POST /v1/runs/{id}/cancel` cancels a queued or running run (see [`cancel`]).
 
 mod admin;
+mod api;
 pub mod auth;
 mod chat;
 mod dashboard;
@@ -66,8 +69,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// The default address: loopback only.
-pub const DEFAULT_BIND: &str = "127.0.0.1:8765";
+pub use crate::settings::DEFAULT_BIND;
 
 /// How the server runs.
 #[derive(Debug, Clone)]

@@ -43,12 +43,83 @@
 //! can only request it. `shell.exec` applies the same check to every path it may write
 //! (`sort -o`, `uniq IN OUT`, `sort -T`), see [`super::argv`].
 
-use super::registry::{ListDirInput, ReadTextInput, WriteTextInput};
+use super::spec::{Kind, ToolSpec};
 use crate::error::{Code, Error, Result};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
+
+/// The `fs.read_text` tool.
+pub const READ_TEXT: ToolSpec = ToolSpec {
+    name: "fs.read_text",
+    description: "Read a UTF-8 text file under the sandbox root (at most max_bytes).",
+    kind: Kind::Fs,
+    mutating: false,
+    schema: || schemars::schema_for!(ReadTextInput),
+};
+
+/// The `fs.list_dir` tool.
+pub const LIST_DIR: ToolSpec = ToolSpec {
+    name: "fs.list_dir",
+    description: "List a directory under the sandbox root (at most max_entries, sorted).",
+    kind: Kind::Fs,
+    mutating: false,
+    schema: || schemars::schema_for!(ListDirInput),
+};
+
+/// The `fs.write_text` tool.
+pub const WRITE_TEXT: ToolSpec = ToolSpec {
+    name: "fs.write_text",
+    description: "Write a UTF-8 text file under the sandbox root; refuses to replace an existing file unless overwrite=true.",
+    kind: Kind::Fs,
+    mutating: true,
+    schema: || schemars::schema_for!(WriteTextInput),
+};
+
+/// `fs.read_text` input (seed 000 §4).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadTextInput {
+    /// Path relative to the sandbox root.
+    pub path: String,
+    /// Read at most this many bytes (the output says `truncated`).
+    #[serde(default = "d_max_bytes")]
+    pub max_bytes: u64,
+}
+
+/// `fs.list_dir` input (seed 000 §4).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListDirInput {
+    #[serde(default = "d_dot")]
+    pub path: String,
+    #[serde(default = "d_max_entries")]
+    pub max_entries: usize,
+}
+
+/// `fs.write_text` input (seed 000 §4).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WriteTextInput {
+    pub path: String,
+    pub text: String,
+    /// Replace an existing file; otherwise an existing file is a `conflict`.
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+fn d_max_bytes() -> u64 {
+    20_000
+}
+fn d_dot() -> String {
+    ".".into()
+}
+fn d_max_entries() -> usize {
+    200
+}
 
 /// The capability a human grants to let `fs.write_text` (and `shell.exec` output paths) touch
 /// VCS internals and program dotfiles.

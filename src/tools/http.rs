@@ -41,7 +41,6 @@
 //! table of earlier versions (`http_cache`, keyed by the first URL, unredacted).
 
 use super::policy::Policy;
-use super::registry::HttpGetInput;
 use crate::clock;
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
@@ -77,6 +76,9 @@ pub(crate) async fn read_capped(
 pub const MAX_REDIRECTS: usize = 5;
 
 pub mod addr;
+pub mod input;
+
+pub use input::HttpGetInput;
 
 fn refused_addr(ip: IpAddr, p: &Policy) -> Option<addr::Refusal> {
     addr::refusal(

@@ -27,6 +27,7 @@ pub mod parse;
 pub mod policy;
 pub mod registry;
 pub mod shell;
+pub mod spec;
 pub mod wire;
 
 pub use failure_loop::{AttemptSummary, FailureLoop, LoopState};

@@ -2,104 +2,15 @@
 //! what `bob tool schema` prints and what input is validated against), and aliases from the
 //! other seeds with their field renames.
 
+use super::fs::{self, ListDirInput, ReadTextInput, WriteTextInput};
+use super::http::input::{self as http, HttpGetInput};
+use super::shell::{self, ShellExecInput};
+pub use super::spec::{Alias, Kind, ToolSpec};
 use crate::error::{Code, Error, Result};
 use schemars::JsonSchema;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-/// Which subsystem a tool needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// Filesystem under the sandbox root.
-    Fs,
-    /// A process in the sandbox root.
-    Shell,
-    /// Capability-gated network.
-    Net,
-    /// Computation on its input only (no files, no network).
-    Data,
-    /// The MTG engine's games under `<home>/mtg/` (no sandbox root, no network: MTG bypasses
-    /// TURBOTIME, seed 001).
-    Game,
-}
-
-/// One registered tool.
-#[derive(Debug, Clone)]
-pub struct ToolSpec {
-    pub name: &'static str,
-    pub description: &'static str,
-    pub kind: Kind,
-    /// Changes something outside bob (a file, a process): its audit `tool.call` is written
-    /// durably before it runs.
-    pub mutating: bool,
-    pub schema: fn() -> schemars::Schema,
-}
-
-/// An alternative name from another seed and how its input maps to the canonical tool's.
-#[derive(Debug, Clone)]
-pub struct Alias {
-    pub name: &'static str,
-    pub target: &'static str,
-    /// (alias field, canonical field); a canonical field of `""` drops the alias field.
-    pub renames: &'static [(&'static str, &'static str)],
-    pub from: &'static str,
-}
-
-/// `fs.read_text` input (seed 000 §4).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReadTextInput {
-    /// Path relative to the sandbox root.
-    pub path: String,
-    /// Read at most this many bytes (the output says `truncated`).
-    #[serde(default = "d_max_bytes")]
-    pub max_bytes: u64,
-}
-
-/// `fs.list_dir` input (seed 000 §4).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListDirInput {
-    #[serde(default = "d_dot")]
-    pub path: String,
-    #[serde(default = "d_max_entries")]
-    pub max_entries: usize,
-}
-
-/// `fs.write_text` input (seed 000 §4).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WriteTextInput {
-    pub path: String,
-    pub text: String,
-    /// Replace an existing file; otherwise an existing file is a `conflict`.
-    #[serde(default)]
-    pub overwrite: bool,
-}
-
-/// `shell.exec` input (seed 000 §4, plus `cwd` for seed 004 `run_command`).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ShellExecInput {
-    /// A command line, split like a POSIX shell would split words but never run by a shell.
-    pub cmd: String,
-    #[serde(default = "d_timeout_s")]
-    pub timeout_s: u64,
-    /// Working directory relative to the sandbox root.
-    #[serde(default)]
-    pub cwd: Option<String>,
-}
-
-/// `http.get` input (seed 000 §4).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HttpGetInput {
-    pub url: String,
-    #[serde(default = "yes")]
-    pub use_cache: bool,
-}
 
 /// A seat a model may view the game as: `p1` or `p2` (never the engine's full view).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -148,128 +59,22 @@ pub struct MtgActInput {
     pub action: crate::mtg::ActionRequest,
 }
 
-fn d_max_bytes() -> u64 {
-    20_000
-}
-fn d_dot() -> String {
-    ".".into()
-}
-fn d_max_entries() -> usize {
-    200
-}
-fn d_timeout_s() -> u64 {
-    20
-}
-fn yes() -> bool {
-    true
-}
-
 static TOOLS: &[ToolSpec] = &[
-    ToolSpec {
-        name: "fs.read_text",
-        description: "Read a UTF-8 text file under the sandbox root (at most max_bytes).",
-        kind: Kind::Fs,
-        mutating: false,
-        schema: || schemars::schema_for!(ReadTextInput),
-    },
-    ToolSpec {
-        name: "fs.list_dir",
-        description: "List a directory under the sandbox root (at most max_entries, sorted).",
-        kind: Kind::Fs,
-        mutating: false,
-        schema: || schemars::schema_for!(ListDirInput),
-    },
-    ToolSpec {
-        name: "fs.write_text",
-        description: "Write a UTF-8 text file under the sandbox root; refuses to replace an existing file unless overwrite=true.",
-        kind: Kind::Fs,
-        mutating: true,
-        schema: || schemars::schema_for!(WriteTextInput),
-    },
-    ToolSpec {
-        name: "shell.exec",
-        description: "Run one allowlisted program (no shell: no pipes, redirection or expansion) in the sandbox root with a scrubbed environment, a timeout and capped output.",
-        kind: Kind::Shell,
-        mutating: true,
-        schema: || schemars::schema_for!(ShellExecInput),
-    },
-    ToolSpec {
-        name: "http.get",
-        description: "GET a URL the session's net capabilities allow (redirects re-checked, private addresses refused), cached with a TTL.",
-        kind: Kind::Net,
-        mutating: false,
-        schema: || schemars::schema_for!(HttpGetInput),
-    },
-    ToolSpec {
-        name: "scryfall.lookup",
-        description: "TURBOTIME: a Magic card from Scryfall by name ({name, fuzzy?, set?}) or a card search ({query, page?}); cached 24 h, Scryfall's rate limits kept.",
-        kind: Kind::Net,
-        mutating: false,
-        schema: || schemars::schema_for!(crate::tools::domain::scryfall::ScryfallInput),
-    },
-    ToolSpec {
-        name: "steam.game_lookup",
-        description: "TURBOTIME: a game's Steam store details ({appid}) or a store search ({term}); prices in cents; cached 24 h.",
-        kind: Kind::Net,
-        mutating: false,
-        schema: || schemars::schema_for!(crate::tools::domain::steam::SteamInput),
-    },
-    ToolSpec {
-        name: "game.knowledge_search",
-        description: "TURBOTIME: community/meta search through SerpAPI or SearXNG ({query, game?}); SearchResultItems.",
-        kind: Kind::Net,
-        mutating: false,
-        schema: || schemars::schema_for!(crate::tools::domain::knowledge::KnowledgeInput),
-    },
-    ToolSpec {
-        name: "news.headline_search",
-        description: "TURBOTIME: headlines from the configured RSS/Atom/JSON feeds ({query, since?, limit?}), deduplicated, newest first.",
-        kind: Kind::Net,
-        mutating: false,
-        schema: || schemars::schema_for!(crate::tools::domain::news::NewsInput),
-    },
-    ToolSpec {
-        name: "web.fetch_text",
-        description: "Fetch a page ({url}) under http.get's network policy and return its readable main text {url, status, title, content}.",
-        kind: Kind::Net,
-        mutating: false,
-        schema: || schemars::schema_for!(crate::tools::domain::web::FetchTextInput),
-    },
-    ToolSpec {
-        name: "bom.normalize",
-        description: "Parse bill-of-materials text ({content, source}: lines like '4x Motor Mounts', 'ESC - 30A', markdown/CSV/HTML tables) into {rows: [{part, quantity, notes?, source}], count}; never invents parts.",
-        kind: Kind::Data,
-        mutating: false,
-        schema: || schemars::schema_for!(crate::tools::domain::bom::NormalizeInput),
-    },
-    ToolSpec {
-        name: "commerce.search_offers",
-        description: "Product offers from SerpAPI Google Shopping ({query, extra_query?, max_results, country, language}) → {offers, best_offer (lowest price), summary}.",
-        kind: Kind::Net,
-        mutating: false,
-        schema: || schemars::schema_for!(crate::tools::domain::commerce::OffersInput),
-    },
-    ToolSpec {
-        name: "docs.write_spreadsheet",
-        description: "Write rows ({repo, rows, filename, format: csv|ods|xlsx}) as a spreadsheet inside the sandbox root, atomically, never over an existing file unless overwrite=true; formulas neutralised.",
-        kind: Kind::Fs,
-        mutating: true,
-        schema: || schemars::schema_for!(crate::tools::domain::spreadsheet::SpreadsheetInput),
-    },
-    ToolSpec {
-        name: "bom.build",
-        description: "Fetch a page, normalize its BOM, optionally price it with SerpAPI, write a spreadsheet ({url, repo, format, use_serpapi}) → {status: ok|content_empty|pricing_missing|fetch_failed, rows, spreadsheet_path}.",
-        kind: Kind::Fs,
-        mutating: true,
-        schema: || schemars::schema_for!(crate::tools::domain::bom_build::BuildInput),
-    },
-    ToolSpec {
-        name: "web.search",
-        description: "Run a seed 004 SearchRequest ({queries, fetch_mode: http|file|search_api, k_per_query, max_pages_per_query, follow_links, …}): each fetch staged under scrape_staging/<uuid>/, SearchResultItems returned; persist_memory only proposes candidates.",
-        kind: Kind::Net,
-        mutating: false,
-        schema: || schemars::schema_for!(crate::tools::domain::search::SearchRequest),
-    },
+    fs::READ_TEXT,
+    fs::LIST_DIR,
+    fs::WRITE_TEXT,
+    shell::SPEC,
+    http::SPEC,
+    super::domain::scryfall::SPEC,
+    super::domain::steam::SPEC,
+    super::domain::knowledge::SPEC,
+    super::domain::news::SPEC,
+    super::domain::web::SPEC,
+    super::domain::bom::SPEC,
+    super::domain::commerce::SPEC,
+    super::domain::spreadsheet::SPEC,
+    super::domain::bom_build::SPEC,
+    super::domain::search::SPEC,
     ToolSpec {
         name: "mtg.state",
         description: "MTG: the visible state of a game ({game, as?: p1|p2}, default the granted seat that decides): only seats a human granted the session (`mtg:<game>:<seat>`); hidden zones as counts, never the other seat's hand or any library order.",

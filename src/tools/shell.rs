@@ -16,14 +16,42 @@
 
 use super::argv::{self, SAFE_PATH, ShellRules, split};
 use super::fs::Sandbox;
-use super::registry::ShellExecInput;
+use super::spec::{Kind, ToolSpec};
 use crate::error::{Error, Result};
 use crate::sandbox::{self, Mode};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// The `shell.exec` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "shell.exec",
+    description: "Run one allowlisted program (no shell: no pipes, redirection or expansion) in the sandbox root with a scrubbed environment, a timeout and capped output.",
+    kind: Kind::Shell,
+    mutating: true,
+    schema: || schemars::schema_for!(ShellExecInput),
+};
+
+/// `shell.exec` input (seed 000 §4, plus `cwd` for seed 004 `run_command`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShellExecInput {
+    /// A command line, split like a POSIX shell would split words but never run by a shell.
+    pub cmd: String,
+    #[serde(default = "d_timeout_s")]
+    pub timeout_s: u64,
+    /// Working directory relative to the sandbox root.
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+fn d_timeout_s() -> u64 {
+    20
+}
 
 /// Cap on captured stdout and on captured stderr.
 pub const OUTPUT_CAP: usize = sandbox::OUTPUT_CAP;

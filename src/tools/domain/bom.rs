@@ -24,11 +24,21 @@
 
 use crate::error::{Code, Error, Result};
 use crate::tools::deadline::Deadline;
+use crate::tools::spec::{Kind, ToolSpec};
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::LazyLock;
+
+/// The `bom.normalize` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "bom.normalize",
+    description: "Parse bill-of-materials text ({content, source}: lines like '4x Motor Mounts', 'ESC - 30A', markdown/CSV/HTML tables) into {rows: [{part, quantity, notes?, source}], count}; never invents parts.",
+    kind: Kind::Data,
+    mutating: false,
+    schema: || schemars::schema_for!(NormalizeInput),
+};
 
 /// Largest BOM text (the tool input's own cap is 64 MiB of JSON).
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;

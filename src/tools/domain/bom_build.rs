@@ -13,9 +13,19 @@ use super::{Ctx, bom, commerce, web};
 use crate::clock;
 use crate::error::Result;
 use crate::tools::fs::Sandbox;
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+
+/// The `bom.build` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "bom.build",
+    description: "Fetch a page, normalize its BOM, optionally price it with SerpAPI, write a spreadsheet ({url, repo, format, use_serpapi}) → {status: ok|content_empty|pricing_missing|fetch_failed, rows, spreadsheet_path}.",
+    kind: Kind::Fs,
+    mutating: true,
+    schema: || schemars::schema_for!(BuildInput),
+};
 
 /// At most this many rows are priced per call (one SerpAPI search each).
 pub const MAX_PRICED_ROWS: usize = 25;

@@ -13,10 +13,20 @@
 use super::knowledge::scrub;
 use super::{Cache, Ctx, RateLimit, clip, get_limited, status_error};
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::Duration;
+
+/// The `commerce.search_offers` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "commerce.search_offers",
+    description: "Product offers from SerpAPI Google Shopping ({query, extra_query?, max_results, country, language}) → {offers, best_offer (lowest price), summary}.",
+    kind: Kind::Net,
+    mutating: false,
+    schema: || schemars::schema_for!(OffersInput),
+};
 
 pub const CACHE_TTL_S: u64 = 3600;
 

@@ -10,10 +10,20 @@
 use super::{Cache, Ctx, RateLimit, clip, get_limited, status_error};
 use crate::clock;
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::Duration;
+
+/// The `game.knowledge_search` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "game.knowledge_search",
+    description: "TURBOTIME: community/meta search through SerpAPI or SearXNG ({query, game?}); SearchResultItems.",
+    kind: Kind::Net,
+    mutating: false,
+    schema: || schemars::schema_for!(KnowledgeInput),
+};
 
 pub const CACHE_TTL_S: u64 = 3600;
 

@@ -19,10 +19,20 @@
 use super::{BaseUrl, Cache, Ctx, Source, clip};
 use crate::clock;
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashSet;
+
+/// The `news.headline_search` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "news.headline_search",
+    description: "TURBOTIME: headlines from the configured RSS/Atom/JSON feeds ({query, since?, limit?}), deduplicated, newest first.",
+    kind: Kind::Net,
+    mutating: false,
+    schema: || schemars::schema_for!(NewsInput),
+};
 
 pub const MAX_ENTRIES_PER_FEED: usize = 500;
 

@@ -14,10 +14,20 @@
 
 use super::{Cache, Ctx, RateLimit, clip, get_limited, status_error};
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
+
+/// The `scryfall.lookup` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "scryfall.lookup",
+    description: "TURBOTIME: a Magic card from Scryfall by name ({name, fuzzy?, set?}) or a card search ({query, page?}); cached 24 h, Scryfall's rate limits kept.",
+    kind: Kind::Net,
+    mutating: false,
+    schema: || schemars::schema_for!(ScryfallInput),
+};
 
 /// Cache lifetime: 24 hours (Scryfall's own data changes about daily).
 pub const CACHE_TTL_S: u64 = 24 * 3600;

@@ -29,9 +29,19 @@ use crate::error::{Code, Error, Result};
 use crate::redact::Redactor;
 use crate::store;
 use crate::tools::fs::Sandbox;
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+
+/// The `web.search` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "web.search",
+    description: "Run a seed 004 SearchRequest ({queries, fetch_mode: http|file|search_api, k_per_query, max_pages_per_query, follow_links, …}): each fetch staged under scrape_staging/<uuid>/, SearchResultItems returned; persist_memory only proposes candidates.",
+    kind: Kind::Net,
+    mutating: false,
+    schema: || schemars::schema_for!(SearchRequest),
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -330,7 +340,7 @@ fn read_file_page(
     path: &str,
     deadline: crate::tools::deadline::Deadline,
 ) -> Result<web::Page> {
-    let v = sb.read_text(&crate::tools::registry::ReadTextInput {
+    let v = sb.read_text(&crate::tools::fs::ReadTextInput {
         path: path.to_string(),
         max_bytes: super::MAX_BODY as u64,
     })?;

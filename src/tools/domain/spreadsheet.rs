@@ -18,10 +18,20 @@
 
 use super::super::fs::Sandbox;
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::io::Write;
+
+/// The `docs.write_spreadsheet` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "docs.write_spreadsheet",
+    description: "Write rows ({repo, rows, filename, format: csv|ods|xlsx}) as a spreadsheet inside the sandbox root, atomically, never over an existing file unless overwrite=true; formulas neutralised.",
+    kind: Kind::Fs,
+    mutating: true,
+    schema: || schemars::schema_for!(SpreadsheetInput),
+};
 
 pub const MAX_ROWS: usize = 100_000;
 pub const MAX_COLUMNS: usize = 200;

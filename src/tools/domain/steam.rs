@@ -9,10 +9,20 @@
 
 use super::{Cache, Ctx, RateLimit, get_limited, status_error};
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::Duration;
+
+/// The `steam.game_lookup` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "steam.game_lookup",
+    description: "TURBOTIME: a game's Steam store details ({appid}) or a store search ({term}); prices in cents; cached 24 h.",
+    kind: Kind::Net,
+    mutating: false,
+    schema: || schemars::schema_for!(SteamInput),
+};
 
 pub const CACHE_TTL_S: u64 = 24 * 3600;
 

@@ -21,9 +21,19 @@
 use super::{Client, Ctx, html};
 use crate::error::{Code, Error, Result};
 use crate::tools::deadline::Deadline;
+use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+
+/// The `web.fetch_text` tool.
+pub const SPEC: ToolSpec = ToolSpec {
+    name: "web.fetch_text",
+    description: "Fetch a page ({url}) under http.get's network policy and return its readable main text {url, status, title, content}.",
+    kind: Kind::Net,
+    mutating: false,
+    schema: || schemars::schema_for!(FetchTextInput),
+};
 
 pub const MAX_CONTENT_CHARS: usize = 200_000;
 /// Cap on a page's `title` (characters, after squashing whitespace).

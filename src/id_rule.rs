@@ -1,6 +1,6 @@
 //! The id rule itself: patterns and checks that need nothing but the id, so the home (where an
 //! id becomes a path component) can use them without depending on the redactor. The checks
-//! against the home's redactor, and the drawing of ids, are in the parent module.
+//! against the home's redactor, and the drawing of ids, are in [`crate::ids`].
 
 use crate::error::{Error, Result};
 

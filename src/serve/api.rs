@@ -1,0 +1,303 @@
+//! What every endpoint shares: the error body and its HTTP status, body and parameter parsing,
+//! running blocking work off the async threads, admitting and queueing a run, and a run's
+//! summary. [`super::routes`], [`super::chat`] and [`super::admin`] build on it.
+//!
+//! Errors are seed 003's `{"error":{"code","message"}}` (plus `details` when there are any, and
+//! `retry_after_seconds` for retry-later answers) with the canonical codes, and the HTTP status
+//! follows the code: `invalid.request`/`tool.input_invalid` 400, a missing, malformed,
+//! oversized, unknown or revoked token 401 (`policy.denied`, with `WWW-Authenticate`), other
+//! `policy.denied`/`sandbox.required` 403, `not_found` 404, a body over the cap 413
+//! (`invalid.request`), `conflict` 409, `chat.rate_limited` 429, `queue.full` 503 with
+//! `Retry-After`, `upstream.error` 502, `timeout` 504 (a request not answered in time: 408),
+//! anything else 500.
+
+use super::queue::{NewRun, RunRow};
+use super::{Shared, auth};
+use crate::error::{Code, Error};
+use crate::turn::ThinkingMode;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+/// Longest run message accepted, in bytes.
+pub(super) const MAX_MESSAGE: usize = 256 * 1024;
+/// What `Retry-After` says when the queue is full.
+const RETRY_AFTER_S: u64 = 2;
+
+/// An error on its way out as a seed 003 error body.
+pub(super) struct ApiError {
+    err: Error,
+    status: Option<StatusCode>,
+}
+
+impl From<Error> for ApiError {
+    fn from(err: Error) -> Self {
+        ApiError { err, status: None }
+    }
+}
+
+impl ApiError {
+    pub(super) fn with_status(err: Error, status: StatusCode) -> ApiError {
+        ApiError {
+            err,
+            status: Some(status),
+        }
+    }
+    pub(super) fn unauthorized(message: &str) -> ApiError {
+        Self::with_status(Error::denied(message), StatusCode::UNAUTHORIZED)
+    }
+}
+
+fn status_of(code: Code) -> StatusCode {
+    match code {
+        Code::InvalidRequest | Code::ToolInputInvalid => StatusCode::BAD_REQUEST,
+        Code::PolicyDenied | Code::SandboxRequired => StatusCode::FORBIDDEN,
+        Code::NotFound | Code::ToolNotFound => StatusCode::NOT_FOUND,
+        Code::Conflict | Code::Cancelled | Code::Incomplete => StatusCode::CONFLICT,
+        Code::ChatRateLimited => StatusCode::TOO_MANY_REQUESTS,
+        Code::QueueFull => StatusCode::SERVICE_UNAVAILABLE,
+        Code::UpstreamError => StatusCode::BAD_GATEWAY,
+        Code::Timeout => StatusCode::GATEWAY_TIMEOUT,
+        Code::InternalError | Code::EvalThreshold => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let e = self.err;
+        let status = self.status.unwrap_or_else(|| status_of(e.code));
+        let mut body = Map::new();
+        body.insert("code".into(), json!(e.code));
+        body.insert("message".into(), json!(e.message));
+        if !e.details.is_empty() {
+            body.insert("details".into(), Value::Object(e.details.clone()));
+        }
+        let retry = matches!(e.code, Code::QueueFull | Code::ChatRateLimited).then(|| {
+            e.details
+                .get("retry_after_seconds")
+                .and_then(Value::as_u64)
+                .unwrap_or(RETRY_AFTER_S)
+        });
+        if let Some(s) = retry {
+            body.insert("retry_after_seconds".into(), json!(s));
+        }
+        let mut resp = (status, axum::Json(json!({"error": body}))).into_response();
+        if let Some(s) = retry {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(s));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            resp.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        resp
+    }
+}
+
+pub(super) type ApiResult<T> = Result<T, ApiError>;
+
+/// Runs blocking subsystem work off the async threads.
+pub(super) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> crate::error::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    Ok(tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::internal(e.to_string()))??)
+}
+
+/// A read of the queue, on the reading connection (never behind a commit's sync).
+pub(super) async fn with_reader<T: Send + 'static>(
+    shared: &Arc<Shared>,
+    f: impl FnOnce(&super::Queue) -> crate::error::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    let s = shared.clone();
+    blocking(move || {
+        let q = s.reader.lock().unwrap_or_else(|e| e.into_inner());
+        f(&q)
+    })
+    .await
+}
+
+/// Runs a queue operation off the async threads.
+pub(super) async fn with_queue<T: Send + 'static>(
+    shared: &Arc<Shared>,
+    f: impl FnOnce(&mut super::Queue) -> crate::error::Result<T> + Send + 'static,
+) -> ApiResult<T> {
+    let s = shared.clone();
+    blocking(move || {
+        let mut q = s.queue.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut q)
+    })
+    .await
+}
+
+pub(super) fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<String, Value>> {
+    let bytes = body.map_err(|r| {
+        let status = r.status();
+        let msg = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            "the request body is too large".to_string()
+        } else {
+            format!("could not read the request body: {r}")
+        };
+        ApiError::with_status(Error::invalid(msg), status)
+    })?;
+    let v: Value =
+        serde_json::from_slice(&bytes).map_err(|e| Error::bad_json("request body", &e))?;
+    match v {
+        Value::Object(m) => Ok(m),
+        other => Err(Error::invalid(format!(
+            "the request body must be a JSON object, not {}",
+            crate::error::json_kind(&other)
+        ))
+        .into()),
+    }
+}
+
+/// The body's `thinking_mode`, or `default` when it has none.
+pub(super) fn thinking_mode(
+    m: &Map<String, Value>,
+    default: ThinkingMode,
+) -> ApiResult<ThinkingMode> {
+    Ok(match opt_str(m, "thinking_mode")? {
+        None => default,
+        Some(t) => ThinkingMode::parse(t).ok_or_else(|| {
+            Error::invalid(format!(
+                "thinking_mode must be one of never|on_error|always (got {t:?})"
+            ))
+            .with("field", "thinking_mode")
+        })?,
+    })
+}
+
+pub(super) fn opt_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<Option<&'a str>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(Error::invalid(format!(
+            "{key} must be a string, not {}",
+            crate::error::json_kind(other)
+        ))
+        .with("field", key)
+        .into()),
+    }
+}
+
+/// A string field that must be present: `invalid.request` naming the field otherwise.
+pub(super) fn req_str<'a>(m: &'a Map<String, Value>, key: &str) -> ApiResult<&'a str> {
+    opt_str(m, key)?.ok_or_else(|| {
+        Error::invalid(format!("{key} is required"))
+            .with("field", key)
+            .into()
+    })
+}
+
+/// Counts one run against the caller token's `serve.run_rate` (POST /v1/runs and chat
+/// messages): `429 chat.rate_limited` with `Retry-After` beyond it, the code the API gives
+/// every rate limit.
+pub(super) fn admit_run(shared: &Shared, caller: &auth::Caller) -> ApiResult<()> {
+    shared.admit_run(&caller.0).map_err(|wait| {
+        Error::new(
+            Code::ChatRateLimited,
+            format!(
+                "this token may queue {} runs a minute (serve.run_rate); retry in {wait}s",
+                shared.opts.run_rate
+            ),
+        )
+        .with("retry_after_seconds", wait)
+        .into()
+    })
+}
+
+/// Puts a validated run in the queue (durable on return) and wakes a worker. The message is
+/// redacted first, and ids holding a secret value are refused: the queue is a durable write
+/// like any other.
+pub(super) async fn enqueue(shared: &Arc<Shared>, run: NewRun) -> ApiResult<()> {
+    let s2 = shared.clone();
+    let mut run = run;
+    blocking(move || {
+        // The queue is a durable write like any other: known secrets never reach it.
+        let redactor = s2.redactor()?;
+        run.message = redactor.redact_str(&run.message).into_owned();
+        // Ids name files and are kept as given, so one holding a secret is refused.
+        let ids = [
+            ("agent_id", Some(&run.agent_id)),
+            ("session_id", Some(&run.session_id)),
+            ("user_id", run.user_id.as_ref()),
+        ];
+        for (field, v) in ids {
+            if let Some(v) = v
+                && redactor.redact_str(v) != v.as_str()
+            {
+                return Err(Error::invalid(format!(
+                    "{field} holds a secret value; it was not stored"
+                ))
+                .with("field", field));
+            }
+        }
+        s2.accept(run)
+    })
+    .await?;
+    shared.kick();
+    Ok(())
+}
+
+/// A list's `limit`: 1 to 500 (seed 003 §5).
+pub(super) fn check_limit(limit: u64) -> ApiResult<()> {
+    if limit == 0 || limit > 500 {
+        return Err(Error::invalid("limit must be between 1 and 500")
+            .with("field", "limit")
+            .into());
+    }
+    Ok(())
+}
+
+pub(super) fn mode_str(m: ThinkingMode) -> &'static str {
+    match m {
+        ThinkingMode::Never => "never",
+        ThinkingMode::OnError => "on_error",
+        ThinkingMode::Always => "always",
+    }
+}
+
+/// Every status a run can have (the `status` filter's values).
+pub(crate) const STATUSES: [&str; 6] = [
+    "queued",
+    "running",
+    "completed",
+    "incomplete",
+    "failed",
+    "cancelled",
+];
+
+/// A run without its trace (listings).
+pub(super) fn summary(shared: &Shared, r: &RunRow) -> Value {
+    let mut v = json!({
+        "id": r.id,
+        "agent_id": r.agent_id,
+        "session_id": r.session_id,
+        "source": r.source,
+        "status": r.status,
+        "output": r.output.clone().unwrap_or_default(),
+        "artifact_path": crate::runs::dir(&shared.home, &r.id)
+            .map(|p| p.display().to_string()).unwrap_or_default(),
+        "duration_ms": r.duration_ms.unwrap_or(0),
+        "tool_calls": r.tool_calls,
+        "provider": r.provider.clone().unwrap_or_default(),
+        "model": r.model.clone().unwrap_or_default(),
+        "thinking_mode": r.thinking_mode,
+        "profile": r.profile,
+        "created_at": r.created_at,
+        "started_at": r.started_at,
+        "finished_at": r.finished_at,
+    });
+    if let Some(e) = &r.error {
+        v["error"] = json!({"code": e["code"], "message": e["message"]});
+        if let Some(reason) = e.pointer("/details/reason") {
+            v["reason"] = reason.clone();
+        }
+    }
+    v
+}
