@@ -12,6 +12,8 @@
 //! which the runtime runs once, between THINK and RESPOND (seed 001 stage 2, "Tools
 //! (runtime)"). Roles marked `proposes_memory` may emit memory candidates.
 
+pub(super) mod panda;
+
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -1,0 +1,267 @@
+//! The `panda` profile (seed 004): its roles answer with JSON objects. Thinking's
+//! `{plan, notes, save_plan}` and the Solver's `{analysis, requests, tool_intent,
+//! needs_more_context, final, suggest_memory_save}` are read here, the Solver's intents become
+//! tool calls, a `needs_more_context` reply loops back to Thinking, and a priced bill of
+//! materials is proposed for memory.
+
+use crate::contracts::{ChatMessage, Checkpoint, MemoryCandidate, ToolRequest};
+use crate::error::Result;
+use crate::notes::{self};
+use crate::sanitize;
+use crate::tools::{self, CallDefaults};
+use crate::turn::RoleSpec;
+use crate::turn::context::{enabled_tools, retrieve};
+use crate::turn::prompts::Upstream;
+use crate::turn::recap;
+use crate::turn::role_call::upstream_role;
+use crate::turn::tool_loop::{FinalInputs, final_role};
+use crate::turn::work::{Asked, Work};
+use serde_json::{Value, json};
+
+impl Work<'_> {
+    /// Seed 004 outputs parsed as contracts (the `panda` profile): a Thinking object
+    /// `{plan, notes, save_plan}` (its NoteFrames become a NOTES patch, `save_plan` a memory
+    /// candidate; the visible text is the plan, as private upstream notes) or a Solver object
+    /// `{analysis, requests, tool_intent, needs_more_context, final, suggest_memory_save}`
+    /// (`final` is the visible answer; `tool_intent` runs through the tool loop, which reads
+    /// it from the raw reply; `analysis` is never shown). `None` when the reply is not a JSON
+    /// object: it is then read like any other role's text.
+    pub(in crate::turn) fn harvest_panda(&mut self, role: &RoleSpec, raw: &str) -> Option<String> {
+        let obj = panda_object(raw)?;
+        if let Some(n) = obj.get("notes").filter(|n| n.is_object()) {
+            match notes::parse_patch(n) {
+                Ok(p) => {
+                    self.patch.merge(p.patch);
+                    for k in p.ignored_keys {
+                        if !self.notes_ignored_keys.contains(&k) {
+                            self.notes_ignored_keys.push(k);
+                        }
+                    }
+                }
+                Err(e) => self
+                    .notes_errors
+                    .push(format!("{}: NoteFrames: {}", role.name, e.message)),
+            }
+        }
+        for key in ["save_plan", "suggest_memory_save"] {
+            if let Some(v) = obj.get(key).filter(|v| v.is_object())
+                && role.proposes_memory
+            {
+                match crate::turn::mem::extract(&json!({ key: v }).to_string()) {
+                    Ok(c) => self.candidates.extend(c),
+                    Err(e) => self
+                        .notes_errors
+                        .push(format!("{}: {key}: {}", role.name, e.message)),
+                }
+            }
+        }
+        if role.is_final {
+            return Some(
+                obj.get("final")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+            );
+        }
+        let plan = match obj.get("plan") {
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|s| {
+                    format!(
+                        "- {}",
+                        s.as_str().map_or_else(|| s.to_string(), str::to_string)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Some(Value::String(s)) => s.clone(),
+            _ => String::new(),
+        };
+        Some(plan)
+    }
+}
+
+/// Seed 004's memory save heuristic: a priced bill of materials (a `bom.build` result with at
+/// least one priced row) is proposed for memory (pending a human's approval).
+pub(in crate::turn) fn priced_bom_candidate(
+    req: &ToolRequest,
+    resp: &crate::contracts::ToolResponse,
+) -> Option<MemoryCandidate> {
+    if tools::resolve(&req.tool).map(|s| s.name) != Some("bom.build") || !resp.ok {
+        return None;
+    }
+    let out = resp.output.as_ref()?;
+    let rows = out.get("rows")?.as_array()?;
+    if !rows
+        .iter()
+        .any(|r| r.get("price").is_some_and(Value::is_number))
+    {
+        return None;
+    }
+    let mut body =
+        String::from("| part | quantity | price | seller | link |\n|---|---|---|---|---|\n");
+    for r in rows.iter().take(100) {
+        let f = |k: &str| match r.get(k) {
+            Some(Value::String(s)) => s.replace('|', "/"),
+            Some(Value::Null) | None => String::new(),
+            Some(v) => v.to_string(),
+        };
+        body.push_str(&format!(
+            "| {} | {} | {} {} | {} | {} |\n",
+            f("part"),
+            f("quantity"),
+            f("price"),
+            f("currency"),
+            f("seller"),
+            f("link")
+        ));
+    }
+    let source = out.get("source_url").and_then(Value::as_str).unwrap_or("");
+    body.push_str(&format!("\nSource: {source}\n"));
+    let mut c = MemoryCandidate::new(body);
+    c.title = Some(format!("Priced BOM: {source}").chars().take(120).collect());
+    c.kind = "reference".into();
+    c.tags = vec!["bom".into(), "pricing".into()];
+    c.source = "tool:bom.build".into();
+    c.why_store = Some("a priced bill of materials (seed 004 memory save heuristic)".into());
+    c.importance = Some(6);
+    Some(c)
+}
+
+/// A seed 004 role output: one JSON object, bare or in a ```json fence.
+pub(in crate::turn) fn panda_object(raw: &str) -> Option<serde_json::Map<String, Value>> {
+    let t = raw.trim();
+    let t = t
+        .strip_prefix("```json")
+        .or_else(|| t.strip_prefix("```"))
+        .map(|x| x.trim_end().trim_end_matches("```"))
+        .unwrap_or(t)
+        .trim();
+    match serde_json::from_str::<Value>(t) {
+        Ok(Value::Object(obj)) => Some(obj),
+        _ => None,
+    }
+}
+
+/// A Solver output's `tool_intent` (or `tool_intents`) as tool requests, then each of its
+/// `requests` that is a SearchRequest (`type: search_request`) as a `web.search` call; nothing
+/// when there are none.
+pub(in crate::turn) fn panda_intents(
+    raw: &str,
+    defaults: &CallDefaults,
+    ids: &mut crate::ids::IdSource,
+) -> (Vec<Asked>, Option<String>) {
+    let Some(obj) = panda_object(raw) else {
+        return (Vec::new(), None);
+    };
+    // `requests` entries of type search_request are SearchRequests for web.search.
+    let searches: Vec<Asked> = obj
+        .get("requests")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("search_request"))
+        .enumerate()
+        .map(|(i, r)| {
+            let req = ToolRequest {
+                request_id: format!("search_{i}_{}", ids.hex32()),
+                run_id: defaults.run_id.clone(),
+                agent_id: defaults.agent_id.clone(),
+                tool: "web.search".into(),
+                input: r.clone(),
+                timeout_ms: defaults.timeout_ms,
+                created_at: crate::clock::rfc3339(defaults.now),
+            };
+            (req, Vec::new())
+        })
+        .collect();
+    let has = ["tool_intent", "tool_intents"]
+        .iter()
+        .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()));
+    if !has {
+        return (searches, None);
+    }
+    match tools::parse::parse_calls_noting_ids(&Value::Object(obj).to_string(), defaults) {
+        Ok(mut reqs) => {
+            reqs.extend(searches);
+            (reqs, None)
+        }
+        Err(e) => (searches, Some(e.message)),
+    }
+}
+
+/// Most times one panda turn goes back from the Solver to Thinking for more context.
+pub const MAX_CONTEXT_LOOPS: usize = 2;
+
+/// Seed 004's loop: a panda Solver reply with `needs_more_context: true` sends the turn back
+/// to Thinking, with the Solver's `requests` and `analysis` added to the upstream notes, and
+/// then to the Solver again; at most [`MAX_CONTEXT_LOOPS`] times (traced as
+/// `panda_context_loop`), after which the Solver's last answer stands.
+#[allow(clippy::too_many_arguments)]
+pub(in crate::turn) fn context_loops(
+    w: &mut Work<'_>,
+    roles: &[RoleSpec],
+    cp: &Checkpoint,
+    history: &[ChatMessage],
+    user_text: &str,
+    message: &str,
+    recap: Option<&recap::Recap>,
+    mut answer: String,
+) -> Result<String> {
+    let mut loops = 0;
+    while let Some(ask) = w.needs_more_context.take() {
+        if loops >= MAX_CONTEXT_LOOPS || w.escalated {
+            w.trace(
+                "panda_context_loop",
+                json!({"run_id": w.run_id, "loop": loops, "stopped": "context_limit",
+                       "requests": ask["requests"]}),
+            )?;
+            break;
+        }
+        loops += 1;
+        w.trace(
+            "panda_context_loop",
+            json!({"run_id": w.run_id, "loop": loops, "requests": ask["requests"]}),
+        )?;
+        let requests = match &ask["requests"] {
+            Value::Null => String::new(),
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        let analysis = ask["analysis"].as_str().unwrap_or("");
+        w.upstream.push(Upstream {
+            role: "solver".into(),
+            content: sanitize::sanitize(&format!(
+                "The solver needs more context before it can answer.\nRequests: {requests}\nAnalysis so far: {analysis}"
+            )),
+        });
+        for role in roles {
+            w.cancel.check()?;
+            let retrieval = if role.wants_retrieval {
+                retrieve(w, role, message)?
+            } else {
+                None
+            };
+            if role.is_final {
+                let enabled = enabled_tools(w.home, &w.opts.session_id)?;
+                answer = final_role(
+                    w,
+                    role,
+                    FinalInputs {
+                        cp,
+                        history,
+                        user_text,
+                        retrieval: retrieval.as_deref(),
+                        recap,
+                        stm: None,
+                        enabled: &enabled,
+                    },
+                    Vec::new(),
+                )?;
+            } else {
+                upstream_role(w, role, cp, history, user_text, retrieval.as_deref(), recap)?;
+            }
+        }
+    }
+    Ok(answer)
+}
