@@ -21,14 +21,7 @@ use serde_json::{Value, json};
 /// With TURBOTIME on, its selected tools are enabled too (seed 001).
 pub(super) fn enabled_tools(home: &Home, session_id: &str) -> Result<Vec<String>> {
     let mut enabled = tools::policy::load_session_tools(home, session_id)?.enabled;
-    let turbo = tools::domain::turbotime::load(home, session_id)?;
-    if turbo.on {
-        for t in turbo.selected {
-            if !enabled.contains(&t) {
-                enabled.push(t);
-            }
-        }
-    }
+    tools::domain::turbotime::load(home, session_id)?.enable_selected(&mut enabled);
     Ok(enabled)
 }
 

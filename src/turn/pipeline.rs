@@ -43,7 +43,7 @@
 
 use super::commit::commit;
 use super::context::{enabled_tools, read_only, retrieve, tools_text, working_stm};
-use super::profiles::panda::context_loops;
+use super::profiles::Pass;
 use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
 use super::tool_loop::{FinalInputs, final_role, tools_stage};
@@ -287,10 +287,7 @@ pub(super) fn run_with(
         nonce: Some(w.facts.nonce.clone()),
         citations: None,
     };
-    let turbo = tools::domain::turbotime::load(home, &opts.session_id)?;
-    if turbo.on {
-        record.turbotime = Some(json!({"on": true, "selected": turbo.selected}));
-    }
+    record.turbotime = tools::domain::turbotime::load(home, &opts.session_id)?.turn_record();
     let result = body(&mut w, input, &mut record);
     record.usage = w.usage.get();
     record.cost = w.cost.get();
@@ -496,15 +493,13 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
         )?;
         break;
     }
-    let final_visible = context_loops(
-        w,
-        roles,
-        &cp,
-        &history,
-        &user_text,
-        &input.message,
-        recap.as_ref(),
-        final_visible,
-    )?;
+    let pass = Pass {
+        cp: &cp,
+        history: &history,
+        user_text: &user_text,
+        message: &input.message,
+        recap: recap.as_ref(),
+    };
+    let final_visible = opts.profile.plugin().after_roles(w, &pass, final_visible)?;
     commit(w, input, record, &cp, recap.as_ref(), &final_visible)
 }

@@ -6,7 +6,6 @@
 
 use super::RoleSpec;
 use super::context::{native_enabled, native_tools, tools_text, wire_request};
-use super::profiles::panda::{panda_intents, panda_object, priced_bom_candidate};
 use super::prompts::{self, RoleInputs};
 use super::recap;
 use super::work::{Asked, Work};
@@ -209,38 +208,14 @@ pub(super) fn final_role(
         wire_request(&mut req);
         let reply = w.call(role, round, &req)?;
         let raw = reply.message.content.clone();
-        let panda = opts.profile == super::profiles::Profile::Panda;
+        let plugin = opts.profile.plugin();
         let (mut reqs, mut problem) = requests_of(&reply.message, &defaults, &wire_names);
-        if panda && reqs.is_empty() && problem.is_none() {
-            (reqs, problem) = panda_intents(&raw, &defaults, &mut w.ids);
+        if reqs.is_empty() && problem.is_none() {
+            (reqs, problem) = plugin.own_tool_calls(w, &raw, &defaults);
         }
         let reqs = w.assign_ids(reqs);
         let text = w.harvest(role, &raw);
-        if panda {
-            // Seed 004's orchestrator transcript entry, one per Solver loop.
-            let obj = panda_object(&raw).unwrap_or_default();
-            let termination = if !reqs.is_empty() || problem.is_some() {
-                if round >= opts.max_tool_rounds {
-                    Some("tool_limit")
-                } else {
-                    None
-                }
-            } else if obj.get("needs_more_context").and_then(Value::as_bool) == Some(true) {
-                Some("needs_more_context")
-            } else {
-                Some("final")
-            };
-            w.needs_more_context = (termination == Some("needs_more_context"))
-                .then(|| json!({"requests": obj.get("requests"), "analysis": obj.get("analysis")}));
-            w.trace(
-                "panda_loop",
-                json!({"run_id": w.run_id, "round": round,
-                       "solver_self_history": obj.get("analysis"),
-                       "note_frames": w.patch.clone(),
-                       "tool_intents": reqs.iter().map(|r| w.call_json(r)).collect::<Vec<_>>(),
-                       "termination_reason": termination}),
-            )?;
-        }
+        plugin.after_final_reply(w, round, &raw, &reqs, problem.is_some())?;
         if reqs.is_empty() && problem.is_none() {
             return Ok(text);
         }
@@ -490,15 +465,7 @@ pub(super) fn run_calls(
         if !resp.ok {
             w.any_tool_failed = true;
         }
-        if opts.profile == super::profiles::Profile::Panda
-            && let Some(c) = priced_bom_candidate(req, &resp)
-            && !w
-                .candidates
-                .iter()
-                .any(|x| x.tags.iter().any(|t| t == "bom"))
-        {
-            w.candidates.push(c);
-        }
+        opts.profile.plugin().after_tool(w, req, &resp);
         let result_ref = format!("{audit_ref}#{}", req.request_id);
         w.tools.push(ToolRecord {
             tool_name: req.tool.clone(),

@@ -4,89 +4,186 @@
 //! tool calls, a `needs_more_context` reply loops back to Thinking, and a priced bill of
 //! materials is proposed for memory.
 
-use crate::contracts::{ChatMessage, Checkpoint, MemoryCandidate, ToolRequest};
+use super::{Pass, Plugin, RoleSpec};
+use crate::contracts::{MemoryCandidate, ToolRequest, ToolResponse};
 use crate::error::Result;
 use crate::notes::{self};
 use crate::sanitize;
 use crate::tools::{self, CallDefaults};
-use crate::turn::RoleSpec;
 use crate::turn::context::{enabled_tools, retrieve};
 use crate::turn::prompts::Upstream;
-use crate::turn::recap;
 use crate::turn::role_call::upstream_role;
 use crate::turn::tool_loop::{FinalInputs, final_role};
 use crate::turn::work::{Asked, Work};
 use serde_json::{Value, json};
 
-impl Work<'_> {
-    /// Seed 004 outputs parsed as contracts (the `panda` profile): a Thinking object
-    /// `{plan, notes, save_plan}` (its NoteFrames become a NOTES patch, `save_plan` a memory
-    /// candidate; the visible text is the plan, as private upstream notes) or a Solver object
-    /// `{analysis, requests, tool_intent, needs_more_context, final, suggest_memory_save}`
-    /// (`final` is the visible answer; `tool_intent` runs through the tool loop, which reads
-    /// it from the raw reply; `analysis` is never shown). `None` when the reply is not a JSON
-    /// object: it is then read like any other role's text.
-    pub(in crate::turn) fn harvest_panda(&mut self, role: &RoleSpec, raw: &str) -> Option<String> {
-        let obj = panda_object(raw)?;
-        if let Some(n) = obj.get("notes").filter(|n| n.is_object()) {
-            match notes::parse_patch(n) {
-                Ok(p) => {
-                    self.patch.merge(p.patch);
-                    for k in p.ignored_keys {
-                        if !self.notes_ignored_keys.contains(&k) {
-                            self.notes_ignored_keys.push(k);
-                        }
-                    }
-                }
-                Err(e) => self
-                    .notes_errors
-                    .push(format!("{}: NoteFrames: {}", role.name, e.message)),
+/// The `panda` profile's plug-in.
+pub(super) struct Panda;
+
+impl Plugin for Panda {
+    fn roles(&self) -> &'static [RoleSpec] {
+        ROLES
+    }
+
+    fn read_output(&self, w: &mut Work<'_>, role: &RoleSpec, raw: &str) -> Option<String> {
+        read(w, role, raw)
+    }
+
+    fn own_tool_calls(
+        &self,
+        w: &mut Work<'_>,
+        raw: &str,
+        defaults: &CallDefaults,
+    ) -> (Vec<Asked>, Option<String>) {
+        panda_intents(raw, defaults, &mut w.ids)
+    }
+
+    /// Seed 004's orchestrator transcript entry, one per Solver loop (`panda_loop`); a reply
+    /// that needs more context is kept for [`context_loops`].
+    fn after_final_reply(
+        &self,
+        w: &mut Work<'_>,
+        round: usize,
+        raw: &str,
+        calls: &[ToolRequest],
+        malformed: bool,
+    ) -> Result<()> {
+        let obj = panda_object(raw).unwrap_or_default();
+        let termination = if !calls.is_empty() || malformed {
+            if round >= w.opts.max_tool_rounds {
+                Some("tool_limit")
+            } else {
+                None
             }
-        }
-        for key in ["save_plan", "suggest_memory_save"] {
-            if let Some(v) = obj.get(key).filter(|v| v.is_object())
-                && role.proposes_memory
-            {
-                match crate::turn::mem::extract(&json!({ key: v }).to_string()) {
-                    Ok(c) => self.candidates.extend(c),
-                    Err(e) => self
-                        .notes_errors
-                        .push(format!("{}: {key}: {}", role.name, e.message)),
-                }
-            }
-        }
-        if role.is_final {
-            return Some(
-                obj.get("final")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-            );
-        }
-        let plan = match obj.get("plan") {
-            Some(Value::Array(a)) => a
-                .iter()
-                .map(|s| {
-                    format!(
-                        "- {}",
-                        s.as_str().map_or_else(|| s.to_string(), str::to_string)
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-            Some(Value::String(s)) => s.clone(),
-            _ => String::new(),
+        } else if obj.get("needs_more_context").and_then(Value::as_bool) == Some(true) {
+            Some("needs_more_context")
+        } else {
+            Some("final")
         };
-        Some(plan)
+        w.needs_more_context = (termination == Some("needs_more_context"))
+            .then(|| json!({"requests": obj.get("requests"), "analysis": obj.get("analysis")}));
+        w.trace(
+            "panda_loop",
+            json!({"run_id": w.run_id, "round": round,
+                   "solver_self_history": obj.get("analysis"),
+                   "note_frames": w.patch.clone(),
+                   "tool_intents": calls.iter().map(|r| w.call_json(r)).collect::<Vec<_>>(),
+                   "termination_reason": termination}),
+        )
+    }
+
+    /// Seed 004's memory save heuristic: the first priced bill of materials of the turn is
+    /// proposed for memory.
+    fn after_tool(&self, w: &mut Work<'_>, req: &ToolRequest, resp: &ToolResponse) {
+        if let Some(c) = priced_bom_candidate(req, resp)
+            && !w
+                .candidates
+                .iter()
+                .any(|x| x.tags.iter().any(|t| t == "bom"))
+        {
+            w.candidates.push(c);
+        }
+    }
+
+    fn after_roles(&self, w: &mut Work<'_>, pass: &Pass<'_>, answer: String) -> Result<String> {
+        context_loops(w, pass, answer)
     }
 }
 
+const THINKING: &str = "You are the Thinking stage. Reply with one JSON object only: \
+{\"plan\": [short steps], \"notes\": {\"facts\": [], \"open_qs\": [], \"decisions\": [], \"todos\": []}, \
+\"save_plan\": null or {\"title\", \"tags\", \"body_md\", \"importance\", \"ttl_days\"}}. The user never \
+sees it. You cannot run tools.";
+
+const SOLVER: &str = "You are the Solver stage, the only one that answers the user. Reply with \
+one JSON object only: {\"analysis\": private reasoning, \"requests\": [], \"tool_intent\": null or \
+{\"action\": tool name, \"payload\": {input}}, \"needs_more_context\": false, \"final\": the answer the \
+user sees, \"suggest_memory_save\": null or {\"title\", \"tags\", \"body_md\", \"importance\", \
+\"ttl_days\"}}. Propose a memory save for a priced bill of materials, a sourcing guide or a \
+reusable troubleshooting flow.";
+
+const ROLES: &[RoleSpec] = &[
+    RoleSpec {
+        name: "thinking",
+        instructions: THINKING,
+        wants_retrieval: true,
+        proposes_memory: true,
+        is_final: false,
+        plans_tools: false,
+    },
+    RoleSpec {
+        name: "solver",
+        instructions: SOLVER,
+        wants_retrieval: false,
+        proposes_memory: true,
+        is_final: true,
+        plans_tools: false,
+    },
+];
+
+/// Seed 004 outputs parsed as contracts (the `panda` profile): a Thinking object
+/// `{plan, notes, save_plan}` (its NoteFrames become a NOTES patch, `save_plan` a memory
+/// candidate; the visible text is the plan, as private upstream notes) or a Solver object
+/// `{analysis, requests, tool_intent, needs_more_context, final, suggest_memory_save}`
+/// (`final` is the visible answer; `tool_intent` runs through the tool loop, which reads
+/// it from the raw reply; `analysis` is never shown). `None` when the reply is not a JSON
+/// object: it is then read like any other role's text.
+fn read(w: &mut Work<'_>, role: &RoleSpec, raw: &str) -> Option<String> {
+    let obj = panda_object(raw)?;
+    if let Some(n) = obj.get("notes").filter(|n| n.is_object()) {
+        match notes::parse_patch(n) {
+            Ok(p) => {
+                w.patch.merge(p.patch);
+                for k in p.ignored_keys {
+                    if !w.notes_ignored_keys.contains(&k) {
+                        w.notes_ignored_keys.push(k);
+                    }
+                }
+            }
+            Err(e) => w
+                .notes_errors
+                .push(format!("{}: NoteFrames: {}", role.name, e.message)),
+        }
+    }
+    for key in ["save_plan", "suggest_memory_save"] {
+        if let Some(v) = obj.get(key).filter(|v| v.is_object())
+            && role.proposes_memory
+        {
+            match crate::turn::mem::extract(&json!({ key: v }).to_string()) {
+                Ok(c) => w.candidates.extend(c),
+                Err(e) => w
+                    .notes_errors
+                    .push(format!("{}: {key}: {}", role.name, e.message)),
+            }
+        }
+    }
+    if role.is_final {
+        return Some(
+            obj.get("final")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+        );
+    }
+    let plan = match obj.get("plan") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|s| {
+                format!(
+                    "- {}",
+                    s.as_str().map_or_else(|| s.to_string(), str::to_string)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    Some(plan)
+}
 /// Seed 004's memory save heuristic: a priced bill of materials (a `bom.build` result with at
 /// least one priced row) is proposed for memory (pending a human's approval).
-pub(in crate::turn) fn priced_bom_candidate(
-    req: &ToolRequest,
-    resp: &crate::contracts::ToolResponse,
-) -> Option<MemoryCandidate> {
+fn priced_bom_candidate(req: &ToolRequest, resp: &ToolResponse) -> Option<MemoryCandidate> {
     if tools::resolve(&req.tool).map(|s| s.name) != Some("bom.build") || !resp.ok {
         return None;
     }
@@ -129,7 +226,7 @@ pub(in crate::turn) fn priced_bom_candidate(
 }
 
 /// A seed 004 role output: one JSON object, bare or in a ```json fence.
-pub(in crate::turn) fn panda_object(raw: &str) -> Option<serde_json::Map<String, Value>> {
+fn panda_object(raw: &str) -> Option<serde_json::Map<String, Value>> {
     let t = raw.trim();
     let t = t
         .strip_prefix("```json")
@@ -146,7 +243,7 @@ pub(in crate::turn) fn panda_object(raw: &str) -> Option<serde_json::Map<String,
 /// A Solver output's `tool_intent` (or `tool_intents`) as tool requests, then each of its
 /// `requests` that is a SearchRequest (`type: search_request`) as a `web.search` call; nothing
 /// when there are none.
-pub(in crate::turn) fn panda_intents(
+fn panda_intents(
     raw: &str,
     defaults: &CallDefaults,
     ids: &mut crate::ids::IdSource,
@@ -197,17 +294,15 @@ pub const MAX_CONTEXT_LOOPS: usize = 2;
 /// to Thinking, with the Solver's `requests` and `analysis` added to the upstream notes, and
 /// then to the Solver again; at most [`MAX_CONTEXT_LOOPS`] times (traced as
 /// `panda_context_loop`), after which the Solver's last answer stands.
-#[allow(clippy::too_many_arguments)]
-pub(in crate::turn) fn context_loops(
-    w: &mut Work<'_>,
-    roles: &[RoleSpec],
-    cp: &Checkpoint,
-    history: &[ChatMessage],
-    user_text: &str,
-    message: &str,
-    recap: Option<&recap::Recap>,
-    mut answer: String,
-) -> Result<String> {
+fn context_loops(w: &mut Work<'_>, pass: &Pass<'_>, mut answer: String) -> Result<String> {
+    let Pass {
+        cp,
+        history,
+        user_text,
+        message,
+        recap,
+    } = *pass;
+    let roles = ROLES;
     let mut loops = 0;
     while let Some(ask) = w.needs_more_context.take() {
         if loops >= MAX_CONTEXT_LOOPS || w.escalated {
