@@ -138,6 +138,11 @@ pub(super) fn commit(
         w.trace(kind, data)?;
     }
     record.notes = notes_value;
+    // Seed 001's compact state.json; derived from the checkpoint just committed, so a failure
+    // to write it is traced and the turn stands.
+    if let Err(e) = super::continuity::write_state_json(home, sid) {
+        w.trace("state_json", json!({"run_id": w.run_id, "error": e}))?;
+    }
     w.trace(
         "continuity",
         json!({"run_id": w.run_id, "source": continuity.as_str(),
