@@ -46,7 +46,7 @@ use super::context::{enabled_tools, read_only, retrieve, tools_text, working_stm
 use super::profiles::Pass;
 use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
-use super::tool_loop::{FinalInputs, final_role, tools_stage};
+use super::tool_loop::{FinalInputs, final_role, requests_of, stage_defaults, tools_stage};
 use super::work::Work;
 use super::{Profile, ThinkingMode, TurnInput};
 use crate::audit::Audit;
@@ -454,8 +454,27 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
             let raw = &reply.message.content;
             let native = reply.message.tool_call_list().len();
             let marker = raw.contains(tools::parse::BEGIN);
-            if role.plans_tools && (native > 0 || marker) {
-                if let Some(text) = tools_stage(w, role, &reply.message, &mut planned)? {
+            // The role's tool requests: the shared way (native calls, marker blocks), else in
+            // its profile's own format (panda: Thinking's plan[] calls).
+            let asked = if role.plans_tools {
+                let defaults = stage_defaults(w)?;
+                let shared = requests_of(
+                    &reply.message,
+                    &defaults,
+                    &tools::wire::WireNames::default(),
+                );
+                if !shared.0.is_empty() || shared.1.is_some() {
+                    shared
+                } else {
+                    opts.profile
+                        .plugin()
+                        .planned_tool_calls(role, raw, &defaults)
+                }
+            } else {
+                (Vec::new(), None)
+            };
+            if !asked.0.is_empty() || asked.1.is_some() {
+                if let Some(text) = tools_stage(w, role, asked, &mut planned)? {
                     // The failure loop escalated during the Tools stage: the turn ends here.
                     w.harvest(role, raw);
                     final_visible = text;

@@ -276,7 +276,16 @@ pub(super) fn final_role(
 /// rest is cut (seed 003 §6: tool payloads are never passed back verbatim at full size).
 pub const IN_TURN_TOOL_OUTPUT_CHARS: usize = 4000;
 
-/// Seed 001 stage 2, "Tools (runtime)": the tool requests in THINK's reply run through the
+/// The envelope defaults of the calls a reply asks for: the turn's run and agent ids.
+pub(super) fn stage_defaults(w: &Work<'_>) -> Result<CallDefaults> {
+    let mut defaults = CallDefaults::new()?;
+    defaults.run_id = w.run_id.clone();
+    defaults.agent_id = w.opts.agent_id.clone();
+    Ok(defaults)
+}
+
+/// Seed 001 stage 2, "Tools (runtime)": the tool requests in THINK's reply (`asked`, as read
+/// from it) run through the
 /// turn's one runner (same registry, session policy, sandbox, caps and audit as the final
 /// role's) before RESPOND, and `planned` gets the assistant call message and the results, so
 /// RESPOND starts from them. A request for a tool that changes something is refused (traced
@@ -286,13 +295,10 @@ pub const IN_TURN_TOOL_OUTPUT_CHARS: usize = 4000;
 pub(super) fn tools_stage(
     w: &mut Work<'_>,
     role: &RoleSpec,
-    reply: &ChatMessage,
+    asked: (Vec<Asked>, Option<String>),
     planned: &mut Vec<ChatMessage>,
 ) -> Result<Option<String>> {
-    let mut defaults = CallDefaults::new()?;
-    defaults.run_id = w.run_id.clone();
-    defaults.agent_id = w.opts.agent_id.clone();
-    let (reqs, problem) = requests_of(reply, &defaults, &tools::wire::WireNames::default());
+    let (reqs, problem) = asked;
     let reqs = w.assign_ids(reqs);
     let (run, refused): (Vec<ToolRequest>, Vec<ToolRequest>) = reqs
         .into_iter()

@@ -33,6 +33,7 @@ pub mod support;
 mod tools;
 mod trace;
 mod turn;
+mod turn_profiles;
 mod turn_promises;
 mod turn_seed001;
 

@@ -136,6 +136,18 @@ pub(in crate::turn) trait Plugin: Sync {
         (Vec::new(), None)
     }
 
+    /// The tool calls a planning role's reply (`plans_tools`) asks for in the profile's own
+    /// format, when it asked for none the shared way; they run in the Tools stage under the
+    /// same gate (read-only tools only, the session's policy).
+    fn planned_tool_calls(
+        &self,
+        _role: &RoleSpec,
+        _raw: &str,
+        _defaults: &CallDefaults,
+    ) -> (Vec<Asked>, Option<String>) {
+        (Vec::new(), None)
+    }
+
     /// After each final-role reply was read, with the calls it asked for (ids assigned) and
     /// whether its call block was malformed.
     fn after_final_reply(

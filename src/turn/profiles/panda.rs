@@ -38,6 +38,30 @@ impl Plugin for Panda {
         panda_intents(raw, defaults, &mut w.ids)
     }
 
+    /// Seed 004 Thinking's `plan[]`: its steps that are tool calls (objects, in any accepted
+    /// shape: `{id, tool, args}`, `{action, payload}`) run in the Tools stage; the other steps
+    /// are text.
+    fn planned_tool_calls(
+        &self,
+        _role: &RoleSpec,
+        raw: &str,
+        defaults: &CallDefaults,
+    ) -> (Vec<Asked>, Option<String>) {
+        let calls: Vec<Value> = panda_object(raw)
+            .and_then(|o| o.get("plan").and_then(Value::as_array).cloned())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(Value::is_object)
+            .collect();
+        if calls.is_empty() {
+            return (Vec::new(), None);
+        }
+        match tools::parse::parse_calls_noting_ids(&Value::Array(calls).to_string(), defaults) {
+            Ok(reqs) => (reqs, None),
+            Err(e) => (Vec::new(), Some(e.message)),
+        }
+    }
+
     /// Seed 004's orchestrator transcript entry, one per Solver loop (`panda_loop`); a reply
     /// that needs more context is kept for [`context_loops`].
     fn after_final_reply(
@@ -93,7 +117,9 @@ impl Plugin for Panda {
 const THINKING: &str = "You are the Thinking stage. Reply with one JSON object only: \
 {\"plan\": [short steps], \"notes\": {\"facts\": [], \"open_qs\": [], \"decisions\": [], \"todos\": []}, \
 \"save_plan\": null or {\"title\", \"tags\", \"body_md\", \"importance\", \"ttl_days\"}}. The user never \
-sees it. You cannot run tools.";
+sees it. A plan step may be a read-only tool call {\"id\", \"tool\", \"args\"} naming one of the \
+tools listed; the runtime runs it before the Solver answers, which gets its result. You cannot \
+write, run commands or change anything.";
 
 const SOLVER: &str = "You are the Solver stage, the only one that answers the user. Reply with \
 one JSON object only: {\"analysis\": private reasoning, \"requests\": [], \"tool_intent\": null or \
@@ -109,7 +135,7 @@ const ROLES: &[RoleSpec] = &[
         wants_retrieval: true,
         proposes_memory: true,
         is_final: false,
-        plans_tools: false,
+        plans_tools: true,
     },
     RoleSpec {
         name: "solver",
