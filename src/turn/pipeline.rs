@@ -260,6 +260,7 @@ pub(super) fn run_with(
         seed_context,
         memory_ids_set: false,
         needs_more_context: None,
+        plugin: opts.profile.plugin(),
         calls_assigned: 0,
         ignored_ids: Default::default(),
     };
@@ -287,7 +288,21 @@ pub(super) fn run_with(
         nonce: Some(w.facts.nonce.clone()),
         citations: None,
     };
-    record.turbotime = tools::domain::turbotime::load(home, &opts.session_id)?.turn_record();
+    let turbo = tools::domain::turbotime::load(home, &opts.session_id)?;
+    record.turbotime = turbo.turn_record();
+    // TURBOTIME on: the profile's planning path, when it has one, runs instead of its roles.
+    // (`bob turn commit` calls no model: it commits the replies of the roles it was given.)
+    if turbo.on
+        && w.backend.is_some()
+        && let Some(path) = opts.profile.plugin().turbotime()
+    {
+        w.plugin = path;
+        w.trace(
+            "turbotime",
+            json!({"run_id": w.run_id, "path": "planning", "selected": turbo.selected,
+                   "roles": path.roles().iter().map(|r| r.name).collect::<Vec<_>>()}),
+        )?;
+    }
     let result = body(&mut w, input, &mut record);
     record.usage = w.usage.get();
     record.cost = w.cost.get();
@@ -424,7 +439,7 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
     // Seed 001 working context: the live short-term entries relevant to the input.
     let stm_entries = working_stm(w, &input.message)?;
     let stm_text = super::mem::stm_block(&stm_entries);
-    let roles = opts.profile.roles();
+    let roles = w.plugin.roles();
     let mut final_visible = String::new();
     // THINK's Tools stage (seed 001 stage 2): the calls and results RESPOND starts from.
     let mut planned: Vec<ChatMessage> = Vec::new();
@@ -466,9 +481,7 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
                 if !shared.0.is_empty() || shared.1.is_some() {
                     shared
                 } else {
-                    opts.profile
-                        .plugin()
-                        .planned_tool_calls(role, raw, &defaults)
+                    w.plugin.planned_tool_calls(role, raw, &defaults)
                 }
             } else {
                 (Vec::new(), None)
@@ -519,6 +532,6 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
         message: &input.message,
         recap: recap.as_ref(),
     };
-    let final_visible = opts.profile.plugin().after_roles(w, &pass, final_visible)?;
+    let final_visible = w.plugin.after_roles(w, &pass, final_visible)?;
     commit(w, input, record, &cp, recap.as_ref(), &final_visible)
 }

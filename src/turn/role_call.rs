@@ -119,7 +119,7 @@ impl Work<'_> {
     /// Keeps the NOTES patch and memory candidates of a role's raw output; returns the text
     /// to sanitize into the role's visible text.
     pub(super) fn harvest(&mut self, role: &RoleSpec, raw: &str) -> String {
-        if let Some(text) = self.opts.profile.plugin().read_output(self, role, raw) {
+        if let Some(text) = self.plugin.read_output(self, role, raw) {
             return text;
         }
         let ex = notes::extract(raw);

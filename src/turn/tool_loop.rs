@@ -208,7 +208,7 @@ pub(super) fn final_role(
         wire_request(&mut req);
         let reply = w.call(role, round, &req)?;
         let raw = reply.message.content.clone();
-        let plugin = opts.profile.plugin();
+        let plugin = w.plugin;
         let (mut reqs, mut problem) = requests_of(&reply.message, &defaults, &wire_names);
         if reqs.is_empty() && problem.is_none() {
             (reqs, problem) = plugin.own_tool_calls(w, &raw, &defaults);
@@ -471,7 +471,7 @@ pub(super) fn run_calls(
         if !resp.ok {
             w.any_tool_failed = true;
         }
-        opts.profile.plugin().after_tool(w, req, &resp);
+        w.plugin.after_tool(w, req, &resp);
         let result_ref = format!("{audit_ref}#{}", req.request_id);
         w.tools.push(ToolRecord {
             tool_name: req.tool.clone(),

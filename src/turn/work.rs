@@ -5,6 +5,7 @@
 
 use super::pipeline::TurnOptions;
 use super::prefetch::Prefetch;
+use super::profiles::Plugin;
 use super::prompts::{self, Upstream};
 use crate::audit::Audit;
 use crate::backend::{Backend, Cancel, Usage};
@@ -85,6 +86,8 @@ pub(super) struct Work<'a> {
     pub(super) calls_assigned: usize,
     /// The id fields each call's model set and bob ignored, by the id bob gave the call.
     pub(super) ignored_ids: std::collections::HashMap<String, Vec<&'static str>>,
+    /// The profile's plug-in this turn runs (its TURBOTIME planning path when that is on).
+    pub(super) plugin: &'static dyn Plugin,
 }
 
 /// A tool call as a reply asked for it, with the id fields the model set itself.

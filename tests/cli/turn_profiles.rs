@@ -74,3 +74,79 @@ fn panda_thinking_plan_calls_run_in_the_tools_stage_under_the_policy_gate() {
         && e["data"]["role"] == "thinking"
         && e["data"]["stage"] == "tools"));
 }
+
+#[test]
+fn turbotime_on_runs_the_planning_path_goal_plan_tools_answer() {
+    let env = TestEnv::new();
+    let root = sandbox(&env);
+    std::fs::write(root.join("deck.txt"), "4 Lightning Bolt").unwrap();
+    env.bob(&["tool", "enable", "--session", "tt", "fs.read_text"])
+        .assert()
+        .success();
+    env.json(
+        &[
+            "tool",
+            "turbotime",
+            "on",
+            "--session",
+            "tt",
+            "--select",
+            "news.headline_search",
+        ],
+        "",
+    );
+    let spec = script(
+        &env,
+        "turbo.jsonl",
+        &[
+            json!({"role": "goal", "content": "Goal: tell the user how many bolts the deck runs."}),
+            // The plan's read-only request runs in the Tools stage, before the answer.
+            json!({"role": "plan", "match": "Goal: tell the user", "content": "1. read the deck <<<TOOL_CALLS_JSON>>>[{\"id\":\"r1\",\"tool\":\"fs.read_text\",\"args\":{\"path\":\"deck.txt\"}}]<<<END_TOOL_CALLS_JSON>>>"}),
+            // Used only when the answer's request carries the goal, the plan and the result.
+            json!({"role": "answer", "match": "4 Lightning Bolt", "content": "Your deck runs 4 Lightning Bolt."}),
+        ],
+    );
+    let rec = sandboxed_turn(
+        &env,
+        &root,
+        &["--backend", &spec, "--session", "tt"],
+        "how many bolts do I run?",
+    );
+    assert_eq!(rec["status"], "completed", "{rec}");
+    assert_eq!(rec["profile"], "bob");
+    assert_eq!(rec["output"], "Your deck runs 4 Lightning Bolt.");
+    assert_eq!(rec["tools"][0]["tool_name"], "fs.read_text");
+    assert_eq!(rec["tools"][0]["status"], "ok", "{rec}");
+    assert_eq!(rec["turbotime"]["on"], true);
+    let events = trace(&env, "tt");
+    let roles: Vec<&str> = events
+        .iter()
+        .filter(|e| e["kind"] == "llm_req")
+        .map(|e| e["data"]["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["goal", "plan", "answer"]);
+    let path = events.iter().find(|e| e["kind"] == "turbotime").unwrap();
+    assert_eq!(path["data"]["path"], "planning");
+    assert!(events.iter().any(|e| e["kind"] == "tool_plan"
+        && e["data"]["role"] == "plan"
+        && e["data"]["stage"] == "tools"));
+
+    // Off again: the profile's own roles.
+    env.json(&["tool", "turbotime", "off", "--session", "tt"], "");
+    let spec = script(
+        &env,
+        "plain.jsonl",
+        &[
+            json!({"role": "think", "content": "ok"}),
+            json!({"role": "respond", "content": "Four."}),
+        ],
+    );
+    let rec = sandboxed_turn(
+        &env,
+        &root,
+        &["--backend", &spec, "--session", "tt"],
+        "and again?",
+    );
+    assert_eq!(rec["output"], "Four.");
+    assert!(rec["turbotime"].is_null(), "{rec}");
+}

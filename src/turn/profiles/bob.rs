@@ -1,6 +1,7 @@
 //! The `bob` profile (the default, seed 001): THINK → RESPOND. THINK recalls and plans and
 //! may ask for read-only tools, which run in the Tools stage before RESPOND answers. Its roles'
-//! output is read the shared way (NOTES blocks, memory candidate blocks, visible text).
+//! output is read the shared way (NOTES blocks, memory candidate blocks, visible text). With
+//! TURBOTIME on, the turn takes TURBOTIME's planning path instead.
 
 use super::{Plugin, RoleSpec};
 
@@ -10,6 +11,11 @@ pub(super) struct Bob;
 impl Plugin for Bob {
     fn roles(&self) -> &'static [RoleSpec] {
         ROLES
+    }
+
+    /// bob is the chat layer TURBOTIME runs alongside: with TURBOTIME on, its planning path.
+    fn turbotime(&self) -> Option<&'static dyn Plugin> {
+        Some(&super::turbotime::Planning)
     }
 }
 

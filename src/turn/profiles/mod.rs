@@ -21,6 +21,7 @@ mod bob;
 pub(super) mod panda;
 mod solo;
 mod spectator;
+mod turbotime;
 
 use super::recap::Recap;
 use super::work::{Asked, Work};
@@ -146,6 +147,13 @@ pub(in crate::turn) trait Plugin: Sync {
         _defaults: &CallDefaults,
     ) -> (Vec<Asked>, Option<String>) {
         (Vec::new(), None)
+    }
+
+    /// The planning path this profile runs when TURBOTIME is on for the session (seed 001:
+    /// goal framing → plan → tools → answer); `None`: TURBOTIME changes only which tools are
+    /// enabled.
+    fn turbotime(&self) -> Option<&'static dyn Plugin> {
+        None
     }
 
     /// After each final-role reply was read, with the calls it asked for (ids assigned) and
