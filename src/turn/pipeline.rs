@@ -259,7 +259,7 @@ pub(super) fn run_with(
         ids,
         seed_context,
         memory_ids_set: false,
-        needs_more_context: None,
+        plugin_state: None,
         plugin: opts.profile.plugin(),
         calls_assigned: 0,
         ignored_ids: Default::default(),

@@ -79,9 +79,9 @@ pub(super) struct Work<'a> {
     pub(super) seed_context: String,
     /// Whether the memory store was given its (seeded) id source.
     pub(super) memory_ids_set: bool,
-    /// The panda Solver's last reply asked for more context (`needs_more_context: true`):
-    /// its `requests` and `analysis`, for the loop back to Thinking ([`context_loops`](super::profiles::panda::context_loops)).
-    pub(super) needs_more_context: Option<Value>,
+    /// What the turn's plug-in keeps between its hooks (panda: the Solver's request for more
+    /// context, for the loop back to Thinking); the shared stages never read it.
+    pub(super) plugin_state: Option<Value>,
     /// Tool calls given ids so far ([`Work::assign_ids`]: `call_<n>`, counted over the turn).
     pub(super) calls_assigned: usize,
     /// The id fields each call's model set and bob ignored, by the id bob gave the call.

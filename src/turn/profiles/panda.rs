@@ -84,7 +84,7 @@ impl Plugin for Panda {
         } else {
             Some("final")
         };
-        w.needs_more_context = (termination == Some("needs_more_context"))
+        w.plugin_state = (termination == Some("needs_more_context"))
             .then(|| json!({"requests": obj.get("requests"), "analysis": obj.get("analysis")}));
         w.trace(
             "panda_loop",
@@ -330,7 +330,7 @@ fn context_loops(w: &mut Work<'_>, pass: &Pass<'_>, mut answer: String) -> Resul
     } = *pass;
     let roles = ROLES;
     let mut loops = 0;
-    while let Some(ask) = w.needs_more_context.take() {
+    while let Some(ask) = w.plugin_state.take() {
         if loops >= MAX_CONTEXT_LOOPS || w.escalated {
             w.trace(
                 "panda_context_loop",
