@@ -4,12 +4,15 @@
 //!    revision taken (or `--expect-revision` checked).
 //! 2. A recap question or pronoun-heavy follow-up gets a `Recent conversation summary`
 //!    (traced as `recap`).
-//! 3. Each role is called in order with its labelled inputs ([`super::prompts`]); roles that
-//!    want retrieval get the seed 000 §5 block (`retrieval`). Every call is traced (`llm_req`,
-//!    `llm_stream` when streaming, `llm_done` with usage and latency) and audited
-//!    (`model.requested`). Tool calls in earlier roles' output are ignored (`tool_plan` with
-//!    `ignored:true`); their NOTES patches and memory candidates are kept; their sanitized text
-//!    becomes UPSTREAM for the next role.
+//! 3. The roles are the turn's plug-in's ([`super::profiles::Plugin`]: the profile's, or its
+//!    TURBOTIME planning path's when TURBOTIME is on; traced as `turbotime`), and the plug-in
+//!    says how their output is read. Each role is called in order with its labelled inputs
+//!    ([`super::prompts`]); roles that want retrieval get the seed 000 §5 block (`retrieval`).
+//!    Every call is traced (`llm_req`, `llm_stream` when streaming, `llm_done` with usage and
+//!    latency) and audited (`model.requested`). A planning role's (`plans_tools`) read-only
+//!    tool requests run in the Tools stage before the final role; other earlier roles' tool
+//!    calls are ignored (`tool_plan` with `ignored:true`); their NOTES patches and memory
+//!    candidates are kept; their sanitized text becomes UPSTREAM for the next role.
 //! 4. The final role alone runs tools, in a bounded loop (at most [`MAX_TOOL_ROUNDS`] rounds):
 //!    native `tool_calls` and `<<<TOOL_CALLS_JSON>>>` blocks both work; every call goes through
 //!    the tools runner (registry, policy, sandbox, audit `tool.call`/`tool.result`), so an
@@ -19,9 +22,11 @@
 //! 5. The checkpoint is committed through [`checkpoint::update`] against the revision taken at
 //!    the start (a concurrent turn gets `conflict`; nothing is lost): the user message and the
 //!    visible answer appended to `recent_messages`, the NOTES patches applied as
-//!    [`Actor::Model`](crate::notes::Actor::Model) (requests, never grants) by [`notes::apply_to_checkpoint`](crate::notes::apply_to_checkpoint), as `bob notes
-//!    apply` does, then [`condense`] keeps `recent_messages` bounded. The trace gets the events
-//!    of [`notes::trace_events`](crate::notes::trace_events) (the same data as `bob notes apply`) with the `run_id`.
+//!    [`Actor::Model`](crate::notes::Actor::Model) (requests, never grants) by
+//!    [`notes::apply_to_checkpoint`](crate::notes::apply_to_checkpoint), as `bob notes apply`
+//!    does, then [`condense`] keeps `recent_messages` bounded. The trace gets the events of
+//!    [`notes::trace_events`](crate::notes::trace_events) (the same data as `bob notes apply`)
+//!    with the `run_id`. `sessions/<id>/state.json` then holds the compact state (seed 001).
 //! 6. At most 2 memory candidates are proposed (pending, for a human to decide), and the turn
 //!    leaves one short-term memory entry (intent, resolution, open questions, tools used,
 //!    entities; traced as `stm`), except when it escalated: a failed turn never gets here.

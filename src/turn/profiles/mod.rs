@@ -6,6 +6,7 @@
 //! | `spectator` | reflection → planner → critic → governor | planner |
 //! | `solo` | solo (bounded tool loop) | solo |
 //! | `panda` | thinking → solver (seed 004, JSON outputs) | thinking |
+//! | `bob` with TURBOTIME on | goal → plan → answer (seed 001's planning path) | plan |
 //!
 //! The last role of a profile is the only one that finalizes the answer and the only one that
 //! may execute tools in a loop. Seed 001's THINK (`plans_tools`) may request read-only tools,
