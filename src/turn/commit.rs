@@ -212,8 +212,10 @@ pub fn commit_stage(
     if turn_input.message.trim().is_empty() {
         return Err(Error::invalid("turn commit: the message is empty"));
     }
+    // With TURBOTIME on, the replies may be the planning path's roles.
+    let turbotime_on = tools::domain::turbotime::load(home, &opts.session_id)?.on;
     for r in &input.replies {
-        if opts.profile.role(&r.role).is_none() {
+        if opts.profile.turn_role(&r.role, turbotime_on).is_none() {
             return Err(Error::invalid(format!(
                 "turn commit: profile {} has no role {:?}",
                 opts.profile.as_str(),
@@ -224,7 +226,11 @@ pub fn commit_stage(
     let Some(last) = input.replies.last() else {
         return Err(Error::invalid("turn commit: \"replies\" is empty"));
     };
-    if !opts.profile.role(&last.role).is_some_and(|r| r.is_final) {
+    if !opts
+        .profile
+        .turn_role(&last.role, turbotime_on)
+        .is_some_and(|r| r.is_final)
+    {
         return Err(Error::invalid(format!(
             "turn commit: the last reply must be the final role's, not {:?}",
             last.role
@@ -241,7 +247,7 @@ pub fn commit_stage(
         opts,
         &Cancel::default(),
         prefetch,
-        |w, ti, record| execute_commit(w, ti, record, input),
+        |w, ti, record| execute_commit(w, ti, record, input, turbotime_on),
     )
 }
 
@@ -250,6 +256,7 @@ fn execute_commit(
     input: &TurnInput,
     record: &mut TurnRecord,
     ci: &crate::contracts::CommitInput,
+    turbotime_on: bool,
 ) -> Result<()> {
     let opts = w.opts;
     let sid = opts.session_id.as_str();
@@ -275,7 +282,7 @@ fn execute_commit(
         .to_string();
     let mut final_visible = String::new();
     for reply in &ci.replies {
-        let Some(role) = opts.profile.role(&reply.role) else {
+        let Some(role) = opts.profile.turn_role(&reply.role, turbotime_on) else {
             continue;
         };
         // A stage reply names no model: it is priced as the configured model's.

@@ -174,12 +174,14 @@ pub fn role_request(
     upstream: &[Upstream],
 ) -> Result<ChatRequest> {
     let home = settings.home();
-    let role = profile.role(role_name).ok_or_else(|| {
+    // With TURBOTIME on, the planning path's roles are the turn's too.
+    let turbotime_on = tools::domain::turbotime::load(home, session_id)?.on;
+    let role = profile.turn_role(role_name, turbotime_on).ok_or_else(|| {
         Error::invalid(format!(
             "profile {} has no role {role_name:?} (roles: {})",
             profile.as_str(),
             profile
-                .roles()
+                .turn_roles(turbotime_on)
                 .iter()
                 .map(|r| r.name)
                 .collect::<Vec<_>>()

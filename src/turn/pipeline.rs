@@ -72,7 +72,6 @@ use std::time::Instant;
 pub use super::commit::{MAX_MEMORY_CANDIDATES, commit_stage};
 pub use super::context::role_request;
 pub use super::prefetch::Prefetch;
-pub use super::profiles::panda::MAX_CONTEXT_LOOPS;
 pub use super::tool_loop::{IN_TURN_TOOL_OUTPUT_CHARS, MAX_CALLS_PER_ROUND, MAX_TOOL_ROUNDS};
 
 /// How to run a turn.

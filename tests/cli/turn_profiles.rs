@@ -150,3 +150,57 @@ fn turbotime_on_runs_the_planning_path_goal_plan_tools_answer() {
     assert_eq!(rec["output"], "Four.");
     assert!(rec["turbotime"].is_null(), "{rec}");
 }
+
+#[test]
+fn with_turbotime_on_context_and_turn_commit_know_the_planning_path_roles() {
+    let env = TestEnv::new();
+    env.bob(&["tool", "enable", "--session", "tc", "fs.read_text"])
+        .assert()
+        .success();
+    let input = json!({"session_id": "tc", "message": "plan my deck"}).to_string();
+    // Off: the planning path's roles are no roles of the profile.
+    let out = env
+        .bob(&["context", "--session", "tc", "--role", "plan"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    env.json(
+        &[
+            "tool",
+            "turbotime",
+            "on",
+            "--session",
+            "tc",
+            "--select",
+            "scryfall.lookup",
+        ],
+        "",
+    );
+    // On: `bob context` builds the plan role's request, with the read-only tools it may ask for.
+    let req = env.json(&["context", "--session", "tc", "--role", "plan"], &input);
+    let system = req["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("PLAN stage"), "{system}");
+    assert!(system.contains("fs.read_text"), "{system}");
+    assert!(system.contains("scryfall.lookup"), "{system}");
+    // `bob turn commit` takes the path's replies and commits the answer.
+    let reply = |text: &str| json!({"role": "assistant", "content": text});
+    let commit = json!({"session_id": "tc", "message": "plan my deck", "replies": [
+        {"role": "goal", "message": reply("Goal: a deck plan.")},
+        {"role": "plan", "message": reply("1. list the cards")},
+        {"role": "answer", "message": reply("Start from your 4 Lightning Bolt.")},
+    ], "tool_results": []});
+    let rec = env.json(&["turn", "commit", "--session", "tc"], &commit.to_string());
+    assert_eq!(rec["status"], "completed", "{rec}");
+    assert_eq!(rec["output"], "Start from your 4 Lightning Bolt.");
+    // The last reply must still be the final role's.
+    let bad = json!({"session_id": "tc", "message": "plan my deck", "replies": [
+        {"role": "plan", "message": reply("1. list the cards")},
+    ], "tool_results": []});
+    env.fails(
+        &["turn", "commit", "--session", "tc"],
+        &bad.to_string(),
+        2,
+        "invalid.request",
+    );
+}

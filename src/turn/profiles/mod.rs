@@ -19,7 +19,7 @@
 //! the turn's plug-in.
 
 mod bob;
-pub(super) mod panda;
+mod panda;
 mod solo;
 mod spectator;
 mod turbotime;
@@ -97,6 +97,28 @@ impl Profile {
     /// The role called `name` in this profile.
     pub fn role(self, name: &str) -> Option<&'static RoleSpec> {
         self.roles().iter().find(|r| r.name == name)
+    }
+
+    /// The roles a turn of this profile may run: its TURBOTIME planning path's first when
+    /// TURBOTIME is on and it has one, then its own.
+    pub(in crate::turn) fn turn_roles(self, turbotime_on: bool) -> Vec<&'static RoleSpec> {
+        let path = self.plugin().turbotime().filter(|_| turbotime_on);
+        path.map(|p| p.roles())
+            .unwrap_or_default()
+            .iter()
+            .chain(self.roles())
+            .collect()
+    }
+
+    /// The role called `name` among [`Profile::turn_roles`].
+    pub(in crate::turn) fn turn_role(
+        self,
+        name: &str,
+        turbotime_on: bool,
+    ) -> Option<&'static RoleSpec> {
+        self.turn_roles(turbotime_on)
+            .into_iter()
+            .find(|r| r.name == name)
     }
 }
 

@@ -314,7 +314,7 @@ fn panda_intents(
 }
 
 /// Most times one panda turn goes back from the Solver to Thinking for more context.
-pub const MAX_CONTEXT_LOOPS: usize = 2;
+const MAX_CONTEXT_LOOPS: usize = 2;
 
 /// Seed 004's loop: a panda Solver reply with `needs_more_context: true` sends the turn back
 /// to Thinking, with the Solver's `requests` and `analysis` added to the upstream notes, and
