@@ -11,10 +11,12 @@
 //! * [`nonce`]: the per-turn nonce every role's system prompt carries.
 
 mod commit;
+mod commit_stage;
 mod context;
 pub mod continuity;
 pub mod identity;
 mod mem;
+mod options;
 pub mod pipeline;
 mod prefetch;
 pub mod profiles;

@@ -53,7 +53,7 @@ use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
 use super::tool_loop::{FinalInputs, final_role, requests_of, stage_defaults, tools_stage};
 use super::work::Work;
-use super::{Profile, ThinkingMode, TurnInput};
+use super::{ThinkingMode, TurnInput};
 use crate::audit::Audit;
 use crate::backend::{Backend, Cancel, ChatRequest, Usage};
 use crate::checkpoint;
@@ -65,49 +65,16 @@ use crate::home::Home;
 use crate::ids::{self, Kind};
 use crate::sanitize;
 use crate::store;
-use crate::tools::{self, PolicyOverrides};
+use crate::tools::{self};
 use serde_json::{Value, json};
 use std::time::Instant;
 
-pub use super::commit::{MAX_MEMORY_CANDIDATES, commit_stage};
+pub use super::commit::MAX_MEMORY_CANDIDATES;
+pub use super::commit_stage::commit_stage;
 pub use super::context::role_request;
+pub use super::options::TurnOptions;
 pub use super::prefetch::Prefetch;
 pub use super::tool_loop::{IN_TURN_TOOL_OUTPUT_CHARS, MAX_CALLS_PER_ROUND, MAX_TOOL_ROUNDS};
-
-/// How to run a turn.
-#[derive(Debug, Clone)]
-pub struct TurnOptions {
-    pub session_id: String,
-    pub agent_id: String,
-    pub user_id: Option<String>,
-    pub profile: Profile,
-    pub thinking_mode: ThinkingMode,
-    pub expect_revision: Option<u64>,
-    /// Stream every LLM call (traced as `llm_stream`).
-    pub stream: bool,
-    pub max_tool_rounds: usize,
-    /// Chat mode (seed 004): mutating tool calls are staged for a human's confirmation
-    /// (`requires_confirm`) instead of run; Act mode (false) runs them.
-    pub chat_mode: bool,
-    /// The run id to use (the server's queue assigns it before the run starts); a fresh
-    /// `run_<uuid>` when `None`.
-    pub run_id: Option<String>,
-    /// Replay seed (`--seed` / `BOB_SEED`): every id the turn draws (run id, audit nonces,
-    /// short-term entry and candidate ids) is derived from it, the session and the
-    /// checkpoint's revision, and measured durations are recorded as 0, so with `BOB_NOW` and
-    /// a replay backend the turn's output, records and files are byte-identical across runs.
-    /// The turn's nonce is a function of `(seed, run_id)` too ([`super::nonce`]); random
-    /// when `None`.
-    pub seed: Option<u64>,
-    /// The calling human's tool-policy overrides (sandbox roots, loopback), on top of the
-    /// environment and the session's files.
-    pub policy: PolicyOverrides,
-    /// The settings the turn reads (tool policy, tool protocol).
-    pub settings: crate::settings::Settings,
-    /// Connections to the home's memory store kept between turns (a long-running process);
-    /// `None`: the turn opens the store and closes it when it ends.
-    pub memory_pool: Option<std::sync::Arc<crate::memory::MemoryPool>>,
-}
 
 /// A finished turn: its record, and the error that ended it if it did not complete.
 pub struct Outcome {

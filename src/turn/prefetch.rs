@@ -1,7 +1,7 @@
 //! The turn's retrieval started early ([`Prefetch`]): the memory store is opened and queried
 //! for the user's message on its own thread while the turn sets itself up.
 
-use super::pipeline::TurnOptions;
+use super::options::TurnOptions;
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::memory::Memory;

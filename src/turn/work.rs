@@ -3,7 +3,7 @@
 //! records and history, and the memory store opened at most once. Every stage writes through
 //! it; the trace and audit queues are flushed in batches ([`Work::flush`]).
 
-use super::pipeline::TurnOptions;
+use super::options::TurnOptions;
 use super::prefetch::Prefetch;
 use super::profiles::Plugin;
 use super::prompts::{self, Upstream};
