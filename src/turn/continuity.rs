@@ -11,9 +11,40 @@
 //!   [`THREAD_CHARS`] chars, duplicates are dropped, and only the newest [`MAX_THREADS`] are kept.
 //!
 //! Pure functions: the same inputs give the same state, byte for byte.
+//!
+//! After every committed turn, [`write_state_json`] leaves seed 001's compact view of the
+//! session's state, `{active_context, open_threads}`, in `sessions/<id>/state.json`.
 
 use crate::condense::truncate_chars;
 use crate::contracts::State;
+use crate::error::Result;
+use crate::home::Home;
+use crate::store;
+use serde::Serialize;
+
+/// Seed 001's `state.json`: only the compact continuity of the session.
+#[derive(Debug, Serialize)]
+struct StateJson<'a> {
+    active_context: &'a str,
+    open_threads: &'a [String],
+}
+
+/// Writes `sessions/<id>/state.json` from the session's committed checkpoint: atomically and
+/// redacted (through [`store::write_json_atomic`]), under the checkpoint's lock, so two turns
+/// committing one after the other leave the later one's state, never an older one.
+pub fn write_state_json(home: &Home, session_id: &str) -> Result<()> {
+    let cp_path = home.checkpoint_path(session_id)?;
+    let _lock = store::Lock::exclusive(&store::lock_path(&cp_path))?;
+    let cp = crate::checkpoint::load(home, session_id)?;
+    let path = home.session_dir(session_id)?.join("state.json");
+    store::write_json_atomic(
+        &path,
+        &StateJson {
+            active_context: &cp.state.episode_summary,
+            open_threads: &cp.state.open_loops,
+        },
+    )
+}
 
 /// Longest `episode_summary` (chars).
 pub const SUMMARY_CHARS: usize = 400;

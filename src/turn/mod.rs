@@ -1,19 +1,30 @@
 //! One turn: a pass of a pipeline profile over a session (DESIGN.md §4).
 //!
-//! * [`profiles`]: the profiles (`bob`, `spectator`, `solo`) and their roles.
+//! * [`pipeline`]: one turn from start to end, over the shared stages: [`context`] assembly,
+//!   the [`role_call`], the [`tool_loop`], the [`commit`] and the retrieval [`prefetch`], all
+//!   writing through the turn's [`work`] state.
+//! * [`profiles`]: the profiles (`bob`, `spectator`, `solo`, `panda`) and their roles.
 //! * [`prompts`]: role-input assembly (SYSTEM, STATE, HISTORY_JSON, UPSTREAM, USER).
 //! * [`recap`]: recap questions and pronoun-heavy follow-ups (seed 004).
 //! * [`continuity`]: the compact `active_context`/`open_threads` update of every turn (seed 001).
 //! * [`identity`]: who bob is and who made it (`[identity]` in `config.toml`).
 //! * [`nonce`]: the per-turn nonce every role's system prompt carries.
 
+mod commit;
+mod commit_stage;
+mod context;
 pub mod continuity;
 pub mod identity;
 mod mem;
+mod options;
 pub mod pipeline;
+mod prefetch;
 pub mod profiles;
 pub mod prompts;
 pub mod recap;
+mod role_call;
+mod tool_loop;
+mod work;
 
 pub use identity::Identity;
 pub use profiles::{Profile, RoleSpec};

@@ -134,7 +134,8 @@ pub struct Recap {
     pub kind: Kind,
     /// The summary text (the system message is `Recent conversation summary:\n` + this).
     pub summary: String,
-    /// The latest topic: the last user message before this turn.
+    /// The latest topic: the last user message before this turn that was not itself a recap
+    /// question (asking "what were we talking about?" twice keeps the topic).
     pub topic: String,
     /// For a follow-up: the message rewritten with the topic.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -170,7 +171,17 @@ pub fn build(message: &str, checkpoint: &Checkpoint) -> Option<Recap> {
     if user.is_none() && episode.is_empty() {
         return None;
     }
-    let topic = user.map(|m| clip(&m.content, 200)).unwrap_or_default();
+    // The topic is the last exchange's subject, not a recap question asked since.
+    let topic = msgs
+        .iter()
+        .rev()
+        .find(|m| {
+            m.role == Role::User
+                && !m.content.trim().is_empty()
+                && classify(&m.content) != Some(Kind::Question)
+        })
+        .map(|m| clip(&m.content, 200))
+        .unwrap_or_default();
     let mut lines = Vec::new();
     if !topic.is_empty() {
         lines.push(format!("- The user last asked: {topic}"));
@@ -329,6 +340,15 @@ mod tests {
         assert!(fallback(&r, &cp).contains("sourdough"));
         assert!(build("what were we talking about", &Checkpoint::default()).is_none());
         let f = build("tell me more about that", &cp).unwrap();
+        assert!(f.rewritten.unwrap().contains("sourdough"));
+        // A recap question asked since is not the topic.
+        let mut cp = cp;
+        cp.recent_messages.extend([
+            ChatMessage::new(Role::User, "what were we just talking about?"),
+            ChatMessage::new(Role::Assistant, "Sourdough starters."),
+        ]);
+        let f = build("tell me more about that", &cp).unwrap();
+        assert!(f.topic.contains("sourdough"), "{}", f.topic);
         assert!(f.rewritten.unwrap().contains("sourdough"));
     }
 }

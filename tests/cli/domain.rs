@@ -1126,12 +1126,14 @@ fn a_turn_uses_selected_turbotime_tools_and_records_the_toggle() {
         ],
         "",
     );
+    // TURBOTIME on: the planning path's roles (goal → plan → tools → answer).
     let lines = [
-        json!({"role": "think", "content": "look the card up"}),
-        json!({"role": "respond", "content": "", "tool_calls": [
+        json!({"role": "goal", "content": "the user wants what the card does"}),
+        json!({"role": "plan", "content": "look the card up"}),
+        json!({"role": "answer", "content": "", "tool_calls": [
             {"id": "t1", "tool": "scryfall.lookup", "args": {"name": "Lightning Bolt"}},
             {"id": "t2", "tool": "steam.game_lookup", "args": {"appid": 620}}]}),
-        json!({"role": "respond", "content": "Lightning Bolt deals 3 damage to any target."}),
+        json!({"role": "answer", "content": "Lightning Bolt deals 3 damage to any target."}),
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let script = env.write("script.jsonl", &text);

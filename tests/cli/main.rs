@@ -34,6 +34,7 @@ mod surface;
 mod tools;
 mod trace;
 mod turn;
+mod turn_profiles;
 mod turn_promises;
 mod turn_seed001;
 

@@ -753,6 +753,15 @@ fn recap_injects_a_summary_and_falls_back_when_ignored() {
         user_block.contains("referring to the latest topic"),
         "{user_block}"
     );
+    // The topic is the last turn that was not a recap: the question asked in between is not it.
+    assert!(
+        user_block.contains("latest topic: How long should sourdough proof"),
+        "{user_block}"
+    );
+    assert!(
+        !user_block.contains("latest topic: what were we"),
+        "{user_block}"
+    );
     assert!(
         trace(&env, "r")
             .iter()

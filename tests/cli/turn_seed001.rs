@@ -213,6 +213,10 @@ fn every_turn_updates_active_context_and_open_threads_compactly() {
     let st = &checkpoint(&env, "c1")["state"];
     assert_eq!(st["episode_summary"], "Planning a trip to Paris");
     assert_eq!(st["open_loops"], json!(["book a hotel"]));
+    assert_eq!(
+        state_json(&env, "c1"),
+        json!({"active_context": "Planning a trip to Paris", "open_threads": ["book a hotel"]})
+    );
     let call = json!({"role":"respond","content":"","tool_calls":[{"id":"x","tool":"fs.list_dir","args":{}}]});
     let spec = script(
         &env,
@@ -242,6 +246,77 @@ fn every_turn_updates_active_context_and_open_threads_compactly() {
             .unwrap()
             .starts_with("Last turn: list the files → ")
     );
+    // state.json follows every turn, an incomplete one too.
+    assert_eq!(
+        state_json(&env, "c1"),
+        json!({"active_context": st["episode_summary"], "open_threads": st["open_loops"]})
+    );
+}
+
+/// `sessions/<id>/state.json`: seed 001's compact state.
+fn state_json(env: &TestEnv, session: &str) -> Value {
+    let path = env.home().join("sessions").join(session).join("state.json");
+    serde_json::from_slice(&std::fs::read(&path).expect("state.json after the turn")).unwrap()
+}
+
+#[test]
+fn state_json_holds_the_compact_state_after_every_turn_redacted() {
+    let env = TestEnv::new();
+    let secret = "sk-proj-CNRYopenai0123456789abcdefXYZ";
+    let spec = script(
+        &env,
+        "first.jsonl",
+        &[
+            json!({"role":"think","content":"Simple."}),
+            json!({"role":"respond","content":"Paris is the capital of France."}),
+        ],
+    );
+    env.json(
+        &["turn", "--backend", &spec, "--session", "sj1"],
+        "What is the capital of France?",
+    );
+    let first = state_json(&env, "sj1");
+    assert_eq!(
+        first,
+        json!({"active_context": "Last turn: What is the capital of France? → Paris is the capital of France.",
+               "open_threads": []})
+    );
+    // The next turn replaces it; a secret the model put in its NOTES is masked on disk.
+    let notes = format!(
+        "<<<NOTES_JSON>>>{{\"set_episode_summary\":\"Rotating the key {secret}\",\"add_open_loops\":[\"revoke {secret}\"]}}<<<END_NOTES_JSON>>>"
+    );
+    let spec = script(
+        &env,
+        "second.jsonl",
+        &[
+            json!({"role":"think","content": notes}),
+            json!({"role":"respond","content":"Done."}),
+        ],
+    );
+    env.json(
+        &["turn", "--backend", &spec, "--session", "sj1"],
+        "rotate my key",
+    );
+    let raw = std::fs::read_to_string(env.home().join("sessions/sj1/state.json")).unwrap();
+    assert!(!raw.contains(secret), "{raw}");
+    let v = state_json(&env, "sj1");
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["active_context", "open_threads"]);
+    assert!(
+        v["active_context"]
+            .as_str()
+            .unwrap()
+            .starts_with("Rotating the key "),
+        "{v}"
+    );
+    assert_eq!(v["open_threads"].as_array().unwrap().len(), 1, "{v}");
+    // No temporary file is left next to it (written atomically).
+    let names: Vec<String> = std::fs::read_dir(env.home().join("sessions/sj1"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("state"))
+        .collect();
+    assert_eq!(names, ["state.json"], "{names:?}");
 }
 
 #[test]

@@ -48,6 +48,27 @@ pub fn load(home: &Home, session_id: &str) -> Result<Turbotime> {
     Ok(t)
 }
 
+impl Turbotime {
+    /// Adds the selected TURBOTIME tools to a session's `enabled` tools when TURBOTIME is on
+    /// (seed 001: a selected tool is enabled for the session), keeping each name once.
+    pub fn enable_selected(&self, enabled: &mut Vec<String>) {
+        if self.on {
+            for t in &self.selected {
+                if !enabled.contains(t) {
+                    enabled.push(t.clone());
+                }
+            }
+        }
+    }
+
+    /// What a turn record says of TURBOTIME: `{on: true, selected}` when it is on, else
+    /// nothing.
+    pub fn turn_record(&self) -> Option<serde_json::Value> {
+        self.on
+            .then(|| json!({"on": true, "selected": self.selected}))
+    }
+}
+
 /// Turns TURBOTIME on (with `select`, replacing the selection; without, keeping it) or off
 /// (the selection is kept for the next `on`). Audited as a human act.
 pub fn set(home: &Home, session_id: &str, on: bool, select: &[String]) -> Result<Turbotime> {

@@ -1,0 +1,185 @@
+//! The state one turn gathers while its stages run ([`Work`]): the run's ids, the audit
+//! writer and the queued trace, usage and cost, the NOTES patch, memory candidates, the tool
+//! records and history, and the memory store opened at most once. Every stage writes through
+//! it; the trace and audit queues are flushed in batches ([`Work::flush`]).
+
+use super::options::TurnOptions;
+use super::prefetch::Prefetch;
+use super::profiles::Plugin;
+use super::prompts::{self, Upstream};
+use crate::audit::Audit;
+use crate::backend::{Backend, Cancel, Usage};
+use crate::contracts::ToolRecord;
+use crate::contracts::{ChatMessage, MemoryCandidate, NotesPatch, ToolRequest};
+use crate::error::{Error, Result};
+use crate::home::Home;
+use crate::memory::Memory;
+use crate::store;
+use crate::tools::Runner;
+use crate::trace;
+use serde_json::{Value, json};
+
+/// Everything gathered while the roles run.
+pub(super) struct Work<'a> {
+    pub(super) home: &'a Home,
+    /// The backend and runtime the roles call (none in the commit stage, which calls nothing).
+    pub(super) backend: Option<(&'a Backend, &'a tokio::runtime::Runtime)>,
+    pub(super) cancel: &'a Cancel,
+    pub(super) opts: &'a TurnOptions,
+    pub(super) run_id: String,
+    pub(super) audit: Audit,
+    /// Usage and cost summed over the calls (unknown once one call's is).
+    pub(super) usage: crate::cost::Total<Usage>,
+    pub(super) cost: crate::cost::Total<f64>,
+    pub(super) prices: crate::cost::Prices,
+    pub(super) tools: Vec<ToolRecord>,
+    pub(super) upstream: Vec<Upstream>,
+    pub(super) patch: NotesPatch,
+    pub(super) notes_errors: Vec<String>,
+    /// The malformed NOTES blocks, for the `notes_patch {error}` trace events.
+    pub(super) notes_error_events: Vec<Error>,
+    /// Payload keys of the NOTES blocks that no accepted shape has.
+    pub(super) notes_ignored_keys: Vec<String>,
+    pub(super) candidates: Vec<MemoryCandidate>,
+    pub(super) escalated: bool,
+    /// Why the turn ended without answering (`escalated`, `tool_limit`): status `incomplete`.
+    pub(super) incomplete: Option<&'static str>,
+    pub(super) any_tool_failed: bool,
+    /// Trace events not yet written (flushed before the first LLM call, before tools run and
+    /// at the end of the turn).
+    pub(super) pending_trace: Vec<store::JsonlLine>,
+    /// Whether trace lines were written without a sync (the next synced flush syncs them).
+    pub(super) trace_unsynced: bool,
+    /// Whether the run's lifecycle events were flushed (before the first LLM call).
+    pub(super) lifecycle_flushed: bool,
+    /// The memory store, opened once when first needed (retrieval, candidates, STM).
+    pub(super) memory: Option<Memory>,
+    /// The retrieval started before the turn set itself up.
+    pub(super) prefetch: Prefetch,
+    /// Identity, date and nonce, stated in every role's system prompt.
+    pub(super) facts: prompts::TurnFacts,
+    /// The system messages sent this turn: their echo is removed from the visible answer.
+    pub(super) system_prompts: Vec<String>,
+    /// Ids of the memories retrieved this turn (any role): the only ones a `[mem:id]` may cite.
+    pub(super) retrieved: Vec<String>,
+    /// The prefetched retrieval result, once the prefetch was joined.
+    pub(super) prefetched: Option<Result<super::mem::Retrieved>>,
+    /// The turn's one tool runner (THINK's Tools stage and the final role's loop share it, so
+    /// they share the policy, the caps, the audit writer and the failure loop).
+    pub(super) runner: Option<Runner>,
+    /// The turn's tool executions as history messages (seed 003 §6 Option A), committed
+    /// between the user's message and the answer.
+    pub(super) tool_history: Vec<ChatMessage>,
+    /// Replay mode (`--seed`): every measured duration is recorded as 0, so the turn's output
+    /// and files are byte-identical across runs.
+    pub(super) reproducible: bool,
+    /// Where the run's ids come from (seeded in replay mode).
+    pub(super) ids: crate::ids::IdSource,
+    /// What the seed is mixed with: the session and the revision the turn started from.
+    pub(super) seed_context: String,
+    /// Whether the memory store was given its (seeded) id source.
+    pub(super) memory_ids_set: bool,
+    /// What the turn's plug-in keeps between its hooks (panda: the Solver's request for more
+    /// context, for the loop back to Thinking); the shared stages never read it.
+    pub(super) plugin_state: Option<Value>,
+    /// Tool calls given ids so far ([`Work::assign_ids`]: `call_<n>`, counted over the turn).
+    pub(super) calls_assigned: usize,
+    /// The id fields each call's model set and bob ignored, by the id bob gave the call.
+    pub(super) ignored_ids: std::collections::HashMap<String, Vec<&'static str>>,
+    /// The profile's plug-in this turn runs (its TURBOTIME planning path when that is on).
+    pub(super) plugin: &'static dyn Plugin,
+}
+
+/// A tool call as a reply asked for it, with the id fields the model set itself.
+pub(super) type Asked = (ToolRequest, Vec<&'static str>);
+
+impl Drop for Work<'_> {
+    /// The memory store goes back to the caller's pool, when there is one, for the next turn.
+    fn drop(&mut self) {
+        if let (Some(pool), Some(m)) = (&self.opts.memory_pool, self.memory.take()) {
+            pool.put(m);
+        }
+    }
+}
+
+impl Work<'_> {
+    /// Ids are bob's: every call of a model's reply gets the turn's run id and agent id and a
+    /// request id `call_<n>` counted over the turn (unique in the run's audit log), whatever
+    /// the call said. The id fields the model set are remembered as ignored, for the trace
+    /// ([`Work::call_json`]); their values are never used or written.
+    pub(super) fn assign_ids(&mut self, asked: Vec<Asked>) -> Vec<ToolRequest> {
+        asked
+            .into_iter()
+            .map(|(mut r, set)| {
+                self.calls_assigned += 1;
+                r.request_id = format!("call_{}", self.calls_assigned);
+                r.run_id = self.run_id.clone();
+                r.agent_id = self.opts.agent_id.clone();
+                if !set.is_empty() {
+                    self.ignored_ids.insert(r.request_id.clone(), set);
+                }
+                r
+            })
+            .collect()
+    }
+
+    /// A call as the trace names it: `{id, tool}`, plus `ignored_ids` (the id fields its
+    /// model set, which bob replaced) when there are any.
+    pub(super) fn call_json(&self, r: &ToolRequest) -> Value {
+        let mut v = json!({"id": r.request_id, "tool": r.tool});
+        if let Some(set) = self.ignored_ids.get(&r.request_id) {
+            v["ignored_ids"] = json!(set);
+        }
+        v
+    }
+
+    /// Queues one trace event; [`Work::flush`] writes the queue with one fdatasync.
+    pub(super) fn trace(&mut self, kind: &str, data: Value) -> Result<()> {
+        let ev = trace::event(kind, data)?;
+        self.pending_trace.push(store::jsonl_line(&ev)?);
+        Ok(())
+    }
+
+    /// Queues one audit event of the run.
+    pub(super) fn audit(&mut self, event_type: &str, payload: Value) -> Result<()> {
+        self.audit.queue(event_type, "system", payload)
+    }
+
+    /// The home's memory store, opened (and created if needed) on first use.
+    pub(super) fn memory(&mut self) -> Result<&Memory> {
+        let m = match (self.memory.take(), &self.opts.memory_pool) {
+            (Some(m), _) => m,
+            (None, Some(pool)) => pool.take()?,
+            (None, None) => Memory::open_fast(self.home)?,
+        };
+        if !self.memory_ids_set {
+            // Entry and candidate ids: derived from the seed in replay mode.
+            m.set_ids(self.ids.child(self.opts.seed, &self.seed_context, "memory"));
+            self.memory_ids_set = true;
+        }
+        Ok(self.memory.insert(m))
+    }
+
+    /// Writes the queued trace events (`sync`: and fdatasyncs them, with every earlier line).
+    pub(super) fn flush_trace(&mut self, sync: bool) -> Result<()> {
+        if self.pending_trace.is_empty() && !(sync && self.trace_unsynced) {
+            return Ok(());
+        }
+        let lines = std::mem::take(&mut self.pending_trace);
+        let path = self.home.trace_path(&self.opts.session_id)?;
+        if sync {
+            store::append_jsonl_batch(&path, &lines)?;
+        } else {
+            store::append_jsonl_batch_unsynced(&path, &lines)?;
+        }
+        self.trace_unsynced = !sync;
+        Ok(())
+    }
+
+    /// Writes the queued trace and audit events, both synced (before any tool runs, and at the
+    /// end).
+    pub(super) fn flush(&mut self) -> Result<()> {
+        self.flush_trace(true)?;
+        self.audit.write_pending().map(|_| ())
+    }
+}
