@@ -22,12 +22,13 @@ mod prefetch;
 pub mod profiles;
 pub mod prompts;
 pub mod recap;
+pub mod role;
 mod role_call;
 mod tool_loop;
 mod work;
 
 pub use identity::Identity;
-pub use profiles::{Profile, RoleSpec};
+pub use role::{Profile, RoleSpec};
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};

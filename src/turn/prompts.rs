@@ -15,7 +15,7 @@
 //! The output of [`build`] is the exact `messages` array the role sends; `bob context` prints
 //! it as a chat request that `bob chat` accepts.
 
-use super::profiles::{Profile, RoleSpec};
+use super::role::{Profile, RoleSpec};
 use crate::contracts::{ChatMessage, Role, State};
 
 /// The marker pairs of the tool-call and notes protocols (seed 000 §2–§3) and of memory

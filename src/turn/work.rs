@@ -1,21 +1,26 @@
 //! The state one turn gathers while its stages run ([`Work`]): the run's ids, the audit
 //! writer and the queued trace, usage and cost, the NOTES patch, memory candidates, the tool
 //! records and history, and the memory store opened at most once. Every stage writes through
-//! it; the trace and audit queues are flushed in batches ([`Work::flush`]).
+//! it; the trace and audit queues are flushed in batches ([`Work::flush`]). [`Plugin`] is what a
+//! profile adds to the shared stages (one module per profile in [`super::profiles`]); it lives
+//! here, beside the [`Work`] it is handed, so the stages need not know any profile.
 
 use super::options::TurnOptions;
 use super::prefetch::Prefetch;
-use super::profiles::Plugin;
 use super::prompts::{self, Upstream};
+use super::recap::Recap;
+use super::role::RoleSpec;
 use crate::audit::Audit;
 use crate::backend::{Backend, Cancel, Usage};
 use crate::contracts::ToolRecord;
-use crate::contracts::{ChatMessage, MemoryCandidate, NotesPatch, ToolRequest};
+use crate::contracts::{
+    ChatMessage, Checkpoint, MemoryCandidate, NotesPatch, ToolRequest, ToolResponse,
+};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::memory::Memory;
 use crate::store;
-use crate::tools::Runner;
+use crate::tools::{CallDefaults, Runner};
 use crate::trace;
 use serde_json::{Value, json};
 
@@ -181,5 +186,84 @@ impl Work<'_> {
     pub(super) fn flush(&mut self) -> Result<()> {
         self.flush_trace(true)?;
         self.audit.write_pending().map(|_| ())
+    }
+}
+
+/// What the roles of one pass worked from, for a plug-in that runs them again
+/// ([`Plugin::after_roles`]).
+pub(in crate::turn) struct Pass<'x> {
+    pub(in crate::turn) cp: &'x Checkpoint,
+    pub(in crate::turn) history: &'x [ChatMessage],
+    /// The user's message as the roles see it (the pronoun rewrite applied).
+    pub(in crate::turn) user_text: &'x str,
+    /// The user's message as written (the retrieval query).
+    pub(in crate::turn) message: &'x str,
+    pub(in crate::turn) recap: Option<&'x Recap>,
+}
+
+/// A profile as the shared stages see it: which roles run, how their output is read, and what
+/// it adds at fixed points of the turn. Every method but [`Plugin::roles`] has the shared
+/// behaviour as its default, so a profile names only what it does differently.
+pub(in crate::turn) trait Plugin: Sync {
+    /// The roles in pipeline order; the last one is final.
+    fn roles(&self) -> &'static [RoleSpec];
+
+    /// Reads a role's raw output the profile's own way: keeps what it carries (NOTES patch,
+    /// memory candidates) in `w` and returns the text to sanitize into the role's visible
+    /// text. `None`: the output is read the shared way (NOTES and memory-candidate blocks).
+    fn read_output(&self, _w: &mut Work<'_>, _role: &RoleSpec, _raw: &str) -> Option<String> {
+        None
+    }
+
+    /// The tool calls a final-role reply asks for in the profile's own format, when it asked
+    /// for none the shared way (native `tool_calls`, marker blocks); a malformed request is
+    /// the error message.
+    fn own_tool_calls(
+        &self,
+        _w: &mut Work<'_>,
+        _raw: &str,
+        _defaults: &CallDefaults,
+    ) -> (Vec<Asked>, Option<String>) {
+        (Vec::new(), None)
+    }
+
+    /// The tool calls a planning role's reply (`plans_tools`) asks for in the profile's own
+    /// format, when it asked for none the shared way; they run in the Tools stage under the
+    /// same gate (read-only tools only, the session's policy).
+    fn planned_tool_calls(
+        &self,
+        _role: &RoleSpec,
+        _raw: &str,
+        _defaults: &CallDefaults,
+    ) -> (Vec<Asked>, Option<String>) {
+        (Vec::new(), None)
+    }
+
+    /// The planning path this profile runs when TURBOTIME is on for the session (seed 001:
+    /// goal framing → plan → tools → answer); `None`: TURBOTIME changes only which tools are
+    /// enabled.
+    fn turbotime(&self) -> Option<&'static dyn Plugin> {
+        None
+    }
+
+    /// After each final-role reply was read, with the calls it asked for (ids assigned) and
+    /// whether its call block was malformed.
+    fn after_final_reply(
+        &self,
+        _w: &mut Work<'_>,
+        _round: usize,
+        _raw: &str,
+        _calls: &[ToolRequest],
+        _malformed: bool,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// After one tool call of the turn ran (not for calls staged for confirmation).
+    fn after_tool(&self, _w: &mut Work<'_>, _req: &ToolRequest, _resp: &ToolResponse) {}
+
+    /// After the roles ran: the answer that stands (a profile may run its roles again).
+    fn after_roles(&self, _w: &mut Work<'_>, _pass: &Pass<'_>, answer: String) -> Result<String> {
+        Ok(answer)
     }
 }
