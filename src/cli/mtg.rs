@@ -4,6 +4,7 @@
 use super::Ctx;
 use super::output::{parse_json, read_input};
 use crate::error::{Error, Result};
+use crate::memory::mtg_lessons;
 use crate::mtg::action::{ActionRequest, Viewer, surface, visible};
 use crate::mtg::agents::{Agent, AgentKind, selfplay_with};
 use crate::mtg::apply;
@@ -353,7 +354,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Args::Lessons(a) => {
             let f = existing(ctx, &a.game)?;
             let seat = Seat::parse(&a.player).expect("clap checked");
-            let rows = game::propose_lessons(&ctx.home, &f, &a.game, seat, a.user)?;
+            let rows = mtg_lessons::propose_lessons(&ctx.home, &f, &a.game, seat, a.user)?;
             ctx.out
                 .doc(&json!({"game_id": a.game, "player": seat, "candidates": rows}))
         }
@@ -405,7 +406,7 @@ fn act(a: ActArgs, ctx: &Ctx) -> Result<()> {
     existing(ctx, &a.game)?;
     let text = read_input(a.input.as_deref())?;
     let req: ActionRequest = parse_json("action", &text)?;
-    ctx.out.doc(&game::act(&ctx.home, &a.game, &req)?)
+    ctx.out.doc(&mtg_lessons::act(&ctx.home, &a.game, &req)?)
 }
 
 fn import(file: &Path, ctx: &Ctx) -> Result<()> {
@@ -655,7 +656,7 @@ fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
     }
     out["decisions_taken"] = json!(taken);
     if taken > 0 {
-        game::lessons_at_end(&ctx.home, &f, &s, &mut out);
+        mtg_lessons::lessons_at_end(&ctx.home, &f, &s, &mut out);
     }
     ctx.out.doc(&out)
 }

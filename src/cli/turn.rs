@@ -166,7 +166,7 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
         memory_pool: None,
     };
     pipeline::check_ids(&ctx.home, &opts)?;
-    let outcome = pipeline::commit_stage(&ctx.home, &input, &opts)?;
+    let outcome = crate::turn::commit_stage(&ctx.home, &input, &opts)?;
     let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
         "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
         "thinking_mode": opts.thinking_mode, "profile": opts.profile.as_str()});

@@ -14,6 +14,7 @@ pub mod candidates;
 pub mod db;
 pub mod io;
 pub mod ltm;
+pub mod mtg_lessons;
 pub mod practice;
 pub mod stm;
 

@@ -469,21 +469,6 @@ fn mana_available(s: &State, seat: Seat) -> [u8; 5] {
     s.players[seat.i()].untapped
 }
 
-/// Counts the untapped lands of `seat` by colour (the source of [`Player::untapped`]).
-pub fn count_untapped(s: &State, seat: Seat) -> [u8; 5] {
-    let mut m = [0u8; 5];
-    for &id in &s.battlefield {
-        let o = s.obj(id);
-        if o.owner == seat
-            && !o.tapped
-            && let Kind::Land(c) = s.cards[o.card as usize].kind
-        {
-            m[c as usize] += 1;
-        }
-    }
-    m
-}
-
 fn affordable(card: &Card, avail: &[u8; 5]) -> bool {
     let enough = avail.iter().zip(card.cost.colored).all(|(&a, c)| a >= c);
     let total: u32 = avail.iter().map(|&a| a as u32).sum();

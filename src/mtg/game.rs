@@ -7,7 +7,6 @@ use super::action::{ActionRequest, Viewer, surface, visible};
 use super::cards::{self, CardData, Pool};
 use super::engine::{Event, apply};
 use super::journal::{self, GameFiles};
-use super::lessons;
 use super::state::{Seat, State};
 use crate::error::{Error, Result};
 use crate::home::Home;
@@ -144,10 +143,11 @@ pub fn decision_out(s: &State, events: &[Event], hash: Option<&Value>) -> Value 
 /// Acts on an existing game: the action is validated against the current ActionSurface (a
 /// stale `decision_id`, an unresolvable or an illegal action is `invalid.request` with the
 /// reason, and nothing changes), applied, journaled and stored under the game's lock
-/// (`conflict` when another process holds it). Returns the events, the next decision (its
-/// options only when the same player decides again) and, at game end, the ids of both
-/// seats' lessons proposed as pending memory candidates.
-pub fn act(home: &Home, game: &str, req: &ActionRequest) -> Result<Value> {
+/// (`conflict` when another process holds it). Returns the events and the next decision (its
+/// options only when the same player decides again), with the game's files and its state
+/// after the action. The lessons of a game that ended are memory's business
+/// ([`crate::memory::mtg_lessons::act`] is the act that proposes them).
+pub fn act(home: &Home, game: &str, req: &ActionRequest) -> Result<(Value, GameFiles, State)> {
     let f = existing(home, game)?;
     let _lock = lock_game(&f)?;
     let s = f.load(|| load_pool(home))?;
@@ -176,55 +176,5 @@ pub fn act(home: &Home, game: &str, req: &ActionRequest) -> Result<Value> {
     {
         d.remove("options");
     }
-    lessons_at_end(home, &f, &after, &mut out);
-    Ok(out)
-}
-
-/// Proposes the lessons of one seat as pending candidates; returns the candidate rows.
-pub fn propose_lessons(
-    home: &Home,
-    f: &GameFiles,
-    game: &str,
-    seat: Seat,
-    user: Option<String>,
-) -> Result<Vec<Value>> {
-    let log = store::read_jsonl(&f.journal())?;
-    let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
-    let pool = load_pool(home)?;
-    let memory = crate::memory::Memory::open(home)?;
-    lessons::lessons(&lines, seat, &pool)
-        .into_iter()
-        .map(|c| {
-            let row = memory.propose(
-                c,
-                crate::memory::ProposeCtx {
-                    user: user.clone(),
-                    session_id: Some(format!("mtg:{game}")),
-                    run_id: None,
-                },
-            )?;
-            serde_json::to_value(row).map_err(|e| Error::internal(e.to_string()))
-        })
-        .collect()
-}
-
-/// At game end: each seat's lessons, best effort (the game itself is already committed).
-/// `lessons` lists every proposed candidate id, `lessons_by_player` the same per seat.
-pub fn lessons_at_end(home: &Home, f: &GameFiles, s: &State, out: &mut Value) {
-    if s.outcome.is_none() {
-        return;
-    }
-    let (mut all, mut by_player) = (Vec::new(), serde_json::Map::new());
-    for seat in [Seat::P1, Seat::P2] {
-        match propose_lessons(home, f, &s.game_id, seat, None) {
-            Ok(rows) => {
-                let ids: Vec<Value> = rows.iter().map(|r| r["id"].clone()).collect();
-                all.extend(ids.iter().cloned());
-                by_player.insert(seat.name().into(), Value::Array(ids));
-            }
-            Err(e) => out["lessons_error"] = json!(e),
-        }
-    }
-    out["lessons"] = Value::Array(all);
-    out["lessons_by_player"] = Value::Object(by_player);
+    Ok((out, f, after))
 }

@@ -483,7 +483,7 @@ impl Runner {
                     Some(d) if !seats.contains(&d) => {
                         Err(mtg_seat_denied(&i.game, &format!("act for {}", d.name())))
                     }
-                    _ => crate::mtg::game::act(&self.home, &i.game, &i.action),
+                    _ => crate::memory::mtg_lessons::act(&self.home, &i.game, &i.action),
                 }
             }
             Input::BomBuild(i) => {

@@ -27,6 +27,7 @@ mod role_call;
 mod tool_loop;
 mod work;
 
+pub use commit_stage::commit_stage;
 pub use identity::Identity;
 pub use role::{Profile, RoleSpec};
 

@@ -70,7 +70,6 @@ use serde_json::{Value, json};
 use std::time::Instant;
 
 pub use super::commit::MAX_MEMORY_CANDIDATES;
-pub use super::commit_stage::commit_stage;
 pub use super::context::role_request;
 pub use super::options::TurnOptions;
 pub use super::prefetch::Prefetch;

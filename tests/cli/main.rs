@@ -1,6 +1,7 @@
 //! Integration tests: every test drives the real `bob` binary in a temporary home.
 //! One test binary (modules below) keeps link time down.
 
+mod architecture;
 mod argv_policy;
 mod canary;
 mod chat;
