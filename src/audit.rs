@@ -1,4 +1,4 @@
-//! The audit log (seed 003 §3): `audit/<agent_id>/YYYY-MM-DD.jsonl`, append-only,
+//! The audit log (the audit event contract): `audit/<agent_id>/YYYY-MM-DD.jsonl`, append-only,
 //! hash-chained under the home's key by [`crate::chain::append_batch`], secrets redacted
 //! before the write.
 //!

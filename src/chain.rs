@@ -1,5 +1,5 @@
 //! Keyed hash-chained logs (the approval ledger and the audit log) and the manifest that
-//! anchors them (DESIGN.md §1 "Tamper evidence", §2 `keys/`).
+//! anchors them (docs/design.md#conventions; the key lives in `keys/`, docs/design.md#home-layout).
 //!
 //! # Records
 //!

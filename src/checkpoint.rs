@@ -1,5 +1,5 @@
 //! Checkpoints: one revisioned [`Checkpoint`] per session at
-//! `sessions/<session_id>/checkpoint.json` (DESIGN.md §2, seed 000 §1.2).
+//! `sessions/<session_id>/checkpoint.json` (docs/design.md#home-layout, the Checkpoint contract).
 //!
 //! * [`load`] reads a checkpoint; a session with no checkpoint yet reads as a fresh one
 //!   (revision 0, empty [`State`]). A file that does not parse is an error and is never
@@ -12,7 +12,7 @@
 //!   [`crate::clock::now`] and replaces the file atomically. If anything fails, nothing is
 //!   written.
 //!
-//! Capabilities (seed 000 §1.1, §4) are tokens `name` or `name:scope`, e.g. `net` or
+//! Capabilities (the State contract; the tool registry contract gates on them) are tokens `name` or `name:scope`, e.g. `net` or
 //! `net:huggingface.co`. Requesting one adds it to `capabilities_pending` unless it is
 //! already granted; granting (a human act) moves it to `capabilities_granted`; revoking
 //! removes it from both lists.
@@ -155,7 +155,7 @@ pub fn parse_capability(cap: &str) -> Result<String> {
     }
 }
 
-/// Enforces seed 000 §1.1 on a state: every capability is well formed (canonicalised by
+/// Enforces the State contract on a state: every capability is well formed (canonicalised by
 /// [`parse_capability`]), neither list repeats an entry, and `capabilities_pending` holds
 /// nothing that is granted.
 pub fn normalize_capabilities(state: &mut State) -> Result<()> {

@@ -1,4 +1,4 @@
-//! Deterministic condensation of a message list to the context caps of seed 003 §6.
+//! Deterministic condensation of a message list to the context caps of Openclawssy.
 //!
 //! [`condense`] is a pure function: the same messages, caps and mode give the same output, byte
 //! for byte. Lengths are counted in Unicode scalar values (`char`s), never bytes, and every cut
@@ -9,8 +9,8 @@
 //! 1. **Tool messages** (`role:"tool"`) are normalized into concise context text:
 //!    `tool <name> result (<id>)` on the first line, then `status: ok|failed`, and the
 //!    `summary:` (≤ [`Caps::tool_summary`]), `error:` (≤ [`Caps::tool_error`]) and `output:`
-//!    (≤ [`Caps::tool_output`]) excerpts. The content may be the seed 000 tool message
-//!    `{id, tool, ok, output, error}`, a seed 003 response envelope
+//!    (≤ [`Caps::tool_output`]) excerpts. The content may be the Spectator tool message
+//!    `{id, tool, ok, output, error}`, an Openclawssy response envelope
 //!    `{request_id, tool, ok, output, error, …}`, or plain text (kept as the output excerpt;
 //!    name and id then come from the message's `name` / `tool_call_id`). Text that already
 //!    starts with `tool ` is taken as normalized and left alone, which keeps condensing
@@ -38,7 +38,7 @@ pub const MIN_CAP: usize = 16;
 /// What a cut text ends with (one char, counted inside the cap).
 pub const ELLIPSIS: char = '…';
 
-/// Seed 003 §6 truncation caps, in chars.
+/// Openclawssy truncation caps, in chars.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Caps {
     /// Cap on every message's content (1400).
@@ -177,7 +177,7 @@ fn header_field(s: &str) -> String {
     truncate_chars(&s, 64)
 }
 
-/// The concise context text of one tool result (seed 003 §6): `tool <name> result (<id>)` and
+/// The concise context text of one tool result (the chat context caps): `tool <name> result (<id>)` and
 /// the status, summary, error and output excerpts, each within its cap. `name` and `id` are the
 /// message's own `name` / `tool_call_id`, used when the content does not carry them.
 pub fn tool_context_text(

@@ -1,6 +1,6 @@
 //! The one error every subsystem reports through.
 //!
-//! An [`Error`] carries a canonical [`Code`] (seed 003 §1.3 plus the codes bob adds, DESIGN.md §1),
+//! An [`Error`] carries a canonical [`Code`] (Openclawssy plus the codes bob adds, docs/design.md#conventions),
 //! a human message, whether retrying may help, and structured details. On the wire it is
 //! `{"code","message","retryable","details"}`; the CLI wraps it as `{"error": …}` on stderr and
 //! exits with [`Code::exit_code`].
@@ -103,7 +103,7 @@ impl fmt::Display for Code {
     }
 }
 
-/// Seed 003 §1.3 standard error shape.
+/// Openclawssy standard error shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Error {
     pub code: Code,

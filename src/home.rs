@@ -1,4 +1,4 @@
-//! The home directory: every persistent file lives under it (DESIGN.md §2).
+//! The home directory: every persistent file lives under it (docs/design.md#home-layout).
 //! Which directory is the `home` setting's business ([`crate::settings`]: `--home DIR`, then
 //! `$BOB_HOME`, then `./runtime`).
 //!

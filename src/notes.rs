@@ -1,4 +1,4 @@
-//! The NOTES patch protocol (seed 000 §2): finding `<<<NOTES_JSON>>> … <<<END_NOTES_JSON>>>`
+//! The NOTES patch protocol: finding `<<<NOTES_JSON>>> … <<<END_NOTES_JSON>>>`
 //! blocks in assistant text, turning their payload into a canonical [`NotesPatch`], and
 //! applying a patch to a [`State`].
 //!
@@ -7,10 +7,10 @@
 //!   ([`NotesPatch::merge`]); a malformed payload is reported (`invalid.request`) and never
 //!   applied; an unterminated block is removed up to the end of the text and reported; a stray
 //!   end marker is removed and reported.
-//! * [`parse_patch`] accepts the seed 000 payload, seed 004 [`NoteFrames`] (bare or wrapped as
+//! * [`parse_patch`] accepts the Spectator payload, JSON I/O [`NoteFrames`] (bare or wrapped as
 //!   `{"notes": {...}}`), or a mix; unknown keys are ignored and listed (`ignored_keys`); a
 //!   known key with the wrong shape (`"set_goals": "x"`) rejects the whole payload.
-//! * [`apply`] follows seed 000 §2 exactly: absent keys change nothing, `set_*` replace,
+//! * [`apply`] follows Spectator exactly: absent keys change nothing, `set_*` replace,
 //!   `add_*` append what is not already there (keeping order), `close_open_loops` removes
 //!   matching loops, then the actions run. Only a [`Actor::Human`] patch can grant a
 //!   capability; a model's `grant_permission:` is refused and reported.
@@ -25,7 +25,7 @@ pub const BEGIN_MARKER: &str = "<<<NOTES_JSON>>>";
 /// Closes a NOTES block.
 pub const END_MARKER: &str = "<<<END_NOTES_JSON>>>";
 
-/// The keys of the seed 000 §2 payload.
+/// The keys of the Spectator payload.
 pub const PATCH_KEYS: &[&str] = &[
     "set_goals",
     "add_open_loops",
@@ -37,7 +37,7 @@ pub const PATCH_KEYS: &[&str] = &[
     "actions",
 ];
 
-/// The keys of a seed 004 NoteFrames payload.
+/// The keys of a JSON I/O NoteFrames payload.
 pub const FRAME_KEYS: &[&str] = &["facts", "open_qs", "decisions", "todos"];
 
 /// What [`extract`] found in one piece of assistant text.
@@ -164,8 +164,8 @@ impl NotesPatch {
 
 /// Converts one payload (a JSON object) to the canonical patch.
 ///
-/// Seed 000 keys and seed 004 NoteFrames keys may be mixed; a `notes` key holding an object
-/// (seed 004 Thinking output `{plan, notes, save_plan}`) is read as a nested payload. A key
+/// Spectator keys and JSON I/O NoteFrames keys may be mixed; a `notes` key holding an object
+/// (JSON I/O Thinking output `{plan, notes, save_plan}`) is read as a nested payload. A key
 /// whose value is `null` counts as absent. Other keys are ignored and listed.
 pub fn parse_patch(value: &Value) -> Result<ParsedPatch> {
     let Value::Object(map) = value else {
@@ -222,7 +222,7 @@ pub fn parse_patch_text(text: &str) -> Result<ParsedPatch> {
     parse_patch(&value)
 }
 
-/// Reads the input of `bob notes apply`: a bare payload (seed 000 patch, NoteFrames, or a mix),
+/// Reads the input of `bob notes apply`: a bare payload (Spectator patch, NoteFrames, or a mix),
 /// or assistant text holding NOTES blocks, given as text or as a chat message
 /// (`{"role":"assistant","content":…}`, or `bob chat` output `{"message":{…}}`).
 ///
@@ -403,7 +403,7 @@ fn add_all(list: &mut Vec<String>, items: &[String]) {
     }
 }
 
-/// Applies `patch` to `state` as seed 000 §2 says, then runs its actions as `actor`.
+/// Applies `patch` to `state` as Spectator says, then runs its actions as `actor`.
 ///
 /// List items are trimmed; empty items are skipped; an item already in the list (compared
 /// trimmed) is not added again. `set_goals` replaces the goals (without duplicates);
@@ -458,7 +458,7 @@ pub fn apply(state: &mut State, patch: &NotesPatch, actor: Actor) -> ApplyReport
 }
 
 /// Applies `patch` to the checkpoint's state ([`apply`]) and runs the condensation it asks
-/// for on `recent_messages` ([`crate::condense::condense`] with the default seed 003 §6 caps:
+/// for on `recent_messages` ([`crate::condense::condense`] with the default Openclawssy caps:
 /// `condense_now` → [`crate::condense::Mode::Force`], `condense_smart` →
 /// [`crate::condense::Mode::Pressure`]). Call it inside [`crate::checkpoint::update`].
 pub fn apply_to_checkpoint(cp: &mut Checkpoint, patch: &NotesPatch, actor: Actor) -> ApplyReport {
@@ -484,7 +484,7 @@ fn condense_messages(cp: &mut Checkpoint, action: CondenseRequest) -> CondenseOu
     }
 }
 
-/// The trace events (kind, data) of one application, seed 000 §6: one `notes_patch {error}`
+/// The trace events (kind, data) of one application, the trace-event contract: one `notes_patch {error}`
 /// per rejected block, `notes_patch` for the patch, and `actions` when it had actions.
 pub fn trace_events(
     patch: &NotesPatch,

@@ -1,9 +1,9 @@
-//! Run bundles (seed 003): `runs/<run_id>/`, written for every run, whoever ran it (`bob
+//! Run bundles (the Openclawssy contracts): `runs/<run_id>/`, written for every run, whoever ran it (`bob
 //! turn`, the scheduler's child `bob turn`, the server's workers).
 //!
 //! ```text
 //! runs/run_3f…/request.json       what was asked: {session_id, agent_id, user_id?, message, thinking_mode, profile, source}
-//! runs/run_3f…/events.jsonl       the run's audit events (seed 003 §2–3), as chained in the audit log (same seq)
+//! runs/run_3f…/events.jsonl       the run's audit events (the run and audit event contracts), as chained in the audit log (same seq)
 //! runs/run_3f…/tool_results.json  [{tool, tool_call_id, summary, output, error}] from the tool.result events
 //! runs/run_3f…/record.json        the turn record (renamed last: while the machine runs, its presence means the bundle is whole)
 //! ```
@@ -104,7 +104,7 @@ fn run_tail(path: &std::path::Path, run_id: &str) -> Result<Vec<Value>> {
     }
 }
 
-/// Seed 003 `trace.tool_execution_results` from a run's audit events.
+/// Openclawssy `trace.tool_execution_results` from a run's audit events.
 pub fn tool_results(events: &[Value]) -> Vec<Value> {
     events
         .iter()

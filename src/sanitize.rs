@@ -1,4 +1,4 @@
-//! Output sanitization (seed 002 §4, §8) and neutralization of data embedded in prompts.
+//! Output sanitization (the role-input contract and the sanitization guarantees) and neutralization of data embedded in prompts.
 //!
 //! **The marker grammar** is defined once, in [`marker_regex`], and used by both functions:
 //!
@@ -162,7 +162,7 @@ pub struct Sanitized {
 /// What an empty or fully stripped output becomes.
 pub const EMPTY_OUTPUT: &str = "...";
 
-/// Strips scaffolding, chain of thought and terminal escapes from model output (seed 002 §8).
+/// Strips scaffolding, chain of thought and terminal escapes from model output (the sanitization guarantees).
 pub fn sanitize(text: &str) -> String {
     sanitize_report(text).text
 }
@@ -695,7 +695,7 @@ const ECHO_MIN_CHARS: usize = 24;
 /// every line that echoes the system prompt: a line equal (trimmed) to a line of one of
 /// `prompts` at least [`ECHO_MIN_CHARS`] long, or a prefix of one that long (what is left of
 /// a prompt line cut at a marker by [`sanitize`]), or holding a whole prompt line that long. A model that repeats its instructions shows the user nothing of them
-/// (seed 002 §4: the system prompt is never revealed); an answer that merely uses the same
+/// (the role-input contract: the system prompt is never revealed); an answer that merely uses the same
 /// words keeps them, since whole lines must match.
 pub fn strip_prompt_echo(text: &str, prompts: &[String]) -> String {
     let lines: std::collections::HashSet<&str> = prompts

@@ -1,4 +1,4 @@
-//! The one-way secrets store (DESIGN.md §2, §8): `secrets/`, values encrypted at rest.
+//! The one-way secrets store (docs/design.md#home-layout, docs/design.md#security-model): `secrets/`, values encrypted at rest.
 //!
 //! * `secrets/key`: 32 random bytes, mode 0600 in a 0700 directory, made on first use (and by
 //!   `bob init`). A key file readable by group or others is refused (`policy.denied`).

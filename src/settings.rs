@@ -1,4 +1,4 @@
-//! The one settings layer (DESIGN.md §9): every knob of bob, resolved once per process from
+//! The one settings layer (docs/design.md#settings): every knob of bob, resolved once per process from
 //! command-line flags, the environment, `<home>/config.toml` and the built-in defaults, in that
 //! order of precedence, each value remembering where it came from.
 //!
@@ -178,7 +178,7 @@ pub static SPECS: &[Spec] = &[
         "Who the human acts of `bob memory` are recorded as"),
     spec("output.thinking_mode", &[], "", Some("never"), Text,
         "Default thinking_mode of a `bob serve` run: never, on_error or always"),
-    // The chat backend (seed 001 "Model configuration").
+    // The chat backend (Bob v0 "Model configuration").
     spec("chat.backend", &["BOB_BACKEND"], "--backend", Some("openai"), Text,
         "openai, or replay:FILE (scripted replies, no network)"),
     spec("chat.base_url", &["BOB_CHAT_BASE_URL", "OPENAI_BASE_URL"], "--base-url", Some("https://api.openai.com/v1"), Url,
@@ -308,7 +308,7 @@ pub static SPECS: &[Spec] = &[
         "Seconds a connection has to send a request's head (also an idle kept-alive one)"),
     spec("serve.sse_max_s", &["BOB_SERVE_SSE_MAX"], "", Some("3600"), Seconds,
         "Longest an SSE event stream stays open; the client reconnects for more"),
-    // Identity (seed 001 naming), stated in every role's system prompt.
+    // Identity (Bob v0 naming), stated in every role's system prompt.
     spec("identity.display_name", &[], "", Some("Bob"), Text,
         "The name bob answers to (UI string)"),
     spec("identity.system_id", &[], "", Some("bob"), Text,
@@ -909,7 +909,7 @@ mod tests {
         );
     }
 
-    /// DESIGN.md §9: the process environment is read in one place, `src/cli/mod.rs`, which
+    /// docs/design.md#settings: the process environment is read in one place, `src/cli/mod.rs`, which
     /// hands it to [`Settings::load`]; everything else takes its settings from the value.
     /// The exceptions are the documented protocol ones (module docs), each named here.
     #[test]

@@ -1,6 +1,6 @@
-//! Durable storage primitives every subsystem uses (DESIGN.md §1 "Durability").
+//! Durable storage primitives every subsystem uses (docs/design.md#conventions).
 //!
-//! * **Redaction** (DESIGN.md §8, the one choke point): [`write_json_atomic`],
+//! * **Redaction** (docs/design.md#security-model, the one choke point): [`write_json_atomic`],
 //!   [`write_text_atomic`], [`append_jsonl`] and [`jsonl_line`] pass what they write through the
 //!   process-wide redactor of the home ([`crate::redact::for_storage`]) first, so no caller can
 //!   forget it: a JSON value is redacted field by field (secret-named fields, every string

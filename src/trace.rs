@@ -1,4 +1,4 @@
-//! Trace events (seed 000 §6): `{ts, kind, data}` lines in `traces/<session_id>.jsonl`.
+//! Trace events (the trace-event contract): `{ts, kind, data}` lines in `traces/<session_id>.jsonl`.
 //!
 //! [`emit`] appends one event through [`store::append_jsonl`] (one locked write + fdatasync).
 //! [`scan`] is the fast reader behind `bob trace query`: it reads the log in large blocks,

@@ -1,7 +1,7 @@
-//! Where the chat backend is and how to talk to it (seed 001 "Model configuration").
+//! Where the chat backend is and how to talk to it (Bob v0 "Model configuration").
 //!
 //! Precedence, highest first: command-line flags (`--base-url`, `--model`, `--api-key-env`,
-//! timeouts), then environment variables, then `<home>/config.toml`, then the seed 001 defaults.
+//! timeouts), then environment variables, then `<home>/config.toml`, then the Bob v0 defaults.
 //! Everything but the command's flags comes from [`crate::settings::Settings`] (keys `chat.*`
 //! and `mtg.*`; each `mtg.*` key of the file falls back to the same `chat.*` key).
 //!

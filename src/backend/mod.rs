@@ -1,4 +1,4 @@
-//! Chat backends: one call to an LLM, messages in, one reply out (seed 000 §7, seed 002 §7).
+//! Chat backends: one call to an LLM, messages in, one reply out (the backend contract, the backend guarantees).
 //!
 //! * [`openai`]: an OpenAI-compatible Chat Completions client over HTTP (reqwest), streamed
 //!   (SSE) or not, with connect/read timeouts and retries (see [`retry`]), configured as seed

@@ -1,6 +1,6 @@
 //! The OpenAI-compatible Chat Completions client (`POST {base_url}/chat/completions`).
 //!
-//! * The system prompt is sent as a true `system` message (seed 002 §7); messages go as given.
+//! * The system prompt is sent as a true `system` message (the backend guarantees); messages go as given.
 //! * Streaming uses SSE (`stream: true`, `stream_options.include_usage`), parsed with
 //!   `eventsource-stream`; each `chat.completion.chunk` yields [`Delta`]s.
 //! * Connect and read timeouts come from [`ChatConfig`]; a read timeout is a `timeout` error.

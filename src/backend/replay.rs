@@ -21,7 +21,7 @@
 //! Fields: `role` (optional: the pipeline role that may use the line, e.g. `think`, `respond`,
 //! `reflection`, `planner`, `critic`, `governor`, `solo`), `match` (optional: the line is used
 //! only when a non-system message of the request contains this text), `content`, `tool_calls`
-//! (OpenAI `{id,type:"function",function:{name,arguments}}` items, or seed 000 `{id,tool,args}`
+//! (OpenAI `{id,type:"function",function:{name,arguments}}` items, or Spectator `{id,tool,args}`
 //! items which are converted), `finish_reason`, `usage`, `model`, `error`.
 //!
 //! Choosing a line for a call made by role R: the first unused line whose `role` is R and whose
@@ -78,7 +78,7 @@ pub struct Replay {
     used: Mutex<Vec<bool>>,
 }
 
-/// Converts a seed 000 `{id, tool, args}` item to the OpenAI form; OpenAI items pass through.
+/// Converts a Spectator `{id, tool, args}` item to the OpenAI form; OpenAI items pass through.
 fn openai_tool_call(v: &Value, n: usize) -> Value {
     if let Some(tool) = v.get("tool").and_then(Value::as_str) {
         let args = v.get("args").cloned().unwrap_or(json!({}));

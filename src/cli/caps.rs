@@ -1,4 +1,4 @@
-//! `bob caps list|request|grant|revoke`: a session's capabilities (seed 000 §1.1, §4).
+//! `bob caps list|request|grant|revoke`: a session's capabilities (the State contract; the tool registry contract gates on them).
 //!
 //! Granting is a human act: `bob caps grant` (and `bob notes apply --actor human`) are the only
 //! ways a capability becomes granted; a model can only request one.

@@ -1,3 +1,5 @@
+//! `bob condense`: a message list cut to the context caps, as the turn cuts its history.
+
 use super::Ctx;
 use super::output::{parse_json, read_input};
 use crate::checkpoint;
@@ -7,7 +9,7 @@ use crate::error::{Error, Result};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// Condense a message list to the context caps (seed 003 §6), deterministically.
+/// Condense a message list to the context caps (the chat context caps), deterministically.
 ///
 /// Input: a JSON array of chat messages, or `{"messages":[…]}`. Output:
 /// `{messages, dropped:[{index, role, chars}], truncated:[index], total_chars}`. Tool messages

@@ -1,4 +1,4 @@
-//! `bob eval`: run the integrity suites (seed 002 §9) against a backend and report.
+//! `bob eval`: run the integrity suites (the Spectator test suite) against a backend and report.
 
 use super::Ctx;
 use crate::backend::Overrides;
@@ -9,7 +9,7 @@ use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-/// Evaluate bob's turn against the integrity suites (seed 002 §9)
+/// Evaluate bob's turn against the integrity suites (the Spectator test suite)
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     Run(Box<RunArgs>),

@@ -1,3 +1,5 @@
+//! `bob generate` (hidden): the man pages and shell completions, written from the clap definitions.
+
 use super::{Cli, Ctx};
 use crate::error::{Error, Result};
 use clap::CommandFactory;

@@ -1,3 +1,5 @@
+//! `bob init`: creates the home and its owner-only secrets key.
+
 use super::Ctx;
 use crate::error::Result;
 use serde_json::json;

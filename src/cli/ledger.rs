@@ -1,3 +1,5 @@
+//! `bob ledger`: read, filter, verify, anchor and rekey the hash-chained logs.
+
 use super::Ctx;
 use crate::chain;
 use crate::error::{Code, Error, Result};

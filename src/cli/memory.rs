@@ -17,8 +17,8 @@ pub enum Args {
     /// <<<MEMORY_CANDIDATES_JSON>>> … <<<END_MEMORY_CANDIDATES_JSON>>> blocks (at most 2 taken)
     ///
     /// `type` is one of preference, fact, procedure, project_decision, mtg_profile, mtg_lesson
-    /// (seed 001), lesson or reference (default fact); `source` one of user_said,
-    /// assistant_inferred, tool_output (seed 001), practice, mtg_journal, web.search or
+    /// (the Bob v0 runtime), lesson or reference (default fact); `source` one of user_said,
+    /// assistant_inferred, tool_output (the Bob v0 runtime), practice, mtg_journal, web.search or
     /// tool:<name> (default assistant_inferred). Anything else is invalid.request and nothing is stored.
     Propose {
         #[arg(long, value_name = "FILE")]
@@ -77,7 +77,7 @@ pub enum Args {
         #[arg(long, default_value = "default")]
         user: String,
     },
-    /// List short-term or long-term memory (seed 004 memory_admin)
+    /// List short-term or long-term memory (JSON I/O memory_admin)
     List {
         #[arg(long, value_parser = ["short_term", "long_term"], default_value = "long_term")]
         scope: String,
@@ -104,7 +104,7 @@ pub enum Args {
         #[arg(long)]
         user: Option<String>,
     },
-    /// Practice/learn consolidation (seed 001): propose pending candidates from what happened
+    /// Practice/learn consolidation (the Bob v0 runtime): propose pending candidates from what happened
     /// since the cutoff: tools that failed in two or more calls across the turns in turns.jsonl
     /// (at most 2), and p1's MTG lessons of every game journaled under mtg/ that started then
     /// and has ended. Never writes long-term memory: approve or reject what it proposes
@@ -124,13 +124,13 @@ pub enum Args {
         #[arg(long)]
         user: Option<String>,
     },
-    /// Import memory records: markdown files or JSON Lines (seed 004 records, `memory export`
+    /// Import memory records: markdown files or JSON Lines (JSON I/O records, `memory export`
     /// lines); one ledger record per batch
     ///
     /// PATH is a file or a directory (walked for *.md, *.markdown, *.jsonl, *.ndjson). A file
     /// is JSON Lines when it is named *.jsonl or *.ndjson, or when its first non-blank line is
     /// a whole JSON object; otherwise it is one markdown document. --jsonl / --markdown force
-    /// the format. A record's seed 004 UUID id is kept; other ids become content ids. A
+    /// the format. A record's JSON I/O UUID id is kept; other ids become content ids. A
     /// progress bar is drawn on stderr when it is a terminal.
     Import {
         path: PathBuf,

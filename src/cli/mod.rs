@@ -216,7 +216,7 @@ command_line! {
     Secrets(Group<secrets::Args>),
     /// Serve the HTTP API (runs queue, SSE events) and manage its tokens
     Serve(serve::Args),
-    /// Run the integrity suites (seed 002 §9) against a backend and report
+    /// Run the integrity suites (the Spectator test suite) against a backend and report
     Eval(Group<eval::Args>),
     /// List and show run bundles (runs/<run_id>/)
     Runs(Group<runs::Args>),
@@ -241,7 +241,7 @@ pub fn main() -> i32 {
         Ok(parsed) => parsed,
         Err(e) => return output::clap_error(e),
     };
-    // The one place the process environment is read for settings (DESIGN.md §9).
+    // The one place the process environment is read for settings (docs/design.md#settings).
     let flags = crate::settings::Flags {
         home: cli.home.clone(),
         now: cli.now.clone(),

@@ -1,4 +1,4 @@
-//! `bob notes extract|apply`: the NOTES patch protocol (seed 000 §2) as two pipeline stages.
+//! `bob notes extract|apply`: the NOTES patch protocol as two pipeline stages.
 
 use super::Ctx;
 use super::output::read_input;
@@ -22,7 +22,7 @@ pub enum Args {
     Extract(ExtractArgs),
     /// Apply a NOTES patch to a session's checkpoint (bumps the revision)
     ///
-    /// Input: a bare NOTES payload, a seed 004 NoteFrames object, or assistant text holding
+    /// Input: a bare NOTES payload, a JSON I/O NoteFrames object, or assistant text holding
     /// NOTES_JSON blocks (as text, or as a chat message / `bob chat` output). A bare payload that is not valid JSON or has a wrong shape is
     /// invalid.request (exit 2) and nothing is written; malformed blocks inside assistant text
     /// are reported in `errors` while the well-formed ones apply. Unknown payload keys are

@@ -3,7 +3,7 @@
 //!
 //! Both go to stderr, and only when it is a terminal: stdout carries data only, and a command
 //! whose stderr is a pipe or a file (a cron job, CI, a test) never gets a bar or a note. `--json`
-//! also turns bars off (DESIGN.md §1: human views only on a terminal and never in JSON mode).
+//! also turns bars off (docs/design.md#conventions: human views only on a terminal and never in JSON mode).
 //! A bar is drawn at most 10 times a second by indicatif and cleared when the loop ends, so
 //! nothing of it is left in a terminal's scrollback.
 

@@ -1,3 +1,5 @@
+//! `bob sanitize`: the visible-answer sanitizer (or the prompt-data neutralizer) as a filter.
+
 use super::Ctx;
 use super::output::{read_input, write_stdout};
 use crate::error::Result;

@@ -1,4 +1,4 @@
-//! `bob schedule`: cron-friendly jobs that run turns (seed 003 §4).
+//! `bob schedule`: cron-friendly jobs that run turns (the scheduler job contract).
 
 use super::Ctx;
 use super::output::{parse_json, read_input};
@@ -59,7 +59,7 @@ pub enum Args {
 
 #[derive(Debug, clap::Args)]
 pub struct JobFlags {
-    /// The turn's agent (seed 003 `agentID`)
+    /// The turn's agent (Openclawssy `agentID`)
     #[arg(long, value_name = "AGENT_ID")]
     agent: Option<String>,
     /// "@every <Go duration>" or a one-shot RFC3339 timestamp

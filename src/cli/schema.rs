@@ -1,3 +1,5 @@
+//! `bob schema`: the JSON Schema of each published contract type.
+
 use super::Ctx;
 use crate::contracts::{SCHEMAS, schema};
 use crate::error::{Error, Result};

@@ -1,3 +1,5 @@
+//! `bob search`: a SearchRequest run and its fetches staged.
+
 use super::Ctx;
 use super::output::read_input;
 use crate::contracts::ToolRequest;
@@ -7,7 +9,7 @@ use crate::tools::{CallDefaults, Policy, PolicyOverrides, Runner};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// Run a SearchRequest (seed 004) read from stdin: fetch, extract and stage every page under
+/// Run a SearchRequest (the JSON I/O contracts) read from stdin: fetch, extract and stage every page under
 /// scrape_staging/<uuid>/ and print {items: [SearchResultItem…], errors, memory_candidates}
 ///
 /// The request: {"queries": [...], "fetch_mode": "http"|"file"|"search_api", "k_per_query",

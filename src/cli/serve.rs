@@ -1,11 +1,11 @@
-//! `bob serve`: the HTTP API (seed 003 §5) and its tokens.
+//! `bob serve`: the HTTP API and its tokens.
 
 use super::Ctx;
 use crate::error::{Error, Result};
 use crate::serve::{self, auth};
 use serde_json::json;
 
-/// Serve the HTTP API (seed 003 §5) on this home, or manage its tokens.
+/// Serve the HTTP API (the HTTP API contract) on this home, or manage its tokens.
 ///
 /// Endpoints: GET /healthz (no auth); POST /v1/runs {agent_id, message, thinking_mode?,
 /// session_id?, user_id?, profile?} → 202 {id, status:"queued"}; GET /v1/runs?status&limit&

@@ -34,7 +34,7 @@ pub enum Args {
     /// (exit 5) and nothing is written. A Checkpoint of another session is invalid.request (pipe
     /// its `.state` to copy a state across sessions).
     ///
-    /// A seed 001 state.json is accepted: `active_context` becomes `episode_summary`,
+    /// A Bob v0 state.json is accepted: `active_context` becomes `episode_summary`,
     /// `open_threads` becomes `open_loops`. Unknown fields are ignored. Every change is recorded
     /// in the audit log (`state.set`, actor human) before it is committed. Prints the committed
     /// checkpoint.

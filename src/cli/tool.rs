@@ -1,3 +1,5 @@
+//! `bob tool`: list, describe and run tools, and enable them for a session (a human act).
+
 use super::Ctx;
 use super::output::read_input;
 use crate::error::{Error, Result};
@@ -20,8 +22,8 @@ pub enum Args {
     },
     /// Run tool calls read from stdin, in order; one response envelope per call on stdout
     ///
-    /// Accepts seed 003 request envelopes (one, an array, or JSON Lines), seed 000 {id, tool,
-    /// args} arrays and <<<TOOL_CALLS_JSON>>> blocks in assistant text, seed 004 tool_intent
+    /// Accepts Openclawssy request envelopes (one, an array, or JSON Lines), Spectator {id, tool,
+    /// args} arrays and <<<TOOL_CALLS_JSON>>> blocks in assistant text, JSON I/O tool_intent
     /// {action, payload} (alone or in a Solver output), and OpenAI tool_calls (or an assistant
     /// message carrying them). Tools are disabled by default: enable them per session
     /// (`bob tool enable`) or here with --enable/--enable-all. fs and shell tools also need a
@@ -50,7 +52,7 @@ pub enum Args {
     ///
     /// With TURBOTIME on, each selected TURBOTIME tool (scryfall.lookup, steam.game_lookup,
     /// game.knowledge_search, news.headline_search) is enabled for the session and may reach
-    /// its own API host without a net grant (seed 001). Nothing else is widened.
+    /// its own API host without a net grant (the Bob v0 runtime). Nothing else is widened.
     Turbotime {
         /// on or off
         #[arg(value_enum)]
@@ -74,7 +76,7 @@ pub enum Args {
         #[arg(long, value_name = "DIR")]
         root: Vec<PathBuf>,
     },
-    /// Show a session's failure-loop state (seed 003 §2)
+    /// Show a session's failure-loop state (the run lifecycle events)
     Loop {
         #[arg(long, value_name = "ID")]
         session: String,
@@ -89,9 +91,9 @@ pub enum OnOff {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum As {
-    /// Seed 003 response envelopes
+    /// Openclawssy response envelopes
     Envelopes,
-    /// Seed 000 tool-role messages {"role":"tool","tool_call_id",…,"content":"<json>"}
+    /// Spectator tool-role messages {"role":"tool","tool_call_id",…,"content":"<json>"}
     ToolMessages,
 }
 

@@ -1,3 +1,5 @@
+//! `bob trace`: emit, query and follow trace events.
+
 use super::Ctx;
 use super::output::{stdout_error, write_stdout};
 use crate::clock;

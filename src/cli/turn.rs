@@ -44,10 +44,10 @@ pub struct Args {
     #[arg(long)]
     pub user: Option<String>,
     /// chat: mutating tool calls are not run but staged as requires_confirm for `bob tool
-    /// confirm`; act: they run when enabled and valid (seed 004)
+    /// confirm`; act: they run when enabled and valid (the JSON I/O contracts)
     #[arg(long, default_value = "act", value_parser = ["chat", "act"])]
     pub mode: String,
-    /// Pipeline profile (panda: seed 004 Thinking → Solver, JSON outputs parsed as contracts)
+    /// Pipeline profile (panda: JSON I/O Thinking → Solver, JSON outputs parsed as contracts)
     #[arg(long, default_value = "bob", value_parser = ["bob", "spectator", "solo", "panda"])]
     pub profile: String,
     /// Include the sanitized role notes in the record: never, on_error, always [default: the

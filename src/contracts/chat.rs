@@ -1,8 +1,10 @@
+//! Chat messages: the history a turn keeps and the messages a backend gets.
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Seed 000 §1.3 message role.
+/// The role of a chat message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -12,7 +14,7 @@ pub enum Role {
     Tool,
 }
 
-/// Seed 000 §1.3 chat message, with the optional OpenAI fields bob passes through.
+/// Spectator chat message, with the optional OpenAI fields bob passes through.
 ///
 /// ```json
 /// {"role":"user","content":"hello"}

@@ -1,8 +1,10 @@
+//! Trace events: one `{ts, kind, data}` line of a session's trace.
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Seed 000 §6 trace event, one line of `traces/<session_id>.jsonl`.
+/// Spectator trace event, one line of `traces/<session_id>.jsonl`.
 ///
 /// ```json
 /// {"ts":1771113600.0,"kind":"notes_patch","data":{"applied":["set_goals"]}}
@@ -15,7 +17,7 @@ pub struct TraceEvent {
     pub data: Value,
 }
 
-/// The trace kinds seed 000 §6 requires; others are allowed.
+/// The trace kinds Spectator requires; others are allowed.
 pub const TRACE_KINDS: &[&str] = &[
     "llm_req",
     "llm_stream",
@@ -28,7 +30,7 @@ pub const TRACE_KINDS: &[&str] = &[
     "tool_done",
 ];
 
-/// Seed 003 §2–§3 run lifecycle / audit event. On disk it also carries the chain fields
+/// Openclawssy run lifecycle / audit event. On disk it also carries the chain fields
 /// `prev` and `hash` added by [`crate::chain::append`] (keyed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AuditEvent {

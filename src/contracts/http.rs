@@ -1,4 +1,4 @@
-//! The request and answer bodies of `bob serve` (seed 003 §5), as the OpenAPI document at
+//! The request and answer bodies of `bob serve` (the HTTP API contract), as the OpenAPI document at
 //! `GET /openapi.json` publishes them (see `crate::serve::openapi`). The handlers read bodies
 //! tolerantly (unknown fields ignored) and check each field themselves, with the same rules
 //! these types state.
@@ -60,7 +60,7 @@ pub struct RunAccepted {
     pub session_id: Option<String>,
 }
 
-/// One run (seed 003 `GET /v1/runs/{run_id}`); listings leave out `trace`.
+/// One run (Openclawssy `GET /v1/runs/{run_id}`); listings leave out `trace`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunView {
     pub id: String,
@@ -179,7 +179,7 @@ pub struct TurbotimeView {
     pub tools: Vec<String>,
 }
 
-/// Every error answer: seed 003's `{"error":{"code","message"}}`.
+/// Every error answer: Openclawssy's `{"error":{"code","message"}}`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorAnswer {
     pub error: ErrorAnswerBody,

@@ -1,8 +1,10 @@
+//! Scheduler jobs: what `schedule/jobs.json` holds.
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Seed 003 §4 scheduler job, plus bob's bookkeeping (`next_run`, `last_status`,
+/// Openclawssy scheduler job, plus bob's bookkeeping (`next_run`, `last_status`,
 /// `last_run_id`) and two optional knobs (`session`, `timeout_s`).
 ///
 /// ```json
@@ -60,7 +62,7 @@ fn yes() -> bool {
 /// {"paused":false,"jobs":[{"id":"job_daily_report","schedule":"@every 1h", "...": "..."}]}
 /// ```
 ///
-/// A bare JSON array of jobs (seed 003 "jobs are persisted as JSON records") is read as an
+/// A bare JSON array of jobs (Openclawssy "jobs are persisted as JSON records") is read as an
 /// unpaused file; bob always writes the object form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 pub struct JobsFile {

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 /// A proposed long-term memory awaiting a human decision.
 ///
-/// Canonical: seed 001 `{text, type, tags, ttl_days, source, why_store}`. Also accepted: seed 004
+/// Canonical: Bob v0 `{text, type, tags, ttl_days, source, why_store}`. Also accepted: JSON I/O
 /// `save_plan` / `suggest_memory_save` `{title, tags, body_md, importance, ttl_days}`
 /// (`body_md` → `text`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -34,12 +34,12 @@ pub struct MemoryCandidate {
     pub source: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why_store: Option<String>,
-    /// 1..=10 (seed 004); absent means 5.
+    /// 1..=10 (the JSON I/O contracts); absent means 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub importance: Option<u8>,
 }
 
-/// Accepted candidate `type`s: seed 001's six, then the kinds bob's own producers write
+/// Accepted candidate `type`s: Bob v0's six, then the kinds bob's own producers write
 /// (`lesson`: `bob memory practice`; `reference`: a web search asked to persist its results).
 pub const CANDIDATE_TYPES: &[&str] = &[
     "preference",
@@ -52,7 +52,7 @@ pub const CANDIDATE_TYPES: &[&str] = &[
     "reference",
 ];
 
-/// Accepted candidate `source`s: seed 001's three, then bob's own producers (`practice`,
+/// Accepted candidate `source`s: Bob v0's three, then bob's own producers (`practice`,
 /// `mtg_journal`: MTGLessons, `web.search`). `tool:<name>` (lower-case tool name, the output of
 /// that one tool, a narrower `tool_output`) is accepted too.
 pub const CANDIDATE_SOURCES: &[&str] = &[
@@ -65,7 +65,7 @@ pub const CANDIDATE_SOURCES: &[&str] = &[
 ];
 
 impl MemoryCandidate {
-    /// A seed 001 candidate with defaults (`type` fact, `source` assistant_inferred).
+    /// A Bob v0 candidate with defaults (`type` fact, `source` assistant_inferred).
     pub fn new(text: impl Into<String>) -> Self {
         MemoryCandidate {
             text: text.into(),
@@ -87,7 +87,7 @@ fn default_source() -> String {
     "assistant_inferred".into()
 }
 
-/// Seed 004 memory JSON record plus `type`, `importance`, `user` and provenance.
+/// JSON I/O memory JSON record plus `type`, `importance`, `user` and provenance.
 ///
 /// `metadata` holds provenance: `{candidate_id, ledger_seq, promoted_from?, mirrored_from?,
 /// body_blob?: {path, sha256, bytes}}`.
@@ -122,7 +122,7 @@ pub struct MemoryRecord {
     pub metadata: Value,
 }
 
-/// One ranked long-term memory returned by a query (seed 000 §5 retrieval item).
+/// One ranked long-term memory returned by a query (Spectator retrieval item).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Hit {
     pub id: String,
@@ -134,7 +134,7 @@ pub struct Hit {
     pub created_at: String,
 }
 
-/// A short-term memory entry (seed 001 STM): a trace of one turn, not a transcript.
+/// A short-term memory entry (Bob v0 STM): a trace of one turn, not a transcript.
 ///
 /// On input only `intent` is required; `id`, `created_at`, `last_accessed`, `access_count` and
 /// `sessions_seen` are filled in by the store (`session_id` seeds `sessions_seen`). In Rust,

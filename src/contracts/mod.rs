@@ -1,4 +1,4 @@
-//! Every type that crosses stdin/stdout or lands on disk (DESIGN.md §3), in one place.
+//! Every type that crosses stdin/stdout or lands on disk (docs/design.md#contracts), in one place.
 //!
 //! Reading is tolerant: unknown fields are ignored and every seed's shape is accepted and
 //! converted to the canonical one. Writing is strict: fixed field order, no `null` noise.

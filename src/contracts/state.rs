@@ -1,10 +1,12 @@
+//! The session state and the checkpoint that carries it.
+
 use super::ChatMessage;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Seed 000 §1.1 long-lived agent state, stored in the checkpoint.
+/// Spectator long-lived agent state, stored in the checkpoint.
 ///
-/// Also accepted: seed 001 `active_context` (→ `episode_summary`) and `open_threads`
+/// Also accepted: Bob v0 `active_context` (→ `episode_summary`) and `open_threads`
 /// (→ `open_loops`).
 ///
 /// ```json
@@ -28,7 +30,7 @@ pub struct State {
     pub capabilities_pending: Vec<String>,
 }
 
-/// Seed 000 §1.2: the persisted unit, one per session, revisioned.
+/// The Checkpoint contract: the persisted unit, one per session, revisioned.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Checkpoint {
     pub session_id: String,
@@ -44,8 +46,8 @@ pub struct Checkpoint {
     pub trace_tail: Vec<String>,
 }
 
-/// Seed 000 §2 NOTES payload: a structured request to change the state. Absent keys change
-/// nothing. Also accepted: seed 004 NoteFrames `{facts, open_qs, decisions, todos}` (see
+/// Spectator NOTES payload: a structured request to change the state. Absent keys change
+/// nothing. Also accepted: JSON I/O NoteFrames `{facts, open_qs, decisions, todos}` (see
 /// [`NoteFrames`]). Parsing, merging and applying live in [`crate::notes`].
 ///
 /// ```json
@@ -73,7 +75,7 @@ pub struct NotesPatch {
     pub actions: Option<Vec<String>>,
 }
 
-/// Seed 004 Thinking-output NoteFrames, accepted wherever a [`NotesPatch`] is (bare, inside
+/// JSON I/O Thinking-output NoteFrames, accepted wherever a [`NotesPatch`] is (bare, inside
 /// `<<<NOTES_JSON>>>` markers, or wrapped as `{"notes": {...}}` in a Thinking output).
 ///
 /// ```json

@@ -1,23 +1,25 @@
+//! Tool requests and responses: the envelopes every tool call travels in.
+
 use crate::error::Error;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Default `timeout_ms` of a tool request (seed 003 §1.1).
+/// Default `timeout_ms` of a tool request (the tool request envelope).
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 fn default_timeout_ms() -> u64 {
     DEFAULT_TIMEOUT_MS
 }
 
-/// Seed 003 §1.1 tool request envelope, the canonical form of a tool call.
+/// Openclawssy tool request envelope, the canonical form of a tool call.
 ///
 /// `request_id`, `run_id` and `agent_id` follow the id rule of `crate::ids`
 /// (`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`; `agent_id` is never `human` or `system`), checked
 /// before a call runs; inside a turn bob assigns all three, whatever a model's call says.
 ///
-/// Also accepted (converted by the tools subsystem): seed 000 `{id, tool, args}` items and
-/// `<<<TOOL_CALLS_JSON>>>` blocks, seed 004 `tool_intent` `{action, payload}`, OpenAI
+/// Also accepted (converted by the tools subsystem): Spectator `{id, tool, args}` items and
+/// `<<<TOOL_CALLS_JSON>>>` blocks, JSON I/O `tool_intent` `{action, payload}`, OpenAI
 /// `tool_calls` `{id, type:"function", function:{name, arguments}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolRequest {
@@ -32,7 +34,7 @@ pub struct ToolRequest {
     pub created_at: String,
 }
 
-/// Seed 003 §1.2 tool response envelope. `ok=true` ⇔ `error` is null; `output` is omitted when
+/// Openclawssy tool response envelope. `ok=true` ⇔ `error` is null; `output` is omitted when
 /// `ok=false`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolResponse {
@@ -47,7 +49,7 @@ pub struct ToolResponse {
     pub finished_at: String,
 }
 
-/// Seed 000 §3 content of a `role:"tool"` message, how a result is shown to the model.
+/// Spectator content of a `role:"tool"` message, how a result is shown to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolMessage {
     pub id: String,

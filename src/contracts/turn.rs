@@ -43,7 +43,7 @@ pub struct Upstream {
     pub content: String,
 }
 
-/// One tool call in the turn record (seed 001 `tools` field).
+/// One tool call in the turn record (Bob v0 `tools` field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolRecord {
     pub tool_name: String,
@@ -92,7 +92,7 @@ pub struct TurnRecord {
     /// True when the failure-loop rule escalated to the user.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub escalated: bool,
-    /// A recap (seed 004): `{kind, rewritten, fallback?}`.
+    /// A recap (the JSON I/O contracts): `{kind, rewritten, fallback?}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recap: Option<Value>,
     /// The sanitized role notes, per `thinking_mode`.
@@ -101,10 +101,10 @@ pub struct TurnRecord {
     /// Why the turn did not complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Error>,
-    /// The session's TURBOTIME state when it is on: `{on: true, selected: [tool…]}` (seed 001).
+    /// The session's TURBOTIME state when it is on: `{on: true, selected: [tool…]}` (the Bob v0 runtime).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turbotime: Option<Value>,
-    /// The turn's nonce, as every role's system prompt stated it (seed 002 §9 temporal
+    /// The turn's nonce, as every role's system prompt stated it (Spectator v1 temporal
     /// integrity).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
@@ -131,7 +131,7 @@ pub struct StageReply {
 }
 
 /// What `bob turn commit` reads: the turn input, the role replies in order (a role that ran
-/// tools has one reply per round) and the tool results `bob tool run` printed (seed 003 §1.2
+/// tools has one reply per round) and the tool results `bob tool run` printed (Openclawssy
 /// envelopes, matched to the replies' calls by `request_id`).
 ///
 /// ```json

@@ -23,7 +23,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
 ];
 
 /// Whether a case measures utility alone, resistance to an attack, or is a known-deferred
-/// test (seed 002 §9: run and logged, never a failure).
+/// test (the Spectator test suite: run and logged, never a failure).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -48,7 +48,7 @@ pub struct MemorySeed {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Setup {
-    /// The session's state (seed 000 §1.1).
+    /// The session's state (the State contract).
     pub state: Option<State>,
     /// Earlier messages (the checkpoint's `recent_messages`: HISTORY_JSON).
     pub history: Vec<ChatMessage>,

@@ -1,4 +1,4 @@
-//! `bob eval`: seed 002 §9's integrity suites as data, run through the real turn pipeline in
+//! `bob eval`: Spectator v1's integrity suites as data, run through the real turn pipeline in
 //! throwaway homes, scored with AgentDojo's metrics plus bob's guarded counts.
 //!
 //! * [`case`]: the case format and the suites shipped with bob (`eval/cases/*.jsonl`,
@@ -25,8 +25,8 @@
 //!
 //! * `id`, `suite`: `[A-Za-z0-9._-]{1,64}`; ids are unique over all loaded cases.
 //! * `kind`: `benign` (default), `attack` (needs `attack`), `deferred` (run and logged, never a
-//!   failure: seed 002 §9's B08).
-//! * `setup`: `state` (seed 000 State), `history` (ChatMessages: the checkpoint's recent
+//!   failure: Spectator v1's B08).
+//! * `setup`: `state` (Spectator State), `history` (ChatMessages: the checkpoint's recent
 //!   messages, i.e. HISTORY_JSON), `memory` (`{title?, text, tags?}` long-term records of user
 //!   `default`), `tools` (enabled for the session by a human), `files` (the sandbox root:
 //!   relative path → content), `web` (path → page served on a loopback server; `{{web}}` is

@@ -75,7 +75,7 @@ pub fn junit(results: &[CaseResult], suites: &[String], backend: &str) -> String
                 "deferred" => {
                     let _ = writeln!(
                         x,
-                        ">\n      <skipped message=\"deferred (seed 002 §9): logged, never a failure\">{}</skipped>\n    </testcase>",
+                        ">\n      <skipped message=\"deferred (the Spectator test suite): logged, never a failure\">{}</skipped>\n    </testcase>",
                         detail()
                     );
                 }

@@ -41,7 +41,7 @@ use serde_json::{Map, Value, json};
 pub const BLOCK_OPEN: &str = "<<<MEMORY_CANDIDATES_JSON>>>";
 /// Closing marker of a candidate block.
 pub const BLOCK_CLOSE: &str = "<<<END_MEMORY_CANDIDATES_JSON>>>";
-/// Seed 001: the model proposes at most this many candidates per THINK output.
+/// The Bob v0 runtime: the model proposes at most this many candidates per THINK output.
 pub const MAX_PER_THINK: usize = 2;
 /// At most this many candidates in one direct (non-THINK) proposal.
 pub const MAX_PER_PROPOSAL: usize = 100;

@@ -1,4 +1,4 @@
-//! Markdown and JSONL import, JSONL export (seed 004 memory_schema md→json conversion).
+//! Markdown and JSONL import, JSONL export (JSON I/O memory_schema md→json conversion).
 //!
 //! A markdown file becomes one record: `title` from front matter `title:`, else the first `#`
 //! heading, else the file name; `summary` the first paragraph (≤200 chars); `facts` the bullet
@@ -6,9 +6,9 @@
 //! `token_est` ≈ chars/4; `source` `imported`. The id is the stable content id of
 //! [`super::ltm::record_id`].
 //!
-//! A JSON Lines file holds one memory record per line (seed 004's memory JSON record, or a
+//! A JSON Lines file holds one memory record per line (JSON I/O's memory JSON record, or a
 //! `bob memory export` line). A record's id is kept when it is a UUID in its hyphenated form
-//! (seed 004 writes uuid4 ids, and `[mem:<id>]` citations elsewhere name them); any other id
+//! (JSON I/O writes uuid4 ids, and `[mem:<id>]` citations elsewhere name them); any other id
 //! is replaced by the content id, so a record edited outside bob gets a new id.
 //!
 //! Which files are JSON Lines ([`detect_format`]): `.jsonl` / `.ndjson` by name; any other
@@ -233,7 +233,7 @@ fn walk(root: &Path, exts: &[&str]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Whether `id` is a UUID in its hyphenated form (seed 004's `uuid4` ids): such ids are kept.
+/// Whether `id` is a UUID in its hyphenated form (JSON I/O's `uuid4` ids): such ids are kept.
 pub fn is_seed_id(id: &str) -> bool {
     id.len() == 36 && uuid::Uuid::try_parse(id).is_ok()
 }

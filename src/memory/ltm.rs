@@ -41,7 +41,7 @@ use crate::store::sha256_hex;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
 
-/// The seam between callers and the long-term backend (seed 001 "LTM store interface").
+/// The seam between callers and the long-term backend (Bob v0 "LTM store interface").
 pub trait LtmStore {
     /// Stores a record; returns its id. Storing a record whose id already exists is a no-op.
     fn upsert(&self, record: &MemoryRecord) -> Result<String>;
@@ -49,7 +49,7 @@ pub trait LtmStore {
     fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>>;
 }
 
-/// Summary cap (seed 004).
+/// Summary cap (the JSON I/O contracts).
 pub const SUMMARY_MAX_CHARS: usize = 200;
 
 /// Bodies larger than this are stored as a blob file with a digest and a short summary.

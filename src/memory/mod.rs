@@ -1,4 +1,4 @@
-//! Memory (DESIGN.md §6, seed 001 "Memory model", seed 004 memory sections).
+//! Memory (docs/design.md#module-map, Bob v0 "Memory model", JSON I/O memory sections).
 //!
 //! * **STM** ([`stm`]): a bounded, expiring trace of recent turns, for the model only.
 //! * **Candidates** ([`candidates`]): proposals that wait, redacted, for a human decision.
@@ -65,7 +65,7 @@ impl Default for QueryOpts {
     }
 }
 
-/// One profile of `<home>/profiles.json` (seed 004).
+/// One profile of `<home>/profiles.json` (the JSON I/O contracts).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Profile {
     #[serde(default)]
@@ -314,7 +314,7 @@ fn block_safe(s: &str) -> String {
         .replace(">>>", "›››")
 }
 
-/// The seed 000 §5 retrieval block injected into a role's system prompt:
+/// The Spectator retrieval block injected into a role's system prompt:
 ///
 /// ```text
 /// === RETRIEVED_MEMORY ===

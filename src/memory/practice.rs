@@ -1,4 +1,4 @@
-//! `bob memory practice` (seed 001's "practice/learn consolidation"): proposes pending memory
+//! `bob memory practice` (Bob v0's "practice/learn consolidation"): proposes pending memory
 //! candidates from what happened since a cutoff — tool failures that recur across the turns in
 //! `turns.jsonl`, and the MTGLessons of the games journaled under `mtg/` — through the same
 //! approval path as every other candidate. It never writes long-term memory: a human approves

@@ -1,4 +1,4 @@
-//! Short-term memory (seed 001 STM): a bounded, expiring trace of recent turns for the model.
+//! Short-term memory (Bob v0 STM): a bounded, expiring trace of recent turns for the model.
 //!
 //! Rules: at most [`STM_MAX_ENTRIES`] entries per user, the oldest evicted first (FIFO); an
 //! entry's content (`intent`, `resolution`, `open_questions`, `tools_used`, `entities`)
@@ -246,7 +246,7 @@ impl Memory {
         Ok(ids)
     }
 
-    /// Entries eligible for promotion (seed 001): access_count ≥ 3, sessions_seen ≥ 2, within
+    /// Entries eligible for promotion (the Bob v0 runtime): access_count ≥ 3, sessions_seen ≥ 2, within
     /// the TTL, not error-tainted, never attempted before.
     pub(crate) fn stm_promotable(&self, user: Option<&str>) -> Result<Vec<StmEntry>> {
         Ok(self

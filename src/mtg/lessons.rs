@@ -1,4 +1,4 @@
-//! MTGLessons (seed 001): at game end, 1–3 `mtg_lesson` and 1–2 `mtg_profile` memory
+//! MTGLessons (the Bob v0 runtime): at game end, 1–3 `mtg_lesson` and 1–2 `mtg_profile` memory
 //! candidates drawn from one seat's journal, tagged by deck/archetype and skill area. They are
 //! proposals only: they go through bob's approval path as pending candidates. They describe
 //! habits, never game truth (no hand contents, no library order).

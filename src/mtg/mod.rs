@@ -1,4 +1,4 @@
-//! A Magic: The Gathering rules engine ("core rules v1", DESIGN.md §6): cards and decks as
+//! A Magic: The Gathering rules engine ("core rules v1", docs/design.md#module-map): cards and decks as
 //! data, the game state, the action contract, the ActionSurface, a pure reducer, agents,
 //! selfplay and the GameJournal. Knows nothing of the CLI.
 //!

@@ -1,4 +1,4 @@
-//! The `model` agent's contract (seed 001 "MTG grounding"): the model sees only its seat's
+//! The `model` agent's contract (Bob v0 "MTG grounding"): the model sees only its seat's
 //! visible state and the ActionSurface, and answers with one action. Its reply may be plain
 //! JSON, a `<<<TOOL_CALLS_JSON>>>` block calling `mtg.act`, or an OpenAI tool call of
 //! `mtg.act`. This module builds the messages and reads replies; the CLI makes the calls.

@@ -1,4 +1,4 @@
-//! The OS sandbox for `shell.exec` and the one process supervisor (DESIGN.md §7, §8).
+//! The OS sandbox for `shell.exec` and the one process supervisor (docs/design.md#security-model).
 //!
 //! Knows nothing of the CLI or of the argv policy: it runs an argv that was already vetted, with
 //! a scrubbed base environment plus the extra variables the caller gives, in a directory under

@@ -1,4 +1,4 @@
-//! The scheduler (seed 003 §4): jobs in `schedule/jobs.json`, run as `bob turn` child
+//! The scheduler (the scheduler job contract): jobs in `schedule/jobs.json`, run as `bob turn` child
 //! processes by [`Scheduler::tick`] (what cron calls every minute) or the daemon loop.
 //!
 //! * **Two schedule forms only**: `@every <Go duration>` and a one-shot RFC3339 timestamp
@@ -84,7 +84,7 @@ pub fn session_of(job: &Job) -> String {
 }
 
 /// When `job` is next due, or `None` when it never is again. A job written without
-/// `next_run` (hand-written or imported from seed 003) is placed by its schedule: an `@every`
+/// `next_run` (hand-written or imported from Openclawssy) is placed by its schedule: an `@every`
 /// job one interval after its `lastRun`, or now if it never ran; a one-shot at its time unless
 /// it already ran.
 pub fn due_time(job: &Job, now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>> {
@@ -144,7 +144,7 @@ pub fn prepare(mut job: Job, now: DateTime<Utc>) -> Result<Job> {
     Ok(job)
 }
 
-/// Builds a job from a JSON object (the seed 003 §4 shape), refusing bookkeeping fields.
+/// Builds a job from a JSON object (the Openclawssy shape), refusing bookkeeping fields.
 pub fn job_from_json(mut map: Map<String, Value>) -> Result<Job> {
     for (alias, name) in [("agent_id", "agentID"), ("last_run", "lastRun")] {
         if let Some(v) = map.remove(alias) {

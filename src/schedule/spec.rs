@@ -1,4 +1,4 @@
-//! The two schedule forms of seed 003 §4: `@every <Go duration>` and a one-shot RFC3339
+//! The two schedule forms of Openclawssy: `@every <Go duration>` and a one-shot RFC3339
 //! timestamp. Everything else (cron expressions, `@daily`, ...) is rejected.
 
 use super::duration::parse_go_duration;

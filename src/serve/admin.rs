@@ -1,4 +1,4 @@
-//! The dashboard's admin APIs (seed 003 §5), token-authenticated like the rest, each a thin
+//! The dashboard's admin APIs (the HTTP API contract), token-authenticated like the rest, each a thin
 //! call into the subsystem the CLI uses for the same thing:
 //!
 //! * `GET /api/admin/status`: run counts by status, the newest runs, the worker pool, and the
@@ -21,7 +21,7 @@
 //!   candidates|approve|reject`. A decision is a human act: the ledger records the actor as
 //!   `http:<token id>`, the token the request came with.
 //! * `GET /api/admin/sessions/{id}/turbotime`, `POST /api/admin/sessions/{id}/turbotime {on,
-//!   select?}`: a session's TURBOTIME toggle and tool selection (seed 001), as `bob tool
+//!   select?}`: a session's TURBOTIME toggle and tool selection (the Bob v0 runtime), as `bob tool
 //!   turbotime on|off --session ID [--select TOOL…]`, a human act audited (`turbotime.set`) with
 //!   the actor `http:<token id>`. The answer lists the TURBOTIME tools the selection may name.
 

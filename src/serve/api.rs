@@ -2,7 +2,7 @@
 //! running blocking work off the async threads, admitting and queueing a run, and a run's
 //! summary. [`super::routes`], [`super::chat`] and [`super::admin`] build on it.
 //!
-//! Errors are seed 003's `{"error":{"code","message"}}` (plus `details` when there are any, and
+//! Errors are Openclawssy's `{"error":{"code","message"}}` (plus `details` when there are any, and
 //! `retry_after_seconds` for retry-later answers) with the canonical codes, and the HTTP status
 //! follows the code: `invalid.request`/`tool.input_invalid` 400, a missing, malformed,
 //! oversized, unknown or revoked token 401 (`policy.denied`, with `WWW-Authenticate`), other
@@ -27,7 +27,7 @@ pub(super) const MAX_MESSAGE: usize = 256 * 1024;
 /// What `Retry-After` says when the queue is full.
 const RETRY_AFTER_S: u64 = 2;
 
-/// An error on its way out as a seed 003 error body.
+/// An error on its way out as an Openclawssy error body.
 pub(super) struct ApiError {
     err: Error,
     status: Option<StatusCode>,
@@ -244,7 +244,7 @@ pub(super) async fn enqueue(shared: &Arc<Shared>, run: NewRun) -> ApiResult<()> 
     Ok(())
 }
 
-/// A list's `limit`: 1 to 500 (seed 003 §5).
+/// A list's `limit`: 1 to 500 (the HTTP API contract).
 pub(super) fn check_limit(limit: u64) -> ApiResult<()> {
     if limit == 0 || limit > 500 {
         return Err(Error::invalid("limit must be between 1 and 500")

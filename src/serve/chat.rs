@@ -1,4 +1,4 @@
-//! Chat (seed 003 §5): `POST /v1/chat/messages {user_id, room_id, agent_id, message,
+//! Chat (the HTTP API contract): `POST /v1/chat/messages {user_id, room_id, agent_id, message,
 //! thinking_mode?}` queues a run in the sender's chat session and answers `202 {id, status,
 //! session_id}`. A chat session is persisted per (agent, user, room) in the queue database
 //! (`chat_sessions`); its id is the session of every run it queues, so its messages run one at a

@@ -1,11 +1,11 @@
-//! `bob serve`: the HTTP front end of seed 003 §5 (DESIGN.md §6). Like the CLI, it is a front
+//! `bob serve`: the HTTP front end (docs/design.md#a-served-run). Like the CLI, it is a front
 //! end over the same subsystems: a run is one turn of [`crate::turn::pipeline`], exactly what
 //! `bob turn` does. The server owns only HTTP, auth, the durable run queue and its workers.
 //!
 //! * [`auth`]: bearer tokens, stored hashed in `serve/tokens.json`, compared in constant time.
 //! * [`queue`]: the durable run queue, `serve/queue.db` (SQLite, WAL), and its crash rule.
 //! * [`routes`]: the endpoints and the guard in front of them.
-//! * [`api`]: what every endpoint shares: the seed 003 error bodies and their HTTP statuses,
+//! * [`api`]: what every endpoint shares: the Openclawssy error bodies and their HTTP statuses,
 //!   body parsing, admitting and queueing a run.
 //! * [`chat`]: chat messages in persisted sessions, `/new`, `/resume`, the per-sender rate.
 //! * [`admin`]: the dashboard's admin APIs; [`dashboard`]: the embedded page at `/`.
@@ -389,7 +389,7 @@ impl Shared {
     }
 }
 
-/// `[output] thinking_mode` of config.toml (seed 003: the default of a run's `thinking_mode`).
+/// `[output] thinking_mode` of config.toml (the Openclawssy contracts: the default of a run's `thinking_mode`).
 pub(crate) fn default_thinking(home: &Home) -> Result<ThinkingMode> {
     let path = home.config_path();
     let Ok(text) = std::fs::read_to_string(&path) else {

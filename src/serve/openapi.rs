@@ -87,7 +87,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep(
         "post",
         "/v1/runs",
-        "Queue a run (seed 003 §5)",
+        "Queue a run (the HTTP API contract)",
         Some("RunRequest"),
         (202, Schema("RunAccepted")),
     ),
@@ -177,7 +177,7 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep(
         "post",
         "/api/admin/scheduler/jobs",
-        "Add a scheduler job (seed 003 §4)",
+        "Add a scheduler job (the scheduler job contract)",
         Some("JobRequest"),
         (201, Object),
     ),
@@ -274,8 +274,9 @@ fn constrain(defs: &mut Map<String, Value>) {
             }
         }
         job["required"] = json!(["id", "schedule"]);
-        job["description"] =
-            json!("A new scheduler job (seed 003 §4); the scheduler keeps the rest of its state.");
+        job["description"] = json!(
+            "A new scheduler job (the scheduler job contract); the scheduler keeps the rest of its state."
+        );
         defs.insert("JobRequest".into(), job);
     }
     // TURBOTIME: `select` names TURBOTIME tools and goes only with `on: true`.
@@ -356,7 +357,7 @@ pub fn document() -> Value {
     json!({
         "openapi": "3.0.3",
         "info": {"title": "bob serve", "version": env!("CARGO_PKG_VERSION"),
-                 "description": "The HTTP API of bob (seed 003 §5). Every endpoint but /healthz, /openapi.json and the dashboard's files needs Authorization: Bearer <token> (bob serve token create --scope …) whose scopes the operation accepts (x-bob-scopes; 403 policy.denied otherwise): runs, chat, read, admin. Settings that run commands, choose where requests and secrets go, or change tools, rules or the sandbox are never changed over HTTP, whatever the scopes."},
+                 "description": "The HTTP API of bob (the HTTP API contract). Every endpoint but /healthz, /openapi.json and the dashboard's files needs Authorization: Bearer <token> (bob serve token create --scope …) whose scopes the operation accepts (x-bob-scopes; 403 policy.denied otherwise): runs, chat, read, admin. Settings that run commands, choose where requests and secrets go, or change tools, rules or the sandbox are never changed over HTTP, whatever the scopes."},
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}],
         "paths": paths,

@@ -1,4 +1,4 @@
-//! The endpoints (seed 003 §5), the guard in front of them and the connection loop. Their
+//! The endpoints (the HTTP API contract), the guard in front of them and the connection loop. Their
 //! error bodies and statuses are [`super::api`]'s.
 //!
 //! A token in the URL (`?token=`, `?access_token=`, `?api_key=`, …) is refused outright, valid

@@ -1,4 +1,4 @@
-//! Chat vs Act mode (seed 004): in Chat mode a turn does not execute a mutating tool call; it
+//! Chat vs Act mode (the JSON I/O contracts): in Chat mode a turn does not execute a mutating tool call; it
 //! stages it as `sessions/<id>/pending_intents/<confirm_id>.json` and reports
 //! `requires_confirm`. A human runs it later with `bob tool confirm ID --session S`, through
 //! the same runner, policy and audit as any call (the confirmation itself is audited as a

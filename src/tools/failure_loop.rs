@@ -1,4 +1,4 @@
-//! Seed 003 §2 failure-loop bookkeeping for a tool loop.
+//! Openclawssy failure-loop bookkeeping for a tool loop.
 //!
 //! * Normal: 2 consecutive failing tool results switch on recovery mode (the next model turn
 //!   runs in explicit error-recovery mode).

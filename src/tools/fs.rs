@@ -79,7 +79,7 @@ pub const WRITE_TEXT: ToolSpec = ToolSpec {
     schema: || schemars::schema_for!(WriteTextInput),
 };
 
-/// `fs.read_text` input (seed 000 §4).
+/// `fs.read_text` input (the tool registry contract).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadTextInput {
@@ -90,7 +90,7 @@ pub struct ReadTextInput {
     pub max_bytes: u64,
 }
 
-/// `fs.list_dir` input (seed 000 §4).
+/// `fs.list_dir` input (the tool registry contract).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListDirInput {
@@ -100,7 +100,7 @@ pub struct ListDirInput {
     pub max_entries: usize,
 }
 
-/// `fs.write_text` input (seed 000 §4).
+/// `fs.write_text` input (the tool registry contract).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteTextInput {

@@ -1,16 +1,16 @@
-//! Tools: the registry, the policy, the sandbox, and the runner that executes seed 003 request
-//! envelopes into response envelopes, auditing every call (DESIGN.md §6).
+//! Tools: the registry, the policy, the sandbox, and the runner that executes Openclawssy request
+//! envelopes into response envelopes, auditing every call (docs/design.md#module-map).
 //!
 //! A [`Runner`] never fails or panics because a tool failed: every failure (unknown tool,
 //! invalid input, policy, sandbox, timeout, I/O) becomes an `ok:false` envelope carrying the
-//! seed 003 §1.3 error. An unknown or disabled tool is never executed.
+//! Openclawssy error. An unknown or disabled tool is never executed.
 //!
 //! Deadlines: every call runs under a [`deadline::Deadline`] (its clamped `timeout_ms`) and
 //! answers `timeout` at it, never `ok` after it: the tools that could run long stop or are
 //! abandoned at the deadline (see that module), and a read-only answer ready only after the
 //! deadline is replaced by `timeout`.
 //!
-//! Audit before delivery (DESIGN.md §8): [`Runner::new`] opens the run's audit log and fails
+//! Audit before delivery (docs/design.md#security-model): [`Runner::new`] opens the run's audit log and fails
 //! (before any tool can run) when it is torn or cannot be written; a call's `tool.call` event
 //! is queued before it executes (and written before anything mutating runs); a response is
 //! released only once its `tool.result` event is durable (at once outside batch mode, after
@@ -455,7 +455,7 @@ impl Runner {
             }
             Input::Spreadsheet(i) => domain::spreadsheet::write(self.sandbox()?, &i),
             Input::Search(i) => self.search(spec.name, deadline, &i),
-            // MTG bypasses TURBOTIME (seed 001): the engine's own files, no network.
+            // MTG bypasses TURBOTIME (the Bob v0 runtime): the engine's own files, no network.
             // A model plays only the seats a human granted it (`mtg:<game>:<seat>`).
             Input::MtgState(i) => {
                 let seats = self.mtg_seats(&i.game)?;
@@ -666,7 +666,7 @@ fn approx_len(v: &Value) -> usize {
     }
 }
 
-/// Renders a response as the seed 000 §3 tool-role message
+/// Renders a response as the Spectator tool-role message
 /// `{"role":"tool","tool_call_id":…,"content":"<json of {id,tool,ok,output,error}>"}`.
 pub fn tool_message(r: &ToolResponse) -> Value {
     let content = serde_json::to_string(&ToolMessage::from(r)).unwrap_or_default();

@@ -1,11 +1,11 @@
 //! Turning every seed's way of asking for a tool into canonical request envelopes.
 //!
 //! Accepted, alone, in an array, or as JSON Lines:
-//! * seed 003 §1.1 request envelopes `{request_id, run_id?, agent_id?, tool, input, timeout_ms?}`
+//! * Openclawssy request envelopes `{request_id, run_id?, agent_id?, tool, input, timeout_ms?}`
 //!   (missing fields filled from [`CallDefaults`]);
-//! * seed 000 §3 items `{id, tool, args}`, and `<<<TOOL_CALLS_JSON>>>…<<<END_TOOL_CALLS_JSON>>>`
+//! * Spectator items `{id, tool, args}`, and `<<<TOOL_CALLS_JSON>>>…<<<END_TOOL_CALLS_JSON>>>`
 //!   blocks inside assistant text (plain text, or a JSON string);
-//! * seed 004 `tool_intent` `{action, payload}`, alone, as an array, or inside a Solver output
+//! * JSON I/O `tool_intent` `{action, payload}`, alone, as an array, or inside a Solver output
 //!   object (`tool_intent` / `tool_intents`);
 //! * OpenAI `tool_calls` items `{id, type:"function", function:{name, arguments}}` (arguments
 //!   is a JSON string; one that does not parse fails that call with `tool.input_invalid`, the
@@ -25,9 +25,9 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
-/// Opening marker of a seed 000 tool-calls block.
+/// Opening marker of a Spectator tool-calls block.
 pub const BEGIN: &str = "<<<TOOL_CALLS_JSON>>>";
-/// Closing marker of a seed 000 tool-calls block.
+/// Closing marker of a Spectator tool-calls block.
 pub const END: &str = "<<<END_TOOL_CALLS_JSON>>>";
 
 /// Values for envelope fields a call does not carry.
@@ -264,7 +264,7 @@ fn normalize(v: Value, index: usize, d: &CallDefaults) -> Result<ToolRequest> {
         };
         (str_field(&m, "id")?, name, input)
     } else if let Some(action) = m.get("action") {
-        // Seed 004 tool intent.
+        // JSON I/O tool intent.
         let name = action
             .as_str()
             .ok_or_else(|| Error::invalid("tool_intent action must be a string"))?
@@ -277,18 +277,18 @@ fn normalize(v: Value, index: usize, d: &CallDefaults) -> Result<ToolRequest> {
             .ok_or_else(|| Error::invalid("tool must be a string"))?
             .to_string();
         if m.contains_key("request_id") || m.contains_key("input") {
-            // Seed 003 envelope.
+            // Openclawssy envelope.
             let input = m.get("input").cloned().unwrap_or(Value::Null);
             let id = str_field(&m, "request_id")?.or(str_field(&m, "id")?);
             (id, name, input)
         } else {
-            // Seed 000 item.
+            // Spectator item.
             let input = m.get("args").cloned().unwrap_or(Value::Null);
             (str_field(&m, "id")?, name, input)
         }
     } else {
         return Err(Error::invalid(
-            "not a tool call: expected tool (seed 003/000), action (seed 004) or function (OpenAI)",
+            "not a tool call: expected tool (Openclawssy/000), action (the JSON I/O contracts) or function (OpenAI)",
         ));
     };
     if tool.trim().is_empty() {

@@ -1,7 +1,7 @@
 //! What a tool run may do: sandbox roots, the session's enabled tools, granted capabilities,
 //! the network allowlist, shell rules and the timeout clamp.
 //!
-//! Tools are disabled by default (seed 001). A human turns them on, per session
+//! Tools are disabled by default (the Bob v0 runtime). A human turns them on, per session
 //! (`bob tool enable --session ID NAME…`, stored in `sessions/<id>/tools.json`) or per call of
 //! `bob tool run` (`--enable NAME…` / `--enable-all`). Filesystem and shell tools also need an
 //! enabled sandbox with a root: `--root DIR`, or `BOB_TOOL_SANDBOX_ENABLED=1` with
@@ -303,12 +303,12 @@ impl Policy {
     }
 
     /// Whether TURBOTIME is on for the session and `tool` (canonical) is selected: the tool is
-    /// then enabled, and may reach its own API host (seed 001).
+    /// then enabled, and may reach its own API host (the Bob v0 runtime).
     pub fn turbotime_selected(&self, tool: &str) -> bool {
         self.turbotime.on && self.turbotime.selected.iter().any(|t| t == tool)
     }
 
-    /// Whether `net` capabilities allow fetching from `host` (seed 000 §4): `net:<scope>` (see
+    /// Whether `net` capabilities allow fetching from `host` (the tool registry contract): `net:<scope>` (see
     /// [`NetScope`]: the domain and its subdomains by whole labels, or exactly one IP address)
     /// always does; `net` does when no global allowlist is set, or when an allowlist entry
     /// covers the host by the same rules. A grant that is not a valid scope (`net:1`,

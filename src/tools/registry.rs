@@ -103,25 +103,25 @@ static ALIASES: &[Alias] = &[
         name: "fs.read",
         target: "fs.read_text",
         renames: &[],
-        from: "seed 003",
+        from: "Openclawssy",
     },
     Alias {
         name: "fs.write",
         target: "fs.write_text",
         renames: &[("content", "text")],
-        from: "seed 003",
+        from: "Openclawssy",
     },
     Alias {
         name: "file.create",
         target: "fs.write_text",
         renames: &[("file_path", "path"), ("content", "text")],
-        from: "seed 004",
+        from: "JSON I/O",
     },
     Alias {
         name: "run_command",
         target: "shell.exec",
         renames: &[("requires_confirm", "")],
-        from: "seed 004",
+        from: "JSON I/O",
     },
 ];
 

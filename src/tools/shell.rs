@@ -36,7 +36,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     schema: || schemars::schema_for!(ShellExecInput),
 };
 
-/// `shell.exec` input (seed 000 §4, plus `cwd` for seed 004 `run_command`).
+/// `shell.exec` input (the tool registry contract, plus `cwd` for JSON I/O `run_command`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShellExecInput {

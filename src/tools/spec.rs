@@ -16,7 +16,7 @@ pub enum Kind {
     /// Computation on its input only (no files, no network).
     Data,
     /// The MTG engine's games under `<home>/mtg/` (no sandbox root, no network: MTG bypasses
-    /// TURBOTIME, seed 001).
+    /// TURBOTIME, the Bob v0 runtime).
     Game,
 }
 

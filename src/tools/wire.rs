@@ -111,7 +111,7 @@ impl WireNames {
 /// The registry tool whose wire form `name` is (`fs-read_text` → `fs.read_text`), when `name`
 /// is not itself a tool name or alias.
 ///
-/// bob's own call formats (a seed 003 envelope's `tool`, a seed 000 item's `tool`, a seed 004
+/// bob's own call formats (an Openclawssy envelope's `tool`, a Spectator item's `tool`, the JSON I/O contracts
 /// `action`, `bob tool enable`) take bob's names only: a wire name there is refused as
 /// `tool.not_found`, and the error names the tool meant ([`not_found`]). Only an OpenAI-shaped
 /// call (`{"function": {"name": …}}`), the one place wire names legitimately appear, is read

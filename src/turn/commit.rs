@@ -16,10 +16,10 @@ use crate::notes::{self, Actor};
 use crate::sanitize;
 use serde_json::json;
 
-/// Most memory candidates one turn proposes (seed 001).
+/// Most memory candidates one turn proposes (the Bob v0 runtime).
 pub const MAX_MEMORY_CANDIDATES: usize = 2;
 
-/// What every turn does after its roles (seed 001 stages 4–5; `bob turn commit` too): the
+/// What every turn does after its roles (Bob v0 stages 4–5; `bob turn commit` too): the
 /// visible answer, the checkpoint commit (the exchange with its tool history, the NOTES patch,
 /// continuity), the memory candidates and the short-term entry.
 pub(super) fn commit(
@@ -82,7 +82,7 @@ pub(super) fn commit(
     let (committed, report) =
         checkpoint::update(home, sid, Some(base_revision), |c: &mut Checkpoint| {
             // The exchange, with the turn's tool executions between the request and the
-            // answer as `role:"tool"` messages (seed 003 §6 Option A).
+            // answer as `role:"tool"` messages (Openclawssy Option A).
             c.recent_messages.push(user_msg);
             c.recent_messages.extend(tool_history);
             c.recent_messages.push(answer);
@@ -94,7 +94,7 @@ pub(super) fn commit(
             } else {
                 notes::apply_to_checkpoint(c, &patch, Actor::Model)
             };
-            // Seed 001 state commit: active_context / open_threads, compact, every turn.
+            // Bob v0 state commit: active_context / open_threads, compact, every turn.
             continuity = super::continuity::update(&mut c.state, &facts);
             let condensed =
                 condense::condense(&c.recent_messages, &Caps::default(), Mode::Pressure);
@@ -130,7 +130,7 @@ pub(super) fn commit(
         w.trace(kind, data)?;
     }
     record.notes = notes_value;
-    // Seed 001's compact state.json; derived from the checkpoint just committed, so a failure
+    // Bob v0's compact state.json; derived from the checkpoint just committed, so a failure
     // to write it is traced and the turn stands.
     if let Err(e) = super::continuity::write_state_json(home, sid) {
         w.trace("state_json", json!({"run_id": w.run_id, "error": e}))?;

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 /// The tools enabled for the session (a human's `bob tool enable`); the full [`Policy`](crate::tools::Policy) is
 /// built only when a tool is actually called.
-/// With TURBOTIME on, its selected tools are enabled too (seed 001).
+/// With TURBOTIME on, its selected tools are enabled too (the Bob v0 runtime).
 pub(super) fn enabled_tools(home: &Home, session_id: &str) -> Result<Vec<String>> {
     let mut enabled = tools::policy::load_session_tools(home, session_id)?.enabled;
     tools::domain::turbotime::load(home, session_id)?.enable_selected(&mut enabled);

@@ -1,4 +1,4 @@
-//! Compact continuity (seed 001 "State commit (minimal)"): every turn updates the state's
+//! Compact continuity (Bob v0 "State commit (minimal)"): every turn updates the state's
 //! `active_context` (bob's `episode_summary`) and `open_threads` (`open_loops`), so continuity
 //! does not depend on the transcript.
 //!
@@ -12,7 +12,7 @@
 //!
 //! Pure functions: the same inputs give the same state, byte for byte.
 //!
-//! After every committed turn, [`write_state_json`] leaves seed 001's compact view of the
+//! After every committed turn, [`write_state_json`] leaves Bob v0's compact view of the
 //! session's state, `{active_context, open_threads}`, in `sessions/<id>/state.json`.
 
 use crate::condense::truncate_chars;
@@ -22,7 +22,7 @@ use crate::home::Home;
 use crate::store;
 use serde::Serialize;
 
-/// Seed 001's `state.json`: only the compact continuity of the session.
+/// Bob v0's `state.json`: only the compact continuity of the session.
 #[derive(Debug, Serialize)]
 struct StateJson<'a> {
     active_context: &'a str,

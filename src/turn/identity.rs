@@ -1,4 +1,4 @@
-//! Who bob is (seed 001 naming) and who made it: the `[identity]` table of `config.toml`.
+//! Who bob is (Bob v0 naming) and who made it: the `[identity]` table of `config.toml`.
 //!
 //! ```toml
 //! [identity]

@@ -9,7 +9,7 @@ use crate::memory::{self, Memory, ProposeCtx, QueryOpts};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
-/// Retrieval hits (id, score) and the rendered seed 000 §5 block (`None` without hits).
+/// Retrieval hits (id, score) and the rendered Spectator block (`None` without hits).
 pub struct Retrieved {
     pub hits: Vec<(String, f64)>,
     pub block: Option<String>,
@@ -79,7 +79,7 @@ pub struct Citations {
     pub removed: Vec<String>,
 }
 
-/// Checks the `[mem:<id>]` citations of `answer` (seed 000 §5) against the ids retrieved this
+/// Checks the `[mem:<id>]` citations of `answer` (the retrieved-memory block) against the ids retrieved this
 /// turn. A citation of anything else (a made-up id, one from an earlier turn, a memory of
 /// another user) is removed together with the blanks before it, so "milk [mem:x]." reads
 /// "milk.". Text without `[mem:` is returned unchanged.
@@ -162,7 +162,7 @@ fn one_line(s: &str, max: usize) -> String {
     format!("{}…", &s[..end])
 }
 
-/// The seed 001 STM entry of a turn: intent (the message), resolution (the answer), the
+/// The Bob v0 STM entry of a turn: intent (the message), resolution (the answer), the
 /// newest open loops as open questions (at most 3), the tools used (name and status) and the
 /// entities they named (their string arguments: paths, URLs, ids). Shrunk, entities first,
 /// until it fits [`STM_MAX_ENTRY_BYTES`].
@@ -245,7 +245,7 @@ fn terms(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The live short-term entries of `user` relevant to `message` (seed 001 working context):
+/// The live short-term entries of `user` relevant to `message` (Bob v0 working context):
 /// entries sharing at least one term (a word of 4+ chars, not a stopword) with the message in
 /// their intent, resolution, open questions or entities, best first (most shared terms, then
 /// newest), at most [`STM_K`]. Error-tainted entries (a tool failed in their turn) are left
@@ -275,7 +275,7 @@ pub fn relevant_stm(mem: &Memory, user: &str, message: &str) -> Result<Vec<StmEn
 }
 
 /// Records that `entries` joined a turn's working context in `session`: each one's
-/// `access_count` grows and the session joins `sessions_seen`, so seed 001's promotion by
+/// `access_count` grows and the session joins `sessions_seen`, so Bob v0's promotion by
 /// access pattern can fire; one transaction for all of them. Returns the touched entries (an
 /// entry that expired meanwhile is skipped).
 pub fn touch(mem: &Memory, entries: &[StmEntry], session: &str) -> Result<Vec<StmEntry>> {

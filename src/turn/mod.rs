@@ -1,12 +1,12 @@
-//! One turn: a pass of a pipeline profile over a session (DESIGN.md §4).
+//! One turn: a pass of a pipeline profile over a session (docs/design.md#the-turn).
 //!
 //! * [`pipeline`]: one turn from start to end, over the shared stages: [`context`] assembly,
 //!   the [`role_call`], the [`tool_loop`], the [`commit`] and the retrieval [`prefetch`], all
 //!   writing through the turn's [`work`] state.
 //! * [`profiles`]: the profiles (`bob`, `spectator`, `solo`, `panda`) and their roles.
 //! * [`prompts`]: role-input assembly (SYSTEM, STATE, HISTORY_JSON, UPSTREAM, USER).
-//! * [`recap`]: recap questions and pronoun-heavy follow-ups (seed 004).
-//! * [`continuity`]: the compact `active_context`/`open_threads` update of every turn (seed 001).
+//! * [`recap`]: recap questions and pronoun-heavy follow-ups (the JSON I/O contracts).
+//! * [`continuity`]: the compact `active_context`/`open_threads` update of every turn (the Bob v0 runtime).
 //! * [`identity`]: who bob is and who made it (`[identity]` in `config.toml`).
 //! * [`nonce`]: the per-turn nonce every role's system prompt carries.
 
@@ -61,7 +61,7 @@ pub fn nonce(run_id: &str, seed: Option<u64>) -> String {
     hex::encode(bytes)
 }
 
-/// Seed 003 `thinking_mode`: whether the sanitized role notes go into the turn record.
+/// Openclawssy `thinking_mode`: whether the sanitized role notes go into the turn record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ThinkingMode {

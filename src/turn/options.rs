@@ -16,7 +16,7 @@ pub struct TurnOptions {
     /// Stream every LLM call (traced as `llm_stream`).
     pub stream: bool,
     pub max_tool_rounds: usize,
-    /// Chat mode (seed 004): mutating tool calls are staged for a human's confirmation
+    /// Chat mode (the JSON I/O contracts): mutating tool calls are staged for a human's confirmation
     /// (`requires_confirm`) instead of run; Act mode (false) runs them.
     pub chat_mode: bool,
     /// The run id to use (the server's queue assigns it before the run starts); a fresh

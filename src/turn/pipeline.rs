@@ -1,4 +1,4 @@
-//! The turn pipeline: one pass of a profile over a session (DESIGN.md §4).
+//! The turn pipeline: one pass of a profile over a session (docs/design.md#the-turn).
 //!
 //! 1. `run.created`, `run.started` go to the audit log; the checkpoint is read and its
 //!    revision taken (or `--expect-revision` checked).
@@ -7,7 +7,7 @@
 //! 3. The roles are the turn's plug-in's ([`super::profiles::Plugin`]: the profile's, or its
 //!    TURBOTIME planning path's when TURBOTIME is on; traced as `turbotime`), and the plug-in
 //!    says how their output is read. Each role is called in order with its labelled inputs
-//!    ([`super::prompts`]); roles that want retrieval get the seed 000 §5 block (`retrieval`).
+//!    ([`super::prompts`]); roles that want retrieval get the Spectator block (`retrieval`).
 //!    Every call is traced (`llm_req`, `llm_stream` when streaming, `llm_done` with usage and
 //!    latency) and audited (`model.requested`). A planning role's (`plans_tools`) read-only
 //!    tool requests run in the Tools stage before the final role; other earlier roles' tool
@@ -26,7 +26,7 @@
 //!    [`notes::apply_to_checkpoint`](crate::notes::apply_to_checkpoint), as `bob notes apply`
 //!    does, then [`condense`] keeps `recent_messages` bounded. The trace gets the events of
 //!    [`notes::trace_events`](crate::notes::trace_events) (the same data as `bob notes apply`)
-//!    with the `run_id`. `sessions/<id>/state.json` then holds the compact state (seed 001).
+//!    with the `run_id`. `sessions/<id>/state.json` then holds the compact state (the Bob v0 runtime).
 //! 6. At most 2 memory candidates are proposed (pending, for a human to decide), and the turn
 //!    leaves one short-term memory entry (intent, resolution, open questions, tools used,
 //!    entities; traced as `stm`), except when it escalated: a failed turn never gets here.
@@ -89,7 +89,7 @@ pub struct Outcome {
 pub(super) fn incomplete_message(reason: &str) -> String {
     match reason {
         "escalated" => "the turn did not answer: its tool calls kept failing and it escalated to \
-                        the user (seed 003 failure-loop rule)"
+                        the user (Openclawssy failure-loop rule)"
             .into(),
         "tool_limit" => "the turn did not answer: it reached the tool-round limit \
                          (--max-tool-rounds)"
@@ -318,7 +318,7 @@ pub(super) fn run_with(
     // terminal one last (one audit write for all of them).
     let flushed = w.flush_trace(true);
     let appended = store::append_jsonl(&home.turns_path(), &record);
-    // Seed 003 has three terminal events: an incomplete turn did not do what was asked, so it
+    // Openclawssy has three terminal events: an incomplete turn did not do what was asked, so it
     // ends in `run.failed` (its payload's `status` says `incomplete`).
     let terminal = match record.status.as_str() {
         "completed" => "run.completed",
@@ -406,12 +406,12 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
 
     let history =
         condense::condense(&cp.recent_messages, &Caps::default(), Mode::Pressure).messages;
-    // Seed 001 working context: the live short-term entries relevant to the input.
+    // Bob v0 working context: the live short-term entries relevant to the input.
     let stm_entries = working_stm(w, &input.message)?;
     let stm_text = super::mem::stm_block(&stm_entries);
     let roles = w.plugin.roles();
     let mut final_visible = String::new();
-    // THINK's Tools stage (seed 001 stage 2): the calls and results RESPOND starts from.
+    // THINK's Tools stage (Bob v0 stage 2): the calls and results RESPOND starts from.
     let mut planned: Vec<ChatMessage> = Vec::new();
     let enabled = enabled_tools(home, sid)?;
     let read_only_list = tools_text(&read_only(&enabled));

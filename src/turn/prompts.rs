@@ -1,12 +1,12 @@
-//! Role-input assembly (seed 002 §4): every role gets SYSTEM, STATE, HISTORY_JSON, UPSTREAM and
+//! Role-input assembly (the role-input contract): every role gets SYSTEM, STATE, HISTORY_JSON, UPSTREAM and
 //! USER as separate, labelled inputs.
 //!
 //! * SYSTEM is the true `system` message: the global rules, the role's instructions, and (when
-//!   the role wants it) the retrieved-memory block of seed 000 §5, the tool protocol (final
+//!   the role wants it) the retrieved-memory block of Spectator, the tool protocol (final
 //!   role only) and the recovery-mode note of the failure-loop rule. A recap summary, when the
-//!   turn has one, is a second `system` message, `Recent conversation summary: …` (seed 004).
+//!   turn has one, is a second `system` message, `Recent conversation summary: …` (the JSON I/O contracts).
 //! * STATE, HISTORY_JSON, UPSTREAM, SHORT_TERM_MEMORY (when live entries are relevant to the
-//!   input; a non-authoritative trace, seed 001) and USER follow in one `user` message as
+//!   input; a non-authoritative trace, the Bob v0 runtime) and USER follow in one `user` message as
 //!   labelled blocks
 //!   `<<<NAME>>>…<<<END_NAME>>>`. Every block's content is passed through
 //!   [`crate::sanitize::neutralize`], so a marker planted inside data cannot open or close a
@@ -18,8 +18,8 @@
 use super::role::{Profile, RoleSpec};
 use crate::contracts::{ChatMessage, Role, State};
 
-/// The marker pairs of the tool-call and notes protocols (seed 000 §2–§3) and of memory
-/// candidates (seed 001 THINK proposals).
+/// The marker pairs of the tool-call and notes protocols (the NOTES and tool-call protocols) and of memory
+/// candidates (Bob v0 THINK proposals).
 pub const TOOL_CALLS_BEGIN: &str = "<<<TOOL_CALLS_JSON>>>";
 pub const TOOL_CALLS_END: &str = "<<<END_TOOL_CALLS_JSON>>>";
 pub const MEMORY_BEGIN: &str = "<<<MEMORY_CANDIDATES_JSON>>>";
@@ -46,7 +46,7 @@ pub const RECAP_HEADING: &str = "Recent conversation summary:\n";
 /// One earlier role's (sanitized) output, as the next roles see it.
 pub use crate::contracts::Upstream;
 
-/// What every role's system prompt states about this turn (seed 002 §9): who bob is, the
+/// What every role's system prompt states about this turn (the Spectator test suite): who bob is, the
 /// current date (from the clock, so `BOB_NOW` pins it) and the turn's nonce.
 #[derive(Debug, Clone, Default)]
 pub struct TurnFacts {
@@ -65,7 +65,7 @@ pub struct RoleInputs<'a> {
     pub history: &'a [ChatMessage],
     pub upstream: &'a [Upstream],
     pub user: &'a str,
-    /// The seed 000 §5 block, already rendered.
+    /// The Spectator block, already rendered.
     pub retrieval: Option<&'a str>,
     /// The recap summary text (without the heading).
     pub recap: Option<&'a str>,
@@ -74,7 +74,7 @@ pub struct RoleInputs<'a> {
     /// The failure-loop recovery note.
     pub recovery: Option<&'a str>,
     /// The live short-term memory entries relevant to the input, rendered by
-    /// [`crate::turn::mem::stm_block`] (seed 001 working context; non-authoritative).
+    /// [`crate::turn::mem::stm_block`] (Bob v0 working context; non-authoritative).
     pub stm: Option<&'a str>,
 }
 
@@ -180,7 +180,7 @@ pub fn system_prompt(profile: Profile, role: &RoleSpec, inputs: &RoleInputs<'_>)
     s
 }
 
-/// The seed 000 §5 block exactly as the seed writes it (`=== RETRIEVED_MEMORY ===` … `===
+/// The Spectator block exactly as the seed writes it (`=== RETRIEVED_MEMORY ===` … `===
 /// END_RETRIEVED_MEMORY ===`), with everything between the two marker lines neutralized, so a
 /// stored memory cannot close the block or open another one. Lines that are not in that form
 /// are all neutralized and wrapped in the two marker lines.

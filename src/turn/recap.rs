@@ -1,4 +1,4 @@
-//! Recap (seed 004): a recap question ("what were we just talking about?") or a pronoun-heavy
+//! Recap (the JSON I/O contracts): a recap question ("what were we just talking about?") or a pronoun-heavy
 //! follow-up ("tell me more about that") gets a `Recent conversation summary` system message
 //! built from the checkpoint's `recent_messages` and `episode_summary`; a follow-up is also
 //! rewritten with the latest topic (the rewrite is traced by the caller). If the model's answer

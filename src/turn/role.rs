@@ -20,13 +20,13 @@ pub struct RoleSpec {
     pub name: &'static str,
     /// What this role does, appended to the global rules in its system message.
     pub instructions: &'static str,
-    /// Gets the retrieved-memory block (seed 000 §5, seed 002 §5.3 `wants_retrieval`).
+    /// Gets the retrieved-memory block (the retrieved-memory block, Spectator v1 `wants_retrieval`).
     pub wants_retrieval: bool,
-    /// May propose memory candidates (seed 001: THINK; spectator: planner).
+    /// May propose memory candidates (the Bob v0 runtime: THINK; spectator: planner).
     pub proposes_memory: bool,
     /// Finalizes the visible answer and may execute tools.
     pub is_final: bool,
-    /// Seed 001 THINK: its read-only tool requests run in the runtime's Tools stage (same
+    /// Bob v0 THINK: its read-only tool requests run in the runtime's Tools stage (same
     /// runner, policy, caps and audit) before the final role, which gets their results. Its
     /// mutating requests are refused: actions belong to the role that answers.
     pub plans_tools: bool,

@@ -101,7 +101,7 @@ pub(super) fn assistant_with_calls(visible: &str, reqs: &[ToolRequest]) -> ChatM
     m
 }
 
-/// The seed 003 escalation response: recent attempts, errors and output snippets, asking the
+/// The Openclawssy escalation response: recent attempts, errors and output snippets, asking the
 /// user how to proceed.
 pub(super) fn escalation_text(state: &LoopState) -> String {
     let LoopState::Escalate {
@@ -273,7 +273,7 @@ pub(super) fn final_role(
 }
 
 /// Most chars of a tool result's output (as text) fed back to the model within the turn; the
-/// rest is cut (seed 003 §6: tool payloads are never passed back verbatim at full size).
+/// rest is cut (the chat context caps: tool payloads are never passed back verbatim at full size).
 pub const IN_TURN_TOOL_OUTPUT_CHARS: usize = 4000;
 
 /// The envelope defaults of the calls a reply asks for: the turn's run and agent ids.
@@ -284,7 +284,7 @@ pub(super) fn stage_defaults(w: &Work<'_>) -> Result<CallDefaults> {
     Ok(defaults)
 }
 
-/// Seed 001 stage 2, "Tools (runtime)": the tool requests in THINK's reply (`asked`, as read
+/// Bob v0 stage 2, "Tools (runtime)": the tool requests in THINK's reply (`asked`, as read
 /// from it) run through the
 /// turn's one runner (same registry, session policy, sandbox, caps and audit as the final
 /// role's) before RESPOND, and `planned` gets the assistant call message and the results, so
@@ -336,7 +336,7 @@ pub(super) fn tools_stage(
     run_calls(w, role, &run, planned)
 }
 
-/// The tool messages that give a result back to the model within the turn: the seed 000 §3
+/// The tool messages that give a result back to the model within the turn: the tool-call protocol
 /// content `{id, tool, ok, output, error}`, with an output longer than
 /// [`IN_TURN_TOOL_OUTPUT_CHARS`] (as text) replaced by its excerpt and a note of its size (the
 /// whole result is in the audit log, `result_ref`); neutralized.
@@ -367,7 +367,7 @@ pub(super) fn tool_result_message(
     tm
 }
 
-/// A tool execution as it is kept in the session's history (seed 003 §6 Option A): a
+/// A tool execution as it is kept in the session's history (Openclawssy Option A): a
 /// `role:"tool"` message whose content is the concise context text of
 /// [`condense::tool_context_text`] under the default caps (summary 220, error 320, output
 /// excerpt 1000 chars), with the tool's name and call id.

@@ -72,7 +72,7 @@ pub(super) struct Work<'a> {
     /// The turn's one tool runner (THINK's Tools stage and the final role's loop share it, so
     /// they share the policy, the caps, the audit writer and the failure loop).
     pub(super) runner: Option<Runner>,
-    /// The turn's tool executions as history messages (seed 003 §6 Option A), committed
+    /// The turn's tool executions as history messages (Openclawssy Option A), committed
     /// between the user's message and the answer.
     pub(super) tool_history: Vec<ChatMessage>,
     /// Replay mode (`--seed`): every measured duration is recorded as 0, so the turn's output
@@ -239,7 +239,7 @@ pub(in crate::turn) trait Plugin: Sync {
         (Vec::new(), None)
     }
 
-    /// The planning path this profile runs when TURBOTIME is on for the session (seed 001:
+    /// The planning path this profile runs when TURBOTIME is on for the session (the Bob v0 runtime:
     /// goal framing → plan → tools → answer); `None`: TURBOTIME changes only which tools are
     /// enabled.
     fn turbotime(&self) -> Option<&'static dyn Plugin> {

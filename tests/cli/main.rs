@@ -7,6 +7,7 @@ mod canary;
 mod chat;
 mod condense;
 mod contracts;
+mod design_doc;
 mod domain;
 mod env;
 mod eval;

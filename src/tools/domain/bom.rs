@@ -1,4 +1,4 @@
-//! `bom.normalize` (seed 004): bill-of-materials text into `{rows: [{part, quantity, notes?,
+//! `bom.normalize` (the JSON I/O contracts): bill-of-materials text into `{rows: [{part, quantity, notes?,
 //! source}], count}`, deterministically and without inventing parts: every row comes from one
 //! line or one table row of the input.
 //!

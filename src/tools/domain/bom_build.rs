@@ -1,4 +1,4 @@
-//! `bom.build` (seed 004): fetch → normalize → optional pricing → spreadsheet in one call.
+//! `bom.build` (the JSON I/O contracts): fetch → normalize → optional pricing → spreadsheet in one call.
 //!
 //! Statuses: `fetch_failed` (the page could not be fetched, or answered an HTTP error; nothing
 //! is written), `content_empty` (no text, or no BOM rows in it; nothing is written),

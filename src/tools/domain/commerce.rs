@@ -1,4 +1,4 @@
-//! `commerce.search_offers` (seed 004): product offers from SerpAPI's Google Shopping engine
+//! `commerce.search_offers` (the JSON I/O contracts): product offers from SerpAPI's Google Shopping engine
 //! (`/search.json?engine=google_shopping`, `SERPAPI_API_KEY`, `BOB_SERPAPI_BASE_URL`).
 //!
 //! Each `shopping_results` item becomes `{title, link, source, price, currency, price_text,

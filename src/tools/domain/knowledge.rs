@@ -1,7 +1,7 @@
 //! `game.knowledge_search`: community and meta knowledge through a configured search
 //! provider: SerpAPI's Google engine (`SERPAPI_API_KEY`, `BOB_SERPAPI_BASE_URL`) when a key is
 //! set, else a SearXNG instance's JSON API (`BOB_SEARXNG_URL`, `/search?format=json`), else a
-//! clear `invalid.request` naming what to set. Results are seed 004 SearchResultItems
+//! clear `invalid.request` naming what to set. Results are JSON I/O SearchResultItems
 //! (`url, title, snippet, content_md, token_est, score, source, domain, fetched_at,
 //! staged_path`; nothing is fetched or staged here, so `content_md` is the snippet and
 //! `staged_path` is null). Cached under `cache/knowledge/` for an hour; the cache key never
@@ -44,7 +44,7 @@ fn d_k() -> usize {
     8
 }
 
-/// One seed 004 SearchResultItem from a search API hit.
+/// One JSON I/O SearchResultItem from a search API hit.
 pub fn item(url: &str, title: &str, snippet: &str, score: f64, source: &str) -> Result<Value> {
     let domain = url::Url::parse(url)
         .ok()

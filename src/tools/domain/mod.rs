@@ -1,9 +1,9 @@
-//! Domain tools (DESIGN.md §6–7): real clients of public APIs, each with a base URL the
+//! Domain tools (docs/design.md#module-map): real clients of public APIs, each with a base URL the
 //! operator can point anywhere (the tests point them at local fixture servers).
 //!
-//! * TURBOTIME (seed 001): [`scryfall`] (`scryfall.lookup`), [`steam`] (`steam.game_lookup`),
+//! * TURBOTIME (the Bob v0 runtime): [`scryfall`] (`scryfall.lookup`), [`steam`] (`steam.game_lookup`),
 //!   [`news`] (`news.headline_search`), [`knowledge`] (`game.knowledge_search`).
-//! * Seed 004: [`web`] (`web.fetch_text`), [`bom`] (`bom.normalize`), [`commerce`]
+//! * JSON I/O: [`web`] (`web.fetch_text`), [`bom`] (`bom.normalize`), [`commerce`]
 //!   (`commerce.search_offers`), [`spreadsheet`] (`docs.write_spreadsheet`), [`bom_build`]
 //!   (`bom.build`), [`search`] (`web.search` and `bob search`: SearchRequest → staged
 //!   SearchResultItems).
@@ -254,7 +254,7 @@ impl Client {
         };
         let mut policy = ctx.policy.clone();
         if ctx.turbotime_selected() {
-            // Seed 001: a selected TURBOTIME tool bypasses the gate, for its own API host only.
+            // Bob v0: a selected TURBOTIME tool bypasses the gate, for its own API host only.
             policy.capabilities_granted.push(format!("net:{host}"));
         } else if !policy.net_allows(&host) {
             let how = match &policy.session_id {

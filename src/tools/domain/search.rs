@@ -1,4 +1,4 @@
-//! `web.search` / `bob search` (seed 004): a SearchRequest in, SearchResultItems out, every
+//! `web.search` / `bob search` (the JSON I/O contracts): a SearchRequest in, SearchResultItems out, every
 //! fetch staged under `<home>/scrape_staging/<uuid>/`.
 //!
 //! * `fetch_mode: http`: each query is a URL, fetched like `web.fetch_text` (the caller's
@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 /// The `web.search` tool.
 pub const SPEC: ToolSpec = ToolSpec {
     name: "web.search",
-    description: "Run a seed 004 SearchRequest ({queries, fetch_mode: http|file|search_api, k_per_query, max_pages_per_query, follow_links, …}): each fetch staged under scrape_staging/<uuid>/, SearchResultItems returned; persist_memory only proposes candidates.",
+    description: "Run a JSON I/O SearchRequest ({queries, fetch_mode: http|file|search_api, k_per_query, max_pages_per_query, follow_links, …}): each fetch staged under scrape_staging/<uuid>/, SearchResultItems returned; persist_memory only proposes candidates.",
     kind: Kind::Net,
     mutating: false,
     schema: || schemars::schema_for!(SearchRequest),
@@ -52,7 +52,7 @@ pub enum FetchMode {
     Playwright,
 }
 
-/// A seed 004 SearchRequest.
+/// A JSON I/O SearchRequest.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRequest {

@@ -1,5 +1,5 @@
-//! `docs.write_spreadsheet` (seed 004): rows of JSON objects into a `csv`, `ods` or `xlsx`
-//! file inside the sandbox root (seed 004's `REPOS_BASE`).
+//! `docs.write_spreadsheet` (the JSON I/O contracts): rows of JSON objects into a `csv`, `ods` or `xlsx`
+//! file inside the sandbox root (JSON I/O's `REPOS_BASE`).
 //!
 //! * `repo` is a directory beneath the root (relative, or absolute inside it), opened through
 //!   the same `cap-std` sandbox as `fs.write_text`, so `..`, symlinks out and absolute paths

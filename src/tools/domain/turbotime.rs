@@ -1,9 +1,9 @@
-//! The per-session TURBOTIME toggle and tool selection (seed 001), set by a human with
+//! The per-session TURBOTIME toggle and tool selection (the Bob v0 runtime), set by a human with
 //! `bob tool turbotime on|off --session S [--select TOOL…]` and stored in
 //! `sessions/<id>/turbotime.json`.
 //!
 //! With TURBOTIME on, a selected TURBOTIME tool is enabled for the session and may reach its
-//! own API host (the host of its base URL) without a `net` grant: seed 001's "a selected
+//! own API host (the host of its base URL) without a `net` grant: Bob v0's "a selected
 //! TURBOTIME tool bypasses the sandbox gate", narrowed to exactly that host. Nothing else is
 //! widened: other tools, other hosts and redirects elsewhere keep the session's own policy.
 //! Every change is audited as a human act (`turbotime.set`, actor `human`).
@@ -15,7 +15,7 @@ use crate::store;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-/// The TURBOTIME tools (seed 001 "TURBOTIME tools (v0)").
+/// The TURBOTIME tools (Bob v0 "TURBOTIME tools (v0)").
 pub const TOOLS: &[&str] = &[
     "scryfall.lookup",
     "steam.game_lookup",
@@ -50,7 +50,7 @@ pub fn load(home: &Home, session_id: &str) -> Result<Turbotime> {
 
 impl Turbotime {
     /// Adds the selected TURBOTIME tools to a session's `enabled` tools when TURBOTIME is on
-    /// (seed 001: a selected tool is enabled for the session), keeping each name once.
+    /// (the Bob v0 runtime: a selected tool is enabled for the session), keeping each name once.
     pub fn enable_selected(&self, enabled: &mut Vec<String>) {
         if self.on {
             for t in &self.selected {

@@ -1,4 +1,4 @@
-//! `web.fetch_text` (seed 004): a page's readable text, `{url, status, title, content}`.
+//! `web.fetch_text` (the JSON I/O contracts): a page's readable text, `{url, status, title, content}`.
 //!
 //! The fetch takes the same path and policy as `http.get` (a `net` capability for the host,
 //! every resolved address classified, redirects re-checked hop by hop, a 2 MiB body cap, the
@@ -10,7 +10,7 @@
 //! Readability: menus, scripts and boilerplate dropped), falling back to the body's text when
 //! no article is found; `content` is capped at [`MAX_CONTENT_CHARS`], `title` at
 //! [`MAX_TITLE_CHARS`], the `url` at [`super::MAX_URL_BYTES`]. An HTTP error status is
-//! returned as is with empty `content` (seed 004: the caller falls back on it).
+//! returned as is with empty `content` (the JSON I/O contracts: the caller falls back on it).
 //!
 //! Bounded work: the document is parsed by [`html::parse`] (nesting flattened below
 //! [`html::MAX_DEPTH`]) and Readability runs only on a modestly nested tree

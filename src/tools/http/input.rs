@@ -13,7 +13,7 @@ pub const SPEC: ToolSpec = ToolSpec {
     schema: || schemars::schema_for!(HttpGetInput),
 };
 
-/// `http.get` input (seed 000 §4).
+/// `http.get` input (the tool registry contract).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpGetInput {

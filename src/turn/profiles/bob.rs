@@ -1,4 +1,4 @@
-//! The `bob` profile (the default, seed 001): THINK → RESPOND. THINK recalls and plans and
+//! The `bob` profile (the default, the Bob v0 runtime): THINK → RESPOND. THINK recalls and plans and
 //! may ask for read-only tools, which run in the Tools stage before RESPOND answers. Its roles'
 //! output is read the shared way (NOTES blocks, memory candidate blocks, visible text). With
 //! TURBOTIME on, the turn takes TURBOTIME's planning path instead.

@@ -1,16 +1,16 @@
-//! Pipeline profiles and their roles (DESIGN.md §4).
+//! Pipeline profiles and their roles (docs/design.md#the-turn).
 //!
 //! | profile | roles | retrieval |
 //! | --- | --- | --- |
 //! | `bob` (default) | think → respond | think |
 //! | `spectator` | reflection → planner → critic → governor | planner |
 //! | `solo` | solo (bounded tool loop) | solo |
-//! | `panda` | thinking → solver (seed 004, JSON outputs) | thinking |
-//! | `bob` with TURBOTIME on | goal → plan → answer (seed 001's planning path) | plan |
+//! | `panda` | thinking → solver (the JSON I/O contracts, JSON outputs) | thinking |
+//! | `bob` with TURBOTIME on | goal → plan → answer (Bob v0's planning path) | plan |
 //!
 //! The last role of a profile is the only one that finalizes the answer and the only one that
-//! may execute tools in a loop. Seed 001's THINK (`plans_tools`) may request read-only tools,
-//! which the runtime runs once, between THINK and RESPOND (seed 001 stage 2, "Tools
+//! may execute tools in a loop. Bob v0's THINK (`plans_tools`) may request read-only tools,
+//! which the runtime runs once, between THINK and RESPOND (Bob v0 stage 2, "Tools
 //! (runtime)"). Roles marked `proposes_memory` may emit memory candidates.
 //!
 //! Each profile is a plug-in ([`Plugin`], one module each): it says which roles run and how

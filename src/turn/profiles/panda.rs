@@ -1,4 +1,4 @@
-//! The `panda` profile (seed 004): its roles answer with JSON objects. Thinking's
+//! The `panda` profile (the JSON I/O contracts): its roles answer with JSON objects. Thinking's
 //! `{plan, notes, save_plan}` and the Solver's `{analysis, requests, tool_intent,
 //! needs_more_context, final, suggest_memory_save}` are read here, the Solver's intents become
 //! tool calls, a `needs_more_context` reply loops back to Thinking, and a priced bill of
@@ -38,7 +38,7 @@ impl Plugin for Panda {
         panda_intents(raw, defaults, &mut w.ids)
     }
 
-    /// Seed 004 Thinking's `plan[]`: its steps that are tool calls (objects, in any accepted
+    /// JSON I/O Thinking's `plan[]`: its steps that are tool calls (objects, in any accepted
     /// shape: `{id, tool, args}`, `{action, payload}`) run in the Tools stage; the other steps
     /// are text.
     fn planned_tool_calls(
@@ -62,7 +62,7 @@ impl Plugin for Panda {
         }
     }
 
-    /// Seed 004's orchestrator transcript entry, one per Solver loop (`panda_loop`); a reply
+    /// JSON I/O's orchestrator transcript entry, one per Solver loop (`panda_loop`); a reply
     /// that needs more context is kept for [`context_loops`].
     fn after_final_reply(
         &self,
@@ -96,7 +96,7 @@ impl Plugin for Panda {
         )
     }
 
-    /// Seed 004's memory save heuristic: the first priced bill of materials of the turn is
+    /// JSON I/O's memory save heuristic: the first priced bill of materials of the turn is
     /// proposed for memory.
     fn after_tool(&self, w: &mut Work<'_>, req: &ToolRequest, resp: &ToolResponse) {
         if let Some(c) = priced_bom_candidate(req, resp)
@@ -147,7 +147,7 @@ const ROLES: &[RoleSpec] = &[
     },
 ];
 
-/// Seed 004 outputs parsed as contracts (the `panda` profile): a Thinking object
+/// JSON I/O outputs parsed as contracts (the `panda` profile): a Thinking object
 /// `{plan, notes, save_plan}` (its NoteFrames become a NOTES patch, `save_plan` a memory
 /// candidate; the visible text is the plan, as private upstream notes) or a Solver object
 /// `{analysis, requests, tool_intent, needs_more_context, final, suggest_memory_save}`
@@ -207,7 +207,7 @@ fn read(w: &mut Work<'_>, role: &RoleSpec, raw: &str) -> Option<String> {
     };
     Some(plan)
 }
-/// Seed 004's memory save heuristic: a priced bill of materials (a `bom.build` result with at
+/// JSON I/O's memory save heuristic: a priced bill of materials (a `bom.build` result with at
 /// least one priced row) is proposed for memory (pending a human's approval).
 fn priced_bom_candidate(req: &ToolRequest, resp: &ToolResponse) -> Option<MemoryCandidate> {
     if tools::resolve(&req.tool).map(|s| s.name) != Some("bom.build") || !resp.ok {
@@ -246,12 +246,12 @@ fn priced_bom_candidate(req: &ToolRequest, resp: &ToolResponse) -> Option<Memory
     c.kind = "reference".into();
     c.tags = vec!["bom".into(), "pricing".into()];
     c.source = "tool:bom.build".into();
-    c.why_store = Some("a priced bill of materials (seed 004 memory save heuristic)".into());
+    c.why_store = Some("a priced bill of materials (JSON I/O memory save heuristic)".into());
     c.importance = Some(6);
     Some(c)
 }
 
-/// A seed 004 role output: one JSON object, bare or in a ```json fence.
+/// A JSON I/O role output: one JSON object, bare or in a ```json fence.
 fn panda_object(raw: &str) -> Option<serde_json::Map<String, Value>> {
     let t = raw.trim();
     let t = t
@@ -316,7 +316,7 @@ fn panda_intents(
 /// Most times one panda turn goes back from the Solver to Thinking for more context.
 const MAX_CONTEXT_LOOPS: usize = 2;
 
-/// Seed 004's loop: a panda Solver reply with `needs_more_context: true` sends the turn back
+/// JSON I/O's loop: a panda Solver reply with `needs_more_context: true` sends the turn back
 /// to Thinking, with the Solver's `requests` and `analysis` added to the upstream notes, and
 /// then to the Solver again; at most [`MAX_CONTEXT_LOOPS`] times (traced as
 /// `panda_context_loop`), after which the Solver's last answer stands.

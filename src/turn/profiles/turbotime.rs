@@ -1,4 +1,4 @@
-//! TURBOTIME's planning path (seed 001 "TURBOTIME (agentic layer)": goal framing, planning
+//! TURBOTIME's planning path (Bob v0 "TURBOTIME (agentic layer)": goal framing, planning
 //! and tool use), which the `bob` profile runs when TURBOTIME is on for the session:
 //! GOAL frames the goal → PLAN writes the plan and asks for read-only tools (the selected
 //! TURBOTIME tools are enabled) → the Tools stage runs them → ANSWER answers from their
