@@ -1,4 +1,4 @@
-//! `bob condense`: seed 003 §6 caps through the binary, stdin and checkpoint modes.
+//! `bob condense`: Openclawssy caps through the binary, stdin and checkpoint modes.
 
 use crate::TestEnv;
 use serde_json::{Value, json};

@@ -1,5 +1,5 @@
 //! Seed examples through the binary: every example a bob command accepts as input goes through
-//! that command, and every "also accepted" state / patch shape of DESIGN.md §3 ends up in the
+//! that command, and every "also accepted" state / patch shape of docs/design.md#contracts ends up in the
 //! canonical form. (Examples of the other contract types are checked by the unit tests in
 //! src/contracts/mod.rs, over the same fixtures.)
 
@@ -78,7 +78,7 @@ fn seed_004_note_frames_convert_to_a_patch() {
             "add_constraints": ["the frame is a Diatone Roma F35"]
         })
     );
-    // Bare, and wrapped as a seed 004 Thinking output {plan, notes, save_plan}.
+    // Bare, and wrapped as a JSON I/O Thinking output {plan, notes, save_plan}.
     let wrapped = format!(r#"{{"plan":[],"notes":{frames},"save_plan":null}}"#);
     for input in [frames.clone(), wrapped] {
         let env = TestEnv::new();

@@ -673,7 +673,7 @@ fn settings_come_from_config_toml_and_bad_ones_are_refused() {
     assert_eq!(e["details"]["key"], "domain.scryfal_base_url", "{e}");
 }
 
-// ---- seed 004: web.fetch_text, bom.normalize, commerce.search_offers, docs.write_spreadsheet,
+// ---- JSON I/O: web.fetch_text, bom.normalize, commerce.search_offers, docs.write_spreadsheet,
 // bom.build
 
 /// http.get's policy for a loopback page: a grant and the operator's --allow-loopback.
@@ -1346,7 +1346,7 @@ fn bob_search_api_mode_stages_provider_results() {
     assert!(!all_files(&env.home()).contains(KEY));
 }
 
-// ---- the panda profile (seed 004 Thinking → Solver)
+// ---- the panda profile (JSON I/O Thinking → Solver)
 
 #[test]
 fn panda_parses_thinking_and_solver_outputs_as_contracts() {

@@ -92,7 +92,7 @@ fn a_models_tool_call_cannot_choose_its_ids() {
             json!({"role": "solo", "content": "", "tool_calls": [
                 {"id": SECRET, "type": "function", "function": {"name": "fs.list_dir",
                  "arguments": "{\"path\":\".\"}"}}]}),
-            // Round 1: a seed 003 envelope in a marker block choosing every id.
+            // Round 1: an Openclawssy envelope in a marker block choosing every id.
             json!({"role": "solo", "content":
                 format!("<<<TOOL_CALLS_JSON>>>{block}<<<END_TOOL_CALLS_JSON>>>")}),
             // Round 2: an agent id made of the secret (the issue's `audit/agent-<secret>/`).

@@ -1380,7 +1380,7 @@ fn candidate_type_and_source_are_validated_on_propose_and_on_edit() {
         assert!(e["details"]["accepted"].is_array(), "{bad}: {e}");
     }
     assert!(env.jsonl(&["memory", "candidates"], "").is_empty());
-    // Seed 001's values (and a model's odd spelling of them) are accepted, stored canonical.
+    // Bob v0's values (and a model's odd spelling of them) are accepted, stored canonical.
     let rows = propose(
         &env,
         &[],

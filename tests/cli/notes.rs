@@ -1,4 +1,4 @@
-//! `bob notes extract|apply` through the binary: the seed 000 §2 rules, capability gating,
+//! `bob notes extract|apply` through the binary: the Spectator rules, capability gating,
 //! traces, bad input and concurrent writers.
 
 use crate::TestEnv;

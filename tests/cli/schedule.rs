@@ -1,4 +1,4 @@
-//! `bob schedule`: the seed 003 §4 job store, the missed-job policy, overlapping ticks,
+//! `bob schedule`: the Openclawssy job store, the missed-job policy, overlapping ticks,
 //! pause/resume, failures and timeouts, through the real binary and real child processes.
 
 use crate::TestEnv;
@@ -103,7 +103,7 @@ fn add_list_show_rm_and_duplicates() {
     let list = env.jsonl(&["schedule", "list"], "");
     let ids: Vec<&str> = list.iter().map(|j| j["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["job_daily_report", "b", "c"]);
-    // The file on disk keeps the seed 003 wire names.
+    // The file on disk keeps the Openclawssy wire names.
     let file: Value =
         serde_json::from_slice(&jobs_bytes(&env).unwrap()).expect("jobs.json is JSON");
     assert_eq!(file["paused"], false);

@@ -98,7 +98,7 @@ impl Resp {
             k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
         })
     }
-    /// Checks a seed 003 error body: status, code; returns the error object.
+    /// Checks an Openclawssy error body: status, code; returns the error object.
     pub(crate) fn error(&self, status: u16, code: &str) -> Value {
         assert_eq!(
             self.status,
@@ -486,7 +486,7 @@ fn hostile_requests_get_the_right_error_and_nothing_is_queued() {
         );
         assert_eq!(r.json()["error"]["code"], "invalid.request", "{what}");
     }
-    // A body over the cap: 413, seed 003 error body.
+    // A body over the cap: 413, Openclawssy error body.
     let huge = format!(
         "{{\"agent_id\":\"a\",\"message\":\"{}\"}}",
         "x".repeat(2 * 1024 * 1024)
@@ -1326,7 +1326,7 @@ fn slow_clients_are_cut_off_and_a_thousand_connections_are_all_answered() {
         &[("BOB_SERVE_MAX_CONNECTIONS_PER_IP", "1024")],
     );
     let a = srv.addr;
-    // A body that never finishes: the request timeout answers 408 with a seed 003 body.
+    // A body that never finishes: the request timeout answers 408 with an Openclawssy body.
     let mut slow = TcpStream::connect(a).unwrap();
     slow.set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();

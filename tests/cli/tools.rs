@@ -543,13 +543,13 @@ fn every_input_shape_is_accepted() {
     let root = setup(&env);
     let read = json!({"path": "hello.txt"});
     let shapes = [
-        // seed 003 envelope, one and JSON Lines
+        // Openclawssy envelope, one and JSON Lines
         json!({"request_id": "q1", "run_id": "run_x", "agent_id": "agent_x", "tool": "fs.read", "input": read, "timeout_ms": 5000, "created_at": "2026-02-15T00:00:00Z"}).to_string(),
         format!("{}\n{}\n", json!({"request_id": "q1", "tool": "fs.read_text", "input": read}), json!({"request_id": "q2", "tool": "fs.list_dir", "input": {}})),
-        // seed 000 array and marker block inside text
+        // Spectator array and marker block inside text
         json!([{"id": "t1", "tool": "fs.read_text", "args": read}]).to_string(),
         format!("Let me look.\n<<<TOOL_CALLS_JSON>>>\n{}\n<<<END_TOOL_CALLS_JSON>>>\nDone.", json!([{"id": "t1", "tool": "fs.read_text", "args": read}])),
-        // seed 004 tool_intent alone and inside a Solver output
+        // JSON I/O tool_intent alone and inside a Solver output
         json!({"action": "fs.read_text", "payload": read}).to_string(),
         json!({"analysis": "x", "needs_more_context": false, "tool_intent": {"action": "file.create", "payload": {"file_path": "made.txt", "content": "hi"}}}).to_string(),
         // OpenAI tool_calls and an assistant message carrying them
@@ -580,7 +580,7 @@ fn every_input_shape_is_accepted() {
     let r = run(&env, &root, &[], &bad.to_string());
     assert_eq!(code(&r[0]), "tool.input_invalid");
     assert_eq!(r[1]["ok"], true);
-    // Rendered as seed 000 tool-role messages.
+    // Rendered as Spectator tool-role messages.
     let r = run(&env, &root, &["--as", "tool-messages"], &bad.to_string());
     assert_eq!(r[1]["role"], "tool");
     assert_eq!(r[1]["tool_call_id"], "c2");

@@ -283,7 +283,7 @@ mod property {
 }
 
 /// `[mem:id]` citations are checked against the memories retrieved this turn: the others are
-/// removed and reported, the valid ones go to `memory_refs`; the prompt carries seed 000 §5's
+/// removed and reported, the valid ones go to `memory_refs`; the prompt carries Spectator's
 /// block, whose contents cannot close it or open another block.
 #[test]
 fn citations_are_checked_and_the_retrieval_block_is_seed_000s() {
@@ -329,7 +329,7 @@ fn citations_are_checked_and_the_retrieval_block_is_seed_000s() {
     let trace = read_jsonl(env.home().join("traces/c.jsonl"));
     let ev = trace.iter().find(|e| e["kind"] == "citations").unwrap();
     assert_eq!(ev["data"]["removed"], json!(["mem_doesnotexist00"]));
-    // The think prompt carries the block exactly once, in seed 000 §5's form.
+    // The think prompt carries the block exactly once, in Spectator's form.
     let think = srv.requests()[0].json();
     let sys = think["messages"][0]["content"]
         .as_str()

@@ -1,6 +1,6 @@
-//! Issue 12's turn promises, through the binary: honest outcomes, seed 001's complete turn
+//! Issue 12's turn promises, through the binary: honest outcomes, Bob v0's complete turn
 //! (THINK's tools, short-term memory in the working context, compact continuity), tool history
-//! under seed 003 §6, byte-reproducible replays and the stage-by-stage commit.
+//! under Openclawssy, byte-reproducible replays and the stage-by-stage commit.
 
 use crate::TestEnv;
 use crate::support::http::{Reply, Request};
@@ -156,7 +156,7 @@ fn stm_joins_the_working_context_is_touched_and_promotion_fires_across_sessions(
     let e = all.iter().find(|e| e["id"] == id.as_str()).unwrap();
     assert_eq!(e["access_count"], 3, "{e}");
     assert_eq!(e["sessions_seen"], json!(["s1", "s2", "s3", "s4"]));
-    // Seed 001: access_count >= 3 and sessions_seen >= 2, so promotion fires.
+    // Bob v0: access_count >= 3 and sessions_seen >= 2, so promotion fires.
     let promoted = env.jsonl(&["memory", "promote", "--user", "ann"], "");
     assert!(
         promoted.iter().any(|p| p.to_string().contains(id.as_str())),
@@ -253,7 +253,7 @@ fn every_turn_updates_active_context_and_open_threads_compactly() {
     );
 }
 
-/// `sessions/<id>/state.json`: seed 001's compact state.
+/// `sessions/<id>/state.json`: Bob v0's compact state.
 fn state_json(env: &TestEnv, session: &str) -> Value {
     let path = env.home().join("sessions").join(session).join("state.json");
     serde_json::from_slice(&std::fs::read(&path).expect("state.json after the turn")).unwrap()
