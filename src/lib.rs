@@ -12,6 +12,7 @@ pub mod home;
 pub mod id_rule;
 pub mod ids;
 pub mod settings;
+pub mod signals;
 pub mod store;
 
 // Spine stages.

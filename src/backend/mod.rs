@@ -156,12 +156,9 @@ impl Default for Cancel {
     }
 }
 
-/// Set by the SIGINT handler [`Cancel::on_ctrl_c`] installs.
-static SIGINT: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    SIGINT.store(true, Ordering::SeqCst);
-}
+/// Raised by SIGINT once [`Cancel::on_ctrl_c`] was first called (the handler is installed once).
+static SIGINT: std::sync::LazyLock<Arc<AtomicBool>> =
+    std::sync::LazyLock::new(|| crate::signals::flag(&[libc::SIGINT]));
 
 /// How often a call in flight looks at the SIGINT flag.
 const SIGINT_POLL: std::time::Duration = std::time::Duration::from_millis(10);
@@ -171,13 +168,7 @@ impl Cancel {
     /// thread listening: [`Cancel::check`] (before each tool call, say) sees it at once, and a
     /// call in flight within 10 ms.
     pub fn on_ctrl_c() -> Cancel {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        unsafe {
-            libc::signal(
-                libc::SIGINT,
-                on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
-            );
-        }
+        std::sync::LazyLock::force(&SIGINT);
         Cancel {
             ctrl_c: true,
             ..Cancel::default()

@@ -404,21 +404,11 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     std::path::absolute(p).map_err(|e| Error::io(p, e))
 }
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_stop_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
+static STOP: std::sync::LazyLock<std::sync::Arc<AtomicBool>> =
+    std::sync::LazyLock::new(|| crate::signals::flag(&[libc::SIGINT, libc::SIGTERM]));
 
 /// Routes SIGINT and SIGTERM to a flag that stops the daemon loop and kills running turns
 /// (which lead their own process groups, so a terminal's Ctrl-C does not reach them).
 fn install_stop_handler() -> &'static AtomicBool {
-    let handler = on_stop_signal as extern "C" fn(libc::c_int);
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        unsafe {
-            libc::signal(sig, handler as libc::sighandler_t);
-        }
-    }
     &STOP
 }

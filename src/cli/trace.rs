@@ -10,7 +10,7 @@ use crate::trace::{self, Filter, ScanError};
 use serde_json::Value;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
@@ -256,13 +256,6 @@ fn query(a: QueryArgs, ctx: &Ctx) -> Result<()> {
     out.flush().map_err(stdout_error)
 }
 
-/// Set by SIGINT while following.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
 fn print_line(path: &Path, lineno: usize, line: &[u8]) -> Result<()> {
     if line.trim_ascii().is_empty() {
         return Ok(());
@@ -304,15 +297,9 @@ fn tail(a: TailArgs, ctx: &Ctx) -> Result<()> {
     if !a.follow {
         return Ok(());
     }
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(
-            libc::SIGINT,
-            on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
-        );
-    }
+    let stop = crate::signals::flag(&[libc::SIGINT]);
     let mut pending: Vec<u8> = Vec::new();
-    while !STOP.load(Ordering::SeqCst) {
+    while !stop.load(Ordering::SeqCst) {
         if let Ok(mut f) = std::fs::File::open(&path) {
             let len = f.metadata().map(|m| m.len()).unwrap_or(0);
             if len < offset {
