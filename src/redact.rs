@@ -721,6 +721,9 @@ pub fn is_secret_env_name(name: &str) -> bool {
 pub struct Redactor {
     /// Known secret values, longest first.
     literals: Vec<String>,
+    /// The escaped forms of the known values that escape differently ([`escaped_forms`]), in
+    /// the order of `literals`: worked out once, not for every escaped text.
+    escaped: Vec<String>,
     /// The home's rule file.
     rules: Vec<Regex>,
 }
@@ -730,10 +733,22 @@ impl Redactor {
     /// secret-named variables of the environment captured at start-up, secret settings).
     /// Nothing is read from the environment here.
     pub fn from_env() -> Redactor {
-        Redactor {
+        let mut r = Redactor {
             literals: installed().1.clone(),
+            escaped: Vec::new(),
             rules: Vec::new(),
-        }
+        };
+        r.escape_literals();
+        r
+    }
+
+    fn escape_literals(&mut self) {
+        self.escaped = self
+            .literals
+            .iter()
+            .filter(|l| escapes_differently(l))
+            .flat_map(|l| escaped_forms(l))
+            .collect();
     }
 
     /// [`Redactor::from_env`] plus the rule file (`redact.rules`, else `<home>/redact.rules`
@@ -783,6 +798,7 @@ impl Redactor {
         if !s.is_empty() && !self.literals.contains(&s) {
             self.literals.push(s);
             self.literals.sort_by_key(|v| std::cmp::Reverse(v.len()));
+            self.escape_literals();
         }
     }
 
@@ -825,12 +841,10 @@ impl Redactor {
         // Escaped text (a JSON document held in a string, shell-quoted output) may hold a known
         // value in an escaped form that decoding cannot reach once a rule has masked part of
         // it: those forms are masked first, and only for values that escape differently.
-        if memchr::memchr(b'\\', text.as_bytes()).is_some() {
-            for lit in self.literals.iter().filter(|l| escapes_differently(l)) {
-                for e in escaped_forms(lit) {
-                    if memchr::memmem::find(out.as_bytes(), e.as_bytes()).is_some() {
-                        out = Cow::Owned(out.replace(e.as_str(), MASK));
-                    }
+        if !self.escaped.is_empty() && memchr::memchr(b'\\', text.as_bytes()).is_some() {
+            for e in &self.escaped {
+                if memchr::memmem::find(out.as_bytes(), e.as_bytes()).is_some() {
+                    out = Cow::Owned(out.replace(e.as_str(), MASK));
                 }
             }
         }
@@ -1084,7 +1098,10 @@ const KEY_LINE_CHARS: std::ops::RangeInclusive<usize> = 60..=80;
 /// does not name a private key (a certificate, a public key) is left alone.
 fn mask_key_bodies(text: &str) -> Option<String> {
     let b = text.as_bytes();
-    if b.len() < 3 * KEY_LINE_CHARS.start() || memchr::memchr_iter(b'\n', b).nth(1).is_none() {
+    if b.len() < 3 * KEY_LINE_CHARS.start()
+        || memchr::memchr_iter(b'\n', b).nth(1).is_none()
+        || !three_key_lines(text)
+    {
         return None;
     }
     let is_b64 = |l: &str| {
@@ -1170,6 +1187,23 @@ fn mask_key_bodies(text: &str) -> Option<String> {
     }
     out.push_str(&text[from..]);
     Some(out)
+}
+
+/// Whether `text` has three consecutive lines of [`KEY_LINE_CHARS`] base64 characters (each
+/// trimmed), without which [`mask_key_bodies`] finds nothing: one pass, no allocation.
+fn three_key_lines(text: &str) -> bool {
+    let mut run = 0;
+    for line in text.split('\n') {
+        let t = line.trim();
+        let full = KEY_LINE_CHARS.contains(&t.len())
+            && t.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'='));
+        run = if full { run + 1 } else { 0 };
+        if run == 3 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a value is written differently in JSON or shell-escaped text.
