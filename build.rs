@@ -1,7 +1,7 @@
 //! Turns the secret rule files (`policy/secrets/*.toml`, the gitleaks format) into static Rust
 //! data, so no process parses ~150 KB of TOML before its first write: the rules are data in the
 //! repository, compiled into the binary as-is. Only the format changes here (descriptions are
-//! dropped); what each field means is decided in `src/redact.rs`. It also works out, from each
+//! dropped); what each field means is decided in `src/redact/rules.rs`. It also works out, from each
 //! rule's regex, the literals any match must contain (`needs`), so a rule whose keyword occurs
 //! in ordinary text (`s.` in "thanks.", `ey` in "they") is not compiled for it.
 
@@ -141,7 +141,7 @@ fn main() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What a rule's regex needs in a text before it can match (its "needs"), for src/redact.rs
+// What a rule's regex needs in a text before it can match (its "needs"), for src/redact/rules.rs
 // ---------------------------------------------------------------------------------------------
 
 /// A literal (ASCII lower-case bytes, compared ASCII case-insensitively: looser than the regex,
