@@ -511,24 +511,34 @@ impl RuleSet {
     /// Rules whose keyword occurs in `text` (plus the keyword-less ones), in file order. The
     /// common case, no keyword, allocates nothing.
     pub(super) fn triggered(&self, text: &str) -> Vec<usize> {
-        let mut hit: Option<Vec<bool>> = None;
+        // A few hits (a short value, a JSON key) are collected, sorted and deduplicated; past
+        // that, one flag per rule keeps a long text with many keywords linear.
         let n = self.rules.len();
-        for &i in &self.always {
-            hit.get_or_insert_with(|| vec![false; n])[i] = true;
-        }
+        let mut hits: Vec<usize> = self.always.clone();
+        let mut flags: Option<Vec<bool>> = None;
         self.keywords.scan(text.as_bytes(), |rules| {
-            let h = hit.get_or_insert_with(|| vec![false; n]);
-            for &i in rules {
-                h[i] = true;
+            if let Some(f) = &mut flags {
+                rules.iter().for_each(|&i| f[i] = true);
+                return;
+            }
+            hits.extend_from_slice(rules);
+            if hits.len() > 64 {
+                let mut f = vec![false; n];
+                hits.iter().for_each(|&i| f[i] = true);
+                flags = Some(f);
             }
         });
-        match hit {
-            None => Vec::new(),
-            Some(h) => h
+        match flags {
+            Some(f) => f
                 .iter()
                 .enumerate()
                 .filter_map(|(i, h)| h.then_some(i))
                 .collect(),
+            None => {
+                hits.sort_unstable();
+                hits.dedup();
+                hits
+            }
         }
     }
 }
