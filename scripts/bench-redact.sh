@@ -14,8 +14,8 @@
 #   bash scripts/bench-redact.sh --turn BASE_BIN [N]
 #
 # runs `bob turn` (profiles bob and spectator, home on tmpfs, a loopback server that answers at
-# once) with BASE_BIN and this tree's release build, their turns interleaved one by one so the
-# load of a shared machine drifts alike for both, N turns each (default 100) after 5 warm-up
+# once) with BASE_BIN and this tree's release build, their turns interleaved one by one (ABBA) so
+# the load of a shared machine drifts alike for both, N turns each (default 100) after 5 warm-up
 # turns, and prints bob's CPU per turn (user + system, median) and the ratio. With valgrind
 # installed it also counts the instructions of one steady-state turn (the 6th of a home) under
 # callgrind: unlike CPU time, that count does not move with the load. BASE_BIN is a release
@@ -30,7 +30,13 @@ if [ "${1:-}" = "--turn" ]; then
     exec python3 - "$base" "$BOB" "${3:-100}" <<'PY'
 import http.server, json, os, re, resource, shutil, socket, socketserver, statistics, subprocess, sys, tempfile, threading
 base, new, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-bins = {"base": base, "this tree": new}
+# Both run from fresh copies in one directory: the same binary run from where the linker wrote
+# it measured 20-30% more CPU per turn than a copy of it (how its pages are cached, not bob's
+# work).
+bindir = tempfile.mkdtemp(prefix="bob-bench-redact-bin-")
+bins = {"base": os.path.join(bindir, "base"), "this tree": os.path.join(bindir, "new")}
+shutil.copy2(base, bins["base"])
+shutil.copy2(new, bins["this tree"])
 reply = json.dumps({"id": "x", "object": "chat.completion", "model": "bench",
     "choices": [{"index": 0, "message": {"role": "assistant", "content": "Fine, thanks."},
                  "finish_reason": "stop"}],
@@ -61,7 +67,8 @@ for profile in ("bob", "spectator"):
     homes = {k: tempfile.mkdtemp(dir=shm) for k in bins}
     cpu = {k: [] for k in bins}
     for i in range(n + 5):
-        for k, b in bins.items():
+        # ABBA order: neither binary always runs right after the other.
+        for k, b in list(bins.items())[:: 1 if i % 2 == 0 else -1]:
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             turn(b, homes[k], i)
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -85,6 +92,7 @@ if shutil.which("valgrind"):
             shutil.rmtree(home, ignore_errors=True)
         print(f"  {profile:10} base {ir['base'] / 1e6:6.2f}M   this tree {ir['this tree'] / 1e6:6.2f}M"
               f"   ratio {ir['this tree'] / ir['base']:.3f}")
+shutil.rmtree(bindir, ignore_errors=True)
 PY
 fi
 command -v jq >/dev/null || { echo "bench-redact: jq is required (the peer)" >&2; exit 1; }
