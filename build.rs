@@ -1,7 +1,7 @@
 //! Turns the secret rule files (`policy/secrets/*.toml`, the gitleaks format) into static Rust
 //! data, so no process parses ~150 KB of TOML before its first write: the rules are data in the
 //! repository, compiled into the binary as-is. Only the format changes here (descriptions are
-//! dropped); what each field means is decided in `src/redact.rs`. It also works out, from each
+//! dropped); what each field means is decided in `src/redact/rules.rs`. It also works out, from each
 //! rule's regex, the literals any match must contain (`needs`), so a rule whose keyword occurs
 //! in ordinary text (`s.` in "thanks.", `ey` in "they") is not compiled for it.
 
@@ -141,7 +141,7 @@ fn main() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What a rule's regex needs in a text before it can match (its "needs"), for src/redact.rs
+// What a rule's regex needs in a text before it can match (its "needs"), for src/redact/rules.rs
 // ---------------------------------------------------------------------------------------------
 
 /// A literal (ASCII lower-case bytes, compared ASCII case-insensitively: looser than the regex,
@@ -195,6 +195,35 @@ fn one_byte(class: &regex_syntax::hir::Class) -> Option<u8> {
     (bytes.len() == 1).then(|| bytes[0])
 }
 
+/// The bytes a small class stands for (ASCII case aside, at most four: `[:=]`, `[-_]`), so a
+/// text with none of them cannot match it.
+fn few_bytes(class: &regex_syntax::hir::Class) -> Option<Vec<u8>> {
+    use regex_syntax::hir::Class;
+    let ranges: Vec<(u32, u32)> = match class {
+        Class::Bytes(c) => c
+            .ranges()
+            .iter()
+            .map(|r| (u32::from(r.start()), u32::from(r.end())))
+            .collect(),
+        Class::Unicode(c) => c
+            .ranges()
+            .iter()
+            .map(|r| (u32::from(r.start()), u32::from(r.end())))
+            .collect(),
+    };
+    if ranges.iter().map(|(s, e)| e - s + 1).sum::<u32>() > 8 || ranges.iter().any(|r| r.1 > 0x7f) {
+        return None;
+    }
+    let mut bytes: Vec<u8> = ranges
+        .iter()
+        .flat_map(|&(s, e)| s..=e)
+        .map(|b| (b as u8).to_ascii_lowercase())
+        .collect();
+    bytes.sort();
+    bytes.dedup();
+    (bytes.len() <= 4).then_some(bytes)
+}
+
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
@@ -221,9 +250,23 @@ fn needs_of(hir: &regex_syntax::hir::Hir) -> Needs {
                 needs: vec![vec![lit]],
             }
         }
-        HirKind::Class(c) => match one_byte(c) {
-            Some(b) => needs_of(&regex_syntax::hir::Hir::literal([b])),
-            None => Needs::default(),
+        HirKind::Class(c) => match (one_byte(c), few_bytes(c)) {
+            (Some(b), _) => needs_of(&regex_syntax::hir::Hir::literal([b])),
+            // `[:=]`: every match holds one of these bytes.
+            (None, Some(bytes)) => {
+                let lits: Vec<Lit> = bytes
+                    .into_iter()
+                    .map(|b| Lit {
+                        bytes: vec![b],
+                        word_start: false,
+                    })
+                    .collect();
+                Needs {
+                    first: Some(lits.clone()),
+                    needs: vec![lits],
+                }
+            }
+            (None, None) => Needs::default(),
         },
         HirKind::Empty | HirKind::Look(_) => Needs::default(),
         HirKind::Repetition(r) if r.min >= 1 => needs_of(&r.sub),
