@@ -1,4 +1,4 @@
-//! Secret redaction: the one step in front of every durable write bob makes (DESIGN.md §8).
+//! Secret redaction: the one step in front of every durable write bob makes (docs/design.md#security-model).
 //!
 //! # Where it runs
 //!
