@@ -27,6 +27,7 @@ pub mod trace;
 pub mod audit;
 pub mod backend;
 pub mod eval;
+pub mod human;
 pub mod memory;
 pub mod mtg;
 pub mod redact;

@@ -8,12 +8,11 @@
 //! capability, changed, revision}`), so `bob ledger show` lists who widened a session and when.
 
 use super::Ctx;
-use crate::audit;
 use crate::checkpoint;
 use crate::contracts::Checkpoint;
 use crate::error::{Error, Result};
+use crate::human::{self, CapabilityChange};
 use serde::Serialize;
-use serde_json::json;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
@@ -72,11 +71,8 @@ fn listing(cp: &Checkpoint, changed: Option<bool>) -> Listing<'_> {
     }
 }
 
-/// One of the state's capability helpers.
-type CapOp = fn(&mut crate::contracts::State, &str) -> Result<bool>;
-
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
-    let (a, op, act): (ChangeArgs, CapOp, &str) = match args {
+    let (a, change) = match args {
         Args::List(a) => {
             let cp = match checkpoint::load_existing(&ctx.home, &a.session)? {
                 Some(cp) => cp,
@@ -91,28 +87,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             };
             return ctx.out.doc(&listing(&cp, None));
         }
-        Args::Request(a) => (a, |s, c| s.request_capability(c), "caps.request"),
-        Args::Grant(a) => {
-            // Only a capability bob checks (`NET`, `shell` would allow nothing), and a `net:`
-            // scope must be a whole domain or one IP address (`net:1`, `net:.com` are
-            // refused); requesting and revoking take any well-formed string.
-            crate::tools::policy::check_grant(&a.cap)?;
-            (a, |s, c| s.grant_capability(c), "caps.grant")
-        }
-        Args::Revoke(a) => (a, |s, c| s.revoke_capability(c), "caps.revoke"),
+        Args::Request(a) => (a, CapabilityChange::Request),
+        Args::Grant(a) => (a, CapabilityChange::Grant),
+        Args::Revoke(a) => (a, CapabilityChange::Revoke),
     };
-    // Reject a malformed capability before touching the home.
-    checkpoint::parse_capability(&a.cap)?;
-    let (cp, changed) = checkpoint::update(&ctx.home, &a.session, a.expect_revision, |cp| {
-        let changed = op(&mut cp.state, &a.cap)?;
-        // Recorded under the checkpoint's lock, before the commit: no record, no change.
-        audit::human_act(
-            &ctx.home,
-            act,
-            json!({"session_id": a.session, "capability": checkpoint::parse_capability(&a.cap)?,
-                   "changed": changed, "revision": cp.revision + 1}),
-        )?;
-        Ok(changed)
-    })?;
+    let (cp, changed) =
+        human::change_capability(&ctx.home, &a.session, &a.cap, change, a.expect_revision)?;
     ctx.out.doc(&listing(&cp, Some(changed)))
 }
