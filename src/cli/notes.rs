@@ -2,11 +2,8 @@
 
 use super::Ctx;
 use super::output::read_input;
-use crate::checkpoint;
-use crate::error::{Error, Result};
-use crate::home::Home;
-use crate::notes::{self, Actor, ApplyReport};
-use serde::Serialize;
+use crate::error::Result;
+use crate::notes::{self, Actor, session};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -86,103 +83,22 @@ fn extract(a: ExtractArgs, ctx: &Ctx) -> Result<()> {
             .unwrap_or(&text),
     );
     if let Some(s) = &a.session
-        && let Err(te) = trace_all(&ctx.home, s, notes::error_trace_events(&x.errors))
+        && let Err(te) = session::trace_all(&ctx.home, s, notes::error_trace_events(&x.errors))
     {
         x.errors.push(te);
     }
     ctx.out.doc(&x)
 }
 
-#[derive(Serialize)]
-struct ApplyOutput {
-    session_id: String,
-    revision: u64,
-    /// Whether the checkpoint was written (false when the input held no patch).
-    written: bool,
-    #[serde(flatten)]
-    report: ApplyReport,
-    errors: Vec<Error>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    warnings: Vec<Error>,
-}
-
 fn apply(a: ApplyArgs, ctx: &Ctx) -> Result<()> {
-    let home = &ctx.home;
-    home.checkpoint_path(&a.session)?;
     let actor = match a.actor {
         ActorArg::Model => Actor::Model,
         ActorArg::Human => Actor::Human,
     };
+    // Validate the id before reading a possibly large input.
+    ctx.home.checkpoint_path(&a.session)?;
     let text = read_input(a.input.as_deref())?;
-    let found = notes::patch_from_input(&text)?;
-    let mut warnings = Vec::new();
-    let Some(patch) = found.patch else {
-        if let Err(te) = trace_all(home, &a.session, notes::error_trace_events(&found.errors)) {
-            warnings.push(te);
-        }
-        let cp = checkpoint::load(home, &a.session)?;
-        if let Some(expected) = a.expect_revision
-            && expected != cp.revision
-        {
-            return Err(Error::conflict(format!(
-                "checkpoint of session {:?} is at revision {}, not {expected}",
-                a.session, cp.revision
-            ))
-            .with("expected", expected)
-            .with("actual", cp.revision));
-        }
-        return ctx.out.doc(&ApplyOutput {
-            session_id: a.session,
-            revision: cp.revision,
-            written: false,
-            report: ApplyReport {
-                ignored_keys: found.ignored_keys,
-                ..ApplyReport::default()
-            },
-            errors: found.errors,
-            warnings,
-        });
-    };
-    let (cp, mut report) = checkpoint::update(home, &a.session, a.expect_revision, |cp| {
-        let from = cp.revision;
-        let report = notes::apply_to_checkpoint(cp, &patch, actor);
-        if actor == Actor::Human {
-            // A human's patch (it may grant capabilities) is a human act: recorded under the
-            // checkpoint's lock, before the commit, so an unrecordable act is not carried out.
-            crate::audit::human_act(
-                home,
-                "notes.apply",
-                serde_json::json!({"session_id": a.session, "applied": report.applied,
-                       "actions": report.actions, "granted": report.granted,
-                       "requested": report.requested, "from_revision": from,
-                       "revision": from + 1}),
-            )?;
-        }
-        Ok(report)
-    })?;
-    report.ignored_keys = found.ignored_keys;
-    let traced = notes::trace_events(&patch, &report, &found.errors, cp.revision, actor);
-    if let Err(te) = trace_all(home, &a.session, traced) {
-        warnings.push(te);
-    }
-    ctx.out.doc(&ApplyOutput {
-        session_id: cp.session_id,
-        revision: cp.revision,
-        written: true,
-        report,
-        errors: found.errors,
-        warnings,
-    })
-}
-
-/// Appends trace events to the session's trace log with one lock and one fsync.
-fn trace_all(home: &Home, session_id: &str, events: Vec<(&str, Value)>) -> Result<()> {
-    if events.is_empty() {
-        return Ok(());
-    }
-    let lines = events
-        .into_iter()
-        .map(|(kind, data)| crate::store::jsonl_line(&crate::trace::event(kind, data)?))
-        .collect::<Result<Vec<_>>>()?;
-    crate::store::append_jsonl_batch(&home.trace_path(session_id)?, &lines)
+    let applied =
+        session::apply_to_session(&ctx.home, &a.session, &text, actor, a.expect_revision)?;
+    ctx.out.doc(&applied)
 }

@@ -15,6 +15,8 @@
 //!   matching loops, then the actions run. Only a [`Actor::Human`] patch can grant a
 //!   capability; a model's `grant_permission:` is refused and reported.
 
+pub mod session;
+
 use crate::contracts::{Checkpoint, NoteFrames, NotesPatch, State};
 use crate::error::{Error, Result};
 use serde::Serialize;
