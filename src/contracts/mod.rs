@@ -56,6 +56,9 @@ pub const SCHEMAS: &[(&str, SchemaFn)] = &[
     ("ledger-entry", || schemars::schema_for!(LedgerEntry)),
     ("turn-record", || schemars::schema_for!(TurnRecord)),
     ("turn-request", || schemars::schema_for!(TurnRequest)),
+    ("trace-notes-patch-rejected", || {
+        schemars::schema_for!(NotesPatchRejected)
+    }),
 ];
 
 /// Looks up a published schema by name.
