@@ -2,7 +2,7 @@
 //! turn`, the scheduler's child `bob turn`, the server's workers).
 //!
 //! ```text
-//! runs/run_3f…/request.json       what was asked: {session_id, agent_id, user_id?, message, thinking_mode, profile, source}
+//! runs/run_3f…/request.json       what was asked: the run request (`crate::contracts::TurnRequest`)
 //! runs/run_3f…/events.jsonl       the run's audit events (the run and audit event contracts), as chained in the audit log (same seq)
 //! runs/run_3f…/tool_results.json  [{tool, tool_call_id, summary, output, error}] from the tool.result events
 //! runs/run_3f…/record.json        the turn record (renamed last: while the machine runs, its presence means the bundle is whole)
@@ -24,7 +24,7 @@
 //! [`show`] (`bob runs show`) reports a bundle with a malformed file as a `conflict` naming the
 //! file and where the durable copies are.
 
-use crate::contracts::TurnRecord;
+use crate::contracts::{TurnRecord, TurnRequest};
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
 use crate::ids;
@@ -194,7 +194,7 @@ fn cut(s: &str, n: usize) -> String {
 /// Writes the bundle of a finished run; `request` is what was asked. Returns its directory.
 /// The run's events are read back from the audit log ([`audit_events`]); a caller that kept
 /// them as they were written passes them to [`write_with_events`] instead.
-pub fn write(home: &Home, request: &Value, record: &TurnRecord) -> Result<PathBuf> {
+pub fn write(home: &Home, request: &TurnRequest, record: &TurnRecord) -> Result<PathBuf> {
     write_with_events(home, request, record, None)
 }
 
@@ -203,7 +203,7 @@ pub fn write(home: &Home, request: &Value, record: &TurnRecord) -> Result<PathBu
 /// costs no read of the day's audit log, whose size grows with the day's traffic.
 pub fn write_with_events(
     home: &Home,
-    request: &Value,
+    request: &TurnRequest,
     record: &TurnRecord,
     events: Option<Vec<Value>>,
 ) -> Result<PathBuf> {
@@ -213,7 +213,7 @@ pub fn write_with_events(
     // were redacted by the audit writer, with the same redactor, before they were hashed, and
     // are copied as the log holds them; the tool results are cut from their payloads.
     let redactor = crate::redact::for_home(home)?;
-    let mut request = request.clone();
+    let mut request = serde_json::to_value(request).map_err(|e| Error::internal(e.to_string()))?;
     redactor.redact_value(&mut request, "request");
     let mut record = serde_json::to_value(record).map_err(|e| Error::internal(e.to_string()))?;
     redactor.redact_value(&mut record, "record");

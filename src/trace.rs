@@ -68,6 +68,12 @@ pub fn event(kind: &str, data: Value) -> Result<TraceEvent> {
     })
 }
 
+/// Builds an event from a typed payload (its kind is the payload's), stamped as [`event`] does.
+pub fn typed<T: crate::contracts::TraceData>(data: &T) -> Result<TraceEvent> {
+    let v = serde_json::to_value(data).map_err(|e| Error::internal(e.to_string()))?;
+    event(T::KIND, v)
+}
+
 /// Appends one event `{ts, kind, data}` to the session's trace; returns it as written.
 pub fn emit(home: &Home, session_id: &str, kind: &str, data: Value) -> Result<TraceEvent> {
     let ev = event(kind, data)?;
@@ -479,6 +485,18 @@ pub fn last_lines(path: &Path, n: usize) -> Result<(Vec<Vec<u8>>, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_typed_payload_writes_the_bytes_of_its_free_form_twin() {
+        let err = crate::error::Error::invalid("bad block");
+        let typed = typed(&crate::contracts::NotesPatchRejected { error: err.clone() }).unwrap();
+        let free = event("notes_patch", serde_json::json!({ "error": err })).unwrap();
+        assert_eq!(typed.kind, "notes_patch");
+        assert_eq!(
+            serde_json::to_string(&typed.data).unwrap(),
+            serde_json::to_string(&free.data).unwrap()
+        );
+    }
 
     fn run(bytes: &[u8], filter: &Filter) -> (String, Vec<(usize, &'static str)>) {
         let dir = tempfile::tempdir().unwrap();

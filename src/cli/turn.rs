@@ -4,6 +4,7 @@ use super::Ctx;
 use super::chat::BackendArgs;
 use super::output::read_input;
 use crate::backend::{Backend, Cancel, Route};
+use crate::contracts::{RunMode, TurnRequest};
 use crate::error::{Error, Result};
 use crate::turn::pipeline::{self, MAX_TOOL_ROUNDS, TurnOptions};
 use crate::turn::{Profile, ThinkingMode, TurnInput};
@@ -167,9 +168,7 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
     };
     pipeline::check_ids(&ctx.home, &opts)?;
     let outcome = crate::turn::commit_stage(&ctx.home, &input, &opts)?;
-    let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
-        "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
-        "thinking_mode": opts.thinking_mode, "profile": opts.profile.as_str()});
+    let request = request_of(&opts, &input.message, RunMode::Act);
     crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
     print_record(ctx, &outcome.record)?;
     match outcome.error {
@@ -192,6 +191,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             .ok_or_else(|| Error::invalid(format!("unknown thinking mode {m:?}")))?,
         None => input.thinking_mode.unwrap_or_default(),
     };
+    let mode = RunMode::parse(&args.mode)
+        .ok_or_else(|| Error::invalid(format!("unknown mode {:?}", args.mode)))?;
     let (settings, seed) = seeded(ctx, args.seed)?;
     let opts = TurnOptions {
         session_id: session,
@@ -202,7 +203,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         expect_revision: args.expect_revision,
         stream: args.stream,
         max_tool_rounds: args.max_tool_rounds.min(16),
-        chat_mode: args.mode == "chat",
+        chat_mode: mode.stages_mutations(),
         run_id: None,
         seed,
         policy: Default::default(),
@@ -223,15 +224,23 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     let cancel = Cancel::on_ctrl_c();
     let outcome =
         pipeline::run_prefetched(&ctx.home, &backend, &rt, &input, &opts, &cancel, prefetch)?;
-    let request = serde_json::json!({"source": "cli", "session_id": opts.session_id,
-        "agent_id": opts.agent_id, "user_id": opts.user_id, "message": input.message,
-        "thinking_mode": opts.thinking_mode, "profile": opts.profile.as_str()});
+    let request = request_of(&opts, &input.message, mode);
     crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
     print_record(ctx, &outcome.record)?;
     match outcome.error {
         None => Ok(()),
         Some(e) => Err(e),
     }
+}
+
+/// What the run bundle records as this turn's request.
+fn request_of(opts: &TurnOptions, message: &str, mode: RunMode) -> TurnRequest {
+    let thinking = serde_json::to_value(opts.thinking_mode).unwrap_or_default();
+    TurnRequest::new("cli", &opts.agent_id, &opts.session_id, message)
+        .with_user(opts.user_id.clone())
+        .with_thinking_mode(thinking.as_str().unwrap_or("never"))
+        .with_profile(opts.profile.as_str())
+        .with_mode(mode)
 }
 
 /// Prints the turn record, the user's answer, with every secret bob knows masked, as

@@ -30,6 +30,22 @@ pub const TRACE_KINDS: &[&str] = &[
     "tool_done",
 ];
 
+/// A typed trace payload: the `data` of one trace kind, which it names. `crate::trace::typed`
+/// builds the event from it; `crate::trace::event` still takes a kind and free-form data.
+pub trait TraceData: Serialize {
+    const KIND: &'static str;
+}
+
+/// `notes_patch` for a NOTES block that was not applied: `{"error": {code, message, …}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NotesPatchRejected {
+    pub error: crate::error::Error,
+}
+
+impl TraceData for NotesPatchRejected {
+    const KIND: &'static str = "notes_patch";
+}
+
 /// Openclawssy run lifecycle / audit event. On disk it also carries the chain fields
 /// `prev` and `hash` added by [`crate::chain::append`] (keyed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

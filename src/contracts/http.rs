@@ -43,10 +43,15 @@ pub struct RunRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("pattern" = USER_ID))]
     pub user_id: Option<String>,
-    /// `bob`, `spectator` or `solo` (default `bob`).
+    /// `bob`, `spectator`, `solo` or `panda` (default `bob`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["bob", "spectator", "solo", null]))]
+    #[schemars(extend("enum" = ["bob", "spectator", "solo", "panda", null]))]
     pub profile: Option<String>,
+    /// `chat`: mutating tool calls are staged for a human's confirmation instead of run;
+    /// `act` (default): they run when enabled and valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["chat", "act", null]))]
+    pub mode: Option<String>,
 }
 
 /// `202` of `POST /v1/runs` and `/v1/chat/messages`; the answer of a cancel.

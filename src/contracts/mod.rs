@@ -9,6 +9,7 @@ mod event;
 pub mod http;
 mod job;
 mod memory;
+mod run;
 mod state;
 mod tool;
 mod turn;
@@ -17,6 +18,7 @@ pub use chat::*;
 pub use event::*;
 pub use job::*;
 pub use memory::*;
+pub use run::*;
 pub use state::*;
 pub use tool::*;
 pub use turn::*;
@@ -53,6 +55,10 @@ pub const SCHEMAS: &[(&str, SchemaFn)] = &[
     ("memory-hit", || schemars::schema_for!(Hit)),
     ("ledger-entry", || schemars::schema_for!(LedgerEntry)),
     ("turn-record", || schemars::schema_for!(TurnRecord)),
+    ("turn-request", || schemars::schema_for!(TurnRequest)),
+    ("trace-notes-patch-rejected", || {
+        schemars::schema_for!(NotesPatchRejected)
+    }),
 ];
 
 /// Looks up a published schema by name.

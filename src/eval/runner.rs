@@ -574,12 +574,11 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
         memory_pool: None,
     };
     let message = s(&case.message);
-    let input = TurnInput {
-        session_id: Some(SESSION.into()),
-        message: message.clone(),
-        user_id: None,
-        thinking_mode: None,
-    };
+    let request = crate::contracts::TurnRequest::new("eval", "eval", SESSION, message.clone())
+        .with_profile(opts.profile.as_str());
+    let input = TurnInput::parse(
+        &serde_json::to_string(&request.input()).map_err(|e| Error::internal(e.to_string()))?,
+    )?;
     let outcome = pipeline::run(&home, &backend, &rt, &input, &topts, &Cancel::default())?;
     let after = snapshot(&home, &work)?;
     let rec = outcome.record;

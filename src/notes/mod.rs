@@ -528,7 +528,14 @@ pub fn trace_events(
 pub fn error_trace_events(errors: &[Error]) -> Vec<(&'static str, Value)> {
     errors
         .iter()
-        .map(|e| ("notes_patch", serde_json::json!({ "error": e })))
+        .map(|e| {
+            let data = crate::contracts::NotesPatchRejected { error: e.clone() };
+            let v = serde_json::to_value(&data).unwrap_or_default();
+            (
+                <crate::contracts::NotesPatchRejected as crate::contracts::TraceData>::KIND,
+                v,
+            )
+        })
         .collect()
 }
 

@@ -116,7 +116,9 @@ pub fn run_turn(
 ) -> Outcome {
     let mut cmd = turn.command(session, &job.agent_id);
     cmd.env("BOB_SCHEDULE_JOB_ID", &job.id);
-    let input = json!({"session_id": session, "message": job.message}).to_string();
+    let request =
+        crate::contracts::TurnRequest::new("schedule", &job.agent_id, session, &job.message);
+    let input = serde_json::to_string(&request.input()).unwrap_or_default();
     let limits = Limits {
         timeout,
         stdout_cap: STDOUT_CAP,

@@ -23,7 +23,7 @@ use super::api::{
     ApiResult, MAX_MESSAGE, blocking, body_json, enqueue, mode_str, req_str, thinking_mode,
     with_queue, with_reader,
 };
-use super::queue::{ChatFilter, ChatKey, NewRun};
+use super::queue::{ChatFilter, ChatKey};
 use crate::error::{Code, Error};
 use crate::ids::{self, Kind};
 use axum::Router;
@@ -166,17 +166,10 @@ async fn message(
     let (k, n) = (key.clone(), now.clone());
     let session = with_queue(&shared, move |q| q.chat_session(&k, &n)).await?;
     let id = format!("run_{}", uuid::Uuid::new_v4().simple());
-    let run = NewRun {
-        id: id.clone(),
-        agent_id: key.agent_id.clone(),
-        session_id: session.id.clone(),
-        user_id: Some(key.user_id.clone()),
-        message: text,
-        thinking_mode: mode_str(thinking).into(),
-        profile: "bob".into(),
-        source: "chat".into(),
-        created_at: now,
-    };
+    let run = crate::contracts::TurnRequest::new("chat", &key.agent_id, &session.id, text)
+        .with_user(Some(key.user_id.clone()))
+        .with_thinking_mode(mode_str(thinking))
+        .queued(&id, now);
     enqueue(&shared, run).await?;
     Ok((
         StatusCode::ACCEPTED,

@@ -530,7 +530,7 @@ fn recover(home: &Home, q: &mut Queue) -> Result<usize> {
                 .and_then(|rs| rs.into_iter().nth(row.attempts.saturating_sub(1) as usize))
             {
                 Some(r) => {
-                    crate::runs::write(home, &request_of(row), &r)?;
+                    crate::runs::write(home, &row.request(), &r)?;
                     Some(r)
                 }
                 None => None,
@@ -550,12 +550,11 @@ fn recover(home: &Home, q: &mut Queue) -> Result<usize> {
     Ok(stale.len())
 }
 
-/// What a run's bundle records as its request.
-fn request_of(row: &RunRow) -> Value {
-    json!({"run_id": row.id, "source": row.source, "agent_id": row.agent_id,
-           "session_id": row.session_id, "user_id": row.user_id, "message": row.message,
-           "thinking_mode": row.thinking_mode, "profile": row.profile,
-           "created_at": row.created_at})
+/// The turn input of a run request, read as `bob turn` reads it on stdin.
+fn turn_input(request: &crate::contracts::TurnRequest) -> Result<TurnInput> {
+    let text =
+        serde_json::to_string(&request.input()).map_err(|e| Error::internal(e.to_string()))?;
+    TurnInput::parse(&text)
 }
 
 fn finish_of(r: &TurnRecord, backend: Option<&Backend>, now: &str) -> Finish {
@@ -587,23 +586,19 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
     let home = &shared.home;
     let cancel = shared.claim_signal(&row.id);
     let result = (|| -> Result<(TurnRecord, Vec<Value>, Backend)> {
-        let thinking = ThinkingMode::parse(&row.thinking_mode).unwrap_or_default();
-        let input = TurnInput {
-            session_id: Some(row.session_id.clone()),
-            message: row.message.clone(),
-            user_id: row.user_id.clone(),
-            thinking_mode: Some(thinking),
-        };
+        let request = row.request();
+        let thinking = ThinkingMode::parse(&request.thinking_mode).unwrap_or_default();
+        let input = turn_input(&request)?;
         let opts = TurnOptions {
             session_id: row.session_id.clone(),
             agent_id: row.agent_id.clone(),
             user_id: row.user_id.clone(),
-            profile: Profile::parse(&row.profile).unwrap_or(Profile::Bob),
+            profile: Profile::parse(&request.profile).unwrap_or(Profile::Bob),
             thinking_mode: thinking,
             expect_revision: None,
             stream: false,
             max_tool_rounds: MAX_TOOL_ROUNDS,
-            chat_mode: false,
+            chat_mode: request.mode.stages_mutations(),
             run_id: Some(row.id.clone()),
             seed: None,
             policy: Default::default(),
@@ -646,7 +641,7 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
             // day's audit log, which every worker appends to), unless a cancel request added
             // one of its own to the run: then the log is read back for all of them.
             let kept = by.is_none().then_some(events);
-            let written = crate::runs::write_with_events(home, &request_of(&row), &record, kept);
+            let written = crate::runs::write_with_events(home, &row.request(), &record, kept);
             let mut f = finish_of(&record, Some(&backend), &now);
             rebuildable =
                 written.is_ok() && matches!(f.status.as_str(), "completed" | "incomplete");

@@ -518,6 +518,22 @@ mod tests {
             json!(crate::ids::RESERVED_ACTORS),
             "{agent}"
         );
+        // A run names any profile `bob turn` takes, and its mode.
+        let props = &doc["components"]["schemas"]["RunRequest"]["properties"];
+        for p in ["bob", "spectator", "solo", "panda"] {
+            assert!(crate::turn::Profile::parse(p).is_some(), "{p}");
+            assert!(
+                props["profile"]["enum"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!(p))
+            );
+        }
+        assert_eq!(
+            props["mode"]["enum"],
+            json!(["chat", "act", null]),
+            "{props}"
+        );
         let p = &doc["paths"]["/v1/runs/{id}/cancel"]["post"]["responses"];
         assert!(p["200"].is_object() && p["202"].is_object(), "{p}");
         let events = &doc["paths"]["/v1/runs/{id}/events"]["get"]["responses"]["200"];

@@ -17,6 +17,7 @@
 //! `queued` rows are simply run. So every accepted run ends completed, failed or re-queued,
 //! never lost and never run twice.
 
+use crate::contracts::{RunMode, TurnRequest};
 use crate::error::{Error, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -34,6 +35,8 @@ pub struct RunRow {
     pub thinking_mode: String,
     pub profile: String,
     pub source: String,
+    /// `chat` or `act` (the JSON I/O contracts); runs queued before the column existed are `act`.
+    pub mode: String,
     pub status: String,
     pub created_at: String,
     pub started_at: Option<String>,
@@ -48,19 +51,9 @@ pub struct RunRow {
     pub attempts: u64,
 }
 
-/// A new run to enqueue.
-#[derive(Debug, Clone)]
-pub struct NewRun {
-    pub id: String,
-    pub agent_id: String,
-    pub session_id: String,
-    pub user_id: Option<String>,
-    pub message: String,
-    pub thinking_mode: String,
-    pub profile: String,
-    pub source: String,
-    pub created_at: String,
-}
+/// A new run to enqueue: the run request, with the run id and the time the server gave it
+/// ([`TurnRequest::queued`]).
+pub type NewRun = TurnRequest;
 
 /// How a finished run is recorded.
 #[derive(Debug, Clone, Default)]
@@ -81,7 +74,7 @@ pub struct Queue {
 
 const COLUMNS: &str = "id, agent_id, session_id, user_id, message, thinking_mode, profile, source, \
     status, created_at, started_at, finished_at, duration_ms, output, provider, model, error, \
-    tool_calls, attempts";
+    tool_calls, attempts, mode";
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
     let error: Option<String> = r.get(16)?;
@@ -105,7 +98,25 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
         error: error.and_then(|e| serde_json::from_str(&e).ok()),
         tool_calls: r.get::<_, i64>(17)?.max(0) as u64,
         attempts: r.get::<_, i64>(18)?.max(0) as u64,
+        mode: r.get(19)?,
     })
+}
+
+impl RunRow {
+    /// The run request this row holds (what its bundle records as `request.json`).
+    pub fn request(&self) -> TurnRequest {
+        TurnRequest::new(
+            &self.source,
+            &self.agent_id,
+            &self.session_id,
+            &self.message,
+        )
+        .with_user(self.user_id.clone())
+        .with_thinking_mode(&self.thinking_mode)
+        .with_profile(&self.profile)
+        .with_mode(RunMode::parse(&self.mode).unwrap_or_default())
+        .queued(&self.id, &self.created_at)
+    }
 }
 
 impl Queue {
@@ -154,6 +165,15 @@ impl Queue {
             );
             CREATE INDEX IF NOT EXISTS chat_key ON chat_sessions(agent_id, user_id, room_id);",
         )?;
+        // A run's mode came later: a queue made before it gains the column, its runs `act`.
+        let has_mode: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM pragma_table_info('runs') WHERE name = 'mode')",
+            [],
+            |r| r.get(0),
+        )?;
+        if !has_mode {
+            conn.execute_batch("ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'act'")?;
+        }
         Ok(Queue { conn })
     }
 
@@ -197,13 +217,17 @@ impl Queue {
                     .with("capacity", cap)));
                     continue;
                 }
+                let (Some(id), Some(created_at)) = (&run.run_id, &run.created_at) else {
+                    out.push(Err(Error::internal("a run is queued with its id and time")));
+                    continue;
+                };
                 let mut insert = tx.prepare_cached(
                     "INSERT INTO runs (id, agent_id, session_id, user_id, message, thinking_mode,
-                        profile, source, status, created_at)
-                     VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'queued',?9)",
+                        profile, source, status, created_at, mode)
+                     VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'queued',?9,?10)",
                 )?;
                 let inserted = insert.execute(params![
-                    run.id,
+                    id,
                     run.agent_id,
                     run.session_id,
                     run.user_id,
@@ -211,7 +235,8 @@ impl Queue {
                     run.thinking_mode,
                     run.profile,
                     run.source,
-                    run.created_at
+                    created_at,
+                    run.mode.as_str()
                 ]);
                 out.push(inserted.map(|_| n += 1).map_err(Error::from));
             }
@@ -535,17 +560,7 @@ mod tests {
     use super::*;
 
     fn run(id: &str) -> NewRun {
-        NewRun {
-            id: id.into(),
-            agent_id: "a".into(),
-            session_id: id.into(),
-            user_id: None,
-            message: "m".into(),
-            thinking_mode: "never".into(),
-            profile: "bob".into(),
-            source: "http".into(),
-            created_at: "2026-01-01T00:00:00Z".into(),
-        }
+        TurnRequest::new("http", "a", id, "m").queued(id, "2026-01-01T00:00:00Z")
     }
 
     fn synchronous(q: &Queue) -> i64 {

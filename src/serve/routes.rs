@@ -8,8 +8,9 @@ use super::api::{
     ApiError, ApiResult, MAX_MESSAGE, STATUSES, admit_run, blocking, body_json, check_limit,
     enqueue, mode_str, opt_str, req_str, summary, thinking_mode, with_reader,
 };
-use super::queue::{NewRun, RunRow};
+use super::queue::RunRow;
 use super::{Shared, auth};
+use crate::contracts::{RunMode, TurnRequest};
 use crate::error::{Code, Error};
 use crate::ids::{self, Kind};
 use crate::turn::Profile;
@@ -240,9 +241,15 @@ async fn create_run(
         None => Profile::default(),
         Some(p) => Profile::parse(p).ok_or_else(|| {
             Error::invalid(format!(
-                "profile must be bob, spectator or solo (got {p:?})"
+                "profile must be bob, spectator, solo or panda (got {p:?})"
             ))
             .with("field", "profile")
+        })?,
+    };
+    let mode = match opt_str(&m, "mode")? {
+        None => RunMode::default(),
+        Some(x) => RunMode::parse(x).ok_or_else(|| {
+            Error::invalid(format!("mode must be chat or act (got {x:?})")).with("field", "mode")
         })?,
     };
     let id = format!("run_{}", uuid::Uuid::new_v4().simple());
@@ -255,17 +262,12 @@ async fn create_run(
         Some(u) => Some(ids::check_in_home(&shared.home, Kind::User, "user_id", u)?.to_string()),
         None => None,
     };
-    let run = NewRun {
-        id: id.clone(),
-        agent_id: agent_id.to_string(),
-        session_id,
-        user_id,
-        message: message.to_string(),
-        thinking_mode: mode_str(thinking).into(),
-        profile: profile.as_str().into(),
-        source: "http".into(),
-        created_at: crate::clock::rfc3339(crate::clock::now()?),
-    };
+    let run = TurnRequest::new("http", agent_id, session_id, message)
+        .with_user(user_id)
+        .with_thinking_mode(mode_str(thinking))
+        .with_profile(profile.as_str())
+        .with_mode(mode)
+        .queued(&id, crate::clock::rfc3339(crate::clock::now()?));
     admit_run(&shared, &caller)?;
     enqueue(&shared, run).await?;
     Ok((

@@ -428,6 +428,49 @@ fn a_run_is_queued_executed_bundled_and_streamed() {
 }
 
 #[test]
+fn a_run_can_ask_for_the_panda_profile_in_chat_mode() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    // The panda profile's roles answer in JSON: Thinking's plan, then the Solver's final.
+    let lines = [
+        json!({"role": "thinking", "content": "{\"plan\": [\"answer\"]}"}),
+        json!({"role": "solver", "content": json!({"analysis": "hidden", "final": "Panda here."}).to_string()}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let p = env.write("panda.jsonl", &text);
+    let backend = format!("replay:{}", p.display());
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+    let id = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": "hi", "profile": "panda", "mode": "chat"}),
+    );
+    let run = wait_run(a, &tok, &id, |v| {
+        v["status"] != "queued" && v["status"] != "running"
+    });
+    assert_eq!(run["status"], "completed", "{run}");
+    assert_eq!(run["profile"], "panda");
+    // The Solver's JSON was read as the panda contract: only `final` is the answer.
+    assert_eq!(run["output"], "Panda here.");
+    let shown = env.json(&["runs", "show", &id], "");
+    assert_eq!(shown["record"]["profile"], "panda");
+    assert_eq!(shown["request"]["profile"], "panda");
+    assert_eq!(shown["request"]["mode"], "chat");
+    // Act is the default and is not written.
+    let backend_id = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": "again", "profile": "panda"}),
+    );
+    wait_run(a, &tok, &backend_id, |v| {
+        v["status"] != "queued" && v["status"] != "running"
+    });
+    let shown = env.json(&["runs", "show", &backend_id], "");
+    assert!(shown["request"].get("mode").is_none(), "{shown}");
+}
+
+#[test]
 fn hostile_requests_get_the_right_error_and_nothing_is_queued() {
     let env = TestEnv::new();
     let tok = token(&env);
@@ -462,6 +505,10 @@ fn hostile_requests_get_the_right_error_and_nothing_is_queued() {
         (
             b"{\"agent_id\":\"a\",\"message\":\"hi\",\"profile\":\"evil\"}".to_vec(),
             "profile",
+        ),
+        (
+            b"{\"agent_id\":\"a\",\"message\":\"hi\",\"mode\":\"yolo\"}".to_vec(),
+            "run mode",
         ),
         (
             format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),

@@ -29,6 +29,7 @@ fn unknown_schema_is_not_found_and_known_schema_is_json_schema() {
         "memory-record",
         "job",
         "chat-message",
+        "turn-request",
     ] {
         let s = env.json(&["schema", name], "");
         assert_eq!(s["type"], "object", "{name}");
