@@ -395,7 +395,7 @@ impl State {
             mark(it.card, Zone::Stack, None)?;
         }
         for seat in [Seat::P1, Seat::P2] {
-            if self.players[seat.i()].untapped != super::engine::count_untapped(self, seat) {
+            if self.players[seat.i()].untapped != count_untapped(self, seat) {
                 return Err(format!("untapped land count of {} is stale", seat.name()));
             }
         }
@@ -404,4 +404,19 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// Counts the untapped lands of `seat` by colour (the source of [`Player::untapped`]).
+pub fn count_untapped(s: &State, seat: Seat) -> [u8; 5] {
+    let mut m = [0u8; 5];
+    for &id in &s.battlefield {
+        let o = s.obj(id);
+        if o.owner == seat
+            && !o.tapped
+            && let Kind::Land(c) = s.cards[o.card as usize].kind
+        {
+            m[c as usize] += 1;
+        }
+    }
+    m
 }
