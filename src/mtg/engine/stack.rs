@@ -34,7 +34,13 @@ impl State {
             ev.push(Event::Resolved { card: id });
             return;
         }
-        let effect = effect.expect("spell has an effect");
+        // Card data gives every instant and sorcery an effect; a spell without one (never in a
+        // state the engine reached) resolves doing nothing instead of panicking.
+        let Some(effect) = effect else {
+            ev.push(Event::Resolved { card: id });
+            self.spell_to_graveyard(id);
+            return;
+        };
         // CR 608.2b: a spell whose targets are all illegal does nothing.
         let fizzled = match (effect.target(), item.target) {
             (Some(k), Some(t)) => !self.target_ok(k, t),
@@ -69,7 +75,11 @@ impl State {
             }
             ev.push(Event::Resolved { card: id });
         }
-        // CR 608.2n: an instant or sorcery goes to its owner's graveyard.
+        self.spell_to_graveyard(id);
+    }
+
+    /// CR 608.2n: a resolved instant or sorcery goes to its owner's graveyard.
+    fn spell_to_graveyard(&mut self, id: Id) {
         let owner = self.obj(id).owner;
         self.objs[id.i()].zone = Zone::Graveyard;
         self.players[owner.i()].graveyard.push(id);
