@@ -461,11 +461,7 @@ fn ask(a: AskArgs, ctx: &Ctx) -> Result<()> {
         "type": "question", "decision_id": s.decision_id(), "player": seat,
         "question": a.question, "answer": answer, "model": reply.model,
     });
-    // The question line does not change the game: keep the cache in step with the journal.
-    let _lock = game::lock_game(&f)?;
-    let now = f.load(|| load_pool(ctx))?;
-    store::append_jsonl(&f.journal(), &line)?;
-    f.save(&now)?;
+    game::record_question(&f, &line, || load_pool(ctx))?;
     ctx.out.doc(&line)
 }
 

@@ -259,3 +259,16 @@ pub fn create(
     store::write_json_atomic(&f.summary(), &journal::summary(&s, None))?;
     Ok((s, events))
 }
+
+/// Journals an `ask` question line under the game's lock. The line does not change the game:
+/// the state cache is kept in step with the journal.
+pub fn record_question(
+    f: &GameFiles,
+    line: &Value,
+    pool: impl FnOnce() -> Result<Pool>,
+) -> Result<()> {
+    let _lock = lock_game(f)?;
+    let now = f.load(pool)?;
+    store::append_jsonl(&f.journal(), line)?;
+    f.save(&now)
+}
