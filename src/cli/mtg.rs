@@ -379,26 +379,7 @@ fn new(a: NewArgs, ctx: &Ctx) -> Result<()> {
         .clone()
         .unwrap_or_else(|| format!("g-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]));
     let f = files(ctx, &game_id)?;
-    // Everything is checked before anything is written.
-    let (s, events) = start.build(&game_id, &pool)?;
-    let taken = || {
-        Err(Error::conflict(format!("game {game_id:?} already exists"))
-            .with("game_id", game_id.as_str()))
-    };
-    if f.dir.exists() {
-        return taken();
-    }
-    let _lock = game::lock_game(&f)?;
-    // Re-checked under the lock: another `bob mtg new` may have won the race.
-    if f.journal().exists() {
-        return taken();
-    }
-    let mut line = journal::start_line(&s, &start, &events);
-    // When the game started: `bob memory practice --since` reads it.
-    line["ts"] = json!(crate::clock::rfc3339(crate::clock::now()?));
-    store::append_jsonl(&f.journal(), &line)?;
-    f.save(&s)?;
-    store::write_json_atomic(&f.summary(), &journal::summary(&s, None))?;
+    let (s, events) = game::create(&f, &game_id, &start, &pool)?;
     ctx.out.doc(&game::decision_out(&s, &events, None))
 }
 
@@ -481,11 +462,7 @@ fn ask(a: AskArgs, ctx: &Ctx) -> Result<()> {
         "type": "question", "decision_id": s.decision_id(), "player": seat,
         "question": a.question, "answer": answer, "model": reply.model,
     });
-    // The question line does not change the game: keep the cache in step with the journal.
-    let _lock = game::lock_game(&f)?;
-    let now = f.load(|| load_pool(ctx))?;
-    store::append_jsonl(&f.journal(), &line)?;
-    f.save(&now)?;
+    game::record_question(&f, &line, || load_pool(ctx))?;
     ctx.out.doc(&line)
 }
 

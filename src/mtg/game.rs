@@ -178,3 +178,47 @@ pub fn act(home: &Home, game: &str, req: &ActionRequest) -> Result<(Value, GameF
     }
     Ok((out, f, after))
 }
+
+/// Creates game `game_id` in `f`: builds the start (everything is checked before anything is
+/// written), then, under the game's lock, writes its first journal line, state cache and
+/// summary. A game that already exists is a `conflict`.
+pub fn create(
+    f: &GameFiles,
+    game_id: &str,
+    start: &journal::Start,
+    pool: &Pool,
+) -> Result<(State, Vec<Event>)> {
+    // Everything is checked before anything is written.
+    let (s, events) = start.build(game_id, pool)?;
+    let taken = || {
+        Err(Error::conflict(format!("game {game_id:?} already exists")).with("game_id", game_id))
+    };
+    if f.dir.exists() {
+        return taken();
+    }
+    let _lock = lock_game(f)?;
+    // Re-checked under the lock: another `bob mtg new` may have won the race.
+    if f.journal().exists() {
+        return taken();
+    }
+    let mut line = journal::start_line(&s, start, &events);
+    // When the game started: `bob memory practice --since` reads it.
+    line["ts"] = json!(crate::clock::rfc3339(crate::clock::now()?));
+    store::append_jsonl(&f.journal(), &line)?;
+    f.save(&s)?;
+    store::write_json_atomic(&f.summary(), &journal::summary(&s, None))?;
+    Ok((s, events))
+}
+
+/// Journals an `ask` question line under the game's lock. The line does not change the game:
+/// the state cache is kept in step with the journal.
+pub fn record_question(
+    f: &GameFiles,
+    line: &Value,
+    pool: impl FnOnce() -> Result<Pool>,
+) -> Result<()> {
+    let _lock = lock_game(f)?;
+    let now = f.load(pool)?;
+    store::append_jsonl(&f.journal(), line)?;
+    f.save(&now)
+}

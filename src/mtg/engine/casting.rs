@@ -1,0 +1,245 @@
+//! Playing lands and casting spells: timing, targets, the legal priority moves and the cast
+//! itself (CR 305, 601, 115).
+
+use super::*;
+
+impl State {
+    pub(super) fn can_sorcery_speed(&self, seat: Seat) -> bool {
+        // CR 307.1 / 305.1: main phase of your turn with an empty stack.
+        self.active == seat && self.step.is_main() && self.stack.is_empty()
+    }
+
+    pub(crate) fn can_play_land(&self, seat: Seat, id: Id) -> bool {
+        // CR 305.2: one land per turn.
+        self.obj(id).zone == Zone::Hand
+            && self.obj(id).owner == seat
+            && matches!(self.card(id).kind, Kind::Land(_))
+            && self.can_sorcery_speed(seat)
+            && self.players[seat.i()].lands_played == 0
+    }
+
+    pub(super) fn why_not_land(&self, seat: Seat, id: Id) -> String {
+        if !self.valid_id(id) || self.obj(id).zone != Zone::Hand || self.obj(id).owner != seat {
+            return format!("{id} is not a card in your hand");
+        }
+        if !matches!(self.card(id).kind, Kind::Land(_)) {
+            return format!("{id} is not a land");
+        }
+        if self.players[seat.i()].lands_played > 0 {
+            return "you have already played a land this turn (CR 305.2)".into();
+        }
+        "lands are played only in your main phase with an empty stack (CR 305.1)".into()
+    }
+
+    pub(super) fn timing_ok(&self, seat: Seat, id: Id) -> bool {
+        match self.card(id).kind {
+            Kind::Instant => true,
+            Kind::Land(_) => false,
+            _ => self.can_sorcery_speed(seat),
+        }
+    }
+
+    /// Whether `t` is a legal target of kind `k` now (CR 115, 608.2b).
+    pub(crate) fn target_ok(&self, k: TargetKind, t: Target) -> bool {
+        match (k, t) {
+            (TargetKind::Any | TargetKind::Player, Target::Player(_)) => true,
+            (_, Target::Player(_)) | (TargetKind::Player, Target::Obj(_)) => false,
+            (_, Target::Obj(id)) => {
+                id.i() < self.objs.len()
+                    && self.obj(id).zone == Zone::Battlefield
+                    && self.is_creature(id)
+                    && (k != TargetKind::TappedCreature || self.obj(id).tapped)
+            }
+        }
+    }
+
+    /// Every legal target of kind `k`.
+    pub(crate) fn targets(&self, k: TargetKind) -> Vec<Target> {
+        let mut v = Vec::new();
+        if matches!(k, TargetKind::Any | TargetKind::Player) {
+            v.push(Target::Player(Seat::P1));
+            v.push(Target::Player(Seat::P2));
+        }
+        if k != TargetKind::Player {
+            for &id in &self.battlefield {
+                if self.target_ok(k, Target::Obj(id)) {
+                    v.push(Target::Obj(id));
+                }
+            }
+        }
+        v
+    }
+
+    pub(super) fn has_target(&self, k: TargetKind) -> bool {
+        matches!(k, TargetKind::Any | TargetKind::Player)
+            || self
+                .battlefield
+                .iter()
+                .any(|&id| self.target_ok(k, Target::Obj(id)))
+    }
+
+    /// Whether `seat` could cast `id` now with some target and automatic payment.
+    pub(crate) fn castable(&self, seat: Seat, id: Id, avail: &[u8; 5]) -> bool {
+        let c = self.card(id);
+        self.obj(id).zone == Zone::Hand
+            && self.obj(id).owner == seat
+            && !matches!(c.kind, Kind::Land(_))
+            && self.timing_ok(seat, id)
+            && affordable(c, avail)
+            && c.effect
+                .and_then(|e| e.target())
+                .is_none_or(|k| self.has_target(k))
+    }
+
+    /// Whether `seat` has any legal action besides passing priority.
+    pub fn has_play(&self, seat: Seat) -> bool {
+        let hand = &self.players[seat.i()].hand;
+        if hand.is_empty() {
+            return false;
+        }
+        // Cheap checks first: most priority grants happen where only instants could be cast.
+        let sorcery_ok = self.can_sorcery_speed(seat);
+        let land_ok = sorcery_ok && self.players[seat.i()].lands_played == 0;
+        let mut spell = false;
+        for &id in hand {
+            match self.card(id).kind {
+                Kind::Land(_) if land_ok => return true,
+                Kind::Land(_) => {}
+                Kind::Instant => spell = true,
+                _ => spell |= sorcery_ok,
+            }
+        }
+        if !spell {
+            return false;
+        }
+        let avail = mana_available(self, seat);
+        hand.iter().any(|&id| self.castable(seat, id, &avail))
+    }
+
+    /// Every complete legal move at a priority decision (pass first).
+    pub fn priority_moves(&self) -> Vec<Move> {
+        let seat = self.priority;
+        let mut v = vec![Move::Pass];
+        let avail = mana_available(self, seat);
+        for &id in &self.players[seat.i()].hand {
+            if self.can_play_land(seat, id) {
+                v.push(Move::PlayLand(id));
+            } else if self.castable(seat, id, &avail) {
+                match self.card(id).effect.and_then(|e| e.target()) {
+                    None => v.push(Move::Cast {
+                        card: id,
+                        target: None,
+                        tap: None,
+                    }),
+                    Some(k) => {
+                        for t in self.targets(k) {
+                            v.push(Move::Cast {
+                                card: id,
+                                target: Some(t),
+                                tap: None,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// Checks a cast (CR 601.2) and returns the lands to tap.
+    pub(super) fn validate_cast(
+        &self,
+        id: Id,
+        target: Option<Target>,
+        tap: Option<&[Id]>,
+    ) -> Result<Vec<Id>, Illegal> {
+        let seat = self.priority;
+        if !self.valid_id(id) || self.obj(id).zone != Zone::Hand || self.obj(id).owner != seat {
+            return illegal(format!("{id} is not a card in your hand"));
+        }
+        let c = self.card(id);
+        if matches!(c.kind, Kind::Land(_)) {
+            return illegal(format!("{id} is a land: play it with play_land"));
+        }
+        if !self.timing_ok(seat, id) {
+            return illegal(format!(
+                "{} can be cast only in your main phase with an empty stack (CR 307.1)",
+                c.data.name
+            ));
+        }
+        match (c.effect.and_then(|e| e.target()), target) {
+            (None, None) => {}
+            (None, Some(_)) => return illegal(format!("{} takes no target", c.data.name)),
+            (Some(_), None) => return illegal(format!("{} needs a target", c.data.name)),
+            (Some(k), Some(t)) => {
+                if !self.target_ok(k, t) {
+                    return illegal(format!("{t} is not a legal target for {}", c.data.name));
+                }
+            }
+        }
+        match tap {
+            None => self.auto_pay(seat, c).ok_or_else(|| {
+                Illegal(format!(
+                    "not enough untapped lands to pay {}",
+                    c.data.mana_cost
+                ))
+            }),
+            Some(list) => {
+                let mut paid = [0u8; 5];
+                for (i, l) in list.iter().enumerate() {
+                    if !self.valid_id(*l)
+                        || self.obj(*l).zone != Zone::Battlefield
+                        || self.obj(*l).owner != seat
+                        || self.obj(*l).tapped
+                    {
+                        return illegal(format!("tap: {l} is not an untapped land you control"));
+                    }
+                    let Kind::Land(col) = self.card(*l).kind else {
+                        return illegal(format!("tap: {l} is not a land"));
+                    };
+                    if list[..i].contains(l) {
+                        return illegal(format!("tap: {l} listed twice"));
+                    }
+                    paid[col as usize] += 1;
+                }
+                let need = c.cost;
+                let colored_ok = (0..5).all(|i| paid[i] >= need.colored[i]);
+                if !colored_ok || list.len() as u32 != need.total() {
+                    return illegal(format!(
+                        "tap: those lands do not pay {} exactly",
+                        c.data.mana_cost
+                    ));
+                }
+                Ok(list.to_vec())
+            }
+        }
+    }
+
+    pub(super) fn cast(
+        &mut self,
+        id: Id,
+        target: Option<Target>,
+        taps: &[Id],
+        ev: &mut Vec<Event>,
+    ) {
+        let seat = self.priority;
+        for &l in taps {
+            self.objs[l.i()].tapped = true; // CR 106.12, 605.3: mana abilities while casting
+        }
+        self.recount(seat);
+        self.players[seat.i()].hand.retain(|&h| h != id);
+        self.objs[id.i()].zone = Zone::Stack;
+        self.stack.push(StackItem {
+            card: id,
+            controller: seat,
+            target,
+        });
+        // CR 117.3c: the caster receives priority again.
+        self.passes = 0;
+        ev.push(Event::Cast {
+            player: seat,
+            card: id,
+            target,
+        });
+    }
+}

@@ -1,0 +1,213 @@
+//! The reducer: `apply(&State, &Move) -> Result<(State, Events), Illegal>` and everything it
+//! needs, one file per rules area: `setup` (card table, start, mulligans), `position` (a game
+//! from a described position), `step` (applying one move), `turn` (turn structure and running
+//! forward), `casting` (lands, spells, targets, the legal priority moves), `mana`, `stack`
+//! (priority passing and resolution), `combat` and `sba` (draws, deaths, state-based actions).
+//! This module holds the move and event vocabulary and the game's random stream.
+//!
+//! [`State::step`] validates the whole move before it changes anything, so an illegal move
+//! leaves the state untouched; [`apply`] is the pure form on top of it. After every move the
+//! engine runs forward ([`State::settle`]) until a player must decide. A priority decision whose
+//! only legal action is to pass is taken by the engine (the player has no choice to make), as
+//! are an attack declaration with no possible attacker and a block declaration with no possible
+//! blocker.
+
+use super::cards::{Card, Effect, Kind, Pool, TargetKind, kw};
+use super::state::*;
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use serde::Serialize;
+use std::sync::Arc;
+
+mod casting;
+mod combat;
+mod mana;
+mod position;
+mod sba;
+mod setup;
+mod stack;
+mod step;
+mod turn;
+
+use mana::{affordable, mana_available};
+pub use position::{Position, PositionPermanent, PositionPlayer, PositionPlayers, from_position};
+use setup::{Builder, blank_state, new_player};
+pub use setup::{game_template, new_game, start_game};
+
+/// The rules subset this engine implements (journaled with every game).
+pub const RULES_VERSION: &str = "core-v2";
+
+/// Why a move was refused. The state is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Illegal(pub String);
+
+impl std::fmt::Display for Illegal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn illegal<T>(msg: impl Into<String>) -> Result<T, Illegal> {
+    Err(Illegal(msg.into()))
+}
+
+/// A decision, with ids resolved (the wire form is [`super::action::Action`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Move {
+    Pass,
+    PlayLand(Id),
+    Cast {
+        card: Id,
+        target: Option<Target>,
+        tap: Option<Vec<Id>>,
+    },
+    /// All attackers at once (CR 508.1a); each attacks the opponent.
+    Attack(Vec<Id>),
+    /// (blocker, attacker) pairs, all at once (CR 509.1a).
+    Block(Vec<(Id, Id)>),
+    Assign {
+        attacker: Id,
+        split: Vec<(Target, i16)>,
+    },
+    Keep,
+    Mulligan,
+    Bottom(Vec<Id>),
+    Discard(Vec<Id>),
+    Concede,
+}
+
+/// What a move caused, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    GameStarted {
+        starting_player: Seat,
+    },
+    /// Every player's mulligan declaration of one round, revealed together (CR 103.5).
+    MulliganDeclarations {
+        keep: Vec<Seat>,
+        mulligan: Vec<Seat>,
+    },
+    Mulligan {
+        player: Seat,
+    },
+    Kept {
+        player: Seat,
+        bottomed: u8,
+    },
+    TurnStarted {
+        turn: u32,
+        active: Seat,
+    },
+    Step {
+        step: Step,
+    },
+    Drew {
+        player: Seat,
+    },
+    PlayedLand {
+        player: Seat,
+        card: Id,
+    },
+    Cast {
+        player: Seat,
+        card: Id,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target: Option<Target>,
+    },
+    Resolved {
+        card: Id,
+    },
+    Fizzled {
+        card: Id,
+    },
+    Attacked {
+        attackers: Vec<Id>,
+    },
+    Blocked {
+        blocks: Vec<(Id, Id)>,
+    },
+    Damage {
+        source: Id,
+        target: Target,
+        amount: i16,
+    },
+    LifeGained {
+        player: Seat,
+        amount: i16,
+    },
+    Destroyed {
+        card: Id,
+    },
+    Died {
+        card: Id,
+        reason: &'static str,
+    },
+    Discarded {
+        player: Seat,
+        card: Id,
+    },
+    Conceded {
+        player: Seat,
+    },
+    Lost {
+        player: Seat,
+        reason: &'static str,
+    },
+    GameOver {
+        winner: Option<Seat>,
+        reason: String,
+    },
+}
+
+/// The pure reducer: the state after `mv` and the events it caused, or why it is illegal.
+pub fn apply(state: &State, mv: &Move) -> Result<(State, Vec<Event>), Illegal> {
+    let mut next = state.clone();
+    let mut events = Vec::new();
+    next.step(mv, &mut events)?;
+    Ok((next, events))
+}
+
+fn seed_bytes(seed: u64) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"bob-mtg-rng-v1:");
+    h.update(seed.to_le_bytes());
+    h.finalize().into()
+}
+
+/// The game's random stream: ChaCha8 keyed by the seed (stable across crate versions).
+pub fn rng_for(seed: u64, pos: u64) -> ChaCha8Rng {
+    let mut r = ChaCha8Rng::from_seed(seed_bytes(seed));
+    r.set_word_pos(pos as u128);
+    r
+}
+
+/// A uniform integer in `0..n` by rejection sampling (our own, so the stream use is fixed).
+pub fn below(r: &mut impl RngCore, n: usize) -> usize {
+    debug_assert!(n > 0);
+    let n32 = n as u32;
+    let zone = u32::MAX - (u32::MAX - n32 + 1) % n32;
+    loop {
+        let x = r.next_u32();
+        if x <= zone {
+            return (x % n32) as usize;
+        }
+    }
+}
+
+pub fn move_name(m: &Move) -> &'static str {
+    match m {
+        Move::Pass => "pass",
+        Move::PlayLand(_) => "play_land",
+        Move::Cast { .. } => "cast",
+        Move::Attack(_) => "declare_attackers",
+        Move::Block(_) => "declare_blockers",
+        Move::Assign { .. } => "assign_damage",
+        Move::Keep => "keep",
+        Move::Mulligan => "mulligan",
+        Move::Bottom(_) => "bottom",
+        Move::Discard(_) => "discard",
+        Move::Concede => "concede",
+    }
+}

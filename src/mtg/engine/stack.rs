@@ -1,0 +1,118 @@
+//! Priority passing and the stack: resolving spells and dealing damage (CR 117, 608, 120).
+
+use super::*;
+
+impl State {
+    /// CR 117.3d / 117.4: pass; all players passing in succession resolves the top of the
+    /// stack or ends the step.
+    pub(super) fn pass_priority(&mut self, ev: &mut Vec<Event>) {
+        self.passes += 1;
+        if self.passes < 2 {
+            self.priority = self.priority.other();
+            return;
+        }
+        self.passes = 0;
+        if let Some(item) = self.stack.pop() {
+            self.resolve(item, ev);
+            self.priority = self.active; // CR 117.3b
+        } else {
+            self.next_step(ev);
+        }
+    }
+
+    /// CR 608.2: resolve an instant, sorcery or creature spell.
+    pub(super) fn resolve(&mut self, item: StackItem, ev: &mut Vec<Event>) {
+        self.sba_check = true;
+        let id = item.card;
+        let (kind, effect) = (self.card(id).kind, self.card(id).effect);
+        if kind == Kind::Creature {
+            // CR 608.3a: a permanent spell enters the battlefield.
+            let o = &mut self.objs[id.i()];
+            o.zone = Zone::Battlefield;
+            o.sick = true;
+            self.battlefield.push(id);
+            ev.push(Event::Resolved { card: id });
+            return;
+        }
+        // Card data gives every instant and sorcery an effect; a spell without one (never in a
+        // state the engine reached) resolves doing nothing instead of panicking.
+        let Some(effect) = effect else {
+            ev.push(Event::Resolved { card: id });
+            self.spell_to_graveyard(id);
+            return;
+        };
+        // CR 608.2b: a spell whose targets are all illegal does nothing.
+        let fizzled = match (effect.target(), item.target) {
+            (Some(k), Some(t)) => !self.target_ok(k, t),
+            _ => false,
+        };
+        if fizzled {
+            ev.push(Event::Fizzled { card: id });
+        } else {
+            match (effect, item.target) {
+                (Effect::Damage(n, _), Some(t)) => self.deal(id, t, n as i16, ev),
+                (Effect::Destroy(_), Some(Target::Obj(t))) => {
+                    self.put_in_graveyard(t);
+                    ev.push(Event::Destroyed { card: t });
+                }
+                (Effect::Pump(p, t), Some(Target::Obj(c))) => {
+                    self.objs[c.i()].pump_p += p as i16;
+                    self.objs[c.i()].pump_t += t as i16;
+                }
+                (Effect::Draw(n), _) => {
+                    for _ in 0..n {
+                        self.draw(item.controller, ev);
+                    }
+                }
+                (Effect::GainLife(n), _) => {
+                    self.players[item.controller.i()].life += n as i32;
+                    ev.push(Event::LifeGained {
+                        player: item.controller,
+                        amount: n as i16,
+                    });
+                }
+                _ => {}
+            }
+            ev.push(Event::Resolved { card: id });
+        }
+        self.spell_to_graveyard(id);
+    }
+
+    /// CR 608.2n: a resolved instant or sorcery goes to its owner's graveyard.
+    fn spell_to_graveyard(&mut self, id: Id) {
+        let owner = self.obj(id).owner;
+        self.objs[id.i()].zone = Zone::Graveyard;
+        self.players[owner.i()].graveyard.push(id);
+    }
+
+    /// Deals damage from `source` (CR 120.3): to a player, life loss; to a creature, marked
+    /// damage (and the deathtouch mark); lifelink gains its controller that much (702.15b).
+    pub(super) fn deal(&mut self, source: Id, target: Target, n: i16, ev: &mut Vec<Event>) {
+        if n <= 0 {
+            return;
+        }
+        self.sba_check = true;
+        match target {
+            Target::Player(p) => self.players[p.i()].life -= n as i32,
+            Target::Obj(c) => {
+                let dt = self.has(source, kw::DEATHTOUCH);
+                let o = &mut self.objs[c.i()];
+                o.damage += n;
+                o.deathtouched |= dt;
+            }
+        }
+        ev.push(Event::Damage {
+            source,
+            target,
+            amount: n,
+        });
+        if self.has(source, kw::LIFELINK) {
+            let owner = self.obj(source).owner;
+            self.players[owner.i()].life += n as i32;
+            ev.push(Event::LifeGained {
+                player: owner,
+                amount: n,
+            });
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Applying one move: [`State::step`] validates the whole move, then changes the state.
+
+use super::*;
+
+impl State {
+    /// Applies a move in place. Validation is complete before the first change: on `Err`
+    /// nothing changed.
+    pub fn step(&mut self, mv: &Move, ev: &mut Vec<Event>) -> Result<(), Illegal> {
+        let Some(who) = self.decider() else {
+            return illegal("the game is over");
+        };
+        if *mv == Move::Concede {
+            // CR 104.3a: a player may concede at any time.
+            ev.push(Event::Conceded { player: who });
+            self.lose(who, "conceded", ev);
+            self.decisions += 1;
+            self.finish_if_lost("concede".into(), ev);
+            return Ok(());
+        }
+        match (self.pending, mv) {
+            (Pending::Mulligan { player }, Move::Keep | Move::Mulligan) => {
+                let mulligan = *mv == Move::Mulligan;
+                if mulligan && self.players[player.i()].mulligans >= 7 {
+                    return illegal("no more mulligans: keep");
+                }
+                // CR 103.5: each player declares in turn order; nothing is revealed or
+                // done until every undecided player has declared.
+                self.decisions += 1;
+                self.players[player.i()].opening = Opening::Declared { mulligan };
+                self.next_opening_decision(ev);
+            }
+            (Pending::Bottom { player, count }, Move::Bottom(cards)) => {
+                self.check_hand_subset(player, cards, count as usize, "bottom")?;
+                self.decisions += 1;
+                for &id in cards {
+                    let p = &mut self.players[player.i()];
+                    p.hand.retain(|&h| h != id);
+                    p.library.push(id);
+                    self.objs[id.i()].zone = Zone::Library;
+                }
+                self.players[player.i()].opening = Opening::Kept;
+                ev.push(Event::Kept {
+                    player,
+                    bottomed: count,
+                });
+                self.next_opening_decision(ev);
+            }
+            (Pending::Discard { player, count }, Move::Discard(cards)) => {
+                self.check_hand_subset(player, cards, count as usize, "discard")?;
+                self.decisions += 1;
+                for &id in cards {
+                    let p = &mut self.players[player.i()];
+                    p.hand.retain(|&h| h != id);
+                    p.graveyard.push(id);
+                    self.objs[id.i()].zone = Zone::Graveyard;
+                    ev.push(Event::Discarded { player, card: id });
+                }
+                self.cleanup_rest(ev);
+            }
+            (Pending::Priority, Move::Pass) => {
+                self.decisions += 1;
+                self.pass_priority(ev);
+            }
+            (Pending::Priority, Move::PlayLand(id)) => {
+                let seat = self.priority;
+                if !self.valid_id(*id) || !self.can_play_land(seat, *id) {
+                    return illegal(self.why_not_land(seat, *id));
+                }
+                self.decisions += 1;
+                // CR 305.1: a special action; it does not use the stack.
+                self.players[seat.i()].hand.retain(|&h| h != *id);
+                self.players[seat.i()].lands_played += 1;
+                self.objs[id.i()].zone = Zone::Battlefield;
+                self.battlefield.push(*id);
+                self.recount(seat);
+                self.passes = 0;
+                ev.push(Event::PlayedLand {
+                    player: seat,
+                    card: *id,
+                });
+            }
+            (Pending::Priority, Move::Cast { card, target, tap }) => {
+                let taps = self.validate_cast(*card, *target, tap.as_deref())?;
+                self.decisions += 1;
+                self.cast(*card, *target, &taps, ev);
+            }
+            (Pending::DeclareAttackers, Move::Attack(ids)) => {
+                let cands = self.attack_candidates();
+                for (i, id) in ids.iter().enumerate() {
+                    if !cands.contains(id) {
+                        return illegal(format!(
+                            "{id} cannot attack (not an untapped creature of yours that has been under your control since your turn began, or it has defender)"
+                        ));
+                    }
+                    if ids[..i].contains(id) {
+                        return illegal(format!("{id} is declared twice"));
+                    }
+                }
+                self.decisions += 1;
+                self.declare_attackers(ids, ev);
+            }
+            (Pending::DeclareBlockers, Move::Block(pairs)) => {
+                let def = self.active.other();
+                for (i, (b, a)) in pairs.iter().enumerate() {
+                    let ok_blocker = self.valid_id(*b)
+                        && self.obj(*b).zone == Zone::Battlefield
+                        && self.obj(*b).owner == def
+                        && self.is_creature(*b)
+                        && !self.obj(*b).tapped;
+                    if !ok_blocker {
+                        return illegal(format!(
+                            "{b} cannot block (not an untapped creature of the defending player)"
+                        ));
+                    }
+                    if !self.valid_id(*a) || !self.combat.attackers.iter().any(|x| x.id == *a) {
+                        return illegal(format!("{a} is not attacking"));
+                    }
+                    if !self.can_block(*b, *a) {
+                        return illegal(format!(
+                            "{b} cannot block {a} (flying: only creatures with flying or reach)"
+                        ));
+                    }
+                    if pairs[..i].iter().any(|(x, _)| x == b) {
+                        return illegal(format!("{b} blocks twice"));
+                    }
+                }
+                self.decisions += 1;
+                self.declare_blockers(pairs, ev);
+            }
+            (Pending::AssignDamage { attacker }, Move::Assign { attacker: a, split }) => {
+                if *a != attacker {
+                    return illegal(format!(
+                        "damage of {attacker} must be assigned now, not {a}"
+                    ));
+                }
+                self.validate_assignment(attacker, split)?;
+                self.decisions += 1;
+                let Some(at) = self.combat.attackers.iter_mut().find(|x| x.id == attacker) else {
+                    return illegal("that attacker is not in combat");
+                };
+                at.assignment = split.clone();
+                self.next_assignment_or_damage(ev);
+            }
+            (_, m) => {
+                return illegal(format!(
+                    "{} is not a legal action now: the decision is {} for {}",
+                    move_name(m),
+                    self.kind(),
+                    who.name()
+                ));
+            }
+        }
+        self.settle(ev);
+        Ok(())
+    }
+
+    pub(super) fn valid_id(&self, id: Id) -> bool {
+        id.i() < self.objs.len()
+    }
+
+    pub(super) fn check_hand_subset(
+        &self,
+        p: Seat,
+        cards: &[Id],
+        n: usize,
+        what: &str,
+    ) -> Result<(), Illegal> {
+        if cards.len() != n {
+            return illegal(format!(
+                "{what}: choose exactly {n} cards, got {}",
+                cards.len()
+            ));
+        }
+        for (i, id) in cards.iter().enumerate() {
+            if !self.valid_id(*id) || !self.players[p.i()].hand.contains(id) {
+                return illegal(format!("{what}: {id} is not in your hand"));
+            }
+            if cards[..i].contains(id) {
+                return illegal(format!("{what}: {id} chosen twice"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,176 @@
+//! Turn structure: turns, steps and their turn-based actions, and running the game forward
+//! until a player must decide (CR 500-514, 117).
+
+use super::*;
+
+impl State {
+    /// The player who must decide, with the pending decision's kind name.
+    pub fn kind(&self) -> &'static str {
+        match self.pending {
+            Pending::Mulligan { .. } => "mulligan",
+            Pending::Bottom { .. } => "bottom",
+            Pending::Priority => "priority",
+            Pending::DeclareAttackers => "declare_attackers",
+            Pending::DeclareBlockers => "declare_blockers",
+            Pending::AssignDamage { .. } => "assign_damage",
+            Pending::Discard { .. } => "discard",
+            Pending::GameOver => "game_over",
+        }
+    }
+
+    pub(super) fn begin_turn(&mut self, active: Seat, ev: &mut Vec<Event>) {
+        self.turn += 1;
+        self.active = active;
+        self.priority = active;
+        self.players[active.i()].lands_played = 0;
+        ev.push(Event::TurnStarted {
+            turn: self.turn,
+            active,
+        });
+        self.enter(Step::Untap, ev);
+    }
+
+    pub(super) fn next_step(&mut self, ev: &mut Vec<Event>) {
+        let next = match self.step {
+            Step::Untap => Step::Upkeep,
+            Step::Upkeep => Step::Draw,
+            Step::Draw => Step::Main1,
+            Step::Main1 => Step::BeginningOfCombat,
+            Step::BeginningOfCombat => Step::DeclareAttackers,
+            Step::DeclareAttackers => {
+                if self.combat.attackers.is_empty() {
+                    Step::EndOfCombat // CR 508.8
+                } else {
+                    Step::DeclareBlockers
+                }
+            }
+            Step::DeclareBlockers => {
+                // CR 510.4: a first-strike damage step only if a combatant has first or
+                // double strike.
+                let fs = self.combat.attackers.iter().any(|a| {
+                    std::iter::once(a.id)
+                        .chain(a.blockers.iter().copied())
+                        .any(|c| {
+                            self.obj(c).zone == Zone::Battlefield
+                                && self.has(c, kw::FIRST_STRIKE | kw::DOUBLE_STRIKE)
+                        })
+                });
+                self.combat.first_strike_step = fs;
+                if fs {
+                    Step::FirstStrikeDamage
+                } else {
+                    Step::CombatDamage
+                }
+            }
+            Step::FirstStrikeDamage => Step::CombatDamage,
+            Step::CombatDamage => Step::EndOfCombat,
+            Step::EndOfCombat => {
+                self.combat = Combat::default(); // CR 511.3
+                Step::Main2
+            }
+            Step::Main2 => Step::End,
+            Step::End => Step::Cleanup,
+            Step::Cleanup => {
+                let next = self.active.other();
+                self.begin_turn(next, ev);
+                return;
+            }
+        };
+        self.enter(next, ev);
+    }
+
+    /// Starts a step and performs its turn-based actions.
+    pub(super) fn enter(&mut self, step: Step, ev: &mut Vec<Event>) {
+        self.step = step;
+        self.passes = 0;
+        self.priority = self.active;
+        // CR 500.4: mana empties between steps. Mana is spent as lands are tapped, so no
+        // pool carries over.
+        self.pending = Pending::Priority;
+        let active = self.active;
+        match step {
+            Step::Untap => {
+                // CR 502.2-3: untap; creatures controlled continuously since the turn began
+                // are no longer summoning sick. No player gets priority (502.4).
+                for &id in &self.battlefield {
+                    let o = &mut self.objs[id.i()];
+                    if o.owner == active {
+                        o.tapped = false;
+                        o.sick = false;
+                    }
+                }
+                self.recount(active);
+                self.next_step(ev);
+            }
+            // CR 504.1, 103.8a: the starting player skips the draw of the first turn.
+            Step::Draw if !(self.turn == 1 && active == self.starting_player) => {
+                self.draw(active, ev);
+            }
+            Step::DeclareAttackers => self.pending = Pending::DeclareAttackers,
+            Step::DeclareBlockers => self.pending = Pending::DeclareBlockers,
+            Step::FirstStrikeDamage | Step::CombatDamage => {
+                for a in &mut self.combat.attackers {
+                    a.assignment.clear();
+                }
+                self.next_assignment_or_damage(ev);
+            }
+            Step::Cleanup => {
+                // CR 514.1: discard down to maximum hand size.
+                let n = self.players[active.i()].hand.len();
+                if n > 7 {
+                    self.pending = Pending::Discard {
+                        player: active,
+                        count: (n - 7) as u8,
+                    };
+                } else {
+                    self.cleanup_rest(ev);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// CR 514.2: damage wears off and "until end of turn" effects end; then the next turn.
+    pub(super) fn cleanup_rest(&mut self, ev: &mut Vec<Event>) {
+        for &id in &self.battlefield {
+            let o = &mut self.objs[id.i()];
+            o.damage = 0;
+            o.deathtouched = false;
+            o.pump_p = 0;
+            o.pump_t = 0;
+        }
+        let next = self.active.other();
+        self.begin_turn(next, ev);
+    }
+
+    /// Runs the game forward until a player must make a real choice.
+    pub fn settle(&mut self, ev: &mut Vec<Event>) {
+        loop {
+            match self.pending {
+                Pending::Priority => {
+                    // CR 117.5: SBAs before every grant of priority.
+                    if self.check_sba(ev) {
+                        continue;
+                    }
+                    if self.has_play(self.priority) {
+                        return;
+                    }
+                    self.pass_priority(ev);
+                }
+                Pending::DeclareAttackers => {
+                    if !self.attack_candidates().is_empty() {
+                        return;
+                    }
+                    self.declare_attackers(&[], ev);
+                }
+                Pending::DeclareBlockers => {
+                    if !self.block_candidates().is_empty() {
+                        return;
+                    }
+                    self.declare_blockers(&[], ev);
+                }
+                _ => return,
+            }
+        }
+    }
+}
