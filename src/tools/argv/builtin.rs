@@ -2,9 +2,12 @@
 //!
 //! A `const` table rather than a JSON/TOML file: the kinds are checked by the compiler, a typo
 //! in a kind name cannot reach a user, and nothing is parsed at startup beyond the option
-//! strings themselves (compiled once, on first use, by [`super::spec::builtin_spec`]).
+//! strings themselves (compiled once, on first use, by [`builtin_spec`]).
 
 use super::spec::Kind::{self, *};
+use super::spec::{ProgramSpec, TEXT_ONLY, spec};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// One built-in spec.
 pub(super) struct Row {
@@ -484,3 +487,30 @@ pub(super) const BUILTIN_SPECS: &[Row] = &[
         numeric: false,
     },
 ];
+
+/// The built-in specs, compiled from [`BUILTIN_SPECS`] once per process.
+pub(super) fn builtin_specs() -> &'static BTreeMap<String, ProgramSpec> {
+    static SPECS: OnceLock<BTreeMap<String, ProgramSpec>> = OnceLock::new();
+    SPECS.get_or_init(|| {
+        BUILTIN_SPECS
+            .iter()
+            .map(|row| {
+                let mut dsl = row.options.join(" ");
+                if row.gnu {
+                    dsl.push_str(" help version");
+                }
+                let s = spec(row.name, &dsl, row.deny, row.operands, row.gnu, row.numeric);
+                (s.name.clone(), s)
+            })
+            .collect()
+    })
+}
+/// The built-in spec of a program (`"ls"`) or git subcommand (`"git status"`).
+pub fn builtin_spec(name: &str) -> Option<&'static ProgramSpec> {
+    builtin_specs().get(name)
+}
+
+/// Programs with a built-in spec (a rules file may not give them another).
+pub(super) fn has_builtin(prog: &str) -> bool {
+    prog == "git" || prog == "find" || TEXT_ONLY.contains(&prog) || builtin_spec(prog).is_some()
+}

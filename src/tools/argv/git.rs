@@ -1,7 +1,8 @@
 //! git: the listed subcommands with read-only options, and git's hardened environment.
 
+use super::builtin::builtin_spec;
 use super::getopt::parse;
-use super::spec::{Kind::ReadPath, builtin_spec};
+use super::spec::Kind::ReadPath;
 use super::values::Ctx;
 use super::{Vetted, check_found, check_operands, refuse};
 use crate::error::Result;

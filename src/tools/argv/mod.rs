@@ -121,11 +121,12 @@ mod spec;
 mod tests;
 mod values;
 
+pub use builtin::builtin_spec;
 pub use getopt::{Found, Parsed, parse};
 pub use git::{GIT_CONFIG, GIT_ENV};
 pub use rules::{FileSpec, RuleAction, ShellRule, ShellRules};
 pub use sed::sed_script_check;
-pub use spec::{Kind, ProgramSpec, builtin_spec};
+pub use spec::{Kind, ProgramSpec};
 
 use crate::error::{Code, Error, Result};
 use crate::tools::fs::Sandbox;

@@ -1,6 +1,7 @@
 //! The rules file: allow/deny argv prefix rules with verified examples and optional specs.
 
-use super::spec::{Kind, ProgramSpec, compile_opts, has_builtin};
+use super::builtin::has_builtin;
+use super::spec::{Kind, ProgramSpec, compile_opts};
 use super::values::Ctx;
 use super::vet_with;
 use crate::error::{Error, Result};

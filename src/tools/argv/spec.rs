@@ -1,9 +1,6 @@
-//! Program specs: the option language, the kinds of values, and the built-in table's lookup.
+//! Program specs: the option language, the kinds of values, and compiling a spec.
 
-use super::builtin::BUILTIN_SPECS;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 /// What an option value or an operand is, and so how it is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,7 +158,7 @@ pub(super) fn compile_opts(
     Ok(out)
 }
 
-fn spec(
+pub(super) fn spec(
     name: &str,
     dsl: &str,
     deny: &[(&str, &str)],
@@ -182,32 +179,5 @@ fn spec(
     }
 }
 
-/// The built-in specs, compiled from [`BUILTIN_SPECS`] once per process.
-pub(super) fn builtin_specs() -> &'static BTreeMap<String, ProgramSpec> {
-    static SPECS: OnceLock<BTreeMap<String, ProgramSpec>> = OnceLock::new();
-    SPECS.get_or_init(|| {
-        BUILTIN_SPECS
-            .iter()
-            .map(|row| {
-                let mut dsl = row.options.join(" ");
-                if row.gnu {
-                    dsl.push_str(" help version");
-                }
-                let s = spec(row.name, &dsl, row.deny, row.operands, row.gnu, row.numeric);
-                (s.name.clone(), s)
-            })
-            .collect()
-    })
-}
-/// The built-in spec of a program (`"ls"`) or git subcommand (`"git status"`).
-pub fn builtin_spec(name: &str) -> Option<&'static ProgramSpec> {
-    builtin_specs().get(name)
-}
-
 /// Programs that take no options at all: every argument is text.
 pub(super) const TEXT_ONLY: &[&str] = &["echo", "printf", "true", "false"];
-
-/// Programs with a built-in spec (a rules file may not give them another).
-pub(super) fn has_builtin(prog: &str) -> bool {
-    prog == "git" || prog == "find" || TEXT_ONLY.contains(&prog) || builtin_spec(prog).is_some()
-}

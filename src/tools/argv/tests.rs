@@ -1,4 +1,4 @@
-use super::spec::builtin_specs;
+use super::builtin::builtin_specs;
 use super::values::is_number;
 use super::*;
 
