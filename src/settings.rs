@@ -929,7 +929,7 @@ mod tests {
                 "LANG/LC_*/TERM pass-through to a sandboxed program",
             ),
             (
-                "tools/argv.rs",
+                "tools/argv/tests.rs",
                 "a unit test honours POSIXLY_CORRECT as glibc does",
             ),
         ];

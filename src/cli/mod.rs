@@ -261,7 +261,9 @@ pub fn main() -> i32 {
     }
     if let Some(now) = &cli.now {
         // Child processes (a scheduled `bob turn`) see the pinned clock too: protocol, not a
-        // setting read back. SAFETY: single-threaded at this point.
+        // setting read back.
+        // SAFETY: set_var is unsound only while another thread reads the environment; this
+        // runs at startup, before bob spawns any thread or starts the tokio runtime.
         unsafe { std::env::set_var(crate::clock::NOW_ENV, now) };
     }
     let format = if cli.json {

@@ -360,8 +360,11 @@ fn deliver(runner: &mut Runner, buf: &mut Vec<u8>) -> Result<()> {
 
 /// User + system CPU time of this process so far, in ms.
 fn process_cpu_ms() -> f64 {
-    // SAFETY: getrusage fills the struct we own.
+    // SAFETY: `rusage` is a plain C struct of integers and `timeval`s, for which all-zero
+    // bytes are a valid value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a live, exclusively borrowed `rusage` for the whole call; getrusage
+    // only writes into it and keeps no pointer after returning.
     if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
         return 0.0;
     }

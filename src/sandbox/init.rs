@@ -117,7 +117,8 @@ fn helper(spec: &Spec) -> ! {
     {
         setup_error("id-maps", e);
     }
-    // SAFETY: single-threaded process.
+    // SAFETY: the helper is single-threaded here (no thread was spawned), so no other thread
+    // can hold a lock or be mid-allocation at the fork: the child may run ordinary Rust code.
     match unsafe { libc::fork() } {
         -1 => setup_error("fork", std::io::Error::last_os_error()),
         0 => init(spec),
@@ -184,7 +185,8 @@ fn init(spec: &Spec) -> ! {
         "tree-kill",
     ]);
     report(&json!({ "ready": layers }));
-    // SAFETY: single-threaded process.
+    // SAFETY: init is still single-threaded (it spawns no thread), so no lock or allocator
+    // state can be left held by another thread in the child.
     let child = unsafe { libc::fork() };
     if child == -1 {
         setup_error("fork", std::io::Error::last_os_error());
@@ -509,7 +511,8 @@ fn build_root(spec: &Spec) -> Step {
 fn program(spec: &Spec, filters: &[seccompiler::BpfProgram]) -> ! {
     let fail = |stage: &str, e: String| -> ! {
         report(&json!({"setup_error": {"stage": stage, "detail": e}}));
-        // SAFETY: leaving the forked child without running the parent's destructors.
+        // SAFETY: _exit ends the process at once and touches no Rust state; skipping the
+        // destructors is intended (they belong to the parent's copies of the resources).
         unsafe { libc::_exit(125) }
     };
     let _ = rustix::process::setsid();
@@ -564,6 +567,7 @@ fn program(spec: &Spec, filters: &[seccompiler::BpfProgram]) -> ! {
         .current_dir(&spec.cwd);
     let e = cmd.exec();
     report(&json!({"exec_errno": e.raw_os_error().unwrap_or(0), "detail": e.to_string()}));
-    // SAFETY: as above.
+    // SAFETY: as above: _exit ends the process without touching Rust state, and skipping the
+    // destructors of the parent's copied resources is intended.
     unsafe { libc::_exit(127) }
 }

@@ -1814,6 +1814,7 @@ fn a_million_line_bom_is_streamed_to_a_file_in_bounded_memory() {
     // The child's peak memory, from the kernel (wait4's rusage).
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
+    // SAFETY: `rusage` is a plain C struct of integers and `timeval`s: all-zero is valid.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: reaps our own child once; `child` is not waited on afterwards.
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };

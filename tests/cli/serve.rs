@@ -699,6 +699,8 @@ fn after_kill_9_every_accepted_run_is_completed_or_failed_interrupted_never_lost
         })
         .collect();
     // kill -9: no chance to clean up.
+    // SAFETY: kill takes no pointers; the pid is our own child, not yet reaped (waited on
+    // just below), so it cannot have been reused by another process.
     unsafe { libc::kill(srv.pid(), libc::SIGKILL) };
     srv.child.wait().unwrap();
     assert_eq!(turns_with(&env, &running), 0);
@@ -749,6 +751,8 @@ fn sigterm_drains_running_runs_keeps_queued_ones_and_exits_0() {
         &tok,
         json!({"agent_id": "a", "message": "y", "session_id": "s"}),
     );
+    // SAFETY: kill takes no pointers; the pid is our own child, not yet reaped (waited on
+    // just below), so it cannot have been reused by another process.
     unsafe { libc::kill(srv.pid(), libc::SIGTERM) };
     let status = srv.child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
@@ -1663,6 +1667,8 @@ fn a_drain_requeues_a_run_that_outlasts_the_window_and_the_next_server_runs_it_o
     );
     wait_run(a, &tok, &id, status_is("running"));
     let t = Instant::now();
+    // SAFETY: kill takes no pointers; the pid is our own child, not yet reaped (waited on
+    // just below), so it cannot have been reused by another process.
     unsafe { libc::kill(srv.pid(), libc::SIGTERM) };
     let status = srv.child.wait().unwrap();
     assert_eq!(status.code(), Some(0));
@@ -1716,6 +1722,8 @@ fn a_drained_and_requeued_run_that_then_crashes_ends_failed_interrupted_not_canc
         json!({"agent_id": "a", "message": "slow", "session_id": "s"}),
     );
     wait_run(srv.addr, &tok, &id, status_is("running"));
+    // SAFETY: kill takes no pointers; the pid is our own child, not yet reaped (waited on
+    // just below), so it cannot have been reused by another process.
     unsafe { libc::kill(srv.pid(), libc::SIGTERM) };
     assert_eq!(srv.child.wait().unwrap().code(), Some(0));
     assert_eq!(
@@ -1728,6 +1736,8 @@ fn a_drained_and_requeued_run_that_then_crashes_ends_failed_interrupted_not_canc
     let mut srv2 = Server::start_on(&env, &["--workers", "1"], &hang);
     assert_eq!(srv2.ready["recovered"], 0);
     wait_run(srv2.addr, &tok, &id, status_is("running"));
+    // SAFETY: kill takes no pointers; the pid is our own child, not yet reaped (waited on
+    // just below), so it cannot have been reused by another process.
     unsafe { libc::kill(srv2.pid(), libc::SIGKILL) };
     srv2.child.wait().unwrap();
     // Third server: the earlier attempt's `cancelled` record says nothing of the latest one,
