@@ -1532,6 +1532,8 @@ impl Verifier {
     }
 
     /// Verifies one log: every link, the key, and its manifest anchor.
+    /// Verifies one log, step by step: read it, walk its records, check its end against the
+    /// manifest, check it against the kept anchor, judge what no key of this home can check.
     pub fn verify(&self, path: &Path) -> Result<ChainReport> {
         let mut report = ChainReport::new(path);
         let rel = rel_to(&self.root, path);
@@ -1543,39 +1545,8 @@ impl Verifier {
             .anchor
             .as_ref()
             .and_then(|a| a.files.get(&rel).cloned());
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e)
-                if e.kind() == std::io::ErrorKind::NotFound
-                    && (entry.is_some()
-                        || kept.is_some()
-                        || self.listed.iter().any(|p| p == path)) =>
-            {
-                report.integrity = "missing";
-                if let Some(k) = &kept {
-                    report.anchor = Some("behind");
-                    report.fail(
-                        1,
-                        format!(
-                            "the file is gone but the kept anchor has it at seq {} (file \
-                             deleted, or the home rolled back)",
-                            k.seq
-                        ),
-                    );
-                }
-                if let Some(err) = &self.manifest_error {
-                    report.fail(1, err.clone());
-                }
-                let e = entry.as_ref().map_or(0, |e| e.seq);
-                report.fail(
-                    1,
-                    format!(
-                        "the file is gone but the manifest anchors it at seq {e} (file deleted)"
-                    ),
-                );
-                return Ok(report);
-            }
-            Err(e) => return Err(Error::io(path, e)),
+        let Some(bytes) = self.read_log(path, entry.as_ref(), kept.as_ref(), &mut report)? else {
+            return Ok(report);
         };
         let contents = store::parse_jsonl(&bytes);
         let keys = self.keys.as_ref().filter(|_| self.manifest.is_some());
@@ -1594,12 +1565,86 @@ impl Verifier {
                  removed)",
             );
         }
+        let w = self.walk_records(
+            &contents,
+            keys,
+            keyed_from,
+            entry.as_ref(),
+            kept.as_ref(),
+            &mut report,
+        )?;
+        self.check_end(path, &bytes, keys, entry.as_ref(), &w, &mut report)?;
+        self.check_kept_anchor(kept.as_ref(), &w, &mut report);
+        self.judge_unchecked(&w, &mut report);
+        Ok(report)
+    }
+
+    /// Step 1: the log's bytes; `None` (reported `missing`) when a log the manifest, the
+    /// kept anchor or the listing names is gone.
+    fn read_log(
+        &self,
+        path: &Path,
+        entry: Option<&Entry>,
+        kept: Option<&Head>,
+        report: &mut ChainReport,
+    ) -> Result<Option<Vec<u8>>> {
+        match std::fs::read(path) {
+            Ok(b) => Ok(Some(b)),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    && (entry.is_some()
+                        || kept.is_some()
+                        || self.listed.iter().any(|p| p == path)) =>
+            {
+                report.integrity = "missing";
+                if let Some(k) = kept {
+                    report.anchor = Some("behind");
+                    report.fail(
+                        1,
+                        format!(
+                            "the file is gone but the kept anchor has it at seq {} (file \
+                             deleted, or the home rolled back)",
+                            k.seq
+                        ),
+                    );
+                }
+                if let Some(err) = &self.manifest_error {
+                    report.fail(1, err.clone());
+                }
+                let e = entry.map_or(0, |e| e.seq);
+                report.fail(
+                    1,
+                    format!(
+                        "the file is gone but the manifest anchors it at seq {e} (file deleted)"
+                    ),
+                );
+                Ok(None)
+            }
+            Err(e) => Err(Error::io(path, e)),
+        }
+    }
+
+    /// Step 2: every record in order: its seq, its link to the previous record, its MAC under
+    /// the key its epoch had (or its adopted legacy/unverifiable form), and the kept anchor's
+    /// head; then what follows the last whole record (a torn tail is noted, other damage fails).
+    fn walk_records(
+        &self,
+        contents: &store::LogContents,
+        keys: Option<&Keyring>,
+        keyed_from: u64,
+        entry: Option<&Entry>,
+        kept: Option<&Head>,
+        report: &mut ChainReport,
+    ) -> Result<Walk> {
         let mut bad = contents.bad.iter().peekable();
-        let mut prev = GENESIS.to_string();
-        let mut expected_seq = 0u64;
-        let mut anchored_hash: Option<String> = None;
-        let mut first_unchecked: Option<usize> = None;
-        let mut missing_epochs: Vec<String> = Vec::new();
+        let mut w = Walk {
+            prev: GENESIS.to_string(),
+            next_seq: 0,
+            anchored_hash: None,
+            first_unchecked: None,
+            missing_epochs: Vec::new(),
+            records: contents.records.len(),
+        };
         for (lineno, value) in &contents.records {
             if !report.ok {
                 break;
@@ -1618,14 +1663,17 @@ impl Verifier {
                 report.fail(*lineno, "record has no hash");
                 break;
             };
-            if map.get("seq").and_then(Value::as_u64) != Some(expected_seq) {
+            if map.get("seq").and_then(Value::as_u64) != Some(w.next_seq) {
                 report.fail(
                     *lineno,
-                    format!("seq is not {expected_seq} (line deleted, inserted or reordered)"),
+                    format!(
+                        "seq is not {} (line deleted, inserted or reordered)",
+                        w.next_seq
+                    ),
                 );
                 break;
             }
-            if map.get("prev").and_then(Value::as_str) != Some(prev.as_str()) {
+            if map.get("prev").and_then(Value::as_str) != Some(w.prev.as_str()) {
                 report.fail(
                     *lineno,
                     "prev does not match the previous record's hash (line deleted or reordered)",
@@ -1638,7 +1686,7 @@ impl Verifier {
                 .map(str::to_string);
             let body = serde_json::to_vec(&map).map_err(|e| Error::internal(e.to_string()))?;
             let (good, checked) = match keys {
-                Some(k) if expected_seq >= keyed_from => {
+                Some(k) if w.next_seq >= keyed_from => {
                     if let Some(id) = key_id.as_deref().filter(|id| *id != k.key_id) {
                         report.fail(
                             *lineno,
@@ -1692,12 +1740,12 @@ impl Verifier {
                 }
                 Checked::Legacy => {
                     report.legacy_records += 1;
-                    first_unchecked.get_or_insert(*lineno);
+                    w.first_unchecked.get_or_insert(*lineno);
                     report.note(*lineno, None, None, "sha256");
                 }
                 Checked::Unverifiable(n) => {
                     report.unverifiable += 1;
-                    first_unchecked.get_or_insert(*lineno);
+                    w.first_unchecked.get_or_insert(*lineno);
                     let n = n.or_else(|| key_id.as_deref().and_then(epoch_of));
                     let label = match (n, &key_id) {
                         (Some(n), Some(id)) => format!("epoch {n} (key {id})"),
@@ -1705,17 +1753,17 @@ impl Verifier {
                         (None, Some(id)) => format!("key {id}"),
                         (None, None) => "an unknown key".to_string(),
                     };
-                    if !missing_epochs.contains(&label) {
-                        missing_epochs.push(label);
+                    if !w.missing_epochs.contains(&label) {
+                        w.missing_epochs.push(label);
                     }
                     report.note(*lineno, n, key_id.as_deref(), "links_only");
                 }
             }
-            if entry.as_ref().is_some_and(|e| e.seq == expected_seq) {
-                anchored_hash = Some(hash.clone());
+            if entry.is_some_and(|e| e.seq == w.next_seq) {
+                w.anchored_hash = Some(hash.clone());
             }
-            if let Some(k) = &kept
-                && k.seq == expected_seq
+            if let Some(k) = kept
+                && k.seq == w.next_seq
                 && k.hash != hash
             {
                 report.anchor = Some("diverges");
@@ -1729,8 +1777,8 @@ impl Verifier {
                 );
                 break;
             }
-            prev = hash;
-            expected_seq += 1;
+            w.prev = hash;
+            w.next_seq += 1;
             report.verified += 1;
         }
         if report.ok
@@ -1742,9 +1790,22 @@ impl Verifier {
                 report.fail(b.line, format!("{} line: {}", b.kind, b.reason));
             }
         }
-        let last_seq = expected_seq.checked_sub(1);
-        let records = contents.records.len();
-        match (keys, &entry) {
+        Ok(w)
+    }
+
+    /// Step 3: the log's end against the manifest's anchor (keyed logs: the tail and the head,
+    /// and the digest of the records a rekey adopted) or the head file (legacy logs).
+    fn check_end(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        keys: Option<&Keyring>,
+        entry: Option<&Entry>,
+        w: &Walk,
+        report: &mut ChainReport,
+    ) -> Result<()> {
+        let (last_seq, records) = (w.last_seq(), w.records);
+        match (keys, entry) {
             (Some(_), Some(e)) => {
                 if report.ok {
                     if last_seq.is_none_or(|s| s < e.seq) {
@@ -1756,13 +1817,13 @@ impl Verifier {
                                 e.seq
                             ),
                         );
-                    } else if anchored_hash.as_deref() != Some(e.hash.as_str()) {
+                    } else if w.anchored_hash.as_deref() != Some(e.hash.as_str()) {
                         report.fail(
                             e.seq as usize + 1,
                             "the record at the anchored seq differs from the manifest's head",
                         );
                     } else if let Some(want) = &e.prefix_sha256
-                        && prefix_end(&bytes, e.keyed_from)
+                        && prefix_end(bytes, e.keyed_from)
                             .map(|end| store::sha256_hex(&bytes[..end]))
                             .as_ref()
                             != Some(want)
@@ -1796,13 +1857,20 @@ impl Verifier {
                                 head.seq
                             ),
                         );
-                    } else if last_seq == Some(head.seq) && prev != head.hash {
+                    } else if last_seq == Some(head.seq) && w.prev != head.hash {
                         report.fail(records, "last record differs from the anchored hash");
                     }
                 }
             }
         }
-        if let Some(k) = &kept
+        Ok(())
+    }
+
+    /// Step 4: the log against the anchor kept outside the home (`--anchor`): a log that ends
+    /// before the seq it names rolled back.
+    fn check_kept_anchor(&self, kept: Option<&Head>, w: &Walk, report: &mut ChainReport) {
+        let (last_seq, records) = (w.last_seq(), w.records);
+        if let Some(k) = kept
             && report.anchor.is_none()
         {
             if last_seq.is_none_or(|s| s < k.seq) {
@@ -1820,6 +1888,11 @@ impl Verifier {
                 report.anchor = Some("ok");
             }
         }
+    }
+
+    /// Step 5: what the records checked without this home's key amount to: warnings, and a
+    /// failure unless `--allow-legacy` accepts them.
+    fn judge_unchecked(&self, w: &Walk, report: &mut ChainReport) {
         if report.legacy_records > 0 {
             report.warn(if report.integrity == "legacy" {
                 "unkeyed legacy chain (this home has no chain key): edits, deletions and \
@@ -1839,10 +1912,10 @@ impl Verifier {
                 "{} record(s) of {} are unverifiable: that key was missing at the rekey, so \
                  their links and the bytes the rekey adopted are checked, not who wrote them",
                 report.unverifiable,
-                missing_epochs.join(", ")
+                w.missing_epochs.join(", ")
             ));
         }
-        if let Some(line) = first_unchecked
+        if let Some(line) = w.first_unchecked
             && !self.allow_legacy
         {
             report.fail(
@@ -1851,7 +1924,24 @@ impl Verifier {
                  `bob ledger verify --allow-legacy` accepts them, still reported",
             );
         }
-        Ok(report)
+    }
+}
+
+/// What walking a log's records left: the last record's hash, the next seq, the hash at the
+/// manifest's anchored seq, and where records no key of this home can check start.
+struct Walk {
+    prev: String,
+    next_seq: u64,
+    anchored_hash: Option<String>,
+    first_unchecked: Option<usize>,
+    missing_epochs: Vec<String>,
+    /// Whole records the log holds.
+    records: usize,
+}
+
+impl Walk {
+    fn last_seq(&self) -> Option<u64> {
+        self.next_seq.checked_sub(1)
     }
 }
 
