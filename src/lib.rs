@@ -28,6 +28,7 @@ pub mod audit;
 pub mod backend;
 pub mod eval;
 pub mod human;
+pub mod ledger;
 pub mod memory;
 pub mod mtg;
 pub mod redact;

@@ -3,9 +3,8 @@
 use super::Ctx;
 use crate::chain;
 use crate::error::{Code, Error, Result};
-use crate::store;
+use crate::ledger;
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 use std::path::PathBuf;
 
 /// The values of `bob ledger show --kind`.
@@ -96,35 +95,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             allow_legacy,
             anchor,
         } => {
-            let mut verifier =
-                chain::Verifier::for_home(ctx.home.root())?.allow_legacy(allow_legacy);
-            if let Some(path) = anchor {
-                let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-                verifier = verifier.with_anchor(chain::read_anchor(ctx.home.root(), &bytes)?);
-            }
-            let files = if files.is_empty() || all {
-                verifier.all_logs(ctx.home.root())
-            } else {
-                files
+            let anchor = match anchor {
+                Some(path) => Some(std::fs::read(&path).map_err(|e| Error::io(&path, e))?),
+                None => None,
             };
-            if files.is_empty() {
-                return Err(Error::not_found(format!(
-                    "no hash-chained logs under {} (memory_approvals.jsonl, audit/)",
-                    ctx.home.root().display()
-                )));
-            }
-            let mut broken = 0;
-            let mut reports = Vec::new();
-            for f in &files {
-                let r = verifier.verify(f)?;
-                broken += usize::from(!r.ok);
-                reports.push(r);
-            }
+            let files = if all { Vec::new() } else { files };
+            let reports = ledger::verify(&ctx.home, files, allow_legacy, anchor.as_deref())?;
+            let broken = reports.iter().filter(|r| !r.ok).count();
             ctx.out.rows(&reports)?;
             if broken > 0 {
                 return Err(Error::new(
                     Code::Conflict,
-                    format!("{broken} of {} log(s) failed verification", files.len()),
+                    format!("{broken} of {} log(s) failed verification", reports.len()),
                 )
                 .retryable(false));
             }
@@ -141,7 +123,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             until,
             limit,
         } => {
-            let filter = Filter {
+            let filter = ledger::Filter {
                 kinds: kind,
                 candidate,
                 memory,
@@ -151,38 +133,16 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 until: until.as_deref().map(parse_time).transpose()?,
             };
             let path = file.unwrap_or_else(|| ctx.home.ledger_path());
-            if !path.exists() {
-                return Err(Error::not_found(format!(
-                    "{} does not exist",
-                    path.display()
-                )));
-            }
-            let log = store::read_jsonl(&path)?;
-            for b in &log.bad {
+            let (rows, bad) = ledger::show(&path, &filter, limit)?;
+            for b in &bad {
                 let w = serde_json::json!({"warning": {"path": path.display().to_string(), "line": b.line, "kind": b.kind, "reason": b.reason}});
                 eprintln!("{w}");
-            }
-            let mut rows: Vec<Value> = log
-                .records
-                .into_iter()
-                .map(|(_, v)| v)
-                .filter(|v| filter.matches(v))
-                .collect();
-            if let Some(n) = limit {
-                rows.drain(..rows.len().saturating_sub(n));
             }
             ctx.out.rows(&rows)
         }
         Args::Anchor => ctx.out.doc(&chain::anchor_statement(ctx.home.root())?),
         Args::Rekey => {
-            let done = chain::rekey(ctx.home.root())?;
-            // Recorded under the new key as soon as there is one to write with: the human
-            // acts' log cannot take the record before the rekey that makes it writable.
-            crate::audit::human_act(
-                &ctx.home,
-                "ledger.rekey",
-                serde_json::to_value(&done).map_err(|e| Error::internal(e.to_string()))?,
-            )?;
+            let done = ledger::rekey(&ctx.home)?;
             ctx.out.doc(&done)
         }
         Args::Repair { file } => {
@@ -198,72 +158,4 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
 
 fn parse_time(s: &str) -> Result<DateTime<Utc>> {
     crate::clock::parse_rfc3339(s)
-}
-
-/// The record filters of `bob ledger show` (every given one must match).
-struct Filter {
-    kinds: Vec<String>,
-    candidate: Option<String>,
-    memory: Option<String>,
-    user: Option<String>,
-    actor: Option<String>,
-    since: Option<DateTime<Utc>>,
-    until: Option<DateTime<Utc>>,
-}
-
-impl Filter {
-    fn matches(&self, v: &Value) -> bool {
-        let field = |k: &str| v.get(k).and_then(Value::as_str);
-        let listed = |k: &str, want: &str| {
-            v.get("records")
-                .and_then(Value::as_array)
-                .is_some_and(|rs| {
-                    rs.iter()
-                        .any(|r| r.get(k).and_then(Value::as_str) == Some(want))
-                })
-        };
-        if !self.kinds.is_empty() {
-            let kind = field("kind").unwrap_or_default();
-            let decision = field("decision").unwrap_or_default();
-            let ok = self.kinds.iter().any(|k| match k.as_str() {
-                "approve" | "edit" | "reject" => kind == "decision" && decision == k,
-                other => kind == other,
-            });
-            if !ok {
-                return false;
-            }
-        }
-        if let Some(c) = &self.candidate
-            && field("candidate_id") != Some(c.as_str())
-        {
-            return false;
-        }
-        if let Some(m) = &self.memory
-            && field("memory_id") != Some(m.as_str())
-            && !listed("id", m)
-        {
-            return false;
-        }
-        if let Some(u) = &self.user
-            && field("user") != Some(u.as_str())
-            && !listed("user", u)
-        {
-            return false;
-        }
-        if let Some(a) = &self.actor
-            && field("actor") != Some(a.as_str())
-        {
-            return false;
-        }
-        if self.since.is_some() || self.until.is_some() {
-            // A record without a readable `ts` cannot be placed in time: it is left out.
-            let Some(ts) = field("ts").and_then(|t| crate::clock::parse_rfc3339(t).ok()) else {
-                return false;
-            };
-            if self.since.is_some_and(|s| ts < s) || self.until.is_some_and(|u| ts >= u) {
-                return false;
-            }
-        }
-        true
-    }
 }

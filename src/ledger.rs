@@ -1,0 +1,145 @@
+//! Reading and keeping the hash-chained logs, for `bob ledger` and anything else that asks:
+//! verify logs against the home's key, manifest and a kept anchor; list a log's records through
+//! a [`Filter`]; rekey the home as an audited human act. The chain itself is [`crate::chain`].
+
+use crate::chain::{self, ChainReport};
+use crate::error::{Error, Result};
+use crate::home::Home;
+use crate::store::{self, BadLine};
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Verifies `files` (every chained log of the home when empty), with `anchor` (the bytes of a
+/// statement `bob ledger anchor` printed) as the kept anchor when given; `not_found` when the
+/// home has no chained log. Returns one report per file, in order.
+pub fn verify(
+    home: &Home,
+    files: Vec<PathBuf>,
+    allow_legacy: bool,
+    anchor: Option<&[u8]>,
+) -> Result<Vec<ChainReport>> {
+    let mut verifier = chain::Verifier::for_home(home.root())?.allow_legacy(allow_legacy);
+    if let Some(bytes) = anchor {
+        verifier = verifier.with_anchor(chain::read_anchor(home.root(), bytes)?);
+    }
+    let files = if files.is_empty() {
+        verifier.all_logs(home.root())
+    } else {
+        files
+    };
+    if files.is_empty() {
+        return Err(Error::not_found(format!(
+            "no hash-chained logs under {} (memory_approvals.jsonl, audit/)",
+            home.root().display()
+        )));
+    }
+    files.iter().map(|f| verifier.verify(f)).collect()
+}
+
+/// The records of the log at `path` that `filter` keeps, the last `limit` of them when given,
+/// and the damaged lines the log holds (reported, never parsed); `not_found` when it does not
+/// exist.
+pub fn show(
+    path: &Path,
+    filter: &Filter,
+    limit: Option<usize>,
+) -> Result<(Vec<Value>, Vec<BadLine>)> {
+    if !path.exists() {
+        return Err(Error::not_found(format!(
+            "{} does not exist",
+            path.display()
+        )));
+    }
+    let log = store::read_jsonl(path)?;
+    let mut rows: Vec<Value> = log
+        .records
+        .into_iter()
+        .map(|(_, v)| v)
+        .filter(|v| filter.matches(v))
+        .collect();
+    if let Some(n) = limit {
+        rows.drain(..rows.len().saturating_sub(n));
+    }
+    Ok((rows, log.bad))
+}
+
+/// Rekeys the home's chains ([`chain::rekey`]), then records it as a human act under the new
+/// key (the human acts' log cannot take the record before the rekey that makes it writable).
+pub fn rekey(home: &Home) -> Result<chain::Rekeyed> {
+    let done = chain::rekey(home.root())?;
+    crate::audit::human_act(
+        home,
+        "ledger.rekey",
+        serde_json::to_value(&done).map_err(|e| Error::internal(e.to_string()))?,
+    )?;
+    Ok(done)
+}
+
+/// The record filters of `bob ledger show` (every given one must match).
+pub struct Filter {
+    pub kinds: Vec<String>,
+    pub candidate: Option<String>,
+    pub memory: Option<String>,
+    pub user: Option<String>,
+    pub actor: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+}
+
+impl Filter {
+    pub fn matches(&self, v: &Value) -> bool {
+        let field = |k: &str| v.get(k).and_then(Value::as_str);
+        let listed = |k: &str, want: &str| {
+            v.get("records")
+                .and_then(Value::as_array)
+                .is_some_and(|rs| {
+                    rs.iter()
+                        .any(|r| r.get(k).and_then(Value::as_str) == Some(want))
+                })
+        };
+        if !self.kinds.is_empty() {
+            let kind = field("kind").unwrap_or_default();
+            let decision = field("decision").unwrap_or_default();
+            let ok = self.kinds.iter().any(|k| match k.as_str() {
+                "approve" | "edit" | "reject" => kind == "decision" && decision == k,
+                other => kind == other,
+            });
+            if !ok {
+                return false;
+            }
+        }
+        if let Some(c) = &self.candidate
+            && field("candidate_id") != Some(c.as_str())
+        {
+            return false;
+        }
+        if let Some(m) = &self.memory
+            && field("memory_id") != Some(m.as_str())
+            && !listed("id", m)
+        {
+            return false;
+        }
+        if let Some(u) = &self.user
+            && field("user") != Some(u.as_str())
+            && !listed("user", u)
+        {
+            return false;
+        }
+        if let Some(a) = &self.actor
+            && field("actor") != Some(a.as_str())
+        {
+            return false;
+        }
+        if self.since.is_some() || self.until.is_some() {
+            // A record without a readable `ts` cannot be placed in time: it is left out.
+            let Some(ts) = field("ts").and_then(|t| crate::clock::parse_rfc3339(t).ok()) else {
+                return false;
+            };
+            if self.since.is_some_and(|s| ts < s) || self.until.is_some_and(|u| ts >= u) {
+                return false;
+            }
+        }
+        true
+    }
+}
