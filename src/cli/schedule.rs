@@ -7,8 +7,8 @@ use crate::error::{Code, Error, Result};
 use crate::schedule::{self, RunOptions, Scheduler, TurnCommand};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
@@ -367,22 +367,15 @@ fn daemon(a: DaemonArgs, sched: &Scheduler, ctx: &Ctx) -> Result<()> {
     let interval = duration_flag("interval", &a.interval)?;
     let cancel = install_stop_handler();
     let opts = run_options(&a.run, ctx, cancel)?;
-    while !cancel.load(Ordering::SeqCst) {
-        let began = Instant::now();
-        match clock::now().and_then(|now| sched.tick(&opts, now)) {
-            Ok(report) if !report.ran.is_empty() => ctx.out.line(&report)?,
-            Ok(_) => {}
-            // A bad tick (say, a corrupt jobs.json) is reported and the loop goes on.
-            Err(e) => {
-                super::output::report(&e);
-            }
+    sched.daemon(&opts, interval, |tick| match tick {
+        Ok(report) if !report.ran.is_empty() => ctx.out.line(&report),
+        Ok(_) => Ok(()),
+        // A bad tick is reported and the loop goes on.
+        Err(e) => {
+            super::output::report(&e);
+            Ok(())
         }
-        while !cancel.load(Ordering::SeqCst) && began.elapsed() < interval {
-            let left = interval.saturating_sub(began.elapsed());
-            std::thread::sleep(left.min(Duration::from_millis(100)));
-        }
-    }
-    Ok(())
+    })
 }
 
 fn install(a: InstallArgs, ctx: &Ctx) -> Result<()> {

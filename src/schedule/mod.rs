@@ -516,6 +516,26 @@ impl Scheduler {
         results.into_iter().map(|(_, r)| r).collect()
     }
 
+    /// The daemon: a tick every `interval` (measured from the start of the last one) until
+    /// `opts.cancel` rises. Each tick's outcome goes to `on_tick`; a failed tick (say, a
+    /// corrupt `jobs.json`) does not stop the loop, an error `on_tick` returns does.
+    pub fn daemon(
+        &self,
+        opts: &RunOptions<'_>,
+        interval: Duration,
+        mut on_tick: impl FnMut(Result<TickReport>) -> Result<()>,
+    ) -> Result<()> {
+        while !opts.cancel.load(Ordering::SeqCst) {
+            let began = Instant::now();
+            on_tick(clock::now().and_then(|now| self.tick(opts, now)))?;
+            while !opts.cancel.load(Ordering::SeqCst) && began.elapsed() < interval {
+                let left = interval.saturating_sub(began.elapsed());
+                std::thread::sleep(left.min(Duration::from_millis(100)));
+            }
+        }
+        Ok(())
+    }
+
     /// Runs one job now, whatever its schedule, pause or enabled state. Its `next_run` is left
     /// as it is; `lastRun`, `last_status` and `last_run_id` record this run.
     pub fn run_now(&self, id: &str, opts: &RunOptions<'_>) -> Result<JobRun> {
