@@ -197,11 +197,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             ctx.out.doc(&json!({"name": spec.name, "description": spec.description, "mutating": spec.mutating, "input_schema": (spec.schema)()}))
         }
         Args::Enable { session, names } => {
-            let t = policy::set_session_tools(&ctx.home, &session, &names, true)?;
+            let t = crate::tools::session::set_session_tools(&ctx.home, &session, &names, true)?;
             ctx.out.doc(&t)
         }
         Args::Disable { session, names } => {
-            let t = policy::set_session_tools(&ctx.home, &session, &names, false)?;
+            let t = crate::tools::session::set_session_tools(&ctx.home, &session, &names, false)?;
             ctx.out.doc(&t)
         }
         Args::Turbotime {

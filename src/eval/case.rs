@@ -189,7 +189,7 @@ fn check(c: &Case) -> std::result::Result<(), String> {
         return Err("message is empty".into());
     }
     for t in &c.setup.tools {
-        crate::tools::policy::canonical_tool(t).map_err(|e| e.message)?;
+        crate::tools::session::canonical_tool(t).map_err(|e| e.message)?;
     }
     for p in c.setup.files.keys() {
         let path = Path::new(p);

@@ -479,7 +479,7 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
         Ok(())
     })?;
     if !case.setup.tools.is_empty() {
-        crate::tools::policy::set_session_tools(&home, SESSION, &case.setup.tools, true)?;
+        crate::tools::session::set_session_tools(&home, SESSION, &case.setup.tools, true)?;
     }
     if !case.setup.memory.is_empty() {
         let mem = crate::memory::Memory::open(&home)?;

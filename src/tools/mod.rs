@@ -26,6 +26,7 @@ pub mod http;
 pub mod parse;
 pub mod policy;
 pub mod registry;
+pub mod session;
 pub mod shell;
 pub mod spec;
 pub mod wire;

@@ -2,11 +2,11 @@
 //! imports, a file that imports it (docs/design.md#layers).
 //!
 //! The graph is read from the code: every `use` tree and every inline `crate::`/`super::`/
-//! `self::` path outside comments, resolved to the deepest source file it names. A folder module
-//! is one unit: its `mod.rs` declaring and re-exporting its children, and the children using
-//! what `mod.rs` shares (`super::Ctx`), is how Rust builds a module, so edges between a module
-//! file and its own subtree are left out; everything else counts. (This is how `farm-studio
-//! look` counts circles too.)
+//! `self::` path outside comments, resolved to the deepest source file it names. A module's own
+//! file declaring and re-exporting its children (`mod.rs`'s `mod x; pub use x::Y;`) is how Rust
+//! builds a module, so edges from a module file into its own subtree are left out. A child using
+//! what its parent's file holds (`super::Ctx`) counts like any import: a parent that also
+//! imports, through others, what imports that child closes a circle.
 
 use super::support::files_under;
 use std::collections::{BTreeMap, BTreeSet};
@@ -238,11 +238,8 @@ fn graph() -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
             let Some(target) = resolve(&path, &files) else {
                 continue;
             };
-            let target_is_module_file = target.file_name().is_some_and(|n| n == "mod.rs")
-                || target.with_extension("").is_dir();
             let into_own_subtree = is_module_file && module_of(&target).starts_with(&own);
-            let up_to_own_parent = target_is_module_file && own.starts_with(&module_of(&target));
-            if &target != file && !into_own_subtree && !up_to_own_parent {
+            if &target != file && !into_own_subtree {
                 edges.insert(target);
             }
         }

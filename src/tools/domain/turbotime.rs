@@ -86,8 +86,8 @@ pub fn set_by(
     crate::ids::check_in_home(home, crate::ids::Kind::Id, "session_id", session_id)?;
     let mut selected = Vec::new();
     for name in select {
-        let canonical = super::super::registry::resolve(name).map(|t| t.name);
-        match canonical {
+        // TURBOTIME tools have no aliases: a name is one of them or it is not.
+        match TOOLS.iter().copied().find(|t| t == name) {
             Some(c) if TOOLS.contains(&c) => {
                 if !selected.iter().any(|s| s == c) {
                     selected.push(c.to_string());
