@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Duration;
 
-fn script(env: &TestEnv, lines: &[Value]) -> String {
+pub fn script(env: &TestEnv, lines: &[Value]) -> String {
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let p = env.write("script.jsonl", &text);
     format!("replay:{}", p.display())

@@ -2,14 +2,8 @@
 //! (panda Thinking's `plan[]` tool calls in the Tools stage) and TURBOTIME's planning path.
 
 use crate::TestEnv;
-use crate::turn::{sandbox, sandboxed_turn, trace};
-use serde_json::{Value, json};
-
-fn script(env: &TestEnv, name: &str, lines: &[Value]) -> String {
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let path = env.write(name, &text);
-    format!("replay:{}", path.display())
-}
+use crate::turn::{sandbox, sandboxed_turn, script, trace};
+use serde_json::json;
 
 #[test]
 fn panda_thinking_plan_calls_run_in_the_tools_stage_under_the_policy_gate() {
@@ -42,7 +36,6 @@ fn panda_thinking_plan_calls_run_in_the_tools_stage_under_the_policy_gate() {
         "needs_more_context": false, "final": "Your notes say: remember the milk."});
     let spec = script(
         &env,
-        "plan.jsonl",
         &[
             json!({"role": "thinking", "content": thinking.to_string()}),
             // Used only when the Solver's request carries the result the plan's call fetched.
@@ -97,7 +90,6 @@ fn turbotime_on_runs_the_planning_path_goal_plan_tools_answer() {
     );
     let spec = script(
         &env,
-        "turbo.jsonl",
         &[
             json!({"role": "goal", "content": "Goal: tell the user how many bolts the deck runs."}),
             // The plan's read-only request runs in the Tools stage, before the answer.
@@ -135,7 +127,6 @@ fn turbotime_on_runs_the_planning_path_goal_plan_tools_answer() {
     env.json(&["tool", "turbotime", "off", "--session", "tt"], "");
     let spec = script(
         &env,
-        "plain.jsonl",
         &[
             json!({"role": "think", "content": "ok"}),
             json!({"role": "respond", "content": "Four."}),
