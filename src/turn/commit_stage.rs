@@ -102,13 +102,7 @@ fn execute_commit(
     let mut defaults = CallDefaults::new()?;
     defaults.run_id = w.run_id.clone();
     defaults.agent_id = opts.agent_id.clone();
-    let audit_ref = w
-        .audit
-        .path()
-        .strip_prefix(w.home.root())
-        .unwrap_or(w.audit.path())
-        .display()
-        .to_string();
+    let audit_ref = w.audit_ref();
     let mut final_visible = String::new();
     for reply in &ci.replies {
         let Some(role) = opts.profile.turn_role(&reply.role, turbotime_on) else {

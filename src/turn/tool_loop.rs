@@ -420,13 +420,7 @@ pub(super) fn run_calls(
     }
     // Everything planned so far is on disk before a tool can have an effect.
     w.flush()?;
-    let audit_ref = w
-        .audit
-        .path()
-        .strip_prefix(w.home.root())
-        .unwrap_or(w.audit.path())
-        .display()
-        .to_string();
+    let audit_ref = w.audit_ref();
     for req in reqs {
         w.cancel.check()?;
         if opts.chat_mode && tools::resolve(&req.tool).is_some_and(|s| s.mutating) {

@@ -181,6 +181,15 @@ impl Work<'_> {
         Ok(())
     }
 
+    /// The audit log's path relative to the home, as tool records cite it.
+    pub(super) fn audit_ref(&self) -> String {
+        let path = self.audit.path();
+        path.strip_prefix(self.home.root())
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
     /// Writes the queued trace and audit events, both synced (before any tool runs, and at the
     /// end).
     pub(super) fn flush(&mut self) -> Result<()> {
