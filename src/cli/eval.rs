@@ -2,8 +2,8 @@
 
 use super::Ctx;
 use crate::backend::Overrides;
-use crate::error::{Code, Error, Result};
-use crate::eval::{self, BackendSpec, RunOptions, case, metrics, report, runner};
+use crate::error::{Error, Result};
+use crate::eval::{BackendSpec, RunOptions, case, metrics, runner, suite};
 use crate::turn::Profile;
 use serde_json::json;
 use std::io::{IsTerminal, Write};
@@ -101,7 +101,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
         Args::Run(a) => run_cases(*a, ctx),
         Args::List(a) => {
-            let cases = select(case::load(a.cases.as_deref())?, &a.suites)?;
+            let cases = suite::select(case::load(a.cases.as_deref())?, &a.suites)?;
             let rows: Vec<_> = cases
                 .iter()
                 .map(|c| json!({"id": c.id, "suite": c.suite, "kind": c.kind, "title": c.title}))
@@ -109,23 +109,6 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             ctx.out.rows(&rows)
         }
     }
-}
-
-fn select(cases: Vec<eval::Case>, suites: &[String]) -> Result<Vec<eval::Case>> {
-    for s in suites {
-        if !cases.iter().any(|c| &c.suite == s) {
-            let mut known: Vec<&str> = cases.iter().map(|c| c.suite.as_str()).collect();
-            known.dedup();
-            return Err(Error::invalid(format!(
-                "no suite {s:?} (suites: {})",
-                known.join(", ")
-            )));
-        }
-    }
-    Ok(cases
-        .into_iter()
-        .filter(|c| suites.is_empty() || suites.contains(&c.suite))
-        .collect())
 }
 
 fn backend_spec(a: &RunArgs) -> Result<BackendSpec> {
@@ -163,12 +146,7 @@ fn backend_spec(a: &RunArgs) -> Result<BackendSpec> {
     })
 }
 
-fn create(path: &PathBuf) -> Result<std::fs::File> {
-    std::fs::File::create(path).map_err(|e| Error::io(path, e))
-}
-
 fn run_cases(a: RunArgs, ctx: &Ctx) -> Result<()> {
-    let started = std::time::Instant::now();
     let thresholds = a
         .fail_under
         .iter()
@@ -177,63 +155,44 @@ fn run_cases(a: RunArgs, ctx: &Ctx) -> Result<()> {
     let profile = Profile::parse(&a.profile)
         .ok_or_else(|| Error::invalid(format!("unknown profile {:?}", a.profile)))?;
     let backend = backend_spec(&a)?;
-    let cases = select(case::load(a.cases.as_deref())?, &a.suites)?;
-    if cases.is_empty() {
-        return Err(Error::invalid("no cases to run"));
-    }
-    let mut order: Vec<String> = Vec::new();
-    for c in &cases {
-        if !order.contains(&c.suite) {
-            order.push(c.suite.clone());
-        }
-    }
+    let cases = suite::select(case::load(a.cases.as_deref())?, &a.suites)?;
     let jobs = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(std::num::NonZeroUsize::get)
             .unwrap_or(1)
     });
-    if jobs == 0 {
-        return Err(Error::invalid("--jobs must be at least 1"));
-    }
-    let opts = RunOptions {
-        backend: backend.clone(),
-        profile,
-        jobs,
-        repeat: a.repeat,
-        seed: a.seed,
-        flags: crate::settings::Flags {
-            home: None,
-            now: crate::clock::now().ok().map(crate::clock::rfc3339),
-            ..Default::default()
-        },
-        // The environment captured at start-up, less the home: each case has its own.
-        env: ctx
-            .settings
-            .captured_env()
-            .filter(|(k, _)| *k != "BOB_HOME")
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    };
-    let out_file = a
-        .out
-        .as_ref()
-        .map(create)
-        .transpose()?
-        .map(std::sync::Mutex::new);
     let total = cases.len() as u64 * u64::from(a.repeat);
+    let req = suite::Request {
+        cases,
+        opts: RunOptions {
+            backend,
+            profile,
+            jobs,
+            repeat: a.repeat,
+            seed: a.seed,
+            flags: crate::settings::Flags {
+                home: None,
+                now: crate::clock::now().ok().map(crate::clock::rfc3339),
+                ..Default::default()
+            },
+            // The environment captured at start-up, less the home: each case has its own.
+            env: ctx
+                .settings
+                .captured_env()
+                .filter(|(k, _)| *k != "BOB_HOME")
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        },
+        thresholds,
+        out: a.out,
+        junit: a.junit,
+        report: a.report,
+    };
     let bar = ctx.out.progress(Some(total), "bob eval");
     let lines_to_stderr = !bar.is_visible() && !std::io::stderr().is_terminal();
-    let write_err: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
     let on_done = |r: &runner::CaseResult| {
-        let line = serde_json::to_string(r).unwrap_or_default();
-        if let Some(f) = &out_file
-            && let Ok(mut f) = f.lock()
-            && let Err(e) = writeln!(f, "{line}")
-            && let Ok(mut w) = write_err.lock()
-        {
-            *w = Some(Error::internal(format!("writing --out: {e}")));
-        }
         if lines_to_stderr {
+            let line = serde_json::to_string(r).unwrap_or_default();
             let _ = writeln!(std::io::stderr().lock(), "{line}");
         }
         if r.status == "fail" || r.status == "error" {
@@ -241,69 +200,9 @@ fn run_cases(a: RunArgs, ctx: &Ctx) -> Result<()> {
         }
         bar.inc(1);
     };
-    let results = runner::run(&cases, &opts, &on_done)?;
+    let summary = suite::run(&req, &on_done);
     drop(bar);
-    if let Some(e) = write_err.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    let overall = metrics::compute(&results);
-    let suites = metrics::by_suite(&results, &order);
-    let checked = metrics::check(&overall, &thresholds);
-    let ok = checked.iter().all(|t| t.ok);
-    let backend_name = backend.name();
-    if let Some(p) = &a.junit {
-        let x = report::junit(&results, &order, &backend_name);
-        std::fs::write(p, x).map_err(|e| Error::io(p, e))?;
-    }
-    if let Some(p) = &a.report {
-        let h = report::html(
-            &results,
-            &overall,
-            &suites,
-            &order,
-            &backend_name,
-            profile.as_str(),
-        );
-        std::fs::write(p, h).map_err(|e| Error::io(p, e))?;
-    }
-    let deferred: Vec<&str> = results
-        .iter()
-        .filter(|r| r.status == "deferred")
-        .map(|r| r.id.as_str())
-        .collect();
-    let summary = json!({
-        "backend": backend_name,
-        "profile": profile.as_str(),
-        "cases": cases.len(),
-        "repeat": a.repeat,
-        "metrics": overall,
-        "suites": suites,
-        "deferred": deferred,
-        "thresholds": checked,
-        "ok": ok,
-        "elapsed_ms": started.elapsed().as_millis() as u64,
-    });
+    let summary = summary?;
     ctx.out.doc(&summary)?;
-    if ok {
-        Ok(())
-    } else {
-        let failed: Vec<String> = checked
-            .iter()
-            .filter(|t| !t.ok)
-            .map(|t| {
-                format!(
-                    "{} = {} ({} {})",
-                    t.metric,
-                    t.value.map_or("null".into(), |v| v.to_string()),
-                    t.kind,
-                    t.bound
-                )
-            })
-            .collect();
-        Err(Error::new(
-            Code::EvalThreshold,
-            format!("eval threshold not met: {}", failed.join("; ")),
-        )
-        .with("failed", json!(failed)))
-    }
+    summary.threshold_error().map_or(Ok(()), Err)
 }

@@ -8,6 +8,7 @@
 //! * [`metrics`]: benign utility, utility under attack, targeted ASR, guarded counts,
 //!   thresholds.
 //! * [`report`]: JUnit XML and the HTML page.
+//! * [`suite`]: one `bob eval run`: cases → results log → metrics, thresholds and reports.
 //!
 //! # Case format
 //!
@@ -59,6 +60,7 @@ pub mod case;
 pub mod metrics;
 pub mod report;
 pub mod runner;
+pub mod suite;
 
 pub use case::{Case, Kind};
 pub use metrics::Metrics;
