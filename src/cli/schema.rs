@@ -1,7 +1,7 @@
 //! `bob schema`: the JSON Schema of each published contract type.
 
 use super::Ctx;
-use crate::contracts::{SCHEMAS, schema};
+use crate::contracts::{all_schemas, schema};
 use crate::error::{Error, Result};
 
 /// Prints the JSON Schema of a contract type. With no NAME (or --list), lists the names.
@@ -15,7 +15,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
-    let names: Vec<&str> = SCHEMAS.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = all_schemas().map(|(n, _)| *n).collect();
     match args.name {
         Some(name) if !args.list => {
             let s = schema(&name).ok_or_else(|| {

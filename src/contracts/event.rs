@@ -32,7 +32,7 @@ pub const TRACE_KINDS: &[&str] = &[
 
 /// A typed trace payload: the `data` of one trace kind, which it names. `crate::trace::typed`
 /// builds the event from it; `crate::trace::event` still takes a kind and free-form data.
-pub trait TraceData: Serialize {
+pub trait TraceData: Serialize + JsonSchema {
     const KIND: &'static str;
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Reading is tolerant: unknown fields are ignored and every seed's shape is accepted and
 //! converted to the canonical one. Writing is strict: fixed field order, no `null` noise.
-//! `bob schema NAME` prints the JSON Schema of each type listed in [`SCHEMAS`].
+//! `bob schema NAME` prints the JSON Schema of each type listed in [`all_schemas`].
 
 mod chat;
 mod event;
@@ -12,6 +12,7 @@ mod memory;
 mod run;
 mod state;
 mod tool;
+pub mod trace;
 mod turn;
 
 pub use chat::*;
@@ -63,7 +64,12 @@ pub const SCHEMAS: &[(&str, SchemaFn)] = &[
 
 /// Looks up a published schema by name.
 pub fn schema(name: &str) -> Option<schemars::Schema> {
-    SCHEMAS.iter().find(|(n, _)| *n == name).map(|(_, f)| f())
+    all_schemas().find(|(n, _)| *n == name).map(|(_, f)| f())
+}
+
+/// Every published schema: [`SCHEMAS`], then the turn's trace kinds ([`trace::TRACE_SCHEMAS`]).
+pub fn all_schemas() -> impl Iterator<Item = &'static (&'static str, SchemaFn)> {
+    SCHEMAS.iter().chain(trace::TRACE_SCHEMAS)
 }
 
 #[cfg(test)]

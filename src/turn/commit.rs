@@ -10,6 +10,7 @@ use super::work::Work;
 use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
 use crate::contracts::TurnRecord;
+use crate::contracts::trace;
 use crate::contracts::{ChatMessage, Checkpoint, MemoryCandidate, Role};
 use crate::error::{Code, Result};
 use crate::notes::{self, Actor};
@@ -42,10 +43,11 @@ pub(super) fn commit(
         && recap::ignored(&output, r, cp)
     {
         let fallback = sanitize::sanitize(&recap::fallback(r, cp));
-        w.trace(
-            "recap",
-            json!({"run_id": w.run_id, "fallback": true, "reason": "the answer ignored the summary"}),
-        )?;
+        w.trace.push(&trace::Recap::Fallback {
+            run_id: &w.run_id,
+            fallback: true,
+            reason: "the answer ignored the summary",
+        })?;
         if let Some(v) = record.recap.as_mut() {
             v["fallback"] = json!(true);
         }
@@ -54,10 +56,11 @@ pub(super) fn commit(
     // Citations: a `[mem:id]` naming no memory retrieved this turn is removed and reported.
     let citations = super::mem::check_citations(&output, &w.retrieved);
     if !citations.cited.is_empty() || !citations.removed.is_empty() {
-        w.trace(
-            "citations",
-            json!({"run_id": w.run_id, "cited": citations.cited, "removed": citations.removed}),
-        )?;
+        w.trace.push(&trace::Citations {
+            run_id: &w.run_id,
+            cited: &citations.cited,
+            removed: &citations.removed,
+        })?;
         record.citations = Some(json!({"cited": citations.cited, "removed": citations.removed}));
         output = citations.text;
     }
@@ -127,20 +130,23 @@ pub(super) fn commit(
                 m.insert("condensed_dropped".into(), json!(dropped));
             }
         }
-        w.trace(kind, data)?;
+        w.trace.push_value(kind, data)?;
     }
     record.notes = notes_value;
     // Bob v0's compact state.json; derived from the checkpoint just committed, so a failure
     // to write it is traced and the turn stands.
     if let Err(e) = super::continuity::write_state_json(home, sid) {
-        w.trace("state_json", json!({"run_id": w.run_id, "error": e}))?;
+        w.trace.push(&trace::StateJsonFailed {
+            run_id: &w.run_id,
+            error: &e,
+        })?;
     }
-    w.trace(
-        "continuity",
-        json!({"run_id": w.run_id, "source": continuity.as_str(),
-               "active_context": committed.state.episode_summary,
-               "open_threads": committed.state.open_loops.len()}),
-    )?;
+    w.trace.push(&trace::Continuity {
+        run_id: &w.run_id,
+        source: continuity.as_str(),
+        active_context: &committed.state.episode_summary,
+        open_threads: committed.state.open_loops.len(),
+    })?;
 
     // Memory candidates: pending, for a human.
     if !w.candidates.is_empty() {
@@ -174,11 +180,17 @@ pub(super) fn commit(
             tainted: w.any_tool_failed,
         });
         let written = w.memory().and_then(|m| m.stm_add_unsynced(entry));
-        let data = match written {
-            Ok(e) => json!({"run_id": w.run_id, "id": e.id, "tainted": e.error_tainted}),
-            Err(e) => json!({"run_id": w.run_id, "error": e}),
-        };
-        w.trace("stm", data)?;
+        match written {
+            Ok(e) => w.trace.push(&trace::Stm::Written {
+                run_id: &w.run_id,
+                id: &e.id,
+                tainted: e.error_tainted,
+            })?,
+            Err(e) => w.trace.push(&trace::Stm::Failed {
+                run_id: &w.run_id,
+                error: &e,
+            })?,
+        }
     }
     record.output = output;
     Ok(())

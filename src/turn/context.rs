@@ -10,6 +10,7 @@ use super::{Profile, RoleSpec};
 use crate::backend::ChatRequest;
 use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
+use crate::contracts::trace::{Retrieval, ScoredId, StmContext, StmTouch};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::memory::Memory;
@@ -59,11 +60,13 @@ pub(super) fn native_enabled(settings: &crate::settings::Settings) -> bool {
 pub(super) fn retrieve(w: &mut Work<'_>, role: &RoleSpec, query: &str) -> Result<Option<String>> {
     let home = w.home;
     if !home.memory_db().exists() {
-        w.trace(
-            "retrieval",
-            json!({"run_id": w.run_id, "role": role.name, "query": query, "hits": [],
-                   "note": "no memory store yet"}),
-        )?;
+        w.trace.push(&Retrieval::Hits {
+            run_id: &w.run_id,
+            role: role.name,
+            query,
+            hits: Vec::new(),
+            note: Some("no memory store yet"),
+        })?;
         return Ok(None);
     }
     let user = w
@@ -84,19 +87,27 @@ pub(super) fn retrieve(w: &mut Work<'_>, role: &RoleSpec, query: &str) -> Result
                     w.retrieved.push(id.clone());
                 }
             }
-            w.trace(
-                "retrieval",
-                json!({"run_id": w.run_id, "role": role.name, "query": query,
-                       "hits": r.hits.iter().map(|(id, score)| json!({"id": id, "score": score})).collect::<Vec<_>>()}),
-            )?;
+            w.trace.push(&Retrieval::Hits {
+                run_id: &w.run_id,
+                role: role.name,
+                query,
+                hits: r
+                    .hits
+                    .iter()
+                    .map(|(id, score)| ScoredId { id, score: *score })
+                    .collect(),
+                note: None,
+            })?;
             Ok(r.block)
         }
         Err(e) => {
             // Retrieval is non-authoritative: a failure is traced, the turn goes on.
-            w.trace(
-                "retrieval",
-                json!({"run_id": w.run_id, "role": role.name, "query": query, "error": e}),
-            )?;
+            w.trace.push(&Retrieval::Failed {
+                run_id: &w.run_id,
+                role: role.name,
+                query,
+                error: &e,
+            })?;
             Ok(None)
         }
     }
@@ -144,18 +155,25 @@ pub(super) fn working_stm(
     match touched {
         Ok(entries) => {
             if !entries.is_empty() {
-                w.trace(
-                    "stm_context",
-                    json!({"run_id": w.run_id,
-                           "entries": entries.iter().map(|e| json!({"id": e.id,
-                               "access_count": e.access_count,
-                               "sessions_seen": e.sessions_seen.len()})).collect::<Vec<_>>()}),
-                )?;
+                w.trace.push(&StmContext::Touched {
+                    run_id: &w.run_id,
+                    entries: entries
+                        .iter()
+                        .map(|e| StmTouch {
+                            id: &e.id,
+                            access_count: e.access_count,
+                            sessions_seen: e.sessions_seen.len(),
+                        })
+                        .collect(),
+                })?;
             }
             Ok(entries)
         }
         Err(e) => {
-            w.trace("stm_context", json!({"run_id": w.run_id, "error": e}))?;
+            w.trace.push(&StmContext::Failed {
+                run_id: &w.run_id,
+                error: &e,
+            })?;
             Ok(Vec::new())
         }
     }

@@ -58,6 +58,7 @@ use crate::audit::Audit;
 use crate::backend::{Backend, Cancel, ChatRequest, Usage};
 use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
+use crate::contracts::trace;
 use crate::contracts::{ChatMessage, Checkpoint, NotesPatch};
 pub use crate::contracts::{ToolRecord, TurnRecord};
 use crate::error::{Code, Error, Result};
@@ -214,7 +215,7 @@ pub(super) fn run_with(
         escalated: false,
         incomplete: None,
         any_tool_failed: false,
-        pending_trace: Vec::new(),
+        trace: Default::default(),
         trace_unsynced: false,
         lifecycle_flushed: false,
         memory: None,
@@ -267,11 +268,12 @@ pub(super) fn run_with(
         && let Some(path) = opts.profile.plugin().turbotime()
     {
         w.plugin = path;
-        w.trace(
-            "turbotime",
-            json!({"run_id": w.run_id, "path": "planning", "selected": turbo.selected,
-                   "roles": path.roles().iter().map(|r| r.name).collect::<Vec<_>>()}),
-        )?;
+        w.trace.push(&trace::Turbotime {
+            run_id: &w.run_id,
+            path: "planning",
+            selected: &turbo.selected,
+            roles: path.roles().iter().map(|r| r.name).collect(),
+        })?;
     }
     let result = body(&mut w, input, &mut record);
     record.usage = w.usage.get();
@@ -396,11 +398,13 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
         if let Some(rw) = &r.rewritten {
             user_text = rw.clone();
         }
-        w.trace(
-            "recap",
-            json!({"run_id": w.run_id, "kind": r.kind, "topic": r.topic,
-                   "rewritten": r.rewritten, "summary": r.summary}),
-        )?;
+        w.trace.push(&trace::Recap::Answered {
+            run_id: &w.run_id,
+            kind: r.kind.as_str(),
+            topic: &r.topic,
+            rewritten: r.rewritten.as_deref(),
+            summary: &r.summary,
+        })?;
         record.recap = Some(json!({"kind": r.kind, "rewritten": r.rewritten}));
     }
 
@@ -464,12 +468,14 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
                     break;
                 }
             } else if native > 0 || marker {
-                w.trace(
-                    "tool_plan",
-                    json!({"run_id": w.run_id, "role": role.name, "ignored": true,
-                           "reason": "only the final role executes tools",
-                           "native_calls": native, "marker_block": marker}),
-                )?;
+                w.trace.push(&trace::ToolPlan::NotRun {
+                    run_id: &w.run_id,
+                    role: role.name,
+                    ignored: true,
+                    reason: super::role_call::NOT_FINAL_ROLE,
+                    native_calls: native,
+                    marker_block: marker,
+                })?;
             }
             let text = w.harvest(role, raw);
             let visible = sanitize::sanitize(&text);

@@ -45,6 +45,16 @@ pub enum Kind {
     FollowUp,
 }
 
+impl Kind {
+    /// The name it is serialized as.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Question => "question",
+            Kind::FollowUp => "follow_up",
+        }
+    }
+}
+
 /// The words of a text: maximal runs of ASCII word bytes (`[0-9A-Za-z_]`), as byte ranges,
 /// the same words an ASCII `\b` delimits.
 fn words(text: &[u8]) -> Vec<(usize, usize)> {

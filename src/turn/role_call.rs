@@ -8,12 +8,16 @@ use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
 use super::work::Work;
 use crate::backend::{CallOpts, ChatReply, ChatRequest, Delta};
+use crate::contracts::trace::{LlmDone, LlmReq, LlmStream, ToolPlan};
 use crate::contracts::{ChatMessage, Checkpoint, Role};
 use crate::error::{Error, Result};
 use crate::notes::{self};
 use crate::sanitize;
 use crate::tools::{self};
 use serde_json::{Value, json};
+
+/// Why a role other than the final one does not run the tools it asked for.
+pub(super) const NOT_FINAL_ROLE: &str = "only the final role executes tools";
 
 impl Work<'_> {
     /// One LLM call, traced and audited.
@@ -34,13 +38,20 @@ impl Work<'_> {
             }
         }
         let chars: usize = req.messages.iter().map(|m| m.content.chars().count()).sum();
-        self.trace(
-            "llm_req",
-            json!({"run_id": self.run_id, "role": role.name, "round": round,
-                   "messages": req.messages.len(), "chars": chars,
-                   "tools": req.tools.as_ref().and_then(Value::as_array).map_or(0, Vec::len),
-                   "backend": backend.describe(), "stream": self.opts.stream}),
-        )?;
+        self.trace.push(&LlmReq {
+            run_id: &self.run_id,
+            role: role.name,
+            round,
+            messages: req.messages.len(),
+            chars,
+            tools: req
+                .tools
+                .as_ref()
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len),
+            backend: backend.describe(),
+            stream: self.opts.stream,
+        })?;
         self.audit(
             "model.requested",
             json!({"role": role.name, "round": round, "model": backend.model()}),
@@ -78,11 +89,13 @@ impl Work<'_> {
         let mut reply = match reply {
             Ok(r) => r,
             Err(e) => {
-                let _ = self.trace(
-                    "llm_done",
-                    json!({"run_id": self.run_id, "role": role.name, "round": round,
-                           "ok": false, "error": e}),
-                );
+                let _ = self.trace.push(&LlmDone::Failed {
+                    run_id: &self.run_id,
+                    role: role.name,
+                    round,
+                    ok: false,
+                    error: &e,
+                });
                 return Err(e);
             }
         };
@@ -91,12 +104,14 @@ impl Work<'_> {
             reply.first_delta_ms = reply.first_delta_ms.map(|_| 0);
         }
         if self.opts.stream {
-            self.trace(
-                "llm_stream",
-                json!({"run_id": self.run_id, "role": role.name, "round": round,
-                       "deltas": deltas, "chars": delta_chars,
-                       "first_delta_ms": reply.first_delta_ms}),
-            )?;
+            self.trace.push(&LlmStream {
+                run_id: &self.run_id,
+                role: role.name,
+                round,
+                deltas,
+                chars: delta_chars,
+                first_delta_ms: reply.first_delta_ms,
+            })?;
         }
         reply.cost = self
             .prices
@@ -106,13 +121,24 @@ impl Work<'_> {
             a
         });
         self.cost.add(reply.cost, |a, b| a + b);
-        self.trace(
-            "llm_done",
-            json!({"run_id": self.run_id, "role": role.name, "round": round, "ok": true,
-                   "usage": reply.usage, "cost": reply.cost, "latency_ms": reply.latency_ms, "model": reply.model,
-                   "finish_reason": reply.finish_reason, "attempts": reply.attempts,
-                   "tool_calls": reply.message.tool_calls.as_ref().and_then(Value::as_array).map_or(0, Vec::len)}),
-        )?;
+        self.trace.push(&LlmDone::Answered {
+            run_id: &self.run_id,
+            role: role.name,
+            round,
+            ok: true,
+            usage: reply.usage,
+            cost: reply.cost,
+            latency_ms: reply.latency_ms,
+            model: &reply.model,
+            finish_reason: reply.finish_reason.as_deref(),
+            attempts: reply.attempts,
+            tool_calls: reply
+                .message
+                .tool_calls
+                .as_ref()
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len),
+        })?;
         Ok(reply)
     }
 
@@ -205,12 +231,14 @@ pub(super) fn upstream_role(
     let raw = &reply.message.content;
     let native = reply.message.tool_call_list().len();
     if native > 0 || raw.contains(tools::parse::BEGIN) {
-        w.trace(
-            "tool_plan",
-            json!({"run_id": w.run_id, "role": role.name, "ignored": true,
-                   "reason": "only the final role executes tools",
-                   "native_calls": native, "marker_block": raw.contains(tools::parse::BEGIN)}),
-        )?;
+        w.trace.push(&ToolPlan::NotRun {
+            run_id: &w.run_id,
+            role: role.name,
+            ignored: true,
+            reason: NOT_FINAL_ROLE,
+            native_calls: native,
+            marker_block: raw.contains(tools::parse::BEGIN),
+        })?;
     }
     let text = w.harvest(role, raw);
     let visible = sanitize::sanitize(&text);

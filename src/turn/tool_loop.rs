@@ -12,6 +12,7 @@ use super::work::{Asked, Work};
 use crate::backend::ChatRequest;
 use crate::condense::{self, Caps};
 use crate::contracts::ToolRecord;
+use crate::contracts::trace::{ToolDone, ToolPlan, ToolStart};
 use crate::contracts::{ChatMessage, Checkpoint, Role, ToolRequest};
 use crate::error::{Error, Result};
 use crate::sanitize;
@@ -220,11 +221,13 @@ pub(super) fn final_role(
             return Ok(text);
         }
         if round >= opts.max_tool_rounds {
-            w.trace(
-                "tool_plan",
-                json!({"run_id": w.run_id, "role": role.name, "round": round,
-                       "refused": "tool loop limit reached", "calls": reqs.len()}),
-            )?;
+            w.trace.push(&ToolPlan::LimitReached {
+                run_id: &w.run_id,
+                role: role.name,
+                round,
+                refused: "tool loop limit reached",
+                calls: reqs.len(),
+            })?;
             w.incomplete = Some("tool_limit");
             let visible = sanitize::sanitize(&text);
             return Ok(if visible == sanitize::EMPTY_OUTPUT {
@@ -234,12 +237,13 @@ pub(super) fn final_role(
             });
         }
         let reqs: Vec<ToolRequest> = reqs.into_iter().take(MAX_CALLS_PER_ROUND).collect();
-        w.trace(
-            "tool_plan",
-            json!({"run_id": w.run_id, "role": role.name, "round": round,
-                   "calls": reqs.iter().map(|r| w.call_json(r)).collect::<Vec<_>>(),
-                   "malformed": problem}),
-        )?;
+        w.trace.push(&ToolPlan::Round {
+            run_id: &w.run_id,
+            role: role.name,
+            round,
+            calls: w.ignored_ids.calls(&reqs),
+            malformed: problem.as_deref(),
+        })?;
         let visible = sanitize::sanitize(&text);
         let visible = if visible == sanitize::EMPTY_OUTPUT {
             String::new()
@@ -304,23 +308,27 @@ pub(super) fn tools_stage(
         .into_iter()
         .take(MAX_CALLS_PER_ROUND)
         .partition(|r| !tools::resolve(&r.tool).is_some_and(|s| s.mutating));
-    w.trace(
-        "tool_plan",
-        json!({"run_id": w.run_id, "role": role.name, "stage": "tools",
-               "calls": run.iter().map(|r| w.call_json(r)).collect::<Vec<_>>(),
-               "malformed": problem}),
-    )?;
+    w.trace.push(&ToolPlan::Stage {
+        run_id: &w.run_id,
+        role: role.name,
+        stage: "tools",
+        calls: w.ignored_ids.calls(&run),
+        malformed: problem.as_deref(),
+    })?;
     for r in &refused {
         let err = Error::denied(format!(
             "{} changes something; the {} stage may request read-only tools only",
             r.tool, role.name
         ))
         .with("tool", r.tool.clone());
-        w.trace(
-            "tool_plan",
-            json!({"run_id": w.run_id, "role": role.name, "id": r.request_id, "tool": r.tool,
-                   "ignored": true, "reason": err.message}),
-        )?;
+        w.trace.push(&ToolPlan::Refused {
+            run_id: &w.run_id,
+            role: role.name,
+            id: &r.request_id,
+            tool: &r.tool,
+            ignored: true,
+            reason: &err.message,
+        })?;
         w.tools.push(ToolRecord {
             tool_name: r.tool.clone(),
             args: r.input.clone(),
@@ -425,11 +433,13 @@ pub(super) fn run_calls(
         w.cancel.check()?;
         if opts.chat_mode && tools::resolve(&req.tool).is_some_and(|s| s.mutating) {
             let id = tools::confirm::stage(w.home, &opts.session_id, req, &w.ids.hex32())?;
-            w.trace(
-                "tool_plan",
-                json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool,
-                           "requires_confirm": true, "confirm_id": id}),
-            )?;
+            w.trace.push(&ToolPlan::AwaitsConfirm {
+                run_id: &w.run_id,
+                id: &req.request_id,
+                tool: &req.tool,
+                requires_confirm: true,
+                confirm_id: &id,
+            })?;
             w.tools.push(ToolRecord {
                 tool_name: req.tool.clone(),
                 args: req.input.clone(),
@@ -447,21 +457,24 @@ pub(super) fn run_calls(
                 .push(tool_history_message(&req.tool, &req.request_id, &msg));
             continue;
         }
-        w.trace(
-            "tool_start",
-            json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool}),
-        )?;
+        w.trace.push(&ToolStart {
+            run_id: &w.run_id,
+            id: &req.request_id,
+            tool: &req.tool,
+        })?;
         let Some(r) = w.runner.as_mut() else { break };
         let mut resp = r.run(req);
         if w.reproducible {
             resp.duration_ms = 0;
         }
-        w.trace(
-            "tool_done",
-            json!({"run_id": w.run_id, "id": req.request_id, "tool": req.tool, "ok": resp.ok,
-                       "error": resp.error.as_ref().map(|e| e.code.as_str()),
-                       "duration_ms": resp.duration_ms}),
-        )?;
+        w.trace.push(&ToolDone {
+            run_id: &w.run_id,
+            id: &req.request_id,
+            tool: &req.tool,
+            ok: resp.ok,
+            error: resp.error.as_ref().map(|e| e.code.as_str()),
+            duration_ms: resp.duration_ms,
+        })?;
         if !resp.ok {
             w.any_tool_failed = true;
         }
@@ -485,10 +498,11 @@ pub(super) fn run_calls(
             let _ = r.save_failure_loop();
             w.escalated = true;
             w.incomplete = Some("escalated");
-            w.trace(
-                "tool_plan",
-                json!({"run_id": w.run_id, "role": role.name, "escalated": true}),
-            )?;
+            w.trace.push(&ToolPlan::Escalated {
+                run_id: &w.run_id,
+                role: role.name,
+                escalated: true,
+            })?;
             return Ok(Some(escalation_text(&loop_state)));
         }
     }

@@ -13,6 +13,8 @@ use super::role::RoleSpec;
 use crate::audit::Audit;
 use crate::backend::{Backend, Cancel, Usage};
 use crate::contracts::ToolRecord;
+use crate::contracts::TraceData;
+use crate::contracts::trace::CallRef;
 use crate::contracts::{
     ChatMessage, Checkpoint, MemoryCandidate, NotesPatch, ToolRequest, ToolResponse,
 };
@@ -22,7 +24,7 @@ use crate::memory::Memory;
 use crate::store;
 use crate::tools::{CallDefaults, Runner};
 use crate::trace;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Everything gathered while the roles run.
 pub(super) struct Work<'a> {
@@ -52,7 +54,7 @@ pub(super) struct Work<'a> {
     pub(super) any_tool_failed: bool,
     /// Trace events not yet written (flushed before the first LLM call, before tools run and
     /// at the end of the turn).
-    pub(super) pending_trace: Vec<store::JsonlLine>,
+    pub(super) trace: TraceQueue,
     /// Whether trace lines were written without a sync (the next synced flush syncs them).
     pub(super) trace_unsynced: bool,
     /// Whether the run's lifecycle events were flushed (before the first LLM call).
@@ -90,13 +92,52 @@ pub(super) struct Work<'a> {
     /// Tool calls given ids so far ([`Work::assign_ids`]: `call_<n>`, counted over the turn).
     pub(super) calls_assigned: usize,
     /// The id fields each call's model set and bob ignored, by the id bob gave the call.
-    pub(super) ignored_ids: std::collections::HashMap<String, Vec<&'static str>>,
+    pub(super) ignored_ids: IgnoredIds,
     /// The profile's plug-in this turn runs (its TURBOTIME planning path when that is on).
     pub(super) plugin: &'static dyn Plugin,
 }
 
 /// A tool call as a reply asked for it, with the id fields the model set itself.
 pub(super) type Asked = (ToolRequest, Vec<&'static str>);
+
+/// Trace events a turn queued, each typed by its kind ([`crate::contracts::trace`]);
+/// [`Work::flush`] writes the queue with one fdatasync. A separate field of [`Work`], so an
+/// event can borrow the rest of the turn's state while it is queued.
+#[derive(Default)]
+pub(super) struct TraceQueue(Vec<store::JsonlLine>);
+
+impl TraceQueue {
+    /// Queues one event.
+    pub(super) fn push<T: TraceData>(&mut self, data: &T) -> Result<()> {
+        self.0.push(store::jsonl_line(&trace::typed(data)?)?);
+        Ok(())
+    }
+
+    /// Queues an event whose data another module shaped (the NOTES events `bob notes apply`
+    /// writes too).
+    pub(super) fn push_value(&mut self, kind: &str, data: Value) -> Result<()> {
+        self.0.push(store::jsonl_line(&trace::event(kind, data)?)?);
+        Ok(())
+    }
+}
+
+/// The id fields each call's model set and bob ignored, by the id bob gave the call.
+#[derive(Default)]
+pub(super) struct IgnoredIds(std::collections::HashMap<String, Vec<&'static str>>);
+
+impl IgnoredIds {
+    /// Calls as the trace names them: `{id, tool}`, plus `ignored_ids` (the id fields the
+    /// model set, which bob replaced) when there are any.
+    pub(super) fn calls<'a>(&'a self, reqs: &'a [ToolRequest]) -> Vec<CallRef<'a>> {
+        reqs.iter()
+            .map(|r| CallRef {
+                id: &r.request_id,
+                tool: &r.tool,
+                ignored_ids: self.0.get(&r.request_id).map(Vec::as_slice),
+            })
+            .collect()
+    }
+}
 
 impl Drop for Work<'_> {
     /// The memory store goes back to the caller's pool, when there is one, for the next turn.
@@ -111,7 +152,7 @@ impl Work<'_> {
     /// Ids are bob's: every call of a model's reply gets the turn's run id and agent id and a
     /// request id `call_<n>` counted over the turn (unique in the run's audit log), whatever
     /// the call said. The id fields the model set are remembered as ignored, for the trace
-    /// ([`Work::call_json`]); their values are never used or written.
+    /// ([`IgnoredIds::calls`]); their values are never used or written.
     pub(super) fn assign_ids(&mut self, asked: Vec<Asked>) -> Vec<ToolRequest> {
         asked
             .into_iter()
@@ -121,28 +162,11 @@ impl Work<'_> {
                 r.run_id = self.run_id.clone();
                 r.agent_id = self.opts.agent_id.clone();
                 if !set.is_empty() {
-                    self.ignored_ids.insert(r.request_id.clone(), set);
+                    self.ignored_ids.0.insert(r.request_id.clone(), set);
                 }
                 r
             })
             .collect()
-    }
-
-    /// A call as the trace names it: `{id, tool}`, plus `ignored_ids` (the id fields its
-    /// model set, which bob replaced) when there are any.
-    pub(super) fn call_json(&self, r: &ToolRequest) -> Value {
-        let mut v = json!({"id": r.request_id, "tool": r.tool});
-        if let Some(set) = self.ignored_ids.get(&r.request_id) {
-            v["ignored_ids"] = json!(set);
-        }
-        v
-    }
-
-    /// Queues one trace event; [`Work::flush`] writes the queue with one fdatasync.
-    pub(super) fn trace(&mut self, kind: &str, data: Value) -> Result<()> {
-        let ev = trace::event(kind, data)?;
-        self.pending_trace.push(store::jsonl_line(&ev)?);
-        Ok(())
     }
 
     /// Queues one audit event of the run.
@@ -167,10 +191,10 @@ impl Work<'_> {
 
     /// Writes the queued trace events (`sync`: and fdatasyncs them, with every earlier line).
     pub(super) fn flush_trace(&mut self, sync: bool) -> Result<()> {
-        if self.pending_trace.is_empty() && !(sync && self.trace_unsynced) {
+        if self.trace.0.is_empty() && !(sync && self.trace_unsynced) {
             return Ok(());
         }
-        let lines = std::mem::take(&mut self.pending_trace);
+        let lines = std::mem::take(&mut self.trace.0);
         let path = self.home.trace_path(&self.opts.session_id)?;
         if sync {
             store::append_jsonl_batch(&path, &lines)?;

@@ -5,6 +5,7 @@
 //! materials is proposed for memory.
 
 use super::{Pass, Plugin, RoleSpec};
+use crate::contracts::trace::{PandaContextLoop, PandaLoop};
 use crate::contracts::{MemoryCandidate, ToolRequest, ToolResponse};
 use crate::error::Result;
 use crate::notes::{self};
@@ -86,14 +87,14 @@ impl Plugin for Panda {
         };
         w.plugin_state = (termination == Some("needs_more_context"))
             .then(|| json!({"requests": obj.get("requests"), "analysis": obj.get("analysis")}));
-        w.trace(
-            "panda_loop",
-            json!({"run_id": w.run_id, "round": round,
-                   "solver_self_history": obj.get("analysis"),
-                   "note_frames": w.patch.clone(),
-                   "tool_intents": calls.iter().map(|r| w.call_json(r)).collect::<Vec<_>>(),
-                   "termination_reason": termination}),
-        )
+        w.trace.push(&PandaLoop {
+            run_id: &w.run_id,
+            round,
+            solver_self_history: obj.get("analysis"),
+            note_frames: &w.patch,
+            tool_intents: w.ignored_ids.calls(calls),
+            termination_reason: termination,
+        })
     }
 
     /// JSON I/O's memory save heuristic: the first priced bill of materials of the turn is
@@ -332,18 +333,21 @@ fn context_loops(w: &mut Work<'_>, pass: &Pass<'_>, mut answer: String) -> Resul
     let mut loops = 0;
     while let Some(ask) = w.plugin_state.take() {
         if loops >= MAX_CONTEXT_LOOPS || w.escalated {
-            w.trace(
-                "panda_context_loop",
-                json!({"run_id": w.run_id, "loop": loops, "stopped": "context_limit",
-                       "requests": ask["requests"]}),
-            )?;
+            w.trace.push(&PandaContextLoop {
+                run_id: &w.run_id,
+                loop_no: loops,
+                stopped: Some("context_limit"),
+                requests: &ask["requests"],
+            })?;
             break;
         }
         loops += 1;
-        w.trace(
-            "panda_context_loop",
-            json!({"run_id": w.run_id, "loop": loops, "requests": ask["requests"]}),
-        )?;
+        w.trace.push(&PandaContextLoop {
+            run_id: &w.run_id,
+            loop_no: loops,
+            stopped: None,
+            requests: &ask["requests"],
+        })?;
         let requests = match &ask["requests"] {
             Value::Null => String::new(),
             Value::String(s) => s.clone(),
