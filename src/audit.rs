@@ -30,7 +30,7 @@
 
 use crate::chain::{self, Keyring};
 use crate::clock;
-use crate::contracts::AuditEvent;
+use crate::contracts::{AuditEvent, AuditPayload};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::ids;
@@ -45,8 +45,8 @@ pub const HUMAN_AGENT: &str = "human";
 /// [`HUMAN_AGENT`] log, under a run id of its own (`human_<uuid>`). Returns the event as
 /// written. Callers record the act before they commit it (under the lock that guards the
 /// change), so an act whose audit record cannot be written is not carried out.
-pub fn human_act(home: &Home, event_type: &str, payload: Value) -> Result<AuditEvent> {
-    open_human(home)?.event(event_type, "human", payload)
+pub fn human_act<T: AuditPayload>(home: &Home, payload: &T) -> Result<AuditEvent> {
+    open_human(home)?.record("human", payload)
 }
 
 /// Opens the [`HUMAN_AGENT`] log for one act (run id `human_<uuid>`), checking that it can be
@@ -55,6 +55,10 @@ pub fn human_act(home: &Home, event_type: &str, payload: Value) -> Result<AuditE
 pub fn open_human(home: &Home) -> Result<Audit> {
     let run_id = format!("human_{}", uuid::Uuid::new_v4().simple());
     Audit::open(home, HUMAN_AGENT, &run_id)
+}
+
+fn payload_value<T: AuditPayload>(payload: &T) -> Result<Value> {
+    serde_json::to_value(payload).map_err(|e| Error::internal(e.to_string()))
 }
 
 /// One run's writer of audit events.
@@ -170,6 +174,16 @@ impl Audit {
         written
             .pop()
             .ok_or_else(|| Error::internal("audit flush wrote nothing"))
+    }
+
+    /// [`Audit::event`] for a typed payload (its event type is the payload's).
+    pub fn record<T: AuditPayload>(&mut self, actor: &str, payload: &T) -> Result<AuditEvent> {
+        self.event(payload.event_type(), actor, payload_value(payload)?)
+    }
+
+    /// [`Audit::queue`] for a typed payload (its event type is the payload's).
+    pub fn queue_payload<T: AuditPayload>(&mut self, actor: &str, payload: &T) -> Result<()> {
+        self.queue(payload.event_type(), actor, payload_value(payload)?)
     }
 
     /// Redacts and queues one event; nothing is written until [`Audit::flush`].

@@ -539,8 +539,14 @@ impl Keyring {
     }
 }
 
-/// What `bob ledger rekey` did.
-#[derive(Debug, Clone, Serialize)]
+impl crate::contracts::AuditPayload for Rekeyed {
+    fn event_type(&self) -> &'static str {
+        "ledger.rekey"
+    }
+}
+
+/// What `bob ledger rekey` did: also the payload of its `ledger.rekey` audit event.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Rekeyed {
     /// The new key epoch.
     pub epoch: u64,

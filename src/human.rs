@@ -6,6 +6,7 @@
 
 use crate::audit;
 use crate::checkpoint;
+use crate::contracts::audit as payload;
 use crate::contracts::{ChatMessage, Checkpoint, State};
 use crate::error::{Error, Result};
 use crate::home::Home;
@@ -34,12 +35,18 @@ pub fn set_state(
         // Recorded under the checkpoint's lock, before the commit.
         audit::human_act(
             home,
-            "state.set",
-            json!({"session_id": session, "mode": if replace {"replace"} else {"merge"},
-                   "fields": input.named, "changed": changed,
-                   "recent_messages": {"before": before.recent_messages.len(),
-                                       "after": cp.recent_messages.len()},
-                   "from_revision": from, "revision": from + 1}),
+            &payload::StateSet {
+                session_id: session,
+                mode: if replace { "replace" } else { "merge" },
+                fields: &input.named,
+                changed: &changed,
+                recent_messages: payload::BeforeAfter {
+                    before: before.recent_messages.len(),
+                    after: cp.recent_messages.len(),
+                },
+                from_revision: from,
+                revision: from + 1,
+            },
         )?;
         Ok(())
     })?;
@@ -84,9 +91,13 @@ pub fn change_capability(
         // Recorded under the checkpoint's lock, before the commit: no record, no change.
         audit::human_act(
             home,
-            act,
-            json!({"session_id": session, "capability": canonical,
-                   "changed": changed, "revision": cp.revision + 1}),
+            &payload::CapabilityChanged {
+                act,
+                session_id: session,
+                capability: &canonical,
+                changed,
+                revision: cp.revision + 1,
+            },
         )?;
         Ok(changed)
     })

@@ -68,11 +68,7 @@ pub fn show(
 /// key (the human acts' log cannot take the record before the rekey that makes it writable).
 pub fn rekey(home: &Home) -> Result<chain::Rekeyed> {
     let done = chain::rekey(home.root())?;
-    crate::audit::human_act(
-        home,
-        "ledger.rekey",
-        serde_json::to_value(&done).map_err(|e| Error::internal(e.to_string()))?,
-    )?;
+    crate::audit::human_act(home, &done)?;
     Ok(done)
 }
 

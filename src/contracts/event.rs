@@ -46,6 +46,11 @@ impl TraceData for NotesPatchRejected {
     const KIND: &'static str = "notes_patch";
 }
 
+/// A typed audit payload ([`super::audit`]): the `payload` of one event type, which it names.
+pub trait AuditPayload: Serialize + JsonSchema {
+    fn event_type(&self) -> &'static str;
+}
+
 /// Openclawssy run lifecycle / audit event. On disk it also carries the chain fields
 /// `prev` and `hash` added by [`crate::chain::append`] (keyed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

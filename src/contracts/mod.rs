@@ -4,6 +4,7 @@
 //! converted to the canonical one. Writing is strict: fixed field order, no `null` noise.
 //! `bob schema NAME` prints the JSON Schema of each type listed in [`all_schemas`].
 
+pub mod audit;
 mod chat;
 mod event;
 pub mod http;
@@ -67,9 +68,13 @@ pub fn schema(name: &str) -> Option<schemars::Schema> {
     all_schemas().find(|(n, _)| *n == name).map(|(_, f)| f())
 }
 
-/// Every published schema: [`SCHEMAS`], then the turn's trace kinds ([`trace::TRACE_SCHEMAS`]).
+/// Every published schema: [`SCHEMAS`], then the turn's trace kinds ([`trace::TRACE_SCHEMAS`])
+/// and the audit payloads ([`audit::AUDIT_SCHEMAS`]).
 pub fn all_schemas() -> impl Iterator<Item = &'static (&'static str, SchemaFn)> {
-    SCHEMAS.iter().chain(trace::TRACE_SCHEMAS)
+    SCHEMAS
+        .iter()
+        .chain(trace::TRACE_SCHEMAS)
+        .chain(audit::AUDIT_SCHEMAS)
 }
 
 #[cfg(test)]

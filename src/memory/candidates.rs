@@ -516,12 +516,17 @@ impl Memory {
         let decided = self
             .apply_entry(seq, &entry)?
             .ok_or_else(|| Error::internal(format!("ledger record {seq} could not be applied")))?;
-        audit.event(
-            "memory.decision",
+        audit.record(
             "human",
-            json!({"candidate_id": row.id, "decision": entry.decision, "user": row.user,
-                   "by": actor, "ledger_seq": seq, "memory_id": entry.memory_id,
-                   "content_digest": entry.content_digest}),
+            &crate::contracts::audit::MemoryDecision {
+                candidate_id: &row.id,
+                decision: entry.decision.as_deref(),
+                user: &row.user,
+                by: actor,
+                ledger_seq: seq,
+                memory_id: entry.memory_id.as_deref(),
+                content_digest: entry.content_digest.as_deref(),
+            },
         )?;
         Ok(decided)
     }

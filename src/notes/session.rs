@@ -73,11 +73,15 @@ pub fn apply_to_session(
             // checkpoint's lock, before the commit, so an unrecordable act is not carried out.
             crate::audit::human_act(
                 home,
-                "notes.apply",
-                serde_json::json!({"session_id": session, "applied": report.applied,
-                       "actions": report.actions, "granted": report.granted,
-                       "requested": report.requested, "from_revision": from,
-                       "revision": from + 1}),
+                &crate::contracts::audit::NotesApplied {
+                    session_id: session,
+                    applied: &report.applied,
+                    actions: &report.actions,
+                    granted: &report.granted,
+                    requested: &report.requested,
+                    from_revision: from,
+                    revision: from + 1,
+                },
             )?;
         }
         Ok(report)

@@ -57,6 +57,7 @@ mod routes;
 
 use crate::backend::{Backend, Cancel, Overrides, Route};
 use crate::contracts::TurnRecord;
+use crate::contracts::audit;
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::turn::pipeline::{self, MAX_TOOL_ROUNDS, TurnOptions};
@@ -449,17 +450,22 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
         };
         if done {
             let mut audit = audit_of(shared, &row.agent_id, id, &redactor)?;
-            audit.queue(
-                "run.created",
+            audit.queue_payload(
                 "system",
-                json!({"session_id": row.session_id, "profile": row.profile,
-                       "user_id": row.user_id}),
+                &audit::RunCreated {
+                    session_id: &row.session_id,
+                    profile: &row.profile,
+                    user_id: row.user_id.as_deref(),
+                    message_chars: None,
+                },
             )?;
-            audit.queue(
-                "run.cancelled",
+            audit.queue_payload(
                 actor,
-                json!({"status": "cancelled", "session_id": row.session_id,
-                       "before": "queued"}),
+                &audit::RunCancelledQueued {
+                    status: "cancelled",
+                    session_id: &row.session_id,
+                    before: "queued",
+                },
             )?;
             audit.flush()?;
             return Ok(json!({"id": id, "status": "cancelled"}));
@@ -480,10 +486,12 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
         return Err(ended(&row));
     }
     let mut audit = audit_of(shared, &row.agent_id, id, &redactor)?;
-    audit.event(
-        "run.cancel_requested",
+    audit.record(
         actor,
-        json!({"session_id": row.session_id, "status": row.status}),
+        &audit::RunCancelRequested {
+            session_id: &row.session_id,
+            status: &row.status,
+        },
     )?;
     Ok(json!({"id": id, "status": "cancelling"}))
 }

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::ids;
 use crate::store;
-use serde_json::json;
+
 use std::path::PathBuf;
 
 fn dir(home: &Home, session_id: &str) -> Result<PathBuf> {
@@ -39,10 +39,14 @@ pub fn take(home: &Home, session_id: &str, id: &str) -> Result<ToolRequest> {
         ))
     })?;
     let mut audit = Audit::open(home, "human", &req.run_id)?;
-    audit.event(
-        "tool.confirm",
+    audit.record(
         "human",
-        json!({"session_id": session_id, "confirm_id": id, "request_id": req.request_id, "tool": req.tool}),
+        &crate::contracts::audit::ToolConfirmed {
+            session_id,
+            confirm_id: id,
+            request_id: &req.request_id,
+            tool: &req.tool,
+        },
     )?;
     std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
     let _ = std::fs::remove_file(store::lock_path(&p));

@@ -38,6 +38,7 @@ pub use registry::{Kind, ToolSpec, registry, resolve};
 
 use crate::audit::Audit;
 use crate::clock;
+use crate::contracts::audit;
 use crate::contracts::{ToolMessage, ToolRequest, ToolResponse};
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
@@ -355,14 +356,15 @@ impl Runner {
     }
 
     fn audit_result(&mut self, req: &ToolRequest, resp: &ToolResponse) -> Result<()> {
-        let mut payload = json!({
-            "request_id": req.request_id,
-            "tool": req.tool,
-            "ok": resp.ok,
-            "output": Value::Null,
-            "error": resp.error,
-            "duration_ms": resp.duration_ms,
-        });
+        let mut payload = serde_json::to_value(audit::ToolResult {
+            request_id: &req.request_id,
+            tool: &req.tool,
+            ok: resp.ok,
+            output: Value::Null,
+            error: resp.error.as_ref(),
+            duration_ms: resp.duration_ms,
+        })
+        .map_err(|e| Error::internal(e.to_string()))?;
         let mut redactions = self.redactor.redact_value(&mut payload, "payload");
         if let Some(o) = &resp.output {
             let mut o = o.clone();
@@ -383,19 +385,20 @@ impl Runner {
 
     fn execute(&mut self, req: &ToolRequest, started: Instant) -> Result<Value> {
         let spec = resolve(&req.tool);
-        let call = json!({
-            "request_id": req.request_id,
-            "tool": req.tool,
-            "canonical_tool": spec.map(|s| s.name),
-            "input": req.input,
-            "timeout_ms": req.timeout_ms,
-            "session_id": self.session_id,
-            "mutating": spec.map(|s| s.mutating),
-        });
+        let session_id = self.session_id.clone();
+        let call = audit::ToolCall {
+            request_id: &req.request_id,
+            tool: &req.tool,
+            canonical_tool: spec.map(|s| s.name),
+            input: &req.input,
+            timeout_ms: req.timeout_ms,
+            session_id: session_id.as_deref(),
+            mutating: spec.map(|s| s.mutating),
+        };
         let t = self.mark();
         let queued = self
             .audit_for(req)
-            .and_then(|a| a.queue("tool.call", "agent", call));
+            .and_then(|a| a.queue_payload("agent", &call));
         self.account(t);
         queued?;
         let Some(spec) = spec else {

@@ -64,13 +64,13 @@ pub fn set_session_tools(
     // A human act: recorded before it is committed, under the file's lock.
     crate::audit::human_act(
         home,
-        if enable {
-            "tool.enable"
-        } else {
-            "tool.disable"
+        &crate::contracts::audit::ToolsChanged {
+            enable,
+            session_id,
+            names,
+            enabled: &cur.enabled,
+            was_enabled: &was,
         },
-        serde_json::json!({"session_id": session_id, "names": names,
-                           "enabled": cur.enabled, "was_enabled": was}),
     )?;
     store::write_json_atomic(&path, &cur)?;
     Ok(cur)

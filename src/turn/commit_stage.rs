@@ -14,12 +14,13 @@ use super::recap;
 use super::tool_loop::{requests_of, tool_history_message};
 use super::work::Work;
 use crate::backend::Cancel;
+use crate::contracts::audit;
 use crate::contracts::{ToolRecord, TurnRecord};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::sanitize;
 use crate::tools::{self, CallDefaults};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The stage-by-stage pipeline's last stage, `bob turn commit`: what `bob turn` does after its
 /// roles, from the replies and tool results the earlier stages produced. It calls no model
@@ -90,11 +91,12 @@ fn execute_commit(
     let opts = w.opts;
     let sid = opts.session_id.as_str();
     let cp = expected_checkpoint(w.home, sid, opts.expect_revision)?;
-    w.audit(
-        "run.started",
-        json!({"session_id": sid, "revision": cp.revision, "backend": Value::Null,
-               "stage": "commit"}),
-    )?;
+    w.audit(&audit::RunStarted {
+        session_id: sid,
+        revision: cp.revision,
+        backend: None,
+        stage: Some("commit"),
+    })?;
     let recap = recap::build(&input.message, &cp);
     // The turn's context showed these entries: the access is recorded here, as `bob turn`
     // records it.

@@ -58,6 +58,7 @@ use crate::audit::Audit;
 use crate::backend::{Backend, Cancel, ChatRequest, Usage};
 use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
+use crate::contracts::audit;
 use crate::contracts::trace;
 use crate::contracts::{ChatMessage, Checkpoint, NotesPatch};
 pub use crate::contracts::{ToolRecord, TurnRecord};
@@ -189,11 +190,14 @@ pub(super) fn run_with(
     if opts.seed.is_some() {
         audit.set_nonce(ids.hex32());
     }
-    audit.queue(
-        "run.created",
+    audit.queue_payload(
         "system",
-        json!({"session_id": opts.session_id, "profile": opts.profile.as_str(),
-               "user_id": opts.user_id, "message_chars": input.message.chars().count()}),
+        &audit::RunCreated {
+            session_id: &opts.session_id,
+            profile: opts.profile.as_str(),
+            user_id: opts.user_id.as_deref(),
+            message_chars: Some(input.message.chars().count()),
+        },
     )?;
     let mut w = Work {
         home,
@@ -322,16 +326,17 @@ pub(super) fn run_with(
     let appended = store::append_jsonl(&home.turns_path(), &record);
     // Openclawssy has three terminal events: an incomplete turn did not do what was asked, so it
     // ends in `run.failed` (its payload's `status` says `incomplete`).
-    let terminal = match record.status.as_str() {
-        "completed" => "run.completed",
-        "cancelled" => "run.cancelled",
-        _ => "run.failed",
-    };
-    let payload = json!({"status": record.status, "session_id": record.session_id,
-        "revision": record.revision, "tools": record.tools.len(),
-        "output_chars": record.output.chars().count(), "usage": record.usage, "cost": record.cost,
-        "latency_ms": record.latency_ms, "error": record.error});
-    w.audit(terminal, payload)?;
+    w.audit(&audit::RunEnded {
+        status: &record.status,
+        session_id: &record.session_id,
+        revision: record.revision,
+        tools: record.tools.len(),
+        output_chars: record.output.chars().count(),
+        usage: record.usage,
+        cost: record.cost,
+        latency_ms: record.latency_ms,
+        error: record.error.as_ref(),
+    })?;
     w.flush()?;
     flushed?;
     appended?;
@@ -385,11 +390,12 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
     let sid = opts.session_id.as_str();
     let cp = expected_checkpoint(home, sid, opts.expect_revision)?;
     let base_revision = cp.revision;
-    w.audit(
-        "run.started",
-        json!({"session_id": sid, "revision": base_revision,
-               "backend": w.backend.map(|(b, _)| b.describe())}),
-    )?;
+    w.audit(&audit::RunStarted {
+        session_id: sid,
+        revision: base_revision,
+        backend: w.backend.map(|(b, _)| b.describe()),
+        stage: None,
+    })?;
 
     // Recap.
     let recap = recap::build(&input.message, &cp);

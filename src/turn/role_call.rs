@@ -8,13 +8,14 @@ use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
 use super::work::Work;
 use crate::backend::{CallOpts, ChatReply, ChatRequest, Delta};
+use crate::contracts::audit::ModelRequested;
 use crate::contracts::trace::{LlmDone, LlmReq, LlmStream, ToolPlan};
 use crate::contracts::{ChatMessage, Checkpoint, Role};
 use crate::error::{Error, Result};
 use crate::notes::{self};
 use crate::sanitize;
 use crate::tools::{self};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Why a role other than the final one does not run the tools it asked for.
 pub(super) const NOT_FINAL_ROLE: &str = "only the final role executes tools";
@@ -52,10 +53,11 @@ impl Work<'_> {
             backend: backend.describe(),
             stream: self.opts.stream,
         })?;
-        self.audit(
-            "model.requested",
-            json!({"role": role.name, "round": round, "model": backend.model()}),
-        )?;
+        self.audit(&ModelRequested {
+            role: role.name,
+            round,
+            model: backend.model(),
+        })?;
         if !self.lifecycle_flushed {
             // `run.created`, `run.started` and what led to this first call are durable before
             // it: a turn killed while waiting on the model still shows in the audit log. The

@@ -170,8 +170,8 @@ impl Work<'_> {
     }
 
     /// Queues one audit event of the run.
-    pub(super) fn audit(&mut self, event_type: &str, payload: Value) -> Result<()> {
-        self.audit.queue(event_type, "system", payload)
+    pub(super) fn audit<T: crate::contracts::AuditPayload>(&mut self, payload: &T) -> Result<()> {
+        self.audit.queue_payload("system", payload)
     }
 
     /// The home's memory store, opened (and created if needed) on first use.

@@ -117,11 +117,15 @@ pub fn set_by(
         t.selected = selected;
     }
     t.updated_at = clock::rfc3339(clock::now()?);
-    crate::audit::open_human(home)?.event(
-        "turbotime.set",
+    crate::audit::open_human(home)?.record(
         actor,
-        json!({"session_id": session_id, "on": t.on, "selected": t.selected,
-               "was_on": before.on, "was_selected": before.selected}),
+        &crate::contracts::audit::TurbotimeSet {
+            session_id,
+            on: t.on,
+            selected: &t.selected,
+            was_on: before.on,
+            was_selected: &before.selected,
+        },
     )?;
     store::write_json_atomic(&p, &t)?;
     Ok(t)
