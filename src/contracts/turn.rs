@@ -55,6 +55,75 @@ pub struct ToolRecord {
     pub result_ref: Option<String>,
 }
 
+/// An action of a NOTES patch that did not take effect, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ActionNote {
+    pub action: String,
+    pub reason: String,
+}
+
+/// What a turn's NOTES patches did, in the turn record.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NotesOutcome {
+    #[serde(default)]
+    pub applied: Vec<String>,
+    #[serde(default)]
+    pub actions: Vec<String>,
+    #[serde(default)]
+    pub requested: Vec<String>,
+    #[serde(default)]
+    pub refused: Vec<ActionNote>,
+    #[serde(default)]
+    pub ignored_actions: Vec<ActionNote>,
+    /// Malformed NOTES blocks, and memory candidates that were refused.
+    #[serde(default)]
+    pub errors: Vec<String>,
+}
+
+/// `notes: {}` for a turn that committed nothing.
+fn notes_out<S: serde::Serializer>(v: &Option<NotesOutcome>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(n) => n.serialize(s),
+        None => serde_json::Map::new().serialize(s),
+    }
+}
+
+fn notes_in<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NotesOutcome>, D::Error> {
+    let m = serde_json::Map::<String, Value>::deserialize(d)?;
+    if m.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_value(Value::Object(m))
+        .map(Some)
+        .map_err(serde::de::Error::custom)
+}
+
+/// A recap in the turn record: its kind (`question`, `follow_up`), the rewritten message of a
+/// follow-up, and whether bob's own recap replaced an answer that ignored the summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RecapNote {
+    pub kind: String,
+    #[serde(default)]
+    pub rewritten: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fallback: bool,
+}
+
+/// TURBOTIME as the turn saw it (recorded only when it is on).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TurbotimeNote {
+    pub on: bool,
+    #[serde(default)]
+    pub selected: Vec<String>,
+}
+
+/// The answer's `[mem:id]` citations, checked against what the turn retrieved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CitationCheck {
+    pub cited: Vec<String>,
+    pub removed: Vec<String>,
+}
+
 /// The turn record: printed on stdout by `bob turn` and appended to `turns.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnRecord {
@@ -71,8 +140,11 @@ pub struct TurnRecord {
     /// cancelled turn).
     pub output: String,
     pub tools: Vec<ToolRecord>,
-    /// What the NOTES patches did: `{applied, actions, requested, refused, ignored_actions, errors}`.
-    pub notes: Value,
+    /// What the NOTES patches did: `{applied, actions, requested, refused, ignored_actions,
+    /// errors}`; `{}` when the turn committed nothing.
+    #[serde(serialize_with = "notes_out", deserialize_with = "notes_in")]
+    #[schemars(with = "NotesOutcome")]
+    pub notes: Option<NotesOutcome>,
     /// Ids of the memory candidates proposed (pending a human decision).
     pub memory_candidates: Vec<String>,
     /// The committed checkpoint revision (`null` when nothing was committed).
@@ -94,7 +166,7 @@ pub struct TurnRecord {
     pub escalated: bool,
     /// A recap (the JSON I/O contracts): `{kind, rewritten, fallback?}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recap: Option<Value>,
+    pub recap: Option<RecapNote>,
     /// The sanitized role notes, per `thinking_mode`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<Vec<Upstream>>,
@@ -103,7 +175,7 @@ pub struct TurnRecord {
     pub error: Option<Error>,
     /// The session's TURBOTIME state when it is on: `{on: true, selected: [tool…]}` (the Bob v0 runtime).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turbotime: Option<Value>,
+    pub turbotime: Option<TurbotimeNote>,
     /// The turn's nonce, as every role's system prompt stated it (Spectator v1 temporal
     /// integrity).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,7 +184,7 @@ pub struct TurnRecord {
     /// `cited` name memories retrieved this turn (they join the state's `memory_refs`);
     /// `removed` named anything else and were taken out of `output`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub citations: Option<Value>,
+    pub citations: Option<CitationCheck>,
 }
 
 /// One role's reply in the stage-by-stage pipeline: `bob chat`'s output (`{message, usage, …}`)

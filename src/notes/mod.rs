@@ -85,12 +85,7 @@ pub enum CondenseRequest {
     Smart,
 }
 
-/// An action that did not take effect, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ActionNote {
-    pub action: String,
-    pub reason: String,
-}
+pub use crate::contracts::ActionNote;
 
 /// What [`apply`] did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -12,6 +12,7 @@ use crate::condense::{self, Caps, Mode};
 use crate::contracts::TurnRecord;
 use crate::contracts::trace;
 use crate::contracts::{ChatMessage, Checkpoint, MemoryCandidate, Role};
+use crate::contracts::{CitationCheck, NotesOutcome};
 use crate::error::{Code, Result};
 use crate::notes::{self, Actor};
 use crate::sanitize;
@@ -49,7 +50,7 @@ pub(super) fn commit(
             reason: "the answer ignored the summary",
         })?;
         if let Some(v) = record.recap.as_mut() {
-            v["fallback"] = json!(true);
+            v.fallback = true;
         }
         output = fallback;
     }
@@ -61,7 +62,10 @@ pub(super) fn commit(
             cited: &citations.cited,
             removed: &citations.removed,
         })?;
-        record.citations = Some(json!({"cited": citations.cited, "removed": citations.removed}));
+        record.citations = Some(CitationCheck {
+            cited: citations.cited.clone(),
+            removed: citations.removed,
+        });
         output = citations.text;
     }
     if output.trim().is_empty() {
@@ -117,9 +121,14 @@ pub(super) fn commit(
     let (mut report, dropped) = report;
     report.ignored_keys = std::mem::take(&mut w.notes_ignored_keys);
     record.revision = Some(committed.revision);
-    let notes_value = json!({"applied": report.applied, "actions": report.actions,
-        "requested": report.requested, "refused": report.refused,
-        "ignored_actions": report.ignored_actions, "errors": w.notes_errors});
+    let notes_value = NotesOutcome {
+        applied: report.applied.clone(),
+        actions: report.actions.clone(),
+        requested: report.requested.clone(),
+        refused: report.refused.clone(),
+        ignored_actions: report.ignored_actions.clone(),
+        errors: w.notes_errors.clone(),
+    };
     // The trace data `bob notes apply` writes, plus the run and the pressure condensation.
     let errors = std::mem::take(&mut w.notes_error_events);
     let events = notes::trace_events(&patch, &report, &errors, committed.revision, Actor::Model);
@@ -132,7 +141,7 @@ pub(super) fn commit(
         }
         w.trace.push_value(kind, data)?;
     }
-    record.notes = notes_value;
+    record.notes = Some(notes_value);
     // Bob v0's compact state.json; derived from the checkpoint just committed, so a failure
     // to write it is traced and the turn stands.
     if let Err(e) = super::continuity::write_state_json(home, sid) {
@@ -158,8 +167,9 @@ pub(super) fn commit(
             match r {
                 Ok(id) => record.memory_candidates.push(id),
                 Err(e) => {
-                    if let Some(a) = record.notes["errors"].as_array_mut() {
-                        a.push(json!(format!("memory candidate refused: {}", e.message)));
+                    if let Some(n) = record.notes.as_mut() {
+                        n.errors
+                            .push(format!("memory candidate refused: {}", e.message));
                     }
                 }
             }

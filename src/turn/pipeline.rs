@@ -58,6 +58,7 @@ use crate::audit::Audit;
 use crate::backend::{Backend, Cancel, ChatRequest, Usage};
 use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
+use crate::contracts::RecapNote;
 use crate::contracts::audit;
 use crate::contracts::trace;
 use crate::contracts::{ChatMessage, Checkpoint, NotesPatch};
@@ -68,7 +69,7 @@ use crate::ids::{self, Kind};
 use crate::sanitize;
 use crate::store;
 use crate::tools::{self};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::time::Instant;
 
 pub use super::commit::MAX_MEMORY_CANDIDATES;
@@ -247,7 +248,7 @@ pub(super) fn run_with(
         status: "completed".into(),
         output: String::new(),
         tools: Vec::new(),
-        notes: json!({}),
+        notes: None,
         memory_candidates: Vec::new(),
         revision: None,
         usage: None,
@@ -411,7 +412,11 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
             rewritten: r.rewritten.as_deref(),
             summary: &r.summary,
         })?;
-        record.recap = Some(json!({"kind": r.kind, "rewritten": r.rewritten}));
+        record.recap = Some(RecapNote {
+            kind: r.kind.as_str().to_string(),
+            rewritten: r.rewritten.clone(),
+            fallback: false,
+        });
     }
 
     let history =

@@ -13,7 +13,6 @@ use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::store;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 /// The TURBOTIME tools (Bob v0 "TURBOTIME tools (v0)").
 pub const TOOLS: &[&str] = &[
@@ -63,9 +62,11 @@ impl Turbotime {
 
     /// What a turn record says of TURBOTIME: `{on: true, selected}` when it is on, else
     /// nothing.
-    pub fn turn_record(&self) -> Option<serde_json::Value> {
-        self.on
-            .then(|| json!({"on": true, "selected": self.selected}))
+    pub fn turn_record(&self) -> Option<crate::contracts::TurbotimeNote> {
+        self.on.then(|| crate::contracts::TurbotimeNote {
+            on: true,
+            selected: self.selected.clone(),
+        })
     }
 }
 
