@@ -348,6 +348,52 @@ pub fn condense(messages: &[ChatMessage], caps: &Caps, mode: Mode) -> Condensed 
     out
 }
 
+/// A session's history condensed in place ([`session`]): the result, and the revision the
+/// checkpoint is at afterwards.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionCondensed {
+    #[serde(flatten)]
+    pub result: Condensed,
+    pub session_id: String,
+    pub revision: u64,
+}
+
+/// Condenses the recent messages of session `id` and commits them as a new revision. When
+/// nothing would change (and `expect_revision`, if given, is the current one) nothing is
+/// written. `not_found` when the session has no checkpoint; `conflict` on a stale
+/// `expect_revision`.
+pub fn session(
+    home: &crate::home::Home,
+    id: &str,
+    expect_revision: Option<u64>,
+    caps: &Caps,
+    mode: Mode,
+) -> crate::error::Result<SessionCondensed> {
+    let Some(cp) = crate::checkpoint::load_existing(home, id)? else {
+        return Err(
+            crate::error::Error::not_found(format!("session {id:?} has no checkpoint"))
+                .with("session_id", id),
+        );
+    };
+    let preview = condense(&cp.recent_messages, caps, mode);
+    let unchanged = preview.messages == cp.recent_messages;
+    let (revision, result) = if unchanged && expect_revision.is_none_or(|r| r == cp.revision) {
+        (cp.revision, preview)
+    } else {
+        let (cp, result) = crate::checkpoint::update(home, id, expect_revision, |cp| {
+            let c = condense(&cp.recent_messages, caps, mode);
+            cp.recent_messages = c.messages.clone();
+            Ok(c)
+        })?;
+        (cp.revision, result)
+    };
+    Ok(SessionCondensed {
+        result,
+        session_id: id.to_string(),
+        revision,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,6 @@
 
 use super::Ctx;
 use super::output::{parse_json, read_input};
-use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
 use crate::contracts::ChatMessage;
 use crate::error::{Error, Result};
@@ -73,7 +72,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Mode::Pressure
     };
     if let Some(id) = &args.session {
-        return condense_session(ctx, id, args.expect_revision, &caps, mode);
+        return ctx.out.doc(&condense::session(
+            &ctx.home,
+            id,
+            args.expect_revision,
+            &caps,
+            mode,
+        )?);
     }
     let text = read_input(args.input.as_deref())?;
     let messages = parse_messages(&text)?;
@@ -81,39 +86,6 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
 }
 
 /// Condenses a checkpoint's recent messages under its lock; writes only when they change.
-fn condense_session(
-    ctx: &Ctx,
-    id: &str,
-    expect_revision: Option<u64>,
-    caps: &Caps,
-    mode: Mode,
-) -> Result<()> {
-    let Some(cp) = checkpoint::load_existing(&ctx.home, id)? else {
-        return Err(
-            Error::not_found(format!("session {id:?} has no checkpoint")).with("session_id", id),
-        );
-    };
-    let preview = condense::condense(&cp.recent_messages, caps, mode);
-    let unchanged = preview.messages == cp.recent_messages;
-    let (revision, result) = if unchanged && expect_revision.is_none_or(|r| r == cp.revision) {
-        (cp.revision, preview)
-    } else {
-        let (cp, result) = checkpoint::update(&ctx.home, id, expect_revision, |cp| {
-            let c = condense::condense(&cp.recent_messages, caps, mode);
-            cp.recent_messages = c.messages.clone();
-            Ok(c)
-        })?;
-        (cp.revision, result)
-    };
-    let mut v = serde_json::to_value(&result).map_err(|e| Error::internal(e.to_string()))?;
-    if let Value::Object(m) = &mut v {
-        m.insert("session_id".into(), Value::from(id));
-        m.insert("revision".into(), Value::from(revision));
-    }
-    ctx.out.doc(&v)
-}
-
-/// A JSON array of messages or `{"messages":[…]}`.
 fn parse_messages(text: &str) -> Result<Vec<ChatMessage>> {
     let v: Value = parse_json("messages", text)?;
     let shape = || Error::invalid("expected a JSON array of messages or {\"messages\":[…]}");
