@@ -6,8 +6,8 @@
 //!   it: the run bundles under `runs/` (written for `bob turn`, the scheduler's turns and served
 //!   runs alike) joined with the server's queue (runs still queued or running, and runs that
 //!   ended before they had a bundle). Each names its `source` (`cli`, `http`, `chat`,
-//!   `schedule`, `eval`) and whether the queue holds it (`queued_here`: `/v1/runs/{id}` knows
-//!   it).
+//!   `schedule` with its `job_id` (from the scheduler's history: its turn is a child `bob
+//!   turn`), `eval`) and whether the queue holds it (`queued_here`: `/v1/runs/{id}` knows it).
 //! * `GET /api/admin/runs/{id}`: one run's bundle (request, turn record, events, tool results),
 //!   as `bob runs show` prints it; `not_found` when the run has no bundle yet.
 //! * `GET /api/admin/sessions?limit`: the sessions with runs or a checkpoint, most recently
@@ -113,8 +113,32 @@ fn row_entry(r: &RunRow) -> Value {
     })
 }
 
+/// When a bundle's turn record was written (nanoseconds since the epoch; 0 when unknown):
+/// orders runs that started in the same second, or under a pinned clock.
+fn written_ns(home: &Home, run_id: &str) -> u64 {
+    crate::runs::dir(home, run_id)
+        .ok()
+        .and_then(|d| std::fs::metadata(d.join("record.json")).ok())
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// The runs the scheduler started, by run id, with their job: a scheduled turn is a child
+/// `bob turn`, whose bundle says `cli`; the scheduler's history says whose it was.
+fn scheduled_runs(home: &Home) -> HashMap<String, String> {
+    let Ok((history, _)) = crate::schedule::Scheduler::new(home).history(None) else {
+        return HashMap::new();
+    };
+    history
+        .into_iter()
+        .filter_map(|r| Some((r.run_id?, r.job_id)))
+        .collect()
+}
+
 /// Every run of the home (bundles joined with the queue's rows), newest first, as listing
-/// entries without their bundle details: `(id, session_id, ts, entry-or-bundle-summary)`.
+/// entries without their bundle details (`bundle: true` marks those [`complete`] fills in).
+/// A run still in the queue without a bundle counts as the newest of its start time.
 fn every_run(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -124,24 +148,37 @@ fn every_run(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<Value>> 
         out.push(json!({
             "id": id, "session_id": b["session_id"], "agent_id": b["agent_id"],
             "status": b["status"], "ts": b["ts"], "tool_calls": b["tools"],
-            "bundle": true,
+            "bundle": true, "written": written_ns(home, &id),
         }));
     }
     for r in rows.values().filter(|r| !seen.contains(&r.id)) {
-        out.push(row_entry(r));
+        let mut e = row_entry(r);
+        e["written"] = json!(u64::MAX);
+        out.push(e);
     }
     out.sort_by(|a, b| {
         b["ts"]
             .as_str()
             .cmp(&a["ts"].as_str())
+            .then_with(|| b["written"].as_u64().cmp(&a["written"].as_u64()))
             .then_with(|| b["id"].as_str().cmp(&a["id"].as_str()))
     });
+    for e in &mut out {
+        if let Some(m) = e.as_object_mut() {
+            m.remove("written");
+        }
+    }
     Ok(out)
 }
 
 /// Fills a bundle's listing entry from its request and turn record (source, message, output,
 /// duration, error); a served run takes its status from the queue, the server's own record.
-fn complete(home: &Home, rows: &HashMap<String, RunRow>, e: &mut Value) {
+fn complete(
+    home: &Home,
+    rows: &HashMap<String, RunRow>,
+    scheduled: &HashMap<String, String>,
+    e: &mut Value,
+) {
     if e["bundle"] != true {
         return;
     }
@@ -149,16 +186,24 @@ fn complete(home: &Home, rows: &HashMap<String, RunRow>, e: &mut Value) {
     let request = request_of(home, &id).unwrap_or_default();
     let record = crate::runs::record(home, &id).ok().flatten();
     e["source"] = request.get("source").cloned().unwrap_or(json!("unknown"));
+    if let Some(job) = scheduled.get(&id) {
+        e["source"] = json!("schedule");
+        e["job_id"] = json!(job);
+    }
     e["message"] = json!(preview(request["message"].as_str().unwrap_or_default()));
     if let Some(r) = record {
         e["output"] = json!(preview(&r.output));
         e["duration_ms"] = json!(r.latency_ms);
-        e["error"] = json!(r.error.map(|e| json!({"code": e.code, "message": e.message})));
+        e["error"] = json!(
+            r.error
+                .map(|e| json!({"code": e.code, "message": e.message}))
+        );
     }
     if let Some(row) = rows.get(&id) {
         e["status"] = json!(row.status);
     }
-    e["queued_here"] = json!(rows.contains_key(&id) || e["source"] == "http" || e["source"] == "chat");
+    e["queued_here"] =
+        json!(rows.contains_key(&id) || e["source"] == "http" || e["source"] == "chat");
     if let Some(m) = e.as_object_mut() {
         m.remove("bundle");
     }
@@ -179,8 +224,9 @@ async fn runs(
             .skip(usize::try_from(offset).unwrap_or(usize::MAX))
             .take(limit as usize)
             .collect();
+        let scheduled = scheduled_runs(&home);
         for e in &mut list {
-            complete(&home, &rows, e);
+            complete(&home, &rows, &scheduled, e);
         }
         Ok((list, total))
     })
@@ -307,6 +353,7 @@ fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<Value> {
     if runs.is_empty() && checkpoint.is_none() {
         return Err(Error::not_found(format!("no session {id:?}")).with("session_id", id));
     }
+    let scheduled = scheduled_runs(home);
     let mut messages = Vec::new();
     let mut agent = Value::Null;
     for r in &runs {
@@ -315,9 +362,11 @@ fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<Value> {
         if r["bundle"] != true {
             let row = &rows[run_id];
             let pending = matches!(row.status.as_str(), "queued" | "running");
-            messages.push(json!({"role": "user", "content": row.message, "run_id": run_id,
+            messages.push(
+                json!({"role": "user", "content": row.message, "run_id": run_id,
                                  "ts": row.created_at, "source": row.source,
-                                 "pending": pending}));
+                                 "pending": pending}),
+            );
             if !pending {
                 messages.push(json!({"role": "assistant",
                     "content": row.output.clone().unwrap_or_default(), "run_id": run_id,
@@ -327,9 +376,15 @@ fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<Value> {
         }
         let shown = crate::runs::show(home, run_id)?;
         let record = &shown["record"];
-        messages.push(json!({"role": "user", "content": shown["request"]["message"],
+        let source = match scheduled.contains_key(run_id) {
+            true => json!("schedule"),
+            false => shown["request"]["source"].clone(),
+        };
+        messages.push(
+            json!({"role": "user", "content": shown["request"]["message"],
                              "run_id": run_id, "ts": record["ts"],
-                             "source": shown["request"]["source"], "pending": false}));
+                             "source": source, "pending": false}),
+        );
         for t in shown["tool_results"].as_array().into_iter().flatten() {
             messages.push(json!({"role": "tool", "tool_name": t["tool"],
                 "tool_call_id": t["tool_call_id"], "content": t["summary"],

@@ -444,6 +444,7 @@ mod tests {
             include_str!("routes.rs"),
             include_str!("admin.rs"),
             include_str!("chat.rs"),
+            include_str!("conversation.rs"),
             include_str!("dashboard.rs"),
         ];
         let method = regex::Regex::new(r"\b(get|post|delete|put|patch)\(").unwrap();

@@ -20,7 +20,7 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    fn start(env: &TestEnv, extra: &[&str]) -> Server {
+    pub(crate) fn start(env: &TestEnv, extra: &[&str]) -> Server {
         Self::start_env(env, extra, &[])
     }
 
@@ -208,7 +208,7 @@ pub(crate) fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> R
 }
 
 /// A token with every scope (admin included).
-fn token(env: &TestEnv) -> String {
+pub(crate) fn token(env: &TestEnv) -> String {
     let v = env.json(
         &[
             "serve", "token", "create", "--name", "test", "--scope", "admin",
@@ -219,7 +219,7 @@ fn token(env: &TestEnv) -> String {
 }
 
 /// A token and its id (as `serve token list` names it), for checking the actor of an act.
-fn token_and_id(env: &TestEnv) -> (String, String) {
+pub(crate) fn token_and_id(env: &TestEnv) -> (String, String) {
     let tok = token(env);
     let id = env.jsonl(&["serve", "token", "list"], "")[0]["id"]
         .as_str()
@@ -237,7 +237,12 @@ pub(crate) fn replay(env: &TestEnv, text: &str) -> String {
 }
 
 /// Polls `GET /v1/runs/{id}` until `pred` holds (20 s at most).
-fn wait_run(addr: SocketAddr, tok: &str, id: &str, pred: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn wait_run(
+    addr: SocketAddr,
+    tok: &str,
+    id: &str,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
     let t = Instant::now();
     loop {
         let v = get(addr, &format!("/v1/runs/{id}"), tok).json();
@@ -252,11 +257,11 @@ fn wait_run(addr: SocketAddr, tok: &str, id: &str, pred: impl Fn(&Value) -> bool
     }
 }
 
-fn status_is(s: &'static str) -> impl Fn(&Value) -> bool {
+pub(crate) fn status_is(s: &'static str) -> impl Fn(&Value) -> bool {
     move |v| v["status"] == s
 }
 
-fn create(addr: SocketAddr, tok: &str, body: Value) -> String {
+pub(crate) fn create(addr: SocketAddr, tok: &str, body: Value) -> String {
     let r = post(addr, "/v1/runs", tok, &body);
     assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
     let v = r.json();
