@@ -25,7 +25,7 @@ impl Server {
     }
 
     /// A server whose chat backend is the fake OpenAI endpoint `llm`.
-    fn start_on(env: &TestEnv, extra: &[&str], llm: &OpenAi) -> Server {
+    pub(crate) fn start_on(env: &TestEnv, extra: &[&str], llm: &OpenAi) -> Server {
         let url = llm.base_url();
         let vars = [
             ("BOB_CHAT_BASE_URL", url.as_str()),
@@ -1851,7 +1851,7 @@ fn turbotime_is_set_per_session_through_the_admin_api_as_an_audited_human_act() 
 
 /// The dashboard in a real headless Chromium: sign in with a token, approve a memory candidate
 /// and turn TURBOTIME on by clicking, see the banner; the CLI sees both effects. Saves a
-/// screenshot (`BOB_DASHBOARD_SCREENSHOT=docs/dashboard.png` writes the README's copy).
+/// screenshot in the test's home.
 #[test]
 fn the_dashboard_in_headless_chromium_approves_a_candidate_and_turns_turbotime_on() {
     use crate::support::webdriver::Browser;
@@ -1939,10 +1939,8 @@ fn the_dashboard_in_headless_chromium_approves_a_candidate_and_turns_turbotime_o
     );
     let png = browser.screenshot();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    let out = std::env::var_os("BOB_DASHBOARD_SCREENSHOT")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| env.home().join("dashboard.png"));
-    std::fs::write(&out, &png).unwrap();
+    // docs/dashboard.png is the conversation test's picture (serve_dashboard.rs).
+    std::fs::write(env.home().join("dashboard.png"), &png).unwrap();
     assert!(
         !String::from_utf8_lossy(&png).contains(&tok),
         "the token is in the picture's bytes"

@@ -302,3 +302,182 @@ fn bob_serve_prints_the_dashboard_url_and_how_to_get_a_token_on_stderr() {
     }
     assert!(text.contains("1 active token"), "{text}");
 }
+
+/// Where a test's screenshot goes: the file `var` names (`docs/…` for the README's copies), else
+/// the test's home.
+fn save_png(env: &TestEnv, var: &str, name: &str, png: &[u8], tok: &str) {
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(
+        !String::from_utf8_lossy(png).contains(tok),
+        "the token is in the picture's bytes"
+    );
+    let out = std::env::var_os(var)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| env.home().join(name));
+    std::fs::write(&out, png).unwrap();
+}
+
+/// Whether the page, and the runs table within its box, fit the viewport's width.
+const FITS: &str = "const d = document.documentElement; const t = document.getElementById('runs-table'); \
+     return d.scrollWidth <= window.innerWidth && document.body.scrollWidth <= window.innerWidth \
+       && t.getBoundingClientRect().right <= window.innerWidth + 0.5 \
+       && t.scrollWidth <= t.parentElement.clientWidth";
+
+/// The dashboard in a real headless Chromium as a place to talk to bob: start a session, send
+/// two messages and see each answer (replay backend), both runs in that one session; open a
+/// session whose turn called a tool (collapsed); the runs of `bob turn` are listed with their
+/// source; at 360 and 420 px nothing scrolls sideways. Screenshots:
+/// `BOB_DASHBOARD_SCREENSHOT=docs/dashboard.png`, `BOB_DASHBOARD_CHAT_SCREENSHOT=docs/dashboard-chat.png`.
+#[test]
+fn the_dashboard_in_headless_chromium_holds_a_conversation_and_fits_a_phone() {
+    use crate::support::webdriver::Browser;
+    let Some(browser) = Browser::start("the_dashboard_in_headless_chromium_holds_a_conversation")
+    else {
+        return;
+    };
+    let env = TestEnv::new();
+    let tok = token(&env);
+    // A terminal turn that called a tool, in session s-tools.
+    let root = sandbox(&env);
+    std::fs::write(root.join("deck.txt"), "4 Lightning Bolt").unwrap();
+    env.bob(&["tool", "enable", "--session", "s-tools", "fs.list_dir"])
+        .assert()
+        .success();
+    let spec = script(
+        &env,
+        &[
+            json!({"role":"solo","content":"Let me look.","tool_calls":[{"id":"t1","tool":"fs.list_dir","args":{"path":"."}}]}),
+            json!({"role":"solo","match":"deck.txt","content":"Your deck list is deck.txt."}),
+        ],
+    );
+    sandboxed_turn(
+        &env,
+        &root,
+        &[
+            "--backend",
+            &spec,
+            "--profile",
+            "solo",
+            "--session",
+            "s-tools",
+        ],
+        "where is my deck list?",
+    );
+    let backend = replay(&env, "Bolt the bird.");
+    let srv = Server::start(&env, &["--backend", &backend]);
+    let a = srv.addr;
+
+    browser.goto(&format!("http://{a}/"));
+    browser.type_into("#token", &tok);
+    browser.click("#signin-form button");
+    browser.wait_for("the app", "return !document.getElementById('app').hidden");
+    // A new session, two messages, each answer in the conversation.
+    browser.click("#chat-new");
+    browser.wait_for(
+        "the new session",
+        "return document.getElementById('chat-info').textContent.includes('is new')",
+    );
+    let sid = browser.eval("return document.getElementById('chat-session').value");
+    let sid = sid.as_str().unwrap().to_string();
+    assert!(sid.starts_with("web-"), "{sid}");
+    browser.type_into("#chat-message", "What should I bolt?");
+    browser.click("#chat-send");
+    let answered = |n: usize| {
+        format!(
+            "const a = [...document.querySelectorAll('#chat-log li.msg.assistant')]; \
+             return a.length === {n} && a.every((li) => !li.classList.contains('pending') \
+               && li.textContent === 'Bolt the bird.')"
+        )
+    };
+    browser.wait_for("the first answer", &answered(1));
+    browser.type_into("#chat-message", "And after that?");
+    browser.click("#chat-send");
+    browser.wait_for("the second answer", &answered(2));
+    let users = browser.eval(
+        "return [...document.querySelectorAll('#chat-log li.msg.user')].map((li) => li.textContent)",
+    );
+    assert_eq!(users, json!(["What should I bolt?", "And after that?"]));
+    // Both were runs of that one session, as the server recorded them.
+    let conv = get(a, &format!("/api/admin/sessions/{sid}/messages"), &tok).json();
+    let runs: Vec<&str> = conv["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .map(|m| m["run_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 2, "{conv}");
+    assert_eq!(conv["revision"], 2, "{conv}");
+    for r in runs {
+        assert_eq!(
+            get(a, &format!("/v1/runs/{r}"), &tok).json()["session_id"],
+            sid.as_str()
+        );
+    }
+    // The chat survives a reload: the history comes back from the server.
+    browser.goto(&format!("http://{a}/"));
+    browser.wait_for("the history after a reload", &answered(2));
+    let png = browser.screenshot();
+    save_png(
+        &env,
+        "BOB_DASHBOARD_CHAT_SCREENSHOT",
+        "dashboard-chat.png",
+        &png,
+        &tok,
+    );
+
+    // The terminal session: its tool call is there, collapsed.
+    browser.wait_for(
+        "s-tools in the session list",
+        "return !!document.querySelector('#chat-session option[value=\"s-tools\"]')",
+    );
+    browser.eval(
+        "const s = document.getElementById('chat-session'); s.value = 's-tools'; \
+         s.dispatchEvent(new Event('change')); return true",
+    );
+    browser.wait_for(
+        "the tool call, collapsed",
+        "const d = document.querySelector('#chat-log li.tool details'); \
+         return !!d && !d.open && d.querySelector('summary').textContent.includes('fs.list_dir')",
+    );
+    assert_eq!(
+        browser.eval(
+            "return [...document.querySelectorAll('#chat-log li.msg.assistant')].map((li) => li.textContent)"
+        ),
+        json!(["Your deck list is deck.txt."])
+    );
+    // Runs of every source are listed; the terminal one opens from its bundle.
+    browser.wait_for(
+        "the cli run in the list",
+        "return !!document.querySelector('#runs tr[data-source=\"cli\"]')",
+    );
+    browser.click("#runs tr[data-source=\"cli\"]");
+    browser.wait_for(
+        "the cli run's detail",
+        "return document.getElementById('detail-output').textContent === 'Your deck list is deck.txt.' \
+           && document.getElementById('detail-status').textContent === '(completed)' \
+           && document.getElementById('detail-cancel').hidden \
+           && document.querySelectorAll('#detail-tools tr').length === 1",
+    );
+    // A phone: nothing scrolls sideways at 360 or 420 px.
+    for w in [360, 420] {
+        browser.viewport(Some((w, 800)));
+        browser.wait_for(
+            &format!("a {w} px viewport"),
+            &format!("return document.documentElement.clientWidth === {w}"),
+        );
+        // A mobile viewport zooms out to fit wider content: innerWidth then exceeds it.
+        let fits = format!("if (window.innerWidth !== {w}) return false; {FITS}");
+        assert_eq!(browser.eval(&fits), json!(true), "overflow at {w} px");
+    }
+    browser.viewport(None);
+    browser.eval("window.scrollTo(0, 0); return true");
+    let png = browser.screenshot();
+    save_png(
+        &env,
+        "BOB_DASHBOARD_SCREENSHOT",
+        "dashboard.png",
+        &png,
+        &tok,
+    );
+}
