@@ -481,3 +481,73 @@ fn the_dashboard_in_headless_chromium_holds_a_conversation_and_fits_a_phone() {
         &tok,
     );
 }
+
+/// With a slow model: the run detail opened while the run is live shows Cancel, and the
+/// terminal event alone (no click, no reload) turns it into the finished run without Cancel;
+/// the conversation shows that it waits on the model, then the answer; the scheduler's label
+/// says "not running" until a tick happens, then "running".
+#[test]
+fn the_dashboard_follows_a_slow_run_to_its_end_and_labels_the_scheduler_honestly() {
+    use crate::support::http::Reply;
+    use crate::support::openai::{OpenAi, completion};
+    use crate::support::webdriver::Browser;
+    let Some(browser) = Browser::start("the_dashboard_follows_a_slow_run_to_its_end") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let llm = OpenAi::start(|_, _| {
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        Reply::json(200, &completion("Slow answer."))
+    });
+    let srv = Server::start_on(&env, &[], &llm);
+    let a = srv.addr;
+    env.json(
+        &["schedule", "add"],
+        &json!({"id": "hourly", "agentID": "agent_default", "schedule": "@every 1h",
+                "message": "status?"})
+        .to_string(),
+    );
+    browser.goto(&format!("http://{a}/"));
+    browser.type_into("#token", &tok);
+    browser.click("#signin-form button");
+    browser.wait_for("the app", "return !document.getElementById('app').hidden");
+    browser.wait_for(
+        "the scheduler labelled not running",
+        "return document.getElementById('sched-state').textContent.startsWith('(not running')",
+    );
+    // A run queued from the page opens in the detail pane while it is live.
+    browser.type_into("#run-message", "take your time");
+    browser.click("#run-form button");
+    browser.wait_for(
+        "the live run with its Cancel button",
+        "const s = document.getElementById('detail-status').textContent; \
+         return (s === '(queued)' || s === '(running)') && !document.getElementById('detail-cancel').hidden",
+    );
+    browser.wait_for(
+        "the finished run, without Cancel",
+        "return document.getElementById('detail-status').textContent === '(completed)' \
+           && document.getElementById('detail-cancel').hidden \
+           && document.getElementById('detail-output').textContent === 'Slow answer.'",
+    );
+    // The conversation says what it waits on, then shows the answer.
+    browser.click("#chat-new");
+    browser.type_into("#chat-message", "slowly, please");
+    browser.click("#chat-send");
+    browser.wait_for(
+        "the wait on the model",
+        "return document.getElementById('chat-status').textContent.startsWith('waiting on the model')",
+    );
+    browser.wait_for(
+        "the answer",
+        "const a = document.querySelector('#chat-log li.msg.assistant'); \
+         return !!a && a.textContent === 'Slow answer.' && !a.classList.contains('pending') \
+           && document.getElementById('chat-status').textContent === ''",
+    );
+    // A tick now: the label turns to running (the page polls the jobs).
+    env.json(&["schedule", "tick"], "");
+    browser.wait_for(
+        "the scheduler labelled running",
+        "return document.getElementById('sched-state').textContent.startsWith('(running: last tick')",
+    );
+}
