@@ -73,6 +73,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 pub use crate::settings::DEFAULT_BIND;
+pub use dashboard::welcome;
 
 /// How the server runs.
 #[derive(Debug, Clone)]
@@ -264,36 +265,6 @@ fn out_of_range(
 /// `serve/` under the home.
 pub fn serve_dir(home: &Home) -> PathBuf {
     home.root().join("serve")
-}
-
-/// What a person starting the server needs to know, for stderr: the dashboard's URL and how
-/// to get a token for it (whether this home has one that works yet). A wildcard bind (`0.0.0.0`,
-/// `::`) is shown as the loopback address a browser on this machine can open.
-pub fn welcome(home: &Home, addr: SocketAddr) -> String {
-    let mut shown = addr;
-    if addr.ip().is_unspecified() {
-        shown.set_ip(match addr {
-            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
-            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
-        });
-    }
-    let active = auth::list(&serve_dir(home))
-        .map(|ts| ts.iter().filter(|t| t.revoked_at.is_none()).count())
-        .unwrap_or(0);
-    let root = home.root().display().to_string();
-    let home_arg = shlex::try_quote(&root)
-        .map(|q| q.into_owned())
-        .unwrap_or_else(|_| root.clone());
-    let have = match active {
-        0 => "this home has no token yet".to_string(),
-        1 => "this home has 1 active token (a token is shown only when it is made)".to_string(),
-        n => format!("this home has {n} active tokens (a token is shown only when it is made)"),
-    };
-    format!(
-        "bob serve: dashboard at http://{shown}/\n\
-         bob serve: sign in with a token; {have}. Make one with:\n\
-         \x20   bob --home {home_arg} serve token create --name dashboard --scope admin"
-    )
 }
 
 /// Whether binding `addr` keeps the server on this machine.

@@ -244,6 +244,12 @@ async function loadConversation() {
     log.appendChild(li);
   }
   log.scrollTop = log.scrollHeight;
+  // A run of this session still queued or running (sent from elsewhere, or its stream ended
+  // early): look again shortly.
+  if (v.messages.some((m) => m.pending)) {
+    const session = chatSession;
+    setTimeout(() => { if (chatSession === session && !streams.chat) loadConversation().catch(() => {}); }, 2000);
+  }
 }
 
 // Sends the next message of the session as a run in it, then follows the run's events live:
