@@ -16,7 +16,8 @@ use serde_json::json;
 ///
 /// GET /openapi.json (no auth) is the OpenAPI document of every endpoint.
 ///
-/// Prints one JSON line {listening, pid, workers, queue, recovered} once the listener is up.
+/// Prints one JSON line {listening, pid, workers, queue, recovered} once the listener is up,
+/// and on stderr the dashboard's URL (http://ADDR/) and the command that makes a token.
 /// SIGTERM or SIGINT drains (running runs get --drain-timeout to finish, then are re-queued;
 /// queued runs stay queued) and exits 0. POST /v1/runs/{id}/cancel cancels a queued or
 /// running run.
@@ -145,6 +146,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 printed = ctx.out.line(&json!({"listening": addr.to_string(),
                     "pid": std::process::id(), "workers": workers, "queue": cap,
                     "recovered": recovered}));
+                // For the person who started it: where to point a browser and how to sign in.
+                // On stderr, so a script reading the JSON line on stdout is not disturbed.
+                eprintln!("{}", serve::welcome(&ctx.home, addr));
             })?;
             printed
         }

@@ -13,7 +13,9 @@
 //! * **Hung jobs** are killed (their whole process group) after their timeout and recorded as
 //!   `timeout`; a failed turn is recorded as `failed` with its error and the job stays
 //!   scheduled.
-//! * A tick with nothing due reads `jobs.json` once, writes nothing and starts nothing.
+//! * A tick with nothing due reads `jobs.json` once, starts nothing and writes only its stamp:
+//!   every tick first writes its time to `schedule/last_tick` ([`Scheduler::last_tick`]), so
+//!   a reader can tell a scheduler that ticks from one that stopped (cron removed, daemon dead).
 //! * Every run is appended to `schedule/history.jsonl` ([`JobRun`]).
 
 pub mod duration;
@@ -385,6 +387,7 @@ impl Scheduler {
 
     /// Runs every due job once (see the module docs) and reports what happened.
     pub fn tick(&self, opts: &RunOptions<'_>, now: DateTime<Utc>) -> Result<TickReport> {
+        self.stamp_tick(now);
         if let Some(report) = self.nothing_due(now) {
             return Ok(report);
         }
@@ -514,6 +517,26 @@ impl Scheduler {
             .map_err(|_| Error::internal("a job runner thread panicked"))?;
         results.sort_by_key(|(i, _)| *i);
         results.into_iter().map(|(_, r)| r).collect()
+    }
+
+    fn tick_stamp_path(&self) -> PathBuf {
+        self.jobs.with_file_name("last_tick")
+    }
+
+    /// Writes the tick's time to `schedule/last_tick`, when the scheduler has a directory (a
+    /// tick never creates one). Unsynced and best effort: it is a liveness hint, not a record.
+    fn stamp_tick(&self, now: DateTime<Utc>) {
+        let path = self.tick_stamp_path();
+        if path.parent().is_some_and(Path::is_dir) {
+            let _ = std::fs::write(&path, clock::rfc3339(now));
+        }
+    }
+
+    /// When a tick (cron's `bob schedule tick`, the daemon's, any other) last began, by the
+    /// stamp each tick writes; `None` when no tick has run here or the stamp does not parse.
+    pub fn last_tick(&self) -> Option<DateTime<Utc>> {
+        let text = std::fs::read_to_string(self.tick_stamp_path()).ok()?;
+        clock::parse_rfc3339(text.trim()).ok()
     }
 
     /// The daemon: a tick every `interval` (measured from the start of the last one) until

@@ -13,7 +13,8 @@
 //!   ones that run commands, choose where requests and secrets go, change tools, rules, the
 //!   sandbox, the server itself) is `403 policy.denied` naming them, whatever the token's
 //!   scopes. Those are changed at the machine (`config.toml`, the environment, flags).
-//! * `GET|POST /api/admin/scheduler/jobs`, `DELETE /api/admin/scheduler/jobs/{id}`,
+//! * `GET|POST /api/admin/scheduler/jobs` (the GET also says when a tick last began,
+//!   `last_tick`, and whether one began in the last 150 s, `ticking`), `DELETE /api/admin/scheduler/jobs/{id}`,
 //!   `POST /api/admin/scheduler/control {action: pause|resume, job_id?}`: [`crate::schedule`],
 //!   as `bob schedule add|list|rm|pause|resume`.
 //! * `GET /api/admin/memory/candidates?status&user`, `POST
@@ -95,12 +96,24 @@ async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value
     })))
 }
 
+/// How recent the last scheduler tick must be for the scheduler to count as ticking: cron
+/// and the daemon tick every minute by default, so two and a half missed minutes mean none is.
+const TICKING_WITHIN_S: i64 = 150;
+
 async fn jobs(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
     let home = shared.home.clone();
-    let file = blocking(move || Scheduler::new(&home).load()).await?;
-    Ok(axum::Json(
-        json!({"paused": file.paused, "jobs": file.jobs}),
-    ))
+    let (file, last_tick, now) = blocking(move || {
+        let s = Scheduler::new(&home);
+        Ok((s.load()?, s.last_tick(), crate::clock::now()?))
+    })
+    .await?;
+    let ticking = last_tick.is_some_and(|t| (now - t).num_seconds() <= TICKING_WITHIN_S);
+    Ok(axum::Json(json!({
+        "paused": file.paused,
+        "jobs": file.jobs,
+        "last_tick": last_tick.map(crate::clock::rfc3339),
+        "ticking": ticking,
+    })))
 }
 
 async fn add_job(

@@ -4,13 +4,16 @@
 //! `sessionStorage`, sent as `Authorization: Bearer`, never in a URL) and reads everything
 //! through the token-authenticated API. Values are rendered with `textContent` only, and a
 //! strict Content-Security-Policy allows scripts, styles and connections to this origin only
-//! (no inline script), no framing.
+//! (no inline script), no framing. [`welcome`] is what `bob serve` tells the person who
+//! started it: the page's address and how to get a token.
 
 use super::Shared;
+use crate::home::Home;
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 const INDEX: &str = include_str!("dashboard/index.html");
@@ -55,4 +58,34 @@ pub(super) fn routes() -> Router<Arc<Shared>> {
             "/dashboard.css",
             get(|| async { page(STYLE, "text/css; charset=utf-8") }),
         )
+}
+
+/// What a person starting the server needs to know, for stderr: the dashboard's URL and how
+/// to get a token for it (whether this home has one that works yet). A wildcard bind (`0.0.0.0`,
+/// `::`) is shown as the loopback address a browser on this machine can open.
+pub fn welcome(home: &Home, addr: SocketAddr) -> String {
+    let mut shown = addr;
+    if addr.ip().is_unspecified() {
+        shown.set_ip(match addr {
+            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        });
+    }
+    let active = super::auth::list(&super::serve_dir(home))
+        .map(|ts| ts.iter().filter(|t| t.revoked_at.is_none()).count())
+        .unwrap_or(0);
+    let root = home.root().display().to_string();
+    let home_arg = shlex::try_quote(&root)
+        .map(|q| q.into_owned())
+        .unwrap_or_else(|_| root.clone());
+    let have = match active {
+        0 => "this home has no token yet".to_string(),
+        1 => "this home has 1 active token (a token is shown only when it is made)".to_string(),
+        n => format!("this home has {n} active tokens (a token is shown only when it is made)"),
+    };
+    format!(
+        "bob serve: dashboard at http://{shown}/\n\
+         bob serve: sign in with a token; {have}. Make one with:\n\
+         \x20   bob --home {home_arg} serve token create --name dashboard --scope admin"
+    )
 }

@@ -9,6 +9,8 @@
 //!   body parsing, admitting and queueing a run.
 //! * [`chat`]: chat messages in persisted sessions, `/new`, `/resume`, the per-sender rate.
 //! * [`admin`]: the dashboard's admin APIs; [`dashboard`]: the embedded page at `/`.
+//! * [`conversation`]: the dashboard's conversation view of a session and its list of every
+//!   run of the home (`bob turn`, the scheduler and served runs alike).
 //! * [`limits`]: the per-address connection cap.
 //! * [`openapi`]: the OpenAPI document at `/openapi.json`, and the list of endpoints.
 //!
@@ -49,6 +51,7 @@ mod admin;
 mod api;
 pub mod auth;
 mod chat;
+mod conversation;
 mod dashboard;
 mod limits;
 pub mod openapi;
@@ -71,6 +74,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 pub use crate::settings::DEFAULT_BIND;
+pub use dashboard::welcome;
 
 /// How the server runs.
 #[derive(Debug, Clone)]

@@ -211,6 +211,34 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ),
     ep(
         "get",
+        "/api/admin/runs",
+        "Every run of the home, newest first, whoever started it (bob turn, the scheduler, this server), with its source (?limit, ?offset)",
+        None,
+        (200, Object),
+    ),
+    ep(
+        "get",
+        "/api/admin/runs/{id}",
+        "One run's bundle: request, turn record, events, tool results",
+        None,
+        (200, Object),
+    ),
+    ep(
+        "get",
+        "/api/admin/sessions",
+        "Sessions with runs or a checkpoint, most recently active first (?limit, ?offset)",
+        None,
+        (200, Object),
+    ),
+    ep(
+        "get",
+        "/api/admin/sessions/{id}/messages",
+        "A session's conversation, oldest first: messages, tool results, answers (send the next with POST /v1/runs {session_id})",
+        None,
+        (200, Object),
+    ),
+    ep(
+        "get",
         "/api/admin/memory/candidates",
         "Memory candidates (?status, ?user)",
         None,
@@ -294,6 +322,7 @@ fn constrain(defs: &mut Map<String, Value>) {
 /// candidate decision is one of three actions; other ids are looked up (unknown: 404).
 fn path_param(path: &str, name: &str) -> Value {
     let safe = path.starts_with("/v1/runs/")
+        || path.starts_with("/api/admin/runs/")
         || path.starts_with("/api/admin/sessions/")
         || path.starts_with("/api/admin/chat/sessions/");
     match name {
@@ -415,6 +444,7 @@ mod tests {
             include_str!("routes.rs"),
             include_str!("admin.rs"),
             include_str!("chat.rs"),
+            include_str!("conversation.rs"),
             include_str!("dashboard.rs"),
         ];
         let method = regex::Regex::new(r"\b(get|post|delete|put|patch)\(").unwrap();

@@ -40,6 +40,7 @@ pub(super) fn router(shared: Arc<Shared>) -> Router {
         .route("/api/admin/secrets", get(list_secrets).post(set_secret))
         .merge(super::admin::routes())
         .merge(super::chat::routes())
+        .merge(super::conversation::routes())
         .route_layer(middleware::from_fn_with_state(
             shared.clone(),
             require_token,

@@ -26,6 +26,7 @@ mod sanitize;
 mod schedule;
 mod secrets;
 mod serve;
+mod serve_dashboard;
 mod serve_security;
 mod settings;
 mod spine;

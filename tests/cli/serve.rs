@@ -20,12 +20,12 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    fn start(env: &TestEnv, extra: &[&str]) -> Server {
+    pub(crate) fn start(env: &TestEnv, extra: &[&str]) -> Server {
         Self::start_env(env, extra, &[])
     }
 
     /// A server whose chat backend is the fake OpenAI endpoint `llm`.
-    fn start_on(env: &TestEnv, extra: &[&str], llm: &OpenAi) -> Server {
+    pub(crate) fn start_on(env: &TestEnv, extra: &[&str], llm: &OpenAi) -> Server {
         let url = llm.base_url();
         let vars = [
             ("BOB_CHAT_BASE_URL", url.as_str()),
@@ -208,7 +208,7 @@ pub(crate) fn post(addr: SocketAddr, path: &str, token: &str, body: &Value) -> R
 }
 
 /// A token with every scope (admin included).
-fn token(env: &TestEnv) -> String {
+pub(crate) fn token(env: &TestEnv) -> String {
     let v = env.json(
         &[
             "serve", "token", "create", "--name", "test", "--scope", "admin",
@@ -219,7 +219,7 @@ fn token(env: &TestEnv) -> String {
 }
 
 /// A token and its id (as `serve token list` names it), for checking the actor of an act.
-fn token_and_id(env: &TestEnv) -> (String, String) {
+pub(crate) fn token_and_id(env: &TestEnv) -> (String, String) {
     let tok = token(env);
     let id = env.jsonl(&["serve", "token", "list"], "")[0]["id"]
         .as_str()
@@ -237,7 +237,12 @@ pub(crate) fn replay(env: &TestEnv, text: &str) -> String {
 }
 
 /// Polls `GET /v1/runs/{id}` until `pred` holds (20 s at most).
-fn wait_run(addr: SocketAddr, tok: &str, id: &str, pred: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn wait_run(
+    addr: SocketAddr,
+    tok: &str,
+    id: &str,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
     let t = Instant::now();
     loop {
         let v = get(addr, &format!("/v1/runs/{id}"), tok).json();
@@ -252,11 +257,11 @@ fn wait_run(addr: SocketAddr, tok: &str, id: &str, pred: impl Fn(&Value) -> bool
     }
 }
 
-fn status_is(s: &'static str) -> impl Fn(&Value) -> bool {
+pub(crate) fn status_is(s: &'static str) -> impl Fn(&Value) -> bool {
     move |v| v["status"] == s
 }
 
-fn create(addr: SocketAddr, tok: &str, body: Value) -> String {
+pub(crate) fn create(addr: SocketAddr, tok: &str, body: Value) -> String {
     let r = post(addr, "/v1/runs", tok, &body);
     assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
     let v = r.json();
@@ -1846,7 +1851,7 @@ fn turbotime_is_set_per_session_through_the_admin_api_as_an_audited_human_act() 
 
 /// The dashboard in a real headless Chromium: sign in with a token, approve a memory candidate
 /// and turn TURBOTIME on by clicking, see the banner; the CLI sees both effects. Saves a
-/// screenshot (`BOB_DASHBOARD_SCREENSHOT=docs/dashboard.png` writes the README's copy).
+/// screenshot in the test's home.
 #[test]
 fn the_dashboard_in_headless_chromium_approves_a_candidate_and_turns_turbotime_on() {
     use crate::support::webdriver::Browser;
@@ -1934,10 +1939,8 @@ fn the_dashboard_in_headless_chromium_approves_a_candidate_and_turns_turbotime_o
     );
     let png = browser.screenshot();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    let out = std::env::var_os("BOB_DASHBOARD_SCREENSHOT")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| env.home().join("dashboard.png"));
-    std::fs::write(&out, &png).unwrap();
+    // docs/dashboard.png is the conversation test's picture (serve_dashboard.rs).
+    std::fs::write(env.home().join("dashboard.png"), &png).unwrap();
     assert!(
         !String::from_utf8_lossy(&png).contains(&tok),
         "the token is in the picture's bytes"

@@ -215,6 +215,24 @@ impl Browser {
         }
     }
 
+    /// Emulates a viewport of `width` x `height` CSS pixels (as a phone would have), through
+    /// Chromium's DevTools protocol, which, unlike a window resize, has no minimum width.
+    /// `None` clears the emulation.
+    pub fn viewport(&self, size: Option<(u32, u32)>) {
+        let (cmd, params) = match size {
+            Some((w, h)) => (
+                "Emulation.setDeviceMetricsOverride",
+                json!({"width": w, "height": h, "deviceScaleFactor": 1, "mobile": true}),
+            ),
+            None => ("Emulation.clearDeviceMetricsOverride", json!({})),
+        };
+        self.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            Some(json!({"cmd": cmd, "params": params})),
+        );
+    }
+
     /// The visible page as PNG bytes.
     pub fn screenshot(&self) -> Vec<u8> {
         use base64::Engine;

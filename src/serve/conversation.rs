@@ -1,0 +1,415 @@
+//! The dashboard's conversation and all-runs views (the HTTP API contract), token-authenticated
+//! like the rest and read-only: a message is sent with `POST /v1/runs {agent_id, session_id,
+//! message}` (a run in that session) and watched on `GET /v1/runs/{id}/events`.
+//!
+//! * `GET /api/admin/runs?limit&offset`: every run of the home, newest first, whoever started
+//!   it: the run bundles under `runs/` (written for `bob turn`, the scheduler's turns and served
+//!   runs alike) joined with the server's queue (runs still queued or running, and runs that
+//!   ended before they had a bundle). Each names its `source` (`cli`, `http`, `chat`,
+//!   `schedule` with its `job_id` (from the scheduler's history: its turn is a child `bob
+//!   turn`), `eval`) and whether the queue holds it (`queued_here`: `/v1/runs/{id}` knows it).
+//! * `GET /api/admin/runs/{id}`: one run's bundle (request, turn record, events, tool results),
+//!   as `bob runs show` prints it; `not_found` when the run has no bundle yet.
+//! * `GET /api/admin/sessions?limit`: the sessions with runs or a checkpoint, most recently
+//!   active first: `{session_id, agent_id, runs, last_ts, last_message, revision}`.
+//! * `GET /api/admin/sessions/{id}/messages`: the session's conversation, oldest first, from
+//!   its runs' turn records and requests: the user's message, each tool result (`role: tool`,
+//!   with `tool_name`, `tool_call_id`, its summary and error) and the answer (`role:
+//!   assistant`, with the run's `status`, and `error` when it failed). A run still queued or
+//!   running shows its message with `pending: true`. A session that has a checkpoint but no run
+//!   bundle (its turns predate bundles) shows the checkpoint's recent messages instead.
+
+use super::Shared;
+use super::api::{ApiResult, blocking, check_limit, with_reader};
+use super::queue::RunRow;
+use crate::error::{Error, Result};
+use crate::home::Home;
+use crate::ids;
+use axum::Router;
+use axum::extract::{Path, RawQuery, State};
+use axum::routing::get;
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+pub(super) fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/api/admin/runs", get(runs))
+        .route("/api/admin/runs/{id}", get(run))
+        .route("/api/admin/sessions", get(sessions))
+        .route("/api/admin/sessions/{id}/messages", get(messages))
+}
+
+/// Longest output or message shown in a listing, in characters.
+const PREVIEW_CHARS: usize = 200;
+
+/// Statuses a queue row may have while its run has no bundle.
+const UNBUNDLED: [&str; 4] = ["queued", "running", "failed", "cancelled"];
+
+/// Most queue rows of each [`UNBUNDLED`] status joined into a listing.
+const QUEUE_ROWS: u64 = 500;
+
+fn preview(s: &str) -> String {
+    let mut it = s.chars();
+    let head: String = it.by_ref().take(PREVIEW_CHARS).collect();
+    if it.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+/// `?limit&offset` (and nothing else) of a listing; `limit` 1..=500, default 50.
+fn page(q: Option<String>) -> ApiResult<(u64, u64)> {
+    let (mut limit, mut offset) = (50u64, 0u64);
+    for (k, v) in url::form_urlencoded::parse(q.unwrap_or_default().as_bytes()) {
+        let num = |what: &str| {
+            v.parse::<u64>().map_err(|_| {
+                Error::invalid(format!("{what} must be a non-negative integer (got {v:?})"))
+                    .with("field", what)
+            })
+        };
+        match k.as_ref() {
+            "limit" => limit = num("limit")?,
+            "offset" => offset = num("offset")?,
+            other => {
+                return Err(Error::invalid(format!("unknown query parameter {other:?}")).into());
+            }
+        }
+    }
+    check_limit(limit)?;
+    Ok((limit, offset))
+}
+
+/// The queue rows that may lack a bundle (see [`UNBUNDLED`]), by id.
+async fn unbundled_rows(shared: &Arc<Shared>) -> ApiResult<HashMap<String, RunRow>> {
+    with_reader(shared, |q| {
+        let mut out = HashMap::new();
+        for s in UNBUNDLED {
+            for r in q.list(Some(s), QUEUE_ROWS, 0)?.0 {
+                out.insert(r.id.clone(), r);
+            }
+        }
+        Ok(out)
+    })
+    .await
+}
+
+/// A bundle's `request.json` (what was asked), if it reads.
+fn request_of(home: &Home, run_id: &str) -> Option<Value> {
+    let path = crate::runs::dir(home, run_id).ok()?.join("request.json");
+    crate::store::read_json::<Value>(&path).ok().flatten()
+}
+
+/// A queue row as a listing entry.
+fn row_entry(r: &RunRow) -> Value {
+    json!({
+        "id": r.id, "session_id": r.session_id, "agent_id": r.agent_id, "source": r.source,
+        "status": r.status, "ts": r.created_at, "tool_calls": r.tool_calls,
+        "duration_ms": r.duration_ms, "message": preview(&r.message),
+        "output": preview(r.output.as_deref().unwrap_or_default()),
+        "error": r.error.as_ref().map(|e| json!({"code": e["code"], "message": e["message"]})),
+        "queued_here": true,
+    })
+}
+
+/// When a bundle's turn record was written (nanoseconds since the epoch; 0 when unknown):
+/// orders runs that started in the same second, or under a pinned clock.
+fn written_ns(home: &Home, run_id: &str) -> u64 {
+    crate::runs::dir(home, run_id)
+        .ok()
+        .and_then(|d| std::fs::metadata(d.join("record.json")).ok())
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// The runs the scheduler started, by run id, with their job: a scheduled turn is a child
+/// `bob turn`, whose bundle says `cli`; the scheduler's history says whose it was.
+fn scheduled_runs(home: &Home) -> HashMap<String, String> {
+    let Ok((history, _)) = crate::schedule::Scheduler::new(home).history(None) else {
+        return HashMap::new();
+    };
+    history
+        .into_iter()
+        .filter_map(|r| Some((r.run_id?, r.job_id)))
+        .collect()
+}
+
+/// Every run of the home (bundles joined with the queue's rows), newest first, as listing
+/// entries without their bundle details (`bundle: true` marks those [`complete`] fills in).
+/// A run still in the queue without a bundle counts as the newest of its start time.
+fn every_run(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<Value>> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for b in crate::runs::list(home)? {
+        let id = b["run_id"].as_str().unwrap_or_default().to_string();
+        seen.insert(id.clone());
+        out.push(json!({
+            "id": id, "session_id": b["session_id"], "agent_id": b["agent_id"],
+            "status": b["status"], "ts": b["ts"], "tool_calls": b["tools"],
+            "bundle": true, "written": written_ns(home, &id),
+        }));
+    }
+    for r in rows.values().filter(|r| !seen.contains(&r.id)) {
+        let mut e = row_entry(r);
+        e["written"] = json!(u64::MAX);
+        out.push(e);
+    }
+    out.sort_by(|a, b| {
+        b["ts"]
+            .as_str()
+            .cmp(&a["ts"].as_str())
+            .then_with(|| b["written"].as_u64().cmp(&a["written"].as_u64()))
+            .then_with(|| b["id"].as_str().cmp(&a["id"].as_str()))
+    });
+    for e in &mut out {
+        if let Some(m) = e.as_object_mut() {
+            m.remove("written");
+        }
+    }
+    Ok(out)
+}
+
+/// Fills a bundle's listing entry from its request and turn record (source, message, output,
+/// duration, error); a served run takes its status from the queue, the server's own record.
+fn complete(
+    home: &Home,
+    rows: &HashMap<String, RunRow>,
+    scheduled: &HashMap<String, String>,
+    e: &mut Value,
+) {
+    if e["bundle"] != true {
+        return;
+    }
+    let id = e["id"].as_str().unwrap_or_default().to_string();
+    let request = request_of(home, &id).unwrap_or_default();
+    let record = crate::runs::record(home, &id).ok().flatten();
+    e["source"] = request.get("source").cloned().unwrap_or(json!("unknown"));
+    if let Some(job) = scheduled.get(&id) {
+        e["source"] = json!("schedule");
+        e["job_id"] = json!(job);
+    }
+    e["message"] = json!(preview(request["message"].as_str().unwrap_or_default()));
+    if let Some(r) = record {
+        e["output"] = json!(preview(&r.output));
+        e["duration_ms"] = json!(r.latency_ms);
+        e["error"] = json!(
+            r.error
+                .map(|e| json!({"code": e.code, "message": e.message}))
+        );
+    }
+    if let Some(row) = rows.get(&id) {
+        e["status"] = json!(row.status);
+    }
+    e["queued_here"] =
+        json!(rows.contains_key(&id) || e["source"] == "http" || e["source"] == "chat");
+    if let Some(m) = e.as_object_mut() {
+        m.remove("bundle");
+    }
+}
+
+async fn runs(
+    State(shared): State<Arc<Shared>>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<axum::Json<Value>> {
+    let (limit, offset) = page(q)?;
+    let rows = unbundled_rows(&shared).await?;
+    let home = shared.home.clone();
+    let (list, total) = blocking(move || {
+        let all = every_run(&home, &rows)?;
+        let total = all.len();
+        let mut list: Vec<Value> = all
+            .into_iter()
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .take(limit as usize)
+            .collect();
+        let scheduled = scheduled_runs(&home);
+        for e in &mut list {
+            complete(&home, &rows, &scheduled, e);
+        }
+        Ok((list, total))
+    })
+    .await?;
+    Ok(axum::Json(
+        json!({"runs": list, "total": total, "limit": limit, "offset": offset}),
+    ))
+}
+
+async fn run(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<Value>> {
+    ids::check("run_id", &id)?;
+    let home = shared.home.clone();
+    let shown = blocking(move || crate::runs::show(&home, &id)).await?;
+    Ok(axum::Json(shown))
+}
+
+async fn sessions(
+    State(shared): State<Arc<Shared>>,
+    RawQuery(q): RawQuery,
+) -> ApiResult<axum::Json<Value>> {
+    let (limit, offset) = page(q)?;
+    let rows = unbundled_rows(&shared).await?;
+    let home = shared.home.clone();
+    let (list, total) = blocking(move || {
+        let all = session_list(&home, &rows)?;
+        let total = all.len();
+        let mut list: Vec<Value> = all
+            .into_iter()
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .take(limit as usize)
+            .collect();
+        for s in &mut list {
+            let last = s["last_run"].as_str().unwrap_or_default().to_string();
+            let message = match rows.get(&last) {
+                Some(r) => r.message.clone(),
+                None => request_of(&home, &last)
+                    .and_then(|r| r["message"].as_str().map(str::to_string))
+                    .unwrap_or_default(),
+            };
+            s["last_message"] = json!(preview(&message));
+            let sid = s["session_id"].as_str().unwrap_or_default().to_string();
+            s["revision"] = json!(
+                crate::checkpoint::load_existing(&home, &sid)
+                    .ok()
+                    .flatten()
+                    .map(|c| c.revision)
+            );
+        }
+        Ok((list, total))
+    })
+    .await?;
+    Ok(axum::Json(
+        json!({"sessions": list, "total": total, "limit": limit, "offset": offset}),
+    ))
+}
+
+/// The sessions of every run (see [`every_run`]) and of every checkpoint, most recently
+/// active first: `{session_id, agent_id, runs, last_ts, last_run}`.
+fn session_list(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<Value>> {
+    let mut by: HashMap<String, Value> = HashMap::new();
+    // Newest first: the first run seen of a session is its latest.
+    for r in every_run(home, rows)? {
+        let sid = r["session_id"].as_str().unwrap_or_default().to_string();
+        let e = by.entry(sid.clone()).or_insert_with(|| {
+            json!({"session_id": sid, "agent_id": r["agent_id"], "runs": 0,
+                   "last_ts": r["ts"], "last_run": r["id"]})
+        });
+        e["runs"] = json!(e["runs"].as_u64().unwrap_or(0) + 1);
+    }
+    let dir = home.root().join("sessions");
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for d in entries.flatten() {
+            let sid = d.file_name().to_string_lossy().into_owned();
+            if by.contains_key(&sid) || !ids::is_valid(&sid) {
+                continue;
+            }
+            if let Ok(Some(cp)) = crate::checkpoint::load_existing(home, &sid) {
+                let ts = chrono::DateTime::from_timestamp_millis((cp.updated_ts * 1000.0) as i64)
+                    .map(crate::clock::rfc3339);
+                by.insert(
+                    sid.clone(),
+                    json!({"session_id": sid, "agent_id": null, "runs": 0, "last_ts": ts,
+                           "last_run": null}),
+                );
+            }
+        }
+    }
+    let mut out: Vec<Value> = by.into_values().collect();
+    out.sort_by(|a, b| {
+        b["last_ts"]
+            .as_str()
+            .cmp(&a["last_ts"].as_str())
+            .then_with(|| a["session_id"].as_str().cmp(&b["session_id"].as_str()))
+    });
+    Ok(out)
+}
+
+async fn messages(
+    State(shared): State<Arc<Shared>>,
+    Path(id): Path<String>,
+) -> ApiResult<axum::Json<Value>> {
+    ids::check("session_id", &id)?;
+    let id2 = id.clone();
+    let queued = with_reader(&shared, move |q| q.session_runs(&id2)).await?;
+    let home = shared.home.clone();
+    let out = blocking(move || conversation(&home, &id, queued)).await?;
+    Ok(axum::Json(out))
+}
+
+/// Session `id`'s conversation (see the module docs); `not_found` when it has no run and no
+/// checkpoint.
+fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<Value> {
+    let rows: HashMap<String, RunRow> = queued.into_iter().map(|r| (r.id.clone(), r)).collect();
+    // This session's runs, oldest first.
+    let mut runs: Vec<Value> = every_run(home, &rows)?
+        .into_iter()
+        .filter(|r| r["session_id"] == id)
+        .collect();
+    runs.reverse();
+    let checkpoint = crate::checkpoint::load_existing(home, id)?;
+    if runs.is_empty() && checkpoint.is_none() {
+        return Err(Error::not_found(format!("no session {id:?}")).with("session_id", id));
+    }
+    let scheduled = scheduled_runs(home);
+    let mut messages = Vec::new();
+    let mut agent = Value::Null;
+    for r in &runs {
+        let run_id = r["id"].as_str().unwrap_or_default();
+        agent = r["agent_id"].clone();
+        if r["bundle"] != true {
+            let row = &rows[run_id];
+            let pending = matches!(row.status.as_str(), "queued" | "running");
+            messages.push(
+                json!({"role": "user", "content": row.message, "run_id": run_id,
+                                 "ts": row.created_at, "source": row.source,
+                                 "pending": pending}),
+            );
+            if !pending {
+                messages.push(json!({"role": "assistant",
+                    "content": row.output.clone().unwrap_or_default(), "run_id": run_id,
+                    "status": row.status, "error": row.error}));
+            }
+            continue;
+        }
+        let shown = crate::runs::show(home, run_id)?;
+        let record = &shown["record"];
+        let source = match scheduled.contains_key(run_id) {
+            true => json!("schedule"),
+            false => shown["request"]["source"].clone(),
+        };
+        messages.push(
+            json!({"role": "user", "content": shown["request"]["message"],
+                             "run_id": run_id, "ts": record["ts"],
+                             "source": source, "pending": false}),
+        );
+        for t in shown["tool_results"].as_array().into_iter().flatten() {
+            messages.push(json!({"role": "tool", "tool_name": t["tool"],
+                "tool_call_id": t["tool_call_id"], "content": t["summary"],
+                "output": t["output"], "error": t["error"], "run_id": run_id}));
+        }
+        let status = rows
+            .get(run_id)
+            .map_or(record["status"].clone(), |row| json!(row.status));
+        messages.push(json!({"role": "assistant", "content": record["output"],
+            "run_id": run_id, "status": status, "error": record["error"],
+            "usage": record["usage"], "cost": record["cost"],
+            "latency_ms": record["latency_ms"]}));
+    }
+    if runs.is_empty()
+        && let Some(cp) = &checkpoint
+    {
+        for m in &cp.recent_messages {
+            messages.push(json!({"role": m.role, "content": m.content, "from_checkpoint": true}));
+        }
+    }
+    Ok(json!({
+        "session_id": id,
+        "agent_id": agent,
+        "revision": checkpoint.as_ref().map(|c| c.revision),
+        "episode_summary": checkpoint.as_ref().map(|c| c.state.episode_summary.clone()),
+        "messages": messages,
+    }))
+}
