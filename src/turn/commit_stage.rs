@@ -11,7 +11,7 @@ use super::pipeline::{Outcome, expected_checkpoint, run_with};
 use super::prefetch::Prefetch;
 use super::prompts::Upstream;
 use super::recap;
-use super::tool_loop::{requests_of, tool_history_message};
+use super::tool_loop::{planning_requests, requests_of, tool_history_message};
 use super::work::Work;
 use crate::backend::Cancel;
 use crate::contracts::audit;
@@ -119,11 +119,15 @@ fn execute_commit(
             a
         });
         if role.is_final || role.plans_tools {
-            let (reqs, _) = requests_of(
-                &reply.message,
-                &defaults,
-                &tools::wire::WireNames::default(),
-            );
+            let (reqs, _) = if role.plans_tools {
+                planning_requests(w.plugin, role, &reply.message, &defaults)
+            } else {
+                requests_of(
+                    &reply.message,
+                    &defaults,
+                    &tools::wire::WireNames::default(),
+                )
+            };
             // The results are matched by the ids the replies gave their calls; what is
             // recorded carries bob's ids ([`Work::assign_ids`]).
             let asked: Vec<String> = reqs.iter().map(|(r, _)| r.request_id.clone()).collect();

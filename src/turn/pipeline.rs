@@ -51,7 +51,7 @@ use super::context::{enabled_tools, read_only, retrieve, tools_text, working_stm
 use super::profiles::Pass;
 use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
-use super::tool_loop::{FinalInputs, final_role, requests_of, stage_defaults, tools_stage};
+use super::tool_loop::{FinalInputs, final_role, planning_requests, stage_defaults, tools_stage};
 use super::work::Work;
 use super::{ThinkingMode, TurnInput};
 use crate::audit::Audit;
@@ -454,20 +454,8 @@ pub(super) fn execute(w: &mut Work<'_>, input: &TurnInput, record: &mut TurnReco
             let raw = &reply.message.content;
             let native = reply.message.tool_call_list().len();
             let marker = raw.contains(tools::parse::BEGIN);
-            // The role's tool requests: the shared way (native calls, marker blocks), else in
-            // its profile's own format (panda: Thinking's plan[] calls).
             let asked = if role.plans_tools {
-                let defaults = stage_defaults(w)?;
-                let shared = requests_of(
-                    &reply.message,
-                    &defaults,
-                    &tools::wire::WireNames::default(),
-                );
-                if !shared.0.is_empty() || shared.1.is_some() {
-                    shared
-                } else {
-                    w.plugin.planned_tool_calls(role, raw, &defaults)
-                }
+                planning_requests(w.plugin, role, &reply.message, &stage_defaults(w)?)
             } else {
                 (Vec::new(), None)
             };

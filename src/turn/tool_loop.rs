@@ -8,7 +8,7 @@ use super::RoleSpec;
 use super::context::{native_enabled, native_tools, tools_text, wire_request};
 use super::prompts::{self, RoleInputs};
 use super::recap;
-use super::work::{Asked, Work};
+use super::work::{Asked, Plugin, Work};
 use crate::backend::ChatRequest;
 use crate::condense::{self, Caps};
 use crate::contracts::ToolRecord;
@@ -23,6 +23,23 @@ use serde_json::{Value, json};
 pub const MAX_TOOL_ROUNDS: usize = 4;
 /// Most tool calls executed from one reply.
 pub const MAX_CALLS_PER_ROUND: usize = 8;
+
+/// A planning role's tool requests: the shared way (native calls, marker blocks), else in its
+/// profile's own format (panda: Thinking's plan[] calls). `bob turn` and `bob turn commit`
+/// read a planning reply the same way.
+pub(super) fn planning_requests(
+    plugin: &dyn Plugin,
+    role: &RoleSpec,
+    reply: &ChatMessage,
+    defaults: &CallDefaults,
+) -> (Vec<Asked>, Option<String>) {
+    let shared = requests_of(reply, defaults, &tools::wire::WireNames::default());
+    if !shared.0.is_empty() || shared.1.is_some() {
+        shared
+    } else {
+        plugin.planned_tool_calls(role, &reply.content, defaults)
+    }
+}
 
 /// The tool requests in a reply: native `tool_calls` (their wire names read back to bob's names
 /// through `names`; arguments that are not a JSON object are kept as a string, so validation

@@ -195,3 +195,38 @@ fn with_turbotime_on_context_and_turn_commit_know_the_planning_path_roles() {
         "invalid.request",
     );
 }
+
+#[test]
+fn turn_commit_records_panda_thinking_plan_calls_with_their_results() {
+    let env = TestEnv::new();
+    let thinking = json!({
+        "plan": [
+            {"id": "k1", "tool": "fs.read_text", "args": {"path": "notes.txt"}},
+            {"id": "k2", "tool": "fs.write_text", "args": {"path": "pwned.txt", "text": "x"}}
+        ],
+        "notes": {"facts": [], "open_qs": [], "decisions": [], "todos": []}
+    });
+    let solver = json!({"analysis": "", "requests": [], "tool_intent": null,
+        "needs_more_context": false, "final": "Your notes say: remember the milk."});
+    let reply = |text: String| json!({"role": "assistant", "content": text});
+    let commit = json!({"session_id": "pc", "message": "what do my notes say?", "replies": [
+        {"role": "thinking", "message": reply(thinking.to_string())},
+        {"role": "solver", "message": reply(solver.to_string())},
+    ], "tool_results": [
+        {"request_id": "k1", "run_id": "run_x", "tool": "fs.read_text", "ok": true,
+         "output": {"text": "remember the milk"}, "error": null, "duration_ms": 1,
+         "finished_at": "2026-01-01T00:00:00Z"}
+    ]});
+    let rec = env.json(
+        &["turn", "commit", "--session", "pc", "--profile", "panda"],
+        &commit.to_string(),
+    );
+    assert_eq!(rec["status"], "completed", "{rec}");
+    let tools = rec["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2, "{rec}");
+    assert_eq!(tools[0]["tool_name"], "fs.read_text");
+    assert_eq!(tools[0]["status"], "ok", "{rec}");
+    // The plan's changing call is refused in the record, as `bob turn` refuses it.
+    assert_eq!(tools[1]["tool_name"], "fs.write_text");
+    assert_eq!(tools[1]["status"], "refused", "{rec}");
+}
