@@ -63,12 +63,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         .session
         .or(input.session_id.clone())
         .unwrap_or_else(|| "default".to_string());
-    let previous = profile
-        .roles()
-        .iter()
-        .take_while(|r| r.name != args.role)
-        .last()
-        .map_or("upstream", |r| r.name);
+    let previous = crate::turn::previous_role(&ctx.home, profile, &session, &args.role)?;
     let upstream = match &args.upstream {
         Some(p) => read_upstream(p, previous)?,
         None => Vec::new(),

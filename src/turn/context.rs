@@ -179,6 +179,34 @@ pub(super) fn working_stm(
     }
 }
 
+/// The role whose output comes just before `role_name`'s in a turn of `session_id` (on the
+/// planning path's own order when TURBOTIME is on and the role is one of its), which is how
+/// `bob context --upstream` labels plain-text upstream; `"upstream"` for a first role.
+pub fn previous_role(
+    home: &crate::home::Home,
+    profile: Profile,
+    session_id: &str,
+    role_name: &str,
+) -> Result<&'static str> {
+    let turbotime_on = tools::domain::turbotime::load(home, session_id)?.on;
+    let path = profile
+        .plugin()
+        .turbotime()
+        .filter(|_| turbotime_on)
+        .map(|p| p.roles())
+        .unwrap_or_default();
+    let roles = if path.iter().any(|r| r.name == role_name) {
+        path
+    } else {
+        profile.roles()
+    };
+    Ok(roles
+        .iter()
+        .take_while(|r| r.name != role_name)
+        .last()
+        .map_or("upstream", |r| r.name))
+}
+
 /// The exact request `role` of `profile` would send for `message` in session `session_id`
 /// (its first round), without calling anything or writing anything: `bob context`.
 /// The home is the settings' home.

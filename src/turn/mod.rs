@@ -28,6 +28,7 @@ mod tool_loop;
 mod work;
 
 pub use commit_stage::commit_stage;
+pub use context::previous_role;
 pub use identity::Identity;
 pub use role::{Profile, RoleSpec};
 

@@ -230,3 +230,43 @@ fn turn_commit_records_panda_thinking_plan_calls_with_their_results() {
     assert_eq!(tools[1]["tool_name"], "fs.write_text");
     assert_eq!(tools[1]["status"], "refused", "{rec}");
 }
+
+#[test]
+fn context_labels_plain_upstream_with_the_planning_paths_previous_role() {
+    let env = TestEnv::new();
+    let input = json!({"session_id": "tl", "message": "plan my deck"}).to_string();
+    let upstream = env.path("plan.txt");
+    std::fs::write(&upstream, "1. list the cards").unwrap();
+    let up = upstream.to_str().unwrap();
+    env.json(
+        &[
+            "tool",
+            "turbotime",
+            "on",
+            "--session",
+            "tl",
+            "--select",
+            "scryfall.lookup",
+        ],
+        "",
+    );
+    let req = env.json(
+        &[
+            "context",
+            "--session",
+            "tl",
+            "--role",
+            "answer",
+            "--upstream",
+            up,
+        ],
+        &input,
+    );
+    let all: String = req["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert!(all.contains("[plan]\n1. list the cards"), "{all}");
+}
