@@ -59,10 +59,15 @@
 //! - a hidden directory (bob's home inside a root) is covered by an empty read-only tmpfs.
 //!
 //! Symlinks are never mounted over (a bind follows them); the target is skipped, as is one
-//! that vanished before the mount. What this does not cover: a protected name created where
-//! nothing was listed (a new `.git` in a subdirectory off the path to the working directory, a
-//! `.bashrc` at the top of a root that had none), and the weak mode, which has no mount
-//! namespace. Layer `protected-paths-ro`.
+//! that vanished before the mount. Layer `protected-paths-ro`.
+//!
+//! A protected name the program *creates* where none was listed (a `.bashrc` at the top of a
+//! root that had none, a `.git` on the path to its working directory) is moved into the root's
+//! `.bob-quarantine/` after the call, which then fails with `policy.denied` naming it
+//! (`shell.exec`, via [`crate::tools::fs::quarantine_planted`]); this holds in the weak mode
+//! too, which has no mount namespace and so cannot keep existing entries read-only. Not
+//! covered: a new `.git` in a subdirectory off the path to the working directory (finding it
+//! would mean walking the whole root on every call).
 //!
 //! ## Budget
 //!

@@ -223,33 +223,47 @@ pub fn protected_reason(rel: &Path) -> Option<String> {
     None
 }
 
-/// The protected entries of `root` the OS sandbox mounts read-only for a program running in
-/// `cwd` (a real directory beneath `root`), as absolute paths under `root`:
+/// A protected entry found in a root ([`protected_present`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Present {
+    pub path: PathBuf,
+    pub is_link: bool,
+}
+
+/// The protected entries of `root` where a program running in `cwd` (a real directory beneath
+/// `root`) could plant one that a later program reads, as absolute paths under `root`:
 ///
 /// - every entry at the top of the root whose name is protected (one `readdir`), and
 ///   `.config/git`;
 /// - a `.git` in each directory from the root down to `cwd` (where git looks for a
 ///   repository when the user later runs it there).
 ///
-/// Symlinks are left out (a mount would follow them to their target); the tools still refuse
-/// to write through them. `.git` dirs deeper in the tree than the path to `cwd` are not
-/// listed: finding them would mean walking the whole root on every call.
-pub fn protected_mounts(root: &Path, cwd: &Path) -> Vec<PathBuf> {
+/// Symlinks are listed too, marked. `.git` dirs deeper in the tree than the path to `cwd` are
+/// not: finding them would mean walking the whole root on every call.
+pub fn protected_present(root: &Path, cwd: &Path) -> Vec<Present> {
     let mut out = Vec::new();
-    let real_dir =
-        |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_symlink());
+    let entry = |p: PathBuf| {
+        let m = std::fs::symlink_metadata(&p).ok()?;
+        Some(Present {
+            is_link: m.file_type().is_symlink(),
+            path: p,
+        })
+    };
     if let Ok(entries) = std::fs::read_dir(root) {
         for e in entries.flatten() {
             let name = e.file_name();
-            let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
-            if !is_link && protected_reason(Path::new(&name)).is_some() {
-                out.push(root.join(&name));
+            if protected_reason(Path::new(&name)).is_some() {
+                let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
+                out.push(Present {
+                    path: root.join(&name),
+                    is_link,
+                });
             }
         }
     }
-    let config_git = root.join(".config/git");
-    if real_dir(&root.join(".config")) && real_dir(&config_git) {
-        out.push(config_git);
+    let config = root.join(".config");
+    if std::fs::symlink_metadata(&config).is_ok_and(|m| m.is_dir()) {
+        out.extend(entry(config.join("git")));
     }
     let canon_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if let Ok(rel) = cwd.strip_prefix(&canon_root) {
@@ -260,13 +274,54 @@ pub fn protected_mounts(root: &Path, cwd: &Path) -> Vec<PathBuf> {
                 break;
             }
             dir.push(n);
-            let git = dir.join(".git");
-            if real_dir(&git) || std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_file()) {
-                out.push(git);
-            }
+            out.extend(entry(dir.join(".git")));
         }
     }
     out
+}
+
+/// The protected entries the OS sandbox mounts read-only: those of [`protected_present`]
+/// that are not symlinks (a mount would follow one to its target; the tools still refuse to
+/// write through them).
+pub fn protected_mounts(present: &[Present]) -> Vec<PathBuf> {
+    present
+        .iter()
+        .filter(|p| !p.is_link)
+        .map(|p| p.path.clone())
+        .collect()
+}
+
+/// Where [`quarantine_planted`] moves what a program planted, at the top of its root.
+pub const QUARANTINE_DIR: &str = ".bob-quarantine";
+
+/// Moves the protected entries a program created where none was before (`before`, from
+/// [`protected_present`] ahead of the call) into [`QUARANTINE_DIR`] of the root, and returns
+/// them (as they were named). The mounts keep existing entries unchanged; this takes away new
+/// ones, such as a `.npmrc` or `.envrc` at the top of a root that had none, or a `.git`
+/// planted on the path to the working directory, in every sandbox mode. They are moved, not
+/// deleted: one a person created at the same moment is not lost. One that cannot be moved is
+/// returned all the same. Empty directories are left alone.
+pub fn quarantine_planted(root: &Path, cwd: &Path, before: &[Present]) -> Vec<PathBuf> {
+    let planted: Vec<PathBuf> = protected_present(root, cwd)
+        .into_iter()
+        .filter(|p| !before.iter().any(|b| b.path == p.path))
+        .map(|p| p.path)
+        // An empty directory configures nothing (an empty `.git` is no repository) and later
+        // calls mount it read-only; it may be another call's placeholder.
+        .filter(|p| !std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none()))
+        .collect();
+    if planted.is_empty() {
+        return planted;
+    }
+    let dir = root.join(QUARANTINE_DIR);
+    let _ = std::fs::create_dir(&dir);
+    let stamp = crate::clock::now().map_or(0, |t| t.timestamp_millis());
+    for (i, p) in planted.iter().enumerate() {
+        let rel = p.strip_prefix(root).unwrap_or(p);
+        let name = rel.to_string_lossy().replace('/', "%");
+        let _ = std::fs::rename(p, dir.join(format!("{stamp}-{i}-{name}")));
+    }
+    planted
 }
 
 fn protected_refusal(shown: &str, why: &str) -> Error {

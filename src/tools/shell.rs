@@ -91,12 +91,12 @@ pub fn budget(settings: &crate::settings::Settings) -> Result<sandbox::Budget> {
 /// at the top of each root (an empty read-only placeholder for the call), and bob's own files.
 fn guards(
     roots: &[PathBuf],
-    cwd: &Path,
+    present: &[Vec<super::fs::Present>],
     bob: &Confinement,
 ) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
     let (mut read_only, mut placeholders, mut hidden) = (Vec::new(), Vec::new(), Vec::new());
-    for r in roots {
-        let found = super::fs::protected_mounts(r, cwd);
+    for (r, present) in roots.iter().zip(present) {
+        let found = super::fs::protected_mounts(present);
         let git = r.join(".git");
         if !found.contains(&git) && std::fs::symlink_metadata(&git).is_err() {
             placeholders.push(git);
@@ -140,11 +140,15 @@ pub fn exec(
     // The directory as opened beneath the root, by its real path (no symlink left in it).
     let cwd = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd()))
         .map_err(|e| Error::internal(format!("resolving the working directory: {e}")))?;
-    let (read_only, placeholders, hidden) = guards(roots, &cwd, bob);
+    let present: Vec<_> = roots
+        .iter()
+        .map(|r| super::fs::protected_present(r, &cwd))
+        .collect();
+    let (read_only, placeholders, hidden) = guards(roots, &present, bob);
     let req = sandbox::Request {
         argv: vetted.argv.clone(),
         env: vetted.env,
-        cwd,
+        cwd: cwd.clone(),
         roots: roots.to_vec(),
         timeout,
         path: SAFE_PATH.to_string(),
@@ -153,7 +157,22 @@ pub fn exec(
         hidden,
         budget: bob.budget.clone(),
     };
-    let out = sandbox::run(&req, mode)?;
+    let out = sandbox::run(&req, mode);
+    let planted: Vec<PathBuf> = roots
+        .iter()
+        .zip(&present)
+        .flat_map(|(r, before)| super::fs::quarantine_planted(r, &cwd, before))
+        .collect();
+    if !planted.is_empty() {
+        let names: Vec<String> = planted.iter().map(|p| p.display().to_string()).collect();
+        return Err(Error::denied(format!(
+            "the program created protected paths ({}); they were moved into {} of the root",
+            names.join(", "),
+            super::fs::QUARANTINE_DIR
+        ))
+        .with("planted", json!(names)));
+    }
+    let out = out?;
     let status = out
         .status
         .ok_or_else(|| Error::internal("child status lost"))?;

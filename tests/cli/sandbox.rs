@@ -799,6 +799,49 @@ fn a_script_cannot_plant_repository_config_hooks_or_dotfiles() {
     );
 }
 
+/// Issue 23: protected names a program creates where none was listed (a `.bashrc` or
+/// `.gitconfig` at the top of a root that had none, a `.git` on the path to its working
+/// directory) are moved into the root's `.bob-quarantine` after the call, which fails with
+/// `policy.denied` naming them; in the weak mode (no mounts) too. The user's later `git` there
+/// finds no planted repository.
+#[test]
+fn protected_names_a_program_creates_are_quarantined_in_every_mode() {
+    for extra in [&[][..], &["--sandbox", "weak"][..]] {
+        let b = sandbox();
+        let marker = b.outside.join("fsmonitor-ran");
+        let sub = b.root.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        let script = format!(
+            "echo 'alias ls=\"touch {m}\"' > ../.bashrc && echo wrote-bashrc\n\
+             printf '[core]\\n\\tpager = touch {m}\\n' > ../.gitconfig && echo wrote-gitconfig\n\
+             git init -q . && git config core.fsmonitor 'touch {m}' && echo planted-git\n\
+             echo done\n",
+            m = marker.display()
+        );
+        std::fs::write(sub.join("x.sh"), script).unwrap();
+        let calls = json!([
+            {"id": "x", "tool": "shell.exec", "args": {"cmd": "sh x.sh", "cwd": "sub"}}
+        ]);
+        let rows = b.env.jsonl(&b.args(extra), &calls.to_string());
+        let v = &rows[0];
+        assert_eq!(v["ok"], false, "{extra:?}: {v}");
+        assert_eq!(v["error"]["code"], "policy.denied", "{v}");
+        let planted = v["error"]["details"]["planted"].to_string();
+        for name in [".bashrc", ".gitconfig", "sub/.git"] {
+            assert!(planted.contains(name), "{extra:?}: {name} not in {planted}");
+        }
+        assert!(!b.root.join(".bashrc").exists());
+        assert!(!b.root.join(".gitconfig").exists());
+        assert!(!sub.join(".git").exists());
+        let kept = std::fs::read_dir(b.root.join(".bob-quarantine"))
+            .unwrap()
+            .count();
+        assert_eq!(kept, 3, "moved, not deleted");
+        let _ = host_git(&sub, &["status", "--short"]);
+        assert!(!marker.exists(), "{extra:?}: git ran the planted command");
+    }
+}
+
 /// bob's home and the operator's rules file inside a root: the program can neither read the
 /// home (keys, audit logs, secrets) nor change the rules.
 #[test]
