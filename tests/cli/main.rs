@@ -39,5 +39,6 @@ mod turn;
 mod turn_profiles;
 mod turn_promises;
 mod turn_seed001;
+mod user_docs;
 
 pub use env::TestEnv;
