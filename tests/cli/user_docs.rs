@@ -187,3 +187,31 @@ fn the_readme_is_short_and_opens_with_the_demo_and_the_test_suite() {
         assert!(readme.contains(section), "README.md lacks {section}");
     }
 }
+
+/// The README's "first 60 seconds" run as CI runs them: a one-line prompt on the replay backend,
+/// a memory approved and found, a tool, all in a temporary home the script removes.
+#[test]
+fn the_first_60_seconds_script_runs() {
+    let out = std::process::Command::new("bash")
+        .arg(repo().join("scripts/first-60-seconds.sh"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("BOB", assert_cmd::cargo::cargo_bin("bob"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("\"output\":\"6 x 7 = 42.\""), "{stdout}");
+    assert!(stdout.contains("\"tool\":\"bom.normalize\""), "{stdout}");
+    let home = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("== done: everything lived in "))
+        .and_then(|l| l.strip_suffix(", removed now"))
+        .expect("the script names its home");
+    assert!(
+        !Path::new(home).exists(),
+        "the temporary home is left behind"
+    );
+}
