@@ -65,7 +65,7 @@ fn pipeline_parts(line: &str) -> Vec<String> {
 
 /// The argv of every `bob` invocation of a shell line (environment assignments and
 /// redirections left out).
-fn invocations(line: &str) -> Vec<Vec<String>> {
+pub fn invocations(line: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for part in pipeline_parts(line) {
         let words = shlex::split(&part).unwrap_or_else(|| panic!("unbalanced quotes: {line}"));

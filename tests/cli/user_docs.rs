@@ -215,3 +215,51 @@ fn the_first_60_seconds_script_runs() {
         "the temporary home is left behind"
     );
 }
+
+/// A shell line with its comment (` # …` outside quotes) cut off.
+fn without_comment(line: &str) -> &str {
+    let (mut single, mut double, mut prev) = (false, false, ' ');
+    for (i, c) in line.char_indices() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '#' if !single && !double && prev.is_whitespace() => return &line[..i],
+            _ => {}
+        }
+        prev = c;
+    }
+    line
+}
+
+/// Every `bob …` command of the README's shell blocks parses as written (the one-liners, the
+/// quick start, the install steps).
+#[test]
+fn every_bob_command_of_the_readme_parses() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let (mut in_sh, mut pending, mut commands) = (false, String::new(), Vec::new());
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh" && !in_sh;
+            continue;
+        }
+        if !in_sh {
+            continue;
+        }
+        let code = without_comment(line).trim_end();
+        if let Some(head) = code.strip_suffix('\\') {
+            pending.push_str(head);
+            continue;
+        }
+        pending.push_str(code);
+        commands.extend(super::examples::invocations(&std::mem::take(&mut pending)));
+    }
+    assert!(commands.len() >= 20, "only {} bob commands", commands.len());
+    let bad: Vec<String> = commands
+        .iter()
+        .filter_map(|argv| {
+            let err = bob::cli::command().try_get_matches_from(argv).err()?;
+            Some(format!("{argv:?}: {err}"))
+        })
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
