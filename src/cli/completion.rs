@@ -24,9 +24,7 @@ pub enum Shell {
     Fish,
 }
 
-/// Prints a shell's completion script. It completes subcommands, flags and the session ids,
-/// game ids, run ids, tool names and deck names the home and bob know. Source it from the
-/// shell's startup file or save it where the shell looks for completions.
+/// The arguments of `bob completion` (its help text is on the subcommand in `cli/mod.rs`).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The shell to write the script for

@@ -253,6 +253,13 @@ command_line! {
     /// Show the effective settings and where each came from (flag, env, config, default)
     Config(Group<config::Args>),
     /// Print the completion script of a shell (bash, zsh or fish)
+    ///
+    /// The script asks bob itself at each Tab, so besides subcommands and flags it completes
+    /// the session, game and run ids of the home ($BOB_HOME, else ./runtime) and the names of
+    /// tools and built-in decks. Install it once: save it where the shell looks for completions
+    /// (bash: ~/.local/share/bash-completion/completions/bob; fish:
+    /// ~/.config/fish/completions/bob.fish) or source it from the shell's startup file (zsh:
+    /// source <(bob completion zsh) in ~/.zshrc).
     Completion(completion::Args),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
