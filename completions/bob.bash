@@ -22,6 +22,9 @@ _bob() {
             bob,chat)
                 cmd="bob__subcmd__chat"
                 ;;
+            bob,completion)
+                cmd="bob__subcmd__completion"
+                ;;
             bob,condense)
                 cmd="bob__subcmd__condense"
                 ;;
@@ -153,6 +156,9 @@ _bob() {
                 ;;
             bob__subcmd__help,chat)
                 cmd="bob__subcmd__help__subcmd__chat"
+                ;;
+            bob__subcmd__help,completion)
+                cmd="bob__subcmd__help__subcmd__completion"
                 ;;
             bob__subcmd__help,condense)
                 cmd="bob__subcmd__help__subcmd__condense"
@@ -1037,7 +1043,7 @@ _bob() {
 
     case "${cmd}" in
         bob)
-            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help"
+            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1351,6 +1357,32 @@ _bob() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__completion)
+            opts="-h -V --home --now --format --json --help --version bash zsh fish"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1801,7 +1833,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help)
-            opts="init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help"
+            opts="init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1885,6 +1917,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__chat)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__completion)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

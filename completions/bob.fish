@@ -54,6 +54,7 @@ complete -c bob -n "__fish_bob_needs_command" -f -a "serve" -d 'Serve the HTTP A
 complete -c bob -n "__fish_bob_needs_command" -f -a "eval" -d 'Run the integrity suites (the Spectator test suite) against a backend and report'
 complete -c bob -n "__fish_bob_needs_command" -f -a "runs" -d 'List and show run bundles (runs/<run_id>/)'
 complete -c bob -n "__fish_bob_needs_command" -f -a "config" -d 'Show the effective settings and where each came from (flag, env, config, default)'
+complete -c bob -n "__fish_bob_needs_command" -f -a "completion" -d 'Print the completion script of a shell (bash, zsh or fish)'
 complete -c bob -n "__fish_bob_needs_command" -f -a "generate" -d 'Regenerate man pages and shell completions'
 complete -c bob -n "__fish_bob_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand init" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
@@ -454,7 +455,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l session -d 'Session to enable the tools for' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -463,7 +464,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l session -d 'Session to disable the tools for' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -472,7 +473,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l session -d 'Session whose TURBOTIME to switch' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l select -d 'TURBOTIME tools to select (replaces the selection; only with `on`)' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -482,7 +483,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l session -d 'Session the staged call belongs to' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l root -d 'Sandbox root for fs and shell tools' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -492,7 +493,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l session -r
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l session -d 'Session whose failure loop to show' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -532,10 +533,10 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subc
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote practice gc import export bench help" -f -a "export" -d 'Write every long-term record as JSON Lines'
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote practice gc import export bench help" -f -a "bench" -d 'Retrieval quality on a LongMemEval-format dataset: recall_any@{1,5,10}, NDCG@10'
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote practice gc import export bench help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l input -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l input -d 'Read from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l user -d 'Memory user or profile name' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l session -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l run -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l session -d 'Session the candidates came from (kept as provenance)' -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l run -d 'Run the candidates came from (kept as provenance)' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -544,10 +545,10 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l status -r -f -a "pending\t''
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l status -d 'Only candidates with this status' -r -f -a "pending\t''
 approved\t''
 rejected\t''"
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l user -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l user -d 'Only this memory user\'s (or profile\'s) candidates [default: every user\'s]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -567,8 +568,8 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l reason -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l actor -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l reason -d 'Why it is rejected (recorded on the ledger)' -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l actor -d 'Who decided [default: $BOB_ACTOR, else $USER, else "human"]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l user -d 'Memory user or profile name the candidate must belong to (not_found otherwise)' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -580,7 +581,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -s k -l k -d 'Number of hits' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l tags -d 'Only records carrying every one of these tags (comma-separated or repeated)' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l user -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l user -d 'Memory user or profile name' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -589,9 +590,9 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l scope -r -f -a "short_term\t''
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l scope -d 'Which memory to list' -r -f -a "short_term\t''
 long_term\t''"
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l limit -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l limit -d 'At most this many entries, newest first' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l user -d 'Memory user or profile name' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -616,13 +617,13 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -f -a "list" -d 'Live entries, newest first'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -f -a "gc" -d 'Delete entries older than 72 hours'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l user -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l user -d 'Only this memory user\'s (or profile\'s) entries [default: every user\'s]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l dry-run
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l dry-run -d 'Show what would be nominated; change nothing'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -s V -l version -d 'Print version'
@@ -636,7 +637,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l actor -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l actor -d 'Who is recorded on the ledger [default: $BOB_ACTOR, else $USER, else "human"]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l user -d 'Only this memory user\'s (or profile\'s) records and entries [default: every user\'s]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -647,7 +648,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l user -d 'Memory user for records that name none' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l actor -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l actor -d 'Who is recorded on the ledger [default: $BOB_ACTOR, else $USER, else "human"]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -658,7 +659,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l user -r
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l user -d 'Only this memory user\'s (or profile\'s) records [default: every user\'s]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l output -d 'Write to FILE (atomically) instead of stdout' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -668,7 +669,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l dataset -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l dataset -d 'The dataset: a LongMemEval JSON file (questions with their haystack sessions)' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -696,7 +697,7 @@ complete -c bob -n "__fish_bob_using_subcommand chat" -l input -d 'Read the requ
 complete -c bob -n "__fish_bob_using_subcommand chat" -l role -d 'The pipeline role making the call (replay scripts match on it)' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l route -d 'Which model configuration to use (mtg: BOB_MTG_* when BOB_ROUTE_MTG_REMOTE=true)' -r -f -a "chat\t''
 mtg\t''"
-complete -c bob -n "__fish_bob_using_subcommand chat" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
@@ -728,7 +729,7 @@ complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l max-tool-rounds -d 'Most tool-loop rounds of the final role' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l seed -d 'Replay seed: every id the turn draws (run id, audit nonces, short-term entry and candidate ids) derives from it, the session and the checkpoint revision, and durations are recorded as 0, so with BOB_NOW and a replay backend the turn\'s stdout, records and files are byte-identical across runs and homes [default: setting turn.seed (BOB_SEED, config.toml), else none]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l input -d 'Read the turn input from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
@@ -1072,7 +1073,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l game -d 'Game id' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l as -d 'The asker\'s seat [default: the player who must decide]' -r -f -a "p1\t''
 p2\t''"
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
@@ -1110,7 +1111,7 @@ human\t''
 model\t''"
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l max-decisions -d 'Stop after this many decisions (the game can be continued later)' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l model-retries -d 'How often an illegal model reply is fed back before the safe default (pass, no attack, no blocks, keep) is taken and an `illegal_action` line is journaled' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file; see the replay format below) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
@@ -1313,6 +1314,14 @@ complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the effective settings: each value with its source (flag, env, config, default)'
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand completion" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand completion" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand completion" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand completion" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand completion" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand generate" -l out -d 'Directory that receives man/ and completions/' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -1322,30 +1331,31 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand generate" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "init" -d 'Create the home directory and its layout'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "state" -d 'Show or replace a session\'s checkpoint (revisioned)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "caps" -d 'List, request, grant or revoke a session\'s capabilities'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "notes" -d 'Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "condense" -d 'Deterministically condense a message list to fit the context caps'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "sanitize" -d 'Strip scaffold blocks, markers and chain-of-thought from model output'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "ledger" -d 'Show, verify, anchor, rekey or repair hash-chained logs (approval ledger, audit log)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "schema" -d 'Print the JSON Schema of a contract type'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "search" -d 'Run a SearchRequest: fetch, extract and stage web pages, files or search results'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "turn" -d 'Run one turn through the role pipeline (`bob turn commit`: the pipeline\'s last stage)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "context" -d 'Build the labelled role inputs for a session and role'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "secrets" -d 'Store, list and remove secrets (one-way: values are never shown)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "serve" -d 'Serve the HTTP API (runs queue, SSE events) and manage its tokens'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "eval" -d 'Run the integrity suites (the Spectator test suite) against a backend and report'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "runs" -d 'List and show run bundles (runs/<run_id>/)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "config" -d 'Show the effective settings and where each came from (flag, env, config, default)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "init" -d 'Create the home directory and its layout'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "state" -d 'Show or replace a session\'s checkpoint (revisioned)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "caps" -d 'List, request, grant or revoke a session\'s capabilities'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "notes" -d 'Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "condense" -d 'Deterministically condense a message list to fit the context caps'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "sanitize" -d 'Strip scaffold blocks, markers and chain-of-thought from model output'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "trace" -d 'Emit, query, follow and summarise trace events'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "ledger" -d 'Show, verify, anchor, rekey or repair hash-chained logs (approval ledger, audit log)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "schema" -d 'Print the JSON Schema of a contract type'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "search" -d 'Run a SearchRequest: fetch, extract and stage web pages, files or search results'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "tool" -d 'List, describe and run tools under the sandbox and policy'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "memory" -d 'Short-term and long-term memory, candidates and approvals'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "chat" -d 'One call to the chat backend: messages JSON in, reply out'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "turn" -d 'Run one turn through the role pipeline (`bob turn commit`: the pipeline\'s last stage)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "context" -d 'Build the labelled role inputs for a session and role'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "schedule" -d 'Cron-friendly jobs that run turns'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "mtg" -d 'Play Magic: The Gathering through the rules engine (state, actions, act, journal)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "secrets" -d 'Store, list and remove secrets (one-way: values are never shown)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "serve" -d 'Serve the HTTP API (runs queue, SSE events) and manage its tokens'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "eval" -d 'Run the integrity suites (the Spectator test suite) against a backend and report'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "runs" -d 'List and show run bundles (runs/<run_id>/)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "config" -d 'Show the effective settings and where each came from (flag, env, config, default)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "completion" -d 'Print the completion script of a shell (bash, zsh or fish)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "show" -d 'Print the session\'s checkpoint JSON'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from state" -f -a "set" -d 'Change the session\'s state by hand (a human act, audited); bumps the revision'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from caps" -f -a "list" -d 'Print {session_id, revision, granted, pending}'

@@ -95,6 +95,53 @@ impl Code {
                 | Code::UpstreamError
         )
     }
+
+    /// Every code, for the documentation of exit statuses (man pages).
+    pub const ALL: [Code; 15] = [
+        Code::InvalidRequest,
+        Code::ToolInputInvalid,
+        Code::PolicyDenied,
+        Code::SandboxRequired,
+        Code::NotFound,
+        Code::ToolNotFound,
+        Code::Conflict,
+        Code::UpstreamError,
+        Code::ChatRateLimited,
+        Code::QueueFull,
+        Code::Incomplete,
+        Code::Timeout,
+        Code::Cancelled,
+        Code::InternalError,
+        Code::EvalThreshold,
+    ];
+
+    /// When this code is reported, in a few words for a person reading a man page.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Code::InvalidRequest => "a usage error, bad JSON, a wrong shape or an oversize input",
+            Code::ToolInputInvalid => "a tool call's arguments do not fit the tool's schema",
+            Code::PolicyDenied => {
+                "the policy refused: a tool not enabled, a capability not granted, an address or \
+                 program not allowed"
+            }
+            Code::SandboxRequired => "a tool needs the OS sandbox and none was configured",
+            Code::NotFound => "no such session, record, candidate, run, job or game",
+            Code::ToolNotFound => "no tool of that name",
+            Code::Conflict => {
+                "a revision mismatch, a second decision, a broken hash chain or a torn log tail"
+            }
+            Code::UpstreamError => "the model server or a fetched site failed",
+            Code::ChatRateLimited => "the model server kept answering 429 after every retry",
+            Code::QueueFull => "the server's run queue is full",
+            Code::Incomplete => {
+                "a turn ran but did not answer (it escalated, or hit --max-tool-rounds)"
+            }
+            Code::Timeout => "a deadline passed",
+            Code::Cancelled => "stopped by Ctrl-C or a cancel request",
+            Code::InternalError => "a corrupt file bob will not overwrite, an I/O failure, a bug",
+            Code::EvalThreshold => "bob eval run scored below its --fail-under threshold",
+        }
+    }
 }
 
 impl fmt::Display for Code {

@@ -12,7 +12,7 @@
 //! Every setting is one row of [`SPECS`]: its `config.toml` key (`table.key`), the environment
 //! variables that set it (first non-empty wins), the flag that sets it, its default and what
 //! it means. `bob config show` prints them all with their sources, secrets blanked, and the
-//! README's "Settings" table documents the same rows.
+//! docs/settings.md's table documents the same rows.
 //!
 //! Flags: the global flags (`--home`, `--now`) are layered in here. A per-command knob that is
 //! a setting (`turn.seed`, `search.keep_days`, `serve.*`) is layered by its
@@ -162,7 +162,7 @@ impl Spec {
 
 use Kind::*;
 
-/// Every setting of bob. Keep the README's "Settings" table in step (a test checks it).
+/// Every setting of bob. Keep the table in docs/settings.md in step (a test checks it).
 #[rustfmt::skip]
 pub static SPECS: &[Spec] = &[
     // The process.
@@ -739,7 +739,7 @@ impl Settings {
     }
 }
 
-/// The README's "Settings" table, generated from [`SPECS`] (a unit test keeps them equal).
+/// The table of docs/settings.md, generated from [`SPECS`] (a unit test keeps them equal).
 pub fn markdown_table() -> String {
     let code = |v: &str| {
         if v.is_empty() {
@@ -900,12 +900,12 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_documents_every_setting_in_one_table() {
-        let readme = include_str!("../README.md");
+    fn the_user_guide_documents_every_setting_in_one_table() {
+        let guide = include_str!("../docs/settings.md");
         let table = markdown_table();
         assert!(
-            readme.contains(&table),
-            "README.md's Settings table is stale; replace it with:\n{table}"
+            guide.contains(&table),
+            "docs/settings.md's table is stale; replace it with:\n{table}"
         );
     }
 

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, clap::Args)]
 pub struct BackendArgs {
     /// Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies
-    /// from a JSON Lines file; see the replay format below) or `adversarial` (a built-in model
+    /// from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model
     /// that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]
     #[arg(long, value_name = "SPEC")]
     pub backend: Option<String>,

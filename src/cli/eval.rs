@@ -22,7 +22,7 @@ pub enum Args {
 /// Suites shipped with bob: scaffold (A-series leakage), injection, tools (hallucination),
 /// temporal (date and nonce), history (history as data), identity (identity and creator),
 /// override (B08 "potato": run and recorded as deferred, never a failure). --cases DIR adds
-/// every DIR/*.jsonl (format: see the README, "bob eval").
+/// every DIR/*.jsonl (format: docs/eval.md).
 ///
 /// Backends: adversarial (built in: does the worst a model could on every case; offline),
 /// replay (each case's reference script; offline), replay:FILE (one script for every case),

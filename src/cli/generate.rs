@@ -1,8 +1,7 @@
 //! `bob generate` (hidden): the man pages and shell completions, written from the clap definitions.
 
-use super::{Cli, Ctx};
+use super::{Ctx, command, manpage};
 use crate::error::{Error, Result};
-use clap::CommandFactory;
 use std::path::{Path, PathBuf};
 
 /// Writes man pages (man/) and bash, zsh and fish completions (completions/) generated from the
@@ -32,15 +31,15 @@ pub fn generate(root: &Path) -> Result<Vec<PathBuf>> {
         std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
     }
     let mut written = Vec::new();
-    let cmd = Cli::command();
-    write_man(&cmd, "bob", &man, &mut written)?;
+    let cmd = command();
+    write_man(&cmd, "bob", "", &man, &mut written)?;
     for shell in [
         clap_complete::Shell::Bash,
         clap_complete::Shell::Zsh,
         clap_complete::Shell::Fish,
     ] {
         let mut buf = Vec::new();
-        clap_complete::generate(shell, &mut Cli::command(), "bob", &mut buf);
+        clap_complete::generate(shell, &mut command(), "bob", &mut buf);
         let name = match shell {
             clap_complete::Shell::Bash => "bob.bash",
             clap_complete::Shell::Zsh => "_bob",
@@ -65,6 +64,7 @@ pub fn generate(root: &Path) -> Result<Vec<PathBuf>> {
 fn write_man(
     cmd: &clap::Command,
     name: &str,
+    path: &str,
     dir: &Path,
     written: &mut Vec<PathBuf>,
 ) -> Result<()> {
@@ -72,15 +72,22 @@ fn write_man(
         return Ok(());
     }
     let cmd = cmd.clone().name(name.to_string());
-    let mut buf = Vec::new();
-    clap_mangen::Man::new(cmd.clone())
-        .render(&mut buf)
-        .map_err(|e| Error::internal(e.to_string()))?;
+    let buf = manpage::render(&cmd, path).map_err(|e| Error::internal(e.to_string()))?;
     let p = dir.join(format!("{name}.1"));
     crate::store::write_bytes_atomic(&p, &buf)?;
     written.push(p);
     for sub in cmd.get_subcommands() {
-        write_man(sub, &format!("{name}-{}", sub.get_name()), dir, written)?;
+        let sub_path = match path {
+            "" => sub.get_name().to_string(),
+            _ => format!("{path} {}", sub.get_name()),
+        };
+        write_man(
+            sub,
+            &format!("{name}-{}", sub.get_name()),
+            &sub_path,
+            dir,
+            written,
+        )?;
     }
     Ok(())
 }

@@ -53,6 +53,8 @@ pub enum Args {
     /// Print a hash-chained log's records as JSON Lines, oldest first [default: the approval
     /// ledger]. Filters combine with AND; --limit applies after them.
     Show {
+        /// The log to print: a file of the home's hash-chained logs (the approval ledger, an
+        /// audit day file) [default: the approval ledger]
         file: Option<PathBuf>,
         /// Only records of this kind: approve, edit, reject (decisions with that outcome),
         /// decision (all three), import or gc
@@ -84,7 +86,10 @@ pub enum Args {
     },
     /// Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can
     /// continue. Whole records are never touched.
-    Repair { file: PathBuf },
+    Repair {
+        /// The hash-chained log whose torn last record to move aside
+        file: PathBuf,
+    },
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {

@@ -21,26 +21,32 @@ pub enum Args {
     /// assistant_inferred, tool_output (the Bob v0 runtime), practice, mtg_journal, web.search or
     /// tool:<name> (default assistant_inferred). Anything else is invalid.request and nothing is stored.
     Propose {
+        /// Read from FILE instead of stdin
         #[arg(long, value_name = "FILE")]
         input: Option<PathBuf>,
         /// Memory user or profile name
         #[arg(long, default_value = "default")]
         user: String,
+        /// Session the candidates came from (kept as provenance)
         #[arg(long)]
         session: Option<String>,
+        /// Run the candidates came from (kept as provenance)
         #[arg(long)]
         run: Option<String>,
     },
     /// List candidates (JSON Lines), oldest first
     Candidates {
+        /// Only candidates with this status
         #[arg(long, value_parser = ["pending", "approved", "rejected"])]
         status: Option<String>,
+        /// Only this memory user's (or profile's) candidates [default: every user's]
         #[arg(long)]
         user: Option<String>,
     },
     /// Approve a pending candidate (optionally edited): ledger record first, then LTM.
     /// A candidate already decided is a conflict (exit 5)
     Approve {
+        /// The candidate's id (cand_…, from `bob memory candidates`)
         id: String,
         /// JSON object of candidate fields to replace before storing (an "edit" decision);
         /// `type` and `source` must be among the accepted values (see `memory propose`)
@@ -55,9 +61,12 @@ pub enum Args {
     },
     /// Reject a pending candidate; the decision and reason go to the ledger
     Reject {
+        /// The candidate's id (cand_…, from `bob memory candidates`)
         id: String,
+        /// Why it is rejected (recorded on the ledger)
         #[arg(long)]
         reason: String,
+        /// Who decided [default: $BOB_ACTOR, else $USER, else "human"]
         #[arg(long)]
         actor: Option<String>,
         /// Memory user or profile name the candidate must belong to (not_found otherwise)
@@ -67,6 +76,7 @@ pub enum Args {
     /// Ranked full-text query of long-term memory (JSON Lines hits; --format block renders the
     /// RETRIEVED_MEMORY block)
     Query {
+        /// What to look for (full-text, ranked)
         text: String,
         /// Number of hits
         #[arg(short, long, default_value_t = 5)]
@@ -74,13 +84,16 @@ pub enum Args {
         /// Only records carrying every one of these tags (comma-separated or repeated)
         #[arg(long, value_delimiter = ',')]
         tags: Vec<String>,
+        /// Memory user or profile name
         #[arg(long, default_value = "default")]
         user: String,
     },
     /// List short-term or long-term memory (JSON I/O memory_admin)
     List {
+        /// Which memory to list
         #[arg(long, value_parser = ["short_term", "long_term"], default_value = "long_term")]
         scope: String,
+        /// At most this many entries, newest first
         #[arg(long, default_value_t = 20)]
         limit: usize,
         /// Include record bodies
@@ -99,8 +112,10 @@ pub enum Args {
     /// Nominate short-term entries (access_count >= 3, sessions_seen >= 2, live, not tainted)
     /// as pending candidates; each entry is attempted once
     Promote {
+        /// Show what would be nominated; change nothing
         #[arg(long)]
         dry_run: bool,
+        /// Only this memory user's (or profile's) entries [default: every user's]
         #[arg(long)]
         user: Option<String>,
     },
@@ -118,6 +133,7 @@ pub enum Args {
     },
     /// Remove expired long-term records (recorded on the ledger) and expired short-term entries
     Gc {
+        /// Who is recorded on the ledger [default: $BOB_ACTOR, else $USER, else "human"]
         #[arg(long)]
         actor: Option<String>,
         /// Only this memory user's (or profile's) records and entries [default: every user's]
@@ -133,6 +149,7 @@ pub enum Args {
     /// the format. A record's JSON I/O UUID id is kept; other ids become content ids. A
     /// progress bar is drawn on stderr when it is a terminal.
     Import {
+        /// A file or a directory of files to import
         path: PathBuf,
         /// Read every file as JSON Lines (one record per line)
         #[arg(long, conflicts_with = "markdown")]
@@ -143,11 +160,13 @@ pub enum Args {
         /// Memory user for records that name none
         #[arg(long, default_value = "default")]
         user: String,
+        /// Who is recorded on the ledger [default: $BOB_ACTOR, else $USER, else "human"]
         #[arg(long)]
         actor: Option<String>,
     },
     /// Write every long-term record as JSON Lines
     Export {
+        /// Only this memory user's (or profile's) records [default: every user's]
         #[arg(long)]
         user: Option<String>,
         /// Write to FILE (atomically) instead of stdout
@@ -156,6 +175,7 @@ pub enum Args {
     },
     /// Retrieval quality on a LongMemEval-format dataset: recall_any@{1,5,10}, NDCG@10
     Bench {
+        /// The dataset: a LongMemEval JSON file (questions with their haystack sessions)
         #[arg(long, value_name = "FILE")]
         dataset: PathBuf,
         /// Include per-question results
@@ -169,10 +189,13 @@ pub enum StmArgs {
     /// Write one entry (JSON on stdin: intent, resolution, open_questions<=3, tools_used,
     /// entities); at most 3072 bytes of content; the oldest beyond 200 per user is evicted
     Add {
+        /// Read from FILE instead of stdin
         #[arg(long, value_name = "FILE")]
         input: Option<PathBuf>,
+        /// Memory user or profile name [default: default]
         #[arg(long)]
         user: Option<String>,
+        /// Session the entry comes from
         #[arg(long)]
         session: Option<String>,
         /// The turn failed: refuse, write nothing
@@ -181,22 +204,27 @@ pub enum StmArgs {
     },
     /// Record an access: access_count+1, last_accessed, session added to sessions_seen
     Touch {
+        /// The entry's id (from `bob memory stm list`)
         id: String,
+        /// Session that used the entry (added to sessions_seen)
         #[arg(long)]
         session: Option<String>,
         /// Memory user or profile name the entry must belong to (not_found otherwise)
         #[arg(long)]
         user: Option<String>,
+        /// The turn failed: refuse, record nothing
         #[arg(long)]
         error_state: bool,
     },
     /// Live entries, newest first
     List {
+        /// Memory user or profile name
         #[arg(long, default_value = "default", conflicts_with = "all_users")]
         user: String,
         /// Every user's entries
         #[arg(long)]
         all_users: bool,
+        /// At most this many entries
         #[arg(long, default_value_t = 200)]
         limit: usize,
     },

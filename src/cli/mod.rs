@@ -3,13 +3,16 @@
 
 mod caps;
 mod chat;
+mod completion;
 mod condense;
 mod config;
 mod context;
 mod eval;
+pub mod examples;
 mod generate;
 mod init;
 mod ledger;
+pub mod manpage;
 mod memory;
 mod mtg;
 mod notes;
@@ -30,7 +33,7 @@ mod turn;
 use crate::error::Result;
 use crate::home::Home;
 use crate::settings::Settings;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use output::{Format, Printer};
 use std::path::PathBuf;
 
@@ -68,8 +71,25 @@ fn parse(argv: Vec<std::ffi::OsString>) -> std::result::Result<(Globals, Command
     match LazyCli::try_parse_from(&argv) {
         Ok(c) => Ok((c.globals, c.command.into())),
         Err(e) if e.kind() == ErrorKind::DisplayVersion => Err(e),
-        Err(_) => Cli::try_parse_from(argv).map(|c| (c.globals, c.command)),
+        Err(_) => parse_full(argv),
     }
+}
+
+/// Parses with the full tree of [`command`], as the eager [`Cli`] does.
+fn parse_full(
+    argv: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+) -> std::result::Result<(Globals, Command), clap::Error> {
+    let mut cmd = command();
+    let mut matches = cmd.try_get_matches_from_mut(argv)?;
+    Cli::from_arg_matches_mut(&mut matches)
+        .map(|c| (c.globals, c.command))
+        .map_err(|e| e.format(&mut cmd))
+}
+
+/// The whole command line as clap builds it, each subcommand's help ending with its examples:
+/// what help, usage errors, man pages and completions are made from.
+pub fn command() -> clap::Command {
+    examples::attach(Cli::command())
 }
 
 /// Declares the command line twice from one definition: [`Cli`] / [`Command`], the full tree
@@ -176,6 +196,16 @@ command_line! {
     /// chat.rate_limited, queue.full); 7 a turn that did not answer (turn.incomplete: it escalated or
     /// hit --max-tool-rounds); 124 timeout; 130 cancelled (run.cancelled). A closed stdout
     /// (broken pipe) exits 0.
+    ///
+    /// Words: a session is one conversation, with a revisioned checkpoint (its state); a
+    /// profile is the roles a turn runs, one model call each (bob: think, respond; spectator;
+    /// solo; panda: thinking, then a solver whose JSON output is read as contracts); a NOTES
+    /// patch is the state change a model writes in its reply; a capability (net:HOST, …) is a
+    /// permission only a human grants; STM and LTM are short- and long-term memory, and an LTM
+    /// record exists only once a human approved its candidate; TURBOTIME switches on a session's
+    /// domain tools and a planning path; Openclawssy, JSON I/O, Spectator and Bob v0 are earlier
+    /// agent projects whose formats bob reads; a replay script is a JSON Lines file of scripted
+    /// model replies (--backend replay:FILE), for offline runs.
     ;
     /// Create the home directory and its layout
     Init(init::Args),
@@ -222,6 +252,15 @@ command_line! {
     Runs(Group<runs::Args>),
     /// Show the effective settings and where each came from (flag, env, config, default)
     Config(Group<config::Args>),
+    /// Print the completion script of a shell (bash, zsh or fish)
+    ///
+    /// The script asks bob itself at each Tab, so besides subcommands and flags it completes
+    /// the session, game and run ids of the home ($BOB_HOME, else ./runtime) and the names of
+    /// tools and built-in decks. Install it once: save it where the shell looks for completions
+    /// (bash: ~/.local/share/bash-completion/completions/bob; fish:
+    /// ~/.config/fish/completions/bob.fish) or source it from the shell's startup file (zsh:
+    /// source <(bob completion zsh) in ~/.zshrc).
+    Completion(completion::Args),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -237,6 +276,13 @@ pub struct Ctx {
 /// Parses the command line, runs the subcommand, reports errors; returns the exit code.
 pub fn main() -> i32 {
     output::install_panic_hook();
+    if std::env::var_os(completion::VAR).is_some() {
+        // A shell asks for completions: answer and exit. The home gives the values to offer.
+        let home = Settings::load(crate::settings::Flags::default(), environment())
+            .ok()
+            .map(|s| s.home().clone());
+        completion::answer(command(), home);
+    }
     let (cli, command) = match parse(std::env::args_os().collect()) {
         Ok(parsed) => parsed,
         Err(e) => return output::clap_error(e),
@@ -247,11 +293,7 @@ pub fn main() -> i32 {
         now: cli.now.clone(),
         ..Default::default()
     };
-    let settings = match Settings::load(
-        flags,
-        std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
-    ) {
+    let settings = match Settings::load(flags, environment()) {
         Ok(s) => s,
         Err(e) => return output::report(&e),
     };
@@ -283,6 +325,11 @@ pub fn main() -> i32 {
         Ok(()) => 0,
         Err(e) => output::report(&e),
     }
+}
+
+/// The process environment's variables that are valid UTF-8.
+fn environment() -> impl Iterator<Item = (String, String)> {
+    std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
 }
 
 /// What `command` reads when it reads stdin, for the note a person at a terminal sees.
@@ -330,6 +377,7 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Eval(Group(a)) => eval::run(a, ctx),
         Command::Runs(Group(a)) => runs::run(a, ctx),
         Command::Config(Group(a)) => config::run(a, ctx),
+        Command::Completion(a) => completion::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
 }
@@ -337,11 +385,11 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
         LazyCli::command().debug_assert();
     }
 
@@ -369,7 +417,7 @@ mod tests {
     #[test]
     fn lazy_parser_matches_the_full_tree() {
         let mut all = Vec::new();
-        paths(&Cli::command(), Vec::new(), &mut all);
+        paths(&command(), Vec::new(), &mut all);
         assert!(all.len() > 60, "only {} subcommand paths", all.len());
         let mut argvs: Vec<Vec<String>> = Vec::new();
         for p in &all {
@@ -402,7 +450,7 @@ mod tests {
             argvs.push(line.split(' ').map(str::to_string).collect());
         }
         for argv in &argvs {
-            let full = Cli::try_parse_from(argv).map(|c| (c.globals, c.command));
+            let full = parse_full(argv);
             let os = argv.iter().map(std::ffi::OsString::from).collect();
             assert_eq!(rendered(parse(os)), rendered(full), "{argv:?}");
         }

@@ -34,6 +34,7 @@ pub enum Args {
     Run(RunArgs),
     /// Enable tools for a session (a human act), stored in sessions/<id>/tools.json
     Enable {
+        /// Session to enable the tools for
         #[arg(long, value_name = "ID")]
         session: String,
         /// Tool names (aliases resolve), or `all`
@@ -42,6 +43,7 @@ pub enum Args {
     },
     /// Disable tools for a session
     Disable {
+        /// Session to disable the tools for
         #[arg(long, value_name = "ID")]
         session: String,
         /// Tool names (aliases resolve), or `all`
@@ -57,6 +59,7 @@ pub enum Args {
         /// on or off
         #[arg(value_enum)]
         state: OnOff,
+        /// Session whose TURBOTIME to switch
         #[arg(long, value_name = "ID")]
         session: String,
         /// TURBOTIME tools to select (replaces the selection; only with `on`)
@@ -70,6 +73,7 @@ pub enum Args {
     Confirm {
         /// The confirm id from the turn record (`confirm:<id>` in result_ref)
         id: String,
+        /// Session the staged call belongs to
         #[arg(long, value_name = "ID")]
         session: String,
         /// Sandbox root for fs and shell tools
@@ -78,6 +82,7 @@ pub enum Args {
     },
     /// Show a session's failure-loop state (the run lifecycle events)
     Loop {
+        /// Session whose failure loop to show
         #[arg(long, value_name = "ID")]
         session: String,
     },

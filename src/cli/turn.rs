@@ -97,7 +97,7 @@ pub enum Stage {
 /// `bob turn` commits it: the exchange with its tool history appended to the checkpoint, the
 /// NOTES patch applied as the model, continuity updated, candidates proposed, the short-term
 /// entry and the turn record written, the run's audit lifecycle logged. stdout: the turn
-/// record. With --seed and BOB_NOW it leaves the home `bob turn --seed` leaves (see README).
+/// record. With --seed and BOB_NOW it leaves the home `bob turn --seed` leaves (see docs/turn.md).
 #[derive(Debug, clap::Args)]
 pub struct CommitArgs {
     /// Session id [default: the input's session_id, else `default`]

@@ -663,7 +663,7 @@ fn settings_come_from_config_toml_and_bad_ones_are_refused() {
     );
     assert_eq!(code(&r[0]), "invalid.request", "{r:?}");
     // An unknown key (a typo) is refused by the whole command, naming the key (the settings
-    // layer reads config.toml once, strictly: see README "Settings").
+    // layer reads config.toml once, strictly: see docs/settings.md).
     std::fs::write(
         env.home().join("config.toml"),
         "[domain]\nscryfal_base_url = 1\n",

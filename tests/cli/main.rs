@@ -11,6 +11,7 @@ mod design_doc;
 mod domain;
 mod env;
 mod eval;
+mod examples;
 mod ids;
 mod integrity;
 mod keys;
@@ -40,5 +41,6 @@ mod turn;
 mod turn_profiles;
 mod turn_promises;
 mod turn_seed001;
+mod user_docs;
 
 pub use env::TestEnv;

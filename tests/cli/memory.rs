@@ -1018,7 +1018,7 @@ fn a_small_rank_budget_ranks_the_rare_words_rows_and_keeps_the_best_hit() {
     // Hostile text takes the same path safely.
     let hostile = query("1", r#""zephyr" OR NEAR(harbor) col:* AND -x ^ {title}: "#);
     assert_eq!(hostile[0], "Harbor zephyr crossing");
-    // (An empty variable counts as unset, like every setting's: README "Settings".)
+    // (An empty variable counts as unset, like every setting's: docs/settings.md.)
     for bad in ["-1", "lots", "1e9"] {
         let out = env
             .bob(&["memory", "query", "harbor zephyr"])

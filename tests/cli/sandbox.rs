@@ -486,7 +486,7 @@ fn shell_exec_refuses_where_namespaces_are_unavailable() {
 /// The attack corpus: each script tries to read the host canary (a file next to the root), to
 /// write next to the root or into the host's /tmp, or to reach host state by another route. All
 /// run in one `bob tool run` batch; an escape is the canary in any output or any file appearing
-/// outside the root. The README's figure ("N attack scripts, 0 escapes") is this list's length.
+/// outside the root. docs/security.md.s figure ("N attack scripts, 0 escapes") is this list's length.
 #[test]
 fn attack_corpus_has_no_escape() {
     let b = sandbox();

@@ -660,7 +660,7 @@ fn the_stage_by_stage_pipeline_with_turn_commit_leaves_the_home_bob_turn_leaves(
         &["turn", "--backend", spec, "--session", "r1", "--seed", "5"],
         msg,
     );
-    // B: the README's stage-by-stage pipeline, then `bob turn commit`.
+    // B: the stage-by-stage pipeline of docs/turn.md, then `bob turn commit`.
     let input = json!({"session_id": "r1", "message": msg}).to_string();
     let think_req = staged(
         &b,
