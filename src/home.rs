@@ -88,4 +88,26 @@ impl Home {
     pub fn config_path(&self) -> PathBuf {
         self.root.join("config.toml")
     }
+    /// `last_session`: the session of the last `bob turn` run here (for `bob turn --continue`).
+    pub fn last_session_path(&self) -> PathBuf {
+        self.root.join("last_session")
+    }
+
+    /// The session of the last turn run in this home, if any (a file that does not hold a
+    /// valid session id counts as none).
+    pub fn last_session(&self) -> Option<String> {
+        let text = std::fs::read_to_string(self.last_session_path()).ok()?;
+        let id = text.trim();
+        rule::check("session_id", id).ok().map(str::to_string)
+    }
+
+    /// Records `session_id` as the last session (replaced atomically: a crash leaves the old
+    /// one or the new one).
+    pub fn remember_session(&self, session_id: &str) -> Result<()> {
+        let id = rule::check("session_id", session_id)?;
+        let path = self.last_session_path();
+        let tmp = self.root.join(".last_session.tmp");
+        std::fs::write(&tmp, format!("{id}\n")).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+    }
 }

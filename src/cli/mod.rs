@@ -10,6 +10,7 @@ mod eval;
 mod generate;
 mod init;
 mod ledger;
+mod live;
 mod memory;
 mod mtg;
 mod notes;

@@ -572,6 +572,7 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
             ..Default::default()
         },
         memory_pool: None,
+        watch: None,
     };
     let message = s(&case.message);
     let request = crate::contracts::TurnRequest::new("eval", "eval", SESSION, message.clone())

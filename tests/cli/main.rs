@@ -19,6 +19,7 @@ mod mtg;
 mod netpolicy;
 mod notes;
 mod progress;
+mod prompts;
 mod redaction;
 mod redaction_at_rest;
 mod sandbox;
