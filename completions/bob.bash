@@ -121,14 +121,32 @@ _bob() {
             bob__subcmd__config,help)
                 cmd="bob__subcmd__config__subcmd__help"
                 ;;
+            bob__subcmd__config,path)
+                cmd="bob__subcmd__config__subcmd__path"
+                ;;
+            bob__subcmd__config,set)
+                cmd="bob__subcmd__config__subcmd__set"
+                ;;
             bob__subcmd__config,show)
                 cmd="bob__subcmd__config__subcmd__show"
+                ;;
+            bob__subcmd__config,unset)
+                cmd="bob__subcmd__config__subcmd__unset"
                 ;;
             bob__subcmd__config__subcmd__help,help)
                 cmd="bob__subcmd__config__subcmd__help__subcmd__help"
                 ;;
+            bob__subcmd__config__subcmd__help,path)
+                cmd="bob__subcmd__config__subcmd__help__subcmd__path"
+                ;;
+            bob__subcmd__config__subcmd__help,set)
+                cmd="bob__subcmd__config__subcmd__help__subcmd__set"
+                ;;
             bob__subcmd__config__subcmd__help,show)
                 cmd="bob__subcmd__config__subcmd__help__subcmd__show"
+                ;;
+            bob__subcmd__config__subcmd__help,unset)
+                cmd="bob__subcmd__config__subcmd__help__subcmd__unset"
                 ;;
             bob__subcmd__eval,help)
                 cmd="bob__subcmd__eval__subcmd__help"
@@ -232,8 +250,17 @@ _bob() {
             bob__subcmd__help__subcmd__caps,revoke)
                 cmd="bob__subcmd__help__subcmd__caps__subcmd__revoke"
                 ;;
+            bob__subcmd__help__subcmd__config,path)
+                cmd="bob__subcmd__help__subcmd__config__subcmd__path"
+                ;;
+            bob__subcmd__help__subcmd__config,set)
+                cmd="bob__subcmd__help__subcmd__config__subcmd__set"
+                ;;
             bob__subcmd__help__subcmd__config,show)
                 cmd="bob__subcmd__help__subcmd__config__subcmd__show"
+                ;;
+            bob__subcmd__help__subcmd__config,unset)
+                cmd="bob__subcmd__help__subcmd__config__subcmd__unset"
                 ;;
             bob__subcmd__help__subcmd__eval,list)
                 cmd="bob__subcmd__help__subcmd__eval__subcmd__list"
@@ -1437,7 +1464,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__config)
-            opts="-h -V --home --now --format --json --help --version show help"
+            opts="-h -V --home --now --format --json --help --version show path set unset help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1463,7 +1490,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__config__subcmd__help)
-            opts="show help"
+            opts="show path set unset help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1477,6 +1504,34 @@ _bob() {
             return 0
             ;;
         bob__subcmd__config__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__help__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__help__subcmd__set)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1504,7 +1559,99 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__config__subcmd__help__subcmd__unset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__path)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__set)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__config__subcmd__show)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__unset)
             opts="-h -V --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1921,7 +2068,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__config)
-            opts="show"
+            opts="show path set unset"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1934,7 +2081,49 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__help__subcmd__config__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__config__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__help__subcmd__config__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__config__subcmd__unset)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -1,6 +1,13 @@
 //! The home directory: every persistent file lives under it (docs/design.md#home-layout).
-//! Which directory is the `home` setting's business ([`crate::settings`]: `--home DIR`, then
-//! `$BOB_HOME`, then `./runtime`).
+//! Which directory is the `home` setting's business ([`crate::settings`]): `--home DIR`, then
+//! `$BOB_HOME`, then `./runtime` only when that directory exists (a project's own home), else
+//! the user's data directory `$XDG_DATA_HOME/bob` (`~/.local/share/bob`), so `bob` finds the
+//! same home from any directory. Its `config.toml` is read over the user's own
+//! `$XDG_CONFIG_HOME/bob/config.toml` (`~/.config/bob/config.toml`).
+//!
+//! Nothing here creates the home but [`Home::init`] (`bob init`) and the commands that write:
+//! a command that only reads (`bob memory list`, `bob config show`) finds a missing home
+//! empty and leaves it missing.
 //!
 //! An id that names a file or directory here (a session, an agent's audit log) follows the one
 //! id rule of [`crate::ids`], checked again wherever the path is built.

@@ -356,7 +356,20 @@ impl Backend {
                         Some(crate::secrets::resolve_ref(home, k, &cfg.base_url, setting)?.0);
                 }
                 if spec.is_empty() && !cfg.explicit {
-                    return Err(Error::invalid(NOT_CONFIGURED).with(
+                    return Err(Error::invalid(format!(
+                        "{NOT_CONFIGURED} (read: {})",
+                        settings.read_from()
+                    ))
+                    .with("home", home.root().display().to_string())
+                    .with(
+                        "config_file",
+                        settings.home().config_path().display().to_string(),
+                    )
+                    .with(
+                        "user_config_file",
+                        settings.user_config_path().map(|p| p.display().to_string()),
+                    )
+                    .with(
                         "configure_with",
                         serde_json::json!([
                             "BOB_CHAT_BASE_URL",

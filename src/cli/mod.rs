@@ -38,7 +38,8 @@ use std::path::PathBuf;
 /// The options every subcommand takes.
 #[derive(Debug, clap::Args)]
 pub struct Globals {
-    /// Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]
+    /// Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it
+    /// exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
 
@@ -221,7 +222,7 @@ command_line! {
     Eval(Group<eval::Args>),
     /// List and show run bundles (runs/<run_id>/)
     Runs(Group<runs::Args>),
-    /// Show the effective settings and where each came from (flag, env, config, default)
+    /// Show the effective settings and where each came from; set or unset one in config.toml
     Config(Group<config::Args>),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]

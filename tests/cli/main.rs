@@ -11,6 +11,7 @@ mod design_doc;
 mod domain;
 mod env;
 mod eval;
+mod home;
 mod ids;
 mod integrity;
 mod keys;

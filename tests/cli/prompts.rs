@@ -412,3 +412,29 @@ fn a_refused_key_is_not_retried_and_says_none_was_sent() {
     assert!(!err["message"].as_str().unwrap().contains("no API key"));
     assert_eq!(srv.requests().len(), 1);
 }
+
+#[test]
+fn usage_errors_are_clap_text_on_a_terminal_and_json_when_piped() {
+    let env = TestEnv::new();
+    let Some(d) = pty::run(
+        env.std_command(&["chat", "--no-such-flag"]),
+        On {
+            stdout: false,
+            stderr: true,
+        },
+        None,
+    ) else {
+        return;
+    };
+    assert_eq!(d.code, Some(2));
+    let text = plain(&d.terminal_text());
+    assert!(
+        text.contains("unexpected argument '--no-such-flag'"),
+        "{text:?}"
+    );
+    assert!(text.contains("Usage:"), "{text:?}");
+    assert!(!text.contains("{\"error\""), "{text:?}");
+    let out = env.bob(&["chat", "--no-such-flag"]).output().unwrap();
+    let err = crate::env::error_of(&out, 2, "invalid.request");
+    assert!(err["details"]["usage"].as_str().unwrap().contains("Usage:"));
+}
