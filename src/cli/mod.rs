@@ -176,7 +176,8 @@ command_line! {
     /// tool.input_invalid); 3 policy denied (policy.denied, sandbox.required); 4 not found
     /// (not_found, tool.not_found); 5 conflict; 6 upstream failure (upstream.error,
     /// chat.rate_limited, queue.full); 7 a turn that did not answer (turn.incomplete: it escalated or
-    /// hit --max-tool-rounds); 124 timeout; 130 cancelled (run.cancelled). A closed stdout
+    /// hit --max-tool-rounds); 8 an eval threshold not met (eval.threshold); 124 timeout; 130
+    /// cancelled (run.cancelled). A closed stdout
     /// (broken pipe) exits 0.
     ;
     /// Create the home directory and its layout
