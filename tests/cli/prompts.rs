@@ -438,3 +438,45 @@ fn usage_errors_are_clap_text_on_a_terminal_and_json_when_piped() {
     let err = crate::env::error_of(&out, 2, "invalid.request");
     assert!(err["details"]["usage"].as_str().unwrap().contains("Usage:"));
 }
+
+#[test]
+fn ctrl_c_on_a_terminal_keeps_what_was_received_and_exits_130() {
+    let env = TestEnv::new();
+    // One piece arrives, then the server stalls for a minute.
+    let events = sse_events(&["Partial answer so far", " and the rest"]);
+    let srv = OpenAi::start(move |_, _| {
+        let mut r = Reply::sse(&events, Duration::ZERO);
+        for c in r.chunks.iter_mut().skip(2) {
+            c.0 = Duration::from_secs(60);
+        }
+        r
+    });
+    let url = srv.base_url();
+    let when = |seen: &[u8]| String::from_utf8_lossy(seen).contains("Partial answer");
+    let interrupt = |pid: u32| {
+        // SAFETY: signals the child this test spawned.
+        unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    };
+    let start = std::time::Instant::now();
+    let Some(d) = pty::run_acting(
+        env.std_command(&["chat", "--base-url", &url, "hi"]),
+        SHELL,
+        None,
+        Some((&when, &interrupt)),
+    ) else {
+        return;
+    };
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "Ctrl-C did not stop the call"
+    );
+    assert_eq!(d.code, Some(130), "{}", d.terminal_text());
+    let text = plain(&d.terminal_text());
+    assert!(text.contains("Partial answer so far"), "{text:?}");
+    assert!(!text.contains("the rest"), "{text:?}");
+    assert!(text.contains("run.cancelled"), "{text:?}");
+    // The text received stays on its own line, before the error.
+    let partial = text.find("Partial answer").unwrap();
+    let err = text.find("run.cancelled").unwrap();
+    assert!(text[partial..err].contains('\n'), "{text:?}");
+}

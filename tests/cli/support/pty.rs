@@ -58,7 +58,21 @@ impl Drawn {
 /// Runs `cmd` with the pty as the streams `on` names (stdin is the pty when `typed` is
 /// given: those bytes are typed on it once the command has drawn something, else /dev/null).
 /// `None` where there is no pty.
-pub fn run(mut cmd: Command, on: On, typed: Option<&[u8]>) -> Option<Drawn> {
+pub fn run(cmd: Command, on: On, typed: Option<&[u8]>) -> Option<Drawn> {
+    run_acting(cmd, on, typed, None)
+}
+
+/// What a test does to a running command: once `when` holds of what the terminal shows so
+/// far (checked every 5 ms, for up to 20 s), `act` gets the child's pid (to signal it, say).
+pub type Act<'a> = (&'a dyn Fn(&[u8]) -> bool, &'a dyn Fn(u32));
+
+/// [`run`], and `act` while it runs.
+pub fn run_acting(
+    mut cmd: Command,
+    on: On,
+    typed: Option<&[u8]>,
+    act: Option<Act>,
+) -> Option<Drawn> {
     let Some((master, slave)) = pty() else {
         eprintln!("no pseudo-terminal on this machine: terminal side not tested");
         return None;
@@ -100,6 +114,13 @@ pub fn run(mut cmd: Command, on: On, typed: Option<&[u8]>) -> Option<Drawn> {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         master.write_all(t).unwrap();
+    }
+    if let Some((when, act)) = act {
+        let start = std::time::Instant::now();
+        while !when(&seen.lock().unwrap()) && start.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        act(child.id());
     }
     let out = child.wait_with_output().unwrap();
     drop(master);
