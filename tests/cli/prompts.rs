@@ -480,3 +480,51 @@ fn ctrl_c_on_a_terminal_keeps_what_was_received_and_exits_130() {
     let err = text.find("run.cancelled").unwrap();
     assert!(text[partial..err].contains('\n'), "{text:?}");
 }
+
+#[test]
+fn a_turn_on_a_terminal_shows_the_answer_while_it_still_arrives() {
+    let env = TestEnv::new();
+    let first = "The first line of the answer arrives at once.\n";
+    let srv = OpenAi::start(move |req, _| {
+        if crate::support::openai::role_of(req) != "respond" {
+            return reply_to(req, "plan: answer");
+        }
+        // The answer's first line now, the rest two seconds later.
+        let mut r = Reply::sse(&sse_events(&[first, "And then the rest."]), Duration::ZERO);
+        for c in r.chunks.iter_mut().skip(2) {
+            c.0 = Duration::from_secs(2);
+        }
+        r
+    });
+    let url = srv.base_url();
+    let still_running = std::sync::atomic::AtomicBool::new(false);
+    let when = |seen: &[u8]| String::from_utf8_lossy(seen).contains("arrives at once");
+    let check = |pid: u32| {
+        // Not yet waited for, an ended child is a zombie: state Z in /proc/PID/stat.
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .next();
+        let alive = matches!(state, Some(s) if s != "Z" && s != "X");
+        still_running.store(alive, std::sync::atomic::Ordering::SeqCst);
+    };
+    let Some(d) = pty::run_acting(
+        env.std_command(&["turn", "--base-url", &url, "--stream", "hi"]),
+        SHELL,
+        None,
+        Some((&when, &check)),
+    ) else {
+        return;
+    };
+    assert_eq!(d.code, Some(0), "{}", d.terminal_text());
+    assert!(
+        still_running.load(std::sync::atomic::Ordering::SeqCst),
+        "the answer's first line showed only once the turn had ended"
+    );
+    let text = plain(&d.terminal_text());
+    assert_eq!(text.matches("arrives at once").count(), 1, "{text:?}");
+    assert_eq!(text.matches("And then the rest.").count(), 1, "{text:?}");
+}
