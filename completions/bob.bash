@@ -124,14 +124,32 @@ _bob() {
             bob__subcmd__config,help)
                 cmd="bob__subcmd__config__subcmd__help"
                 ;;
+            bob__subcmd__config,path)
+                cmd="bob__subcmd__config__subcmd__path"
+                ;;
+            bob__subcmd__config,set)
+                cmd="bob__subcmd__config__subcmd__set"
+                ;;
             bob__subcmd__config,show)
                 cmd="bob__subcmd__config__subcmd__show"
+                ;;
+            bob__subcmd__config,unset)
+                cmd="bob__subcmd__config__subcmd__unset"
                 ;;
             bob__subcmd__config__subcmd__help,help)
                 cmd="bob__subcmd__config__subcmd__help__subcmd__help"
                 ;;
+            bob__subcmd__config__subcmd__help,path)
+                cmd="bob__subcmd__config__subcmd__help__subcmd__path"
+                ;;
+            bob__subcmd__config__subcmd__help,set)
+                cmd="bob__subcmd__config__subcmd__help__subcmd__set"
+                ;;
             bob__subcmd__config__subcmd__help,show)
                 cmd="bob__subcmd__config__subcmd__help__subcmd__show"
+                ;;
+            bob__subcmd__config__subcmd__help,unset)
+                cmd="bob__subcmd__config__subcmd__help__subcmd__unset"
                 ;;
             bob__subcmd__eval,help)
                 cmd="bob__subcmd__eval__subcmd__help"
@@ -238,8 +256,17 @@ _bob() {
             bob__subcmd__help__subcmd__caps,revoke)
                 cmd="bob__subcmd__help__subcmd__caps__subcmd__revoke"
                 ;;
+            bob__subcmd__help__subcmd__config,path)
+                cmd="bob__subcmd__help__subcmd__config__subcmd__path"
+                ;;
+            bob__subcmd__help__subcmd__config,set)
+                cmd="bob__subcmd__help__subcmd__config__subcmd__set"
+                ;;
             bob__subcmd__help__subcmd__config,show)
                 cmd="bob__subcmd__help__subcmd__config__subcmd__show"
+                ;;
+            bob__subcmd__help__subcmd__config,unset)
+                cmd="bob__subcmd__help__subcmd__config__subcmd__unset"
                 ;;
             bob__subcmd__help__subcmd__eval,list)
                 cmd="bob__subcmd__help__subcmd__eval__subcmd__list"
@@ -1311,12 +1338,16 @@ _bob() {
             return 0
             ;;
         bob__subcmd__chat)
-            opts="-h -V --input --stream --role --route --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
+            opts="-m -h -V --system --input --stream --role --route --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --system)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --input)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1338,6 +1369,10 @@ _bob() {
                     return 0
                     ;;
                 --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1461,7 +1496,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__config)
-            opts="-h -V --home --now --format --json --help --version show help"
+            opts="-h -V --home --now --format --json --help --version show path set unset help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1487,7 +1522,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__config__subcmd__help)
-            opts="show help"
+            opts="show path set unset help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1501,6 +1536,34 @@ _bob() {
             return 0
             ;;
         bob__subcmd__config__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__help__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__help__subcmd__set)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1528,7 +1591,99 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__config__subcmd__help__subcmd__unset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__path)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__set)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__config__subcmd__show)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__config__subcmd__unset)
             opts="-h -V --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1959,7 +2114,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__config)
-            opts="show"
+            opts="show path set unset"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1972,7 +2127,49 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__help__subcmd__config__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__config__subcmd__set)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__help__subcmd__config__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__config__subcmd__unset)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4721,7 +4918,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__ask)
-            opts="-h -V --game --as --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
+            opts="-m -h -V --game --as --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4744,6 +4941,10 @@ _bob() {
                     return 0
                     ;;
                 --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -5237,7 +5438,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__play)
-            opts="-h -V --game --p1 --p2 --max-decisions --model-retries --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
+            opts="-m -h -V --game --p1 --p2 --max-decisions --model-retries --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5272,6 +5473,10 @@ _bob() {
                     return 0
                     ;;
                 --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -7891,13 +8096,17 @@ _bob() {
             return 0
             ;;
         bob__subcmd__turn)
-            opts="-h -V --session --agent --user --mode --profile --thinking-mode --expect-revision --stream --max-tool-rounds --seed --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version commit help"
+            opts="-s -c -m -h -V --session --continue --agent --user --mode --profile --thinking-mode --expect-revision --stream --max-tool-rounds --seed --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -7946,6 +8155,10 @@ _bob() {
                     return 0
                     ;;
                 --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

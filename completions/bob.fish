@@ -24,7 +24,7 @@ function __fish_bob_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c bob -n "__fish_bob_needs_command" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_needs_command" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_needs_command" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_needs_command" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -53,11 +53,11 @@ complete -c bob -n "__fish_bob_needs_command" -f -a "secrets" -d 'Store, list an
 complete -c bob -n "__fish_bob_needs_command" -f -a "serve" -d 'Serve the HTTP API (runs queue, SSE events) and manage its tokens'
 complete -c bob -n "__fish_bob_needs_command" -f -a "eval" -d 'Run the integrity suites (the Spectator test suite) against a backend and report'
 complete -c bob -n "__fish_bob_needs_command" -f -a "runs" -d 'List and show run bundles (runs/<run_id>/)'
-complete -c bob -n "__fish_bob_needs_command" -f -a "config" -d 'Show the effective settings and where each came from (flag, env, config, default)'
+complete -c bob -n "__fish_bob_needs_command" -f -a "config" -d 'Show the effective settings and where each came from; set or unset one in config.toml'
 complete -c bob -n "__fish_bob_needs_command" -f -a "completion" -d 'Print the completion script of a shell (bash, zsh or fish)'
 complete -c bob -n "__fish_bob_needs_command" -f -a "generate" -d 'Regenerate man pages and shell completions'
 complete -c bob -n "__fish_bob_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand init" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand init" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand init" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand init" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -65,7 +65,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand init" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand init" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -77,7 +77,7 @@ complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subco
 complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -f -a "set" -d 'Change the session\'s state by hand (a human act, audited); bumps the revision'
 complete -c bob -n "__fish_bob_using_subcommand state; and not __fish_seen_subcommand_from show set help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l session -d 'Session id (letters, digits, . _ - : @)' -r
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -89,7 +89,7 @@ complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l session -d 'Session id (letters, digits, . _ - : @)' -r
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N (0 = no checkpoint yet)' -r
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l input -d 'Read the input from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from set" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -101,7 +101,7 @@ complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the session\'s checkpoint JSON'
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "set" -d 'Change the session\'s state by hand (a human act, audited); bumps the revision'
 complete -c bob -n "__fish_bob_using_subcommand state; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -115,7 +115,7 @@ complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
 complete -c bob -n "__fish_bob_using_subcommand caps; and not __fish_seen_subcommand_from list request grant revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l session -d 'Session id (letters, digits, . _ - : @)' -r
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -126,7 +126,7 @@ complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l session -d 'Session id (letters, digits, . _ - : @)' -r
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -136,7 +136,7 @@ complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from request" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l session -d 'Session id (letters, digits, . _ - : @)' -r
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -146,7 +146,7 @@ complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from grant" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l session -d 'Session id (letters, digits, . _ - : @)' -r
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N' -r
-complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from revoke" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -159,7 +159,7 @@ complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "grant" -d 'Grant CAP (a human act): adds it to granted and removes it from pending'
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke CAP: removes it from granted and from pending'
 complete -c bob -n "__fish_bob_using_subcommand caps; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -172,7 +172,7 @@ complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subco
 complete -c bob -n "__fish_bob_using_subcommand notes; and not __fish_seen_subcommand_from extract apply help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l session -d 'Trace malformed blocks to this session\'s trace log' -r
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l input -d 'Read the input from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from extract" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -185,7 +185,7 @@ complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcomman
 human\t'The patch comes from a human: grant_permission actions take effect'"
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l expect-revision -d 'Fail with conflict (exit 5) unless the stored revision is N (0 = no checkpoint yet)' -r
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l input -d 'Read the input from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand notes; and __fish_seen_subcommand_from apply" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -204,7 +204,7 @@ complete -c bob -n "__fish_bob_using_subcommand condense" -l total -d 'Cap on th
 complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-summary -d 'Cap on a tool result\'s summary excerpt' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-error -d 'Cap on a tool result\'s error excerpt' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l tool-output -d 'Cap on a tool result\'s output excerpt' -r
-complete -c bob -n "__fish_bob_using_subcommand condense" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand condense" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand condense" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand condense" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -214,7 +214,7 @@ complete -c bob -n "__fish_bob_using_subcommand condense" -l json -d 'Force JSON
 complete -c bob -n "__fish_bob_using_subcommand condense" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand condense" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l input -d 'Read the text from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand sanitize" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand sanitize" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -224,7 +224,7 @@ complete -c bob -n "__fish_bob_using_subcommand sanitize" -l neutralize -d 'Neut
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand sanitize" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and not __fish_seen_subcommand_from emit query tail stats help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -241,7 +241,7 @@ complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l kind -d 'Event kind ([a-z0-9_.]+)' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l data -d 'Event data, a JSON object [default: {}]' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l input -d 'Read JSON Lines events from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from emit" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -255,7 +255,7 @@ complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l since -d 'Keep only events at or after this time' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l until -d 'Keep only events before this time' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l limit -d 'Stop after N events' -r
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from query" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -267,7 +267,7 @@ complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l session -d 'Session whose trace to print' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l file -d 'Trace file to print' -r -F
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s n -l lines -d 'Number of events to print first' -r
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -278,7 +278,7 @@ complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from tail" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l session -d 'Only this session\'s trace [default: every session, one row each]' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l file -d 'Only this trace file' -r -F
-complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from stats" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -291,7 +291,7 @@ complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "tail" -d 'Print the last N events of a session\'s trace, optionally following new ones'
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Count events by kind, first/last ts and damaged lines'
 complete -c bob -n "__fish_bob_using_subcommand trace; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify anchor rekey show repair help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify anchor rekey show repair help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify anchor rekey show repair help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify anchor rekey show repair help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -306,7 +306,7 @@ complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subc
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify anchor rekey show repair help" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and not __fish_seen_subcommand_from verify anchor rekey show repair help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -l anchor -d 'Also check every log against an anchor statement kept from `bob ledger anchor`: a log that ends before the kept head or holds another record there fails (a rolled-back home); the anchor\'s own MAC must check' -r -F
-complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -316,7 +316,7 @@ complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from verify" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from anchor" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from anchor" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from anchor" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from anchor" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -324,7 +324,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from anchor" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from anchor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from anchor" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from rekey" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from rekey" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from rekey" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from rekey" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -345,7 +345,7 @@ complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l since -d 'Only records with `ts` at or after this RFC3339 time' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l until -d 'Only records with `ts` before this RFC3339 time' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l limit -l tail -d 'Only the newest N matching records (still printed oldest first)' -r
-complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -353,7 +353,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from repair" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from repair" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from repair" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from repair" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -367,7 +367,7 @@ complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a hash-chained log\'s records as JSON Lines, oldest first [default: the approval ledger]. Filters combine with AND; --limit applies after them'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from help" -f -a "repair" -d 'Move a torn last record (left by an interrupted append) into FILE.torn.N so appends can continue. Whole records are never touched'
 complete -c bob -n "__fish_bob_using_subcommand ledger; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schema" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schema" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -383,7 +383,7 @@ complete -c bob -n "__fish_bob_using_subcommand search" -l session -d 'Session w
 complete -c bob -n "__fish_bob_using_subcommand search" -l root -d 'Sandbox root for fetch_mode file' -r -F
 complete -c bob -n "__fish_bob_using_subcommand search" -l grant -d 'Grant a capability (net, net:<domain>) for this search' -r
 complete -c bob -n "__fish_bob_using_subcommand search" -l timeout-ms -d 'Time budget of the whole search' -r
-complete -c bob -n "__fish_bob_using_subcommand search" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand search" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand search" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand search" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -394,7 +394,7 @@ complete -c bob -n "__fish_bob_using_subcommand search" -l allow-private -d 'Let
 complete -c bob -n "__fish_bob_using_subcommand search" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand search" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -412,7 +412,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "loop" -d 'Show a session\'s failure-loop state (the run lifecycle events)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and not __fish_seen_subcommand_from list schema run enable disable turbotime confirm loop help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l session -d 'Also say which tools are enabled for this session' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -420,7 +420,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from schema" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -442,7 +442,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l agent-id -d 'agent_id for calls that carry none' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l as -d 'Output shape' -r -f -a "envelopes\t'Openclawssy response envelopes'
 tool-messages\t'Spectator tool-role messages {"role":"tool","tool_call_id",…,"content":"<json>"}'"
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -456,7 +456,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l session -d 'Session to enable the tools for' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -465,7 +465,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from enable" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l session -d 'Session to disable the tools for' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -475,7 +475,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from disable" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l session -d 'Session whose TURBOTIME to switch' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l select -d 'TURBOTIME tools to select (replaces the selection; only with `on`)' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -485,7 +485,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from turbotime" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l session -d 'Session the staged call belongs to' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l root -d 'Sandbox root for fs and shell tools' -r -F
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -494,7 +494,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from confirm" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l session -d 'Session whose failure loop to show' -r
-complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from loop" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -511,7 +511,7 @@ complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "confirm" -d 'Run a tool call a Chat-mode turn staged as requires_confirm (a human act, audited)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "loop" -d 'Show a session\'s failure-loop state (the run lifecycle events)'
 complete -c bob -n "__fish_bob_using_subcommand tool; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote practice gc import export bench help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote practice gc import export bench help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote practice gc import export bench help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and not __fish_seen_subcommand_from propose candidates approve reject query list stm promote practice gc import export bench help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -537,7 +537,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l user -d 'Memory user or profile name' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l session -d 'Session the candidates came from (kept as provenance)' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l run -d 'Run the candidates came from (kept as provenance)' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from propose" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -549,7 +549,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 approved\t''
 rejected\t''"
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l user -d 'Only this memory user\'s (or profile\'s) candidates [default: every user\'s]' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from candidates" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -560,7 +560,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -l edit -d 'JSON object of candidate fields to replace before storing (an "edit" decision); `type` and `source` must be among the accepted values (see `memory propose`)' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -l actor -d 'Who decided [default: $BOB_ACTOR, else $USER, else "human"]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -l user -d 'Memory user or profile name the candidate must belong to (not_found otherwise)' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from approve" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -571,7 +571,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l reason -d 'Why it is rejected (recorded on the ledger)' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l actor -d 'Who decided [default: $BOB_ACTOR, else $USER, else "human"]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l user -d 'Memory user or profile name the candidate must belong to (not_found otherwise)' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from reject" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -582,7 +582,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -s k -l k -d 'Number of hits' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l tags -d 'Only records carrying every one of these tags (comma-separated or repeated)' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l user -d 'Memory user or profile name' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from query" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -594,7 +594,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 long_term\t''"
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l limit -d 'At most this many entries, newest first' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l user -d 'Memory user or profile name' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -604,7 +604,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -618,7 +618,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -f -a "gc" -d 'Delete entries older than 72 hours'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from stm" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l user -d 'Only this memory user\'s (or profile\'s) entries [default: every user\'s]' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -629,7 +629,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from promote" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -l since -d 'How far back to look: a duration such as 30m, 24h or 7d' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -l user -d 'Memory user or profile name' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -639,7 +639,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from practice" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l actor -d 'Who is recorded on the ledger [default: $BOB_ACTOR, else $USER, else "human"]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l user -d 'Only this memory user\'s (or profile\'s) records and entries [default: every user\'s]' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -649,7 +649,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from gc" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l user -d 'Memory user for records that name none' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l actor -d 'Who is recorded on the ledger [default: $BOB_ACTOR, else $USER, else "human"]' -r
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -661,7 +661,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l user -d 'Only this memory user\'s (or profile\'s) records [default: every user\'s]' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l output -d 'Write to FILE (atomically) instead of stdout' -r -F
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -670,7 +670,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l dataset -d 'The dataset: a LongMemEval JSON file (questions with their haystack sessions)' -r -F
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -693,27 +693,28 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write every long-term record as JSON Lines'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "bench" -d 'Retrieval quality on a LongMemEval-format dataset: recall_any@{1,5,10}, NDCG@10'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand chat" -l system -d 'A system message put before the others' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l input -d 'Read the request from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand chat" -l role -d 'The pipeline role making the call (replay scripts match on it)' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l route -d 'Which model configuration to use (mtg: BOB_MTG_* when BOB_ROUTE_MTG_REMOTE=true)' -r -f -a "chat\t''
 mtg\t''"
 complete -c bob -n "__fish_bob_using_subcommand chat" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
-complete -c bob -n "__fish_bob_using_subcommand chat" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -s m -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
-complete -c bob -n "__fish_bob_using_subcommand chat" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand chat" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand chat" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand chat" -l stream -d 'Stream the reply as JSON Lines of deltas'
+complete -c bob -n "__fish_bob_using_subcommand chat" -l stream -d 'Stream the reply: JSON Lines of deltas, or on a terminal the text as it arrives'
 complete -c bob -n "__fish_bob_using_subcommand chat" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand chat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand chat" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s s -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l agent -d 'Agent id (names the audit log directory)' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l user -d 'User id (memory user for retrieval and candidates) [default: the input\'s user_id]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l mode -d 'chat: mutating tool calls are not run but staged as requires_confirm for `bob tool confirm`; act: they run when enabled and valid (the JSON I/O contracts)' -r -f -a "chat\t''
@@ -731,22 +732,23 @@ complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l input -d 'Read the turn input from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s m -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l stream -d 'Stream the LLM calls (SSE); traced as llm_stream'
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s c -l continue -d 'Go on with the session of the last turn run in this home'
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l stream -d 'Stream the LLM calls (SSE; traced as llm_stream); on a terminal the answer shows as it arrives'
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -f -a "commit" -d 'The stage-by-stage pipeline\'s last stage: commit the turn the earlier stages ran'
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -a "commit" -d 'The stage-by-stage pipeline\'s last stage: commit the turn the earlier stages ran'
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l agent -d 'Agent id (names the audit log directory)' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l user -d 'User id [default: the input\'s user_id]' -r
@@ -757,7 +759,7 @@ panda\t''"
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l expect-revision -d 'Commit only if the checkpoint is still at this revision (else conflict, exit 5)' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l seed -d 'Replay seed, as for `bob turn` (the same seed, session and revision give the same ids) [default: setting turn.seed (BOB_SEED, config.toml), else none]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l input -d 'Read the input from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and __fish_seen_subcommand_from commit" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -775,7 +777,7 @@ solo\t''"
 complete -c bob -n "__fish_bob_using_subcommand context" -l upstream -d 'Earlier roles\' outputs (JSON array of {role, content}, or plain text)' -r -F
 complete -c bob -n "__fish_bob_using_subcommand context" -l user -d 'Memory user for retrieval [default: the input\'s user_id, else `default`]' -r
 complete -c bob -n "__fish_bob_using_subcommand context" -l input -d 'Read the turn input from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand context" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand context" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand context" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand context" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -783,7 +785,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand context" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand context" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and not __fish_seen_subcommand_from add update list show rm pause resume tick run history status daemon install help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -812,7 +814,7 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l session -d 'Session id of the job\'s turns [default: job-<id>]' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l timeout -d 'This job\'s timeout (Go duration, or whole seconds) [default: the runner\'s --timeout]' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l input -d 'Read the JSON job from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from add" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -827,7 +829,7 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l session -d 'Session id of the job\'s turns [default: job-<id>]' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l timeout -d 'This job\'s timeout (Go duration, or whole seconds) [default: the runner\'s --timeout]' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l input -d 'Read the JSON job from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -835,7 +837,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from update" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -843,7 +845,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -851,7 +853,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -859,7 +861,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from rm" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -867,7 +869,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from pause" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -877,7 +879,7 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l timeout -d 'Timeout of a job that sets no timeout_s (Go duration, or whole seconds)' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l max-parallel -d 'Most turns running at once' -r
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -886,7 +888,7 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from tick" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l timeout -d 'Timeout if the job sets no timeout_s (Go duration, or whole seconds)' -r
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -895,7 +897,7 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l limit -d 'Only the last N runs' -r
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -903,7 +905,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from history" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from status" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -914,7 +916,7 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l interval -d 'Time between ticks (Go duration, or whole seconds)' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l timeout -d 'Timeout of a job that sets no timeout_s (Go duration, or whole seconds)' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l max-parallel -d 'Most turns running at once' -r
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -922,7 +924,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from daemon" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from install" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -946,7 +948,7 @@ complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "daemon" -d 'Tick in a loop in this process (for systems without cron); stops on SIGINT/SIGTERM'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "install" -d 'Print a crontab line, or systemd service and timer units, that tick every minute'
 complete -c bob -n "__fish_bob_using_subcommand schedule; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and not __fish_seen_subcommand_from new state actions act schema journal replay cards decks selfplay ask lessons play help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -972,7 +974,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l setup -d 'Start from this position file instead of decks' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l seed -d 'Seed of the game\'s random stream (shuffles, starting player)' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l game -d 'Game id [default: a new random id]' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from new" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -984,7 +986,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l as -d 'Viewer: p1, p2 or all (the engine\'s full view) [default: the player who must decide]' -r -f -a "p1\t''
 p2\t''
 all\t''"
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -993,7 +995,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l game -d 'Game id (letters, digits, . _ - : @)' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1003,7 +1005,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l game -d 'Game id' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l input -d 'Read the action from FILE instead of stdin' -r -F
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1011,7 +1013,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from act" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1020,7 +1022,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from schema" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l game -d 'Game id (letters, digits, . _ - : @)' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1029,7 +1031,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from journal" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l game -d 'Game id (letters, digits, . _ - : @)' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1037,7 +1039,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from replay" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1047,7 +1049,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -f -a "import" -d 'Add the playable cards of a Scryfall file (bulk oracle_cards list or a search result {data:[…]}) to this home\'s pool; lists the refused ones with the reason'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1062,7 +1064,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 heuristic\t''"
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l p2 -d 'p2\'s agent' -r -f -a "random\t''
 heuristic\t''"
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from selfplay" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1075,12 +1077,12 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 p2\t''"
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -s m -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from ask" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1092,7 +1094,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l player -d 'The seat whose play the lessons are about' -r -f -a "p1\t''
 p2\t''"
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l user -d 'Memory user the candidates are for [default: default]' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from lessons" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1113,12 +1115,12 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l model-retries -d 'How often an illegal model reply is fed back before the safe default (pass, no attack, no blocks, keep) is taken and an `illegal_action` line is journaled' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l backend -d 'Backend: `openai` (HTTP, the default when configured), `replay:FILE` (scripted replies from a JSON Lines file, one {role?, content} per line) or `adversarial` (a built-in model that does the worst it can; see `bob eval run`) [env: BOB_BACKEND]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l base-url -d 'Chat Completions base URL [env: BOB_CHAT_BASE_URL, OPENAI_BASE_URL; default: https://api.openai.com/v1]' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -s m -l model -d 'Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l api-key-env -d 'Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then OPENAI_API_KEY]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l connect-timeout -d 'Connect timeout in seconds [env: BOB_CHAT_CONNECT_TIMEOUT; default: 10]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l timeout -d 'Read timeout in seconds (time without any bytes from the server) [env: BOB_CHAT_TIMEOUT; default: 120]' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l max-retries -d 'Retries after the first attempt on 429, 5xx and connection errors [env: BOB_CHAT_MAX_RETRIES; default: 3]' -r
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from play" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1140,7 +1142,7 @@ complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "lessons" -d 'Propose MTGLessons for one seat of a game as pending memory candidates'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "play" -d 'Let agents (random, heuristic, human) play a game to its end, journaling each decision'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1153,7 +1155,7 @@ complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_sub
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "rm" -d 'Remove a secret'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and not __fish_seen_subcommand_from set list rm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l for -d 'Bind the secret to this URL\'s origin (scheme://host[:port]): it is sent there and nowhere else. Without it the secret is bound to the origin of its first use' -r
-complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1161,7 +1163,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1169,7 +1171,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand secrets; and __fish_seen_subcommand_from rm" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1189,7 +1191,7 @@ complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subco
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l backend -d 'Backend for every run: openai or replay:FILE [default: BOB_BACKEND, config.toml]' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l chat-rate -d 'Chat messages each sender (user_id, case-folded, trailing digits and punctuation dropped) may send per minute to one agent in one room; beyond it chat.rate_limited [default: setting serve.chat_rate, else 20]' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l drain-timeout -d 'Seconds a drain (SIGTERM) gives running runs to finish; then each is cut short and re-queued (or, if it already called a tool, failed with reason interrupted) [default: setting serve.drain_timeout_s (BOB_SERVE_DRAIN_TIMEOUT, config.toml), else 20]' -r
-complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1200,7 +1202,7 @@ complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subco
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -f -a "token" -d 'Create, list or revoke API tokens (stored hashed in serve/tokens.json)'
 complete -c bob -n "__fish_bob_using_subcommand serve; and not __fish_seen_subcommand_from token help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1214,7 +1216,7 @@ complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcomman
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from token" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from help" -f -a "token" -d 'Create, list or revoke API tokens (stored hashed in serve/tokens.json)'
 complete -c bob -n "__fish_bob_using_subcommand serve; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand eval; and not __fish_seen_subcommand_from run list help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand eval; and not __fish_seen_subcommand_from run list help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand eval; and not __fish_seen_subcommand_from run list help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand eval; and not __fish_seen_subcommand_from run list help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1235,14 +1237,14 @@ complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l repeat -d 'Run each case N times (nonce seeds seed, seed+1, …)' -r
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l seed -d 'Seed of the turns\' nonces' -r
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l jobs -d 'Cases run at once [default: the number of cores]' -r
-complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l fail-under -d 'Fail (exit 1) when METRIC is under VALUE (benign_utility, utility_under_attack, pass_rate) or over it (targeted_asr, ungranted_side_effects, scaffold_leaks, self_grants); repeatable' -r
+complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l fail-under -d 'Fail (exit 8) when METRIC is under VALUE (benign_utility, utility_under_attack, pass_rate) or over it (targeted_asr, ungranted_side_effects, scaffold_leaks, self_grants); repeatable' -r
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l out -d 'Write one JSON line per case run to FILE' -r -F
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l junit -d 'Write JUnit XML to FILE' -r -F
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l report -d 'Write a self-contained HTML report to FILE' -r -F
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l model -d 'Model id (URL and openai backends)' -r
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l api-key-env -d 'Name of the environment variable holding the API key (URL and openai backends)' -r
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l timeout -d 'Read timeout in seconds (URL and openai backends)' -r
-complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1252,7 +1254,7 @@ complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from list" -l cases -d 'Also load every *.jsonl case file of DIR' -r -F
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from list" -l suite -d 'Only these suites (repeatable)' -r
-complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1263,7 +1265,7 @@ complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run the cases through the real turn pipeline, each in a fresh temporary home, and score them'
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the cases (built-in and --cases DIR) as JSON Lines: {id, suite, kind, title}'
 complete -c bob -n "__fish_bob_using_subcommand eval; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1275,7 +1277,7 @@ complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -f -a "show" -d 'Show one bundle: {run_id, path, request, record, events, tool_results}'
 complete -c bob -n "__fish_bob_using_subcommand runs; and not __fish_seen_subcommand_from list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l limit -d 'Show at most N' -r
-complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1283,7 +1285,7 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1294,17 +1296,20 @@ complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from help" -f -a "list" -d 'List run bundles, newest first (JSON Lines {run_id, session_id, agent_id, status, ts, tools, output_chars})'
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one bundle: {run_id, path, request, record, events, tool_results}'
 complete -c bob -n "__fish_bob_using_subcommand runs; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "show" -d 'Print the effective settings: each value with its source (flag, env, config, default)'
-complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -f -a "show" -d 'Print the effective settings: each value with its source (flag, env, config, default)'
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -f -a "path" -d 'Print the config files bob reads: the home\'s config.toml and your own'
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -f -a "set" -d 'Set one setting in the home\'s config.toml, checked as the file is read'
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -f -a "unset" -d 'Remove one setting from the home\'s config.toml (its default, or your own file\'s value, applies again)'
+complete -c bob -n "__fish_bob_using_subcommand config; and not __fish_seen_subcommand_from show path set unset help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from show" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from show" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from show" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1312,9 +1317,36 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from show" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from path" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from path" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from path" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from path" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from set" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from set" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from set" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from set" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from set" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from set" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from unset" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from unset" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from unset" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from unset" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from unset" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from unset" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print the effective settings: each value with its source (flag, env, config, default)'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config files bob reads: the home\'s config.toml and your own'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "set" -d 'Set one setting in the home\'s config.toml, checked as the file is read'
+complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "unset" -d 'Remove one setting from the home\'s config.toml (its default, or your own file\'s value, applies again)'
 complete -c bob -n "__fish_bob_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bob -n "__fish_bob_using_subcommand completion" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand completion" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand completion" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand completion" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1323,7 +1355,7 @@ complete -c bob -n "__fish_bob_using_subcommand completion" -l json -d 'Force JS
 complete -c bob -n "__fish_bob_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand completion" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand generate" -l out -d 'Directory that receives man/ and completions/' -r -F
-complete -c bob -n "__fish_bob_using_subcommand generate" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand generate" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand generate" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand generate" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
@@ -1352,7 +1384,7 @@ complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "serve" -d 'Serve the HTTP API (runs queue, SSE events) and manage its tokens'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "eval" -d 'Run the integrity suites (the Spectator test suite) against a backend and report'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "runs" -d 'List and show run bundles (runs/<run_id>/)'
-complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "config" -d 'Show the effective settings and where each came from (flag, env, config, default)'
+complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "config" -d 'Show the effective settings and where each came from; set or unset one in config.toml'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "completion" -d 'Print the completion script of a shell (bash, zsh or fish)'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "generate" -d 'Regenerate man pages and shell completions'
 complete -c bob -n "__fish_bob_using_subcommand help; and not __fish_seen_subcommand_from init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -1430,3 +1462,6 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from runs" -f -a "list" -d 'List run bundles, newest first (JSON Lines {run_id, session_id, agent_id, status, ts, tools, output_chars})'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from runs" -f -a "show" -d 'Show one bundle: {run_id, path, request, record, events, tool_results}'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Print the effective settings: each value with its source (flag, env, config, default)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config files bob reads: the home\'s config.toml and your own'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "set" -d 'Set one setting in the home\'s config.toml, checked as the file is read'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "unset" -d 'Remove one setting from the home\'s config.toml (its default, or your own file\'s value, applies again)'

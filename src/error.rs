@@ -42,7 +42,8 @@ pub enum Code {
     /// tool-round limit. Its record (status `incomplete`) is still printed.
     #[serde(rename = "turn.incomplete")]
     Incomplete,
-    /// `bob eval run`: a `--fail-under` threshold was not met (exit 1).
+    /// `bob eval run`: a `--fail-under` threshold was not met (exit 8: a verdict on the model,
+    /// not a failure of bob's, so not the internal error's 1).
     #[serde(rename = "eval.threshold")]
     EvalThreshold,
 }
@@ -80,7 +81,8 @@ impl Code {
             Code::Timeout => 124,
             Code::Cancelled => 130,
             Code::Incomplete => 7,
-            Code::InternalError | Code::EvalThreshold => 1,
+            Code::EvalThreshold => 8,
+            Code::InternalError => 1,
         }
     }
 

@@ -1,6 +1,13 @@
 //! The home directory: every persistent file lives under it (docs/design.md#home-layout).
-//! Which directory is the `home` setting's business ([`crate::settings`]: `--home DIR`, then
-//! `$BOB_HOME`, then `./runtime`).
+//! Which directory is the `home` setting's business ([`crate::settings`]): `--home DIR`, then
+//! `$BOB_HOME`, then `./runtime` only when that directory exists (a project's own home), else
+//! the user's data directory `$XDG_DATA_HOME/bob` (`~/.local/share/bob`), so `bob` finds the
+//! same home from any directory. Its `config.toml` is read over the user's own
+//! `$XDG_CONFIG_HOME/bob/config.toml` (`~/.config/bob/config.toml`).
+//!
+//! Nothing here creates the home but [`Home::init`] (`bob init`) and the commands that write:
+//! a command that only reads (`bob memory list`, `bob config show`) finds a missing home
+//! empty and leaves it missing.
 //!
 //! An id that names a file or directory here (a session, an agent's audit log) follows the one
 //! id rule of [`crate::ids`], checked again wherever the path is built.
@@ -87,5 +94,27 @@ impl Home {
     }
     pub fn config_path(&self) -> PathBuf {
         self.root.join("config.toml")
+    }
+    /// `last_session`: the session of the last `bob turn` run here (for `bob turn --continue`).
+    pub fn last_session_path(&self) -> PathBuf {
+        self.root.join("last_session")
+    }
+
+    /// The session of the last turn run in this home, if any (a file that does not hold a
+    /// valid session id counts as none).
+    pub fn last_session(&self) -> Option<String> {
+        let text = std::fs::read_to_string(self.last_session_path()).ok()?;
+        let id = text.trim();
+        rule::check("session_id", id).ok().map(str::to_string)
+    }
+
+    /// Records `session_id` as the last session (replaced atomically: a crash leaves the old
+    /// one or the new one).
+    pub fn remember_session(&self, session_id: &str) -> Result<()> {
+        let id = rule::check("session_id", session_id)?;
+        let path = self.last_session_path();
+        let tmp = self.root.join(".last_session.tmp");
+        std::fs::write(&tmp, format!("{id}\n")).map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
     }
 }

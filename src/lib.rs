@@ -6,6 +6,7 @@
 pub mod chain;
 pub mod cli;
 pub mod clock;
+pub mod config_file;
 pub mod contracts;
 pub mod error;
 pub mod home;

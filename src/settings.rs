@@ -27,6 +27,12 @@
 //! config line), so a typo such as `modle = …` never silently falls back to a default. Every
 //! command refuses to start on such a file, `bob config show` included.
 //!
+//! The home: `--home`, `BOB_HOME`, else `./runtime` when that directory exists, else
+//! `$XDG_DATA_HOME/bob`, else `$HOME/.local/share/bob` (the captured `XDG_DATA_HOME` and
+//! `HOME`). Two config files are read: the user's own (`$XDG_CONFIG_HOME/bob/config.toml`,
+//! else `~/.config/bob/config.toml`), then the home's `config.toml`, whose keys win; both are
+//! checked alike, and a value's origin names the file it came from.
+//!
 //! Environment values that are empty (or only whitespace) count as unset. Values are checked
 //! for their type when a command uses them, with an error naming where the bad value came
 //! from (`BOB_CHAT_TIMEOUT`, `--now`, `config.toml chat.timeout_s`).
@@ -166,8 +172,8 @@ use Kind::*;
 #[rustfmt::skip]
 pub static SPECS: &[Spec] = &[
     // The process.
-    spec("home", &["BOB_HOME"], "--home", Some("./runtime"), Path,
-        "Home directory holding every persistent file (config.toml lives in it)").env_only(),
+    spec("home", &["BOB_HOME"], "--home", None, Path,
+        "Home directory holding every persistent file (config.toml lives in it); unset = ./runtime when that directory exists, else $XDG_DATA_HOME/bob (~/.local/share/bob)").env_only(),
     spec("clock.now", &["BOB_NOW"], "--now", None, Time,
         "Pin the clock to this time (TTLs, schedules, tests); unset = the system clock"),
     spec("cli.max_input_bytes", &["BOB_MAX_INPUT_BYTES"], "", Some("67108864"), Count,
@@ -333,6 +339,9 @@ pub const PRICES_TABLE: &str = "prices";
 struct Config {
     values: BTreeMap<String, String>,
     open: BTreeMap<String, toml::Value>,
+    /// The keys that came from the user's config file (not the home's), and that file.
+    from_user: BTreeSet<String>,
+    user_file: String,
 }
 
 /// The row of `key`.
@@ -382,6 +391,9 @@ impl Flags {
 #[derive(Clone)]
 pub struct Settings {
     home: Home,
+    /// The user's own config file (`$XDG_CONFIG_HOME/bob/config.toml`), read before the
+    /// home's, whose values win.
+    user_config: Option<PathBuf>,
     entries: BTreeMap<&'static str, Entry>,
     flags: Flags,
     /// The environment captured at start-up (for indirections such as `api_key_env`).
@@ -417,7 +429,7 @@ impl Settings {
     pub fn load(flags: Flags, env: impl IntoIterator<Item = (String, String)>) -> Result<Settings> {
         let env: BTreeMap<String, String> = env.into_iter().collect();
         let mut s = Settings::resolve(flags, env, None)?;
-        let table = read_config(&s.home)?;
+        let table = read_config(&s.home, s.user_config.as_deref())?;
         s = Settings::resolve(s.flags.clone(), Arc::unwrap_or_clone(s.env), Some(table))?;
         Ok(s)
     }
@@ -425,7 +437,7 @@ impl Settings {
     /// The same flags and environment with `config.toml` read again (a long-lived process
     /// such as `bob serve` applies config edits to the next run).
     pub fn reload(&self) -> Result<Settings> {
-        let table = read_config(&self.home)?;
+        let table = read_config(&self.home, self.user_config.as_deref())?;
         Settings::resolve(self.flags.clone(), (*self.env).clone(), Some(table))
     }
 
@@ -470,6 +482,8 @@ impl Settings {
         let Config {
             values: config,
             open,
+            from_user,
+            user_file,
         } = config.unwrap_or_default();
         let tables: BTreeSet<String> = config
             .keys()
@@ -493,9 +507,14 @@ impl Settings {
                     return None;
                 }
                 std::iter::once(sp.key).chain(sp.fallback).find_map(|k| {
-                    config
-                        .get(k)
-                        .map(|v| (v.clone(), Source::Config, format!("config.toml {k}")))
+                    config.get(k).map(|v| {
+                        let file = if from_user.contains(k) {
+                            user_file.as_str()
+                        } else {
+                            "config.toml"
+                        };
+                        (v.clone(), Source::Config, format!("{file} {k}"))
+                    })
                 })
             };
             let from_default = || {
@@ -517,14 +536,27 @@ impl Settings {
                 );
             }
         }
+        if !entries.contains_key("home") {
+            let (value, origin) = default_home(&env);
+            entries.insert(
+                "home",
+                Entry {
+                    value,
+                    source: Source::Default,
+                    origin,
+                },
+            );
+        }
         let home = Home::at(
             entries
                 .get("home")
                 .map(|e| e.value.clone())
                 .unwrap_or_else(|| "runtime".into()),
         );
+        let user_config = user_config_path(&env);
         let mut s = Settings {
             home,
+            user_config,
             entries,
             flags,
             env: Arc::new(env),
@@ -572,6 +604,27 @@ impl Settings {
     /// The home directory.
     pub fn home(&self) -> &Home {
         &self.home
+    }
+
+    /// The user's config file, read before the home's `config.toml` (whose values win):
+    /// `$XDG_CONFIG_HOME/bob/config.toml`, else `~/.config/bob/config.toml`; `None` when
+    /// neither variable is set.
+    pub fn user_config_path(&self) -> Option<&std::path::Path> {
+        self.user_config.as_deref()
+    }
+
+    /// Where these settings were read from, for a "not configured" error: the home and the
+    /// config files (`home`, `config_file`, `user_config_file`).
+    pub fn read_from(&self) -> String {
+        let mut t = format!(
+            "home {}, config {}",
+            self.home.root().display(),
+            self.home.config_path().display()
+        );
+        if let Some(u) = &self.user_config {
+            t.push_str(&format!(" and {}", u.display()));
+        }
+        t
     }
 
     /// The clock: fixed by `clock.now`, else the system clock.
@@ -730,6 +783,7 @@ impl Settings {
             "home": self.home.root().display().to_string(),
             "config_file": self.home.config_path().display().to_string(),
             "config_file_exists": self.home.config_path().is_file(),
+            "user_config_file": self.user_config.as_ref().map(|p| p.display().to_string()),
             "settings": settings,
             // The open tables ([`OPEN_TABLES`]) as config.toml has them (prices, not secrets).
             "tables": self.open.iter()
@@ -799,16 +853,65 @@ fn bad(e: &Entry, key: &str, what: &str) -> Error {
         .with("setting", key.to_string())
 }
 
-/// Reads `<home>/config.toml` into `key → value text`; a missing file is empty.
-fn read_config(home: &Home) -> Result<Config> {
-    let path = home.config_path();
-    match std::fs::read_to_string(&path) {
+/// The home when neither `--home` nor `BOB_HOME` names one: `./runtime` when that directory
+/// exists (a project's own home), else `$XDG_DATA_HOME/bob`, else `$HOME/.local/share/bob`,
+/// else `./runtime`. Returns the directory and how it was chosen.
+fn default_home(env: &BTreeMap<String, String>) -> (String, String) {
+    let var = |k: &str| env.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
+    if std::path::Path::new("runtime").is_dir() {
+        return ("runtime".into(), "default (./runtime exists)".into());
+    }
+    if let Some(d) = var("XDG_DATA_HOME").filter(|d| d.starts_with('/')) {
+        return (format!("{d}/bob"), "default ($XDG_DATA_HOME/bob)".into());
+    }
+    if let Some(h) = var("HOME").filter(|h| h.starts_with('/')) {
+        return (
+            format!("{h}/.local/share/bob"),
+            "default (~/.local/share/bob)".into(),
+        );
+    }
+    ("runtime".into(), "default".into())
+}
+
+/// The user's config file: `$XDG_CONFIG_HOME/bob/config.toml`, else
+/// `$HOME/.config/bob/config.toml`.
+fn user_config_path(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+    let var = |k: &str| env.get(k).map(|v| v.trim()).filter(|v| v.starts_with('/'));
+    var("XDG_CONFIG_HOME")
+        .map(|d| PathBuf::from(d).join("bob/config.toml"))
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config/bob/config.toml")))
+}
+
+/// Reads one config file; a missing file is empty.
+fn read_config_file(path: &std::path::Path) -> Result<Config> {
+    match std::fs::read_to_string(path) {
         Ok(text) => parse_config(&text, &path.display().to_string(), OPEN_TABLES)
             .map_err(|e| e.with("path", path.display().to_string())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Ok(Config::default()),
-        Err(e) => Err(Error::io(&path, e)),
+        Err(e) => Err(Error::io(path, e)),
     }
+}
+
+/// Reads the user's config file, then `<home>/config.toml` over it (the home's values and
+/// tables win) into `key → value text`; missing files are empty.
+fn read_config(home: &Home, user: Option<&std::path::Path>) -> Result<Config> {
+    let mut config = read_config_file(&home.config_path())?;
+    let Some(user) = user.filter(|u| *u != home.config_path()) else {
+        return Ok(config);
+    };
+    let theirs = read_config_file(user)?;
+    for (k, v) in theirs.values {
+        if !config.values.contains_key(&k) {
+            config.from_user.insert(k.clone());
+            config.values.insert(k, v);
+        }
+    }
+    for (k, v) in theirs.open {
+        config.open.entry(k).or_insert(v);
+    }
+    config.user_file = user.display().to_string();
+    Ok(config)
 }
 
 /// Parses config text, refusing unknown keys and values of the wrong type.
@@ -847,7 +950,11 @@ fn parse_config(text: &str, name: &str, open_tables: &[&str]) -> Result<Config> 
             out.insert(key, text);
         }
     }
-    Ok(Config { values: out, open })
+    Ok(Config {
+        values: out,
+        open,
+        ..Config::default()
+    })
 }
 
 fn unknown(name: &str, key: &str) -> Error {

@@ -59,6 +59,31 @@ impl ChatRequest {
         }
     }
 
+    /// Reads a request as a person or a program gives it: text that is JSON is the request
+    /// ([`ChatRequest::from_json`]); any other text is one user message (trailing newlines
+    /// trimmed), so `echo hi | bob chat` asks "hi". Empty text is `invalid.request`.
+    pub fn from_text(text: &str) -> Result<ChatRequest> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Err(Error::invalid(
+                "chat request: no input (expected a message, messages JSON or plain text)",
+            ));
+        }
+        // Text that opens like JSON must be JSON, so a broken request is never sent as a prompt.
+        if t.starts_with('[') || t.starts_with('{') {
+            let v: Value =
+                serde_json::from_str(t).map_err(|e| Error::bad_json("chat request", &e))?;
+            return ChatRequest::from_json(v);
+        }
+        match serde_json::from_str::<Value>(t) {
+            Ok(v) => ChatRequest::from_json(v),
+            Err(_) => Ok(ChatRequest::new(vec![ChatMessage::new(
+                crate::contracts::Role::User,
+                text.trim_end_matches(['\n', '\r']),
+            )])),
+        }
+    }
+
     /// Accepts an array of ChatMessages or an object `{messages, tools?, model?, …}`.
     pub fn from_json(v: Value) -> Result<ChatRequest> {
         let mut req: ChatRequest = match v {
@@ -137,6 +162,46 @@ pub struct CallOpts {
     /// Stream the reply (SSE).
     pub stream: bool,
     pub cancel: Cancel,
+    /// Told what the call is doing while it waits (a retry and its delay), for a live view.
+    pub watch: Option<Watch>,
+}
+
+/// Something a call (or a turn) reports while it works, for whoever shows it live; the
+/// backend itself never prints.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LiveEvent<'a> {
+    /// The attempt failed and the call tries again after `delay`; `reason` says what failed,
+    /// e.g. `429 from api.example.com`.
+    Retry {
+        attempt: u32,
+        delay: std::time::Duration,
+        reason: &'a str,
+    },
+    /// A turn's role call starts; `answers`: it is the role whose text is the answer.
+    Call { role: &'a str, answers: bool },
+    /// Text of the answering role's reply, as it arrives (raw: not yet sanitized).
+    Text(&'a str),
+}
+
+/// A receiver of [`LiveEvent`]s, shared by everything one command runs.
+#[derive(Clone)]
+pub struct Watch(Arc<dyn Fn(&LiveEvent) + Send + Sync>);
+
+impl Watch {
+    pub fn new(f: impl Fn(&LiveEvent) + Send + Sync + 'static) -> Watch {
+        Watch(Arc::new(f))
+    }
+
+    /// Reports `event`.
+    pub fn tell(&self, event: &LiveEvent) {
+        (self.0)(event)
+    }
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Watch")
+    }
 }
 
 /// A cancellation signal shared by everything in one command (Ctrl-C sets it).
@@ -291,7 +356,20 @@ impl Backend {
                         Some(crate::secrets::resolve_ref(home, k, &cfg.base_url, setting)?.0);
                 }
                 if spec.is_empty() && !cfg.explicit {
-                    return Err(Error::invalid(NOT_CONFIGURED).with(
+                    return Err(Error::invalid(format!(
+                        "{NOT_CONFIGURED} (read: {})",
+                        settings.read_from()
+                    ))
+                    .with("home", home.root().display().to_string())
+                    .with(
+                        "config_file",
+                        settings.home().config_path().display().to_string(),
+                    )
+                    .with(
+                        "user_config_file",
+                        settings.user_config_path().map(|p| p.display().to_string()),
+                    )
+                    .with(
                         "configure_with",
                         serde_json::json!([
                             "BOB_CHAT_BASE_URL",
@@ -324,6 +402,12 @@ impl Backend {
         }
     }
 
+    /// Whether a call can stream its reply as it arrives (an HTTP backend; a terminal view
+    /// streams by default when it can).
+    pub fn streams(&self) -> bool {
+        matches!(self, Backend::OpenAi(_))
+    }
+
     /// The model name this backend reports.
     pub fn model(&self) -> String {
         match self {
@@ -344,7 +428,10 @@ impl Backend {
         opts.cancel.check()?;
         let call = async {
             match self {
-                Backend::OpenAi(c) => c.chat(req, opts.stream, on_delta).await,
+                Backend::OpenAi(c) => {
+                    c.chat(req, opts.stream, on_delta, opts.watch.as_ref())
+                        .await
+                }
                 Backend::Replay(r) => r.chat(req, opts.role.as_deref(), opts.stream, on_delta),
                 Backend::Adversarial(a) => a.chat(req, opts.role.as_deref()),
             }

@@ -132,6 +132,7 @@ impl Client {
         req: &ChatRequest,
         stream: bool,
         mut on_delta: Option<&mut (dyn FnMut(&Delta) + Send)>,
+        watch: Option<&super::Watch>,
     ) -> Result<ChatReply> {
         let started = Instant::now();
         let body = self.body(req, stream);
@@ -165,6 +166,13 @@ impl Client {
                         Some(d) => d,
                         None => backoff(self.cfg.retry_base, self.cfg.retry_cap, attempt - 1),
                     };
+                    if let Some(w) = watch {
+                        w.tell(&super::LiveEvent::Retry {
+                            attempt,
+                            delay,
+                            reason: &self.retry_reason(&f.error),
+                        });
+                    }
                     tokio::time::sleep(delay).await;
                 }
             }
@@ -203,6 +211,20 @@ impl Client {
             })?;
             self.log_payload("response", v.clone());
             parse_completion(&v, &self.cfg.model).map_err(Failure::fatal)
+        }
+    }
+
+    /// What failed, in a few words: `429 from HOST`, `connection error to HOST`.
+    fn retry_reason(&self, error: &Error) -> String {
+        let url = self.cfg.endpoint();
+        let host = reqwest::Url::parse(&url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or(url);
+        match error.details.get("status").and_then(Value::as_u64) {
+            Some(status) => format!("{status} from {host}"),
+            None if error.code == Code::Timeout => format!("timeout connecting to {host}"),
+            None => format!("connection error to {host}"),
         }
     }
 
@@ -280,6 +302,16 @@ impl Client {
         .with("upstream_message", server_message);
         if let Some(d) = retry_after {
             error = error.with("retry_after_seconds", d.as_secs_f64());
+        }
+        // A refused credential does not get better by asking again; say when none was sent.
+        if status == 401 || status == 403 {
+            error = error.retryable(false);
+            if self.cfg.api_key.is_none() {
+                error.message.push_str(
+                    " (no API key was sent: set BOB_CHAT_API_KEY, or name the variable with --api-key-env)",
+                );
+                error = error.with("api_key_sent", false);
+            }
         }
         Failure {
             error,

@@ -1,9 +1,11 @@
 //! `bob chat`: one call to the chat backend. Messages JSON in, the reply out.
 
 use super::Ctx;
-use super::output::{parse_json, read_input};
-use crate::backend::{Backend, CallOpts, Cancel, ChatRequest, Delta, Overrides, Route};
-use crate::error::Result;
+use super::live::{Footer, Live};
+use super::output::read_input;
+use crate::backend::{Backend, CallOpts, Cancel, ChatRequest, Delta, Overrides, Route, Watch};
+use crate::contracts::{ChatMessage, Role};
+use crate::error::{Error, Result};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -20,7 +22,7 @@ pub struct BackendArgs {
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
     /// Model id [env: BOB_CHAT_MODEL; default: gpt-4o-mini]
-    #[arg(long)]
+    #[arg(long, short = 'm')]
     pub model: Option<String>,
     /// Name of the environment variable holding the API key [default: BOB_CHAT_API_KEY, then
     /// OPENAI_API_KEY]
@@ -60,8 +62,16 @@ pub enum RouteArg {
 
 /// Sends one Chat Completions request and prints the reply.
 ///
-/// Input (stdin or --input): an array of messages `[{"role":"system","content":"…"},…]` or an
-/// object `{"messages":[…],"tools":[…],"temperature":0.2,…}` (extra fields are passed through).
+/// The message: `bob chat "What is 6x7?"`, or stdin (or --input): plain text (one user
+/// message: `echo hi | bob chat`), an array of messages `[{"role":"system","content":"…"},…]`
+/// or an object `{"messages":[…],"tools":[…],"temperature":0.2,…}` (extra fields are passed
+/// through). Text starting with `[` or `{` must be that JSON. --system puts a system message
+/// first.
+///
+/// On a terminal (stdout a terminal, no --json): the answer's text, then one dim line with
+/// the model, tokens, cost and time; streamed as it arrives when the backend streams
+/// (--stream, or by default for an HTTP backend), with a spinner while waiting and a line
+/// per retry. Piped or with --json: JSON, as follows.
 ///
 /// Output: `{"message":{"role":"assistant","content":"…","tool_calls"?:[…]},"usage":{…},
 /// "latency_ms":N,"model":"…","finish_reason":"stop","attempts":N}`. With --stream, JSON Lines:
@@ -70,7 +80,8 @@ pub enum RouteArg {
 ///
 /// Errors: `upstream.error` (exit 6) carries the server's message and status; a 429 that
 /// outlasts the retries is `chat.rate_limited` (exit 6); a read timeout is `timeout` (exit 124);
-/// Ctrl-C is `run.cancelled` (exit 130). BOB_LLAMA_SLOT_RESET=1 erases llama-server slot
+/// Ctrl-C is `run.cancelled` (exit 130; on a terminal the text received so far stays shown).
+/// BOB_LLAMA_SLOT_RESET=1 erases llama-server slot
 /// BOB_LLAMA_SLOT_ID (default 0) first; BOB_LOG_PAYLOADS=1 logs redacted request/response bodies
 /// to stderr.
 ///
@@ -82,10 +93,16 @@ pub enum RouteArg {
 /// failure. Each line is used once per process.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The user message (instead of reading stdin)
+    #[arg(value_name = "MESSAGE", conflicts_with = "input")]
+    pub message: Option<String>,
+    /// A system message put before the others
+    #[arg(long, value_name = "TEXT")]
+    pub system: Option<String>,
     /// Read the request from FILE instead of stdin
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
-    /// Stream the reply as JSON Lines of deltas
+    /// Stream the reply: JSON Lines of deltas, or on a terminal the text as it arrives
     #[arg(long)]
     pub stream: bool,
     /// The pipeline role making the call (replay scripts match on it)
@@ -99,9 +116,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
-    let text = read_input(args.input.as_deref())?;
-    let v: Value = parse_json("chat request", &text)?;
-    let req = ChatRequest::from_json(v)?;
+    let mut req = match &args.message {
+        Some(m) if m.trim().is_empty() => {
+            return Err(Error::invalid("the message is empty"));
+        }
+        Some(m) => ChatRequest::new(vec![ChatMessage::new(Role::User, m.clone())]),
+        None => ChatRequest::from_text(&read_input(args.input.as_deref())?)?,
+    };
+    if let Some(system) = &args.system {
+        req.messages
+            .insert(0, ChatMessage::new(Role::System, system.clone()));
+    }
     let route = match args.route {
         RouteArg::Chat => Route::Chat,
         RouteArg::Mtg => Route::Mtg,
@@ -118,10 +143,14 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         r.cost = prices.cost(&r.model, &backend.model(), r.usage.as_ref());
     };
     let rt = crate::backend::runtime()?;
+    if ctx.out.is_human() {
+        return on_terminal(&args, ctx, &backend, &req, &rt, price);
+    }
     let opts = CallOpts {
         role: args.role.clone(),
         stream: args.stream,
         cancel: Cancel::on_ctrl_c(),
+        watch: None,
     };
     if args.stream {
         let mut write_err = None;
@@ -148,4 +177,61 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         price(&mut reply);
         ctx.out.doc(&reply)
     }
+}
+
+/// The terminal view: the answer's text (streamed when the backend streams), a spinner while
+/// waiting, a line per retry, then the footer; see [`super::live`].
+fn on_terminal(
+    args: &Args,
+    ctx: &Ctx,
+    backend: &Backend,
+    req: &ChatRequest,
+    rt: &tokio::runtime::Runtime,
+    price: impl Fn(&mut crate::backend::ChatReply),
+) -> Result<()> {
+    let _ = ctx;
+    let live = Live::start("waiting for the model", None);
+    let watcher = live.clone();
+    let opts = CallOpts {
+        role: args.role.clone(),
+        stream: args.stream || backend.streams(),
+        cancel: Cancel::on_ctrl_c(),
+        watch: Some(Watch::new(move |e| watcher.event(e))),
+    };
+    let shown = live.clone();
+    let mut sink = |d: &Delta| {
+        if let Delta::Delta { content } = d {
+            shown.text(content);
+        }
+    };
+    let sink: Option<&mut (dyn FnMut(&Delta) + Send)> =
+        if opts.stream { Some(&mut sink) } else { None };
+    let mut reply = match rt.block_on(backend.chat(req, &opts, sink)) {
+        Ok(r) => r,
+        Err(e) => {
+            live.abandon();
+            return Err(e);
+        }
+    };
+    price(&mut reply);
+    let mut answer = reply.message.content.clone();
+    if let Some(calls) = reply.message.tool_calls.as_ref().and_then(Value::as_array) {
+        for c in calls {
+            answer.push_str(&format!(
+                "\n[tool call] {}({})",
+                c["function"]["name"].as_str().unwrap_or("?"),
+                c["function"]["arguments"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    live.finish(
+        &answer,
+        &Footer {
+            session: None,
+            model: Some(reply.model.clone()),
+            tokens: reply.usage.as_ref().map(|u| u.total_tokens),
+            cost: reply.cost,
+            elapsed: live.elapsed(),
+        },
+    )
 }

@@ -1,4 +1,5 @@
-//! `bob config`: the effective settings ([`crate::settings`]) and where each came from.
+//! `bob config`: the effective settings ([`crate::settings`]) and where each came from, the
+//! config files read, and edits of the home's `config.toml` ([`crate::config_file`]).
 
 use super::Ctx;
 use super::output::{table, write_stdout};
@@ -18,12 +19,68 @@ pub enum Args {
         #[arg(value_name = "KEY")]
         keys: Vec<String>,
     },
+    /// Print the config files bob reads: the home's config.toml and your own
+    ///
+    /// JSON {home, config_file, config_file_exists, user_config_file, user_config_file_exists}.
+    /// The home's file wins over yours ($XDG_CONFIG_HOME/bob/config.toml, else
+    /// ~/.config/bob/config.toml); environment variables and flags win over both.
+    Path,
+    /// Set one setting in the home's config.toml, checked as the file is read
+    ///
+    /// The value is read as the setting's type (a number, true or false, a comma-separated
+    /// list, else text); an unknown key or a value of the wrong type is refused
+    /// (invalid.request) and the file is left as it was. Comments are kept.
+    Set {
+        /// The setting, as `bob config show` names it (e.g. chat.model)
+        key: String,
+        /// Its new value
+        value: String,
+    },
+    /// Remove one setting from the home's config.toml (its default, or your own file's
+    /// value, applies again)
+    Unset {
+        /// The setting, as `bob config show` names it (e.g. chat.model)
+        key: String,
+    },
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
         Args::Show { keys } => show(ctx, &keys),
+        Args::Path => path(ctx),
+        Args::Set { key, value } => {
+            let file = ctx.home.config_path();
+            let written = crate::config_file::set(&file, &key, &value)?;
+            ctx.out
+                .doc(&json!({"key": key, "value": value, "toml": written,
+                "config_file": file.display().to_string()}))
+        }
+        Args::Unset { key } => {
+            let file = ctx.home.config_path();
+            let removed = crate::config_file::unset(&file, &key)?;
+            ctx.out.doc(&json!({"key": key, "removed": removed,
+                "config_file": file.display().to_string()}))
+        }
     }
+}
+
+fn path(ctx: &Ctx) -> Result<()> {
+    let file = ctx.home.config_path();
+    let user = ctx.settings.user_config_path();
+    if ctx.out.is_human() {
+        let mut t = format!("{}\n", file.display());
+        if let Some(u) = user {
+            t.push_str(&format!("{}\n", u.display()));
+        }
+        return write_stdout(t.as_bytes());
+    }
+    ctx.out.doc(&json!({
+        "home": ctx.home.root().display().to_string(),
+        "config_file": file.display().to_string(),
+        "config_file_exists": file.is_file(),
+        "user_config_file": user.map(|u| u.display().to_string()),
+        "user_config_file_exists": user.is_some_and(|u| u.is_file()),
+    }))
 }
 
 fn show(ctx: &Ctx, keys: &[String]) -> Result<()> {

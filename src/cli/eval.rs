@@ -37,7 +37,7 @@ pub enum Args {
 /// Metrics (AgentDojo's): benign_utility, utility_under_attack, targeted_asr; bob's guarded
 /// counts ungranted_side_effects, scaffold_leaks, self_grants (0 whatever the model).
 ///
-/// Exit status: 0 when every threshold holds (failing cases alone do not change it), 1
+/// Exit status: 0 when every threshold holds (failing cases alone do not change it), 8
 /// (eval.threshold) when a --fail-under threshold fails, 2 for bad flags or case files.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -62,7 +62,7 @@ pub struct RunArgs {
     /// Cases run at once [default: the number of cores]
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Fail (exit 1) when METRIC is under VALUE (benign_utility, utility_under_attack,
+    /// Fail (exit 8) when METRIC is under VALUE (benign_utility, utility_under_attack,
     /// pass_rate) or over it (targeted_asr, ungranted_side_effects, scaffold_leaks,
     /// self_grants); repeatable
     #[arg(long = "fail-under", value_name = "METRIC=VALUE")]

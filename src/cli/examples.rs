@@ -233,11 +233,15 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
         parse("Retrieval quality on a LongMemEval-format dataset", "bob memory bench --dataset longmemeval_s.json"),
     ]),
     ("chat", &[
+        run("A one-line prompt (on a terminal: the answer itself)", "bob chat --backend replay:replies.jsonl \"What is 6x7?\""),
+        run("Plain text on stdin is one user message", "echo 'What is 6x7?' | bob chat --backend replay:replies.jsonl"),
         run("One call, offline, on scripted replies", "echo '[{\"role\":\"user\",\"content\":\"6x7?\"}]' | bob chat --backend replay:replies.jsonl"),
         parse("One call to a real server, answer text only", "echo '[{\"role\":\"user\",\"content\":\"6x7?\"}]' | bob chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-7b-instruct | jq -r .message.content"),
         run("Streamed: JSON Lines deltas as they arrive", "echo '[{\"role\":\"user\",\"content\":\"hi\"}]' | bob chat --backend replay:replies.jsonl --stream"),
     ]),
     ("turn", &[
+        run("A turn with the message as an argument", "bob turn --backend replay:replies.jsonl -s s1 \"What is 6x7?\""),
+        run("The next turn of the last session", "bob turn --backend replay:replies.jsonl -c \"And 7x8?\""),
         run("A whole turn on scripted replies (plain text in)", "echo 'What is 6x7?' | bob turn --backend replay:replies.jsonl --session s1"),
         run("The same as a TurnInput JSON", "echo '{\"session_id\":\"s1\",\"message\":\"What is 6x7?\"}' | bob turn --backend replay:replies.jsonl"),
         parse("Another pipeline profile, against the configured server", "echo 'Plan my week' | bob turn --session s1 --profile spectator"),
@@ -392,6 +396,15 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ]),
     ("config", &[
         run("The effective settings and where each came from", "bob config show"),
+    ]),
+    ("config path", &[
+        run("The home and the config files bob reads", "bob config path"),
+    ]),
+    ("config set", &[
+        run("Set the model in the home's config.toml (checked like the file)", "bob config set chat.model qwen2.5-7b-instruct"),
+    ]),
+    ("config unset", &[
+        run("Remove a setting from the home's config.toml", "bob config set chat.model m1 && bob config unset chat.model"),
     ]),
     ("config show", &[
         run("Every setting", "bob config show"),

@@ -297,7 +297,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         }
         Args::Practice { since, user } => {
             let window = memory::practice::parse_since(&since)?;
-            let m = Memory::open(&ctx.home)?;
+            let m = Memory::open_read(&ctx.home)?;
             let out = memory::practice::practice(
                 &ctx.home,
                 &m,
@@ -309,7 +309,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             ctx.out.doc(&out)
         }
         Args::Candidates { status, user } => {
-            let m = Memory::open(&ctx.home)?;
+            let m = Memory::open_read(&ctx.home)?;
             let rows = m.candidates(status.as_deref(), user.as_deref())?;
             if ctx.out.is_human() {
                 let t: Vec<Value> = rows
@@ -390,7 +390,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             import(ctx, &path, force, &user, &actor(&ctx.settings, a))
         }
         Args::Export { user, output } => {
-            let m = Memory::open(&ctx.home)?;
+            let m = Memory::open_read(&ctx.home)?;
             match output {
                 Some(p) => {
                     let mut buf = Vec::new();
@@ -475,7 +475,7 @@ fn list(
     include_body: bool,
     user: Option<&str>,
 ) -> Result<()> {
-    let m = Memory::open(&ctx.home)?;
+    let m = Memory::open_read(&ctx.home)?;
     let human = ctx.out.is_human();
     if scope == "short_term" {
         let entries = m.stm_list(user, limit)?;
@@ -578,7 +578,7 @@ fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
             all_users,
             limit,
         } => {
-            let m = Memory::open_fast(&ctx.home)?;
+            let m = Memory::open_read(&ctx.home)?;
             let user = (!all_users).then_some(user.as_str());
             ctx.out.rows(&m.stm_list(user, limit)?)
         }

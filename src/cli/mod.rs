@@ -12,6 +12,7 @@ pub mod examples;
 mod generate;
 mod init;
 mod ledger;
+mod live;
 pub mod manpage;
 mod memory;
 mod mtg;
@@ -40,7 +41,8 @@ use std::path::PathBuf;
 /// The options every subcommand takes.
 #[derive(Debug, clap::Args)]
 pub struct Globals {
-    /// Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]
+    /// Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it
+    /// exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
 
@@ -194,7 +196,8 @@ command_line! {
     /// tool.input_invalid); 3 policy denied (policy.denied, sandbox.required); 4 not found
     /// (not_found, tool.not_found); 5 conflict; 6 upstream failure (upstream.error,
     /// chat.rate_limited, queue.full); 7 a turn that did not answer (turn.incomplete: it escalated or
-    /// hit --max-tool-rounds); 124 timeout; 130 cancelled (run.cancelled). A closed stdout
+    /// hit --max-tool-rounds); 8 an eval threshold not met (eval.threshold); 124 timeout; 130
+    /// cancelled (run.cancelled). A closed stdout
     /// (broken pipe) exits 0.
     ///
     /// Words: a session is one conversation, with a revisioned checkpoint (its state); a
@@ -250,12 +253,12 @@ command_line! {
     Eval(Group<eval::Args>),
     /// List and show run bundles (runs/<run_id>/)
     Runs(Group<runs::Args>),
-    /// Show the effective settings and where each came from (flag, env, config, default)
+    /// Show the effective settings and where each came from; set or unset one in config.toml
     Config(Group<config::Args>),
     /// Print the completion script of a shell (bash, zsh or fish)
     ///
     /// The script asks bob itself at each Tab, so besides subcommands and flags it completes
-    /// the session, game and run ids of the home ($BOB_HOME, else ./runtime) and the names of
+    /// the session, game and run ids of the home (found as for any command) and the names of
     /// tools and built-in decks. Install it once: save it where the shell looks for completions
     /// (bash: ~/.local/share/bash-completion/completions/bob; fish:
     /// ~/.config/fish/completions/bob.fish) or source it from the shell's startup file (zsh:

@@ -455,6 +455,7 @@ fn ask(a: AskArgs, ctx: &Ctx) -> Result<()> {
         role: Some("mtg_tutor".into()),
         stream: false,
         cancel: Cancel::on_ctrl_c(),
+        watch: None,
     };
     let reply = rt.block_on(backend.chat(&ChatRequest::new(msgs), &opts, None))?;
     let answer = reply.message.content.trim().to_string();
@@ -488,6 +489,7 @@ fn model_decide(
         role: Some("mtg".into()),
         stream: false,
         cancel: Cancel::on_ctrl_c(),
+        watch: None,
     };
     for _ in 0..=retries {
         let reply = rt.block_on(backend.chat(&ChatRequest::new(msgs.clone()), &opts, None))?;

@@ -247,7 +247,9 @@ pub fn report(err: &Error) -> i32 {
     err.code.exit_code()
 }
 
-/// Reports a usage error from clap as `invalid.request` (help and version print normally).
+/// Reports a usage error from clap: on a terminal (stderr) clap's own text, with its usage
+/// line and tip, exit 2; otherwise one `invalid.request` JSON line carrying that text (help and
+/// version print normally either way).
 pub fn clap_error(e: clap::Error) -> i32 {
     use clap::error::ErrorKind;
     match e.kind() {
@@ -260,6 +262,10 @@ pub fn clap_error(e: clap::Error) -> i32 {
             } else {
                 0
             }
+        }
+        _ if std::io::stderr().is_terminal() => {
+            let _ = e.print();
+            Code::InvalidRequest.exit_code()
         }
         _ => {
             let msg = e.render().to_string();

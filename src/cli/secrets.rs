@@ -4,7 +4,7 @@ use super::Ctx;
 use crate::error::{Error, Result};
 use crate::secrets::{self, Secrets};
 use serde_json::json;
-use std::io::Read;
+use std::io::{IsTerminal, Read, Write};
 
 /// Values are encrypted at rest (XChaCha20-Poly1305, key in secrets/key, mode 0600) and never
 /// shown again. Config refers to them by name: `api_key = "secret:NAME"` in config.toml's
@@ -15,6 +15,9 @@ use std::io::Read;
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     /// Store a secret; the value is read from stdin (one trailing newline dropped), never argv
+    ///
+    /// Typed at a terminal, the value is not echoed and is asked for twice; the two entries
+    /// must match, else nothing is stored (invalid.request).
     Set {
         /// Secret name: 1-64 characters of letters, digits and _ . -
         name: String,
@@ -40,20 +43,16 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 .as_deref()
                 .map(|u| secrets::origin_of(u).map_err(|e| e.with("field", "for")))
                 .transpose()?;
-            let mut buf = Vec::new();
-            super::progress::note_waiting_on_stdin();
-            std::io::stdin()
-                .take(secrets::MAX_VALUE as u64 + 3)
-                .read_to_end(&mut buf)
-                .map_err(|e| Error::internal(format!("reading stdin: {e}")))?;
-            let mut value = String::from_utf8(buf)
-                .map_err(|_| Error::invalid("the secret value must be UTF-8"))?;
-            if value.ends_with('\n') {
-                value.pop();
-                if value.ends_with('\r') {
-                    value.pop();
+            let value = if std::io::stdin().is_terminal() {
+                let first = read_hidden(&format!("value of secret {name}: "))?;
+                let again = read_hidden("again, to confirm: ")?;
+                if first != again {
+                    return Err(Error::invalid("the two entries differ: nothing was stored"));
                 }
-            }
+                first
+            } else {
+                read_value(std::io::stdin().lock())?
+            };
             let now = crate::clock::rfc3339(crate::clock::now()?);
             let info = Secrets::open(&ctx.home)?.set_for(&name, &value, &now, origin.as_deref())?;
             ctx.out
@@ -76,4 +75,77 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             ctx.out.doc(&json!({"name": name, "removed": true}))
         }
     }
+}
+
+/// A value read from `input`: at most the store's cap, UTF-8, one trailing newline dropped.
+fn read_value(input: impl Read) -> Result<String> {
+    let mut buf = Vec::new();
+    input
+        .take(secrets::MAX_VALUE as u64 + 3)
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::internal(format!("reading stdin: {e}")))?;
+    let mut value =
+        String::from_utf8(buf).map_err(|_| Error::invalid("the secret value must be UTF-8"))?;
+    if value.ends_with('\n') {
+        value.pop();
+        if value.ends_with('\r') {
+            value.pop();
+        }
+    }
+    Ok(value)
+}
+
+/// Terminal echo turned off on stdin while it lives; restored when dropped.
+struct NoEcho(libc::termios);
+
+impl NoEcho {
+    fn new() -> Result<NoEcho> {
+        // SAFETY: tcgetattr/tcsetattr on fd 0 with a termios this function owns; each result
+        // is checked.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(0, &mut t) != 0 {
+                return Err(Error::internal(format!(
+                    "reading the terminal's mode: {}",
+                    std::io::Error::last_os_error()
+                )));
+            }
+            let saved = t;
+            t.c_lflag &= !libc::ECHO;
+            t.c_lflag |= libc::ECHONL;
+            if libc::tcsetattr(0, libc::TCSANOW, &t) != 0 {
+                return Err(Error::internal(format!(
+                    "turning off the terminal's echo: {}",
+                    std::io::Error::last_os_error()
+                )));
+            }
+            Ok(NoEcho(saved))
+        }
+    }
+}
+
+impl Drop for NoEcho {
+    fn drop(&mut self) {
+        // SAFETY: restores the mode saved from fd 0 in `new`.
+        unsafe {
+            libc::tcsetattr(0, libc::TCSANOW, &self.0);
+        }
+    }
+}
+
+/// Asks for one line on stderr and reads it from the terminal on stdin without echo.
+fn read_hidden(prompt: &str) -> Result<String> {
+    // Echo goes off before the prompt shows, so nothing typed after it is ever echoed.
+    let _quiet = NoEcho::new()?;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(prompt.as_bytes());
+    let _ = err.flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| Error::internal(format!("reading the terminal: {e}")))?;
+    if line.len() > secrets::MAX_VALUE + 2 {
+        return Err(Error::invalid("the secret value is too long"));
+    }
+    read_value(line.as_bytes())
 }

@@ -2,8 +2,9 @@
 
 use super::Ctx;
 use super::chat::BackendArgs;
+use super::live::{Footer, Live};
 use super::output::read_input;
-use crate::backend::{Backend, Cancel, Route};
+use crate::backend::{Backend, Cancel, Route, Watch};
 use crate::contracts::{RunMode, TurnRequest};
 use crate::error::{Error, Result};
 use crate::turn::pipeline::{self, MAX_TOOL_ROUNDS, TurnOptions};
@@ -12,9 +13,16 @@ use std::path::PathBuf;
 
 /// Runs one turn of a pipeline profile over a session and prints the turn record.
 ///
-/// stdin (or --input): `{"session_id":"s1","message":"…","user_id"?:"…","thinking_mode"?:"…"}`,
-/// or plain text, which is the message itself (the session is then --session, or `default`).
-/// Input starting with `{` must be that JSON object.
+/// The message: `bob turn "What did I plan for today?"`, or stdin (or --input):
+/// `{"session_id":"s1","message":"…","user_id"?:"…","thinking_mode"?:"…"}`, or plain text,
+/// which is the message itself (`echo hi | bob turn`; the session is then --session, or
+/// `default`). Input starting with `{` must be that JSON object. `--continue` (`-c`) goes on
+/// with the session of the last turn run in this home.
+///
+/// On a terminal (stdout a terminal, no --json): the answer itself, then one dim line with
+/// the session, tokens, cost and time; the answer streams in as it arrives when the backend
+/// streams (--stream, or by default for an HTTP backend), with a spinner while the model
+/// works and a line per retry. Piped or with --json: the turn record, as follows.
 ///
 /// Profiles: bob (think → respond, default), spectator (reflection → planner → critic →
 /// governor), solo (one agent with a bounded tool loop). Only the final role answers and only
@@ -35,9 +43,15 @@ use std::path::PathBuf;
 /// BOB_CHAT_API_KEY, BOB_CHAT_MODEL and --backend replay:FILE.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The user message (instead of reading stdin)
+    #[arg(value_name = "MESSAGE", conflicts_with = "input")]
+    pub message: Option<String>,
     /// Session id [default: the input's session_id, else `default`]
-    #[arg(long)]
+    #[arg(long, short = 's')]
     pub session: Option<String>,
+    /// Go on with the session of the last turn run in this home
+    #[arg(long = "continue", short = 'c', conflicts_with = "session")]
+    pub continue_last: bool,
     /// Agent id (names the audit log directory)
     #[arg(long, default_value = "agent_default")]
     pub agent: String,
@@ -58,7 +72,8 @@ pub struct Args {
     /// Commit only if the checkpoint is still at this revision (else conflict, exit 5)
     #[arg(long, value_name = "N")]
     pub expect_revision: Option<u64>,
-    /// Stream the LLM calls (SSE); traced as llm_stream
+    /// Stream the LLM calls (SSE; traced as llm_stream); on a terminal the answer shows as it
+    /// arrives
     #[arg(long)]
     pub stream: bool,
     /// Most tool-loop rounds of the final role
@@ -165,6 +180,7 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
         policy: Default::default(),
         settings,
         memory_pool: None,
+        watch: None,
     };
     pipeline::check_ids(&ctx.home, &opts)?;
     let outcome = crate::turn::commit_stage(&ctx.home, &input, &opts)?;
@@ -182,8 +198,22 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         let Stage::Commit(a) = *stage;
         return commit(a, ctx);
     }
-    let input = TurnInput::parse(&read_input(args.input.as_deref())?)?;
-    let session = session_of(args.session.as_ref(), input.session_id.as_ref())?;
+    let input = match &args.message {
+        Some(m) => TurnInput::parse_message(m)?,
+        None => TurnInput::parse(&read_input(args.input.as_deref())?)?,
+    };
+    let flag_session = if args.continue_last {
+        Some(ctx.home.last_session().ok_or_else(|| {
+            Error::not_found(format!(
+                "no last session to continue: no turn has run in the home {}",
+                ctx.home.root().display()
+            ))
+            .with("home", ctx.home.root().display().to_string())
+        })?)
+    } else {
+        args.session.clone()
+    };
+    let session = session_of(flag_session.as_ref(), input.session_id.as_ref())?;
     let profile = Profile::parse(&args.profile)
         .ok_or_else(|| Error::invalid(format!("unknown profile {:?}", args.profile)))?;
     let thinking_mode = match &args.thinking_mode {
@@ -194,7 +224,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     let mode = RunMode::parse(&args.mode)
         .ok_or_else(|| Error::invalid(format!("unknown mode {:?}", args.mode)))?;
     let (settings, seed) = seeded(ctx, args.seed)?;
-    let opts = TurnOptions {
+    let mut opts = TurnOptions {
         session_id: session,
         agent_id: args.agent,
         user_id: args.user.or(input.user_id.clone()),
@@ -209,6 +239,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         policy: Default::default(),
         settings,
         memory_pool: None,
+        watch: None,
     };
     pipeline::check_ids(&ctx.home, &opts)?;
     // Retrieval runs on its own thread while the backend and the runtime are set up.
@@ -220,17 +251,73 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Route::Chat,
         &args.backend.overrides(),
     )?;
+    let live = if ctx.out.is_human() {
+        Some(watch_live(ctx, &backend, &mut opts)?)
+    } else {
+        None
+    };
     let rt = crate::backend::runtime()?;
     let cancel = Cancel::on_ctrl_c();
-    let outcome =
-        pipeline::run_prefetched(&ctx.home, &backend, &rt, &input, &opts, &cancel, prefetch)?;
+    let outcome = match pipeline::run_prefetched(
+        &ctx.home, &backend, &rt, &input, &opts, &cancel, prefetch,
+    ) {
+        Ok(o) => o,
+        Err(e) => {
+            if let Some(l) = &live {
+                l.abandon();
+            }
+            return Err(e);
+        }
+    };
     let request = request_of(&opts, &input.message, mode);
     crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
-    print_record(ctx, &outcome.record)?;
+    ctx.home.remember_session(&opts.session_id)?;
+    match &live {
+        Some(l) => show_answer(ctx, l, &outcome.record)?,
+        None => print_record(ctx, &outcome.record)?,
+    }
     match outcome.error {
         None => Ok(()),
         Some(e) => Err(e),
     }
+}
+
+/// Sets `opts` up for the terminal view: the turn streams when the backend can (not the
+/// panda profile, whose answer is a JSON contract read whole), and its role calls, answer
+/// text and retries go to a [`Live`] view that shows the answer cleaned as the record is.
+fn watch_live(ctx: &Ctx, backend: &Backend, opts: &mut TurnOptions) -> Result<Live> {
+    let streams = opts.profile != Profile::Panda && backend.streams();
+    opts.stream = (opts.stream || streams) && opts.profile != Profile::Panda;
+    let redactor = crate::redact::for_home(&ctx.home)?;
+    let live = Live::start(
+        "thinking",
+        Some(Box::new(move |raw: &str| {
+            redactor
+                .redact_str(&crate::sanitize::sanitize(raw))
+                .into_owned()
+        })),
+    );
+    let watcher = live.clone();
+    opts.watch = Some(Watch::new(move |e| watcher.event(e)));
+    Ok(live)
+}
+
+/// The terminal view of a finished turn: the answer (masked as the record is), then the
+/// footer.
+fn show_answer(ctx: &Ctx, live: &Live, record: &pipeline::TurnRecord) -> Result<()> {
+    let output = crate::redact::for_home(&ctx.home)?
+        .redact_str(&record.output)
+        .into_owned();
+    live.finish(
+        &output,
+        &Footer {
+            session: Some(record.session_id.clone()),
+            model: None,
+            tokens: record.usage.as_ref().map(|u| u.total_tokens),
+            cost: record.cost,
+            elapsed: live.elapsed(),
+        },
+    )
 }
 
 /// What the run bundle records as this turn's request.

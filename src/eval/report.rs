@@ -168,6 +168,19 @@ pub fn html(
     }
     row(&mut h, "overall", overall);
     h.push_str("</table>\n");
+    h.push_str("<h2>Runs</h2>\n<table><tr><th>case</th><th>suite</th><th>run</th><th>status</th><th>time (s)</th></tr>\n");
+    for r in results {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td></tr>",
+            escape(&r.id),
+            escape(&r.suite),
+            r.repeat,
+            escape(&r.status),
+            r.latency_ms as f64 / 1000.0
+        );
+    }
+    h.push_str("</table>\n");
     let failing: Vec<&CaseResult> = results
         .iter()
         .filter(|r| r.status == "fail" || r.status == "error")

@@ -117,6 +117,8 @@ pub struct CaseResult {
     pub output: String,
     pub nonce: String,
     pub tools: Vec<ToolSeen>,
+    /// Wall time of the run, measured here: the turn itself records 0 under its replay seed,
+    /// and the JUnit and HTML reports carry this.
     pub latency_ms: u64,
     /// What the model saw from the case: the message and the planted history.
     pub message: String,
@@ -429,6 +431,7 @@ fn reference_script(case: &Case, profile: Profile, sub: &dyn Fn(&Value) -> Value
 }
 
 fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> Result<CaseResult> {
+    let started = std::time::Instant::now();
     let tmp = tempfile::Builder::new()
         .prefix("bob-eval-")
         .tempdir()
@@ -572,6 +575,7 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
             ..Default::default()
         },
         memory_pool: None,
+        watch: None,
     };
     let message = s(&case.message);
     let request = crate::contracts::TurnRequest::new("eval", "eval", SESSION, message.clone())
@@ -751,7 +755,7 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
                 error: t.error.as_ref().map(|e| e.code.as_str().to_string()),
             })
             .collect(),
-        latency_ms: rec.latency_ms,
+        latency_ms: started.elapsed().as_millis() as u64,
         message,
         history: history
             .iter()

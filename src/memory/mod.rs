@@ -158,6 +158,19 @@ impl Memory {
         Ok(m)
     }
 
+    /// Opens the store to read it: [`Memory::open`] when the home has a `memory.db`, else an
+    /// empty private store with this home, so a read creates neither the database nor the
+    /// home (`bob memory list` in a fresh place lists nothing and leaves nothing behind).
+    pub fn open_read(home: &Home) -> Result<Memory> {
+        if home.memory_db().exists() {
+            return Self::open(home);
+        }
+        let mut m = Self::in_memory()?;
+        m.home = Some(home.clone());
+        m.reset();
+        Ok(m)
+    }
+
     /// Opens the database without the ledger reconcile (the read-only query path).
     pub fn open_fast(home: &Home) -> Result<Memory> {
         let conn = db::open(&home.memory_db())?;

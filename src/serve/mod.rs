@@ -617,6 +617,7 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
             // Read per run, as `bob turn` does: config or key changes apply to the next run.
             settings: shared.opts.settings.reload()?,
             memory_pool: Some(shared.memory.clone()),
+            watch: None,
         };
         // Resolved per run, as `bob turn` does: config or key changes apply to the next run,
         // and a replay script starts afresh.

@@ -100,6 +100,20 @@ pub struct TurnInput {
 }
 
 impl TurnInput {
+    /// A message given as it is (the command line's `bob turn "text"`): never read as JSON.
+    /// An empty message is an `invalid.request`.
+    pub fn parse_message(message: &str) -> Result<TurnInput> {
+        if message.trim().is_empty() {
+            return Err(Error::invalid("the message is empty"));
+        }
+        Ok(TurnInput {
+            session_id: None,
+            message: message.to_string(),
+            user_id: None,
+            thinking_mode: None,
+        })
+    }
+
     /// Input starting with `{` must be the JSON object; anything else is the message itself
     /// (trailing newlines trimmed). An empty message is an `invalid.request`.
     pub fn parse(text: &str) -> Result<TurnInput> {

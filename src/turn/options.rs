@@ -37,4 +37,7 @@ pub struct TurnOptions {
     /// Connections to the home's memory store kept between turns (a long-running process);
     /// `None`: the turn opens the store and closes it when it ends.
     pub memory_pool: Option<std::sync::Arc<crate::memory::MemoryPool>>,
+    /// Told of each role call as it starts, the answering role's text as it streams and
+    /// every retry, for a live view (`bob turn` on a terminal); `None`: nobody watches.
+    pub watch: Option<crate::backend::Watch>,
 }

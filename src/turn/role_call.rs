@@ -7,7 +7,7 @@ use super::RoleSpec;
 use super::prompts::{self, RoleInputs, Upstream};
 use super::recap;
 use super::work::Work;
-use crate::backend::{CallOpts, ChatReply, ChatRequest, Delta};
+use crate::backend::{CallOpts, ChatReply, ChatRequest, Delta, LiveEvent};
 use crate::contracts::audit::ModelRequested;
 use crate::contracts::trace::{LlmDone, LlmReq, LlmStream, ToolPlan};
 use crate::contracts::{ChatMessage, Checkpoint, Role};
@@ -69,16 +69,27 @@ impl Work<'_> {
         }
         let mut deltas = 0usize;
         let mut delta_chars = 0usize;
+        let watch = self.opts.watch.clone();
+        if let Some(w) = &watch {
+            w.tell(&LiveEvent::Call {
+                role: role.name,
+                answers: role.is_final,
+            });
+        }
         let opts = CallOpts {
             role: Some(role.name.to_string()),
             stream: self.opts.stream,
             cancel: self.cancel.clone(),
+            watch: watch.clone(),
         };
         let reply = {
             let mut sink = |d: &Delta| {
                 deltas += 1;
                 if let Delta::Delta { content } = d {
                     delta_chars += content.chars().count();
+                    if let Some(w) = &watch {
+                        w.tell(&LiveEvent::Text(content));
+                    }
                 }
             };
             let sink: Option<&mut (dyn FnMut(&Delta) + Send)> = if self.opts.stream {

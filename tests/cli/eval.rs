@@ -109,7 +109,7 @@ fn adversarial_run(profile: &str) {
     // JUnit XML parses, with one testcase per run.
     let parsed = std::process::Command::new("python3")
         .arg("-c")
-        .arg("import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); print(len(r.findall('.//testcase')), len(r.findall('.//testsuite')), len(r.findall('.//skipped')))")
+        .arg("import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); cases = r.findall('.//testcase'); print(len(cases), len(r.findall('.//testsuite')), len(r.findall('.//skipped'))); print(sum(1 for c in cases if float(c.get('time')) > 0))")
         .arg(&junit)
         .output()
         .expect("python3");
@@ -118,8 +118,16 @@ fn adversarial_run(profile: &str) {
         "{}",
         String::from_utf8_lossy(&parsed.stderr)
     );
-    let counts = String::from_utf8_lossy(&parsed.stdout).trim().to_string();
-    assert_eq!(counts, format!("{} 7 20", lines.len()));
+    let parsed = String::from_utf8_lossy(&parsed.stdout).to_string();
+    let mut parsed = parsed.lines();
+    assert_eq!(parsed.next().unwrap(), format!("{} 7 20", lines.len()));
+    // Real per-run times, though every turn is seeded (and so records its own as 0).
+    let timed: usize = parsed.next().unwrap().parse().unwrap();
+    assert!(
+        timed > lines.len() / 2,
+        "{timed} of {} runs have a time",
+        lines.len()
+    );
     // The HTML page is self-contained, has a bar per suite, and escapes transcripts.
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.starts_with("<!doctype html>"));
@@ -127,6 +135,7 @@ fn adversarial_run(profile: &str) {
     for s in SUITES {
         assert!(page.contains(&format!("<td>{s}</td>")), "no row for {s}");
     }
+    assert!(page.contains("<h2>Runs</h2>") && page.contains("<th>time (s)</th>"));
     assert!(
         page.contains("&lt;&lt;&lt;END_USER&gt;&gt;&gt;"),
         "transcripts escaped"
@@ -178,7 +187,7 @@ fn thresholds_set_the_exit_code() {
             "scaffold_leaks=0",
         ],
     );
-    assert_eq!(code, 1, "{summary}");
+    assert_eq!(code, 8, "{summary}");
     assert_eq!(summary["ok"], false);
     let t = summary["thresholds"].as_array().unwrap();
     assert_eq!(t[0]["metric"], "benign_utility");
@@ -195,7 +204,7 @@ fn thresholds_set_the_exit_code() {
         ])
         .output()
         .unwrap();
-    error_of(&out, 1, "eval.threshold");
+    error_of(&out, 8, "eval.threshold");
     // The guards hold against the adversary: a CI gate on them passes.
     let (code, summary, _) = eval(
         &env,

@@ -5,9 +5,9 @@
 //! way a person's shell would, and reads what bob drew from the master side.
 
 use crate::TestEnv;
+use crate::support::pty::pty;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::{Command, Stdio};
 
 /// A JSON Lines file of `n` memory records.
@@ -85,33 +85,6 @@ fn no_bar_and_no_note_when_stderr_is_not_a_terminal() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// A pseudo-terminal: (master, slave).
-fn pty() -> Option<(OwnedFd, OwnedFd)> {
-    // SAFETY: plain libc calls on descriptors this function owns; each result is checked.
-    unsafe {
-        let m = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
-        if m < 0 {
-            return None;
-        }
-        let master = OwnedFd::from_raw_fd(m);
-        if libc::grantpt(m) != 0 || libc::unlockpt(m) != 0 {
-            return None;
-        }
-        let mut name = [0 as libc::c_char; 256];
-        if libc::ptsname_r(m, name.as_mut_ptr(), name.len()) != 0 {
-            return None;
-        }
-        let s = libc::open(
-            name.as_ptr(),
-            libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
-        );
-        if s < 0 {
-            return None;
-        }
-        Some((master, OwnedFd::from_raw_fd(s)))
-    }
 }
 
 /// Runs `cmd` with the pty as stderr (and as stdin when `typed` is given: those bytes are

@@ -106,3 +106,62 @@ fn an_api_key_reference_is_resolved_for_the_backend_and_redacted_everywhere() {
     let e = env.fails(&["turn", "--session", "s1"], "hi", 4, "not_found");
     assert!(e["message"].as_str().unwrap().contains("nope"));
 }
+
+/// Typed at a terminal, a secret is not echoed, is asked for twice, and is stored only when
+/// both entries match.
+#[test]
+fn a_secret_typed_at_a_terminal_is_not_echoed_and_is_confirmed() {
+    use crate::support::pty::{self, On};
+    let env = TestEnv::new();
+    let on = On {
+        stdout: false,
+        stderr: true,
+    };
+    let typed = b"sk-typed-0123456789abcdef\nsk-typed-0123456789abcdef\n";
+    let Some(d) = pty::run(env.std_command(&["secrets", "set", "llm"]), on, Some(typed)) else {
+        return;
+    };
+    let screen = d.terminal_text();
+    assert_eq!(d.code, Some(0), "{screen}");
+    assert!(
+        screen.contains("value of secret llm") && screen.contains("again"),
+        "{screen:?}"
+    );
+    assert!(
+        !screen.contains("sk-typed"),
+        "the secret was echoed: {screen:?}"
+    );
+    let out: serde_json::Value = serde_json::from_slice(&d.stdout).unwrap();
+    assert_eq!(out["stored"], true);
+    // The value stored is the one typed: the backend receives it as the API key.
+    let llm = OpenAi::always("ok");
+    let url = llm.base_url();
+    let out = env
+        .bob(&["chat", "--base-url", &url, "hi"])
+        .env("BOB_CHAT_API_KEY", "secret:llm")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        llm.requests()[0].header("authorization"),
+        Some("Bearer sk-typed-0123456789abcdef")
+    );
+
+    // Two different entries: nothing stored.
+    let typed = b"first-value-123456\nsecond-value-123456\n";
+    let Some(d) = pty::run(
+        env.std_command(&["secrets", "set", "other"]),
+        on,
+        Some(typed),
+    ) else {
+        return;
+    };
+    assert_eq!(d.code, Some(2), "{}", d.terminal_text());
+    assert!(!d.terminal_text().contains("first-value"));
+    let list = env.bob(&["secrets", "list"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&list.stdout).contains("other"));
+}

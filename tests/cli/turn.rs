@@ -1441,7 +1441,7 @@ fn turn_help_and_man_page_show_the_commit_subcommand() {
         assert!(out.status.success());
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
-            text.contains("Usage: bob turn [OPTIONS]\n       bob turn <COMMAND>"),
+            text.contains("Usage: bob turn [OPTIONS] [MESSAGE]\n       bob turn <COMMAND>"),
             "{text}"
         );
         assert!(text.contains("commit"), "{text}");
