@@ -5,6 +5,7 @@
 //! subset cannot play exactly is refused with a reason: an unsupported card is never treated as
 //! a vanilla creature.
 
+use super::compile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -27,6 +28,9 @@ pub struct CardData {
     pub toughness: Option<String>,
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// Starting loyalty of a planeswalker (CR 306.5b).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loyalty: Option<String>,
 }
 
 /// A mana cost (CR 202.1): generic plus coloured symbols, WUBRG.
@@ -134,7 +138,7 @@ pub struct Card {
     pub effect: Option<Effect>,
 }
 
-fn parse_cost(s: &str) -> Result<ManaCost, String> {
+pub(crate) fn parse_cost(s: &str) -> Result<ManaCost, String> {
     let mut cost = ManaCost::default();
     let mut rest = s.trim();
     while !rest.is_empty() {
@@ -160,7 +164,7 @@ fn parse_cost(s: &str) -> Result<ManaCost, String> {
 }
 
 /// Removes reminder text (CR 207.2) and returns the trimmed rules text.
-fn strip_reminder(text: &str) -> String {
+pub(crate) fn strip_reminder(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut depth = 0;
     for c in text.chars() {
@@ -178,90 +182,67 @@ fn strip_reminder(text: &str) -> String {
         .join("\n")
 }
 
-fn number_word(w: &str) -> Option<u8> {
-    let words = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    ];
-    if w == "a" || w == "an" {
-        return Some(1);
-    }
-    words
-        .iter()
-        .position(|x| *x == w)
-        .map(|i| i as u8)
-        .or_else(|| w.parse().ok())
+/// The engine's form of one compiled spell effect, or why the engine cannot play it yet.
+fn engine_effect(e: &compile::Effect) -> Result<Effect, String> {
+    use compile::{Control, Effect as E, Filter, Subject as S};
+    let target = |s: &S| -> Option<TargetKind> {
+        Some(match s {
+            S::AnyTarget => TargetKind::Any,
+            S::TargetPlayer => TargetKind::Player,
+            S::Target(Filter::Creature, Control::Anyone) => TargetKind::Creature,
+            S::Target(Filter::TappedCreature, Control::Anyone) => TargetKind::TappedCreature,
+            _ => return None,
+        })
+    };
+    let r = match e {
+        E::Damage { amount, to } => target(to).map(|t| Effect::Damage(*amount, t)),
+        E::Destroy(to) => target(to)
+            .filter(|t| !matches!(t, TargetKind::Any | TargetKind::Player))
+            .map(Effect::Destroy),
+        E::Draw { who: S::You, count } => Some(Effect::Draw(*count)),
+        E::GainLife {
+            who: S::You,
+            amount,
+        } => Some(Effect::GainLife(*amount)),
+        E::Pump {
+            who: S::Target(Filter::Creature, Control::Anyone),
+            power,
+            toughness,
+            keywords,
+        } if keywords.is_empty() => Some(Effect::Pump(*power, *toughness)),
+        _ => None,
+    };
+    r.ok_or_else(|| format!("the engine does not play {:?} yet", e))
 }
 
-/// Parses the one sentence of an instant or sorcery in this subset.
-fn parse_effect(name: &str, text: &str) -> Result<Effect, String> {
-    let t = text
-        .replace(name, "~")
-        .replace("This spell", "~")
-        .to_lowercase();
-    let t = t.trim().trim_end_matches('.');
-    if t.contains('\n') || t.contains(". ") {
-        return Err("more than one ability or sentence".into());
-    }
-    if let Some(rest) = t.strip_prefix("~ deals ") {
-        let (n, target) = rest
-            .split_once(" damage to ")
-            .ok_or("damage without a target")?;
-        let n: u8 = n.parse().map_err(|_| format!("damage amount {n:?}"))?;
-        let kind = match target {
-            "any target" => TargetKind::Any,
-            "target creature" => TargetKind::Creature,
-            "target player" | "target player or planeswalker" => TargetKind::Player,
-            other => return Err(format!("damage to {other:?} is not supported")),
-        };
-        return Ok(Effect::Damage(n, kind));
-    }
-    match t {
-        "destroy target creature" => return Ok(Effect::Destroy(TargetKind::Creature)),
-        "destroy target tapped creature" => {
-            return Ok(Effect::Destroy(TargetKind::TappedCreature));
-        }
-        _ => {}
-    }
-    if let Some(rest) = t.strip_prefix("draw ") {
-        let n = rest.trim_end_matches(" cards").trim_end_matches(" card");
-        return number_word(n)
-            .map(Effect::Draw)
-            .ok_or_else(|| format!("draw amount {n:?}"));
-    }
-    if let Some(rest) = t
-        .strip_prefix("you gain ")
-        .and_then(|r| r.strip_suffix(" life"))
-    {
-        return rest
-            .parse()
-            .map(Effect::GainLife)
-            .map_err(|_| format!("life amount {rest:?}"));
-    }
-    if let Some(rest) = t
-        .strip_prefix("target creature gets ")
-        .and_then(|r| r.strip_suffix(" until end of turn"))
-    {
-        let (p, tt) = rest.split_once('/').ok_or("pump without P/T")?;
-        let p: i8 = p
-            .trim_start_matches('+')
-            .parse()
-            .map_err(|_| "pump power")?;
-        let tt: i8 = tt
-            .trim_start_matches('+')
-            .parse()
-            .map_err(|_| "pump toughness")?;
-        return Ok(Effect::Pump(p, tt));
-    }
-    Err(format!("rules text {text:?} is not supported"))
+/// Keyword bits of the compiled keyword abilities the engine plays.
+fn engine_keyword(k: &compile::Keyword) -> Option<u16> {
+    kw::from_name(k.name()).filter(|_| !matches!(k, compile::Keyword::Ward(_)))
 }
 
-/// Parses a card object into a playable card, or says why the engine cannot play it.
+/// The first compiled ability the engine cannot play, by template name.
+fn unplayable(abilities: &[compile::Ability], spell: bool) -> Option<String> {
+    abilities.iter().find_map(|a| match a {
+        compile::Ability::Keyword(k) if engine_keyword(k).is_some() => None,
+        compile::Ability::Spell(e) if spell && e.len() == 1 && engine_effect(&e[0]).is_ok() => None,
+        other => Some(other.template()),
+    })
+}
+
+/// Parses a card object into a playable card, or says why the engine cannot play it: the rules
+/// text does not compile (the fragment is named), or it compiles to a template the engine does
+/// not play yet (the template is named).
 pub fn parse(d: &CardData) -> Result<Card, String> {
     if d.name.trim().is_empty() {
         return Err("the card has no name".into());
     }
     let cost = parse_cost(&d.mana_cost)?;
-    let text = strip_reminder(&d.oracle_text);
+    let compiled = compile::compile(d).map_err(|u| {
+        format!(
+            "rules text {:?} is not supported (no template: {})",
+            u.fragment, u.shape
+        )
+    })?;
     let mut keywords = 0u16;
     for k in &d.keywords {
         keywords |= kw::from_name(k).ok_or_else(|| format!("keyword {k:?} is not supported"))?;
@@ -271,6 +252,22 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         Some((a, b)) => (a.trim(), b.trim()),
         None => (tl, ""),
     };
+    let spell = matches!(types, "Instant" | "Sorcery");
+    if let Some(t) = unplayable(&compiled.abilities, spell) {
+        return Err(format!("template {t} is not supported by the engine yet"));
+    }
+    let mut seen = 0u16;
+    let mut effect = None;
+    for a in &compiled.abilities {
+        match a {
+            compile::Ability::Keyword(k) => seen |= engine_keyword(k).unwrap_or(0),
+            compile::Ability::Spell(e) => effect = Some(engine_effect(&e[0])?),
+            _ => {}
+        }
+    }
+    if seen != keywords {
+        return Err("keywords do not match the rules text".into());
+    }
     let card = |kind, power, toughness, effect| Card {
         data: d.clone(),
         cost,
@@ -290,7 +287,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
                 "Forest" => 4,
                 other => return Err(format!("basic land type {other:?} is not supported")),
             };
-            if !text.is_empty() || keywords != 0 {
+            if !compiled.abilities.is_empty() {
                 return Err("a basic land with rules text beyond its mana ability".into());
             }
             Ok(card(Kind::Land(color), 0, 0, None))
@@ -302,26 +299,15 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
                     .map_err(|_| format!("{what} {s:?} is not a number"))
             };
             let (p, t) = (pt(&d.power, "power")?, pt(&d.toughness, "toughness")?);
-            // Keyword-only rules text (CR 702.1): every line a comma list of known keywords.
-            let mut seen = 0u16;
-            for part in text
-                .split(['\n', ','])
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-            {
-                seen |= kw::from_name(part)
-                    .ok_or_else(|| format!("rules text {part:?} is not supported"))?;
-            }
-            if seen != keywords {
-                return Err("keywords do not match the rules text".into());
-            }
             Ok(card(Kind::Creature, p, t, None))
         }
         "Instant" | "Sorcery" => {
             if keywords != 0 {
                 return Err("spells with keyword abilities are not supported".into());
             }
-            let effect = parse_effect(&d.name, &text)?;
+            let Some(effect) = effect else {
+                return Err("an instant or sorcery without rules text".into());
+            };
             let kind = if types == "Instant" {
                 Kind::Instant
             } else {
@@ -383,53 +369,6 @@ impl Pool {
     }
 }
 
-/// Reads Scryfall card objects: a list (bulk `oracle_cards`), or a search result `{data:[…]}`.
-/// Returns the playable cards and the refused ones with reasons.
-pub fn import(value: &serde_json::Value) -> Result<(Vec<Card>, Vec<Refused>), String> {
-    let list = match value {
-        serde_json::Value::Array(a) => a,
-        serde_json::Value::Object(o) => match o.get("data") {
-            Some(serde_json::Value::Array(a)) => a,
-            _ if o.contains_key("name") => std::slice::from_ref(value),
-            _ => {
-                return Err("expected a list of card objects or a search result {data:[…]}".into());
-            }
-        },
-        _ => return Err("expected a list of card objects or a search result {data:[…]}".into()),
-    };
-    let mut ok = Vec::new();
-    let mut refused = Vec::new();
-    for (i, v) in list.iter().enumerate() {
-        let name = v
-            .get("name")
-            .and_then(|n| n.as_str())
-            .unwrap_or("")
-            .to_string();
-        let reason = if v.get("card_faces").is_some() {
-            Some("multi-faced cards are not supported".to_string())
-        } else if let Some(l) = v.get("layout").and_then(|l| l.as_str())
-            && l != "normal"
-        {
-            Some(format!("layout {l:?} is not supported"))
-        } else {
-            match serde_json::from_value::<CardData>(v.clone()) {
-                Err(e) => Some(format!("not a card object (item {i}): {e}")),
-                Ok(d) => match parse(&d) {
-                    Ok(c) => {
-                        ok.push(c);
-                        None
-                    }
-                    Err(r) => Some(r),
-                },
-            }
-        };
-        if let Some(reason) = reason {
-            refused.push(Refused { name, reason });
-        }
-    }
-    Ok((ok, refused))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -483,6 +422,7 @@ mod tests {
             power: Some("2".into()),
             toughness: Some("2".into()),
             keywords: vec![],
+            loyalty: None,
         };
         assert!(
             parse(&d(

@@ -7,6 +7,8 @@
 pub mod action;
 pub mod agents;
 pub mod cards;
+pub mod catalog;
+pub mod compile;
 pub mod decks;
 pub mod engine;
 pub mod game;
