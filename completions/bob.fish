@@ -1044,7 +1044,8 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -f -a "import" -d 'Add the playable cards of a Scryfall file (bulk oracle_cards list or a search result {data:[…]}) to this home\'s pool; lists the refused ones with the reason'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -f -a "import" -d 'Add the playable cards of a Scryfall file (bulk oracle_cards list or a search result {data:[…]}) or an MTGJSON AtomicCards file to this home\'s pool; lists the refused ones with the reason'
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -f -a "coverage" -d 'How many cards of a file or a shipped set compile and how many the engine plays, by rarity; the rest grouped by the template they miss'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from cards" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from decks" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r

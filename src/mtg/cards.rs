@@ -5,7 +5,7 @@
 //! subset cannot play exactly is refused with a reason: an unsupported card is never treated as
 //! a vanilla creature.
 
-use super::compile;
+use super::{compile, lower};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -59,7 +59,11 @@ pub mod kw {
     pub const HASTE: u16 = 1 << 7; // 702.10
     pub const LIFELINK: u16 = 1 << 8; // 702.15
     pub const DEFENDER: u16 = 1 << 9; // 702.3
-    pub const NAMES: [(u16, &str); 10] = [
+    pub const MENACE: u16 = 1 << 10; // 702.111
+    pub const HEXPROOF: u16 = 1 << 11; // 702.11
+    pub const INDESTRUCTIBLE: u16 = 1 << 12; // 702.12
+    pub const FLASH: u16 = 1 << 13; // 702.8
+    pub const NAMES: [(u16, &str); 14] = [
         (FLYING, "Flying"),
         (REACH, "Reach"),
         (FIRST_STRIKE, "First strike"),
@@ -70,6 +74,10 @@ pub mod kw {
         (HASTE, "Haste"),
         (LIFELINK, "Lifelink"),
         (DEFENDER, "Defender"),
+        (MENACE, "Menace"),
+        (HEXPROOF, "Hexproof"),
+        (INDESTRUCTIBLE, "Indestructible"),
+        (FLASH, "Flash"),
     ];
     /// The keyword names of a bit set, in a fixed order.
     pub fn names(bits: u16) -> Vec<&'static str> {
@@ -90,29 +98,75 @@ pub mod kw {
 /// What a spell may target (CR 115.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetKind {
-    /// "any target": a creature or a player (CR 115.4; no planeswalkers in this subset).
+    /// "any target": a creature or a player (CR 115.4; planeswalkers are not played, so none
+    /// is ever on the battlefield to be targeted).
     Any,
     Creature,
     TappedCreature,
     Player,
+    /// "target opponent" (CR 102.2).
+    Opponent,
+    /// "target attacking or blocking creature" (CR 506.4).
+    CombatCreature,
+    /// "target creature you control".
+    CreatureYouControl,
+    /// "target creature an opponent controls" / "you don't control".
+    CreatureOpponentControls,
+    /// "target nonland permanent".
+    NonlandPermanent,
+    /// Not a target: the ability's own source ("this creature").
+    Source,
 }
 
-/// The one effect of an instant or sorcery in this subset.
+/// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
+/// A spell has at most one target; every targeted effect of it acts on that target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
     Damage(u8, TargetKind),
+    /// "deals N damage to each opponent" (CR 120.3).
+    DamageOpponents(u8),
     Destroy(TargetKind),
+    /// "return target … to its owner's hand" (CR 400.7).
+    Bounce(TargetKind),
+    /// "tap target …" (CR 701.26).
+    Tap(TargetKind),
     Draw(u8),
     GainLife(u8),
-    Pump(i8, i8),
+    /// The controller loses life (CR 119.3).
+    LoseLife(u8),
+    /// Each (or the target) opponent loses life; with two players these are one player.
+    OpponentLosesLife(u8),
+    /// "target creature gets +P/+T [and gains K] until end of turn" (CR 611.2, layer 7c).
+    Pump(i8, i8, u16, TargetKind),
+    /// "creatures you control get +P/+T [and gain K] until end of turn": the creatures there
+    /// as it resolves (CR 611.2c).
+    PumpYours(i8, i8, u16),
+    /// "put N +1/+1 (or -1/-1) counters on target creature" (CR 122.1).
+    Counters(i8, TargetKind),
+    /// "mill N cards" (CR 701.13).
+    Mill(u8),
+    /// "create N [tapped] … creature tokens" (CR 111.1): count, index into the card's
+    /// [`Card::tokens`], tapped.
+    Tokens(u8, u8, bool),
 }
 
 impl Effect {
     pub fn target(&self) -> Option<TargetKind> {
         match *self {
-            Effect::Damage(_, t) | Effect::Destroy(t) => Some(t),
-            Effect::Pump(..) => Some(TargetKind::Creature),
-            Effect::Draw(_) | Effect::GainLife(_) => None,
+            Effect::Damage(_, t)
+            | Effect::Destroy(t)
+            | Effect::Bounce(t)
+            | Effect::Tap(t)
+            | Effect::Pump(_, _, _, t)
+            | Effect::Counters(_, t) => Some(t).filter(|t| *t != TargetKind::Source),
+            Effect::DamageOpponents(_)
+            | Effect::Draw(_)
+            | Effect::GainLife(_)
+            | Effect::LoseLife(_)
+            | Effect::OpponentLosesLife(_)
+            | Effect::PumpYours(..)
+            | Effect::Mill(_)
+            | Effect::Tokens(..) => None,
         }
     }
 }
@@ -135,7 +189,26 @@ pub struct Card {
     pub power: i16,
     pub toughness: i16,
     pub keywords: u16,
+    /// The first effect of an instant or sorcery (what agents weigh).
     pub effect: Option<Effect>,
+    /// Every effect of an instant or sorcery, in order.
+    pub effects: Vec<Effect>,
+    /// "This enters tapped" (CR 614.1c).
+    pub enters_tapped: bool,
+    /// Triggered abilities (CR 603) with their effects, in printed order.
+    pub triggers: Vec<(compile::Trigger, Vec<Effect>)>,
+    /// The tokens this card's effects create, as card objects (CR 111.4).
+    pub tokens: Vec<CardData>,
+    /// A token (type line "Token Creature — …"): it ceases to exist off the battlefield
+    /// (CR 704.5d).
+    pub token: bool,
+}
+
+impl Card {
+    /// The one target kind of a spell, if it targets (CR 601.2c).
+    pub fn target(&self) -> Option<TargetKind> {
+        self.effects.iter().find_map(Effect::target)
+    }
 }
 
 pub(crate) fn parse_cost(s: &str) -> Result<ManaCost, String> {
@@ -182,53 +255,6 @@ pub(crate) fn strip_reminder(text: &str) -> String {
         .join("\n")
 }
 
-/// The engine's form of one compiled spell effect, or why the engine cannot play it yet.
-fn engine_effect(e: &compile::Effect) -> Result<Effect, String> {
-    use compile::{Control, Effect as E, Filter, Subject as S};
-    let target = |s: &S| -> Option<TargetKind> {
-        Some(match s {
-            S::AnyTarget => TargetKind::Any,
-            S::TargetPlayer => TargetKind::Player,
-            S::Target(Filter::Creature, Control::Anyone) => TargetKind::Creature,
-            S::Target(Filter::TappedCreature, Control::Anyone) => TargetKind::TappedCreature,
-            _ => return None,
-        })
-    };
-    let r = match e {
-        E::Damage { amount, to } => target(to).map(|t| Effect::Damage(*amount, t)),
-        E::Destroy(to) => target(to)
-            .filter(|t| !matches!(t, TargetKind::Any | TargetKind::Player))
-            .map(Effect::Destroy),
-        E::Draw { who: S::You, count } => Some(Effect::Draw(*count)),
-        E::GainLife {
-            who: S::You,
-            amount,
-        } => Some(Effect::GainLife(*amount)),
-        E::Pump {
-            who: S::Target(Filter::Creature, Control::Anyone),
-            power,
-            toughness,
-            keywords,
-        } if keywords.is_empty() => Some(Effect::Pump(*power, *toughness)),
-        _ => None,
-    };
-    r.ok_or_else(|| format!("the engine does not play {:?} yet", e))
-}
-
-/// Keyword bits of the compiled keyword abilities the engine plays.
-fn engine_keyword(k: &compile::Keyword) -> Option<u16> {
-    kw::from_name(k.name()).filter(|_| !matches!(k, compile::Keyword::Ward(_)))
-}
-
-/// The first compiled ability the engine cannot play, by template name.
-fn unplayable(abilities: &[compile::Ability], spell: bool) -> Option<String> {
-    abilities.iter().find_map(|a| match a {
-        compile::Ability::Keyword(k) if engine_keyword(k).is_some() => None,
-        compile::Ability::Spell(e) if spell && e.len() == 1 && engine_effect(&e[0]).is_ok() => None,
-        other => Some(other.template()),
-    })
-}
-
 /// Parses a card object into a playable card, or says why the engine cannot play it: the rules
 /// text does not compile (the fragment is named), or it compiles to a template the engine does
 /// not play yet (the template is named).
@@ -253,22 +279,14 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         None => (tl, ""),
     };
     let spell = matches!(types, "Instant" | "Sorcery");
-    if let Some(t) = unplayable(&compiled.abilities, spell) {
-        return Err(format!("template {t} is not supported by the engine yet"));
-    }
-    let mut seen = 0u16;
-    let mut effect = None;
-    for a in &compiled.abilities {
-        match a {
-            compile::Ability::Keyword(k) => seen |= engine_keyword(k).unwrap_or(0),
-            compile::Ability::Spell(e) => effect = Some(engine_effect(&e[0])?),
-            _ => {}
-        }
-    }
-    if seen != keywords {
+    let lowered = lower::lower(&compiled.abilities, spell)
+        .map_err(|t| format!("template {t} is not supported by the engine yet"))?;
+    let effects = lowered.effects;
+    let effect = effects.first().copied();
+    if lowered.keywords != keywords {
         return Err("keywords do not match the rules text".into());
     }
-    let card = |kind, power, toughness, effect| Card {
+    let card = |kind, power, toughness, effect: Option<Effect>| Card {
         data: d.clone(),
         cost,
         kind,
@@ -276,6 +294,15 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         toughness,
         keywords,
         effect,
+        effects: if effect.is_some() {
+            effects.clone()
+        } else {
+            Vec::new()
+        },
+        enters_tapped: lowered.enters_tapped,
+        triggers: lowered.triggers.clone(),
+        tokens: lowered.tokens.clone(),
+        token: types == "Token Creature",
     };
     match types {
         "Basic Land" => {
@@ -292,7 +319,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             }
             Ok(card(Kind::Land(color), 0, 0, None))
         }
-        "Creature" => {
+        "Creature" | "Token Creature" => {
             let pt = |v: &Option<String>, what: &str| -> Result<i16, String> {
                 let s = v.as_deref().ok_or(format!("creature without {what}"))?;
                 s.parse()
@@ -336,7 +363,9 @@ pub struct Refused {
 }
 
 impl Pool {
-    /// The built-in pool. Every built-in card parses (a unit test holds this).
+    /// The built-in pool: the core cards (every one parses; a unit test holds this) and the
+    /// shipped Foundations cards the engine plays (the others are left out, as coverage
+    /// reports them).
     pub fn builtin() -> Pool {
         let mut pool = Pool::default();
         let data: Vec<CardData> =
@@ -344,6 +373,15 @@ impl Pool {
         for d in data {
             let card = parse(&d).expect("built-in card parses");
             pool.cards.insert(d.name.clone(), card);
+        }
+        let fdn: Vec<CardData> =
+            serde_json::from_str(super::catalog::FDN).expect("built-in fdn.json is valid");
+        for d in fdn {
+            if !pool.cards.contains_key(&d.name)
+                && let Ok(card) = parse(&d)
+            {
+                pool.cards.insert(d.name.clone(), card);
+            }
         }
         pool
     }

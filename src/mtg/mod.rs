@@ -14,6 +14,7 @@ pub mod engine;
 pub mod game;
 pub mod journal;
 pub mod lessons;
+pub mod lower;
 pub mod model;
 pub mod state;
 #[cfg(test)]

@@ -103,6 +103,9 @@ pub enum Subject {
     Target(Filter, Control),
     /// Not targeted: the object the ability belongs to ("this creature", the card's name).
     This,
+    /// "it" / "that creature": the object an earlier effect of the same ability named
+    /// (CR 608.2c).
+    That,
     /// Not targeted: the controller of the ability.
     You,
     /// Not targeted: every opponent (CR 102.2).

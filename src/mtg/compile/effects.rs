@@ -57,7 +57,8 @@ pub fn subject(s: &str) -> Option<Subject> {
         "target opponent" => Subject::TargetOpponent,
         "target creature or planeswalker" => Subject::TargetCreatureOrPlaneswalker,
         "each opponent" => Subject::EachOpponent,
-        "~" | "it" => Subject::This,
+        "~" => Subject::This,
+        "it" | "that creature" => Subject::That,
         "you" => Subject::You,
         "creatures you control" => Subject::EachCreature(Control::You),
         "creatures your opponents control" => Subject::EachCreature(Control::Opponent),
@@ -212,7 +213,10 @@ fn pump(who: Subject, verb: &str, rest: &str) -> Option<Effect> {
     }
     let rest = rest.strip_suffix(" until end of turn")?;
     let (power, toughness, kws) = if verb.starts_with("get") {
-        let (pt, more) = match rest.split_once(" and gains ") {
+        let joined = rest
+            .split_once(" and gains ")
+            .or_else(|| rest.split_once(" and gain "));
+        let (pt, more) = match joined {
             Some((pt, k)) => (pt, Some(k)),
             None => (rest, None),
         };

@@ -21,12 +21,15 @@ use std::sync::Arc;
 
 mod casting;
 mod combat;
+mod effects;
+mod keywords;
 mod mana;
 mod position;
 mod sba;
 mod setup;
 mod stack;
 mod step;
+mod triggers;
 mod turn;
 
 use mana::{affordable, mana_available};
@@ -145,6 +148,36 @@ pub enum Event {
     },
     Discarded {
         player: Seat,
+        card: Id,
+    },
+    LifeLost {
+        player: Seat,
+        amount: i16,
+    },
+    ReturnedToHand {
+        card: Id,
+    },
+    Tapped {
+        card: Id,
+    },
+    Counters {
+        card: Id,
+        amount: i16,
+    },
+    Milled {
+        player: Seat,
+        card: Id,
+    },
+    /// A triggered ability of `card` was put on the stack (CR 603.3).
+    Triggered {
+        card: Id,
+        ability: u8,
+    },
+    AbilityResolved {
+        card: Id,
+        ability: u8,
+    },
+    TokenCreated {
         card: Id,
     },
     Conceded {
