@@ -275,8 +275,13 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
         .stack
         .iter()
         .map(|it| {
-            json!({"id": it.card, "name": s.card(it.card).data.name, "controller": it.controller,
-                   "targets": it.target.iter().collect::<Vec<_>>()})
+            let mut v = json!({"id": it.card, "name": s.card(it.card).data.name,
+                   "controller": it.controller, "targets": it.target.iter().collect::<Vec<_>>()});
+            if let Some(a) = it.ability {
+                // A triggered ability of the card, not the card itself.
+                v["ability"] = json!(a);
+            }
+            v
         })
         .collect();
     let outcome = s.outcome.as_ref();

@@ -11,6 +11,8 @@ pub mod catalog;
 pub mod compile;
 pub mod decks;
 pub mod engine;
+#[cfg(test)]
+mod fdn_tests;
 pub mod game;
 pub mod journal;
 pub mod lessons;

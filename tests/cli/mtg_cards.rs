@@ -66,13 +66,8 @@ fn coverage_of_the_shipped_set_counts_and_groups_every_card() {
         assert!(c["by_rarity"][r]["cards"].as_u64().unwrap() > 0, "{r}");
     }
     // The shipped set's playable cards are in the pool.
-    let pool = env.json(&["mtg", "cards"], "");
-    assert!(
-        pool.as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c["name"] == "Diregraf Ghoul")
-    );
+    let pool = env.jsonl(&["mtg", "cards"], "");
+    assert!(pool.iter().any(|c| c["name"] == "Diregraf Ghoul"));
     env.fails(
         &["mtg", "cards", "coverage", "--set", "xyz"],
         "",
@@ -221,6 +216,8 @@ fn cr_702_12b_indestructible_survives_lethal_damage_and_destroy() {
         "ind",
         json!({"type": "cast", "card": "c3", "targets": ["c11"]}),
     );
+    // p1 keeps priority after casting (it could still cast Murder): pass to resolve.
+    act(&env, "ind", json!({"type": "pass"}));
     let s = state(&env, "ind");
     assert_eq!(on_battlefield(&s, "c11").unwrap()["damage"], 3);
     let r = act(
@@ -241,7 +238,8 @@ fn cr_702_12b_indestructible_survives_lethal_damage_and_destroy() {
 fn cr_702_8a_flash_creature_is_cast_at_instant_speed() {
     let env = TestEnv::new();
     import_keyword_fixtures(&env);
-    // p1: library c1-c2; p2: library c3-c4, Fixture Flash c5, Grizzly Bears c6, Forests c7-c8.
+    // p1: library c1-c2, Grizzly Bears c3; p2: library c4-c5, Fixture Flash c6, Grizzly Bears
+    // c7, Forests c8-c9.
     setup(
         &env,
         "flash",
@@ -253,10 +251,10 @@ fn cr_702_8a_flash_creature_is_cast_at_instant_speed() {
     // p1 cannot cast its Bears without lands: the engine passes, p2 decides on p1's turn.
     let d = decision(&env, "flash");
     assert_eq!(d["player"], "p2", "{d}");
-    refused_act(&env, "flash", json!({"type": "cast", "card": "c6"}));
-    act(&env, "flash", json!({"type": "cast", "card": "c5"}));
+    refused_act(&env, "flash", json!({"type": "cast", "card": "c7"}));
+    act(&env, "flash", json!({"type": "cast", "card": "c6"}));
     let s = state(&env, "flash");
-    assert_eq!(on_battlefield(&s, "c5").unwrap()["controller"], "p2");
+    assert_eq!(on_battlefield(&s, "c6").unwrap()["controller"], "p2");
 }
 
 #[test]
@@ -370,4 +368,219 @@ fn cr_120_3_boltwave_deals_damage_to_each_opponent() {
     let s = state(&env, "wave");
     assert_eq!(s["players"]["p2"]["life"], 17);
     assert_eq!(s["players"]["p1"]["life"], 20);
+}
+
+fn hand_size(s: &Value, seat: &str) -> usize {
+    s["players"][seat]["hand"].as_array().map_or_else(
+        || s["players"][seat]["hand_size"].as_u64().unwrap_or(0) as usize,
+        Vec::len,
+    )
+}
+
+fn tokens_of(s: &Value, name: &str) -> Vec<Value> {
+    s["battlefield"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"] == name)
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn cr_603_6a_an_enters_trigger_goes_on_the_stack_and_resolves() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Helpful Hunter c3, Plains c4-c5.
+    setup(
+        &env,
+        "hunter",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Helpful Hunter"],
+                           "battlefield": [{"card": "Plains"}, {"card": "Plains"}]},
+                    "p2": {"library": forests(2)}}}),
+    );
+    let r = act(&env, "hunter", json!({"type": "cast", "card": "c3"}));
+    let ev = events_of(&r);
+    let at = |t: &str| ev.iter().position(|e| e["type"] == t);
+    assert!(
+        at("triggered").unwrap() < at("ability_resolved").unwrap(),
+        "{ev:?}"
+    );
+    assert!(at("triggered").unwrap() < at("drew").unwrap());
+    let s = state(&env, "hunter");
+    assert_eq!(hand_size(&s, "p1"), 1);
+    assert!(on_battlefield(&s, "c3").is_some());
+}
+
+#[test]
+fn cr_111_1_an_enters_trigger_creates_creature_tokens() {
+    let env = TestEnv::new();
+    let plains: Vec<Value> = (0..6).map(|_| json!({"card": "Plains"})).collect();
+    setup(
+        &env,
+        "heir",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Guarded Heir"], "battlefield": plains},
+                    "p2": {"library": forests(2)}}}),
+    );
+    act(&env, "heir", json!({"type": "cast", "card": "c3"}));
+    let s = state(&env, "heir");
+    let knights = tokens_of(&s, "Knight Token");
+    assert_eq!(knights.len(), 2, "{s}");
+    for k in &knights {
+        assert_eq!(
+            (k["power"].as_i64(), k["toughness"].as_i64()),
+            (Some(3), Some(3))
+        );
+        assert_eq!(k["controller"], "p1");
+        assert_eq!(k["sick"], true);
+    }
+}
+
+#[test]
+fn cr_508_3a_an_attack_trigger_drains() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "syphon",
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": forests(3), "battlefield": [{"card": "Sanguine Syphoner"}]},
+                    "p2": {"library": forests(3)}}}),
+    );
+    act(
+        &env,
+        "syphon",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c4", "defender": "p2"}]}),
+    );
+    let s = state(&env, "syphon");
+    // The trigger (1 and 1) and then the unblocked 1/3's combat damage.
+    assert_eq!(s["players"]["p1"]["life"], 21);
+    assert_eq!(s["players"]["p2"]["life"], 18);
+}
+
+#[test]
+fn cr_207_2c_landfall_creates_a_token_when_a_land_is_played() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Forest c3, Elfsworn Giant c4.
+    setup(
+        &env,
+        "landfall",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest"],
+                           "battlefield": [{"card": "Elfsworn Giant"}]},
+                    "p2": {"library": forests(2)}}}),
+    );
+    act(&env, "landfall", json!({"type": "play_land", "card": "c3"}));
+    let s = state(&env, "landfall");
+    let elves = tokens_of(&s, "Elf Warrior Token");
+    assert_eq!(elves.len(), 1, "{s}");
+    assert_eq!(elves[0]["power"], 1);
+}
+
+#[test]
+fn cr_603_3b_simultaneous_dies_triggers_go_on_the_stack_in_apnap_order_and_704_5d_tokens_cease_to_exist()
+ {
+    let env = TestEnv::new();
+    import_sage(&env);
+    // p1: library c1-c3, Fixture Sage c4; p2: library c5-c7, Shock c8, Mountain c9,
+    // Fixture Sage c10.
+    setup(
+        &env,
+        "apnap",
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": forests(3), "battlefield": [{"card": "Fixture Sage"}]},
+                    "p2": {"library": forests(3), "hand": ["Shock"],
+                           "battlefield": [{"card": "Mountain"}, {"card": "Fixture Sage"}]}}}),
+    );
+    act(
+        &env,
+        "apnap",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c4", "defender": "p2"}]}),
+    );
+    // p2 may Shock now; it passes instead, then blocks.
+    while decision(&env, "apnap")["kind"] == "priority" {
+        act(&env, "apnap", json!({"type": "pass"}));
+    }
+    let r = act(
+        &env,
+        "apnap",
+        json!({"type": "declare_blockers", "blocks": [{"blocker": "c10", "attacker": "c4"}]}),
+    );
+    let mut ev = events_of(&r);
+    while decision(&env, "apnap")["kind"] == "priority"
+        && ev.iter().all(|e| e["type"] != "token_created")
+    {
+        ev.extend(events_of(&act(&env, "apnap", json!({"type": "pass"}))));
+    }
+    // Active player's trigger went on the stack first, so p2's resolved first: p2's Insect
+    // is the first token created.
+    let triggered: Vec<&Value> = ev.iter().filter(|e| e["type"] == "triggered").collect();
+    assert_eq!(triggered.len(), 2, "{ev:?}");
+    assert_eq!(triggered[0]["card"], "c4");
+    assert_eq!(triggered[1]["card"], "c10");
+    let s = state(&env, "apnap");
+    while decision(&env, "apnap")["kind"] == "priority"
+        && tokens_of(&state(&env, "apnap"), "Insect Token").len() < 2
+    {
+        act(&env, "apnap", json!({"type": "pass"}));
+    }
+    let s2 = state(&env, "apnap");
+    let insects = tokens_of(&s2, "Insect Token");
+    assert_eq!(insects.len(), 2, "{s}");
+    assert_eq!(insects[0]["controller"], "p2");
+    assert_eq!(insects[0]["keywords"], json!(["Flying"]));
+}
+
+fn import_sage(env: &TestEnv) {
+    let f = env.write(
+        "sage.json",
+        &json!([{"object": "card", "layout": "normal", "name": "Fixture Sage",
+                 "mana_cost": "{B}", "type_line": "Creature — Elf Warlock",
+                 "oracle_text": "When this creature dies, create a 1/1 black and green Insect creature token with flying.",
+                 "power": "1", "toughness": "1", "keywords": []}])
+        .to_string(),
+    );
+    let imported = env.json(&["mtg", "cards", "import", f.to_str().unwrap()], "");
+    assert_eq!(imported["added"], json!(["Fixture Sage"]), "{imported}");
+}
+
+#[test]
+fn cr_700_4_a_dies_trigger_makes_a_token_and_704_5d_the_token_ceases_to_exist() {
+    let env = TestEnv::new();
+    import_sage(&env);
+    // p1: library c1-c2, Shock c3 and c4, Mountains c5-c6, Fixture Sage c7.
+    setup(
+        &env,
+        "sage",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Shock", "Shock"],
+                           "battlefield": [{"card": "Mountain"}, {"card": "Mountain"}, {"card": "Fixture Sage"}]},
+                    "p2": {"library": forests(2)}}}),
+    );
+    act(
+        &env,
+        "sage",
+        json!({"type": "cast", "card": "c3", "targets": ["c7"]}),
+    );
+    act(&env, "sage", json!({"type": "pass"}));
+    // The dies trigger is on the stack; p1 (who could still Shock) passes to resolve it.
+    let on_stack = state(&env, "sage")["stack"].clone();
+    assert_eq!(on_stack[0]["id"], "c7");
+    assert_eq!(on_stack[0]["ability"], 0);
+    act(&env, "sage", json!({"type": "pass"}));
+    let s = state(&env, "sage");
+    assert!(in_graveyard(&s, "p1", "c7"));
+    let insect = tokens_of(&s, "Insect Token");
+    assert_eq!(insect.len(), 1, "{s}");
+    let id = insect[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(id, "c10");
+    act(
+        &env,
+        "sage",
+        json!({"type": "cast", "card": "c4", "targets": [id]}),
+    );
+    let s = state(&env, "sage");
+    assert!(on_battlefield(&s, &id).is_none());
+    assert!(!in_graveyard(&s, "p1", &id), "{s}");
+    assert_eq!(s["players"]["p1"]["graveyard"].as_array().unwrap().len(), 3);
 }
