@@ -1,175 +1,19 @@
 //! Cards as data: Scryfall-shaped card objects parsed into what the engine can play.
 //!
-//! A card is kept in Scryfall's field names ([`CardData`]); [`parse`] turns it into a [`Card`]
-//! with a mana cost, a kind and, for instants and sorceries, one [`Effect`]. Anything the rules
-//! subset cannot play exactly is refused with a reason: an unsupported card is never treated as
-//! a vanilla creature.
+//! A card is kept in Scryfall's field names ([`CardData`]); [`parse`] compiles its rules text
+//! ([`super::compile`]), lowers the abilities to the engine's form ([`super::lower`]) and
+//! returns a [`Card`]: a mana cost, a kind, keywords, the effects of an instant or sorcery, its
+//! triggered abilities and the tokens they make. Anything the engine cannot play exactly is
+//! refused with a reason naming the unparsed fragment or the missing template: an unsupported
+//! card is never treated as a vanilla creature. The built-in pool is the core cards plus the
+//! shipped Foundations cards the engine plays.
 
+use super::facts::parse_cost;
+pub use super::facts::{COLORS, CardData, ManaCost};
+pub use super::lower::{Effect, TargetKind, kw};
 use super::{compile, lower};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// The five colours, in WUBRG order (CR 105.1).
-pub const COLORS: [char; 5] = ['W', 'U', 'B', 'R', 'G'];
-
-/// A card object in Scryfall's field names. Unknown fields are ignored on input.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CardData {
-    pub name: String,
-    #[serde(default)]
-    pub mana_cost: String,
-    #[serde(default)]
-    pub type_line: String,
-    #[serde(default)]
-    pub oracle_text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub power: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub toughness: Option<String>,
-    #[serde(default)]
-    pub keywords: Vec<String>,
-    /// Starting loyalty of a planeswalker (CR 306.5b).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loyalty: Option<String>,
-}
-
-/// A mana cost (CR 202.1): generic plus coloured symbols, WUBRG.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ManaCost {
-    pub generic: u8,
-    pub colored: [u8; 5],
-}
-
-impl ManaCost {
-    /// Mana value (CR 202.3).
-    pub fn total(&self) -> u32 {
-        self.generic as u32 + self.colored.iter().map(|&c| c as u32).sum::<u32>()
-    }
-}
-
-/// Keyword abilities of the rules subset (CR 702), as bits.
-pub mod kw {
-    pub const FLYING: u16 = 1 << 0; // 702.9
-    pub const REACH: u16 = 1 << 1; // 702.17
-    pub const FIRST_STRIKE: u16 = 1 << 2; // 702.7
-    pub const DOUBLE_STRIKE: u16 = 1 << 3; // 702.4
-    pub const DEATHTOUCH: u16 = 1 << 4; // 702.2
-    pub const TRAMPLE: u16 = 1 << 5; // 702.19
-    pub const VIGILANCE: u16 = 1 << 6; // 702.20
-    pub const HASTE: u16 = 1 << 7; // 702.10
-    pub const LIFELINK: u16 = 1 << 8; // 702.15
-    pub const DEFENDER: u16 = 1 << 9; // 702.3
-    pub const MENACE: u16 = 1 << 10; // 702.111
-    pub const HEXPROOF: u16 = 1 << 11; // 702.11
-    pub const INDESTRUCTIBLE: u16 = 1 << 12; // 702.12
-    pub const FLASH: u16 = 1 << 13; // 702.8
-    pub const NAMES: [(u16, &str); 14] = [
-        (FLYING, "Flying"),
-        (REACH, "Reach"),
-        (FIRST_STRIKE, "First strike"),
-        (DOUBLE_STRIKE, "Double strike"),
-        (DEATHTOUCH, "Deathtouch"),
-        (TRAMPLE, "Trample"),
-        (VIGILANCE, "Vigilance"),
-        (HASTE, "Haste"),
-        (LIFELINK, "Lifelink"),
-        (DEFENDER, "Defender"),
-        (MENACE, "Menace"),
-        (HEXPROOF, "Hexproof"),
-        (INDESTRUCTIBLE, "Indestructible"),
-        (FLASH, "Flash"),
-    ];
-    /// The keyword names of a bit set, in a fixed order.
-    pub fn names(bits: u16) -> Vec<&'static str> {
-        NAMES
-            .iter()
-            .filter(|(b, _)| bits & b != 0)
-            .map(|(_, n)| *n)
-            .collect()
-    }
-    pub fn from_name(name: &str) -> Option<u16> {
-        NAMES
-            .iter()
-            .find(|(_, n)| n.eq_ignore_ascii_case(name))
-            .map(|(b, _)| *b)
-    }
-}
-
-/// What a spell may target (CR 115.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetKind {
-    /// "any target": a creature or a player (CR 115.4; planeswalkers are not played, so none
-    /// is ever on the battlefield to be targeted).
-    Any,
-    Creature,
-    TappedCreature,
-    Player,
-    /// "target opponent" (CR 102.2).
-    Opponent,
-    /// "target attacking or blocking creature" (CR 506.4).
-    CombatCreature,
-    /// "target creature you control".
-    CreatureYouControl,
-    /// "target creature an opponent controls" / "you don't control".
-    CreatureOpponentControls,
-    /// "target nonland permanent".
-    NonlandPermanent,
-    /// Not a target: the ability's own source ("this creature").
-    Source,
-}
-
-/// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
-/// A spell has at most one target; every targeted effect of it acts on that target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    Damage(u8, TargetKind),
-    /// "deals N damage to each opponent" (CR 120.3).
-    DamageOpponents(u8),
-    Destroy(TargetKind),
-    /// "return target … to its owner's hand" (CR 400.7).
-    Bounce(TargetKind),
-    /// "tap target …" (CR 701.26).
-    Tap(TargetKind),
-    Draw(u8),
-    GainLife(u8),
-    /// The controller loses life (CR 119.3).
-    LoseLife(u8),
-    /// Each (or the target) opponent loses life; with two players these are one player.
-    OpponentLosesLife(u8),
-    /// "target creature gets +P/+T [and gains K] until end of turn" (CR 611.2, layer 7c).
-    Pump(i8, i8, u16, TargetKind),
-    /// "creatures you control get +P/+T [and gain K] until end of turn": the creatures there
-    /// as it resolves (CR 611.2c).
-    PumpYours(i8, i8, u16),
-    /// "put N +1/+1 (or -1/-1) counters on target creature" (CR 122.1).
-    Counters(i8, TargetKind),
-    /// "mill N cards" (CR 701.13).
-    Mill(u8),
-    /// "create N [tapped] … creature tokens" (CR 111.1): count, index into the card's
-    /// [`Card::tokens`], tapped.
-    Tokens(u8, u8, bool),
-}
-
-impl Effect {
-    pub fn target(&self) -> Option<TargetKind> {
-        match *self {
-            Effect::Damage(_, t)
-            | Effect::Destroy(t)
-            | Effect::Bounce(t)
-            | Effect::Tap(t)
-            | Effect::Pump(_, _, _, t)
-            | Effect::Counters(_, t) => Some(t).filter(|t| *t != TargetKind::Source),
-            Effect::DamageOpponents(_)
-            | Effect::Draw(_)
-            | Effect::GainLife(_)
-            | Effect::LoseLife(_)
-            | Effect::OpponentLosesLife(_)
-            | Effect::PumpYours(..)
-            | Effect::Mill(_)
-            | Effect::Tokens(..) => None,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -209,50 +53,6 @@ impl Card {
     pub fn target(&self) -> Option<TargetKind> {
         self.effects.iter().find_map(Effect::target)
     }
-}
-
-pub(crate) fn parse_cost(s: &str) -> Result<ManaCost, String> {
-    let mut cost = ManaCost::default();
-    let mut rest = s.trim();
-    while !rest.is_empty() {
-        let Some(end) = rest.strip_prefix('{').and_then(|r| r.find('}')) else {
-            return Err(format!("mana cost {s:?} is not a list of {{…}} symbols"));
-        };
-        let sym = &rest[1..=end];
-        rest = &rest[end + 2..];
-        if let Ok(n) = sym.parse::<u8>() {
-            cost.generic = cost.generic.saturating_add(n);
-        } else if let Some(i) = COLORS
-            .iter()
-            .position(|c| sym.len() == 1 && sym.starts_with(*c))
-        {
-            cost.colored[i] += 1;
-        } else {
-            return Err(format!(
-                "mana symbol {{{sym}}} is not supported (only generic and W U B R G)"
-            ));
-        }
-    }
-    Ok(cost)
-}
-
-/// Removes reminder text (CR 207.2) and returns the trimmed rules text.
-pub(crate) fn strip_reminder(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut depth = 0;
-    for c in text.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' if depth > 0 => depth -= 1,
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Parses a card object into a playable card, or says why the engine cannot play it: the rules
@@ -352,6 +152,9 @@ pub struct Pool {
     cards: BTreeMap<String, Card>,
 }
 
+/// The Foundations (FDN) card facts shipped with bob (Scryfall field names plus `rarity`).
+pub const FDN: &str = include_str!("data/fdn.json");
+
 /// The pool shipped with bob (Scryfall field names).
 pub const BUILTIN_CARDS: &str = include_str!("data/cards.json");
 
@@ -374,8 +177,7 @@ impl Pool {
             let card = parse(&d).expect("built-in card parses");
             pool.cards.insert(d.name.clone(), card);
         }
-        let fdn: Vec<CardData> =
-            serde_json::from_str(super::catalog::FDN).expect("built-in fdn.json is valid");
+        let fdn: Vec<CardData> = serde_json::from_str(FDN).expect("built-in fdn.json is valid");
         for d in fdn {
             if !pool.cards.contains_key(&d.name)
                 && let Ok(card) = parse(&d)

@@ -7,14 +7,11 @@
 //! multi-faced cards are refused as such, never read as their first face; a card's facts are
 //! taken as they are (name, cost, types, P/T, loyalty, text, keywords), nothing is inferred.
 
-use super::cards::{Card, CardData, Refused, parse};
+use super::cards::{Card, CardData, FDN, Refused, parse};
 use super::compile;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// The Foundations (FDN) card facts shipped with bob (Scryfall field names plus `rarity`).
-pub const FDN: &str = include_str!("data/fdn.json");
 
 /// One card of a file: its facts, or why they could not be read.
 #[derive(Debug, Clone)]

@@ -6,11 +6,138 @@
 //! because the engine plays no planeswalker card, so none is ever on the battlefield; a spell
 //! lowers only with at most one target (every targeted effect acts on it); "target opponent"
 //! is not lowered (the engine's spells target objects and players only through one slot).
+//!
+//! The engine's vocabulary of keywords ([`kw`]), targets and effects is defined here, where
+//! it is produced; `cards` re-exports it.
 
-use super::cards::{CardData, Effect, TargetKind, kw};
 use super::compile::{
     Ability, Control, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
 };
+use super::facts::CardData;
+
+/// Keyword abilities of the rules subset (CR 702), as bits.
+pub mod kw {
+    pub const FLYING: u16 = 1 << 0; // 702.9
+    pub const REACH: u16 = 1 << 1; // 702.17
+    pub const FIRST_STRIKE: u16 = 1 << 2; // 702.7
+    pub const DOUBLE_STRIKE: u16 = 1 << 3; // 702.4
+    pub const DEATHTOUCH: u16 = 1 << 4; // 702.2
+    pub const TRAMPLE: u16 = 1 << 5; // 702.19
+    pub const VIGILANCE: u16 = 1 << 6; // 702.20
+    pub const HASTE: u16 = 1 << 7; // 702.10
+    pub const LIFELINK: u16 = 1 << 8; // 702.15
+    pub const DEFENDER: u16 = 1 << 9; // 702.3
+    pub const MENACE: u16 = 1 << 10; // 702.111
+    pub const HEXPROOF: u16 = 1 << 11; // 702.11
+    pub const INDESTRUCTIBLE: u16 = 1 << 12; // 702.12
+    pub const FLASH: u16 = 1 << 13; // 702.8
+    pub const NAMES: [(u16, &str); 14] = [
+        (FLYING, "Flying"),
+        (REACH, "Reach"),
+        (FIRST_STRIKE, "First strike"),
+        (DOUBLE_STRIKE, "Double strike"),
+        (DEATHTOUCH, "Deathtouch"),
+        (TRAMPLE, "Trample"),
+        (VIGILANCE, "Vigilance"),
+        (HASTE, "Haste"),
+        (LIFELINK, "Lifelink"),
+        (DEFENDER, "Defender"),
+        (MENACE, "Menace"),
+        (HEXPROOF, "Hexproof"),
+        (INDESTRUCTIBLE, "Indestructible"),
+        (FLASH, "Flash"),
+    ];
+    /// The keyword names of a bit set, in a fixed order.
+    pub fn names(bits: u16) -> Vec<&'static str> {
+        NAMES
+            .iter()
+            .filter(|(b, _)| bits & b != 0)
+            .map(|(_, n)| *n)
+            .collect()
+    }
+    pub fn from_name(name: &str) -> Option<u16> {
+        NAMES
+            .iter()
+            .find(|(_, n)| n.eq_ignore_ascii_case(name))
+            .map(|(b, _)| *b)
+    }
+}
+
+/// What a spell may target (CR 115.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetKind {
+    /// "any target": a creature or a player (CR 115.4; planeswalkers are not played, so none
+    /// is ever on the battlefield to be targeted).
+    Any,
+    Creature,
+    TappedCreature,
+    Player,
+    /// "target opponent" (CR 102.2).
+    Opponent,
+    /// "target attacking or blocking creature" (CR 506.4).
+    CombatCreature,
+    /// "target creature you control".
+    CreatureYouControl,
+    /// "target creature an opponent controls" / "you don't control".
+    CreatureOpponentControls,
+    /// "target nonland permanent".
+    NonlandPermanent,
+    /// Not a target: the ability's own source ("this creature").
+    Source,
+}
+
+/// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
+/// A spell has at most one target; every targeted effect of it acts on that target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    Damage(u8, TargetKind),
+    /// "deals N damage to each opponent" (CR 120.3).
+    DamageOpponents(u8),
+    Destroy(TargetKind),
+    /// "return target … to its owner's hand" (CR 400.7).
+    Bounce(TargetKind),
+    /// "tap target …" (CR 701.26).
+    Tap(TargetKind),
+    Draw(u8),
+    GainLife(u8),
+    /// The controller loses life (CR 119.3).
+    LoseLife(u8),
+    /// Each (or the target) opponent loses life; with two players these are one player.
+    OpponentLosesLife(u8),
+    /// "target creature gets +P/+T [and gains K] until end of turn" (CR 611.2, layer 7c).
+    Pump(i8, i8, u16, TargetKind),
+    /// "creatures you control get +P/+T [and gain K] until end of turn": the creatures there
+    /// as it resolves (CR 611.2c).
+    PumpYours(i8, i8, u16),
+    /// "put N +1/+1 (or -1/-1) counters on target creature" (CR 122.1).
+    Counters(i8, TargetKind),
+    /// "mill N cards" (CR 701.13).
+    Mill(u8),
+    /// "create N [tapped] … creature tokens" (CR 111.1): count, index into the card's
+    /// [`Card::tokens`], tapped.
+    Tokens(u8, u8, bool),
+}
+
+impl Effect {
+    pub fn target(&self) -> Option<TargetKind> {
+        match *self {
+            Effect::Damage(_, t)
+            | Effect::Destroy(t)
+            | Effect::Bounce(t)
+            | Effect::Tap(t)
+            | Effect::Pump(_, _, _, t)
+            | Effect::Counters(_, t) => Some(t).filter(|t| *t != TargetKind::Source),
+            Effect::DamageOpponents(_)
+            | Effect::Draw(_)
+            | Effect::GainLife(_)
+            | Effect::LoseLife(_)
+            | Effect::OpponentLosesLife(_)
+            | Effect::PumpYours(..)
+            | Effect::Mill(_)
+            | Effect::Tokens(..) => None,
+        }
+    }
+}
 
 /// The engine's form of a card's abilities.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -282,7 +409,7 @@ mod tests {
     use crate::mtg::compile::compile;
 
     fn lowered(type_line: &str, text: &str) -> Result<Lowered, String> {
-        let d = crate::mtg::cards::CardData {
+        let d = crate::mtg::facts::CardData {
             name: "Test Card".into(),
             mana_cost: "{1}".into(),
             type_line: type_line.into(),

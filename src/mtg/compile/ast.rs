@@ -4,7 +4,7 @@
 //! its abilities in printed order; nothing in it is a guess: the compiler either matched a
 //! template exactly or refused the card.
 
-use crate::mtg::cards::ManaCost;
+use crate::mtg::facts::ManaCost;
 
 /// Keyword abilities (CR 702) with their parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

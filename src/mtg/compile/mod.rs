@@ -20,7 +20,7 @@ mod effects;
 pub use ast::*;
 use effects::{effects, pt_change, subject};
 
-use crate::mtg::cards::{CardData, ManaCost, parse_cost, strip_reminder};
+use crate::mtg::facts::{CardData, ManaCost, parse_cost, strip_reminder};
 
 /// A fragment no template matched.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,9 @@
 //! needs, one file per rules area: `setup` (card table, start, mulligans), `position` (a game
 //! from a described position), `step` (applying one move), `turn` (turn structure and running
 //! forward), `casting` (lands, spells, targets, the legal priority moves), `mana`, `stack`
-//! (priority passing and resolution), `combat` and `sba` (draws, deaths, state-based actions).
+//! (priority passing and resolution), `effects` (what spells and abilities do), `triggers`
+//! (triggered abilities onto the stack), `keywords` (menace, indestructible), `combat` and
+//! `sba` (draws, deaths, state-based actions).
 //! This module holds the move and event vocabulary and the game's random stream.
 //!
 //! [`State::step`] validates the whole move before it changes anything, so an illegal move
