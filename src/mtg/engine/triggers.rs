@@ -30,8 +30,10 @@ impl State {
         };
         for e in events {
             match e {
+                // A permanent spell that resolved entered the battlefield, even if a
+                // state-based action has since put it in the graveyard (CR 603.6a).
                 Event::Resolved { card } | Event::TokenCreated { card }
-                    if self.obj(*card).zone == Zone::Battlefield =>
+                    if !matches!(self.card(*card).kind, Kind::Instant | Kind::Sorcery) =>
                 {
                     fire(self, *card, Trigger::Enters, &mut out);
                     if self.is_creature(*card) {
