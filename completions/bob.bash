@@ -379,6 +379,9 @@ _bob() {
             bob__subcmd__help__subcmd__mtg,state)
                 cmd="bob__subcmd__help__subcmd__mtg__subcmd__state"
                 ;;
+            bob__subcmd__help__subcmd__mtg__subcmd__cards,coverage)
+                cmd="bob__subcmd__help__subcmd__mtg__subcmd__cards__subcmd__coverage"
+                ;;
             bob__subcmd__help__subcmd__mtg__subcmd__cards,import)
                 cmd="bob__subcmd__help__subcmd__mtg__subcmd__cards__subcmd__import"
                 ;;
@@ -703,11 +706,17 @@ _bob() {
             bob__subcmd__mtg,state)
                 cmd="bob__subcmd__mtg__subcmd__state"
                 ;;
+            bob__subcmd__mtg__subcmd__cards,coverage)
+                cmd="bob__subcmd__mtg__subcmd__cards__subcmd__coverage"
+                ;;
             bob__subcmd__mtg__subcmd__cards,help)
                 cmd="bob__subcmd__mtg__subcmd__cards__subcmd__help"
                 ;;
             bob__subcmd__mtg__subcmd__cards,import)
                 cmd="bob__subcmd__mtg__subcmd__cards__subcmd__import"
+                ;;
+            bob__subcmd__mtg__subcmd__cards__subcmd__help,coverage)
+                cmd="bob__subcmd__mtg__subcmd__cards__subcmd__help__subcmd__coverage"
                 ;;
             bob__subcmd__mtg__subcmd__cards__subcmd__help,help)
                 cmd="bob__subcmd__mtg__subcmd__cards__subcmd__help__subcmd__help"
@@ -756,6 +765,9 @@ _bob() {
                 ;;
             bob__subcmd__mtg__subcmd__help,state)
                 cmd="bob__subcmd__mtg__subcmd__help__subcmd__state"
+                ;;
+            bob__subcmd__mtg__subcmd__help__subcmd__cards,coverage)
+                cmd="bob__subcmd__mtg__subcmd__help__subcmd__cards__subcmd__coverage"
                 ;;
             bob__subcmd__mtg__subcmd__help__subcmd__cards,import)
                 cmd="bob__subcmd__mtg__subcmd__help__subcmd__cards__subcmd__import"
@@ -2674,8 +2686,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__mtg__subcmd__cards)
-            opts="import"
+            opts="import coverage"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__mtg__subcmd__cards__subcmd__coverage)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -4984,7 +5010,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__cards)
-            opts="-h -V --home --now --format --json --help --version import help"
+            opts="-h -V --home --now --format --json --help --version import coverage help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5009,9 +5035,53 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        bob__subcmd__mtg__subcmd__cards__subcmd__help)
-            opts="import help"
+        bob__subcmd__mtg__subcmd__cards__subcmd__coverage)
+            opts="-h -V --set --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__mtg__subcmd__cards__subcmd__help)
+            opts="import coverage help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__mtg__subcmd__cards__subcmd__help__subcmd__coverage)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -5160,8 +5230,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__help__subcmd__cards)
-            opts="import"
+            opts="import coverage"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__mtg__subcmd__help__subcmd__cards__subcmd__coverage)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -338,6 +338,10 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ]),
     ("mtg cards import", &[
         parse("Add cards from a Scryfall JSON export", "bob mtg cards import cards.json"),
+        parse("Add cards from MTGJSON's AtomicCards", "bob mtg cards import AtomicCards.json"),
+    ]),
+    ("mtg cards coverage", &[
+        run("How many Foundations cards compile and play, and what the rest miss", "bob mtg cards coverage --set fdn"),
     ]),
     ("mtg decks", &[
         run("The built-in decks", "bob mtg decks"),

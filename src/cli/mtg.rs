@@ -8,7 +8,8 @@ use crate::memory::mtg_lessons;
 use crate::mtg::action::{ActionRequest, Viewer, surface, visible};
 use crate::mtg::agents::{Agent, AgentKind, selfplay_with};
 use crate::mtg::apply;
-use crate::mtg::cards::{self, CardData, Pool, kw};
+use crate::mtg::cards::{CardData, Pool, kw};
+use crate::mtg::catalog;
 use crate::mtg::decks::{self, Deck};
 use crate::mtg::journal::{self, GameFiles, Start};
 use crate::mtg::state::{Seat, State};
@@ -121,10 +122,21 @@ pub struct CardsArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum CardsCommand {
     /// Add the playable cards of a Scryfall file (bulk oracle_cards list or a search result
-    /// {data:[…]}) to this home's pool; lists the refused ones with the reason
+    /// {data:[…]}) or an MTGJSON AtomicCards file to this home's pool; lists the refused ones
+    /// with the reason
     Import {
-        /// The Scryfall JSON file
+        /// The Scryfall or MTGJSON JSON file
         file: PathBuf,
+    },
+    /// How many cards of a file or a shipped set compile and how many the engine plays, by
+    /// rarity; the rest grouped by the template they miss
+    Coverage {
+        /// A Scryfall or MTGJSON card file
+        #[arg(required_unless_present = "set", conflicts_with = "set")]
+        file: Option<PathBuf>,
+        /// A set shipped with bob instead of a file (fdn)
+        #[arg(long, value_name = "CODE")]
+        set: Option<String>,
     },
 }
 
@@ -318,6 +330,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 ctx.out.rows(&rows)
             }
             Some(CardsCommand::Import { file }) => import(&file, ctx),
+            Some(CardsCommand::Coverage { file, set }) => coverage(file.as_deref(), set, ctx),
         },
         Args::Decks => {
             let rows: Vec<Value> = decks::builtin()
@@ -390,11 +403,27 @@ fn act(a: ActArgs, ctx: &Ctx) -> Result<()> {
     ctx.out.doc(&mtg_lessons::act(&ctx.home, &a.game, &req)?)
 }
 
+fn coverage(file: Option<&Path>, set: Option<String>, ctx: &Ctx) -> Result<()> {
+    let value: Value = match (file, set) {
+        (Some(f), _) => parse_json("card file", &read_input(Some(f))?)?,
+        (None, Some(code)) => {
+            let text = catalog::set_file(&code).ok_or_else(|| {
+                Error::invalid(format!("no card set {code:?} is shipped (known: fdn)"))
+            })?;
+            parse_json("card file", text)?
+        }
+        (None, None) => return Err(Error::invalid("give a card FILE or --set CODE")),
+    };
+    let report =
+        catalog::coverage(&value).map_err(|e| Error::invalid(format!("card file: {e}")))?;
+    ctx.out.doc(&report)
+}
+
 fn import(file: &Path, ctx: &Ctx) -> Result<()> {
     let text = read_input(Some(file))?;
     let value: Value = parse_json("card file", &text)?;
     let (ok, refused) =
-        cards::import(&value).map_err(|e| Error::invalid(format!("card file: {e}")))?;
+        catalog::import(&value).map_err(|e| Error::invalid(format!("card file: {e}")))?;
     let path = imported_path(ctx);
     let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
     let mut list: Vec<CardData> = store::read_json(&path)?.unwrap_or_default();

@@ -257,8 +257,11 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
                 "damage": o.damage,
                 "power": if creature { json!(s.power(id)) } else { Value::Null },
                 "toughness": if creature { json!(s.toughness(id)) } else { Value::Null },
-                "keywords": kw::names(c.keywords), "sick": o.sick,
+                "keywords": kw::names(c.keywords | o.gained), "sick": o.sick,
             });
+            if o.counters != 0 {
+                v["counters"] = json!(o.counters);
+            }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
                 v["attacking"] = json!(a.defender);
             }
@@ -272,8 +275,13 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
         .stack
         .iter()
         .map(|it| {
-            json!({"id": it.card, "name": s.card(it.card).data.name, "controller": it.controller,
-                   "targets": it.target.iter().collect::<Vec<_>>()})
+            let mut v = json!({"id": it.card, "name": s.card(it.card).data.name,
+                   "controller": it.controller, "targets": it.target.iter().collect::<Vec<_>>()});
+            if let Some(a) = it.ability {
+                // A triggered ability of the card, not the card itself.
+                v["ability"] = json!(a);
+            }
+            v
         })
         .collect();
     let outcome = s.outcome.as_ref();

@@ -97,7 +97,7 @@ impl Agent {
                         blocks.push((b, can[k]));
                     }
                 }
-                Move::Block(blocks)
+                Move::Block(s.without_lone_menace_blocks(blocks))
             }
             Pending::AssignDamage { attacker } => {
                 let (blockers, power, trample, dt) = s.assign_info(attacker);
@@ -236,7 +236,7 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                     blocks.push((b, at));
                 }
             }
-            Move::Block(blocks)
+            Move::Block(s.without_lone_menace_blocks(blocks))
         }
         Pending::AssignDamage { attacker } => {
             let (blockers, power, trample, dt) = s.assign_info(attacker);

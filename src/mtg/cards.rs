@@ -1,117 +1,19 @@
 //! Cards as data: Scryfall-shaped card objects parsed into what the engine can play.
 //!
-//! A card is kept in Scryfall's field names ([`CardData`]); [`parse`] turns it into a [`Card`]
-//! with a mana cost, a kind and, for instants and sorceries, one [`Effect`]. Anything the rules
-//! subset cannot play exactly is refused with a reason: an unsupported card is never treated as
-//! a vanilla creature.
+//! A card is kept in Scryfall's field names ([`CardData`]); [`parse`] compiles its rules text
+//! ([`super::compile`]), lowers the abilities to the engine's form ([`super::lower`]) and
+//! returns a [`Card`]: a mana cost, a kind, keywords, the effects of an instant or sorcery, its
+//! triggered abilities and the tokens they make. Anything the engine cannot play exactly is
+//! refused with a reason naming the unparsed fragment or the missing template: an unsupported
+//! card is never treated as a vanilla creature. The built-in pool is the core cards plus the
+//! shipped Foundations cards the engine plays.
 
-use serde::{Deserialize, Serialize};
+use super::facts::parse_cost;
+pub use super::facts::{COLORS, CardData, ManaCost};
+pub use super::lower::{Effect, TargetKind, kw};
+use super::{compile, lower};
+use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// The five colours, in WUBRG order (CR 105.1).
-pub const COLORS: [char; 5] = ['W', 'U', 'B', 'R', 'G'];
-
-/// A card object in Scryfall's field names. Unknown fields are ignored on input.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CardData {
-    pub name: String,
-    #[serde(default)]
-    pub mana_cost: String,
-    #[serde(default)]
-    pub type_line: String,
-    #[serde(default)]
-    pub oracle_text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub power: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub toughness: Option<String>,
-    #[serde(default)]
-    pub keywords: Vec<String>,
-}
-
-/// A mana cost (CR 202.1): generic plus coloured symbols, WUBRG.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ManaCost {
-    pub generic: u8,
-    pub colored: [u8; 5],
-}
-
-impl ManaCost {
-    /// Mana value (CR 202.3).
-    pub fn total(&self) -> u32 {
-        self.generic as u32 + self.colored.iter().map(|&c| c as u32).sum::<u32>()
-    }
-}
-
-/// Keyword abilities of the rules subset (CR 702), as bits.
-pub mod kw {
-    pub const FLYING: u16 = 1 << 0; // 702.9
-    pub const REACH: u16 = 1 << 1; // 702.17
-    pub const FIRST_STRIKE: u16 = 1 << 2; // 702.7
-    pub const DOUBLE_STRIKE: u16 = 1 << 3; // 702.4
-    pub const DEATHTOUCH: u16 = 1 << 4; // 702.2
-    pub const TRAMPLE: u16 = 1 << 5; // 702.19
-    pub const VIGILANCE: u16 = 1 << 6; // 702.20
-    pub const HASTE: u16 = 1 << 7; // 702.10
-    pub const LIFELINK: u16 = 1 << 8; // 702.15
-    pub const DEFENDER: u16 = 1 << 9; // 702.3
-    pub const NAMES: [(u16, &str); 10] = [
-        (FLYING, "Flying"),
-        (REACH, "Reach"),
-        (FIRST_STRIKE, "First strike"),
-        (DOUBLE_STRIKE, "Double strike"),
-        (DEATHTOUCH, "Deathtouch"),
-        (TRAMPLE, "Trample"),
-        (VIGILANCE, "Vigilance"),
-        (HASTE, "Haste"),
-        (LIFELINK, "Lifelink"),
-        (DEFENDER, "Defender"),
-    ];
-    /// The keyword names of a bit set, in a fixed order.
-    pub fn names(bits: u16) -> Vec<&'static str> {
-        NAMES
-            .iter()
-            .filter(|(b, _)| bits & b != 0)
-            .map(|(_, n)| *n)
-            .collect()
-    }
-    pub fn from_name(name: &str) -> Option<u16> {
-        NAMES
-            .iter()
-            .find(|(_, n)| n.eq_ignore_ascii_case(name))
-            .map(|(b, _)| *b)
-    }
-}
-
-/// What a spell may target (CR 115.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetKind {
-    /// "any target": a creature or a player (CR 115.4; no planeswalkers in this subset).
-    Any,
-    Creature,
-    TappedCreature,
-    Player,
-}
-
-/// The one effect of an instant or sorcery in this subset.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    Damage(u8, TargetKind),
-    Destroy(TargetKind),
-    Draw(u8),
-    GainLife(u8),
-    Pump(i8, i8),
-}
-
-impl Effect {
-    pub fn target(&self) -> Option<TargetKind> {
-        match *self {
-            Effect::Damage(_, t) | Effect::Destroy(t) => Some(t),
-            Effect::Pump(..) => Some(TargetKind::Creature),
-            Effect::Draw(_) | Effect::GainLife(_) => None,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -131,137 +33,42 @@ pub struct Card {
     pub power: i16,
     pub toughness: i16,
     pub keywords: u16,
+    /// The first effect of an instant or sorcery (what agents weigh).
     pub effect: Option<Effect>,
+    /// Every effect of an instant or sorcery, in order.
+    pub effects: Vec<Effect>,
+    /// "This enters tapped" (CR 614.1c).
+    pub enters_tapped: bool,
+    /// Triggered abilities (CR 603) with their effects, in printed order.
+    pub triggers: Vec<(compile::Trigger, Vec<Effect>)>,
+    /// The tokens this card's effects create, as card objects (CR 111.4).
+    pub tokens: Vec<CardData>,
+    /// A token (type line "Token Creature — …"): it ceases to exist off the battlefield
+    /// (CR 704.5d).
+    pub token: bool,
 }
 
-fn parse_cost(s: &str) -> Result<ManaCost, String> {
-    let mut cost = ManaCost::default();
-    let mut rest = s.trim();
-    while !rest.is_empty() {
-        let Some(end) = rest.strip_prefix('{').and_then(|r| r.find('}')) else {
-            return Err(format!("mana cost {s:?} is not a list of {{…}} symbols"));
-        };
-        let sym = &rest[1..=end];
-        rest = &rest[end + 2..];
-        if let Ok(n) = sym.parse::<u8>() {
-            cost.generic = cost.generic.saturating_add(n);
-        } else if let Some(i) = COLORS
-            .iter()
-            .position(|c| sym.len() == 1 && sym.starts_with(*c))
-        {
-            cost.colored[i] += 1;
-        } else {
-            return Err(format!(
-                "mana symbol {{{sym}}} is not supported (only generic and W U B R G)"
-            ));
-        }
+impl Card {
+    /// The one target kind of a spell, if it targets (CR 601.2c).
+    pub fn target(&self) -> Option<TargetKind> {
+        self.effects.iter().find_map(Effect::target)
     }
-    Ok(cost)
 }
 
-/// Removes reminder text (CR 207.2) and returns the trimmed rules text.
-fn strip_reminder(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut depth = 0;
-    for c in text.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' if depth > 0 => depth -= 1,
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn number_word(w: &str) -> Option<u8> {
-    let words = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    ];
-    if w == "a" || w == "an" {
-        return Some(1);
-    }
-    words
-        .iter()
-        .position(|x| *x == w)
-        .map(|i| i as u8)
-        .or_else(|| w.parse().ok())
-}
-
-/// Parses the one sentence of an instant or sorcery in this subset.
-fn parse_effect(name: &str, text: &str) -> Result<Effect, String> {
-    let t = text
-        .replace(name, "~")
-        .replace("This spell", "~")
-        .to_lowercase();
-    let t = t.trim().trim_end_matches('.');
-    if t.contains('\n') || t.contains(". ") {
-        return Err("more than one ability or sentence".into());
-    }
-    if let Some(rest) = t.strip_prefix("~ deals ") {
-        let (n, target) = rest
-            .split_once(" damage to ")
-            .ok_or("damage without a target")?;
-        let n: u8 = n.parse().map_err(|_| format!("damage amount {n:?}"))?;
-        let kind = match target {
-            "any target" => TargetKind::Any,
-            "target creature" => TargetKind::Creature,
-            "target player" | "target player or planeswalker" => TargetKind::Player,
-            other => return Err(format!("damage to {other:?} is not supported")),
-        };
-        return Ok(Effect::Damage(n, kind));
-    }
-    match t {
-        "destroy target creature" => return Ok(Effect::Destroy(TargetKind::Creature)),
-        "destroy target tapped creature" => {
-            return Ok(Effect::Destroy(TargetKind::TappedCreature));
-        }
-        _ => {}
-    }
-    if let Some(rest) = t.strip_prefix("draw ") {
-        let n = rest.trim_end_matches(" cards").trim_end_matches(" card");
-        return number_word(n)
-            .map(Effect::Draw)
-            .ok_or_else(|| format!("draw amount {n:?}"));
-    }
-    if let Some(rest) = t
-        .strip_prefix("you gain ")
-        .and_then(|r| r.strip_suffix(" life"))
-    {
-        return rest
-            .parse()
-            .map(Effect::GainLife)
-            .map_err(|_| format!("life amount {rest:?}"));
-    }
-    if let Some(rest) = t
-        .strip_prefix("target creature gets ")
-        .and_then(|r| r.strip_suffix(" until end of turn"))
-    {
-        let (p, tt) = rest.split_once('/').ok_or("pump without P/T")?;
-        let p: i8 = p
-            .trim_start_matches('+')
-            .parse()
-            .map_err(|_| "pump power")?;
-        let tt: i8 = tt
-            .trim_start_matches('+')
-            .parse()
-            .map_err(|_| "pump toughness")?;
-        return Ok(Effect::Pump(p, tt));
-    }
-    Err(format!("rules text {text:?} is not supported"))
-}
-
-/// Parses a card object into a playable card, or says why the engine cannot play it.
+/// Parses a card object into a playable card, or says why the engine cannot play it: the rules
+/// text does not compile (the fragment is named), or it compiles to a template the engine does
+/// not play yet (the template is named).
 pub fn parse(d: &CardData) -> Result<Card, String> {
     if d.name.trim().is_empty() {
         return Err("the card has no name".into());
     }
     let cost = parse_cost(&d.mana_cost)?;
-    let text = strip_reminder(&d.oracle_text);
+    let compiled = compile::compile(d).map_err(|u| {
+        format!(
+            "rules text {:?} is not supported (no template: {})",
+            u.fragment, u.shape
+        )
+    })?;
     let mut keywords = 0u16;
     for k in &d.keywords {
         keywords |= kw::from_name(k).ok_or_else(|| format!("keyword {k:?} is not supported"))?;
@@ -271,7 +78,15 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         Some((a, b)) => (a.trim(), b.trim()),
         None => (tl, ""),
     };
-    let card = |kind, power, toughness, effect| Card {
+    let spell = matches!(types, "Instant" | "Sorcery");
+    let lowered = lower::lower(&compiled.abilities, spell)
+        .map_err(|t| format!("template {t} is not supported by the engine yet"))?;
+    let effects = lowered.effects;
+    let effect = effects.first().copied();
+    if lowered.keywords != keywords {
+        return Err("keywords do not match the rules text".into());
+    }
+    let card = |kind, power, toughness, effect: Option<Effect>| Card {
         data: d.clone(),
         cost,
         kind,
@@ -279,6 +94,15 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         toughness,
         keywords,
         effect,
+        effects: if effect.is_some() {
+            effects.clone()
+        } else {
+            Vec::new()
+        },
+        enters_tapped: lowered.enters_tapped,
+        triggers: lowered.triggers.clone(),
+        tokens: lowered.tokens.clone(),
+        token: types == "Token Creature",
     };
     match types {
         "Basic Land" => {
@@ -290,38 +114,27 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
                 "Forest" => 4,
                 other => return Err(format!("basic land type {other:?} is not supported")),
             };
-            if !text.is_empty() || keywords != 0 {
+            if !compiled.abilities.is_empty() {
                 return Err("a basic land with rules text beyond its mana ability".into());
             }
             Ok(card(Kind::Land(color), 0, 0, None))
         }
-        "Creature" => {
+        "Creature" | "Token Creature" => {
             let pt = |v: &Option<String>, what: &str| -> Result<i16, String> {
                 let s = v.as_deref().ok_or(format!("creature without {what}"))?;
                 s.parse()
                     .map_err(|_| format!("{what} {s:?} is not a number"))
             };
             let (p, t) = (pt(&d.power, "power")?, pt(&d.toughness, "toughness")?);
-            // Keyword-only rules text (CR 702.1): every line a comma list of known keywords.
-            let mut seen = 0u16;
-            for part in text
-                .split(['\n', ','])
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-            {
-                seen |= kw::from_name(part)
-                    .ok_or_else(|| format!("rules text {part:?} is not supported"))?;
-            }
-            if seen != keywords {
-                return Err("keywords do not match the rules text".into());
-            }
             Ok(card(Kind::Creature, p, t, None))
         }
         "Instant" | "Sorcery" => {
             if keywords != 0 {
                 return Err("spells with keyword abilities are not supported".into());
             }
-            let effect = parse_effect(&d.name, &text)?;
+            let Some(effect) = effect else {
+                return Err("an instant or sorcery without rules text".into());
+            };
             let kind = if types == "Instant" {
                 Kind::Instant
             } else {
@@ -339,6 +152,9 @@ pub struct Pool {
     cards: BTreeMap<String, Card>,
 }
 
+/// The Foundations (FDN) card facts shipped with bob (Scryfall field names plus `rarity`).
+pub const FDN: &str = include_str!("data/fdn.json");
+
 /// The pool shipped with bob (Scryfall field names).
 pub const BUILTIN_CARDS: &str = include_str!("data/cards.json");
 
@@ -350,7 +166,9 @@ pub struct Refused {
 }
 
 impl Pool {
-    /// The built-in pool. Every built-in card parses (a unit test holds this).
+    /// The built-in pool: the core cards (every one parses; a unit test holds this) and the
+    /// shipped Foundations cards the engine plays (the others are left out, as coverage
+    /// reports them).
     pub fn builtin() -> Pool {
         let mut pool = Pool::default();
         let data: Vec<CardData> =
@@ -358,6 +176,14 @@ impl Pool {
         for d in data {
             let card = parse(&d).expect("built-in card parses");
             pool.cards.insert(d.name.clone(), card);
+        }
+        let fdn: Vec<CardData> = serde_json::from_str(FDN).expect("built-in fdn.json is valid");
+        for d in fdn {
+            if !pool.cards.contains_key(&d.name)
+                && let Ok(card) = parse(&d)
+            {
+                pool.cards.insert(d.name.clone(), card);
+            }
         }
         pool
     }
@@ -381,53 +207,6 @@ impl Pool {
     pub fn is_empty(&self) -> bool {
         self.cards.is_empty()
     }
-}
-
-/// Reads Scryfall card objects: a list (bulk `oracle_cards`), or a search result `{data:[…]}`.
-/// Returns the playable cards and the refused ones with reasons.
-pub fn import(value: &serde_json::Value) -> Result<(Vec<Card>, Vec<Refused>), String> {
-    let list = match value {
-        serde_json::Value::Array(a) => a,
-        serde_json::Value::Object(o) => match o.get("data") {
-            Some(serde_json::Value::Array(a)) => a,
-            _ if o.contains_key("name") => std::slice::from_ref(value),
-            _ => {
-                return Err("expected a list of card objects or a search result {data:[…]}".into());
-            }
-        },
-        _ => return Err("expected a list of card objects or a search result {data:[…]}".into()),
-    };
-    let mut ok = Vec::new();
-    let mut refused = Vec::new();
-    for (i, v) in list.iter().enumerate() {
-        let name = v
-            .get("name")
-            .and_then(|n| n.as_str())
-            .unwrap_or("")
-            .to_string();
-        let reason = if v.get("card_faces").is_some() {
-            Some("multi-faced cards are not supported".to_string())
-        } else if let Some(l) = v.get("layout").and_then(|l| l.as_str())
-            && l != "normal"
-        {
-            Some(format!("layout {l:?} is not supported"))
-        } else {
-            match serde_json::from_value::<CardData>(v.clone()) {
-                Err(e) => Some(format!("not a card object (item {i}): {e}")),
-                Ok(d) => match parse(&d) {
-                    Ok(c) => {
-                        ok.push(c);
-                        None
-                    }
-                    Err(r) => Some(r),
-                },
-            }
-        };
-        if let Some(reason) = reason {
-            refused.push(Refused { name, reason });
-        }
-    }
-    Ok((ok, refused))
 }
 
 #[cfg(test)]
@@ -483,6 +262,7 @@ mod tests {
             power: Some("2".into()),
             toughness: Some("2".into()),
             keywords: vec![],
+            loyalty: None,
         };
         assert!(
             parse(&d(

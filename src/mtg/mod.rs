@@ -1,5 +1,6 @@
 //! A Magic: The Gathering rules engine ("core rules v1", docs/design.md#module-map): cards and decks as
-//! data, the game state, the action contract, the ActionSurface, a pure reducer, agents,
+//! data (rules text compiled into typed abilities, card files read and their coverage
+//! reported), the game state, the action contract, the ActionSurface, a pure reducer, agents,
 //! selfplay and the GameJournal. Knows nothing of the CLI.
 //!
 //! Rule numbers in comments are the Comprehensive Rules'.
@@ -7,11 +8,17 @@
 pub mod action;
 pub mod agents;
 pub mod cards;
+pub mod catalog;
+pub mod compile;
 pub mod decks;
 pub mod engine;
+pub mod facts;
+#[cfg(test)]
+mod fdn_tests;
 pub mod game;
 pub mod journal;
 pub mod lessons;
+pub mod lower;
 pub mod model;
 pub mod state;
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The game state: objects, zones, players, turn, stack, combat, and the pending decision.
 //!
 //! A card keeps one id (`c1`, `c2`, …) for the whole game. CR 400.7 makes a card that changes
-//! zones a new object; in this subset no card ever returns to the battlefield or the stack, so
-//! a stable id never lets an old target follow a card to a new object.
+//! zones a new object: a card returned to hand can come back, so each object counts how often
+//! it left the battlefield and a spell remembers that count with its target; a target whose
+//! count changed is gone (the spell does not follow the card to its new object).
 
 use super::cards::{Card, CardData, Kind};
 use serde::de::Error as _;
@@ -117,6 +118,8 @@ pub enum Zone {
     Stack,
     Battlefield,
     Graveyard,
+    /// A token that left the battlefield and ceased to exist (CR 704.5d).
+    Gone,
 }
 
 /// The steps of a turn (CR 500.1), by their contract names.
@@ -178,6 +181,20 @@ pub struct Obj {
     /// "Until end of turn" power/toughness changes (CR 514.2).
     pub pump_p: i16,
     pub pump_t: i16,
+    /// Net +1/+1 counters (negative: -1/-1 counters); CR 704.5q keeps only one kind.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub counters: i16,
+    /// Keyword abilities gained until end of turn (CR 611.2, layer 6).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gained: u16,
+    /// How many times it has left the battlefield: a target remembered with another count is
+    /// an older object (CR 400.7).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub moves: u16,
+}
+
+fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,6 +221,12 @@ pub struct StackItem {
     pub card: Id,
     pub controller: Seat,
     pub target: Option<Target>,
+    /// The target object's [`Obj::moves`] when it was chosen (CR 400.7).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub target_moves: u16,
+    /// A triggered ability of `card` (index into its card's triggers), not the card itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ability: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -317,13 +340,13 @@ impl State {
         self.card(id).kind == Kind::Creature
     }
     pub fn power(&self, id: Id) -> i16 {
-        self.card(id).power + self.obj(id).pump_p
+        self.card(id).power + self.obj(id).counters + self.obj(id).pump_p
     }
     pub fn toughness(&self, id: Id) -> i16 {
-        self.card(id).toughness + self.obj(id).pump_t
+        self.card(id).toughness + self.obj(id).counters + self.obj(id).pump_t
     }
     pub fn has(&self, id: Id, kw: u16) -> bool {
-        self.card(id).keywords & kw != 0
+        (self.card(id).keywords | self.obj(id).gained) & kw != 0
     }
     pub fn decision_id(&self) -> String {
         format!("d{}", self.decisions + 1)
@@ -353,7 +376,8 @@ impl State {
             .map(|p| p.library.len() + p.hand.len() + p.graveyard.len())
             .sum::<usize>()
             + self.battlefield.len()
-            + self.stack.len()
+            + self.stack.iter().filter(|it| it.ability.is_none()).count()
+            + self.objs.iter().filter(|o| o.zone == Zone::Gone).count()
     }
 
     /// Checks the invariants every reachable state keeps; returns the first broken one.
@@ -391,7 +415,7 @@ impl State {
         for &id in &self.battlefield {
             mark(id, Zone::Battlefield, None)?;
         }
-        for it in &self.stack {
+        for it in self.stack.iter().filter(|it| it.ability.is_none()) {
             mark(it.card, Zone::Stack, None)?;
         }
         for seat in [Seat::P1, Seat::P2] {

@@ -6,7 +6,7 @@ use crate::TestEnv;
 use serde_json::{Value, json};
 
 /// Starts game `id` from a position; returns the `new` output.
-fn setup(env: &TestEnv, id: &str, position: Value) -> Value {
+pub(crate) fn setup(env: &TestEnv, id: &str, position: Value) -> Value {
     let p = env.write(&format!("{id}.json"), &position.to_string());
     env.json(
         &["mtg", "new", "--setup", p.to_str().unwrap(), "--game", id],
@@ -14,12 +14,12 @@ fn setup(env: &TestEnv, id: &str, position: Value) -> Value {
     )
 }
 
-fn decision(env: &TestEnv, id: &str) -> Value {
+pub(crate) fn decision(env: &TestEnv, id: &str) -> Value {
     env.json(&["mtg", "actions", "--game", id], "")
 }
 
 /// Acts with the current decision id; expects success.
-fn act(env: &TestEnv, id: &str, action: Value) -> Value {
+pub(crate) fn act(env: &TestEnv, id: &str, action: Value) -> Value {
     let mut a = action;
     a["decision_id"] = decision(env, id)["decision_id"].clone();
     env.json(&["mtg", "act", "--game", id], &a.to_string())
@@ -41,11 +41,11 @@ fn refused(env: &TestEnv, id: &str, action: Value) -> Value {
     e
 }
 
-fn state(env: &TestEnv, id: &str) -> Value {
+pub(crate) fn state(env: &TestEnv, id: &str) -> Value {
     env.json(&["mtg", "state", "--game", id, "--as", "all"], "")
 }
 
-fn on_battlefield(s: &Value, card: &str) -> Option<Value> {
+pub(crate) fn on_battlefield(s: &Value, card: &str) -> Option<Value> {
     s["battlefield"]
         .as_array()
         .unwrap()
@@ -54,7 +54,7 @@ fn on_battlefield(s: &Value, card: &str) -> Option<Value> {
         .cloned()
 }
 
-fn in_graveyard(s: &Value, player: &str, card: &str) -> bool {
+pub(crate) fn in_graveyard(s: &Value, player: &str, card: &str) -> bool {
     s["players"][player]["graveyard"]
         .as_array()
         .unwrap()
@@ -62,11 +62,11 @@ fn in_graveyard(s: &Value, player: &str, card: &str) -> bool {
         .any(|c| c["id"] == card)
 }
 
-fn forests(n: usize) -> Vec<&'static str> {
+pub(crate) fn forests(n: usize) -> Vec<&'static str> {
     vec!["Forest"; n]
 }
 
-fn events_of(v: &Value) -> Vec<Value> {
+pub(crate) fn events_of(v: &Value) -> Vec<Value> {
     v["events"].as_array().cloned().unwrap_or_default()
 }
 

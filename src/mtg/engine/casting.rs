@@ -34,35 +34,64 @@ impl State {
     pub(super) fn timing_ok(&self, seat: Seat, id: Id) -> bool {
         match self.card(id).kind {
             Kind::Instant => true,
+            // CR 702.8a: flash lets a spell be cast any time its controller could cast an
+            // instant.
+            _ if self.has(id, kw::FLASH) => true,
             Kind::Land(_) => false,
             _ => self.can_sorcery_speed(seat),
         }
     }
 
-    /// Whether `t` is a legal target of kind `k` now (CR 115, 608.2b).
-    pub(crate) fn target_ok(&self, k: TargetKind, t: Target) -> bool {
+    /// Whether `t` is a legal target of kind `k` now for a spell or ability `by` controls
+    /// (CR 115, 608.2b; 702.11b hexproof).
+    pub(crate) fn target_ok(&self, by: Seat, k: TargetKind, t: Target) -> bool {
+        if let Target::Obj(id) = t
+            && id.i() < self.objs.len()
+            && self.obj(id).owner != by
+            && self.has(id, kw::HEXPROOF)
+        {
+            return false;
+        }
         match (k, t) {
             (TargetKind::Any | TargetKind::Player, Target::Player(_)) => true,
-            (_, Target::Player(_)) | (TargetKind::Player, Target::Obj(_)) => false,
+            (TargetKind::Opponent, Target::Player(p)) => p != by,
+            (_, Target::Player(_))
+            | (TargetKind::Player | TargetKind::Opponent, Target::Obj(_)) => false,
             (_, Target::Obj(id)) => {
-                id.i() < self.objs.len()
-                    && self.obj(id).zone == Zone::Battlefield
-                    && self.is_creature(id)
-                    && (k != TargetKind::TappedCreature || self.obj(id).tapped)
+                if id.i() >= self.objs.len() || self.obj(id).zone != Zone::Battlefield {
+                    return false;
+                }
+                let mine = self.obj(id).owner == by;
+                let in_combat = || {
+                    self.combat
+                        .attackers
+                        .iter()
+                        .any(|a| a.id == id || a.blockers.contains(&id))
+                };
+                match k {
+                    TargetKind::NonlandPermanent => !matches!(self.card(id).kind, Kind::Land(_)),
+                    _ if !self.is_creature(id) => false,
+                    TargetKind::TappedCreature => self.obj(id).tapped,
+                    TargetKind::CreatureYouControl => mine,
+                    TargetKind::CreatureOpponentControls => !mine,
+                    TargetKind::CombatCreature => in_combat(),
+                    _ => true,
+                }
             }
         }
     }
 
-    /// Every legal target of kind `k`.
-    pub(crate) fn targets(&self, k: TargetKind) -> Vec<Target> {
+    /// Every legal target of kind `k` for a spell `by` controls.
+    pub(crate) fn targets(&self, by: Seat, k: TargetKind) -> Vec<Target> {
         let mut v = Vec::new();
-        if matches!(k, TargetKind::Any | TargetKind::Player) {
-            v.push(Target::Player(Seat::P1));
-            v.push(Target::Player(Seat::P2));
+        for p in [Seat::P1, Seat::P2] {
+            if self.target_ok(by, k, Target::Player(p)) {
+                v.push(Target::Player(p));
+            }
         }
-        if k != TargetKind::Player {
+        if !matches!(k, TargetKind::Player | TargetKind::Opponent) {
             for &id in &self.battlefield {
-                if self.target_ok(k, Target::Obj(id)) {
+                if self.target_ok(by, k, Target::Obj(id)) {
                     v.push(Target::Obj(id));
                 }
             }
@@ -70,12 +99,14 @@ impl State {
         v
     }
 
-    pub(super) fn has_target(&self, k: TargetKind) -> bool {
-        matches!(k, TargetKind::Any | TargetKind::Player)
-            || self
-                .battlefield
-                .iter()
-                .any(|&id| self.target_ok(k, Target::Obj(id)))
+    pub(super) fn has_target(&self, by: Seat, k: TargetKind) -> bool {
+        matches!(
+            k,
+            TargetKind::Any | TargetKind::Player | TargetKind::Opponent
+        ) || self
+            .battlefield
+            .iter()
+            .any(|&id| self.target_ok(by, k, Target::Obj(id)))
     }
 
     /// Whether `seat` could cast `id` now with some target and automatic payment.
@@ -86,9 +117,7 @@ impl State {
             && !matches!(c.kind, Kind::Land(_))
             && self.timing_ok(seat, id)
             && affordable(c, avail)
-            && c.effect
-                .and_then(|e| e.target())
-                .is_none_or(|k| self.has_target(k))
+            && c.target().is_none_or(|k| self.has_target(seat, k))
     }
 
     /// Whether `seat` has any legal action besides passing priority.
@@ -106,6 +135,7 @@ impl State {
                 Kind::Land(_) if land_ok => return true,
                 Kind::Land(_) => {}
                 Kind::Instant => spell = true,
+                _ if self.has(id, kw::FLASH) => spell = true,
                 _ => spell |= sorcery_ok,
             }
         }
@@ -125,14 +155,14 @@ impl State {
             if self.can_play_land(seat, id) {
                 v.push(Move::PlayLand(id));
             } else if self.castable(seat, id, &avail) {
-                match self.card(id).effect.and_then(|e| e.target()) {
+                match self.card(id).target() {
                     None => v.push(Move::Cast {
                         card: id,
                         target: None,
                         tap: None,
                     }),
                     Some(k) => {
-                        for t in self.targets(k) {
+                        for t in self.targets(seat, k) {
                             v.push(Move::Cast {
                                 card: id,
                                 target: Some(t),
@@ -167,12 +197,12 @@ impl State {
                 c.data.name
             ));
         }
-        match (c.effect.and_then(|e| e.target()), target) {
+        match (c.target(), target) {
             (None, None) => {}
             (None, Some(_)) => return illegal(format!("{} takes no target", c.data.name)),
             (Some(_), None) => return illegal(format!("{} needs a target", c.data.name)),
             (Some(k), Some(t)) => {
-                if !self.target_ok(k, t) {
+                if !self.target_ok(seat, k, t) {
                     return illegal(format!("{t} is not a legal target for {}", c.data.name));
                 }
             }
@@ -229,10 +259,16 @@ impl State {
         self.recount(seat);
         self.players[seat.i()].hand.retain(|&h| h != id);
         self.objs[id.i()].zone = Zone::Stack;
+        let target_moves = match target {
+            Some(Target::Obj(t)) => self.obj(t).moves,
+            _ => 0,
+        };
         self.stack.push(StackItem {
             card: id,
             controller: seat,
             target,
+            target_moves,
+            ability: None,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;

@@ -2,7 +2,9 @@
 //! needs, one file per rules area: `setup` (card table, start, mulligans), `position` (a game
 //! from a described position), `step` (applying one move), `turn` (turn structure and running
 //! forward), `casting` (lands, spells, targets, the legal priority moves), `mana`, `stack`
-//! (priority passing and resolution), `combat` and `sba` (draws, deaths, state-based actions).
+//! (priority passing and resolution), `effects` (what spells and abilities do), `triggers`
+//! (triggered abilities onto the stack), `keywords` (menace, indestructible), `combat` and
+//! `sba` (draws, deaths, state-based actions).
 //! This module holds the move and event vocabulary and the game's random stream.
 //!
 //! [`State::step`] validates the whole move before it changes anything, so an illegal move
@@ -21,12 +23,15 @@ use std::sync::Arc;
 
 mod casting;
 mod combat;
+mod effects;
+mod keywords;
 mod mana;
 mod position;
 mod sba;
 mod setup;
 mod stack;
 mod step;
+mod triggers;
 mod turn;
 
 use mana::{affordable, mana_available};
@@ -145,6 +150,36 @@ pub enum Event {
     },
     Discarded {
         player: Seat,
+        card: Id,
+    },
+    LifeLost {
+        player: Seat,
+        amount: i16,
+    },
+    ReturnedToHand {
+        card: Id,
+    },
+    Tapped {
+        card: Id,
+    },
+    Counters {
+        card: Id,
+        amount: i16,
+    },
+    Milled {
+        player: Seat,
+        card: Id,
+    },
+    /// A triggered ability of `card` was put on the stack (CR 603.3).
+    Triggered {
+        card: Id,
+        ability: u8,
+    },
+    AbilityResolved {
+        card: Id,
+        ability: u8,
+    },
+    TokenCreated {
         card: Id,
     },
     Conceded {

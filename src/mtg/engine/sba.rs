@@ -19,17 +19,14 @@ impl State {
     }
 
     pub(super) fn put_in_graveyard(&mut self, id: Id) {
-        if let Some(i) = self.battlefield.iter().position(|&b| b == id) {
-            self.battlefield.remove(i);
+        self.leave_battlefield(id);
+        if self.card(id).token {
+            // CR 704.5d: a token that left the battlefield ceases to exist.
+            self.objs[id.i()].zone = Zone::Gone;
+            return;
         }
         let o = &mut self.objs[id.i()];
         o.zone = Zone::Graveyard;
-        o.tapped = false;
-        o.damage = 0;
-        o.deathtouched = false;
-        o.pump_p = 0;
-        o.pump_t = 0;
-        o.sick = false;
         let owner = o.owner;
         self.players[owner.i()].graveyard.push(id);
         self.recount(owner);
@@ -96,6 +93,8 @@ impl State {
                 let o = self.obj(id);
                 if t <= 0 {
                     dying.push((id, "toughness")); // 704.5f
+                } else if self.has(id, kw::INDESTRUCTIBLE) {
+                    // 702.12b: lethal damage and deathtouch don't destroy it.
                 } else if o.damage >= t {
                     dying.push((id, "lethal_damage")); // 704.5g
                 } else if o.deathtouched && o.damage > 0 {

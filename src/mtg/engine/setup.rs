@@ -48,10 +48,19 @@ impl Builder {
                     .ok_or_else(|| format!("card {name:?} is not in the card pool"))?;
                 self.names.push(name.to_string());
                 self.cards.push(c.clone());
-                self.cards.len() - 1
+                let i = self.cards.len() - 1;
+                // The tokens its effects create join the card table with it (CR 111.4).
+                for t in &c.tokens {
+                    if !self.cards.iter().any(|k| k.data == *t) {
+                        let token = crate::mtg::cards::parse(t)?;
+                        self.names.push(format!("\u{0}token:{}", t.name));
+                        self.cards.push(token);
+                    }
+                }
+                i
             }
         };
-        if self.objs.len() >= u16::MAX as usize {
+        if self.objs.len() >= u16::MAX as usize / 2 {
             return Err("too many cards in one game".into());
         }
         self.objs.push(Obj {
@@ -64,6 +73,9 @@ impl Builder {
             deathtouched: false,
             pump_p: 0,
             pump_t: 0,
+            counters: 0,
+            gained: 0,
+            moves: 0,
         });
         Ok(Id((self.objs.len() - 1) as u16))
     }

@@ -22,56 +22,39 @@ impl State {
 
     /// CR 608.2: resolve an instant, sorcery or creature spell.
     pub(super) fn resolve(&mut self, item: StackItem, ev: &mut Vec<Event>) {
+        if let Some(ability) = item.ability {
+            return self.resolve_ability(&item, ability, ev);
+        }
         self.sba_check = true;
         let id = item.card;
-        let (kind, effect) = (self.card(id).kind, self.card(id).effect);
+        let kind = self.card(id).kind;
         if kind == Kind::Creature {
-            // CR 608.3a: a permanent spell enters the battlefield.
+            // CR 608.3a: a permanent spell enters the battlefield (tapped, CR 614.1c, if its
+            // card says so).
+            let tapped = self.card(id).enters_tapped;
             let o = &mut self.objs[id.i()];
             o.zone = Zone::Battlefield;
             o.sick = true;
+            o.tapped = tapped;
             self.battlefield.push(id);
             ev.push(Event::Resolved { card: id });
             return;
         }
-        // Card data gives every instant and sorcery an effect; a spell without one (never in a
-        // state the engine reached) resolves doing nothing instead of panicking.
-        let Some(effect) = effect else {
-            ev.push(Event::Resolved { card: id });
-            self.spell_to_graveyard(id);
-            return;
-        };
-        // CR 608.2b: a spell whose targets are all illegal does nothing.
-        let fizzled = match (effect.target(), item.target) {
-            (Some(k), Some(t)) => !self.target_ok(k, t),
+        // CR 608.2b: a spell whose targets are all illegal does nothing; a target object that
+        // left the battlefield since is a new object (CR 400.7).
+        let fizzled = match (self.card(id).target(), item.target) {
+            (Some(k), Some(t)) => {
+                !self.target_ok(item.controller, k, t)
+                    || matches!(t, Target::Obj(o) if self.obj(o).moves != item.target_moves)
+            }
             _ => false,
         };
         if fizzled {
             ev.push(Event::Fizzled { card: id });
         } else {
-            match (effect, item.target) {
-                (Effect::Damage(n, _), Some(t)) => self.deal(id, t, n as i16, ev),
-                (Effect::Destroy(_), Some(Target::Obj(t))) => {
-                    self.put_in_graveyard(t);
-                    ev.push(Event::Destroyed { card: t });
-                }
-                (Effect::Pump(p, t), Some(Target::Obj(c))) => {
-                    self.objs[c.i()].pump_p += p as i16;
-                    self.objs[c.i()].pump_t += t as i16;
-                }
-                (Effect::Draw(n), _) => {
-                    for _ in 0..n {
-                        self.draw(item.controller, ev);
-                    }
-                }
-                (Effect::GainLife(n), _) => {
-                    self.players[item.controller.i()].life += n as i32;
-                    ev.push(Event::LifeGained {
-                        player: item.controller,
-                        amount: n as i16,
-                    });
-                }
-                _ => {}
+            let effects = self.cards[self.objs[id.i()].card as usize].effects.clone();
+            for e in effects {
+                self.perform(id, item.controller, e, item.target, ev);
             }
             ev.push(Event::Resolved { card: id });
         }

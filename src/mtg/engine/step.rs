@@ -9,6 +9,7 @@ impl State {
         let Some(who) = self.decider() else {
             return illegal("the game is over");
         };
+        let seen = ev.len();
         if *mv == Move::Concede {
             // CR 104.3a: a player may concede at any time.
             ev.push(Event::Conceded { player: who });
@@ -124,6 +125,7 @@ impl State {
                         return illegal(format!("{b} blocks twice"));
                     }
                 }
+                self.menace_ok(pairs).map_err(Illegal)?;
                 self.decisions += 1;
                 self.declare_blockers(pairs, ev);
             }
@@ -150,7 +152,7 @@ impl State {
                 ));
             }
         }
-        self.settle(ev);
+        self.settle_from(ev, seen);
         Ok(())
     }
 

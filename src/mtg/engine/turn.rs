@@ -138,6 +138,7 @@ impl State {
             o.deathtouched = false;
             o.pump_p = 0;
             o.pump_t = 0;
+            o.gained = 0;
         }
         let next = self.active.other();
         self.begin_turn(next, ev);
@@ -145,11 +146,17 @@ impl State {
 
     /// Runs the game forward until a player must make a real choice.
     pub fn settle(&mut self, ev: &mut Vec<Event>) {
+        self.settle_from(ev, 0);
+    }
+
+    /// [`State::settle`], reading triggers from the events from `seen` on.
+    pub(super) fn settle_from(&mut self, ev: &mut Vec<Event>, mut seen: usize) {
         loop {
             match self.pending {
                 Pending::Priority => {
-                    // CR 117.5: SBAs before every grant of priority.
-                    if self.check_sba(ev) {
+                    // CR 117.5: SBAs before every grant of priority; then triggered
+                    // abilities go on the stack (CR 603.3).
+                    if self.check_sba(ev) || self.stack_triggers(ev, &mut seen) {
                         continue;
                     }
                     if self.has_play(self.priority) {

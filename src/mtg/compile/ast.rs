@@ -1,0 +1,355 @@
+//! The typed ability representation the compiler produces from rules text.
+//!
+//! Every node names the Comprehensive Rules section it stands for. A [`Compiled`] card holds
+//! its abilities in printed order; nothing in it is a guess: the compiler either matched a
+//! template exactly or refused the card.
+
+use crate::mtg::facts::ManaCost;
+
+/// Keyword abilities (CR 702) with their parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keyword {
+    Flying,
+    Reach,
+    FirstStrike,
+    DoubleStrike,
+    Deathtouch,
+    Trample,
+    Vigilance,
+    Haste,
+    Lifelink,
+    Defender,
+    Menace,
+    Hexproof,
+    Indestructible,
+    Flash,
+    /// 702.21: "Ward {N}".
+    Ward(u8),
+    /// 702.108.
+    Prowess,
+    /// 702.5: "Enchant creature".
+    EnchantCreature,
+    /// 702.6: "Equip {N}".
+    Equip(ManaCost),
+    /// 702.33: "Kicker {cost}".
+    Kicker(ManaCost),
+    /// 702.34: "Flashback {cost}".
+    Flashback(ManaCost),
+}
+
+impl Keyword {
+    /// The keyword's printed name (the template name of coverage reports).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Keyword::Flying => "Flying",
+            Keyword::Reach => "Reach",
+            Keyword::FirstStrike => "First strike",
+            Keyword::DoubleStrike => "Double strike",
+            Keyword::Deathtouch => "Deathtouch",
+            Keyword::Trample => "Trample",
+            Keyword::Vigilance => "Vigilance",
+            Keyword::Haste => "Haste",
+            Keyword::Lifelink => "Lifelink",
+            Keyword::Defender => "Defender",
+            Keyword::Menace => "Menace",
+            Keyword::Hexproof => "Hexproof",
+            Keyword::Indestructible => "Indestructible",
+            Keyword::Flash => "Flash",
+            Keyword::Ward(_) => "Ward",
+            Keyword::Prowess => "Prowess",
+            Keyword::EnchantCreature => "Enchant",
+            Keyword::Equip(_) => "Equip",
+            Keyword::Kicker(_) => "Kicker",
+            Keyword::Flashback(_) => "Flashback",
+        }
+    }
+}
+
+/// Which permanents a filter admits (CR 115.1 / 608.2b "target … that …").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    Creature,
+    TappedCreature,
+    /// "attacking or blocking creature" (CR 506.4).
+    CombatCreature,
+    /// "creature with flying".
+    FlyingCreature,
+    NonlandPermanent,
+    ArtifactOrEnchantment,
+    Enchantment,
+    Artifact,
+    Permanent,
+}
+
+/// Whose objects a filter admits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    Anyone,
+    You,
+    Opponent,
+}
+
+/// What an effect acts on (CR 115 targets, 608.2c non-targeted references).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// "any target": a creature, player or planeswalker (CR 115.4).
+    AnyTarget,
+    /// "target player" (or "target player or planeswalker").
+    TargetPlayer,
+    TargetOpponent,
+    /// "target creature or planeswalker".
+    TargetCreatureOrPlaneswalker,
+    /// A targeted permanent.
+    Target(Filter, Control),
+    /// Not targeted: the object the ability belongs to ("this creature", the card's name).
+    This,
+    /// "it" / "that creature": the object an earlier effect of the same ability named
+    /// (CR 608.2c).
+    That,
+    /// Not targeted: the controller of the ability.
+    You,
+    /// Not targeted: every opponent (CR 102.2).
+    EachOpponent,
+    /// Not targeted: every creature a side controls ("creatures you control").
+    EachCreature(Control),
+    /// The permanent an Aura or Equipment is attached to (CR 303.4, 301.5).
+    Attached,
+}
+
+impl Subject {
+    pub fn is_targeted(&self) -> bool {
+        matches!(
+            self,
+            Subject::AnyTarget
+                | Subject::TargetPlayer
+                | Subject::TargetOpponent
+                | Subject::TargetCreatureOrPlaneswalker
+                | Subject::Target(..)
+        )
+    }
+}
+
+/// A one-shot effect (CR 609) of a spell or ability.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// 120: "deals N damage to …".
+    Damage {
+        amount: u8,
+        to: Subject,
+    },
+    /// 701.8.
+    Destroy(Subject),
+    /// 701.13 / 406: "exile …".
+    Exile(Subject),
+    /// 400.7: "return … to its owner's hand".
+    Bounce(Subject),
+    /// 701.26: "tap …".
+    Tap(Subject),
+    /// 121: "draw N cards" (the subject draws).
+    Draw {
+        who: Subject,
+        count: u8,
+    },
+    /// 701.9: "discards N cards".
+    Discard {
+        who: Subject,
+        count: u8,
+    },
+    /// 119.3 / 119.4: life gain and loss.
+    GainLife {
+        who: Subject,
+        amount: u8,
+    },
+    LoseLife {
+        who: Subject,
+        amount: u8,
+    },
+    /// 611.2 / 613.4c (layer 7c): "gets +P/+T [and gains K] until end of turn"; with
+    /// keywords only, layer 6 "gains K until end of turn".
+    Pump {
+        who: Subject,
+        power: i8,
+        toughness: i8,
+        keywords: Vec<Keyword>,
+    },
+    /// 122.1: "+1/+1 counters" (negative for -1/-1).
+    Counters {
+        on: Subject,
+        count: u8,
+        plus: bool,
+    },
+    /// 111: "create N P/T colour Type creature token(s) [with K]".
+    Tokens {
+        count: u8,
+        power: i8,
+        toughness: i8,
+        colors: Vec<char>,
+        subtypes: Vec<String>,
+        keywords: Vec<Keyword>,
+        tapped: bool,
+    },
+    /// 701.22.
+    Scry(u8),
+    /// 701.25.
+    Surveil(u8),
+    /// 701.13 (mill).
+    Mill(u8),
+    /// 701.5: "counter target spell".
+    CounterSpell,
+}
+
+/// A trigger condition (CR 603.1 "when/whenever/at").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// 603.6a: "When this enters".
+    Enters,
+    /// 603.6c / 700.4: "When this dies".
+    Dies,
+    /// 508.3a: "Whenever this attacks".
+    Attacks,
+    /// 509.3c: "Whenever this blocks".
+    Blocks,
+    /// 510.3a: "Whenever this deals combat damage to a player".
+    CombatDamageToPlayer,
+    /// 603.6a: "Whenever another creature you control enters".
+    AnotherCreatureEnters,
+    /// 207.2c landfall: "Whenever a land you control enters".
+    Landfall,
+    /// 503.1a: "At the beginning of your upkeep".
+    YourUpkeep,
+    /// 513.1a: "At the beginning of your end step".
+    YourEndStep,
+    /// 601.2i: "Whenever you cast a noncreature spell".
+    CastNoncreature,
+    /// 119.9: "Whenever you gain life".
+    GainLife,
+}
+
+/// A cost of an activated ability (CR 602.1a, 118).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cost {
+    pub mana: ManaCost,
+    /// {T} (CR 107.5).
+    pub tap: bool,
+    /// "Sacrifice this" (CR 701.17).
+    pub sacrifice_self: bool,
+    /// "Pay N life" (CR 119.4).
+    pub life: u8,
+}
+
+/// A static ability (CR 604).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Static {
+    /// 614.1c: "This enters tapped."
+    EntersTapped,
+    /// 509.1a: "This creature can't block."
+    CantBlock,
+    /// 613.4c (layer 7c) / 613.1f (layer 6): "Enchanted/Equipped creature gets +P/+T [and
+    /// has K]" and "Creatures you control get +P/+T".
+    Anthem {
+        who: Subject,
+        power: i8,
+        toughness: i8,
+        keywords: Vec<Keyword>,
+    },
+}
+
+/// One ability of a card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ability {
+    Keyword(Keyword),
+    /// The effects of an instant or sorcery, in order (CR 608.2c).
+    Spell(Vec<Effect>),
+    /// CR 603: a triggered ability.
+    Triggered {
+        when: Trigger,
+        effects: Vec<Effect>,
+    },
+    /// CR 602: an activated ability; `sorcery` is "Activate only as a sorcery" (602.5d).
+    Activated {
+        cost: Cost,
+        effects: Vec<Effect>,
+        sorcery: bool,
+    },
+    /// CR 605.1a: "{T}: Add {C}" on a nonbasic permanent (index into WUBRG; one of them).
+    Mana {
+        tap: bool,
+        colors: Vec<u8>,
+    },
+    /// CR 606: a loyalty ability, "+N: …" / "−N: …".
+    Loyalty {
+        change: i8,
+        effects: Vec<Effect>,
+    },
+    Static(Static),
+}
+
+impl Ability {
+    /// The template's name, as coverage reports count it.
+    pub fn template(&self) -> String {
+        match self {
+            Ability::Keyword(k) => format!("keyword {}", k.name()),
+            Ability::Spell(e) => format!("spell {}", effect_names(e)),
+            Ability::Triggered { when, effects } => {
+                format!("trigger {when:?}: {}", effect_names(effects))
+            }
+            Ability::Activated { effects, .. } => format!("activated: {}", effect_names(effects)),
+            Ability::Mana { .. } => "mana ability".into(),
+            Ability::Loyalty { .. } => "loyalty ability".into(),
+            Ability::Static(s) => format!("static {}", static_name(s)),
+        }
+    }
+}
+
+fn static_name(s: &Static) -> &'static str {
+    match s {
+        Static::EntersTapped => "enters tapped",
+        Static::CantBlock => "can't block",
+        Static::Anthem { .. } => "P/T anthem",
+    }
+}
+
+/// The effect kinds of a sequence, joined with "+".
+pub fn effect_names(effects: &[Effect]) -> String {
+    effects
+        .iter()
+        .map(effect_name)
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
+pub fn effect_name(e: &Effect) -> &'static str {
+    match e {
+        Effect::Damage { .. } => "damage",
+        Effect::Destroy(_) => "destroy",
+        Effect::Exile(_) => "exile",
+        Effect::Bounce(_) => "bounce",
+        Effect::Tap(_) => "tap",
+        Effect::Draw { .. } => "draw",
+        Effect::Discard { .. } => "discard",
+        Effect::GainLife { .. } => "gain life",
+        Effect::LoseLife { .. } => "lose life",
+        Effect::Pump { .. } => "pump",
+        Effect::Counters { .. } => "counters",
+        Effect::Tokens { .. } => "tokens",
+        Effect::Scry(_) => "scry",
+        Effect::Surveil(_) => "surveil",
+        Effect::Mill(_) => "mill",
+        Effect::CounterSpell => "counter spell",
+    }
+}
+
+/// A card's compiled rules text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Compiled {
+    pub abilities: Vec<Ability>,
+}
+
+/// Why a card's rules text did not compile: the first fragment no template matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unparsed {
+    /// The fragment, as written (reminder text removed, the card's name shown as `~`).
+    pub fragment: String,
+    /// The rules shape it looks like: the group of the missing template in coverage reports.
+    pub shape: String,
+}

@@ -1,0 +1,491 @@
+//! Effect sentences (CR 609): one template per rules shape, over normalized text (lower case,
+//! the card's own name and "this creature" written `~`, no reminder text, no final period).
+
+use super::ast::*;
+use super::{Fail, keywords_list, number};
+
+/// Parses the effects of a spell or ability: sentences in order, each one a template.
+pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
+    let text = text.trim().trim_end_matches('.');
+    let mut out = Vec::new();
+    for sentence in text.split(". ") {
+        out.extend(sentence_effects(sentence.trim())?);
+    }
+    if out.is_empty() {
+        return Err(Fail::new(text, "effect: empty"));
+    }
+    Ok(out)
+}
+
+/// One sentence: a whole template, or two templates joined by ", then" or " and ".
+fn sentence_effects(s: &str) -> Result<Vec<Effect>, Fail> {
+    if let Some(e) = effect(s) {
+        return Ok(vec![e]);
+    }
+    for sep in [", then ", " and "] {
+        if let Some((a, b)) = s.split_once(sep)
+            && let (Some(x), Some(y)) = (effect(a), effect(b))
+        {
+            return Ok(vec![x, y]);
+        }
+    }
+    Err(Fail::new(s, &effect_shape(s)))
+}
+
+/// The coverage group of a sentence no template matches: its first words, numbers as N.
+fn effect_shape(s: &str) -> String {
+    let words: Vec<String> = s
+        .split_whitespace()
+        .take(3)
+        .map(|w| {
+            if number(w).is_some() && w != "a" && w != "an" {
+                "N".to_string()
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    format!("effect: {}", words.join(" "))
+}
+
+/// Who an effect names (CR 115.1 targets and 608.2c references).
+pub fn subject(s: &str) -> Option<Subject> {
+    let s = s.trim();
+    Some(match s {
+        "any target" => Subject::AnyTarget,
+        "target player" | "target player or planeswalker" => Subject::TargetPlayer,
+        "target opponent" => Subject::TargetOpponent,
+        "target creature or planeswalker" => Subject::TargetCreatureOrPlaneswalker,
+        "each opponent" => Subject::EachOpponent,
+        "~" => Subject::This,
+        "it" | "that creature" => Subject::That,
+        "you" => Subject::You,
+        "creatures you control" => Subject::EachCreature(Control::You),
+        "creatures your opponents control" => Subject::EachCreature(Control::Opponent),
+        "each creature" | "all creatures" => Subject::EachCreature(Control::Anyone),
+        "enchanted creature" | "equipped creature" => Subject::Attached,
+        _ => {
+            let rest = s.strip_prefix("target ")?;
+            let (f, control) = if let Some(f) = rest.strip_suffix(" you control") {
+                (f, Control::You)
+            } else if let Some(f) = rest.strip_suffix(" an opponent controls") {
+                (f, Control::Opponent)
+            } else if let Some(f) = rest.strip_suffix(" you don't control") {
+                (f, Control::Opponent)
+            } else {
+                (rest, Control::Anyone)
+            };
+            Subject::Target(filter(f)?, control)
+        }
+    })
+}
+
+fn filter(s: &str) -> Option<Filter> {
+    Some(match s {
+        "creature" => Filter::Creature,
+        "tapped creature" => Filter::TappedCreature,
+        "attacking or blocking creature" => Filter::CombatCreature,
+        "creature with flying" => Filter::FlyingCreature,
+        "nonland permanent" => Filter::NonlandPermanent,
+        "artifact or enchantment" => Filter::ArtifactOrEnchantment,
+        "enchantment" => Filter::Enchantment,
+        "artifact" => Filter::Artifact,
+        "permanent" => Filter::Permanent,
+        _ => return None,
+    })
+}
+
+/// "+2/-1" as (2, -1).
+pub fn pt_change(s: &str) -> Option<(i8, i8)> {
+    let (p, t) = s.split_once('/')?;
+    let n = |x: &str| -> Option<i8> {
+        let (neg, digits) = match x.as_bytes().first()? {
+            b'+' => (false, &x[1..]),
+            b'-' => (true, &x[1..]),
+            _ => return None,
+        };
+        let v: i8 = digits.parse().ok()?;
+        Some(if neg { -v } else { v })
+    };
+    Some((n(p)?, n(t)?))
+}
+
+fn count_of(s: &str, singular: &str, plural: &str) -> Option<u8> {
+    let (n, noun) = s.split_once(' ')?;
+    (noun == singular || noun == plural).then_some(())?;
+    number(n)
+}
+
+/// One effect template, or None.
+pub fn effect(s: &str) -> Option<Effect> {
+    let s = s.trim().trim_end_matches('.');
+    // CR 120: "~ deals N damage to S".
+    if let Some(rest) = s.strip_prefix("~ deals ") {
+        let (n, to) = rest.split_once(" damage to ")?;
+        return Some(Effect::Damage {
+            amount: n.parse().ok()?,
+            to: subject(to)?,
+        });
+    }
+    if let Some(t) = s.strip_prefix("destroy ") {
+        return Some(Effect::Destroy(targeted(subject(t)?)?));
+    }
+    if let Some(t) = s.strip_prefix("exile ") {
+        return Some(Effect::Exile(targeted(subject(t)?)?));
+    }
+    if let Some(t) = s
+        .strip_prefix("return ")
+        .and_then(|r| r.strip_suffix(" to its owner's hand"))
+    {
+        return Some(Effect::Bounce(targeted(subject(t)?)?));
+    }
+    if let Some(t) = s.strip_prefix("tap ") {
+        return Some(Effect::Tap(targeted(subject(t)?)?));
+    }
+    if s == "counter target spell" {
+        return Some(Effect::CounterSpell);
+    }
+    if let Some(n) = s.strip_prefix("scry ") {
+        return Some(Effect::Scry(number(n)?));
+    }
+    if let Some(n) = s.strip_prefix("surveil ") {
+        return Some(Effect::Surveil(number(n)?));
+    }
+    if let Some(n) = s.strip_prefix("mill ") {
+        return Some(Effect::Mill(count_of(n, "card", "cards")?));
+    }
+    if let Some(r) = s.strip_prefix("create ") {
+        return tokens(r);
+    }
+    if let Some(r) = s.strip_prefix("put ") {
+        return counters(r);
+    }
+    // "[S] draw(s) N cards", "[S] discard(s) N cards", "[S] gain(s)/lose(s) N life".
+    let (who, verb_rest) = split_subject_verb(s)?;
+    let (verb, rest) = verb_rest.split_once(' ')?;
+    match verb {
+        "draw" | "draws" => Some(Effect::Draw {
+            who,
+            count: count_of(rest, "card", "cards")?,
+        }),
+        "discard" | "discards" => Some(Effect::Discard {
+            who,
+            count: count_of(rest, "card", "cards")?,
+        }),
+        "gain" | "gains" if rest.ends_with(" life") => Some(Effect::GainLife {
+            who,
+            amount: rest.strip_suffix(" life")?.parse().ok()?,
+        }),
+        "lose" | "loses" if rest.ends_with(" life") => Some(Effect::LoseLife {
+            who,
+            amount: rest.strip_suffix(" life")?.parse().ok()?,
+        }),
+        "get" | "gets" | "gain" | "gains" => pump(who, verb, rest),
+        _ => None,
+    }
+}
+
+fn targeted(s: Subject) -> Option<Subject> {
+    s.is_targeted().then_some(s)
+}
+
+/// Splits "target opponent discards …" into the subject and the rest; a sentence that starts
+/// with its verb ("draw a card") is the controller's.
+fn split_subject_verb(s: &str) -> Option<(Subject, &str)> {
+    const VERBS: [&str; 12] = [
+        "draw", "draws", "discard", "discards", "gain", "gains", "lose", "loses", "get", "gets",
+        "has", "have",
+    ];
+    let words: Vec<&str> = s.split(' ').collect();
+    let i = words.iter().position(|w| VERBS.contains(w))?;
+    if i == 0 {
+        return Some((Subject::You, s));
+    }
+    let head = words[..i].join(" ");
+    let at = head.len() + 1;
+    Some((subject(&head)?, &s[at..]))
+}
+
+/// "gets +P/+T [and gains K] until end of turn" / "gains K until end of turn" (CR 611.2).
+fn pump(who: Subject, verb: &str, rest: &str) -> Option<Effect> {
+    if matches!(who, Subject::You | Subject::EachOpponent) {
+        return None;
+    }
+    let rest = rest.strip_suffix(" until end of turn")?;
+    let (power, toughness, kws) = if verb.starts_with("get") {
+        let joined = rest
+            .split_once(" and gains ")
+            .or_else(|| rest.split_once(" and gain "));
+        let (pt, more) = match joined {
+            Some((pt, k)) => (pt, Some(k)),
+            None => (rest, None),
+        };
+        let (p, t) = pt_change(pt)?;
+        (p, t, more.map(keywords_list).unwrap_or(Some(Vec::new()))?)
+    } else {
+        (0, 0, keywords_list(rest)?)
+    };
+    Some(Effect::Pump {
+        who,
+        power,
+        toughness,
+        keywords: kws,
+    })
+}
+
+/// "put N +1/+1 counter(s) on S" (CR 122.1).
+fn counters(r: &str) -> Option<Effect> {
+    let (n, rest) = r.split_once(' ')?;
+    let count = number(n)?;
+    let (kind, on) = rest.split_once(" on ")?;
+    let plus = match kind {
+        "+1/+1 counter" | "+1/+1 counters" => true,
+        "-1/-1 counter" | "-1/-1 counters" => false,
+        _ => return None,
+    };
+    Some(Effect::Counters {
+        on: subject(on)?,
+        count,
+        plus,
+    })
+}
+
+const COLOR_WORDS: [(&str, char); 5] = [
+    ("white", 'W'),
+    ("blue", 'U'),
+    ("black", 'B'),
+    ("red", 'R'),
+    ("green", 'G'),
+];
+
+/// "create N [tapped] P/T colour [and colour] Type… creature token(s) [with K]" (CR 111.1).
+fn tokens(r: &str) -> Option<Effect> {
+    let (n, mut rest) = r.split_once(' ')?;
+    let count = number(n)?;
+    let tapped = if let Some(x) = rest.strip_prefix("tapped ") {
+        rest = x;
+        true
+    } else {
+        false
+    };
+    let (pt, rest) = rest.split_once(' ')?;
+    let (p, t) = pt.split_once('/')?;
+    let (power, toughness) = (p.parse().ok()?, t.parse().ok()?);
+    let (body, kws) = match rest.split_once(" with ") {
+        Some((b, k)) => (b, keywords_list(k)?),
+        None => (rest, Vec::new()),
+    };
+    let body = body
+        .strip_suffix(" creature token")
+        .or_else(|| body.strip_suffix(" creature tokens"))?;
+    let mut colors = Vec::new();
+    let mut words = body.split(' ').peekable();
+    let mut subtypes = Vec::new();
+    while let Some(w) = words.next() {
+        if let Some((_, c)) = COLOR_WORDS.iter().find(|(name, _)| *name == w) {
+            colors.push(*c);
+            if words.peek() == Some(&"and") {
+                words.next();
+            }
+        } else if w == "colorless" {
+        } else {
+            subtypes.push(capitalize(w));
+        }
+    }
+    if subtypes.is_empty() {
+        return None;
+    }
+    Some(Effect::Tokens {
+        count,
+        power,
+        toughness,
+        colors,
+        subtypes,
+        keywords: kws,
+        tapped,
+    })
+}
+
+fn capitalize(w: &str) -> String {
+    let mut c = w.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cr_120_damage_to_each_subject() {
+        assert_eq!(
+            effect("~ deals 3 damage to any target"),
+            Some(Effect::Damage {
+                amount: 3,
+                to: Subject::AnyTarget
+            })
+        );
+        assert_eq!(
+            effect("~ deals 3 damage to each opponent"),
+            Some(Effect::Damage {
+                amount: 3,
+                to: Subject::EachOpponent
+            })
+        );
+        assert_eq!(
+            effect("~ deals 2 damage to target creature an opponent controls"),
+            Some(Effect::Damage {
+                amount: 2,
+                to: Subject::Target(Filter::Creature, Control::Opponent)
+            })
+        );
+        assert_eq!(effect("~ deals 3 damage to target nonblack creature"), None);
+    }
+
+    #[test]
+    fn cr_701_8_destroy_13_exile_and_400_7_bounce_take_targets() {
+        assert_eq!(
+            effect("destroy target nonland permanent"),
+            Some(Effect::Destroy(Subject::Target(
+                Filter::NonlandPermanent,
+                Control::Anyone
+            )))
+        );
+        assert_eq!(
+            effect("exile target creature you control"),
+            Some(Effect::Exile(Subject::Target(
+                Filter::Creature,
+                Control::You
+            )))
+        );
+        assert_eq!(
+            effect("return target creature an opponent controls to its owner's hand"),
+            Some(Effect::Bounce(Subject::Target(
+                Filter::Creature,
+                Control::Opponent
+            )))
+        );
+        // Non-targeted destruction is a different template: refused here.
+        assert_eq!(effect("destroy all creatures"), None);
+    }
+
+    #[test]
+    fn cr_121_draw_701_9_discard_119_life() {
+        assert_eq!(
+            effect("draw two cards"),
+            Some(Effect::Draw {
+                who: Subject::You,
+                count: 2
+            })
+        );
+        assert_eq!(
+            effect("target opponent discards two cards"),
+            Some(Effect::Discard {
+                who: Subject::TargetOpponent,
+                count: 2
+            })
+        );
+        assert_eq!(
+            effect("each opponent loses 2 life"),
+            Some(Effect::LoseLife {
+                who: Subject::EachOpponent,
+                amount: 2
+            })
+        );
+        assert_eq!(
+            effect("you gain 4 life"),
+            Some(Effect::GainLife {
+                who: Subject::You,
+                amount: 4
+            })
+        );
+    }
+
+    #[test]
+    fn cr_611_2_until_end_of_turn_pumps() {
+        assert_eq!(
+            effect("target creature gets -2/-2 until end of turn"),
+            Some(Effect::Pump {
+                who: Subject::Target(Filter::Creature, Control::Anyone),
+                power: -2,
+                toughness: -2,
+                keywords: vec![]
+            })
+        );
+        assert_eq!(
+            effect("target creature you control gets +1/+0 and gains menace until end of turn"),
+            Some(Effect::Pump {
+                who: Subject::Target(Filter::Creature, Control::You),
+                power: 1,
+                toughness: 0,
+                keywords: vec![Keyword::Menace]
+            })
+        );
+        assert_eq!(
+            effect("creatures you control get +2/+2 until end of turn"),
+            Some(Effect::Pump {
+                who: Subject::EachCreature(Control::You),
+                power: 2,
+                toughness: 2,
+                keywords: vec![]
+            })
+        );
+        assert_eq!(effect("target creature gets +2/+2"), None);
+    }
+
+    #[test]
+    fn cr_122_counters_and_111_tokens() {
+        assert_eq!(
+            effect("put two +1/+1 counters on target creature you control"),
+            Some(Effect::Counters {
+                on: Subject::Target(Filter::Creature, Control::You),
+                count: 2,
+                plus: true
+            })
+        );
+        assert_eq!(
+            effect("create two 3/3 white knight creature tokens"),
+            Some(Effect::Tokens {
+                count: 2,
+                power: 3,
+                toughness: 3,
+                colors: vec!['W'],
+                subtypes: vec!["Knight".into()],
+                keywords: vec![],
+                tapped: false
+            })
+        );
+        assert_eq!(
+            effect("create a 1/1 black and green insect creature token with flying"),
+            Some(Effect::Tokens {
+                count: 1,
+                power: 1,
+                toughness: 1,
+                colors: vec!['B', 'G'],
+                subtypes: vec!["Insect".into()],
+                keywords: vec![Keyword::Flying],
+                tapped: false
+            })
+        );
+        assert_eq!(effect("create a food token"), None);
+    }
+
+    #[test]
+    fn sequences_split_on_sentences_then_and_and() {
+        assert_eq!(
+            effects("draw a card, then discard a card").unwrap().len(),
+            2
+        );
+        assert_eq!(
+            effects("each opponent loses 1 life and you gain 1 life")
+                .unwrap()
+                .len(),
+            2
+        );
+        let e = effects("~ deals 3 damage to target creature. you gain 1 life").unwrap();
+        assert_eq!(e.len(), 2);
+        let f = effects("look at the top four cards of your library").unwrap_err();
+        assert_eq!(f.shape, "effect: look at the");
+    }
+}

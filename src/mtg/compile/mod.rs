@@ -1,0 +1,412 @@
+//! The card compiler: a card's Oracle text becomes typed abilities ([`ast`]), one template per
+//! rules shape, or the card is refused with the first fragment no template matches.
+//!
+//! Promises:
+//! - exact or nothing: every line of rules text must be matched whole by a template; there is
+//!   no partial match, no skipping of an unknown sentence and no default reading;
+//! - reminder text (parenthesized, CR 207.2) is not rules text and is ignored; the card's own
+//!   name and "this creature" / "this enchantment" / … are the same reference (CR 201.5);
+//! - ability words (CR 207.2c, "Landfall —") carry no rules meaning and are dropped, the
+//!   ability after them is compiled like any other;
+//! - the refusal names the fragment and its shape (the group of the missing template), which
+//!   `bob mtg cards coverage` counts.
+//!
+//! What the engine plays of a compiled card is decided elsewhere (`cards::parse`): compiling
+//! says only what the text means.
+
+pub mod ast;
+mod effects;
+
+pub use ast::*;
+use effects::{effects, pt_change, subject};
+
+use crate::mtg::facts::{CardData, ManaCost, parse_cost, strip_reminder};
+
+/// A fragment no template matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fail {
+    pub fragment: String,
+    pub shape: String,
+}
+
+impl Fail {
+    fn new(fragment: &str, shape: &str) -> Fail {
+        Fail {
+            fragment: fragment.to_string(),
+            shape: shape.to_string(),
+        }
+    }
+}
+
+impl From<Fail> for Unparsed {
+    fn from(f: Fail) -> Unparsed {
+        Unparsed {
+            fragment: f.fragment,
+            shape: f.shape,
+        }
+    }
+}
+
+/// "a"/"an"/"one" … "ten" or digits.
+pub(crate) fn number(w: &str) -> Option<u8> {
+    const WORDS: [&str; 11] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    if w == "a" || w == "an" {
+        return Some(1);
+    }
+    WORDS
+        .iter()
+        .position(|x| *x == w)
+        .map(|i| i as u8)
+        .or_else(|| w.parse().ok())
+}
+
+/// The card's rules text as the templates read it: lower case, reminder text removed, the
+/// card's name and "this <type>" written `~`, Unicode minus and apostrophe made ASCII.
+pub fn normalize(d: &CardData) -> Vec<String> {
+    let mut text = strip_reminder(&d.oracle_text)
+        .replace('\u{2212}', "-")
+        .replace('\u{2019}', "'");
+    if !d.name.is_empty() {
+        text = replace_word(&text, &d.name);
+        // A legendary card may call itself by the part of its name before the comma.
+        if let Some((short, _)) = d.name.split_once(',') {
+            text = replace_word(&text, short);
+        }
+    }
+    let mut text = text.to_lowercase();
+    for this in [
+        "this creature",
+        "this enchantment",
+        "this artifact",
+        "this equipment",
+        "this aura",
+        "this land",
+        "this spell",
+        "this card",
+        "this token",
+    ] {
+        text = text.replace(this, "~");
+    }
+    text.lines()
+        .map(|l| drop_ability_word(l.trim()).to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// Replaces whole-word occurrences of `name` with `~`.
+fn replace_word(text: &str, name: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+    while let Some(i) = rest.find(name) {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + name.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if word(before) || word(after) {
+            out.push_str(name);
+        } else {
+            out.push('~');
+        }
+        rest = &rest[i + name.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Drops an ability word ("landfall — …", CR 207.2c): one or two words before an em dash.
+fn drop_ability_word(line: &str) -> &str {
+    match line.split_once(" \u{2014} ") {
+        Some((word, rest))
+            if word.split(' ').count() <= 2
+                && !word.starts_with("choose")
+                && !word.contains('{')
+                && !word.starts_with("enchant") =>
+        {
+            rest
+        }
+        _ => line,
+    }
+}
+
+/// Compiles a card's rules text. The type line decides whether bare effect sentences are a
+/// spell's effects (instants and sorceries, CR 608.2c) or not allowed (permanents).
+pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
+    let is_spell = {
+        let t = d.type_line.to_lowercase();
+        let main = t.split('\u{2014}').next().unwrap_or("");
+        main.contains("instant") || main.contains("sorcery")
+    };
+    let mut abilities = Vec::new();
+    let mut spell_effects: Vec<Effect> = Vec::new();
+    for line in normalize(d) {
+        if line.starts_with("choose one") || line.starts_with('\u{2022}') {
+            return Err(Fail::new(&line, "modal (choose one)").into());
+        }
+        if let Some(k) = keyword_line(&line) {
+            abilities.extend(k.into_iter().map(Ability::Keyword));
+            continue;
+        }
+        if is_spell {
+            match effects(&line) {
+                Ok(e) => spell_effects.extend(e),
+                Err(f) => return Err(f.into()),
+            }
+            continue;
+        }
+        abilities.push(permanent_line(&line).map_err(Unparsed::from)?);
+    }
+    if !spell_effects.is_empty() {
+        abilities.push(Ability::Spell(spell_effects));
+    }
+    Ok(Compiled { abilities })
+}
+
+/// One line of a permanent: a trigger, an activated/mana/loyalty ability or a static.
+fn permanent_line(line: &str) -> Result<Ability, Fail> {
+    let line = line.trim_end_matches('.');
+    if line.starts_with("when ") || line.starts_with("whenever ") || line.starts_with("at ") {
+        return triggered(line);
+    }
+    if let Some((cost, body)) = line.split_once(": ") {
+        if let Some(l) = loyalty(cost) {
+            return Ok(Ability::Loyalty {
+                change: l,
+                effects: effects(body)?,
+            });
+        }
+        let cost = activation_cost(cost)
+            .ok_or_else(|| Fail::new(cost, &format!("cost: {}", cost_shape(cost))))?;
+        if let Some(colors) = mana_produced(body) {
+            return Ok(Ability::Mana {
+                tap: cost.tap,
+                colors,
+            });
+        }
+        let (body, sorcery) = match body.strip_suffix(". activate only as a sorcery") {
+            Some(b) => (b, true),
+            None => (body.trim_end_matches('.'), false),
+        };
+        return Ok(Ability::Activated {
+            cost,
+            effects: effects(body)?,
+            sorcery,
+        });
+    }
+    static_line(line).map(Ability::Static)
+}
+
+fn cost_shape(cost: &str) -> String {
+    cost.split(", ")
+        .find(|p| activation_cost(p).is_none())
+        .unwrap_or(cost)
+        .to_string()
+}
+
+/// CR 606.4: "+N", "-N" or "0" before the colon of a loyalty ability.
+fn loyalty(s: &str) -> Option<i8> {
+    let v: i8 = s.strip_prefix('+').unwrap_or(s).parse().ok()?;
+    (s.starts_with(['+', '-']) || s == "0").then_some(v)
+}
+
+/// CR 602.1a: a comma-separated cost: mana symbols, {T}, "sacrifice ~", "pay N life".
+fn activation_cost(s: &str) -> Option<Cost> {
+    let mut cost = Cost::default();
+    for part in s.split(", ") {
+        if part == "{t}" {
+            cost.tap = true;
+        } else if part == "sacrifice ~" {
+            cost.sacrifice_self = true;
+        } else if let Some(n) = part
+            .strip_prefix("pay ")
+            .and_then(|r| r.strip_suffix(" life"))
+        {
+            cost.life = n.parse().ok()?;
+        } else if part.starts_with('{') {
+            let (mana, tap) = match part.strip_suffix("{t}") {
+                Some(m) => (m, true),
+                None => (part, false),
+            };
+            cost.mana = parse_cost(&mana.to_uppercase()).ok()?;
+            cost.tap |= tap;
+        } else {
+            return None;
+        }
+    }
+    Some(cost)
+}
+
+/// CR 106.1 / 605.1a: "add {G}" or "add {W} or {B}"; the colours as WUBRG indices.
+fn mana_produced(body: &str) -> Option<Vec<u8>> {
+    let rest = body.trim_end_matches('.').strip_prefix("add ")?;
+    rest.split(" or ")
+        .map(|sym| {
+            let c = parse_cost(&sym.to_uppercase()).ok()?;
+            (c.generic == 0 && c.total() == 1)
+                .then(|| c.colored.iter().position(|&n| n == 1).map(|i| i as u8))?
+        })
+        .collect()
+}
+
+/// A comma list of keyword abilities ("flying, vigilance"; "flying and lifelink").
+pub(crate) fn keywords_list(s: &str) -> Option<Vec<Keyword>> {
+    let s = s.trim().trim_end_matches('.');
+    let s = s.replace(", and ", ", ").replace(" and ", ", ");
+    s.split(", ").map(keyword).collect()
+}
+
+fn keyword_line(line: &str) -> Option<Vec<Keyword>> {
+    keywords_list(line)
+}
+
+/// One keyword ability (CR 702) with its parameter.
+fn keyword(s: &str) -> Option<Keyword> {
+    let cost = |r: &str| parse_cost(&r.to_uppercase()).ok();
+    Some(match s.trim() {
+        "flying" => Keyword::Flying,
+        "reach" => Keyword::Reach,
+        "first strike" => Keyword::FirstStrike,
+        "double strike" => Keyword::DoubleStrike,
+        "deathtouch" => Keyword::Deathtouch,
+        "trample" => Keyword::Trample,
+        "vigilance" => Keyword::Vigilance,
+        "haste" => Keyword::Haste,
+        "lifelink" => Keyword::Lifelink,
+        "defender" => Keyword::Defender,
+        "menace" => Keyword::Menace,
+        "hexproof" => Keyword::Hexproof,
+        "indestructible" => Keyword::Indestructible,
+        "flash" => Keyword::Flash,
+        "prowess" => Keyword::Prowess,
+        "enchant creature" => Keyword::EnchantCreature,
+        other => {
+            if let Some(r) = other.strip_prefix("ward ") {
+                let c: ManaCost = cost(r)?;
+                (c.total() == c.generic as u32).then_some(())?;
+                Keyword::Ward(c.generic)
+            } else if let Some(r) = other.strip_prefix("equip ") {
+                Keyword::Equip(cost(r)?)
+            } else if let Some(r) = other.strip_prefix("kicker ") {
+                Keyword::Kicker(cost(r)?)
+            } else if let Some(r) = other.strip_prefix("flashback ") {
+                Keyword::Flashback(cost(r)?)
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+/// CR 603.1: "When/Whenever/At <event>, <effect>".
+fn triggered(line: &str) -> Result<Ability, Fail> {
+    const CONDITIONS: [(&str, Trigger); 13] = [
+        ("when ~ enters", Trigger::Enters),
+        ("whenever ~ enters", Trigger::Enters),
+        ("when ~ dies", Trigger::Dies),
+        ("whenever ~ dies", Trigger::Dies),
+        ("whenever ~ attacks", Trigger::Attacks),
+        ("whenever ~ blocks", Trigger::Blocks),
+        (
+            "whenever ~ deals combat damage to a player",
+            Trigger::CombatDamageToPlayer,
+        ),
+        (
+            "whenever another creature you control enters",
+            Trigger::AnotherCreatureEnters,
+        ),
+        ("whenever a land you control enters", Trigger::Landfall),
+        ("at the beginning of your upkeep", Trigger::YourUpkeep),
+        ("at the beginning of your end step", Trigger::YourEndStep),
+        (
+            "whenever you cast a noncreature spell",
+            Trigger::CastNoncreature,
+        ),
+        ("whenever you gain life", Trigger::GainLife),
+    ];
+    let Some((cond, body)) = line.split_once(", ") else {
+        return Err(Fail::new(line, "trigger without an effect"));
+    };
+    let Some((_, when)) = CONDITIONS.iter().find(|(c, _)| *c == cond) else {
+        return Err(Fail::new(
+            cond,
+            &format!("trigger: {}", trigger_shape(cond)),
+        ));
+    };
+    if body.starts_with("if ") {
+        return Err(Fail::new(body, "intervening if (CR 603.4)"));
+    }
+    Ok(Ability::Triggered {
+        when: *when,
+        effects: effects(body)?,
+    })
+}
+
+fn trigger_shape(cond: &str) -> String {
+    cond.split(' ').take(4).collect::<Vec<_>>().join(" ")
+}
+
+/// CR 604: the static templates.
+fn static_line(line: &str) -> Result<Static, Fail> {
+    match line {
+        "~ enters tapped" => return Ok(Static::EntersTapped),
+        "~ can't block" => return Ok(Static::CantBlock),
+        _ => {}
+    }
+    for (prefix, verb_get, verb_has) in [
+        ("enchanted creature ", "gets ", "has "),
+        ("equipped creature ", "gets ", "has "),
+        ("creatures you control ", "get ", "have "),
+    ] {
+        let Some(rest) = line.strip_prefix(prefix) else {
+            continue;
+        };
+        let who = subject(prefix.trim()).expect("known subject");
+        let (power, toughness, keywords) = if let Some(r) = rest.strip_prefix(verb_get) {
+            let (pt, kws) = match r.split_once(&format!(" and {verb_has}")) {
+                Some((pt, k)) => (pt, keywords_list(k)),
+                None => (r, Some(Vec::new())),
+            };
+            match (pt_change(pt), kws) {
+                (Some((p, t)), Some(k)) => (p, t, k),
+                _ => break,
+            }
+        } else if let Some(k) = rest.strip_prefix(verb_has).and_then(keywords_list) {
+            (0, 0, k)
+        } else {
+            break;
+        };
+        return Ok(Static::Anthem {
+            who,
+            power,
+            toughness,
+            keywords,
+        });
+    }
+    Err(Fail::new(line, &static_shape(line)))
+}
+
+fn static_shape(line: &str) -> String {
+    for (needle, shape) in [
+        ("as an additional cost", "additional cost"),
+        ("costs {", "cost change"),
+        ("less to cast", "cost change"),
+        ("can't be blocked", "evasion"),
+        ("as long as", "conditional static"),
+        ("during your turn", "conditional static"),
+        ("enchant ", "enchant (non-creature)"),
+        ("other ", "lord (other …)"),
+        ("each ", "static: each …"),
+    ] {
+        if line.contains(needle) {
+            return shape.into();
+        }
+    }
+    format!(
+        "static: {}",
+        line.split(' ').take(3).collect::<Vec<_>>().join(" ")
+    )
+}
+
+#[cfg(test)]
+mod tests;

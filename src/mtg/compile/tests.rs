@@ -1,0 +1,250 @@
+//! One test per template, named by the Comprehensive Rules section it implements.
+
+use super::*;
+
+fn card(name: &str, type_line: &str, text: &str) -> CardData {
+    CardData {
+        name: name.into(),
+        mana_cost: "{1}".into(),
+        type_line: type_line.into(),
+        oracle_text: text.into(),
+        power: Some("1".into()),
+        toughness: Some("1".into()),
+        keywords: vec![],
+        loyalty: None,
+    }
+}
+
+fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
+    compile(&card(name, type_line, text))
+        .unwrap_or_else(|e| panic!("{text}: {e:?}"))
+        .abilities
+}
+
+#[test]
+fn cr_207_2_reminder_text_and_201_5_self_reference() {
+    let a = abilities(
+        "Gorehorn Raider",
+        "Creature — Minotaur",
+        "Flying (This creature can fly.)\nWhen Gorehorn Raider enters, this creature deals 2 damage to any target.",
+    );
+    assert_eq!(a[0], Ability::Keyword(Keyword::Flying));
+    // "it deals" is not "~ deals": refused, not guessed.
+    let e = compile(&card(
+        "Gorehorn Raider",
+        "Creature — Minotaur",
+        "When Gorehorn Raider enters, it deals 2 damage to any target.",
+    ))
+    .unwrap_err();
+    assert_eq!(e.fragment, "it deals 2 damage to any target");
+}
+
+#[test]
+fn cr_702_keyword_lines_with_parameters() {
+    let a = abilities(
+        "K",
+        "Creature — Test",
+        "Flying, vigilance\nMenace\nWard {2}\nHexproof\nIndestructible\nFlash\nProwess",
+    );
+    assert_eq!(
+        a,
+        [
+            Keyword::Flying,
+            Keyword::Vigilance,
+            Keyword::Menace,
+            Keyword::Ward(2),
+            Keyword::Hexproof,
+            Keyword::Indestructible,
+            Keyword::Flash,
+            Keyword::Prowess
+        ]
+        .map(Ability::Keyword)
+    );
+    let eq = abilities("E", "Artifact — Equipment", "Equip {2}");
+    assert!(matches!(eq[0], Ability::Keyword(Keyword::Equip(c)) if c.generic == 2));
+    assert!(compile(&card("W", "Creature — Test", "Ward—Pay 3 life.")).is_err());
+}
+
+#[test]
+fn cr_608_2c_spell_effects_in_order() {
+    let a = abilities(
+        "Joust Through",
+        "Instant",
+        "Joust Through deals 3 damage to target attacking or blocking creature. You gain 1 life.",
+    );
+    assert_eq!(
+        a,
+        [Ability::Spell(vec![
+            Effect::Damage {
+                amount: 3,
+                to: Subject::Target(Filter::CombatCreature, Control::Anyone)
+            },
+            Effect::GainLife {
+                who: Subject::You,
+                amount: 1
+            }
+        ])]
+    );
+}
+
+#[test]
+fn cr_603_6a_enters_and_700_4_dies_triggers() {
+    let a = abilities(
+        "Helpful Hunter",
+        "Creature — Cat",
+        "When this creature enters, draw a card.",
+    );
+    assert_eq!(
+        a,
+        [Ability::Triggered {
+            when: Trigger::Enters,
+            effects: vec![Effect::Draw {
+                who: Subject::You,
+                count: 1
+            }]
+        }]
+    );
+    let d = abilities(
+        "Infestation Sage",
+        "Creature — Elf",
+        "When this creature dies, create a 1/1 black and green Insect creature token with flying.",
+    );
+    assert!(matches!(
+        d[0],
+        Ability::Triggered {
+            when: Trigger::Dies,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn cr_603_4_intervening_if_is_refused_by_name() {
+    let e = compile(&card(
+        "Skyship Buccaneer",
+        "Creature — Human Pirate",
+        "Raid — When this creature enters, if you attacked this turn, draw a card.",
+    ))
+    .unwrap_err();
+    assert_eq!(e.shape, "intervening if (CR 603.4)");
+    assert_eq!(e.fragment, "if you attacked this turn, draw a card");
+}
+
+#[test]
+fn cr_207_2c_landfall_ability_word_is_dropped() {
+    let a = abilities(
+        "Elfsworn Giant",
+        "Creature — Giant",
+        "Landfall — Whenever a land you control enters, create a 1/1 green Elf Warrior creature token.",
+    );
+    assert!(matches!(
+        &a[0],
+        Ability::Triggered { when: Trigger::Landfall, effects } if matches!(&effects[0],
+            Effect::Tokens { subtypes, .. } if subtypes == &["Elf", "Warrior"])
+    ));
+}
+
+#[test]
+fn cr_602_activated_abilities_with_costs() {
+    let a = abilities(
+        "Strix Lookout",
+        "Creature — Bird",
+        "{1}{U}, {T}: Draw a card, then discard a card.",
+    );
+    let Ability::Activated {
+        cost,
+        effects,
+        sorcery,
+    } = &a[0]
+    else {
+        panic!("{a:?}")
+    };
+    assert!(cost.tap && cost.mana.colored[1] == 1 && cost.mana.generic == 1 && !sorcery);
+    assert_eq!(effects.len(), 2);
+    let s = abilities(
+        "Treetop Snarespinner",
+        "Creature — Spider",
+        "{2}{G}: Put a +1/+1 counter on target creature you control. Activate only as a sorcery.",
+    );
+    assert!(matches!(s[0], Ability::Activated { sorcery: true, .. }));
+    let sac = abilities(
+        "Cathar Commando",
+        "Creature — Human",
+        "{1}, Sacrifice Cathar Commando: Destroy target artifact or enchantment.",
+    );
+    assert!(matches!(s[0], Ability::Activated { .. }));
+    assert!(matches!(sac[0], Ability::Activated { cost, .. } if cost.sacrifice_self));
+    let e = compile(&card(
+        "Hungry Ghoul",
+        "Creature — Zombie",
+        "{1}, Sacrifice another creature: Put a +1/+1 counter on this creature.",
+    ))
+    .unwrap_err();
+    assert_eq!(e.shape, "cost: sacrifice another creature");
+}
+
+#[test]
+fn cr_605_1a_mana_abilities_and_614_1c_enters_tapped() {
+    let a = abilities(
+        "Scoured Barrens",
+        "Land",
+        "This land enters tapped.\nWhen this land enters, you gain 1 life.\n{T}: Add {W} or {B}.",
+    );
+    assert_eq!(a[0], Ability::Static(Static::EntersTapped));
+    assert_eq!(
+        a[2],
+        Ability::Mana {
+            tap: true,
+            colors: vec![0, 2]
+        }
+    );
+}
+
+#[test]
+fn cr_606_loyalty_abilities() {
+    let a = abilities(
+        "Test Walker",
+        "Legendary Planeswalker — Test",
+        "+1: You gain 2 life.\n\u{2212}3: Destroy target creature.",
+    );
+    assert!(matches!(a[0], Ability::Loyalty { change: 1, .. }));
+    assert!(matches!(a[1], Ability::Loyalty { change: -3, .. }));
+}
+
+#[test]
+fn cr_613_4c_aura_and_equipment_statics() {
+    let a = abilities(
+        "Twinblade Blessing",
+        "Enchantment — Aura",
+        "Flash\nEnchant creature\nEnchanted creature has double strike.",
+    );
+    assert_eq!(
+        a[2],
+        Ability::Static(Static::Anthem {
+            who: Subject::Attached,
+            power: 0,
+            toughness: 0,
+            keywords: vec![Keyword::DoubleStrike]
+        })
+    );
+    let b = abilities(
+        "Test Sword",
+        "Artifact — Equipment",
+        "Equipped creature gets +2/+0 and has first strike.\nEquip {2}",
+    );
+    assert!(matches!(
+        &b[0],
+        Ability::Static(Static::Anthem { power: 2, .. })
+    ));
+}
+
+#[test]
+fn cr_700_2_modal_spells_are_refused_as_one_shape() {
+    let e = compile(&card(
+        "Seeker's Folly",
+        "Sorcery",
+        "Choose one —\n• Target opponent discards two cards.\n• Creatures your opponents control get -1/-1 until end of turn.",
+    ))
+    .unwrap_err();
+    assert_eq!(e.shape, "modal (choose one)");
+}

@@ -1,0 +1,193 @@
+//! Performing a spell's effects in order (CR 608.2c): damage, destruction, returning to hand,
+//! tapping, cards, life, "until end of turn" changes (CR 611.2, layer 7c for P/T, layer 6 for
+//! keywords), counters (CR 122) and milling.
+
+use super::*;
+
+impl State {
+    /// Performs one effect of a spell `source` controlled by `by`; `target` is the spell's
+    /// target, checked legal by the caller (CR 608.2b).
+    pub(super) fn perform(
+        &mut self,
+        source: Id,
+        by: Seat,
+        effect: Effect,
+        target: Option<Target>,
+        ev: &mut Vec<Event>,
+    ) {
+        let on_source = matches!(
+            effect,
+            Effect::Pump(_, _, _, TargetKind::Source) | Effect::Counters(_, TargetKind::Source)
+        );
+        let obj = match target {
+            _ if on_source => Some(source).filter(|&s| self.obj(s).zone == Zone::Battlefield),
+            Some(Target::Obj(c)) => Some(c),
+            _ => None,
+        };
+        match (effect, target) {
+            (Effect::Damage(n, _), Some(t)) => self.deal(source, t, n as i16, ev),
+            (Effect::DamageOpponents(n), _) => {
+                self.deal(source, Target::Player(by.other()), n as i16, ev)
+            }
+            (Effect::Destroy(_), _) => obj.into_iter().for_each(|c| self.destroy(c, ev)),
+            (Effect::Bounce(_), _) => obj.into_iter().for_each(|c| self.return_to_hand(c, ev)),
+            (Effect::Tap(_), _) => {
+                if let Some(c) = obj {
+                    self.objs[c.i()].tapped = true;
+                    let owner = self.obj(c).owner;
+                    self.recount(owner);
+                    ev.push(Event::Tapped { card: c });
+                }
+            }
+            (Effect::Draw(n), _) => (0..n).for_each(|_| self.draw(by, ev)),
+            (Effect::GainLife(n), _) => self.gain_life(by, n as i16, ev),
+            (Effect::LoseLife(n), _) => self.lose_life(by, n as i16, ev),
+            (Effect::OpponentLosesLife(n), _) => self.lose_life(by.other(), n as i16, ev),
+            (Effect::Pump(p, t, k, _), _) => {
+                if let Some(c) = obj {
+                    self.pump(c, p, t, k);
+                }
+            }
+            (Effect::PumpYours(p, t, k), _) => {
+                let mine: Vec<Id> = self
+                    .battlefield
+                    .iter()
+                    .copied()
+                    .filter(|&c| self.obj(c).owner == by && self.is_creature(c))
+                    .collect();
+                for c in mine {
+                    self.pump(c, p, t, k);
+                }
+            }
+            (Effect::Counters(n, _), _) => {
+                if let Some(c) = obj {
+                    self.objs[c.i()].counters += n as i16;
+                    self.sba_check = true;
+                    ev.push(Event::Counters {
+                        card: c,
+                        amount: n as i16,
+                    });
+                }
+            }
+            (Effect::Mill(n), _) => {
+                for _ in 0..n {
+                    let p = &mut self.players[by.i()];
+                    if p.library.is_empty() {
+                        break;
+                    }
+                    let c = p.library.remove(0);
+                    p.graveyard.push(c);
+                    self.objs[c.i()].zone = Zone::Graveyard;
+                    ev.push(Event::Milled {
+                        player: by,
+                        card: c,
+                    });
+                }
+            }
+            (Effect::Tokens(n, def, tapped), _) => {
+                self.create_tokens(source, by, n, def, tapped, ev)
+            }
+            (Effect::Damage(..), None) => {}
+        }
+    }
+
+    /// CR 111.1: creates `n` tokens of the source card's token `def` under `by`'s control.
+    fn create_tokens(
+        &mut self,
+        source: Id,
+        by: Seat,
+        n: u8,
+        def: u8,
+        tapped: bool,
+        ev: &mut Vec<Event>,
+    ) {
+        let Some(data) = self.card(source).tokens.get(def as usize) else {
+            return;
+        };
+        let Some(table) = self.cards.iter().position(|c| c.data == *data) else {
+            return;
+        };
+        for _ in 0..n {
+            if self.objs.len() >= u16::MAX as usize {
+                return;
+            }
+            let id = Id(self.objs.len() as u16);
+            self.objs.push(Obj {
+                card: table as u16,
+                owner: by,
+                zone: Zone::Battlefield,
+                tapped,
+                sick: true,
+                damage: 0,
+                deathtouched: false,
+                pump_p: 0,
+                pump_t: 0,
+                counters: 0,
+                gained: 0,
+                moves: 0,
+            });
+            self.battlefield.push(id);
+            ev.push(Event::TokenCreated { card: id });
+        }
+        self.sba_check = true;
+    }
+
+    fn pump(&mut self, c: Id, p: i8, t: i8, k: u16) {
+        let o = &mut self.objs[c.i()];
+        o.pump_p += p as i16;
+        o.pump_t += t as i16;
+        o.gained |= k;
+        self.sba_check = true;
+    }
+
+    pub(super) fn gain_life(&mut self, who: Seat, n: i16, ev: &mut Vec<Event>) {
+        self.players[who.i()].life += n as i32;
+        ev.push(Event::LifeGained {
+            player: who,
+            amount: n,
+        });
+    }
+
+    fn lose_life(&mut self, who: Seat, n: i16, ev: &mut Vec<Event>) {
+        self.players[who.i()].life -= n as i32;
+        self.sba_check = true;
+        ev.push(Event::LifeLost {
+            player: who,
+            amount: n,
+        });
+    }
+
+    /// CR 400.7: a permanent returned to its owner's hand is a new object there.
+    fn return_to_hand(&mut self, c: Id, ev: &mut Vec<Event>) {
+        self.leave_battlefield(c);
+        if self.card(c).token {
+            self.objs[c.i()].zone = Zone::Gone; // CR 704.5d
+            ev.push(Event::ReturnedToHand { card: c });
+            return;
+        }
+        let o = &mut self.objs[c.i()];
+        o.zone = Zone::Hand;
+        let owner = o.owner;
+        self.players[owner.i()].hand.push(c);
+        self.recount(owner);
+        ev.push(Event::ReturnedToHand { card: c });
+    }
+
+    /// Takes a permanent off the battlefield and clears what it had there (CR 400.7); the
+    /// caller puts it in its new zone.
+    pub(super) fn leave_battlefield(&mut self, c: Id) {
+        if let Some(i) = self.battlefield.iter().position(|&b| b == c) {
+            self.battlefield.remove(i);
+            self.objs[c.i()].moves = self.objs[c.i()].moves.wrapping_add(1);
+        }
+        let o = &mut self.objs[c.i()];
+        o.tapped = false;
+        o.damage = 0;
+        o.deathtouched = false;
+        o.pump_p = 0;
+        o.pump_t = 0;
+        o.counters = 0;
+        o.gained = 0;
+        o.sick = false;
+    }
+}

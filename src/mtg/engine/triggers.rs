@@ -1,0 +1,136 @@
+//! Triggered abilities (CR 603): the engine reads what happened from the move's events, and
+//! the next time a player would receive priority puts the abilities that triggered on the
+//! stack, the active player's first and then the other's (APNAP, CR 603.3b), so the
+//! non-active player's resolve first. Each goes on the stack in the order its event happened.
+//!
+//! Triggers the engine plays have no targets; the abilities' effects act on their controller,
+//! the opponent or the source itself. A leaves-the-battlefield ability ("dies") looks back at
+//! the source as it last existed (CR 603.10a): its card's abilities, its owner as controller.
+
+use super::*;
+use crate::mtg::compile::Trigger;
+
+impl State {
+    /// The triggered abilities of the events from `from` on, as (source, ability index).
+    fn triggered(&self, events: &[Event]) -> Vec<(Id, u8)> {
+        let mut out = Vec::new();
+        let fire = |s: &State, id: Id, when: Trigger, out: &mut Vec<(Id, u8)>| {
+            for (i, (t, _)) in s.card(id).triggers.iter().enumerate() {
+                if *t == when {
+                    out.push((id, i as u8));
+                }
+            }
+        };
+        let yours = |s: &State, seat: Seat| -> Vec<Id> {
+            s.battlefield
+                .iter()
+                .copied()
+                .filter(|&b| s.obj(b).owner == seat && !s.card(b).triggers.is_empty())
+                .collect()
+        };
+        for e in events {
+            match e {
+                // A permanent spell that resolved entered the battlefield, even if a
+                // state-based action has since put it in the graveyard (CR 603.6a).
+                Event::Resolved { card } | Event::TokenCreated { card }
+                    if !matches!(self.card(*card).kind, Kind::Instant | Kind::Sorcery) =>
+                {
+                    fire(self, *card, Trigger::Enters, &mut out);
+                    if self.is_creature(*card) {
+                        for b in yours(self, self.obj(*card).owner) {
+                            if b != *card {
+                                fire(self, b, Trigger::AnotherCreatureEnters, &mut out);
+                            }
+                        }
+                    }
+                }
+                Event::PlayedLand { player, card } => {
+                    fire(self, *card, Trigger::Enters, &mut out);
+                    for b in yours(self, *player) {
+                        fire(self, b, Trigger::Landfall, &mut out);
+                    }
+                }
+                Event::Died { card, .. } | Event::Destroyed { card } => {
+                    fire(self, *card, Trigger::Dies, &mut out)
+                }
+                Event::Attacked { attackers } => {
+                    for a in attackers {
+                        fire(self, *a, Trigger::Attacks, &mut out);
+                    }
+                }
+                Event::Blocked { blocks } => {
+                    for (b, _) in blocks {
+                        fire(self, *b, Trigger::Blocks, &mut out);
+                    }
+                }
+                Event::Cast { player, card, .. } if !self.is_creature(*card) => {
+                    for b in yours(self, *player) {
+                        fire(self, b, Trigger::CastNoncreature, &mut out);
+                    }
+                }
+                Event::LifeGained { player, .. } => {
+                    for b in yours(self, *player) {
+                        fire(self, b, Trigger::GainLife, &mut out);
+                    }
+                }
+                Event::Damage {
+                    source,
+                    target: Target::Player(_),
+                    ..
+                } if matches!(self.step, Step::FirstStrikeDamage | Step::CombatDamage)
+                    && self.combat.attackers.iter().any(|a| a.id == *source) =>
+                {
+                    fire(self, *source, Trigger::CombatDamageToPlayer, &mut out)
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Puts the abilities triggered by `events[*seen..]` on the stack (APNAP) and moves
+    /// `seen` past them. Returns whether any was put on the stack.
+    pub(super) fn stack_triggers(&mut self, events: &mut Vec<Event>, seen: &mut usize) -> bool {
+        let fired = self.triggered(&events[(*seen).min(events.len())..]);
+        *seen = events.len();
+        if fired.is_empty() {
+            return false;
+        }
+        let active = self.active;
+        for seat in [active, active.other()] {
+            let theirs: Vec<(Id, u8)> = fired
+                .iter()
+                .copied()
+                .filter(|(id, _)| self.obj(*id).owner == seat)
+                .collect();
+            for (id, ability) in theirs {
+                self.stack.push(StackItem {
+                    card: id,
+                    controller: seat,
+                    target: None,
+                    target_moves: 0,
+                    ability: Some(ability),
+                });
+                events.push(Event::Triggered { card: id, ability });
+            }
+        }
+        *seen = events.len();
+        // CR 117.3b: after abilities go on the stack the active player receives priority.
+        self.passes = 0;
+        self.priority = active;
+        true
+    }
+
+    /// CR 608.2: resolves a triggered ability; its source stays where it is.
+    pub(super) fn resolve_ability(&mut self, item: &StackItem, ability: u8, ev: &mut Vec<Event>) {
+        self.sba_check = true;
+        let effects = self.card(item.card).triggers[ability as usize].1.clone();
+        for e in effects {
+            self.perform(item.card, item.controller, e, None, ev);
+        }
+        ev.push(Event::AbilityResolved {
+            card: item.card,
+            ability,
+        });
+    }
+}
