@@ -31,7 +31,11 @@ pub enum Args {
     /// Print the visible state for one viewer (hidden zones as counts)
     State(StateArgs),
     /// Print the ActionSurface {decision_id, player, kind, options} for whoever must decide
-    Actions(GameArg),
+    ///
+    /// With --as SEAT the options are shown only when SEAT decides (else `waiting_for`); the
+    /// options of a hidden-information decision (cards to bottom or discard) are shown only
+    /// --as the seat that decides.
+    Actions(ActionsArgs),
     /// Apply one action {decision_id, type, …} read from stdin (or --input FILE)
     ///
     /// The action is checked against the current ActionSurface: an illegal, stale (wrong
@@ -100,6 +104,16 @@ pub struct StateArgs {
     /// Viewer: p1, p2 or all (the engine's full view) [default: the player who must decide]
     #[arg(long = "as", value_name = "VIEWER", value_parser = ["p1", "p2", "all"])]
     pub viewer: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ActionsArgs {
+    /// Game id
+    #[arg(long, value_name = "ID")]
+    pub game: String,
+    /// The seat asking: options are shown only for its own decision
+    #[arg(long = "as", value_name = "SEAT", value_parser = ["p1", "p2"])]
+    pub seat: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -268,7 +282,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             };
             ctx.out.doc(&game::view(&ctx.home, &a.game, viewer)?)
         }
-        Args::Actions(a) => ctx.out.doc(&game::actions(&ctx.home, &a.game)?),
+        Args::Actions(a) => {
+            let seat = a.seat.as_deref().and_then(Seat::parse);
+            ctx.out.doc(&game::actions(&ctx.home, &a.game, seat)?)
+        }
         Args::Act(a) => act(a, ctx),
         Args::Schema => ctx.out.doc(&schemars::schema_for!(ActionRequest)),
         Args::Journal(a) => {

@@ -59,6 +59,11 @@ impl Agent {
 
     /// The agent's move for the pending decision (None when the game is over).
     pub fn decide(&mut self, s: &State) -> Option<Move> {
+        // The engine stops on public information only; an agent that sees in its own hand
+        // that it has nothing to play passes without deliberating.
+        if s.pending == Pending::Priority && !s.has_play(s.priority) {
+            return Some(Move::Pass);
+        }
         match self.kind {
             AgentKind::Random => self.random(s),
             AgentKind::Heuristic => heuristic(s, self),

@@ -7,7 +7,7 @@ use super::action::{ActionRequest, Viewer, surface, visible};
 use super::cards::{self, CardData, Pool};
 use super::engine::{Event, apply};
 use super::journal::{self, GameFiles};
-use super::state::{Seat, State};
+use super::state::{Pending, Seat, State};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::store;
@@ -84,24 +84,51 @@ pub fn seat_view(home: &Home, game: &str, seat: Option<Seat>) -> Result<Value> {
     Ok(visible(&s, Viewer::Seat(seat)))
 }
 
-/// The ActionSurface of a game.
-pub fn actions(home: &Home, game: &str) -> Result<Value> {
-    Ok(surface(&load(home, game)?))
+/// The ActionSurface of a game as `viewer` may see it. A seat sees the options only of its
+/// own decision (another seat's options name its hidden cards); without a viewer the options
+/// are shown except those of a hidden-information decision (the cards to put on the bottom or
+/// to discard are the decider's hand), which only that seat sees.
+pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
+    let s = load(home, game)?;
+    Ok(match viewer {
+        Some(seat) => surface_for(&s, &[seat]),
+        None => {
+            let mut out = surface(&s);
+            if let (Some(d), Pending::Bottom { .. } | Pending::Discard { .. }) =
+                (s.decider(), s.pending)
+                && let Some(o) = out.as_object_mut()
+            {
+                o.insert("options".into(), json!([]));
+                o.insert(
+                    "options_hidden".into(),
+                    json!(format!(
+                        "the options name {}'s hand: ask as that seat (--as {})",
+                        d.name(),
+                        d.name()
+                    )),
+                );
+            }
+            out
+        }
+    })
 }
 
 /// The ActionSurface as one of `seats` may see it: whole when one of them decides now; else
 /// only who decides and what kind of decision it is (the options of another seat can name its
 /// hidden cards, e.g. a discard from its hand).
 pub fn actions_for(home: &Home, game: &str, seats: &[Seat]) -> Result<Value> {
-    let s = load(home, game)?;
-    let mut out = surface(&s);
+    Ok(surface_for(&load(home, game)?, seats))
+}
+
+fn surface_for(s: &State, seats: &[Seat]) -> Value {
+    let mut out = surface(s);
     if !s.decider().is_some_and(|d| seats.contains(&d))
         && let Some(o) = out.as_object_mut()
     {
         o.insert("options".into(), json!([]));
         o.insert("waiting_for".into(), json!(s.decider()));
     }
-    Ok(out)
+    out
 }
 
 /// The seat that decides now, if any.

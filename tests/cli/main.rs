@@ -16,6 +16,7 @@ mod integrity;
 mod keys;
 mod memory;
 mod mtg;
+mod mtg_audit;
 mod netpolicy;
 mod notes;
 mod progress;

@@ -1,0 +1,258 @@
+//! `bob mtg` against the rules audit's findings, through the binary: the starting player's
+//! skipped first draw step, a stop rule that reads only public information, hidden decisions
+//! shown only to their seat, step changes in the journal, what `ask` sends the model, a
+//! `--setup` position that says what it skips, and a play loop that journals each decision.
+
+use crate::TestEnv;
+use serde_json::{Value, json};
+
+fn setup(env: &TestEnv, id: &str, position: Value) -> Value {
+    let p = env.write(&format!("{id}.json"), &position.to_string());
+    env.json(
+        &["mtg", "new", "--setup", p.to_str().unwrap(), "--game", id],
+        "",
+    )
+}
+
+fn actions_as(env: &TestEnv, id: &str, seat: &str) -> Value {
+    env.json(&["mtg", "actions", "--game", id, "--as", seat], "")
+}
+
+fn state(env: &TestEnv, id: &str) -> Value {
+    env.json(&["mtg", "state", "--game", id, "--as", "all"], "")
+}
+
+/// Acts for whoever decides, with the current decision id.
+fn act(env: &TestEnv, id: &str, action: Value) -> Value {
+    let mut a = action;
+    a["decision_id"] = env.json(&["mtg", "actions", "--game", id], "")["decision_id"].clone();
+    env.json(&["mtg", "act", "--game", id], &a.to_string())
+}
+
+fn events_of(v: &Value) -> Vec<Value> {
+    v["events"].as_array().cloned().unwrap_or_default()
+}
+
+fn steps_in(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "step")
+        .map(|e| e["step"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_starting_player_skips_the_first_draw_step() {
+    // CR 103.8a. p1 starts (turn 1 is p1's) and holds a Shock it could cast with its untapped
+    // Mountain, which used to give it priority in a draw step it must skip.
+    let env = TestEnv::new();
+    let out = setup(
+        &env,
+        "first",
+        json!({"active": "p1", "turn": 1, "step": "upkeep",
+        "players": {"p1": {"library": ["Mountain", "Mountain"], "hand": ["Shock"],
+                           "battlefield": [{"card": "Mountain"}]},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    assert_eq!(out["decision"]["player"], "p1");
+    let r = act(&env, "first", json!({"type": "pass"}));
+    let s = state(&env, "first");
+    assert_eq!(s["turn"], 1);
+    assert_eq!(s["step"], "main1", "{r}");
+    assert_eq!(s["players"]["p1"]["library_count"], 2, "no draw on turn 1");
+    let steps = steps_in(&events_of(&r));
+    assert_eq!(
+        steps.first().map(String::as_str),
+        Some("main1"),
+        "{steps:?}"
+    );
+    assert!(!steps.contains(&"draw".to_string()), "{steps:?}");
+
+    // The other player's first turn has its draw step, entered and drawn.
+    let mut all = Vec::new();
+    for _ in 0..40 {
+        let s = state(&env, "first");
+        if s["turn"] == 2 && s["step"] == "main1" {
+            break;
+        }
+        all.extend(events_of(&act(&env, "first", json!({"type": "pass"}))));
+    }
+    let steps = steps_in(&all);
+    assert!(steps.contains(&"draw".to_string()), "{steps:?}");
+    assert!(
+        all.iter()
+            .any(|e| e["type"] == "drew" && e["player"] == "p2")
+    );
+}
+
+/// A position where p2 holds `p2_card` in hand and the other card in its library: what both
+/// players can see (life, board, hand and library counts, card table) is the same.
+fn hidden_instant_position(p2_card: &str, other: &str) -> Value {
+    json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {
+            "p1": {"library": ["Forest", "Forest", "Forest", "Forest"], "hand": ["Hill Giant"]},
+            "p2": {"library": [other, "Forest", "Forest", "Forest"], "hand": [p2_card],
+                   "battlefield": [{"card": "Mountain"}]}}})
+}
+
+/// Who decides what, decision by decision, while both players pass.
+fn stop_pattern(env: &TestEnv, id: &str, n: usize) -> Vec<(String, u64, String)> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let s = state(env, id);
+        out.push((
+            s["priority"].as_str().unwrap_or("").to_string(),
+            s["turn"].as_u64().unwrap(),
+            s["step"].as_str().unwrap().to_string(),
+        ));
+        act(env, id, json!({"type": "pass"}));
+    }
+    out
+}
+
+#[test]
+fn whether_the_engine_stops_for_a_player_does_not_depend_on_its_hand() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "holds",
+        hidden_instant_position("Shock", "Hill Giant"),
+    );
+    setup(
+        &env,
+        "bluffs",
+        hidden_instant_position("Hill Giant", "Shock"),
+    );
+    let holds = stop_pattern(&env, "holds", 16);
+    let bluffs = stop_pattern(&env, "bluffs", 16);
+    assert_eq!(
+        holds, bluffs,
+        "the stop pattern must be the same whether or not p2 holds a castable instant"
+    );
+    // And p2 is given the chance to act on p1's turn (it could cast Shock there).
+    assert!(
+        holds.iter().any(|(p, t, _)| p == "p2" && *t == 3),
+        "{holds:?}"
+    );
+}
+
+#[test]
+fn step_changes_are_journal_events_first_strike_damage_included() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "steps",
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": ["Forest", "Forest"], "battlefield": [{"card": "Youthful Knight"}]},
+                    "p2": {"library": ["Forest", "Forest"], "battlefield": [{"card": "Grizzly Bears"}]}}}),
+    );
+    act(
+        &env,
+        "steps",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c3", "defender": "p2"}]}),
+    );
+    let r = act(
+        &env,
+        "steps",
+        json!({"type": "declare_blockers", "blocks": [{"blocker": "c6", "attacker": "c3"}]}),
+    );
+    let steps = steps_in(&events_of(&r));
+    let at = |name: &str| steps.iter().position(|s| s == name);
+    assert!(
+        at("first_strike_damage").is_some() && at("first_strike_damage") < at("combat_damage"),
+        "{steps:?}"
+    );
+    let journal = env.jsonl(&["mtg", "journal", "--game", "steps"], "");
+    let journaled: Vec<Value> = journal.iter().flat_map(events_of).collect();
+    let steps = steps_in(&journaled);
+    for want in [
+        "declare_blockers",
+        "first_strike_damage",
+        "combat_damage",
+        "end_of_combat",
+    ] {
+        assert!(steps.contains(&want.to_string()), "{want} in {steps:?}");
+    }
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "steps"], "")["matches"],
+        true
+    );
+}
+
+#[test]
+fn a_setup_position_says_which_turns_and_steps_it_skips() {
+    let env = TestEnv::new();
+    let out = setup(
+        &env,
+        "later",
+        json!({"active": "p2", "turn": 6, "step": "main1",
+        "players": {"p1": {"library": ["Forest"]},
+                    "p2": {"library": ["Forest"], "hand": ["Grizzly Bears"],
+                           "battlefield": [{"card": "Forest"}, {"card": "Forest"}]}}}),
+    );
+    let started = events_of(&out)
+        .into_iter()
+        .find(|e| e["type"] == "started_from_position")
+        .unwrap_or_else(|| panic!("no started_from_position event: {out}"));
+    assert_eq!(started["turn"], 6);
+    assert_eq!(started["turns_skipped"], 5);
+    assert_eq!(started["steps_skipped"], json!(["untap", "upkeep", "draw"]));
+    let journal = env.jsonl(&["mtg", "journal", "--game", "later"], "");
+    assert!(
+        events_of(&journal[0])
+            .iter()
+            .any(|e| e["type"] == "started_from_position" && e["turns_skipped"] == 5)
+    );
+}
+
+#[test]
+fn a_hidden_decisions_options_are_shown_only_to_its_seat_and_name_cards() {
+    let env = TestEnv::new();
+    // p1 must discard down to seven in its cleanup step: the options are its hand.
+    let mut hand = vec!["Shock"; 2];
+    hand.extend(["Forest"; 7]);
+    let out = setup(
+        &env,
+        "discard",
+        json!({"active": "p1", "turn": 3, "step": "cleanup",
+        "players": {"p1": {"library": ["Forest"], "hand": hand},
+                    "p2": {"library": ["Forest"]}}}),
+    );
+    assert_eq!(out["decision"]["kind"], "discard");
+    let theirs = actions_as(&env, "discard", "p2");
+    assert_eq!(theirs["kind"], "discard");
+    assert_eq!(theirs["waiting_for"], "p1");
+    assert_eq!(theirs["options"], json!([]));
+    assert!(!theirs.to_string().contains("Shock"), "{theirs}");
+    let anyone = env.json(&["mtg", "actions", "--game", "discard"], "");
+    assert_eq!(anyone["options"], json!([]), "{anyone}");
+    assert!(anyone["options_hidden"].is_string());
+    assert!(!anyone.to_string().contains("Shock"), "{anyone}");
+    let mine = actions_as(&env, "discard", "p1");
+    let from = mine["options"][0]["choose_from"].as_array().unwrap();
+    assert_eq!(from.len(), 9);
+    assert!(
+        from.iter()
+            .any(|c| c["card"] == "c2" && c["name"] == "Shock"),
+        "{mine}"
+    );
+    // Priority options name their cards too.
+    setup(
+        &env,
+        "named",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest"], "hand": ["Shock", "Mountain"]},
+                    "p2": {"library": ["Forest"]}}}),
+    );
+    let d = actions_as(&env, "named", "p1");
+    let opts = d["options"].as_array().unwrap();
+    assert!(
+        opts.iter()
+            .any(|o| o["type"] == "play_land" && o["card"] == "c3" && o["name"] == "Mountain"),
+        "{d}"
+    );
+    // p2 asking about p1's priority decision learns nothing of p1's hand.
+    let other = actions_as(&env, "named", "p2");
+    assert_eq!(other["options"], json!([]));
+    assert_eq!(other["waiting_for"], "p1");
+}
