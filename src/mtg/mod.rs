@@ -1,6 +1,7 @@
 //! A Magic: The Gathering rules engine ("core rules v1", docs/design.md#module-map): cards and decks as
 //! data, the game state, the action contract, the ActionSurface, a pure reducer, agents,
-//! selfplay and the GameJournal. Knows nothing of the CLI.
+//! selfplay, the GameJournal, the stored games (`game`), the play loop (`play`) and the tutor
+//! (`tutor`). Knows nothing of the CLI.
 //!
 //! Rule numbers in comments are the Comprehensive Rules'.
 
@@ -13,9 +14,11 @@ pub mod game;
 pub mod journal;
 pub mod lessons;
 pub mod model;
+pub mod play;
 pub mod state;
 #[cfg(test)]
 mod tests;
+pub mod tutor;
 
 pub use action::{Action, ActionRequest, Viewer, surface, visible};
 pub use engine::{Event, Illegal, Move, RULES_VERSION, apply};

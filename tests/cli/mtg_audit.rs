@@ -256,3 +256,74 @@ fn a_hidden_decisions_options_are_shown_only_to_its_seat_and_name_cards() {
     assert_eq!(other["options"], json!([]));
     assert_eq!(other["waiting_for"], "p1");
 }
+
+#[test]
+fn ask_sends_the_askers_view_with_oracle_text_and_recent_events() {
+    use crate::support::openai::{OpenAi, all_text};
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Shock c3 and Hill Giant c4, Mountain c5 in play; p2: library
+    // c6-c7, hand Lightning Bolt c8 (hidden from p1), Grizzly Bears c9 in play.
+    setup(
+        &env,
+        "tutor",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Shock", "Hill Giant"],
+                           "battlefield": [{"card": "Mountain"}]},
+                    "p2": {"library": ["Forest", "Forest"], "hand": ["Lightning Bolt"],
+                           "battlefield": [{"card": "Grizzly Bears"}]}}}),
+    );
+    let r = act(
+        &env,
+        "tutor",
+        json!({"type": "cast", "card": "c3", "targets": ["c9"]}),
+    );
+    // Both pass: Shock resolves and the Bears die.
+    let mut seen = events_of(&r);
+    for _ in 0..2 {
+        if seen.iter().any(|e| e["type"] == "died") {
+            break;
+        }
+        seen.extend(events_of(&act(&env, "tutor", json!({"type": "pass"}))));
+    }
+    assert!(
+        seen.iter()
+            .any(|e| e["type"] == "died" && e["card"] == "c9"),
+        "{seen:?}"
+    );
+    let srv = OpenAi::always("Cast Hill Giant next turn.");
+    let url = srv.base_url();
+    let out = env.json(
+        &[
+            "mtg",
+            "ask",
+            "--game",
+            "tutor",
+            "--as",
+            "p1",
+            "What now?",
+            "--base-url",
+            &url,
+        ],
+        "",
+    );
+    assert_eq!(out["answer"], "Cast Hill Giant next turn.");
+    let reqs = srv.requests();
+    assert_eq!(reqs.len(), 1);
+    let sent = all_text(&reqs[0]);
+    // The oracle text of every card p1 can see: its hand, the graveyards, the battlefield.
+    for text in [
+        "Shock deals 2 damage to any target.",
+        "Hill Giant",
+        "Grizzly Bears",
+        "({T}: Add {R}.)",
+    ] {
+        assert!(sent.contains(text), "{text:?} not sent: {sent}");
+    }
+    // The recent events: the Shock cast at the Bears and their death.
+    assert!(sent.contains("RECENT EVENTS"), "{sent}");
+    assert!(sent.contains(r#""type":"died""#), "{sent}");
+    assert!(sent.contains(r#""type":"cast""#), "{sent}");
+    // Never p2's hidden hand.
+    assert!(!sent.contains("Lightning Bolt"), "{sent}");
+    assert!(sent.contains("What now?"));
+}
