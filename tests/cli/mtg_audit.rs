@@ -327,3 +327,98 @@ fn ask_sends_the_askers_view_with_oracle_text_and_recent_events() {
     assert!(!sent.contains("Lightning Bolt"), "{sent}");
     assert!(sent.contains("What now?"));
 }
+
+#[test]
+fn a_person_plays_a_seat_through_stdin_and_each_answer_is_journaled() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Forest c3 and Grizzly Bears c4; p2: library c5-c6, hand Shock c7.
+    setup(
+        &env,
+        "person",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Forest", "Grizzly Bears"]},
+                    "p2": {"library": ["Forest", "Forest"], "hand": ["Shock"]}}}),
+    );
+    let answers = format!(
+        "not an action\n{}\n{}\n",
+        json!({"decision_id": "d1", "type": "cast", "card": "c4"}),
+        json!({"decision_id": "d1", "type": "play_land", "card": "c3"})
+    );
+    let out = env
+        .bob(&[
+            "mtg",
+            "play",
+            "--game",
+            "person",
+            "--p1",
+            "human",
+            "--p2",
+            "heuristic",
+        ])
+        .write_stdin(answers)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Both refused answers are reported; the same decision is asked again each time.
+    assert_eq!(stderr.matches("invalid.request").count(), 2, "{stderr}");
+    let lines: Vec<Value> = stdout
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let prompts: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l.get("decision").is_some())
+        .collect();
+    assert_eq!(
+        prompts.len(),
+        4,
+        "three asks of d1, one of the next: {stdout}"
+    );
+    assert!(prompts.iter().all(|p| p["state"]["viewer"] == "p1"));
+    assert!(
+        !stdout.contains("Shock"),
+        "p2's hand is never shown to p1: {stdout}"
+    );
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["decisions_taken"], 1, "{summary}");
+    let journal = env.jsonl(&["mtg", "journal", "--game", "person"], "");
+    let decisions: Vec<&Value> = journal.iter().filter(|l| l["type"] == "decision").collect();
+    assert_eq!(decisions.len(), 1);
+    assert_eq!(decisions[0]["action"]["type"], "play_land");
+    assert_eq!(decisions[0]["player"], "p1");
+    assert_eq!(
+        env.json(&["mtg", "replay", "--game", "person"], "")["matches"],
+        true
+    );
+}
+
+#[test]
+fn selfplay_counts_its_forced_decisions_apart() {
+    let env = TestEnv::new();
+    let r = env.json(
+        &[
+            "mtg",
+            "selfplay",
+            "--games",
+            "20",
+            "--deck",
+            "green-stompy-60",
+            "--deck",
+            "izzet-burn-60",
+        ],
+        "",
+    );
+    assert_eq!(r["invariant_violations"], 0, "{r}");
+    let (all, forced) = (
+        r["decisions"].as_u64().unwrap(),
+        r["forced_decisions"].as_u64().unwrap(),
+    );
+    assert!(forced > 0 && forced < all, "{r}");
+}
