@@ -4914,7 +4914,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__mtg__subcmd__actions)
-            opts="-h -V --game --home --now --format --json --help --version"
+            opts="-h -V --game --as --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4922,6 +4922,10 @@ _bob() {
             case "${prev}" in
                 --game)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -W "p1 p2" -- "${cur}"))
                     return 0
                     ;;
                 --home)

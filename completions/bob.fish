@@ -994,7 +994,9 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from state" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l game -d 'Game id (letters, digits, . _ - : @)' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l game -d 'Game id' -r
+complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l as -d 'The seat asking: options are shown only for its own decision' -r -f -a "p1\t''
+p2\t''"
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand mtg; and __fish_seen_subcommand_from actions" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''

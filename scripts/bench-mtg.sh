@@ -5,7 +5,10 @@
 #   2. `bob mtg act` cold start on a game past turn 20 (target: median <= 10 ms);
 #   3. the peer: phase.rs through its Python bindings (`pip install phase-python` into a venv),
 #      same decks, same uniform-random policy, same machine, same run; card data written
-#      as MTGJSON-format objects from the same card facts, so the peer runs offline.
+#      as MTGJSON-format objects from the same card facts, so the peer runs offline. The
+#      driver acts for the player whose decision it is (at a mulligan prompt phase lists
+#      every pending player's actions together) and counts decisions with one legal action
+#      (forced passes, which bob's engine takes without asking) apart, for both engines.
 #
 #   scripts/bench-mtg.sh                   # builds the release binary if needed
 #   BOB=/path/to/bob GAMES=20000 PEER_GAMES=10 RUNS=3 PIN_CORE=1 scripts/bench-mtg.sh
@@ -55,6 +58,9 @@ selfplay() { # agent games -> one games/s figure per run, checked for violations
 rand_gps=$(selfplay random "$GAMES" | median)
 heur_gps=$(selfplay heuristic "$HGAMES" | median)
 rand_turns=$(jq -s 'map(.avg_turns) | add / length' "$work/selfplay-random.jsonl")
+# Decisions per game, and of those the forced ones (only pass), as the peer's are counted.
+rand_dec=$(jq -s 'map(.decisions / .games) | add / length | round' "$work/selfplay-random.jsonl")
+rand_forced=$(jq -s 'map(.forced_decisions / .games) | add / length | round' "$work/selfplay-random.jsonl")
 heur_turns=$(jq -s 'map(.avg_turns) | add / length' "$work/selfplay-heuristic.jsonl")
 
 # Cold start of `bob mtg act` on a game past turn 20: each timed run acts on a fresh copy.
@@ -80,12 +86,15 @@ times = []
 for i in range(runs):
     gid = f"cold{i}"
     shutil.copytree(base, os.path.join(home, "mtg", gid))
-    d = json.loads(subprocess.run([bob, "mtg", "actions", "--game", gid], check=True, capture_output=True).stdout)
+    seat = json.loads(subprocess.run([bob, "mtg", "state", "--game", gid, "--as", "all"], check=True, capture_output=True).stdout)["priority"]
+    d = json.loads(subprocess.run([bob, "mtg", "actions", "--game", gid, "--as", seat], check=True, capture_output=True).stdout)
     opt = d["options"][0]
     if opt["type"] in ("declare_attackers",):
         opt = {"type": "declare_attackers", "attackers": []}
     elif opt["type"] == "declare_blockers":
         opt = {"type": "declare_blockers", "blocks": []}
+    elif opt["type"] in ("bottom", "discard"):
+        opt = {"type": opt["type"], "cards": [c["card"] for c in opt["choose_from"][:opt["count"]]]}
     action = json.dumps(dict(opt, decision_id=d["decision_id"])).encode()
     t = time.perf_counter()
     r = subprocess.run([bob, "mtg", "act", "--game", gid], input=action, capture_output=True)
@@ -139,34 +148,60 @@ faces = {c["name"].lower(): build_oracle_face(mtgjson(c), None) for c in cards i
 json.dump(faces, open(f"{work}/card-data.json", "w"))
 engine = Engine.from_path(f"{work}/card-data.json")
 
-def actor(g, wf):
+def turn(g, wf):
+    """Who acts now and the actions that are theirs. At a mulligan prompt phase lists every
+    pending player's actions together (keep/mulligan of each undecided player, the card
+    choices of one who owes bottom cards): the first pending player acts, choosing among the
+    actions of its own phase (duplicates once)."""
+    acts = g.actions()
     d = wf.get("data") or {}
+    if wf["type"] == "MulliganDecision":
+        p = d["pending"][0]
+        kind = "SelectCards" if p["phase"]["type"] == "BottomCards" else "MulliganDecision"
+        seen, own = set(), []
+        for a in acts:
+            key = json.dumps(a.to_dict(), sort_keys=True)
+            if a.kind == kind and key not in seen:
+                seen.add(key)
+                own.append(a)
+        return p["player"], own
     if isinstance(d, dict) and "player" in d:
-        return d["player"]
-    if isinstance(d, dict) and d.get("pending"):
-        return d["pending"][0]["player"]
-    return g.priority_player()
+        return d["player"], acts
+    return g.priority_player(), acts
 
 rng = random.Random(1)
-finished = turns = 0
+finished = turns = errors = forced = chosen = 0
 t = time.perf_counter()
 for i in range(games):
     g = engine.new_game(decks[deck_a], decks[deck_b], seed=i + 1)
-    for _ in range(50000):
-        wf = g.waiting_for()
-        if wf["type"] == "GameOver":
-            finished += 1
-            break
-        g.apply(actor(g, wf), rng.choice(g.actions()))
+    try:
+        for _ in range(50000):
+            wf = g.waiting_for()
+            if wf["type"] == "GameOver":
+                finished += 1
+                break
+            who, acts = turn(g, wf)
+            # A decision with one legal action (mostly a forced pass) is counted apart:
+            # bob's engine takes those without asking.
+            if len(acts) == 1:
+                forced += 1
+            else:
+                chosen += 1
+            g.apply(who, rng.choice(acts))
+    except Exception as e:  # an engine refusal: reported, never hidden
+        errors += 1
+        print(f"phase game {i + 1}: {e}", file=sys.stderr)
     turns += g.turn
 secs = time.perf_counter() - t
-print(json.dumps({"games": games, "finished": finished, "seconds": secs,
-                  "games_per_sec": games / secs, "avg_turns": turns / games}))
+print(json.dumps({"games": games, "finished": finished, "errors": errors, "seconds": secs,
+                  "games_per_sec": games / secs, "avg_turns": turns / games,
+                  "decisions_per_game": (forced + chosen) / games,
+                  "forced_per_game": forced / games}))
 PY
 ) || peer_note="phase-python failed to run"
   if [[ -n "${peer_out:-}" ]]; then
     peer_gps=$(jq .games_per_sec <<<"$peer_out")
-    peer_note="phase-python $("$VENV/bin/pip" show phase-python 2>/dev/null | awk '/^Version/{print $2}'), $(jq .finished <<<"$peer_out")/$PEER_GAMES games finished, avg turns $(jq '.avg_turns*10|round/10' <<<"$peer_out")"
+    peer_note="phase-python $("$VENV/bin/pip" show phase-python 2>/dev/null | awk '/^Version/{print $2}'), $(jq .finished <<<"$peer_out")/$PEER_GAMES games finished, $(jq .errors <<<"$peer_out") engine errors, avg turns $(jq '.avg_turns*10|round/10' <<<"$peer_out"), $(jq '.decisions_per_game|round' <<<"$peer_out") decisions/game of which $(jq '.forced_per_game|round' <<<"$peer_out") forced"
   fi
 else
   peer_note="phase-python could not be installed here (see pip output); no peer figures"
@@ -175,8 +210,8 @@ fi
 
 verdict() { awk -v a="$1" -v t="$2" -v dir="$3" 'BEGIN { ok = (dir == "ge") ? a >= t : a <= t; print ok ? "PASS" : "FAIL" }'; }
 printf 'decks: %s vs %s; runs=%s (median), pinned: %s\n' "$DECK_A" "$DECK_B" "$RUNS" "${pin[*]:-no}"
-printf 'bob mtg selfplay random-vs-random:       %8.0f games/s (%s games/run, avg %.1f turns; target >= 5000: %s)\n' \
-  "$rand_gps" "$GAMES" "$rand_turns" "$(verdict "$rand_gps" 5000 ge)"
+printf 'bob mtg selfplay random-vs-random:       %8.0f games/s (%s games/run, avg %.1f turns, %s decisions/game of which %s forced; target >= 5000: %s)\n' \
+  "$rand_gps" "$GAMES" "$rand_turns" "$rand_dec" "$rand_forced" "$(verdict "$rand_gps" 5000 ge)"
 printf 'bob mtg selfplay heuristic-vs-heuristic: %8.0f games/s (%s games/run, avg %.1f turns; target >= 1000: %s)\n' \
   "$heur_gps" "$HGAMES" "$heur_turns" "$(verdict "$heur_gps" 1000 ge)"
 printf 'bob mtg act cold start (turn %s, %s decisions journaled): median %.2f ms over %s runs (target <= 10 ms: %s)\n' \

@@ -5,17 +5,17 @@ use super::Ctx;
 use super::output::{parse_json, read_input};
 use crate::error::{Error, Result};
 use crate::memory::mtg_lessons;
-use crate::mtg::action::{ActionRequest, Viewer, surface, visible};
-use crate::mtg::agents::{Agent, AgentKind, selfplay_with};
-use crate::mtg::apply;
+use crate::mtg::action::{ActionRequest, Viewer};
+use crate::mtg::agents::{AgentKind, selfplay_with};
 use crate::mtg::cards::{CardData, Pool, kw};
 use crate::mtg::catalog;
-use crate::mtg::decks::{self, Deck};
-use crate::mtg::journal::{self, GameFiles, Start};
-use crate::mtg::state::{Seat, State};
-use crate::mtg::{game, model};
+use crate::mtg::decks;
+use crate::mtg::journal::Start;
+use crate::mtg::state::Seat;
+use crate::mtg::{game, play, tutor};
 use crate::store;
 use serde_json::{Value, json};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Subcommand)]
@@ -32,7 +32,11 @@ pub enum Args {
     /// Print the visible state for one viewer (hidden zones as counts)
     State(StateArgs),
     /// Print the ActionSurface {decision_id, player, kind, options} for whoever must decide
-    Actions(GameArg),
+    ///
+    /// With --as SEAT the options are shown only when SEAT decides (else `waiting_for`); the
+    /// options of a hidden-information decision (cards to bottom or discard) are shown only
+    /// --as the seat that decides.
+    Actions(ActionsArgs),
     /// Apply one action {decision_id, type, …} read from stdin (or --input FILE)
     ///
     /// The action is checked against the current ActionSurface: an illegal, stale (wrong
@@ -101,6 +105,16 @@ pub struct StateArgs {
     /// Viewer: p1, p2 or all (the engine's full view) [default: the player who must decide]
     #[arg(long = "as", value_name = "VIEWER", value_parser = ["p1", "p2", "all"])]
     pub viewer: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ActionsArgs {
+    /// Game id
+    #[arg(long, value_name = "ID")]
+    pub game: String,
+    /// The seat asking: options are shown only for its own decision
+    #[arg(long = "as", value_name = "SEAT", value_parser = ["p1", "p2"])]
+    pub seat: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -209,54 +223,8 @@ pub struct PlayArgs {
     pub backend: super::chat::BackendArgs,
 }
 
-fn imported_path(ctx: &Ctx) -> PathBuf {
-    game::imported_path(&ctx.home)
-}
-
 fn load_pool(ctx: &Ctx) -> Result<Pool> {
     game::load_pool(&ctx.home)
-}
-
-fn resolve_deck(spec: &str, pool: &Pool) -> Result<Deck> {
-    let deck = match decks::builtin().into_iter().find(|d| d.name == spec) {
-        Some(d) => d,
-        None => {
-            let p = Path::new(spec);
-            if !p.is_file() {
-                return Err(Error::invalid(format!(
-                    "deck {spec:?} is neither a built-in deck (see `bob mtg decks`) nor a file"
-                ))
-                .with("deck", spec));
-            }
-            let text = read_input(Some(p))?;
-            let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or(spec);
-            decks::parse(name, &text).map_err(|e| Error::invalid(e).with("deck", spec))?
-        }
-    };
-    deck.validate(pool)
-        .map_err(|e| Error::invalid(e).with("deck", spec))?;
-    Ok(deck)
-}
-
-fn two_decks(specs: &[String], pool: &Pool) -> Result<[Deck; 2]> {
-    if specs.len() != 2 {
-        return Err(Error::invalid(format!(
-            "give exactly two --deck options (p1's, then p2's), got {}",
-            specs.len()
-        )));
-    }
-    Ok([
-        resolve_deck(&specs[0], pool)?,
-        resolve_deck(&specs[1], pool)?,
-    ])
-}
-
-fn files(ctx: &Ctx, game: &str) -> Result<GameFiles> {
-    game::files(&ctx.home, game)
-}
-
-fn existing(ctx: &Ctx, game: &str) -> Result<GameFiles> {
-    game::existing(&ctx.home, game)
 }
 
 /// What the subcommand reads when it reads stdin, for the note a person at a terminal sees.
@@ -280,36 +248,14 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             };
             ctx.out.doc(&game::view(&ctx.home, &a.game, viewer)?)
         }
-        Args::Actions(a) => ctx.out.doc(&game::actions(&ctx.home, &a.game)?),
+        Args::Actions(a) => {
+            let seat = a.seat.as_deref().and_then(Seat::parse);
+            ctx.out.doc(&game::actions(&ctx.home, &a.game, seat)?)
+        }
         Args::Act(a) => act(a, ctx),
         Args::Schema => ctx.out.doc(&schemars::schema_for!(ActionRequest)),
-        Args::Journal(a) => {
-            let f = existing(ctx, &a.game)?;
-            let log = store::read_jsonl(&f.journal())?;
-            if let Some(bad) = log.bad.first() {
-                return Err(Error::conflict(format!(
-                    "journal line {} is {}: {}",
-                    bad.line, bad.kind, bad.reason
-                )));
-            }
-            let lines: Vec<&Value> = log.records.iter().map(|(_, v)| v).collect();
-            ctx.out.rows(&lines)
-        }
-        Args::Replay(a) => {
-            let f = existing(ctx, &a.game)?;
-            let pool = load_pool(ctx)?;
-            let log = store::read_jsonl(&f.journal())?;
-            let stored = f.load(|| Ok(pool.clone()))?;
-            let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
-            let (_, report) = journal::replay(&lines, &pool, Some(&stored))?;
-            if !report.matches {
-                return Err(
-                    Error::conflict("replay ends in a different state than state.json")
-                        .with("final_state_hash", report.final_state_hash.clone()),
-                );
-            }
-            ctx.out.doc(&report)
-        }
+        Args::Journal(a) => ctx.out.rows(&game::journal_lines(&ctx.home, &a.game)?),
+        Args::Replay(a) => ctx.out.doc(&game::replay(&ctx.home, &a.game)?),
         Args::Cards(a) => match a.command {
             None => {
                 let pool = load_pool(ctx)?;
@@ -341,7 +287,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         }
         Args::Selfplay(a) => {
             let pool = load_pool(ctx)?;
-            let [d1, d2] = two_decks(&a.deck, &pool)?;
+            let [d1, d2] = game::two_decks(&a.deck, &pool)?;
             let names = [d1.names(), d2.names()];
             let kinds = [
                 AgentKind::parse(&a.p1).expect("clap checked"),
@@ -365,7 +311,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Args::Play(a) => play(a, ctx),
         Args::Ask(a) => ask(a, ctx),
         Args::Lessons(a) => {
-            let f = existing(ctx, &a.game)?;
+            let f = game::existing(&ctx.home, &a.game)?;
             let seat = Seat::parse(&a.player).expect("clap checked");
             let rows = mtg_lessons::propose_lessons(&ctx.home, &f, &a.game, seat, a.user)?;
             ctx.out
@@ -384,20 +330,20 @@ fn new(a: NewArgs, ctx: &Ctx) -> Result<()> {
         }
         None => Start::Decks {
             seed: a.seed,
-            decks: two_decks(&a.deck, &pool)?,
+            decks: game::two_decks(&a.deck, &pool)?,
         },
     };
     let game_id = a
         .game
         .clone()
         .unwrap_or_else(|| format!("g-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]));
-    let f = files(ctx, &game_id)?;
+    let f = game::files(&ctx.home, &game_id)?;
     let (s, events) = game::create(&f, &game_id, &start, &pool)?;
     ctx.out.doc(&game::decision_out(&s, &events, None))
 }
 
 fn act(a: ActArgs, ctx: &Ctx) -> Result<()> {
-    existing(ctx, &a.game)?;
+    game::existing(&ctx.home, &a.game)?;
     let text = read_input(a.input.as_deref())?;
     let req: ActionRequest = parse_json("action", &text)?;
     ctx.out.doc(&mtg_lessons::act(&ctx.home, &a.game, &req)?)
@@ -424,7 +370,7 @@ fn import(file: &Path, ctx: &Ctx) -> Result<()> {
     let value: Value = parse_json("card file", &text)?;
     let (ok, refused) =
         catalog::import(&value).map_err(|e| Error::invalid(format!("card file: {e}")))?;
-    let path = imported_path(ctx);
+    let path = game::imported_path(&ctx.home);
     let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
     let mut list: Vec<CardData> = store::read_json(&path)?.unwrap_or_default();
     let builtin = Pool::builtin();
@@ -450,221 +396,73 @@ fn import(file: &Path, ctx: &Ctx) -> Result<()> {
 }
 
 fn ask(a: AskArgs, ctx: &Ctx) -> Result<()> {
-    use crate::backend::{Backend, CallOpts, Cancel, ChatRequest, Route};
-    use crate::contracts::{ChatMessage, Role};
-    if a.question.trim().is_empty() {
-        return Err(Error::invalid("the question is empty"));
-    }
-    let f = existing(ctx, &a.game)?;
-    let backend = Backend::resolve(
+    let backend = crate::backend::Backend::resolve(
         &ctx.home,
         &ctx.settings,
         a.backend.backend.as_deref(),
-        Route::Chat,
+        crate::backend::Route::Chat,
         &a.backend.overrides(),
     )?;
-    let s = f.load(|| load_pool(ctx))?;
-    let seat = match a.seat.as_deref() {
-        Some(p) => Seat::parse(p).expect("clap checked"),
-        None => s.decider().unwrap_or(Seat::P1),
-    };
-    let mut context = format!("STATE:\n{}", visible(&s, Viewer::Seat(seat)));
-    if s.decider() == Some(seat) {
-        context.push_str(&format!("\n\nACTIONS:\n{}", surface(&s)));
-    }
-    let msgs = vec![
-        ChatMessage::new(Role::System, model::TUTOR),
-        ChatMessage::new(
-            Role::User,
-            format!("{context}\n\nQUESTION:\n{}", a.question),
-        ),
-    ];
-    let rt = crate::backend::runtime()?;
-    let opts = CallOpts {
-        role: Some("mtg_tutor".into()),
-        stream: false,
-        cancel: Cancel::on_ctrl_c(),
-        watch: None,
-    };
-    let reply = rt.block_on(backend.chat(&ChatRequest::new(msgs), &opts, None))?;
-    let answer = reply.message.content.trim().to_string();
-    let line = json!({
-        "type": "question", "decision_id": s.decision_id(), "player": seat,
-        "question": a.question, "answer": answer, "model": reply.model,
-    });
-    game::record_question(&f, &line, || load_pool(ctx))?;
-    ctx.out.doc(&line)
+    let seat = a.seat.as_deref().and_then(Seat::parse);
+    ctx.out.doc(&tutor::ask(
+        &ctx.home,
+        &a.game,
+        seat,
+        &a.question,
+        &backend,
+    )?)
 }
 
-enum Player {
-    Bot(Box<Agent>),
-    Human,
-    Model,
+/// A person at the terminal: each decision as one JSON line on stdout, each answer one line
+/// on stdin, a refused answer reported on stderr.
+struct Terminal<'a> {
+    ctx: &'a Ctx,
+    stdin: std::io::Lines<std::io::StdinLock<'static>>,
+    noted: bool,
 }
 
-/// Asks the model for an action until one is legal, at most `retries` times after the first;
-/// then the safe default. Returns the action and the journal lines that go before it.
-fn model_decide(
-    backend: &crate::backend::Backend,
-    rt: &tokio::runtime::Runtime,
-    s: &State,
-    retries: u32,
-) -> Result<(ActionRequest, crate::mtg::Move, Vec<Value>)> {
-    use crate::backend::{CallOpts, Cancel, ChatRequest};
-    use crate::contracts::{ChatMessage, Role};
-    let mut msgs = model::messages(s);
-    let mut reasons = Vec::new();
-    let opts = CallOpts {
-        role: Some("mtg".into()),
-        stream: false,
-        cancel: Cancel::on_ctrl_c(),
-        watch: None,
-    };
-    for _ in 0..=retries {
-        let reply = rt.block_on(backend.chat(&ChatRequest::new(msgs.clone()), &opts, None))?;
-        let m = reply.message;
-        let parsed = model::parse_reply(s, &m.content, m.tool_call_list()).and_then(|r| {
-            if r.decision_id != s.decision_id() {
-                return Err(format!(
-                    "stale decision_id {:?}: the current decision is {:?}",
-                    r.decision_id,
-                    s.decision_id()
-                ));
-            }
-            let mv = r.action.resolve(s)?;
-            apply(s, &mv).map_err(|e| e.to_string())?;
-            Ok((r, mv))
-        });
-        match parsed {
-            Ok((r, mv)) => return Ok((r, mv, Vec::new())),
-            Err(reason) => {
-                msgs.push(m);
-                msgs.push(ChatMessage::new(
-                    Role::User,
-                    format!("ILLEGAL: {reason}. Reply with one legal action from ACTIONS."),
-                ));
-                reasons.push(reason);
-            }
+impl play::Person for Terminal<'_> {
+    fn answer(&mut self, prompt: &Value) -> Result<Option<String>> {
+        self.ctx.out.line(prompt)?;
+        if !self.noted {
+            // A person at a terminal sees what the loop waits for, once.
+            super::progress::note_waiting_on_stdin();
+            self.noted = true;
         }
+        Ok(self.stdin.next().and_then(|l| l.ok()))
     }
-    let mv = model::safe_default(s).ok_or_else(|| Error::internal("no decision pending"))?;
-    let action = crate::mtg::Action::from_move(&mv, s);
-    let line = json!({
-        "type": "illegal_action", "decision_id": s.decision_id(), "player": s.decider(),
-        "reasons": reasons, "default_action": action,
-    });
-    Ok((
-        ActionRequest {
-            decision_id: s.decision_id(),
-            action,
-        },
-        mv,
-        vec![line],
-    ))
+    fn refused(&mut self, why: &Error) {
+        super::output::report(why);
+    }
 }
 
 fn play(a: PlayArgs, ctx: &Ctx) -> Result<()> {
-    let f = existing(ctx, &a.game)?;
-    let _lock = game::lock_game(&f)?;
-    let mut s = f.load(|| load_pool(ctx))?;
-    let mk = |name: &str, salt: u64| match AgentKind::parse(name) {
-        Some(k) => Player::Bot(Box::new(Agent::new(k, s.seed ^ salt ^ s.decisions))),
-        None if name == "model" => Player::Model,
-        None => Player::Human,
-    };
-    let mut players = [mk(&a.p1, 1), mk(&a.p2, 2)];
-    let model_backend = if players.iter().any(|p| matches!(p, Player::Model)) {
-        Some((
-            crate::backend::Backend::resolve(
-                &ctx.home,
-                &ctx.settings,
-                a.backend.backend.as_deref(),
-                crate::backend::Route::Mtg,
-                &a.backend.overrides(),
-            )?,
-            crate::backend::runtime()?,
-        ))
+    let players = [
+        play::Player::parse(&a.p1).expect("clap checked"),
+        play::Player::parse(&a.p2).expect("clap checked"),
+    ];
+    let model = if players.contains(&play::Player::Model) {
+        Some(crate::backend::Backend::resolve(
+            &ctx.home,
+            &ctx.settings,
+            a.backend.backend.as_deref(),
+            crate::backend::Route::Mtg,
+            &a.backend.overrides(),
+        )?)
     } else {
         None
     };
-    let mut before_lines: Vec<Value> = Vec::new();
-    let mut taken = 0u64;
-    let mut stdin = std::io::stdin().lines();
-    let mut noted = false;
-    while let Some(p) = s.decider() {
-        if a.max_decisions.is_some_and(|m| taken >= m) {
-            break;
-        }
-        let (req, mv) = match &mut players[p.i()] {
-            Player::Bot(agent) => {
-                let mv = agent.decide(&s).expect("a decision is pending");
-                let action = crate::mtg::Action::from_move(&mv, &s);
-                (
-                    ActionRequest {
-                        decision_id: s.decision_id(),
-                        action,
-                    },
-                    mv,
-                )
-            }
-            Player::Model => {
-                let (backend, rt) = model_backend.as_ref().expect("built for model seats");
-                let (r, mv, lines) = model_decide(backend, rt, &s, a.model_retries)?;
-                before_lines = lines;
-                (r, mv)
-            }
-            Player::Human => {
-                ctx.out.line(
-                    &json!({"state": visible(&s, Viewer::Seat(p)), "decision": surface(&s)}),
-                )?;
-                if !noted {
-                    // A person at a terminal sees what the loop waits for, once.
-                    super::progress::note_waiting_on_stdin();
-                    noted = true;
-                }
-                let Some(Ok(line)) = stdin.next() else { break };
-                let parsed = serde_json::from_str::<ActionRequest>(&line)
-                    .map_err(|e| e.to_string())
-                    .and_then(|r| {
-                        if r.decision_id != s.decision_id() {
-                            return Err(format!("stale decision_id {:?}", r.decision_id));
-                        }
-                        r.action.resolve(&s).map(|m| (r, m))
-                    });
-                match parsed {
-                    Ok(x) => x,
-                    Err(e) => {
-                        super::output::report(&Error::invalid(e));
-                        continue;
-                    }
-                }
-            }
-        };
-        match apply(&s, &mv) {
-            Ok((after, events)) => {
-                let mut lines = std::mem::take(&mut before_lines);
-                lines.push(journal::decision_line(&s, &req, &after, &events));
-                game::commit(&f, lines, &after)?;
-                s = after;
-                taken += 1;
-            }
-            Err(e) => {
-                if matches!(players[p.i()], Player::Bot(_)) {
-                    return Err(Error::internal(format!("agent move refused: {e}")));
-                }
-                super::output::report(&Error::invalid(format!("illegal action: {e}")));
-            }
-        }
-    }
-    let mut out = journal::summary(&s, None);
-    if let Some(sum) = store::read_json::<Value>(&f.summary())?
-        && s.outcome.is_some()
-    {
-        out = sum;
-    }
-    out["decisions_taken"] = json!(taken);
-    if taken > 0 {
-        mtg_lessons::lessons_at_end(&ctx.home, &f, &s, &mut out);
-    }
-    ctx.out.doc(&out)
+    let table = play::Table {
+        players,
+        max_decisions: a.max_decisions,
+        model_retries: a.model_retries,
+        model: model.as_ref(),
+    };
+    let mut person = Terminal {
+        ctx,
+        stdin: std::io::stdin().lock().lines(),
+        noted: false,
+    };
+    ctx.out
+        .doc(&mtg_lessons::play(&ctx.home, &a.game, &table, &mut person)?)
 }

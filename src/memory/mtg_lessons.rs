@@ -1,7 +1,7 @@
 //! MTG lessons as memory: at a game's end each seat's lessons ([`crate::mtg::lessons`]) become
 //! pending memory candidates for a human to decide. The MTG engine knows nothing of memory;
-//! acting through [`act`] is how the CLI and the `mtg.act` tool take an action and, when it
-//! ends the game, propose the lessons.
+//! acting through [`act`] (or playing on through [`play`]) is how the CLI and the `mtg.act`
+//! tool take an action and, when it ends the game, propose the lessons.
 
 use crate::error::{Error, Result};
 use crate::home::Home;
@@ -18,6 +18,21 @@ pub fn act(home: &Home, game_id: &str, req: &ActionRequest) -> Result<Value> {
     let (mut out, f, after) = game::act(home, game_id, req)?;
     lessons_at_end(home, &f, &after, &mut out);
     Ok(out)
+}
+
+/// [`crate::mtg::play::play`], then, when the game ended, both seats' lessons proposed as
+/// pending candidates (in the summary, as [`act`] does).
+pub fn play(
+    home: &Home,
+    game_id: &str,
+    table: &crate::mtg::play::Table,
+    person: &mut dyn crate::mtg::play::Person,
+) -> Result<Value> {
+    let mut p = crate::mtg::play::play(home, game_id, table, person)?;
+    if p.taken > 0 {
+        lessons_at_end(home, &p.files, &p.state, &mut p.summary);
+    }
+    Ok(p.summary)
 }
 
 /// Proposes the lessons of one seat as pending candidates; returns the candidate rows.

@@ -320,10 +320,24 @@ pub fn surface(s: &State) -> Value {
         Pending::Bottom { player, count } | Pending::Discard { player, count } => {
             json!([{
                 "type": kind, "count": count,
-                "choose_from": s.players[player.i()].hand.iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>(),
+                "choose_from": s.players[player.i()].hand.iter()
+                    .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                    .collect::<Vec<_>>(),
             }])
         }
-        Pending::Priority => Value::Array(s.priority_moves().iter().map(act).collect()),
+        // Each option names its card: `{"type":"cast","card":"c12","name":"Shock",…}`.
+        Pending::Priority => Value::Array(
+            s.priority_moves()
+                .iter()
+                .map(|m| {
+                    let mut v = act(m);
+                    if let Move::PlayLand(c) | Move::Cast { card: c, .. } = m {
+                        v["name"] = json!(s.card(*c).data.name);
+                    }
+                    v
+                })
+                .collect(),
+        ),
         Pending::DeclareAttackers => json!([{
             "type": "declare_attackers",
             "defender": s.active.other(),

@@ -59,6 +59,11 @@ impl Agent {
 
     /// The agent's move for the pending decision (None when the game is over).
     pub fn decide(&mut self, s: &State) -> Option<Move> {
+        // The engine stops on public information only; an agent that sees in its own hand
+        // that it has nothing to play passes without deliberating.
+        if s.pending == Pending::Priority && !s.has_play(s.priority) {
+            return Some(Move::Pass);
+        }
         match self.kind {
             AgentKind::Random => self.random(s),
             AgentKind::Heuristic => heuristic(s, self),
@@ -342,6 +347,10 @@ pub struct SelfplayReport {
     pub wins: Wins,
     pub avg_turns: f64,
     pub decisions: u64,
+    /// Of `decisions`, those with one legal choice (a priority decision where the decider's
+    /// hand holds nothing it can play: only pass), counted apart for comparisons with
+    /// engines that ask for every pass.
+    pub forced_decisions: u64,
     pub invariant_violations: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_violation: Option<String>,
@@ -382,6 +391,7 @@ pub fn selfplay_with(
     let mut wins = Wins::default();
     let mut turns = 0u64;
     let mut decisions = 0u64;
+    let mut forced = 0u64;
     let mut violations = 0u64;
     let mut first = None;
     let mut ev = Vec::with_capacity(64);
@@ -395,6 +405,7 @@ pub fn selfplay_with(
                 wins: Wins::default(),
                 avg_turns: 0.0,
                 decisions: 0,
+                forced_decisions: 0,
                 invariant_violations: games,
                 first_violation: Some(e),
             };
@@ -407,6 +418,9 @@ pub fn selfplay_with(
         let mut ag = [Agent::new(agents[0], gseed), Agent::new(agents[1], !gseed)];
         let mut bad: Option<String> = None;
         while let Some(p) = s.decider() {
+            if s.pending == Pending::Priority && !s.has_play(p) {
+                forced += 1;
+            }
             let Some(m) = ag[p.i()].decide(&s) else { break };
             ev.clear();
             if let Err(e) = s.step(&m, &mut ev) {
@@ -453,6 +467,7 @@ pub fn selfplay_with(
             0.0
         },
         decisions,
+        forced_decisions: forced,
         invariant_violations: violations,
         first_violation: first,
     }

@@ -5,14 +5,15 @@
 
 use super::action::{ActionRequest, Viewer, surface, visible};
 use super::cards::{self, CardData, Pool};
+use super::decks::{self, Deck};
 use super::engine::{Event, apply};
 use super::journal::{self, GameFiles};
-use super::state::{Seat, State};
+use super::state::{Pending, Seat, State};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::store;
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `<home>/mtg`.
 pub fn mtg_dir(home: &Home) -> PathBuf {
@@ -84,24 +85,51 @@ pub fn seat_view(home: &Home, game: &str, seat: Option<Seat>) -> Result<Value> {
     Ok(visible(&s, Viewer::Seat(seat)))
 }
 
-/// The ActionSurface of a game.
-pub fn actions(home: &Home, game: &str) -> Result<Value> {
-    Ok(surface(&load(home, game)?))
+/// The ActionSurface of a game as `viewer` may see it. A seat sees the options only of its
+/// own decision (another seat's options name its hidden cards); without a viewer the options
+/// are shown except those of a hidden-information decision (the cards to put on the bottom or
+/// to discard are the decider's hand), which only that seat sees.
+pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
+    let s = load(home, game)?;
+    Ok(match viewer {
+        Some(seat) => surface_for(&s, &[seat]),
+        None => {
+            let mut out = surface(&s);
+            if let (Some(d), Pending::Bottom { .. } | Pending::Discard { .. }) =
+                (s.decider(), s.pending)
+                && let Some(o) = out.as_object_mut()
+            {
+                o.insert("options".into(), json!([]));
+                o.insert(
+                    "options_hidden".into(),
+                    json!(format!(
+                        "the options name {}'s hand: ask as that seat (--as {})",
+                        d.name(),
+                        d.name()
+                    )),
+                );
+            }
+            out
+        }
+    })
 }
 
 /// The ActionSurface as one of `seats` may see it: whole when one of them decides now; else
 /// only who decides and what kind of decision it is (the options of another seat can name its
 /// hidden cards, e.g. a discard from its hand).
 pub fn actions_for(home: &Home, game: &str, seats: &[Seat]) -> Result<Value> {
-    let s = load(home, game)?;
-    let mut out = surface(&s);
+    Ok(surface_for(&load(home, game)?, seats))
+}
+
+fn surface_for(s: &State, seats: &[Seat]) -> Value {
+    let mut out = surface(s);
     if !s.decider().is_some_and(|d| seats.contains(&d))
         && let Some(o) = out.as_object_mut()
     {
         o.insert("options".into(), json!([]));
         o.insert("waiting_for".into(), json!(s.decider()));
     }
-    Ok(out)
+    out
 }
 
 /// The seat that decides now, if any.
@@ -221,4 +249,90 @@ pub fn record_question(
     let now = f.load(pool)?;
     store::append_jsonl(&f.journal(), line)?;
     f.save(&now)
+}
+
+/// A game's journal lines, in order; a corrupt line is a `conflict` naming it.
+pub fn journal_lines(home: &Home, game: &str) -> Result<Vec<Value>> {
+    let f = existing(home, game)?;
+    let log = store::read_jsonl(&f.journal())?;
+    if let Some(bad) = log.bad.first() {
+        return Err(Error::conflict(format!(
+            "journal line {} is {}: {}",
+            bad.line, bad.kind, bad.reason
+        )));
+    }
+    Ok(log.records.into_iter().map(|(_, v)| v).collect())
+}
+
+/// Re-runs a game's journal from its start, checking every recorded state hash; ending in
+/// another state than the stored one is a `conflict`.
+pub fn replay(home: &Home, game: &str) -> Result<journal::ReplayReport> {
+    let f = existing(home, game)?;
+    let pool = load_pool(home)?;
+    let log = store::read_jsonl(&f.journal())?;
+    let stored = f.load(|| Ok(pool.clone()))?;
+    let lines: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
+    let (_, report) = journal::replay(&lines, &pool, Some(&stored))?;
+    if !report.matches {
+        return Err(
+            Error::conflict("replay ends in a different state than state.json")
+                .with("final_state_hash", report.final_state_hash.clone()),
+        );
+    }
+    Ok(report)
+}
+
+/// A deck by its spec: a built-in deck name or a decklist file (JSON or text lines), checked
+/// against the pool; anything else is `invalid.request` naming the spec.
+pub fn resolve_deck(spec: &str, pool: &Pool) -> Result<Deck> {
+    let deck = match decks::builtin().into_iter().find(|d| d.name == spec) {
+        Some(d) => d,
+        None => {
+            let p = Path::new(spec);
+            if !p.is_file() {
+                return Err(Error::invalid(format!(
+                    "deck {spec:?} is neither a built-in deck (see `bob mtg decks`) nor a file"
+                ))
+                .with("deck", spec));
+            }
+            let text = read_decklist(p).map_err(|e| e.with("deck", spec))?;
+            let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or(spec);
+            decks::parse(name, &text).map_err(|e| Error::invalid(e).with("deck", spec))?
+        }
+    };
+    deck.validate(pool)
+        .map_err(|e| Error::invalid(e).with("deck", spec))?;
+    Ok(deck)
+}
+
+/// p1's deck, then p2's: exactly two specs.
+pub fn two_decks(specs: &[String], pool: &Pool) -> Result<[Deck; 2]> {
+    if specs.len() != 2 {
+        return Err(Error::invalid(format!(
+            "give exactly two --deck options (p1's, then p2's), got {}",
+            specs.len()
+        )));
+    }
+    Ok([
+        resolve_deck(&specs[0], pool)?,
+        resolve_deck(&specs[1], pool)?,
+    ])
+}
+
+/// A decklist is small: a larger file is refused before it is read.
+const MAX_DECKLIST_BYTES: u64 = 1 << 20;
+
+fn read_decklist(p: &Path) -> Result<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_DECKLIST_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(p, e))?;
+    if bytes.len() as u64 > MAX_DECKLIST_BYTES {
+        return Err(Error::invalid(format!(
+            "a decklist is at most {MAX_DECKLIST_BYTES} bytes"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| Error::invalid(format!("decklist is not UTF-8: {e}")))
 }

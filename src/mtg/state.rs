@@ -142,6 +142,23 @@ pub enum Step {
 }
 
 impl Step {
+    /// Every step in turn order (CR 500.1).
+    pub const ALL: [Step; 13] = [
+        Step::Untap,
+        Step::Upkeep,
+        Step::Draw,
+        Step::Main1,
+        Step::BeginningOfCombat,
+        Step::DeclareAttackers,
+        Step::DeclareBlockers,
+        Step::FirstStrikeDamage,
+        Step::CombatDamage,
+        Step::EndOfCombat,
+        Step::Main2,
+        Step::End,
+        Step::Cleanup,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Step::Untap => "untap",

@@ -18,6 +18,7 @@ mod integrity;
 mod keys;
 mod memory;
 mod mtg;
+mod mtg_audit;
 mod mtg_cards;
 mod netpolicy;
 mod notes;

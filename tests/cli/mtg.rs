@@ -388,7 +388,8 @@ fn cleanup_discards_down_to_seven() {
         json!({"active": "p1", "turn": 3, "step": "end",
         "players": {"p1": {"library": forests(2), "hand": forests(9)}, "p2": {"library": forests(2)}}}),
     );
-    let d = decision(&env, "seven");
+    // The discard's options are p1's hand: shown to p1 only.
+    let d = env.json(&["mtg", "actions", "--game", "seven", "--as", "p1"], "");
     assert_eq!(d["kind"], "discard");
     assert_eq!(d["options"][0]["count"], 2);
     refused(&env, "seven", json!({"type": "discard", "cards": ["c3"]}));

@@ -248,11 +248,17 @@ fn cr_702_8a_flash_creature_is_cast_at_instant_speed() {
                     "p2": {"library": forests(2), "hand": ["Fixture Flash", "Grizzly Bears"],
                            "battlefield": [{"card": "Forest"}, {"card": "Forest"}]}}}),
     );
-    // p1 cannot cast its Bears without lands: the engine passes, p2 decides on p1's turn.
+    // p1 holds a card in its main phase: the engine stops for it (on what both players see),
+    // it can only pass; then p2 decides on p1's turn.
+    let d = decision(&env, "flash");
+    assert_eq!(d["player"], "p1", "{d}");
+    act(&env, "flash", json!({"type": "pass"}));
     let d = decision(&env, "flash");
     assert_eq!(d["player"], "p2", "{d}");
     refused_act(&env, "flash", json!({"type": "cast", "card": "c7"}));
     act(&env, "flash", json!({"type": "cast", "card": "c6"}));
+    // The caster keeps priority (CR 117.3c) and, with a land still untapped, is asked.
+    act(&env, "flash", json!({"type": "pass"}));
     let s = state(&env, "flash");
     assert_eq!(on_battlefield(&s, "c6").unwrap()["controller"], "p2");
 }

@@ -9,10 +9,13 @@
 //!
 //! [`State::step`] validates the whole move before it changes anything, so an illegal move
 //! leaves the state untouched; [`apply`] is the pure form on top of it. After every move the
-//! engine runs forward ([`State::settle`]) until a player must decide. A priority decision whose
-//! only legal action is to pass is taken by the engine (the player has no choice to make), as
-//! are an attack declaration with no possible attacker and a block declaration with no possible
-//! blocker.
+//! engine runs forward ([`State::settle`]) until a player must decide. The engine passes
+//! priority for a player only by a rule on public information ([`State::stops`]: an empty
+//! hand, or no sorcery-speed window and too few untapped lands for any instant in the game),
+//! never by looking at the hand, so whether it stops leaks nothing; it also takes an attack
+//! declaration with no possible attacker and a block declaration with no possible blocker.
+//! Every step change is a `step` event (the first-strike damage step included); the starting
+//! player's first draw step is skipped, never entered (CR 103.8a).
 
 use super::cards::{Card, Effect, Kind, Pool, TargetKind, kw};
 use super::state::*;
@@ -40,7 +43,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v2";
+pub const RULES_VERSION: &str = "core-v3";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +102,15 @@ pub enum Event {
     Kept {
         player: Seat,
         bottomed: u8,
+    },
+    /// A game set up at a position (`--setup`): the turns before `turn` and the steps of
+    /// `turn` before `step` were never played (their draws, untaps and combats did not happen).
+    StartedFromPosition {
+        turn: u32,
+        step: Step,
+        active: Seat,
+        turns_skipped: u32,
+        steps_skipped: Vec<Step>,
     },
     TurnStarted {
         turn: u32,

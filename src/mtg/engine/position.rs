@@ -132,7 +132,19 @@ pub fn from_position(
     } else {
         pos.active.other()
     };
-    let mut ev = Vec::new();
+    // The position says what it skips: every earlier turn and the earlier steps of this one.
+    let steps_skipped = Step::ALL
+        .iter()
+        .copied()
+        .take_while(|&st| st != pos.step)
+        .collect();
+    let mut ev = vec![Event::StartedFromPosition {
+        turn: pos.turn,
+        step: pos.step,
+        active: pos.active,
+        turns_skipped: pos.turn - 1,
+        steps_skipped,
+    }];
     s.pending = match pos.step {
         Step::DeclareAttackers => Pending::DeclareAttackers,
         Step::Cleanup => {

@@ -33,6 +33,9 @@ impl State {
     pub(super) fn next_step(&mut self, ev: &mut Vec<Event>) {
         let next = match self.step {
             Step::Untap => Step::Upkeep,
+            // CR 103.8a: the starting player skips the draw step of the first turn, so no
+            // player gets priority in it.
+            Step::Upkeep if self.turn == 1 && self.active == self.starting_player => Step::Main1,
             Step::Upkeep => Step::Draw,
             Step::Draw => Step::Main1,
             Step::Main1 => Step::BeginningOfCombat,
@@ -79,9 +82,11 @@ impl State {
         self.enter(next, ev);
     }
 
-    /// Starts a step and performs its turn-based actions.
+    /// Starts a step (a `step` event, so the journal shows every step change) and performs its
+    /// turn-based actions.
     pub(super) fn enter(&mut self, step: Step, ev: &mut Vec<Event>) {
         self.step = step;
+        ev.push(Event::Step { step });
         self.passes = 0;
         self.priority = self.active;
         // CR 500.4: mana empties between steps. Mana is spent as lands are tapped, so no
@@ -102,10 +107,8 @@ impl State {
                 self.recount(active);
                 self.next_step(ev);
             }
-            // CR 504.1, 103.8a: the starting player skips the draw of the first turn.
-            Step::Draw if !(self.turn == 1 && active == self.starting_player) => {
-                self.draw(active, ev);
-            }
+            // CR 504.1: the active player draws (the skipped first draw step is never entered).
+            Step::Draw => self.draw(active, ev),
             Step::DeclareAttackers => self.pending = Pending::DeclareAttackers,
             Step::DeclareBlockers => self.pending = Pending::DeclareBlockers,
             Step::FirstStrikeDamage | Step::CombatDamage => {
@@ -144,6 +147,31 @@ impl State {
         self.begin_turn(next, ev);
     }
 
+    /// Whether `seat` gets a priority decision now, judged on what both players can see:
+    /// the player has a card in hand and either may play at sorcery speed (its main phase,
+    /// empty stack) or has as many untapped lands as the cheapest instant-speed card (an
+    /// instant, or a card with flash) of the game costs.
+    /// Never the hand's contents: whether the engine stops for a player tells the opponent
+    /// nothing about the cards that player holds. Every legal play is still offered, since a
+    /// player who could cast or play something always meets these conditions; a player who
+    /// stops with nothing castable simply passes (agents do that without deliberating).
+    pub fn stops(&self, seat: Seat) -> bool {
+        if self.players[seat.i()].hand.is_empty() {
+            return false;
+        }
+        if self.can_sorcery_speed(seat) {
+            return true;
+        }
+        let lands: u32 = self.players[seat.i()]
+            .untapped
+            .iter()
+            .map(|&n| n as u32)
+            .sum();
+        self.cards.iter().any(|c| {
+            (c.kind == Kind::Instant || c.keywords & kw::FLASH != 0) && c.cost.total() <= lands
+        })
+    }
+
     /// Runs the game forward until a player must make a real choice.
     pub fn settle(&mut self, ev: &mut Vec<Event>) {
         self.settle_from(ev, 0);
@@ -159,7 +187,7 @@ impl State {
                     if self.check_sba(ev) || self.stack_triggers(ev, &mut seen) {
                         continue;
                     }
-                    if self.has_play(self.priority) {
+                    if self.stops(self.priority) {
                         return;
                     }
                     self.pass_priority(ev);
