@@ -84,11 +84,15 @@ pub(super) fn retrieve(w: &mut Work<'_>, role: &RoleSpec, query: &str) -> Result
                     w.retrieved.push(id.clone());
                 }
             }
-            w.trace(
-                "retrieval",
-                json!({"run_id": w.run_id, "role": role.name, "query": query,
-                       "hits": r.hits.iter().map(|(id, score)| json!({"id": id, "score": score})).collect::<Vec<_>>()}),
-            )?;
+            let mut data = json!({"run_id": w.run_id, "role": role.name, "query": query,
+                   "hits": r.hits.iter().map(|(id, score)| json!({"id": id, "score": score})).collect::<Vec<_>>()});
+            if r.mode != "lexical" || r.fallback.is_some() {
+                data["ranking"] = json!(r.mode);
+            }
+            if let Some(why) = &r.fallback {
+                data["fallback"] = json!(format!("lexical ranking: {why}"));
+            }
+            w.trace("retrieval", data)?;
             Ok(r.block)
         }
         Err(e) => {

@@ -15,6 +15,7 @@ mod ids;
 mod integrity;
 mod keys;
 mod memory;
+mod memory_semantic;
 mod mtg;
 mod netpolicy;
 mod notes;
