@@ -265,6 +265,9 @@ _bob() {
             bob__subcmd__help__subcmd__memory,candidates)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__candidates"
                 ;;
+            bob__subcmd__help__subcmd__memory,convert)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__convert"
+                ;;
             bob__subcmd__help__subcmd__memory,export)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__export"
                 ;;
@@ -288,6 +291,9 @@ _bob() {
                 ;;
             bob__subcmd__help__subcmd__memory,query)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__query"
+                ;;
+            bob__subcmd__help__subcmd__memory,reindex)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__reindex"
                 ;;
             bob__subcmd__help__subcmd__memory,reject)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__reject"
@@ -511,6 +517,9 @@ _bob() {
             bob__subcmd__memory,candidates)
                 cmd="bob__subcmd__memory__subcmd__candidates"
                 ;;
+            bob__subcmd__memory,convert)
+                cmd="bob__subcmd__memory__subcmd__convert"
+                ;;
             bob__subcmd__memory,export)
                 cmd="bob__subcmd__memory__subcmd__export"
                 ;;
@@ -538,6 +547,9 @@ _bob() {
             bob__subcmd__memory,query)
                 cmd="bob__subcmd__memory__subcmd__query"
                 ;;
+            bob__subcmd__memory,reindex)
+                cmd="bob__subcmd__memory__subcmd__reindex"
+                ;;
             bob__subcmd__memory,reject)
                 cmd="bob__subcmd__memory__subcmd__reject"
                 ;;
@@ -552,6 +564,9 @@ _bob() {
                 ;;
             bob__subcmd__memory__subcmd__help,candidates)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__candidates"
+                ;;
+            bob__subcmd__memory__subcmd__help,convert)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__convert"
                 ;;
             bob__subcmd__memory__subcmd__help,export)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__export"
@@ -579,6 +594,9 @@ _bob() {
                 ;;
             bob__subcmd__memory__subcmd__help,query)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__query"
+                ;;
+            bob__subcmd__memory__subcmd__help,reindex)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__reindex"
                 ;;
             bob__subcmd__memory__subcmd__help,reject)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__reject"
@@ -2123,7 +2141,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory)
-            opts="propose candidates approve reject query list stm promote practice gc import export bench"
+            opts="propose candidates approve reject query list stm promote practice gc import reindex convert export bench"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2165,6 +2183,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__convert)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2277,6 +2309,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__reindex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3619,7 +3665,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory)
-            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote practice gc import export bench help"
+            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote practice gc import reindex convert export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3683,13 +3729,17 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__bench)
-            opts="-h -V --dataset --detail --home --now --format --json --help --version"
+            opts="-h -V --dataset --detail --scale --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dataset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scale)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3723,6 +3773,36 @@ _bob() {
                     COMPREPLY=($(compgen -W "pending approved rejected" -- "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__convert)
+            opts="-h -V --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --user)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3815,7 +3895,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help)
-            opts="propose candidates approve reject query list stm promote practice gc import export bench help"
+            opts="propose candidates approve reject query list stm promote practice gc import reindex convert export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3857,6 +3937,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__convert)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3983,6 +4077,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__reindex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4259,7 +4367,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__query)
-            opts="-k -h -V --k --tags --user --home --now --format --json --help --version"
+            opts="-k -h -V --k --mode --tags --user --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4273,6 +4381,10 @@ _bob() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "lexical semantic hybrid" -- "${cur}"))
+                    return 0
+                    ;;
                 --tags)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -4281,6 +4393,32 @@ _bob() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__reindex)
+            opts="-h -V --missing --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
