@@ -298,6 +298,9 @@ _bob() {
             bob__subcmd__help__subcmd__memory,candidates)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__candidates"
                 ;;
+            bob__subcmd__help__subcmd__memory,convert)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__convert"
+                ;;
             bob__subcmd__help__subcmd__memory,export)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__export"
                 ;;
@@ -321,6 +324,9 @@ _bob() {
                 ;;
             bob__subcmd__help__subcmd__memory,query)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__query"
+                ;;
+            bob__subcmd__help__subcmd__memory,reindex)
+                cmd="bob__subcmd__help__subcmd__memory__subcmd__reindex"
                 ;;
             bob__subcmd__help__subcmd__memory,reject)
                 cmd="bob__subcmd__help__subcmd__memory__subcmd__reject"
@@ -547,6 +553,9 @@ _bob() {
             bob__subcmd__memory,candidates)
                 cmd="bob__subcmd__memory__subcmd__candidates"
                 ;;
+            bob__subcmd__memory,convert)
+                cmd="bob__subcmd__memory__subcmd__convert"
+                ;;
             bob__subcmd__memory,export)
                 cmd="bob__subcmd__memory__subcmd__export"
                 ;;
@@ -574,6 +583,9 @@ _bob() {
             bob__subcmd__memory,query)
                 cmd="bob__subcmd__memory__subcmd__query"
                 ;;
+            bob__subcmd__memory,reindex)
+                cmd="bob__subcmd__memory__subcmd__reindex"
+                ;;
             bob__subcmd__memory,reject)
                 cmd="bob__subcmd__memory__subcmd__reject"
                 ;;
@@ -588,6 +600,9 @@ _bob() {
                 ;;
             bob__subcmd__memory__subcmd__help,candidates)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__candidates"
+                ;;
+            bob__subcmd__memory__subcmd__help,convert)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__convert"
                 ;;
             bob__subcmd__memory__subcmd__help,export)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__export"
@@ -615,6 +630,9 @@ _bob() {
                 ;;
             bob__subcmd__memory__subcmd__help,query)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__query"
+                ;;
+            bob__subcmd__memory__subcmd__help,reindex)
+                cmd="bob__subcmd__memory__subcmd__help__subcmd__reindex"
                 ;;
             bob__subcmd__memory__subcmd__help,reject)
                 cmd="bob__subcmd__memory__subcmd__help__subcmd__reject"
@@ -2378,7 +2396,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory)
-            opts="propose candidates approve reject query list stm promote practice gc import export bench"
+            opts="propose candidates approve reject query list stm promote practice gc import reindex convert export bench"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2420,6 +2438,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__convert)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2532,6 +2564,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__memory__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__memory__subcmd__reindex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3888,7 +3934,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory)
-            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote practice gc import export bench help"
+            opts="-h -V --home --now --format --json --help --version propose candidates approve reject query list stm promote practice gc import reindex convert export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3952,13 +3998,17 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__bench)
-            opts="-h -V --dataset --detail --home --now --format --json --help --version"
+            opts="-h -V --dataset --detail --scale --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dataset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scale)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3992,6 +4042,36 @@ _bob() {
                     COMPREPLY=($(compgen -W "pending approved rejected" -- "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__convert)
+            opts="-h -V --user --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --user)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -4084,7 +4164,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help)
-            opts="propose candidates approve reject query list stm promote practice gc import export bench help"
+            opts="propose candidates approve reject query list stm promote practice gc import reindex convert export bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4126,6 +4206,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help__subcmd__candidates)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__convert)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4252,6 +4346,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__help__subcmd__query)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__help__subcmd__reindex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4528,7 +4636,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__query)
-            opts="-k -h -V --k --tags --user --home --now --format --json --help --version"
+            opts="-k -h -V --k --mode --tags --user --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4542,6 +4650,10 @@ _bob() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "lexical semantic hybrid" -- "${cur}"))
+                    return 0
+                    ;;
                 --tags)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -4550,6 +4662,32 @@ _bob() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__memory__subcmd__reindex)
+            opts="-h -V --missing --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --home)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

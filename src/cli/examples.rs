@@ -190,6 +190,12 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ("memory reject", &[
         parse("Reject a candidate, with the reason on the ledger", "bob memory reject cand_301dfb923a314c87 --reason 'not true'"),
     ]),
+    ("memory reindex", &[
+        parse("Embed the records that have no vector yet (embeddings configured)", "BOB_MEMORY_EMBEDDINGS=local BOB_MEMORY_EMBEDDING_MODEL=minilm bob memory reindex --missing"),
+    ]),
+    ("memory convert", &[
+        run("The record a markdown file would become, without storing it", "bob memory convert notes.md"),
+    ]),
     ("memory query", &[
         run("The best long-term matches for a text", "bob memory query 'oat milk'"),
         run("The top 3 as the block a turn's prompt gets", "bob memory query 'oat milk' -k 3 --format block"),

@@ -5,7 +5,7 @@ use super::Ctx;
 use super::output::{self, Format};
 use crate::contracts::{MemoryRecord, StmEntry};
 use crate::error::{Error, Result};
-use crate::memory::{self, Decision, Memory, ProposeCtx, QueryOpts, io as mio};
+use crate::memory::{self, Decision, Memory, ProposeCtx, QueryOpts, io as mio, vectors};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
@@ -73,14 +73,23 @@ pub enum Args {
         #[arg(long)]
         user: Option<String>,
     },
-    /// Ranked full-text query of long-term memory (JSON Lines hits; --format block renders the
+    /// Ranked query of long-term memory (JSON Lines hits; --format block renders the
     /// RETRIEVED_MEMORY block)
+    ///
+    /// Lexical ranking is SQLite full-text search; semantic ranking compares embeddings
+    /// (memory.embeddings); hybrid fuses both rankings (reciprocal-rank fusion) and gives each
+    /// hit both component scores (lexical_score, semantic_score). Without --mode: hybrid when
+    /// embeddings are configured (falling back to lexical, with a warning, when the embedder
+    /// cannot be used), else lexical.
     Query {
         /// What to look for (full-text, ranked)
         text: String,
         /// Number of hits
         #[arg(short, long, default_value_t = 5)]
         k: usize,
+        /// How hits are ranked [default: hybrid with embeddings configured, else lexical]
+        #[arg(long, value_parser = ["lexical", "semantic", "hybrid"])]
+        mode: Option<String>,
         /// Only records carrying every one of these tags (comma-separated or repeated)
         #[arg(long, value_delimiter = ',')]
         tags: Vec<String>,
@@ -164,6 +173,24 @@ pub enum Args {
         #[arg(long)]
         actor: Option<String>,
     },
+    /// Embed long-term records with the configured embedder (memory.embeddings): every
+    /// record, replacing the vectors of an earlier model, or with --missing only the queued
+    /// ones (records with no vector of the configured model). A progress bar is drawn on
+    /// stderr when it is a terminal
+    Reindex {
+        /// Only records that have no vector of the configured model yet
+        #[arg(long)]
+        missing: bool,
+    },
+    /// Print the memory record a markdown file converts to (as `memory import` would store
+    /// it: title, summary, facts, tags and front matter, token estimate), without storing it
+    Convert {
+        /// The markdown file (front matter optional)
+        path: PathBuf,
+        /// Memory user the record is for
+        #[arg(long, default_value = "default")]
+        user: String,
+    },
     /// Write every long-term record as JSON Lines
     Export {
         /// Only this memory user's (or profile's) records [default: every user's]
@@ -173,14 +200,24 @@ pub enum Args {
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Retrieval quality on a LongMemEval-format dataset: recall_any@{1,5,10}, NDCG@10
+    /// Retrieval quality: a LongMemEval-format dataset (a JSON array: recall_any@{1,5,10},
+    /// NDCG@10), or a JSON Lines evaluation set per ranking mode
+    ///
+    /// A JSON Lines set has `{"memories":[{"id","text"}…]}` lines and
+    /// `{"query","relevant":[ids]}` lines. Each mode (lexical; semantic and hybrid when
+    /// memory.embeddings is configured) reports recall@1/5/10, MRR, nDCG@10 and the query
+    /// latency p50/p95 (the query's embedding included), side by side.
     Bench {
         /// The dataset: a LongMemEval JSON file (questions with their haystack sessions)
         #[arg(long, value_name = "FILE")]
         dataset: PathBuf,
-        /// Include per-question results
+        /// Include per-question results (LongMemEval)
         #[arg(long)]
         detail: bool,
+        /// JSON Lines set: also measure the latency with the store grown to N records
+        /// (copies of the set's memories)
+        #[arg(long, value_name = "N")]
+        scale: Option<usize>,
     },
 }
 
@@ -255,7 +292,7 @@ pub fn stdin_expectation(args: &Args) -> &'static str {
         }
         Args::Stm(StmArgs::Add { .. }) => "a short-term entry JSON {intent, resolution, …}",
         Args::Import { .. } => "memory records (JSON Lines or markdown)",
-        Args::Bench { .. } => "a LongMemEval dataset JSON",
+        Args::Bench { .. } => "a LongMemEval dataset JSON or a JSON Lines evaluation set",
         _ => "memory JSON",
     }
 }
@@ -265,9 +302,20 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Args::Query {
             text,
             k,
+            mode,
             tags,
             user,
-        } => query(ctx, &text, k, tags, &user),
+        } => query(ctx, &text, k, mode.as_deref(), tags, &user),
+        Args::Reindex { missing } => {
+            let m = Memory::open(&ctx.home)?;
+            let mut bar = None;
+            let report = m.reindex(missing, &mut |done, total| {
+                bar.get_or_insert_with(|| ctx.out.progress(Some(total as u64), "embedding"))
+                    .set(done as u64);
+            })?;
+            drop(bar);
+            ctx.out.doc(&report)
+        }
         Args::Propose {
             input,
             user,
@@ -389,6 +437,23 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             };
             import(ctx, &path, force, &user, &actor(&ctx.settings, a))
         }
+        Args::Convert { path, user } => {
+            crate::ids::check_user("user", &user)?;
+            let text = output::read_input(Some(&path))?;
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let now = crate::clock::rfc3339(crate::clock::now()?);
+            let redactor = crate::redact::Redactor::load(&ctx.home)?;
+            let mut v = serde_json::to_value(mio::record_from_markdown(&text, &stem, &user, &now))
+                .map_err(|e| Error::internal(e.to_string()))?;
+            // Secrets masked as on import; the id follows the masked content.
+            redactor.redact_value(&mut v, "");
+            let masked: MemoryRecord =
+                serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
+            ctx.out.doc(&mio::normalize_record(masked, &user)?)
+        }
         Args::Export { user, output } => {
             let m = Memory::open_read(&ctx.home)?;
             match output {
@@ -413,8 +478,21 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 }
             }
         }
-        Args::Bench { dataset, detail } => {
+        Args::Bench {
+            dataset,
+            detail,
+            scale,
+        } => {
             let text = output::read_input(Some(&dataset))?;
+            if memory::relevance::is_jsonl_set(&text) {
+                let mut bar = None;
+                let report = memory::relevance::run(&text, scale, &mut |done, total| {
+                    bar.get_or_insert_with(|| ctx.out.progress(Some(total as u64), "benchmark"))
+                        .set(done as u64);
+                })?;
+                drop(bar);
+                return ctx.out.doc(&report);
+            }
             let mut bar = None;
             let report = memory::bench::run_longmemeval_with(&text, detail, &mut |done, total| {
                 bar.get_or_insert_with(|| ctx.out.progress(Some(total as u64), "questions"))
@@ -426,21 +504,43 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     }
 }
 
-fn query(ctx: &Ctx, text: &str, k: usize, tags: Vec<String>, user: &str) -> Result<()> {
+fn query(
+    ctx: &Ctx,
+    text: &str,
+    k: usize,
+    mode: Option<&str>,
+    tags: Vec<String>,
+    user: &str,
+) -> Result<()> {
     let block = ctx.out.format() == Some(Format::Block);
+    let strict = mode.is_some();
+    let mode = match mode {
+        Some(m) => vectors::Mode::parse(m)?,
+        None => vectors::Mode::default_for(memory::embed::provider()),
+    };
     let hits = if ctx.home.memory_db().exists() {
         let m = Memory::open_fast(&ctx.home)?;
         if let Some(b) = rank_budget(&ctx.settings)? {
             m.set_rank_budget(b);
         }
-        m.query(
+        let ranked = m.query_ranked(
             text,
             &QueryOpts {
                 k,
                 tags: tags.into_iter().filter(|t| !t.trim().is_empty()).collect(),
                 user: user.to_string(),
             },
-        )?
+            mode,
+            strict,
+        )?;
+        if let Some(why) = &ranked.fallback {
+            warn(json!({"ranking": "lexical", "fallback": why}));
+        }
+        if ranked.unembedded > 0 {
+            warn(json!({"unembedded": ranked.unembedded,
+                        "note": "these memories are found lexically only until `bob memory reindex --missing`"}));
+        }
+        ranked.hits
     } else {
         crate::ids::check_user("user", user)?;
         Vec::new()

@@ -301,6 +301,7 @@ pub fn main() -> i32 {
         Err(e) => return output::report(&e),
     };
     settings.install();
+    crate::memory::embed::install(crate::memory::embed::EmbedConfig::from_settings(&settings));
     if let Err(e) = output::install(&settings) {
         return output::report(&e);
     }

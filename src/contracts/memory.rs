@@ -132,6 +132,12 @@ pub struct Hit {
     pub title: String,
     pub tags: Vec<String>,
     pub created_at: String,
+    /// The hit's lexical (full-text) score, when embeddings are configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lexical_score: Option<f64>,
+    /// The cosine of the hit's vector and the query's, when it was ranked by vectors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semantic_score: Option<f64>,
 }
 
 /// A short-term memory entry (Bob v0 STM): a trace of one turn, not a transcript.

@@ -102,6 +102,12 @@ pub enum Retrieval<'a> {
         /// Why nothing was searched (no memory store yet).
         #[serde(skip_serializing_if = "Option::is_none")]
         note: Option<&'a str>,
+        /// `semantic` or `hybrid` when embeddings ranked the hits (absent: lexical).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ranking: Option<&'a str>,
+        /// Why the ranking fell back to lexical (the embedder failed).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fallback: Option<String>,
     },
     Failed {
         run_id: &'a str,

@@ -268,6 +268,9 @@ pub struct Decided {
     /// Ids of the copies written to a shared user's store.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mirrored: Vec<String>,
+    /// Why the stored record is not embedded yet (it is queued for `bob memory reindex`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<String>,
 }
 
 fn parse_row(s: &str) -> Result<CandidateRow> {
@@ -402,7 +405,23 @@ impl Memory {
 
     /// [`Memory::decide`] for a candidate that must belong to `user` (a memory user or
     /// profile name): another user's candidate is `not_found`, as if it did not exist.
+    ///
+    /// An approved record is embedded right after it is stored (see [`super::vectors`]); when
+    /// that fails the record stays stored and queued, and `embedding` says why.
     pub fn decide_for(
+        &self,
+        id: &str,
+        decision: Decision,
+        actor: &str,
+        user: Option<&str>,
+    ) -> Result<Decided> {
+        let before = self.ltm().max_rid()?;
+        let mut decided = self.decide_unembedded(id, decision, actor, user)?;
+        decided.embedding = self.embed_after(before);
+        Ok(decided)
+    }
+
+    fn decide_unembedded(
         &self,
         id: &str,
         decision: Decision,
@@ -695,6 +714,7 @@ impl Memory {
             ledger_seq: seq,
             record: record.map(|(r, _)| r),
             mirrored,
+            embedding: None,
         }))
     }
 
@@ -817,8 +837,25 @@ impl Memory {
     /// record, in the same order each time. The first pass digests the batch for the ledger
     /// record; the second writes the records in one transaction, and is rolled back
     /// (`conflict`) if the source changed in between.
+    /// The imported records are embedded once stored (see [`Memory::decide_for`]).
     #[allow(clippy::type_complexity)] // a callback that takes a callback; an alias hides nothing
     pub fn import_stream(
+        &self,
+        actor: &str,
+        user: &str,
+        source_path: &str,
+        source: &mut dyn FnMut(&mut dyn FnMut(MemoryRecord) -> Result<()>) -> Result<()>,
+    ) -> Result<ImportReport> {
+        let before = self.ltm().max_rid()?;
+        let mut report = self.import_unembedded(actor, user, source_path, source)?;
+        if report.imported > 0 {
+            report.embedding = self.embed_after(before);
+        }
+        Ok(report)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn import_unembedded(
         &self,
         actor: &str,
         user: &str,
@@ -897,6 +934,7 @@ impl Memory {
             imported,
             unchanged: count - imported,
             ids: if count <= LISTED { ids } else { Vec::new() },
+            embedding: None,
         })
     }
 
@@ -961,6 +999,9 @@ pub struct ImportReport {
     pub unchanged: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ids: Vec<String>,
+    /// Why the imported records are not embedded yet (queued for `bob memory reindex`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<String>,
 }
 
 fn mark_seen(conn: &rusqlite::Connection, seq: u64, kind: &str, applied: bool) -> Result<()> {

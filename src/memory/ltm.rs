@@ -683,6 +683,8 @@ impl SqliteLtm<'_> {
             title: rec.title,
             tags: rec.tags,
             created_at: rec.created_at,
+            lexical_score: None,
+            semantic_score: None,
         })
     }
 }

@@ -12,11 +12,14 @@
 pub mod bench;
 pub mod candidates;
 pub mod db;
+pub mod embed;
 pub mod io;
 pub mod ltm;
 pub mod mtg_lessons;
 pub mod practice;
+pub mod relevance;
 pub mod stm;
+pub mod vectors;
 
 pub use candidates::{Decided, Decision, Extracted, extract_candidates};
 pub use ltm::{LtmStore, SqliteLtm};
@@ -147,6 +150,8 @@ pub struct Memory {
     /// Where new short-term entry and candidate ids come from (random unless a replay seed
     /// was set with [`Memory::set_ids`]).
     ids: std::cell::RefCell<crate::ids::IdSource>,
+    /// The vector index of the last user searched by meaning (see [`vectors`]).
+    vectors: std::cell::RefCell<Option<vectors::Index>>,
 }
 
 impl Memory {
@@ -181,6 +186,7 @@ impl Memory {
             profiles: OnceCell::new(),
             rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
             ids: Default::default(),
+            vectors: Default::default(),
         })
     }
 
@@ -203,6 +209,7 @@ impl Memory {
             profiles: OnceCell::from(BTreeMap::new()),
             rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
             ids: Default::default(),
+            vectors: Default::default(),
         })
     }
 

@@ -66,6 +66,8 @@ pub(super) fn retrieve(w: &mut Work<'_>, role: &RoleSpec, query: &str) -> Result
             query,
             hits: Vec::new(),
             note: Some("no memory store yet"),
+            ranking: None,
+            fallback: None,
         })?;
         return Ok(None);
     }
@@ -97,6 +99,11 @@ pub(super) fn retrieve(w: &mut Work<'_>, role: &RoleSpec, query: &str) -> Result
                     .map(|(id, score)| ScoredId { id, score: *score })
                     .collect(),
                 note: None,
+                ranking: (r.mode != "lexical" || r.fallback.is_some()).then_some(r.mode),
+                fallback: r
+                    .fallback
+                    .as_ref()
+                    .map(|why| format!("lexical ranking: {why}")),
             })?;
             Ok(r.block)
         }

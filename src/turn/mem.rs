@@ -9,26 +9,38 @@ use crate::memory::{self, Memory, ProposeCtx, QueryOpts};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
-/// Retrieval hits (id, score) and the rendered Spectator block (`None` without hits).
+/// Retrieval hits (id, score), the rendered Spectator block (`None` without hits), and how
+/// they were ranked.
 pub struct Retrieved {
     pub hits: Vec<(String, f64)>,
     pub block: Option<String>,
+    /// `lexical`, `semantic` or `hybrid`.
+    pub mode: &'static str,
+    /// Why the ranking fell back to lexical (a missing or broken embedding model, a model
+    /// change awaiting `bob memory reindex`).
+    pub fallback: Option<String>,
 }
 
 /// How many hits a role gets.
 pub const RETRIEVAL_K: usize = 5;
 
-/// Ranked long-term query of `user`'s store for `query`.
+/// Ranked long-term query of `user`'s store for `query`, ranked as `bob memory query` ranks
+/// by default (hybrid when embeddings are configured; lexical, with the reason, when the
+/// embedder cannot be used).
 pub fn retrieve(mem: &Memory, user: &str, query: &str) -> Result<Retrieved> {
     let opts = QueryOpts {
         k: RETRIEVAL_K,
         tags: Vec::new(),
         user: user.to_string(),
     };
-    let hits = mem.query(query, &opts)?;
+    let mode = memory::vectors::Mode::default_for(memory::embed::provider());
+    let ranked = mem.query_ranked(query, &opts, mode, false)?;
+    let hits = ranked.hits;
     Ok(Retrieved {
         hits: hits.iter().map(|h| (h.id.clone(), h.score)).collect(),
         block: (!hits.is_empty()).then(|| memory::render_block(&hits)),
+        mode: ranked.mode.as_str(),
+        fallback: ranked.fallback,
     })
 }
 

@@ -3,6 +3,7 @@
 
 pub mod domain;
 pub mod http;
+pub mod model;
 pub mod openai;
 pub mod pty;
 pub mod webdriver;

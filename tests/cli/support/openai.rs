@@ -174,3 +174,49 @@ impl OpenAi {
         t[b].duration_since(t[a])
     }
 }
+
+/// The `/v1/embeddings` answer of a test server: for each input, a vector of `dim` counts of
+/// the input's lower-cased words hashed into `dim` buckets (so texts sharing words point the
+/// same way), in the OpenAI response shape. `None` when `req` is not an embeddings request.
+pub fn embeddings(req: &Request, dim: usize) -> Option<Reply> {
+    if !req.path.ends_with("/embeddings") {
+        return None;
+    }
+    let body = req.json();
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(a) => a
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect(),
+        _ => {
+            return Some(Reply::json(
+                400,
+                &json!({"error": {"message": "input missing"}}),
+            ));
+        }
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let mut v = vec![0f64; dim];
+            for w in text
+                .to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+            {
+                let h = w
+                    .bytes()
+                    .fold(5381u64, |h, b| h.wrapping_mul(33) ^ u64::from(b));
+                v[(h % dim as u64) as usize] += 1.0;
+            }
+            json!({"object": "embedding", "index": i, "embedding": v})
+        })
+        .collect();
+    Some(Reply::json(
+        200,
+        &json!({"object": "list", "data": data, "model": body["model"],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1}}),
+    ))
+}
