@@ -7,6 +7,7 @@ pub mod chain;
 pub mod cli;
 pub mod clock;
 pub mod contracts;
+pub mod db;
 pub mod error;
 pub mod home;
 pub mod id_rule;

@@ -6,6 +6,7 @@ mod chat;
 mod condense;
 mod config;
 mod context;
+mod db;
 mod eval;
 mod generate;
 mod init;
@@ -222,6 +223,8 @@ command_line! {
     Runs(Group<runs::Args>),
     /// Show the effective settings and where each came from (flag, env, config, default)
     Config(Group<config::Args>),
+    /// The shared store's PostgreSQL database: status and schema migrations
+    Db(Group<db::Args>),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -330,6 +333,7 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Eval(Group(a)) => eval::run(a, ctx),
         Command::Runs(Group(a)) => runs::run(a, ctx),
         Command::Config(Group(a)) => config::run(a, ctx),
+        Command::Db(Group(a)) => db::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
 }

@@ -28,6 +28,7 @@ mod secrets;
 mod serve;
 mod serve_security;
 mod settings;
+mod shared_store;
 mod spine;
 mod state;
 mod storage;

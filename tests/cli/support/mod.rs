@@ -4,6 +4,7 @@
 pub mod domain;
 pub mod http;
 pub mod openai;
+pub mod pg;
 pub mod webdriver;
 
 /// Every file under `dir`, recursively, in directory order (none when `dir` does not exist).
