@@ -34,6 +34,9 @@ _bob() {
             bob,context)
                 cmd="bob__subcmd__context"
                 ;;
+            bob,db)
+                cmd="bob__subcmd__db"
+                ;;
             bob,eval)
                 cmd="bob__subcmd__eval"
                 ;;
@@ -151,6 +154,24 @@ _bob() {
             bob__subcmd__config__subcmd__help,unset)
                 cmd="bob__subcmd__config__subcmd__help__subcmd__unset"
                 ;;
+            bob__subcmd__db,help)
+                cmd="bob__subcmd__db__subcmd__help"
+                ;;
+            bob__subcmd__db,migrate)
+                cmd="bob__subcmd__db__subcmd__migrate"
+                ;;
+            bob__subcmd__db,status)
+                cmd="bob__subcmd__db__subcmd__status"
+                ;;
+            bob__subcmd__db__subcmd__help,help)
+                cmd="bob__subcmd__db__subcmd__help__subcmd__help"
+                ;;
+            bob__subcmd__db__subcmd__help,migrate)
+                cmd="bob__subcmd__db__subcmd__help__subcmd__migrate"
+                ;;
+            bob__subcmd__db__subcmd__help,status)
+                cmd="bob__subcmd__db__subcmd__help__subcmd__status"
+                ;;
             bob__subcmd__eval,help)
                 cmd="bob__subcmd__eval__subcmd__help"
                 ;;
@@ -186,6 +207,9 @@ _bob() {
                 ;;
             bob__subcmd__help,context)
                 cmd="bob__subcmd__help__subcmd__context"
+                ;;
+            bob__subcmd__help,db)
+                cmd="bob__subcmd__help__subcmd__db"
                 ;;
             bob__subcmd__help,eval)
                 cmd="bob__subcmd__help__subcmd__eval"
@@ -267,6 +291,12 @@ _bob() {
                 ;;
             bob__subcmd__help__subcmd__config,unset)
                 cmd="bob__subcmd__help__subcmd__config__subcmd__unset"
+                ;;
+            bob__subcmd__help__subcmd__db,migrate)
+                cmd="bob__subcmd__help__subcmd__db__subcmd__migrate"
+                ;;
+            bob__subcmd__help__subcmd__db,status)
+                cmd="bob__subcmd__help__subcmd__db__subcmd__status"
                 ;;
             bob__subcmd__help__subcmd__eval,list)
                 cmd="bob__subcmd__help__subcmd__eval__subcmd__list"
@@ -1100,7 +1130,7 @@ _bob() {
 
     case "${cmd}" in
         bob)
-            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help"
+            opts="-h -V --home --now --format --json --help --version init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion db generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1789,6 +1819,140 @@ _bob() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        bob__subcmd__db)
+            opts="-h -V --home --now --format --json --help --version status migrate help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__help)
+            opts="status migrate help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__help__subcmd__migrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__migrate)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__status)
+            opts="-h -V --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         bob__subcmd__eval)
             opts="-h -V --home --now --format --json --help --version run list help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -2018,7 +2182,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help)
-            opts="init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion generate help"
+            opts="init state caps notes condense sanitize trace ledger schema search tool memory chat turn context schedule mtg secrets serve eval runs config completion db generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2216,6 +2380,48 @@ _bob() {
         bob__subcmd__help__subcmd__context)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__db)
+            opts="status migrate"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__db__subcmd__migrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__db__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -1,16 +1,19 @@
-//! Checkpoints: one revisioned [`Checkpoint`] per session at
-//! `sessions/<session_id>/checkpoint.json` (docs/design.md#home-layout, the Checkpoint contract).
+//! Checkpoints: one revisioned [`Checkpoint`] per session, at
+//! `sessions/<session_id>/checkpoint.json` (docs/design.md#home-layout, the Checkpoint contract)
+//! or, when `database.url` is set, in the shared database's `checkpoints` table ([`store`]
+//! picks the backend; both implement [`CheckpointStore`]).
 //!
 //! * [`load`] reads a checkpoint; a session with no checkpoint yet reads as a fresh one
-//!   (revision 0, empty [`State`]). A file that does not parse is an error and is never
-//!   overwritten: fix or remove it by hand.
-//! * [`update`] is the only way a checkpoint changes. It holds an exclusive lock on
-//!   `checkpoint.json.lock` for the whole read-modify-write, so two processes updating one
-//!   checkpoint never lose an update; it checks an optional expected revision (`conflict`
-//!   otherwise), enforces the capability invariant (nothing granted is also pending, every
-//!   capability is well formed), bumps the revision by exactly 1, stamps `updated_ts` from
-//!   [`crate::clock::now`] and replaces the file atomically. If anything fails, nothing is
-//!   written.
+//!   (revision 0, empty [`State`]). A stored checkpoint that does not parse is an error and is
+//!   never overwritten: fix or remove it by hand.
+//! * [`update`] is the only way a checkpoint changes. The whole read-modify-write runs with no
+//!   other writer in between (an exclusive lock on `checkpoint.json.lock`; in the database a
+//!   row lock in one transaction, so two machines writing one session never lose an update);
+//!   it checks an optional expected revision (`conflict` otherwise), enforces the capability
+//!   invariant (nothing granted is also pending, every capability is well formed), bumps the
+//!   revision by exactly 1, stamps `updated_ts` from [`crate::clock::now`] and replaces the
+//!   checkpoint atomically ([`commit`] is that rule, shared by both backends). If anything
+//!   fails, nothing is written.
 //!
 //! Capabilities (the State contract; the tool registry contract gates on them) are tokens `name` or `name:scope`, e.g. `net` or
 //! `net:huggingface.co`. Requesting one adds it to `capabilities_pending` unless it is
@@ -24,6 +27,8 @@ use crate::home::Home;
 use crate::store;
 use std::path::Path;
 
+mod pg;
+
 /// Longest capability token accepted.
 pub const MAX_CAPABILITY_LEN: usize = 256;
 
@@ -35,17 +40,147 @@ pub fn fresh(session_id: &str) -> Checkpoint {
     }
 }
 
+/// Where checkpoints live: the home's files ([`HomeCheckpoints`]) or the shared database
+/// (`pg::PgCheckpoints`). Both keep the same promises (see the module docs): a read never
+/// writes, and an update is one compare-and-set of the next revision.
+pub trait CheckpointStore {
+    /// The session's checkpoint; `Ok(None)` when the session has none yet.
+    fn load_existing(&self, session_id: &str) -> Result<Option<Checkpoint>>;
+
+    /// Reads the session's checkpoint (fresh when none), applies `edit` through [`commit`]
+    /// and stores the result, all or nothing, with no other writer in between.
+    fn update(
+        &self,
+        session_id: &str,
+        expect_revision: Option<u64>,
+        edit: &mut dyn FnMut(&mut Checkpoint) -> Result<()>,
+    ) -> Result<Checkpoint>;
+}
+
+/// The checkpoint store of this process: the shared database when `database.url` is set,
+/// else the home's files.
+pub fn store(home: &Home) -> Result<Box<dyn CheckpointStore + '_>> {
+    Ok(match crate::db::shared()? {
+        Some(db) => Box::new(pg::PgCheckpoints::new(db, home)),
+        None => Box::new(HomeCheckpoints { home }),
+    })
+}
+
 /// Reads the session's checkpoint; `Ok(None)` when the session has none yet.
 ///
 /// A file that is not a checkpoint is `internal.error` (details: `path`), never a fresh state.
 pub fn load_existing(home: &Home, session_id: &str) -> Result<Option<Checkpoint>> {
-    let path = home.checkpoint_path(session_id)?;
-    read_checkpoint(&path, session_id)
+    store(home)?.load_existing(session_id)
 }
 
 /// Reads the session's checkpoint; a session with none yet reads as [`fresh`].
 pub fn load(home: &Home, session_id: &str) -> Result<Checkpoint> {
     Ok(load_existing(home, session_id)?.unwrap_or_else(|| fresh(session_id)))
+}
+
+/// Applies `f` to the session's checkpoint with no other writer in between and commits the
+/// result.
+///
+/// * `expect_revision`: when given and different from the stored revision, returns
+///   `conflict` (exit 5) with details `expected` and `actual`, and writes nothing.
+/// * `f` runs on the freshly re-read checkpoint; if it returns an error nothing is written.
+/// * Afterwards the capability invariant is enforced (see [`normalize_capabilities`]), the
+///   revision is bumped by 1, `updated_ts` is set from the clock, and the checkpoint is
+///   replaced atomically.
+///
+/// Returns the committed checkpoint and `f`'s result.
+pub fn update<R>(
+    home: &Home,
+    session_id: &str,
+    expect_revision: Option<u64>,
+    f: impl FnOnce(&mut Checkpoint) -> Result<R>,
+) -> Result<(Checkpoint, R)> {
+    // The session id names the directory written: never one the redactor would mask.
+    crate::ids::check_in_home(home, crate::ids::Kind::Id, "session_id", session_id)?;
+    let mut f = Some(f);
+    let mut out = None;
+    let cp = store(home)?.update(session_id, expect_revision, &mut |cp| {
+        let f = f
+            .take()
+            .ok_or_else(|| Error::internal("a checkpoint edit ran twice"))?;
+        out = Some(f(cp)?);
+        Ok(())
+    })?;
+    let out = out.ok_or_else(|| Error::internal("a checkpoint edit did not run"))?;
+    Ok((cp, out))
+}
+
+/// The one rule of a checkpoint update, whatever the backend: checks `expect_revision`
+/// against `cp` (the stored checkpoint, or [`fresh`]), applies `edit`, enforces the capability
+/// invariant, bumps the revision by exactly 1 and stamps `updated_ts` with `now`.
+pub fn commit(
+    cp: &mut Checkpoint,
+    session_id: &str,
+    expect_revision: Option<u64>,
+    now: chrono::DateTime<chrono::Utc>,
+    edit: &mut dyn FnMut(&mut Checkpoint) -> Result<()>,
+) -> Result<()> {
+    if let Some(expected) = expect_revision
+        && expected != cp.revision
+    {
+        return Err(Error::conflict(format!(
+            "checkpoint of session {session_id:?} is at revision {}, not {expected}",
+            cp.revision
+        ))
+        .with("session_id", session_id)
+        .with("expected", expected)
+        .with("actual", cp.revision));
+    }
+    let next = cp.revision.checked_add(1).ok_or_else(|| {
+        Error::internal(format!(
+            "checkpoint of session {session_id:?} is at the last revision ({})",
+            cp.revision
+        ))
+        .with("session_id", session_id)
+    })?;
+    edit(cp)?;
+    normalize_capabilities(&mut cp.state)?;
+    cp.session_id = session_id.to_string();
+    cp.revision = next;
+    cp.updated_ts = clock::unix_f64(now);
+    Ok(())
+}
+
+/// Checkpoints as files under the home: `sessions/<id>/checkpoint.json`, each update a
+/// read-modify-write under an exclusive lock on `checkpoint.json.lock`.
+pub struct HomeCheckpoints<'a> {
+    pub home: &'a Home,
+}
+
+impl CheckpointStore for HomeCheckpoints<'_> {
+    fn load_existing(&self, session_id: &str) -> Result<Option<Checkpoint>> {
+        let path = self.home.checkpoint_path(session_id)?;
+        read_checkpoint(&path, session_id)
+    }
+
+    fn update(
+        &self,
+        session_id: &str,
+        expect_revision: Option<u64>,
+        edit: &mut dyn FnMut(&mut Checkpoint) -> Result<()>,
+    ) -> Result<Checkpoint> {
+        let path = self.home.checkpoint_path(session_id)?;
+        let now = clock::now()?;
+        let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
+        let mut cp = read_checkpoint(&path, session_id)?.unwrap_or_else(|| fresh(session_id));
+        commit(&mut cp, session_id, expect_revision, now, edit).map_err(|e| with_path(e, &path))?;
+        store::write_json_atomic(&path, &cp)?;
+        Ok(cp)
+    }
+}
+
+/// Adds the file's path to an internal error about it (the last-revision case).
+fn with_path(e: Error, path: &Path) -> Error {
+    if e.code == crate::error::Code::InternalError && !e.details.contains_key("path") {
+        e.with("path", path.display().to_string())
+    } else {
+        e
+    }
 }
 
 fn read_checkpoint(path: &Path, session_id: &str) -> Result<Option<Checkpoint>> {
@@ -65,55 +200,6 @@ fn read_checkpoint(path: &Path, session_id: &str) -> Result<Option<Checkpoint>> 
     // The directory names the session; a copied session directory belongs to its new name.
     cp.session_id = session_id.to_string();
     Ok(Some(cp))
-}
-
-/// Applies `f` to the session's checkpoint under its exclusive lock and commits the result.
-///
-/// * `expect_revision`: when given and different from the stored revision, returns
-///   `conflict` (exit 5) with details `expected` and `actual`, and writes nothing.
-/// * `f` runs on the freshly re-read checkpoint; if it returns an error nothing is written.
-/// * Afterwards the capability invariant is enforced (see [`normalize_capabilities`]), the
-///   revision is bumped by 1, `updated_ts` is set from the clock, and the file is replaced
-///   atomically.
-///
-/// Returns the committed checkpoint and `f`'s result.
-pub fn update<R>(
-    home: &Home,
-    session_id: &str,
-    expect_revision: Option<u64>,
-    f: impl FnOnce(&mut Checkpoint) -> Result<R>,
-) -> Result<(Checkpoint, R)> {
-    // The session id names the directory written: never one the redactor would mask.
-    crate::ids::check_in_home(home, crate::ids::Kind::Id, "session_id", session_id)?;
-    let path = home.checkpoint_path(session_id)?;
-    let now = clock::now()?;
-    let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
-    let mut cp = read_checkpoint(&path, session_id)?.unwrap_or_else(|| fresh(session_id));
-    if let Some(expected) = expect_revision
-        && expected != cp.revision
-    {
-        return Err(Error::conflict(format!(
-            "checkpoint of session {session_id:?} is at revision {}, not {expected}",
-            cp.revision
-        ))
-        .with("session_id", session_id)
-        .with("expected", expected)
-        .with("actual", cp.revision));
-    }
-    let next = cp.revision.checked_add(1).ok_or_else(|| {
-        Error::internal(format!(
-            "checkpoint of session {session_id:?} is at the last revision ({})",
-            cp.revision
-        ))
-        .with("path", path.display().to_string())
-    })?;
-    let out = f(&mut cp)?;
-    normalize_capabilities(&mut cp.state)?;
-    cp.session_id = session_id.to_string();
-    cp.revision = next;
-    cp.updated_ts = clock::unix_f64(now);
-    store::write_json_atomic(&path, &cp)?;
-    Ok((cp, out))
 }
 
 /// Checks a capability token and returns its canonical form.

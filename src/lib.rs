@@ -8,6 +8,7 @@ pub mod cli;
 pub mod clock;
 pub mod config_file;
 pub mod contracts;
+pub mod db;
 pub mod error;
 pub mod home;
 pub mod id_rule;

@@ -291,6 +291,9 @@ pub static SPECS: &[Spec] = &[
         "Redaction rules file (one regex a line); unset = <home>/redact.rules"),
     spec("keys.file", &["BOB_KEY_FILE"], "", None, Path,
         "The chain key's file, e.g. outside the home; unset = $CREDENTIALS_DIRECTORY/bob-chain.key when that file exists, else <home>/keys/chain.key (BOB_KEY_FILE beats the credential, which beats config.toml)"),
+    // The shared store.
+    spec("database.url", &["BOB_DATABASE_URL"], "", None, Text,
+        "PostgreSQL URL of the shared store (postgres://user:password@host:port/db, a unix-socket directory as ?host=DIR, sslmode; the password may be secret:NAME); unset = the home's embedded stores; shown with the password blanked"),
     spec("schedule.turn_cmd", &["BOB_SCHEDULE_TURN_CMD"], "", None, Text,
         "Shell command run instead of `bob turn` for a scheduled job (wrappers, tests)"),
     // Per-command knobs: the command's flag beats them for that command.
@@ -591,6 +594,7 @@ impl Settings {
         clock::install(self.clock);
         crate::redact::install(self.path("redact.rules"), self.secret_values());
         crate::chain::install_key_file(self.chain_key_file());
+        crate::db::install(self.text(crate::db::SETTING), &self.home);
     }
 
     /// The chain key's file when it is not `<home>/keys/chain.key`: `BOB_KEY_FILE`, then
@@ -755,6 +759,14 @@ impl Settings {
                 v.push(e.value.clone());
             }
         }
+        // The database URL's password, when written out (not a secret:NAME reference).
+        if let Some(password) = self
+            .text(crate::db::SETTING)
+            .and_then(|u| crate::db::DbUrl::parse(u).ok())
+            .and_then(|u| u.literal_password())
+        {
+            v.push(password);
+        }
         v
     }
 
@@ -768,6 +780,7 @@ impl Settings {
             let value = match e {
                 None => Value::Null,
                 Some(_) if sp.secret => json!("***"),
+                Some(e) if sp.key == crate::db::SETTING => json!(crate::db::shown_url(&e.value)),
                 Some(e) => typed(sp, e, self),
             };
             let mut row = serde_json::Map::new();

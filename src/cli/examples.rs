@@ -407,6 +407,15 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ("config", &[
         run("The effective settings and where each came from", "bob config show"),
     ]),
+    ("db", &[
+        parse("Where the shared store is and whether it answers", "BOB_DATABASE_URL=postgresql://bob@db.lan/bob bob db status"),
+    ]),
+    ("db status", &[
+        parse("The URL (password blanked), schema version and reachability", "BOB_DATABASE_URL=postgresql://bob:secret:pg@db.lan/bob bob db status"),
+    ]),
+    ("db migrate", &[
+        parse("Apply the schema migrations (also done on first use)", "BOB_DATABASE_URL=postgresql://bob@db.lan/bob bob db migrate"),
+    ]),
     ("config path", &[
         run("The home and the config files bob reads", "bob config path"),
     ]),

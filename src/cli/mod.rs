@@ -7,6 +7,7 @@ mod completion;
 mod condense;
 mod config;
 mod context;
+mod db;
 mod eval;
 pub mod examples;
 mod generate;
@@ -264,6 +265,8 @@ command_line! {
     /// ~/.config/fish/completions/bob.fish) or source it from the shell's startup file (zsh:
     /// source <(bob completion zsh) in ~/.zshrc).
     Completion(completion::Args),
+    /// The shared store's PostgreSQL database: status and schema migrations
+    Db(Group<db::Args>),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -382,6 +385,7 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Runs(Group(a)) => runs::run(a, ctx),
         Command::Config(Group(a)) => config::run(a, ctx),
         Command::Completion(a) => completion::run(a, ctx),
+        Command::Db(Group(a)) => db::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
 }

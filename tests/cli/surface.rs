@@ -324,4 +324,7 @@ output_snapshots! {
     output_config: Case {
         name: "config-show", setup: &[], args: &["config", "show"], stdin: "", varying: &[],
     };
+    output_db: Case {
+        name: "db-status", setup: &[], args: &["db", "status"], stdin: "", varying: &[],
+    };
 }

@@ -5,6 +5,7 @@ pub mod domain;
 pub mod http;
 pub mod model;
 pub mod openai;
+pub mod pg;
 pub mod pty;
 pub mod webdriver;
 

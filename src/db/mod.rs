@@ -1,0 +1,515 @@
+//! The shared store: one PostgreSQL database that several bob nodes use at once.
+//!
+//! When the setting `database.url` is unset (the default) nothing here is used and every store
+//! lives under the home as it always did. When it is set, the stores that support it keep
+//! their data in that database instead; each store decides through [`shared`] (the one place a
+//! backend is chosen), so a command never knows which backend it talks to.
+//!
+//! This module promises:
+//!
+//! * **The URL.** [`DbUrl::parse`] takes a `postgres://` or `postgresql://` URL (a host name or
+//!   a unix-socket directory as `host=` or a percent-encoded host, port, user, password,
+//!   dbname, `sslmode`). Anything else is `invalid.request` naming the setting. A password
+//!   written `secret:NAME` is read from the home's secret store when connecting, so the
+//!   password itself sits in no config file. [`DbUrl::shown`] is the URL with every password
+//!   blanked (`***`): the only form bob ever prints or records. TLS is not built in yet:
+//!   `sslmode=require` is refused (use a unix socket, a private network or a tunnel).
+//! * **Connecting.** [`Database::connect`] connects once per process (with a 10 s connect
+//!   timeout) and brings the schema up to date. Any failure to reach or talk to the server
+//!   (refused, unknown host, authentication, a missing database, a dropped connection) is
+//!   `upstream.error` (exit 6) naming the host, never a panic. A connection found closed is
+//!   opened again on the next call; a transaction cut off by a dropped connection is rolled
+//!   back whole by the server.
+//! * **Migrations.** [`MIGRATIONS`] are numbered; [`Database::migrate`] applies the missing
+//!   ones in one transaction under a transaction-scoped advisory lock, so two nodes starting at
+//!   once apply each migration exactly once. A database whose schema is newer than this binary
+//!   knows is refused (`conflict`): an older node never writes into a newer schema.
+
+mod migrations;
+
+pub use migrations::MIGRATIONS;
+
+use crate::error::{Code, Error, Result};
+use crate::home::Home;
+use std::str::FromStr;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+/// The setting that selects the shared store.
+pub const SETTING: &str = "database.url";
+
+/// The advisory lock key migrations run under ("bobmigr" as bytes): any fixed number works,
+/// as long as every bob uses the same one.
+const MIGRATION_LOCK: i64 = 0x0062_6f62_6d69_6772;
+
+/// How long connecting may take before the database counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A parsed `database.url`.
+#[derive(Clone)]
+pub struct DbUrl {
+    config: postgres::Config,
+    shown: String,
+    host: String,
+    password_ref: Option<String>,
+}
+
+impl std::fmt::Debug for DbUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown)
+    }
+}
+
+fn bad_url(message: impl std::fmt::Display) -> Error {
+    Error::invalid(format!("{SETTING}: {message}")).with("setting", SETTING)
+}
+
+impl DbUrl {
+    /// Parses a `postgres://` / `postgresql://` URL (see the module docs).
+    pub fn parse(text: &str) -> Result<DbUrl> {
+        let text = text.trim();
+        let url = url::Url::parse(text)
+            .map_err(|e| bad_url(format!("not a URL ({e}); expected postgres://…")))?;
+        if !matches!(url.scheme(), "postgres" | "postgresql") {
+            return Err(bad_url(format!(
+                "scheme {:?} is not postgres:// or postgresql://",
+                url.scheme()
+            )));
+        }
+        let shown = blank_password(&url);
+        let config = postgres::Config::from_str(text).map_err(bad_url)?;
+        if matches!(config.get_ssl_mode(), postgres::config::SslMode::Require) {
+            return Err(bad_url(
+                "sslmode=require is not supported by this build (TLS is not built in); \
+                 connect over a unix socket or a private network, or use sslmode=disable",
+            ));
+        }
+        let host = match (config.get_hosts().first(), config.get_ports().first()) {
+            (None, _) => {
+                return Err(bad_url(
+                    "names no host: give a host name or a unix-socket directory \
+                     (postgres://user@host/db or postgres:///db?host=/run/postgresql)",
+                ));
+            }
+            (Some(postgres::config::Host::Tcp(h)), port) => {
+                format!("{h}:{}", port.copied().unwrap_or(5432))
+            }
+            (Some(postgres::config::Host::Unix(dir)), _) => dir.display().to_string(),
+        };
+        let password_ref = config
+            .get_password()
+            .and_then(|p| std::str::from_utf8(p).ok())
+            .and_then(|p| p.strip_prefix(crate::secrets::REF_PREFIX))
+            .map(|name| name.trim().to_string());
+        Ok(DbUrl {
+            config,
+            shown,
+            host,
+            password_ref,
+        })
+    }
+
+    /// The URL with every password blanked: the only form bob prints.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// The password written in the URL itself (not a `secret:NAME` reference), for the
+    /// redactor's list of values never to record.
+    pub fn literal_password(&self) -> Option<String> {
+        if self.password_ref.is_some() {
+            return None;
+        }
+        self.config
+            .get_password()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .filter(|p| !p.is_empty())
+    }
+
+    /// The server the URL names: `host:port`, or the unix-socket directory.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+}
+
+/// `text` with its password blanked, for `bob config show`: the URL with `***` for the
+/// password when it parses as a URL, else `***` whole (a malformed value may hold anything).
+pub fn shown_url(text: &str) -> String {
+    url::Url::parse(text.trim())
+        .map(|u| blank_password(&u))
+        .unwrap_or_else(|_| "***".to_string())
+}
+
+fn blank_password(url: &url::Url) -> String {
+    let mut u = url.clone();
+    if u.password().is_some() {
+        let _ = u.set_password(Some("***"));
+    }
+    if u.query_pairs().any(|(k, _)| k == "password") {
+        let pairs: Vec<(String, String)> = u
+            .query_pairs()
+            .map(|(k, v)| {
+                let v = if k == "password" {
+                    "***".to_string()
+                } else {
+                    v.into_owned()
+                };
+                (k.into_owned(), v)
+            })
+            .collect();
+        u.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    u.to_string()
+}
+
+/// One database connection of this process, opened again when found closed.
+pub struct Database {
+    url: DbUrl,
+    config: postgres::Config,
+    client: Mutex<Option<postgres::Client>>,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database").field("url", &self.url).finish()
+    }
+}
+
+impl Database {
+    /// Resolves the password (a `secret:NAME` reference from `home`'s secret store), connects
+    /// and brings the schema up to date.
+    pub fn connect(url: DbUrl, home: &Home) -> Result<Database> {
+        let db = Database::open(url, home)?;
+        db.migrate()?;
+        Ok(db)
+    }
+
+    /// Like [`Database::connect`], without touching the schema (`bob db status`).
+    pub fn open(url: DbUrl, home: &Home) -> Result<Database> {
+        let mut config = url.config.clone();
+        if let Some(name) = &url.password_ref {
+            let store = crate::secrets::Secrets::open_existing(home)?.ok_or_else(|| {
+                Error::not_found(format!(
+                    "{SETTING} names secret {name:?} but this home has no secrets \
+                     (bob secrets set {name})"
+                ))
+                .with("setting", SETTING)
+            })?;
+            config.password(store.value(name)?);
+        }
+        config.connect_timeout(CONNECT_TIMEOUT);
+        let db = Database {
+            url,
+            config,
+            client: Mutex::new(None),
+        };
+        drop(db.client()?);
+        Ok(db)
+    }
+
+    /// The URL this database was opened with.
+    pub fn url(&self) -> &DbUrl {
+        &self.url
+    }
+
+    /// The connection, opened (again) when there is none or it was closed.
+    fn client(&self) -> Result<MutexGuard<'_, Option<postgres::Client>>> {
+        let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.as_ref().is_none_or(|c| c.is_closed()) {
+            *guard = None;
+            let client = self
+                .config
+                .connect(postgres::NoTls)
+                .map_err(|e| self.error(e))?;
+            *guard = Some(client);
+        }
+        Ok(guard)
+    }
+
+    /// Runs `f` on the connection; a PostgreSQL error is mapped by [`Database::error`].
+    pub fn with<R>(
+        &self,
+        f: impl FnOnce(&mut postgres::Client) -> std::result::Result<R, postgres::Error>,
+    ) -> Result<R> {
+        let mut guard = self.client()?;
+        let client = guard.as_mut().expect("client() leaves a connection");
+        f(client).map_err(|e| self.error(e))
+    }
+
+    /// Runs `f` in one transaction: committed when `f` returns `Ok`, rolled back otherwise
+    /// (and by the server, whole, when the connection drops before the commit).
+    pub fn transaction<R>(
+        &self,
+        f: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<R>,
+    ) -> Result<R> {
+        let mut guard = self.client()?;
+        let client = guard.as_mut().expect("client() leaves a connection");
+        let mut tx = client.transaction().map_err(|e| self.error(e))?;
+        let out = f(&mut tx)?;
+        tx.commit().map_err(|e| self.error(e))?;
+        Ok(out)
+    }
+
+    /// Maps a PostgreSQL error: anything about reaching or keeping the server (no answer,
+    /// refused, authentication, a missing database, the server shutting down, a dropped
+    /// connection) is `upstream.error` naming the host; a serialization failure or deadlock is
+    /// a retryable `conflict`; any other SQL error is `internal.error` with its SQLSTATE.
+    pub fn error(&self, e: postgres::Error) -> Error {
+        map_error(&self.url, e)
+    }
+
+    /// The schema version the database is at (0 for an empty database).
+    pub fn schema_version(&self) -> Result<i32> {
+        self.with(schema_version)
+    }
+
+    /// Applies the missing [`MIGRATIONS`] (see the module docs); returns the versions applied.
+    pub fn migrate(&self) -> Result<Vec<i32>> {
+        let latest = latest_version();
+        let current = self.schema_version()?;
+        if current > latest {
+            return Err(too_new(current, latest));
+        }
+        if current == latest {
+            return Ok(Vec::new());
+        }
+        self.transaction(|tx| {
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+                .map_err(|e| map_error(&self.url, e))?;
+            tx.batch_execute(
+                "CREATE TABLE IF NOT EXISTS bob_schema (
+                     version integer PRIMARY KEY,
+                     name text NOT NULL,
+                     applied_at timestamptz NOT NULL DEFAULT now())",
+            )
+            .map_err(|e| map_error(&self.url, e))?;
+            // Read again under the lock: another node may have migrated meanwhile.
+            let current = schema_version_tx(tx).map_err(|e| map_error(&self.url, e))?;
+            if current > latest {
+                return Err(too_new(current, latest));
+            }
+            let mut applied = Vec::new();
+            for m in MIGRATIONS.iter().filter(|m| m.version > current) {
+                tx.batch_execute(m.sql)
+                    .map_err(|e| map_error(&self.url, e).with("migration", m.version))?;
+                tx.execute(
+                    "INSERT INTO bob_schema (version, name) VALUES ($1, $2)",
+                    &[&m.version, &m.name],
+                )
+                .map_err(|e| map_error(&self.url, e))?;
+                applied.push(m.version);
+            }
+            Ok(applied)
+        })
+    }
+}
+
+/// The newest schema version this binary knows.
+pub fn latest_version() -> i32 {
+    MIGRATIONS.iter().map(|m| m.version).max().unwrap_or(0)
+}
+
+fn too_new(current: i32, latest: i32) -> Error {
+    Error::conflict(format!(
+        "the database's schema is at version {current}, newer than this bob knows ({latest}): \
+         upgrade bob on this node"
+    ))
+    .retryable(false)
+    .with("schema_version", current)
+    .with("latest_version", latest)
+}
+
+fn schema_version(c: &mut postgres::Client) -> std::result::Result<i32, postgres::Error> {
+    let exists: bool = c
+        .query_one("SELECT to_regclass('bob_schema') IS NOT NULL", &[])?
+        .get(0);
+    if !exists {
+        return Ok(0);
+    }
+    Ok(
+        c.query_one("SELECT coalesce(max(version), 0) FROM bob_schema", &[])?
+            .get(0),
+    )
+}
+
+fn schema_version_tx(
+    tx: &mut postgres::Transaction<'_>,
+) -> std::result::Result<i32, postgres::Error> {
+    Ok(tx
+        .query_one("SELECT coalesce(max(version), 0) FROM bob_schema", &[])?
+        .get(0))
+}
+
+fn map_error(url: &DbUrl, e: postgres::Error) -> Error {
+    let host = url.host().to_string();
+    let Some(db) = e.as_db_error() else {
+        // No answer from the server: refused, unreachable, timed out, closed mid-way.
+        return Error::new(
+            Code::UpstreamError,
+            format!("database at {host} is unreachable: {e}"),
+        )
+        .with("host", host)
+        .with("url", url.shown().to_string());
+    };
+    let state = db.code().code().to_string();
+    let class = &state[..2.min(state.len())];
+    let err = match (class, state.as_str()) {
+        // Connection exception, insufficient resources, operator intervention (shutdown),
+        // invalid authorization, an unknown database.
+        ("08" | "53" | "57" | "28", _) | (_, "3D000") => Error::new(
+            Code::UpstreamError,
+            format!("database at {host}: {}", db.message()),
+        ),
+        (_, "40001" | "40P01") => {
+            Error::conflict(format!("database at {host}: {} (retry)", db.message()))
+        }
+        _ => Error::internal(format!("database at {host}: {}", db.message())),
+    };
+    err.with("host", host).with("sqlstate", state)
+}
+
+/// What this process was told about the shared store at start-up.
+struct Installed {
+    url: Option<String>,
+    home: Home,
+}
+
+static INSTALLED: OnceLock<Installed> = OnceLock::new();
+static SHARED: OnceLock<Database> = OnceLock::new();
+static CONNECTING: Mutex<()> = Mutex::new(());
+
+/// Records the process's `database.url` (unset: `None`) and home, once, at start-up; nothing
+/// connects until a store asks ([`shared`]).
+pub fn install(url: Option<&str>, home: &Home) {
+    let _ = INSTALLED.set(Installed {
+        url: url.map(str::to_string),
+        home: home.clone(),
+    });
+}
+
+/// Whether this process uses the shared store (`database.url` is set).
+pub fn is_configured() -> bool {
+    INSTALLED.get().is_some_and(|i| i.url.is_some())
+}
+
+/// The one place a store learns its backend: `None` when `database.url` is unset (the home's
+/// embedded stores), else the process's connection to the shared database, connected and
+/// migrated on first use. A bad URL is `invalid.request`; an unreachable database is
+/// `upstream.error` naming the host (tried again on the next call).
+pub fn shared() -> Result<Option<&'static Database>> {
+    let Some(installed) = INSTALLED.get() else {
+        return Ok(None);
+    };
+    let Some(text) = &installed.url else {
+        return Ok(None);
+    };
+    if let Some(db) = SHARED.get() {
+        return Ok(Some(db));
+    }
+    let _one = CONNECTING.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(db) = SHARED.get() {
+        return Ok(Some(db));
+    }
+    let db = Database::connect(DbUrl::parse(text)?, &installed.home)?;
+    Ok(Some(SHARED.get_or_init(|| db)))
+}
+
+/// What `bob db status` reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Status {
+    /// `postgres` when `database.url` is set, else `embedded` (the home's own stores).
+    pub backend: &'static str,
+    /// The URL, password blanked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The server: `host:port` or the unix-socket directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    pub reachable: bool,
+    /// The schema version the database is at (0: not migrated yet); absent when unreachable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema_version: Option<i32>,
+    /// The newest schema version this bob knows.
+    pub latest_version: i32,
+    /// Why the database could not be reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+fn installed_url() -> Result<Option<(DbUrl, &'static Home)>> {
+    match INSTALLED.get() {
+        Some(Installed {
+            url: Some(text),
+            home,
+        }) => Ok(Some((DbUrl::parse(text)?, home))),
+        _ => Ok(None),
+    }
+}
+
+/// The state of this process's shared store, and the error that made it unreachable (the
+/// status says so too). Reads only: applies no migration.
+pub fn status() -> Result<(Status, Option<Error>)> {
+    let latest = latest_version();
+    let Some((url, home)) = installed_url()? else {
+        let status = Status {
+            backend: "embedded",
+            url: None,
+            host: None,
+            reachable: false,
+            schema_version: None,
+            latest_version: latest,
+            error: None,
+        };
+        return Ok((status, None));
+    };
+    let mut status = Status {
+        backend: "postgres",
+        url: Some(url.shown().to_string()),
+        host: Some(url.host().to_string()),
+        reachable: false,
+        schema_version: None,
+        latest_version: latest,
+        error: None,
+    };
+    match Database::open(url, home).and_then(|db| db.schema_version()) {
+        Ok(v) => {
+            status.reachable = true;
+            status.schema_version = Some(v);
+            Ok((status, None))
+        }
+        Err(e) => {
+            status.error = Some(e.message.clone());
+            Ok((status, Some(e)))
+        }
+    }
+}
+
+/// What `bob db migrate` did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Migrated {
+    pub url: String,
+    pub host: String,
+    /// The versions applied now (empty: the schema was up to date).
+    pub applied: Vec<i32>,
+    pub schema_version: i32,
+}
+
+/// Brings the shared store's schema up to date. `invalid.request` when `database.url` is
+/// unset.
+pub fn migrate() -> Result<Migrated> {
+    let Some((url, home)) = installed_url()? else {
+        return Err(Error::invalid(format!(
+            "{SETTING} is not set: this home uses its embedded stores, which need no migration \
+             (set BOB_DATABASE_URL or [database] url in config.toml)"
+        ))
+        .with("setting", SETTING));
+    };
+    let db = Database::open(url, home)?;
+    let applied = db.migrate()?;
+    Ok(Migrated {
+        url: db.url().shown().to_string(),
+        host: db.url().host().to_string(),
+        applied,
+        schema_version: db.schema_version()?,
+    })
+}
