@@ -7,13 +7,12 @@ use crate::error::{Error, Result};
 use crate::memory::mtg_lessons;
 use crate::mtg::action::{ActionRequest, Viewer};
 use crate::mtg::agents::{AgentKind, selfplay_with};
-use crate::mtg::cards::{CardData, Pool, kw};
+use crate::mtg::cards::{Pool, kw};
 use crate::mtg::catalog;
 use crate::mtg::decks;
 use crate::mtg::journal::Start;
 use crate::mtg::state::Seat;
 use crate::mtg::{game, play, tutor};
-use crate::store;
 use serde_json::{Value, json};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -368,31 +367,7 @@ fn coverage(file: Option<&Path>, set: Option<String>, ctx: &Ctx) -> Result<()> {
 fn import(file: &Path, ctx: &Ctx) -> Result<()> {
     let text = read_input(Some(file))?;
     let value: Value = parse_json("card file", &text)?;
-    let (ok, refused) =
-        catalog::import(&value).map_err(|e| Error::invalid(format!("card file: {e}")))?;
-    let path = game::imported_path(&ctx.home);
-    let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
-    let mut list: Vec<CardData> = store::read_json(&path)?.unwrap_or_default();
-    let builtin = Pool::builtin();
-    let mut added = Vec::new();
-    let mut known = Vec::new();
-    for c in ok {
-        if builtin.get(&c.data.name).is_some() || list.iter().any(|d| d.name == c.data.name) {
-            known.push(c.data.name.clone());
-        } else {
-            added.push(c.data.name.clone());
-            list.push(c.data);
-        }
-    }
-    if !added.is_empty() {
-        store::write_json_atomic(&path, &list)?;
-    }
-    ctx.out.doc(&json!({
-        "added": added,
-        "already_in_pool": known,
-        "refused": refused,
-        "pool_size": builtin.len() + list.len(),
-    }))
+    ctx.out.doc(&game::import_cards(&ctx.home, &value)?)
 }
 
 fn ask(a: AskArgs, ctx: &Ctx) -> Result<()> {

@@ -25,6 +25,49 @@ pub fn imported_path(home: &Home) -> PathBuf {
     mtg_dir(home).join("cards.json")
 }
 
+/// What [`import_cards`] did.
+#[derive(Debug, serde::Serialize)]
+pub struct CardsImported {
+    /// Cards the engine can play that are now in the home's pool.
+    pub added: Vec<String>,
+    /// Playable cards the pool held already (built in or imported before).
+    pub already_in_pool: Vec<String>,
+    /// Cards refused, each with why (the text that does not compile, or the missing template).
+    pub refused: Vec<cards::Refused>,
+    pub pool_size: usize,
+}
+
+/// Adds the playable cards of a card file (Scryfall `oracle-cards` or MTGJSON `AtomicCards`,
+/// read by [`super::catalog::import`]) to the home's imported pool, under its lock; a card
+/// already in the pool is left as it is. `invalid.request` for a file of another shape.
+pub fn import_cards(home: &Home, value: &Value) -> Result<CardsImported> {
+    let (ok, refused) =
+        super::catalog::import(value).map_err(|e| Error::invalid(format!("card file: {e}")))?;
+    let path = imported_path(home);
+    let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
+    let mut list: Vec<CardData> = store::read_json(&path)?.unwrap_or_default();
+    let builtin = Pool::builtin();
+    let mut added = Vec::new();
+    let mut already_in_pool = Vec::new();
+    for c in ok {
+        if builtin.get(&c.data.name).is_some() || list.iter().any(|d| d.name == c.data.name) {
+            already_in_pool.push(c.data.name.clone());
+        } else {
+            added.push(c.data.name.clone());
+            list.push(c.data);
+        }
+    }
+    if !added.is_empty() {
+        store::write_json_atomic(&path, &list)?;
+    }
+    Ok(CardsImported {
+        added,
+        already_in_pool,
+        refused,
+        pool_size: builtin.len() + list.len(),
+    })
+}
+
 /// The built-in pool plus the cards imported into this home.
 pub fn load_pool(home: &Home) -> Result<Pool> {
     let mut pool = Pool::builtin();
