@@ -5,10 +5,8 @@
 //! way a person's shell would, and reads what bob drew from the master side.
 
 use crate::TestEnv;
-use crate::support::pty::pty;
 use serde_json::{Value, json};
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// A JSON Lines file of `n` memory records.
 fn records(env: &TestEnv, n: usize) -> std::path::PathBuf {
@@ -89,50 +87,16 @@ fn no_bar_and_no_note_when_stderr_is_not_a_terminal() {
 
 /// Runs `cmd` with the pty as stderr (and as stdin when `typed` is given: those bytes are
 /// typed on it); returns (exit success, stdout, everything drawn on the terminal).
-fn on_terminal(mut cmd: Command, typed: Option<&[u8]>) -> Option<(bool, Vec<u8>, Vec<u8>)> {
-    let Some((master, slave)) = pty() else {
+fn on_terminal(cmd: Command, typed: Option<&[u8]>) -> Option<(bool, Vec<u8>, Vec<u8>)> {
+    let on = crate::support::pty::On {
+        stdout: false,
+        stderr: true,
+    };
+    let Some(d) = crate::support::pty::run(cmd, on, typed) else {
         eprintln!("no pseudo-terminal on this machine: terminal side not tested");
         return None;
     };
-    cmd.stderr(Stdio::from(slave.try_clone().unwrap()))
-        .stdout(Stdio::piped());
-    match typed {
-        Some(_) => cmd.stdin(Stdio::from(slave.try_clone().unwrap())),
-        None => cmd.stdin(Stdio::null()),
-    };
-    let child = cmd.spawn().unwrap();
-    // The Command keeps its copies of the slave until dropped; the reader sees the end (EIO)
-    // only once the child's are the last ones.
-    drop(cmd);
-    drop(slave);
-    let mut master = std::fs::File::from(master);
-    let mut reader = master.try_clone().unwrap();
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let all = seen.clone();
-    let drawn = std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        // EIO once the last slave descriptor (the child's) is closed.
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            all.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-        std::mem::take(&mut *all.lock().unwrap())
-    });
-    if let Some(t) = typed {
-        // As a person would: once the command has drawn something (its prompt), or after 5 s;
-        // typed earlier, the terminal's echo lands in the middle of the prompt.
-        let start = std::time::Instant::now();
-        while seen.lock().unwrap().is_empty() && start.elapsed() < std::time::Duration::from_secs(5)
-        {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        master.write_all(t).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    drop(master);
-    Some((out.status.success(), out.stdout, drawn.join().unwrap()))
+    Some((d.code == Some(0), d.stdout, d.terminal))
 }
 
 #[test]
