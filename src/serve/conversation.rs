@@ -209,6 +209,17 @@ fn complete(
     }
 }
 
+/// The `limit` entries of `all` from `offset` on, and how many there are in all.
+fn one_page(all: Vec<Value>, limit: u64, offset: u64) -> (Vec<Value>, usize) {
+    let total = all.len();
+    let page = all
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .collect();
+    (page, total)
+}
+
 async fn runs(
     State(shared): State<Arc<Shared>>,
     RawQuery(q): RawQuery,
@@ -217,13 +228,7 @@ async fn runs(
     let rows = unbundled_rows(&shared).await?;
     let home = shared.home.clone();
     let (list, total) = blocking(move || {
-        let all = every_run(&home, &rows)?;
-        let total = all.len();
-        let mut list: Vec<Value> = all
-            .into_iter()
-            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-            .take(limit as usize)
-            .collect();
+        let (mut list, total) = one_page(every_run(&home, &rows)?, limit, offset);
         let scheduled = scheduled_runs(&home);
         for e in &mut list {
             complete(&home, &rows, &scheduled, e);
@@ -254,13 +259,7 @@ async fn sessions(
     let rows = unbundled_rows(&shared).await?;
     let home = shared.home.clone();
     let (list, total) = blocking(move || {
-        let all = session_list(&home, &rows)?;
-        let total = all.len();
-        let mut list: Vec<Value> = all
-            .into_iter()
-            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-            .take(limit as usize)
-            .collect();
+        let (mut list, total) = one_page(session_list(&home, &rows)?, limit, offset);
         for s in &mut list {
             let last = s["last_run"].as_str().unwrap_or_default().to_string();
             let message = match rows.get(&last) {
