@@ -274,6 +274,11 @@ pub fn protected_present(root: &Path, cwd: &Path) -> Vec<Present> {
                 break;
             }
             dir.push(n);
+            // Only real directories: after a call, a component the program swapped for a
+            // symlink would lead outside the root.
+            if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                break;
+            }
             out.extend(entry(dir.join(".git")));
         }
     }
@@ -314,7 +319,16 @@ pub fn quarantine_planted(root: &Path, cwd: &Path, before: &[Present]) -> Vec<Pa
         return planted;
     }
     let dir = root.join(QUARANTINE_DIR);
-    let _ = std::fs::create_dir(&dir);
+    let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if !real_dir(&dir) {
+        // A symlink (or file) the program put there would redirect the moves out of the root:
+        // it goes, and a real directory takes its place.
+        let _ = std::fs::remove_file(&dir);
+        let _ = std::fs::create_dir(&dir);
+        if !real_dir(&dir) {
+            return planted;
+        }
+    }
     let stamp = crate::clock::now().map_or(0, |t| t.timestamp_millis());
     for (i, p) in planted.iter().enumerate() {
         let rel = p.strip_prefix(root).unwrap_or(p);

@@ -842,6 +842,51 @@ fn protected_names_a_program_creates_are_quarantined_in_every_mode() {
     }
 }
 
+/// The quarantine cannot be turned against the host: a `.bob-quarantine` symlink the program
+/// planted does not redirect the moves out of the root, and a working directory swapped for a
+/// symlink to a repository outside does not bring that repository's `.git` in.
+#[test]
+fn the_quarantine_moves_nothing_across_a_planted_symlink() {
+    for extra in [&[][..], &["--sandbox", "weak"][..]] {
+        let b = sandbox();
+        let elsewhere = b.outside.join("repo");
+        std::fs::create_dir_all(elsewhere.join(".git")).unwrap();
+        std::fs::write(elsewhere.join(".git/config"), "[core]\n").unwrap();
+        let sub = b.root.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        let script = format!(
+            "ln -s {out} ../.bob-quarantine\necho x > ../.bashrc\n\
+             cd .. && mv sub sub.old && ln -s {repo} sub && echo swapped\n",
+            out = b.outside.display(),
+            repo = elsewhere.display()
+        );
+        std::fs::write(sub.join("x.sh"), script).unwrap();
+        let calls = json!([
+            {"id": "x", "tool": "shell.exec", "args": {"cmd": "sh x.sh", "cwd": "sub"}}
+        ]);
+        let rows = b.env.jsonl(&b.args(extra), &calls.to_string());
+        let v = &rows[0];
+        assert_eq!(v["error"]["code"], "policy.denied", "{extra:?}: {v}");
+        let q = b.root.join(".bob-quarantine");
+        assert!(
+            std::fs::symlink_metadata(&q).unwrap().is_dir(),
+            "{extra:?}: the quarantine is a real directory"
+        );
+        assert!(!b.root.join(".bashrc").exists());
+        let outside: Vec<_> = std::fs::read_dir(&b.outside)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            outside
+                .iter()
+                .all(|n| !n.to_string_lossy().contains(".bashrc")),
+            "{extra:?}: a move followed the planted symlink: {outside:?}"
+        );
+        assert!(elsewhere.join(".git/config").exists(), "{extra:?}");
+    }
+}
+
 /// bob's home and the operator's rules file inside a root: the program can neither read the
 /// home (keys, audit logs, secrets) nor change the rules.
 #[test]
