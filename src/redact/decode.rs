@@ -79,8 +79,9 @@ pub fn unescape(text: &str) -> Option<String> {
 }
 
 /// `text` with its `%XX` sequences decoded (URL encoding; the bytes read as UTF-8, invalid
-/// ones replaced), or `None` when it holds none.
-pub fn percent_decode(text: &str) -> Option<String> {
+/// ones replaced), or `None` when it holds none. With `plus_is_space`, a `+` is a space too, as
+/// in a form-encoded query string (`password=correct+horse%21`).
+pub fn percent_decode(text: &str, plus_is_space: bool) -> Option<String> {
     let b = text.as_bytes();
     let hexval = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     let mut out = Vec::with_capacity(b.len());
@@ -93,6 +94,10 @@ pub fn percent_decode(text: &str) -> Option<String> {
         {
             out.push(h << 4 | l);
             i += 3;
+            changed = true;
+        } else if b[i] == b'+' && plus_is_space {
+            out.push(b' ');
+            i += 1;
             changed = true;
         } else {
             out.push(b[i]);

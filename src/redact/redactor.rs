@@ -101,9 +101,9 @@ impl Redactor {
 
     /// The text with every secret masked; borrowed when nothing matched.
     ///
-    /// The text is matched as it is and, when it holds escapes (a `\\` or a `%`, found with
-    /// one `memchr` each), also decoded ([`unescape`]: JSON and shell `$'…'` escapes;
-    /// [`percent_decode`]: URL encoding), down to [`MAX_DECODE_DEPTH`] levels. When a decoded
+    /// The text is matched as it is and, when it holds escapes (a `\\`, a `%` or a form's `+`,
+    /// found with one `memchr` each), also decoded ([`unescape`]: JSON and shell `$'…'` escapes;
+    /// [`percent_decode`]: URL encoding, and `+` as a space in a form-encoded query), down to [`MAX_DECODE_DEPTH`] levels. When a decoded
     /// form holds a secret the encoded one hid, the answer is that decoded form with the secret
     /// masked: what is stored is then readable and holds no secret in any encoding.
     pub fn redact_str<'a>(&self, text: &'a str) -> Cow<'a, str> {
@@ -124,7 +124,16 @@ impl Redactor {
             return Cow::Owned(r);
         }
         if percent.is_some()
-            && let Some(decoded) = percent_decode(&out)
+            && let Some(decoded) = percent_decode(&out, false)
+            && let Cow::Owned(r) = self.redact_decoded(&decoded, depth + 1)
+        {
+            return Cow::Owned(r);
+        }
+        // A form-encoded query (`a=b+c`) writes a space as `+`: tried only where a `+` sits
+        // in text that looks encoded (a `%` or an `=`), so plain sums and prose cost nothing.
+        if memchr::memchr(b'+', b).is_some()
+            && (percent.is_some() || memchr::memchr(b'=', b).is_some())
+            && let Some(decoded) = percent_decode(&out, true)
             && let Cow::Owned(r) = self.redact_decoded(&decoded, depth + 1)
         {
             return Cow::Owned(r);

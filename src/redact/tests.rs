@@ -241,6 +241,7 @@ fn escaped_and_encoded_secrets_are_found_decoded() {
         format!("{{\"stdout\":{twice}"),
         format!("x {ascii} y"),
         format!("https://h/?q={}", percent.replace('+', "%20")),
+        format!("https://h/?q={percent}&x=1"),
         format!("$'{}'", json_escaped.trim_matches('"')),
     ] {
         let got = r.redact_str(&text);
@@ -254,6 +255,14 @@ fn escaped_and_encoded_secrets_are_found_decoded() {
         red("x=1 DB_PASSWORD%3Dhunter22%26y%3D2"),
         "x=1 DB_PASSWORD=[REDACTED]&y=2"
     );
+    // A form-encoded query writes spaces as `+`.
+    let mut r = Redactor::default();
+    r.add_literal("correct horse battery!");
+    assert_eq!(
+        r.redact_str("https://h/search?user=a&q=correct+horse+battery%21&next=%2F"),
+        "https://h/search?user=a&q=[REDACTED]&next=/"
+    );
+    assert_eq!(r.redact_str("1+1=2"), "1+1=2");
     // Nothing decoded is kept when the decoded form holds no secret.
     assert_eq!(
         red(r#"C:\temp\new 50% "a\"b""#),

@@ -15,6 +15,8 @@ const QUOTED: &str = r#"CNRY"qu\ot%e-ü-77"#;
 const PROSE: &str = "CNRYprosePw31";
 /// A password in a URL-encoded query.
 const ENCODED: &str = "CNRYencPw5522";
+/// A stored secret with spaces, which a form-encoded query writes as `+`.
+const SPACED: &str = "CNRY spaced Pw 88!";
 
 /// An OpenSSH ed25519 private key body (made for this test, used nowhere).
 const KEY_BODY: [&str; 5] = [
@@ -72,6 +74,7 @@ fn scan(home: &Path, needles: &[String]) -> (Vec<String>, Vec<String>) {
 fn secrets_in_escaped_cut_encoded_keyed_and_prose_form_are_not_at_rest() {
     let env = TestEnv::new();
     env.json(&["secrets", "set", "quoted"], QUOTED);
+    env.json(&["secrets", "set", "spaced"], SPACED);
     let root = env.path("workspace");
     std::fs::create_dir_all(&root).unwrap();
     let pem = format!(
@@ -101,12 +104,21 @@ fn secrets_in_escaped_cut_encoded_keyed_and_prose_form_are_not_at_rest() {
         format!("https://example.com/cb?cfg=DB_PASSWORD%3D{ENCODED}%26mode%3D1\n"),
     )
     .unwrap();
+    std::fs::write(
+        root.join("form.txt"),
+        format!(
+            "https://example.com/search?u=a&q={}&x=1\n",
+            url::form_urlencoded::byte_serialize(SPACED.as_bytes()).collect::<String>()
+        ),
+    )
+    .unwrap();
     let calls: Vec<Value> = [
         "deploy.txt",
         "body.txt",
         "quoted.txt",
         "prose.txt",
         "url.txt",
+        "form.txt",
     ]
     .iter()
     .enumerate()
@@ -146,7 +158,7 @@ fn secrets_in_escaped_cut_encoded_keyed_and_prose_form_are_not_at_rest() {
     .assert()
     .success();
 
-    let mut needles: Vec<String> = [QUOTED, PROSE, ENCODED]
+    let mut needles: Vec<String> = [QUOTED, PROSE, ENCODED, SPACED]
         .iter()
         .flat_map(|s| forms(s))
         .collect();
