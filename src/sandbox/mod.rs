@@ -61,13 +61,18 @@
 //! Symlinks are never mounted over (a bind follows them); the target is skipped, as is one
 //! that vanished before the mount. Layer `protected-paths-ro`.
 //!
+//! Version-control metadata is looked for in the whole root, not only at its top: every
+//! existing `.git` (`.hg`, ...) in a subdirectory is mounted read-only like the top one. The
+//! search reads the root's directories breadth first, up to
+//! [`crate::tools::fs::VCS_WALK_DIRS`] of them (plus the path to the working directory, always):
+//! a root with more directories than that is guarded only that far.
+//!
 //! A protected name the program *creates* where none was listed (a `.bashrc` at the top of a
-//! root that had none, a `.git` on the path to its working directory) is moved into the root's
-//! `.bob-quarantine/` after the call, which then fails with `policy.denied` naming it
-//! (`shell.exec`, via [`crate::tools::fs::quarantine_planted`]); this holds in the weak mode
-//! too, which has no mount namespace and so cannot keep existing entries read-only. Not
-//! covered: a new `.git` in a subdirectory off the path to the working directory (finding it
-//! would mean walking the whole root on every call).
+//! root that had none, a repository anywhere in it: `git init` in a sibling directory, a `.git`
+//! file pointing elsewhere) is moved into the root's `.bob-quarantine/` after the call, which
+//! then fails with `policy.denied` naming it (`shell.exec`, via
+//! [`crate::tools::fs::quarantine_planted`]); this holds in the weak mode too, which has no
+//! mount namespace and so cannot keep existing entries read-only.
 //!
 //! ## Budget
 //!

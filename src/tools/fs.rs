@@ -230,16 +230,24 @@ pub struct Present {
     pub is_link: bool,
 }
 
+/// How many directories of a root [`protected_present`] reads, breadth first, looking for
+/// version-control metadata. A root with more is searched only that far (plus the path to the
+/// working directory). Each directory read costs about 15 µs of system time, twice a call
+/// (before and after); `docs/security.md` says so.
+pub const VCS_WALK_DIRS: usize = 10_000;
+
 /// The protected entries of `root` where a program running in `cwd` (a real directory beneath
 /// `root`) could plant one that a later program reads, as absolute paths under `root`:
 ///
 /// - every entry at the top of the root whose name is protected (one `readdir`), and
 ///   `.config/git`;
-/// - a `.git` in each directory from the root down to `cwd` (where git looks for a
-///   repository when the user later runs it there).
+/// - version-control metadata (`.git`, `.hg`, ...) anywhere in the tree, where git looks for a
+///   repository when the user later runs it in that directory: the root's directories are read
+///   breadth first, without following symlinks or entering the metadata itself, up to
+///   [`VCS_WALK_DIRS`];
+/// - a `.git` in each directory from the root down to `cwd`, whatever the walk reached.
 ///
-/// Symlinks are listed too, marked. `.git` dirs deeper in the tree than the path to `cwd` are
-/// not: finding them would mean walking the whole root on every call.
+/// Symlinks are listed too, marked.
 pub fn protected_present(root: &Path, cwd: &Path) -> Vec<Present> {
     let mut out = Vec::new();
     let entry = |p: PathBuf| {
@@ -249,15 +257,32 @@ pub fn protected_present(root: &Path, cwd: &Path) -> Vec<Present> {
             path: p,
         })
     };
-    if let Ok(entries) = std::fs::read_dir(root) {
+    let mut queue = std::collections::VecDeque::from([root.to_path_buf()]);
+    let mut read = 0;
+    while let Some(dir) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        read += 1;
+        let top = read == 1;
         for e in entries.flatten() {
             let name = e.file_name();
-            if protected_reason(Path::new(&name)).is_some() {
-                let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
+            let Ok(kind) = e.file_type() else { continue };
+            // Where git and friends look for a repository, the name is matched as the file
+            // system does (ASCII case folded: exact on Linux, folded on case-insensitive
+            // mounts); the look-alikes `protected_reason` also refuses matter only to writes.
+            let bytes = name.as_encoded_bytes();
+            let vcs = VCS_INTERNALS
+                .iter()
+                .any(|v| bytes.eq_ignore_ascii_case(v.as_bytes()));
+            if vcs || (top && protected_reason(Path::new(&name)).is_some()) {
                 out.push(Present {
-                    path: root.join(&name),
-                    is_link,
+                    path: dir.join(&name),
+                    is_link: kind.is_symlink(),
                 });
+            } else if kind.is_dir() && name != QUARANTINE_DIR && read + queue.len() < VCS_WALK_DIRS
+            {
+                queue.push_back(dir.join(&name));
             }
         }
     }
@@ -279,7 +304,10 @@ pub fn protected_present(root: &Path, cwd: &Path) -> Vec<Present> {
             if !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
                 break;
             }
-            out.extend(entry(dir.join(".git")));
+            let git = dir.join(".git");
+            if !out.iter().any(|p| p.path == git) {
+                out.extend(entry(git));
+            }
         }
     }
     out

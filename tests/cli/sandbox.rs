@@ -842,6 +842,60 @@ fn protected_names_a_program_creates_are_quarantined_in_every_mode() {
     }
 }
 
+/// Repositories anywhere in the root, not only on the path to the working directory: a new
+/// one planted off that path (a `git init` in a sibling, a `.git` file pointing elsewhere) is
+/// quarantined, and an existing nested one's config cannot be changed (full mode: mounted
+/// read-only).
+#[test]
+fn repositories_planted_or_present_deep_in_the_root_are_guarded() {
+    for extra in [&[][..], &["--sandbox", "weak"][..]] {
+        let b = sandbox();
+        let marker = b.outside.join("fsmonitor-ran");
+        let vendor = b.root.join("vendor/lib");
+        std::fs::create_dir_all(&vendor).unwrap();
+        host_git(&vendor, &["init", "-q", "."]);
+        let config_before = std::fs::read(vendor.join(".git/config")).unwrap();
+        std::fs::create_dir_all(b.root.join("work")).unwrap();
+        std::fs::create_dir_all(b.root.join("docs/api")).unwrap();
+        let script = format!(
+            "cd ../docs/api && git init -q . && git config core.fsmonitor 'touch {m}' && echo planted
+             cd ../.. && mkdir -p other && printf 'gitdir: /tmp/evil\n' > other/.git
+             printf '[core]\n\tfsmonitor = touch {m}\n' >> vendor/lib/.git/config 2>/dev/null
+             echo done
+",
+            m = marker.display()
+        );
+        std::fs::write(b.root.join("work/x.sh"), script).unwrap();
+        let calls = json!([
+            {"id": "x", "tool": "shell.exec", "args": {"cmd": "sh x.sh", "cwd": "work"}}
+        ]);
+        let rows = b.env.jsonl(&b.args(extra), &calls.to_string());
+        let v = &rows[0];
+        assert_eq!(v["error"]["code"], "policy.denied", "{extra:?}: {v}");
+        let planted = v["error"]["details"]["planted"].to_string();
+        for name in ["docs/api/.git", "other/.git"] {
+            assert!(planted.contains(name), "{extra:?}: {name} not in {planted}");
+        }
+        assert!(!planted.contains("vendor"), "{extra:?}: {planted}");
+        assert!(!b.root.join("docs/api/.git").exists());
+        assert!(!b.root.join("other/.git").exists());
+        assert!(
+            vendor.join(".git/config").exists(),
+            "the user's repository stays"
+        );
+        if extra.is_empty() {
+            assert_eq!(
+                std::fs::read(vendor.join(".git/config")).unwrap(),
+                config_before,
+                "an existing nested repository's config is read-only"
+            );
+            let _ = host_git(&vendor, &["status", "--short"]);
+        }
+        let _ = host_git(&b.root.join("docs/api"), &["status", "--short"]);
+        assert!(!marker.exists(), "{extra:?}: git ran the planted command");
+    }
+}
+
 /// The quarantine cannot be turned against the host: a `.bob-quarantine` symlink the program
 /// planted does not redirect the moves out of the root, and a working directory swapped for a
 /// symlink to a repository outside does not bring that repository's `.git` in.
