@@ -103,8 +103,8 @@ impl Audit {
         ids::check_unredacted(&redactor, "agent_id", agent_id)?;
         let day = clock::now()?.format("%Y-%m-%d").to_string();
         let path = home.audit_dir(agent_id)?.join(format!("{day}.jsonl"));
-        let keys = Keyring::open(home.root())?;
-        chain::check_appendable(&keys, &path)?;
+        let mut keys = Keyring::open(home.root())?;
+        chain::check_appendable(&mut keys, &path)?;
         Ok(Audit {
             path,
             keys,

@@ -399,6 +399,20 @@ impl Keyring {
         &self.key_id
     }
 
+    /// The home's key now, with its manifest, when a `bob ledger rekey` has run since this key
+    /// was loaded (a long-running writer, or one that raced the rekey): the manifest
+    /// authenticates under the key file's key, and that is this key or the manifest's epochs
+    /// name this key as retired. Anything else (a lost or swapped key) is `None`, and the
+    /// caller keeps its refusal. The caller holds the manifest's lock, so no rekey is half
+    /// done (a rekey writes the key file, then the manifest, under that lock).
+    fn after_rekey(&self) -> Option<(Keyring, Manifest)> {
+        let now = Self::load(&self.root).ok().flatten()?;
+        let manifest = now.read_manifest().ok().flatten()?;
+        let known =
+            now.key_id == self.key_id || manifest.epochs.iter().any(|e| e.key_id == self.key_id);
+        known.then_some((now, manifest))
+    }
+
     fn mac_hex(&self, bytes: &[u8]) -> String {
         let mut m =
             <HmacSha256 as Mac>::new_from_slice(&self.key).expect("HMAC takes a key of any length");
@@ -826,10 +840,18 @@ pub fn tail(path: &Path) -> Result<Option<(u64, String)>> {
 /// the log opens for appending (it is created if missing), does not end in a torn record, the
 /// manifest authenticates, and the log's last record matches its anchor and the key. A writer
 /// calls this before it does anything it must audit, so a damaged log stops it up front.
-pub fn check_appendable(keys: &Keyring, path: &Path) -> Result<()> {
+/// When a `bob ledger rekey` ran since `keys` was loaded, `keys` becomes the key it left.
+pub fn check_appendable(keys: &mut Keyring, path: &Path) -> Result<()> {
     let mut file = store::open_log(path)?;
     let _manifest_lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
-    let manifest = keys.manifest_or_missing()?;
+    let manifest = match keys.manifest_or_missing() {
+        Ok(m) => m,
+        Err(e) => {
+            let (now, m) = keys.after_rekey().ok_or(e)?;
+            *keys = now;
+            m
+        }
+    };
     tip(keys, &mut file, path, &manifest).map(|_| ())
 }
 
@@ -955,11 +977,39 @@ pub fn append_batch(
     path: &Path,
     records: Vec<Map<String, Value>>,
 ) -> Result<Vec<Map<String, Value>>> {
+    append_under(keys, path, records, REKEY_RETRIES)
+}
+
+/// How many rekeys one append follows before it gives up (each one it meets while rekeys
+/// run back to back).
+const REKEY_RETRIES: u32 = 8;
+
+fn append_under(
+    keys: &Keyring,
+    path: &Path,
+    records: Vec<Map<String, Value>>,
+    retries: u32,
+) -> Result<Vec<Map<String, Value>>> {
     if records.is_empty() {
         return Ok(records);
     }
     let mut file = store::open_log(path)?;
-    let seen = keys.manifest_as_read()?;
+    let seen = match keys.manifest_as_read() {
+        Ok(seen) => seen,
+        // A rekey ran (or is running) since this writer loaded its key: nothing is written
+        // yet, so once the rekey is done the records go in under the key it left.
+        Err(e) => {
+            drop(file);
+            let now = {
+                let _lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
+                keys.after_rekey()
+            };
+            return match now {
+                Some((now, _)) if retries > 0 => append_under(&now, path, records, retries - 1),
+                _ => Err(e),
+            };
+        }
+    };
     let rel = keys.rel(path);
     if !seen.manifest.files.contains_key(&rel) {
         // A log listed for the first time: written, synced and anchored under the manifest's
@@ -1077,7 +1127,21 @@ fn anchor(keys: &Keyring, path: &Path, head: Entry, seen: ManifestRead) -> Resul
         return Ok(());
     }
     let _lock = Lock::exclusive(&store::lock_path(&manifest_path))?;
-    let mut manifest = keys.reread_manifest(seen)?;
+    let mut manifest = match keys.reread_manifest(seen) {
+        Ok(m) => m,
+        // A rekey ran between the write and this anchor: it adopted the log as it stood,
+        // this record included, into the retired key's epoch. The append is anchored; an
+        // error here would report as refused an act whose record is in the log.
+        Err(e) => match keys.after_rekey() {
+            Some((_, now)) if now.files.get(&key.1).is_some_and(|m| m.seq >= seq) => {
+                with_anchors(|a| {
+                    a.pending.remove(&key);
+                });
+                return Ok(());
+            }
+            _ => return Err(e),
+        },
+    };
     let batch: Vec<(LogKey, Entry)> = with_anchors(|a| {
         a.pending
             .iter()

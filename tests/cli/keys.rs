@@ -427,18 +427,39 @@ fn the_key_can_live_outside_the_home() {
     assert!(!env.home().join("keys/chain.key").exists());
 }
 
-/// A rotation while other processes write: an append either lands before the rekey (and is
-/// adopted into the old epoch) or is refused or written after it under the new key; the home
-/// verifies afterwards, every record checked by a key.
+/// A rotation while other processes write: an append lands before the rekey (and is adopted
+/// into the old epoch) or after it under the new key, which a writer that loaded the old key
+/// follows; none is refused, and none is written yet reported as refused (the act it records
+/// would then not have happened). Rekeys run for as long as the writers do, so they
+/// interleave; then every append is in a log once, the records span several key epochs, and
+/// the home verifies with every record checked by a key.
 #[test]
 fn a_rekey_while_processes_append_leaves_a_home_that_verifies() {
     let env = TestEnv::new();
     assert!(caps_request(&env, "net").status.success());
-    let writers: Vec<std::process::Child> = (0..4)
+    let records = |home: &Path| -> Vec<Value> {
+        logs(home)
+            .iter()
+            .flat_map(|l| {
+                std::fs::read_to_string(l)
+                    .unwrap()
+                    .lines()
+                    .map(|r| serde_json::from_str::<Value>(r).unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let before = records(&env.home()).len();
+    assert!(caps_request(&env, "net:probe.example").status.success());
+    let per_request = records(&env.home()).len() - before;
+    let base = records(&env.home()).len();
+    let codes = env.path("codes");
+    std::fs::create_dir_all(&codes).unwrap();
+    let mut writers: Vec<std::process::Child> = (0..4)
         .map(|w| {
             let script = format!(
-                "for i in $(seq 1 30); do \"$BOB\" caps request --session s{w} net:h$i.example \
-                 >/dev/null 2>&1; done"
+                "for i in $(seq 1 25); do \"$BOB\" caps request --session s{w} net:h$i.example \
+                 >/dev/null 2>&1; echo $? >> \"$CODES/w{w}\"; done"
             );
             std::process::Command::new("sh")
                 .args(["-c", &script])
@@ -447,21 +468,58 @@ fn a_rekey_while_processes_append_leaves_a_home_that_verifies() {
                 .env("BOB", assert_cmd::cargo::cargo_bin("bob"))
                 .env("BOB_HOME", env.home())
                 .env("BOB_NOW", &env.now)
+                .env("CODES", &codes)
                 .current_dir(env.dir.path())
                 .spawn()
                 .unwrap()
         })
         .collect();
-    for _ in 0..8 {
+    let mut rekeys = 0;
+    while rekeys < 3 || writers.iter_mut().any(|w| w.try_wait().unwrap().is_none()) {
         let done = env.json(&["ledger", "rekey"], "");
         assert_eq!(done["previous_key"], "retired");
+        rekeys += 1;
     }
-    for mut w in writers {
-        w.wait().unwrap();
-    }
+    let codes: Vec<String> = (0..4)
+        .flat_map(|w| {
+            std::fs::read_to_string(codes.join(format!("w{w}")))
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(codes.len(), 100);
+    assert!(
+        codes.iter().all(|c| c == "0"),
+        "an append was refused while rekeys ran: {codes:?}"
+    );
+    let succeeded = codes.len();
+    let all = records(&env.home());
+    let rotations = all
+        .iter()
+        .filter(|r| r["event_type"] == "ledger.rekey")
+        .count();
+    assert_eq!(rotations, rekeys, "each rekey is recorded once");
+    assert_eq!(
+        all.len() - rotations,
+        base + succeeded * per_request,
+        "every successful append is in a log, and nothing else: {codes:?} {}",
+        all.iter()
+            .map(|r| format!("{} {} {}\n", r["event_type"], r["payload"], r["key_id"]))
+            .collect::<String>()
+    );
+    let epochs: std::collections::BTreeSet<&str> =
+        all.iter().filter_map(|r| r["key_id"].as_str()).collect();
+    assert!(
+        epochs.len() >= 2,
+        "the rekeys interleaved: {epochs:?}, {rekeys} rekeys"
+    );
     assert!(caps_request(&env, "fs:dotfiles").status.success());
     let (code, rows) = verify(&env, &[]);
     assert_eq!(code, 0, "{rows:?}");
+    let verified: u64 = rows.iter().filter_map(|r| r["verified"].as_u64()).sum();
+    assert_eq!(verified as usize, all.len() + per_request, "{rows:?}");
 }
 
 /// HMAC-SHA256 of `bytes` under `key`, hex.
