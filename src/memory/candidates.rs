@@ -815,9 +815,8 @@ impl Memory {
         Ok(expired.into_iter().map(|(i, _, _)| i).collect())
     }
 
-    /// Writes records to LTM as one admin import batch: one ledger record listing the batch
-    /// (ids and digests, listed when at most 1000, always covered by `batch_digest`), then one
-    /// transaction. Records already stored (same id) are left as they are.
+    /// Writes records to LTM as one admin import batch (see [`Memory::import_stream`]).
+    /// Records already stored (same id) are left as they are.
     pub fn import_records(
         &self,
         records: &[MemoryRecord],
@@ -833,11 +832,14 @@ impl Memory {
         })
     }
 
-    /// [`Memory::import_records`] over a source read twice: `source` calls its argument once per
-    /// record, in the same order each time. The first pass digests the batch for the ledger
-    /// record; the second writes the records in one transaction, and is rolled back
-    /// (`conflict`) if the source changed in between.
-    /// The imported records are embedded once stored (see [`Memory::decide_for`]).
+    /// Stores the records `source` yields (it is called once, and calls its argument once per
+    /// record) as one admin import batch: the records are inserted in one transaction, then one
+    /// ledger record lists the batch (ids and digests, listed when at most 1000, always covered
+    /// by `batch_digest`), and only then is the transaction committed, so the ledger always
+    /// holds every batch the database has. An error anywhere (a bad record, a failed read)
+    /// rolls everything back and writes no ledger record. Records already stored (same id) are
+    /// left as they are. The imported records are embedded once stored (see
+    /// [`Memory::decide_for`]).
     #[allow(clippy::type_complexity)] // a callback that takes a callback; an alias hides nothing
     pub fn import_stream(
         &self,
@@ -865,14 +867,25 @@ impl Memory {
         const LISTED: usize = 1000;
         let _lock = self.ledger_lock()?;
         self.reconcile_locked()?;
+        // A bigger page cache for the bulk insert (FTS5 segment merges).
+        self.conn.pragma_update(None, "cache_size", -65_536)?;
+        let tx = self.begin()?;
+        let ltm = self.ltm();
+        let before = ltm.max_rid()?;
         let mut digest = BatchDigest::default();
         let mut listed: Vec<Value> = Vec::new();
+        let mut imported = 0;
+        let mut ids = Vec::new();
         source(&mut |r| {
             let d = ltm::record_digest(&r);
             if digest.count < LISTED {
                 listed.push(json!({"id": r.id, "digest": d}));
+                ids.push(r.id.clone());
             }
             digest.add(&r.id, &d);
+            if ltm.insert_row(&r)? {
+                imported += 1;
+            }
             Ok(())
         })?;
         if digest.count == 0 {
@@ -883,8 +896,9 @@ impl Memory {
         let count = digest.count;
         if count > LISTED {
             listed.clear();
+            ids.clear();
         }
-        let batch = digest.finish();
+        ltm.index_after(before)?;
         let entry = LedgerEntry {
             kind: "import".into(),
             ts: clock::rfc3339(self.now()?),
@@ -898,34 +912,10 @@ impl Memory {
             reason: None,
             records: listed,
             count: Some(count as u64),
-            batch_digest: Some(batch.clone()),
+            batch_digest: Some(digest.finish()),
             source_path: Some(source_path.to_string()),
         };
         let seq = self.append_ledger(&entry)?;
-        // A bigger page cache for the bulk insert (FTS5 segment merges).
-        self.conn.pragma_update(None, "cache_size", -65_536)?;
-        let tx = self.begin()?;
-        let ltm = self.ltm();
-        let before = ltm.max_rid()?;
-        let mut imported = 0;
-        let mut ids = Vec::new();
-        let mut again = BatchDigest::default();
-        source(&mut |r| {
-            again.add(&r.id, &ltm::record_digest(&r));
-            if ids.len() < LISTED {
-                ids.push(r.id.clone());
-            }
-            if ltm.insert_row(&r)? {
-                imported += 1;
-            }
-            Ok(())
-        })?;
-        if again.finish() != batch {
-            return Err(Error::conflict(format!(
-                "{source_path} changed while it was being imported; nothing was imported"
-            )));
-        }
-        ltm.index_after(before)?;
         mark_seen(&tx, seq, "import", true)?;
         tx.commit()?;
         Ok(ImportReport {
@@ -933,7 +923,7 @@ impl Memory {
             count,
             imported,
             unchanged: count - imported,
-            ids: if count <= LISTED { ids } else { Vec::new() },
+            ids,
             embedding: None,
         })
     }
