@@ -72,6 +72,27 @@ pub fn write_private_atomic(
     File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
 }
 
+/// Makes `dir` hold exactly `files` (`(file name, bytes)`): creates it when missing, replaces
+/// each file atomically ([`write_bytes_atomic`]) and removes every other file in it. For a
+/// directory of generated files (man pages, shell completions), where a file no generator
+/// writes any more is stale. Returns the paths written, in order.
+pub fn write_generated_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut written = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let p = dir.join(name);
+        write_bytes_atomic(&p, bytes)?;
+        written.push(p);
+    }
+    for entry in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
+        let p = entry.path();
+        if !written.contains(&p) {
+            std::fs::remove_file(&p).map_err(io(&p))?;
+        }
+    }
+    Ok(written)
+}
+
 /// [`write_bytes_atomic`] without the directory fsync after the rename: the new content is
 /// durable (the temp file is fsynced before it is renamed), but after a power loss the path
 /// may still name the old file. Only for a file whose previous version is an acceptable state
