@@ -3,7 +3,7 @@
 
 use super::Ctx;
 use super::output::{self, Format};
-use crate::contracts::StmEntry;
+use crate::contracts::{MemoryGcReport, StmEntry, StmGcReport};
 use crate::error::{Error, Result};
 use crate::memory::{self, Decision, Memory, ProposeCtx, QueryOpts, io as mio, vectors};
 use serde_json::{Value, json};
@@ -418,8 +418,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let m = Memory::open(&ctx.home)?;
             let ltm = m.ltm_gc(&actor(&ctx.settings, a), user.as_deref())?;
             let stm = m.stm_gc(user.as_deref())?;
-            ctx.out
-                .doc(&json!({"long_term_removed": ltm, "short_term_removed": stm}))
+            ctx.out.doc(&MemoryGcReport {
+                long_term_removed: ltm,
+                short_term_removed: stm,
+            })
         }
         Args::Import {
             path,
@@ -668,8 +670,9 @@ fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
         }
         StmArgs::Gc { user } => {
             let m = Memory::open_fast(&ctx.home)?;
-            ctx.out
-                .doc(&json!({"short_term_removed": m.stm_gc(user.as_deref())?}))
+            ctx.out.doc(&StmGcReport {
+                short_term_removed: m.stm_gc(user.as_deref())?,
+            })
         }
     }
 }

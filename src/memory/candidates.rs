@@ -29,8 +29,8 @@ use super::ltm::{self, BLOB_THRESHOLD_BYTES, LtmStore};
 use super::{DEFAULT_USER, Memory, ProposeCtx};
 use crate::clock;
 use crate::contracts::{
-    CANDIDATE_SOURCES, CANDIDATE_TYPES, CandidateRow, LedgerEntry, MemoryCandidate, MemoryRecord,
-    StmEntry,
+    CANDIDATE_SOURCES, CANDIDATE_TYPES, CandidateRow, LedgerEntry, LedgerRecordRef,
+    MemoryCandidate, MemoryRecord, Promotion, StmEntry,
 };
 use crate::error::{Error, Result};
 use crate::store;
@@ -620,11 +620,7 @@ impl Memory {
         match entry.kind.as_str() {
             "decision" => self.apply_decision(seq, entry),
             "gc" => {
-                let ids: Vec<String> = entry
-                    .records
-                    .iter()
-                    .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_string))
-                    .collect();
+                let ids: Vec<String> = entry.records.iter().map(|r| r.id.clone()).collect();
                 let tx = self.begin()?;
                 self.ltm().delete(&ids)?;
                 mark_seen(&tx, seq, "gc", true)?;
@@ -788,9 +784,13 @@ impl Memory {
         if expired.is_empty() {
             return Ok(Vec::new());
         }
-        let records: Vec<Value> = expired
+        let records: Vec<LedgerRecordRef> = expired
             .iter()
-            .map(|(id, d, u)| json!({"id": id, "digest": d, "user": u}))
+            .map(|(id, d, u): &(String, String, String)| LedgerRecordRef {
+                id: id.clone(),
+                digest: d.clone(),
+                user: Some(u.clone()),
+            })
             .collect();
         let entry = LedgerEntry {
             kind: "gc".into(),
@@ -873,13 +873,17 @@ impl Memory {
         let ltm = self.ltm();
         let before = ltm.max_rid()?;
         let mut digest = BatchDigest::default();
-        let mut listed: Vec<Value> = Vec::new();
+        let mut listed: Vec<LedgerRecordRef> = Vec::new();
         let mut imported = 0;
         let mut ids = Vec::new();
         source(&mut |r| {
             let d = ltm::record_digest(&r);
             if digest.count < LISTED {
-                listed.push(json!({"id": r.id, "digest": d}));
+                listed.push(LedgerRecordRef {
+                    id: r.id.clone(),
+                    digest: d.clone(),
+                    user: None,
+                });
                 ids.push(r.id.clone());
             }
             digest.add(&r.id, &d);
@@ -930,12 +934,16 @@ impl Memory {
 
     /// Nominates eligible STM entries (see [`Memory::stm_promotable`]) as pending candidates;
     /// each entry is attempted once (marked). With `dry_run`, only lists what would be nominated.
-    pub fn promote(&self, user: Option<&str>, dry_run: bool) -> Result<Vec<Value>> {
+    pub fn promote(&self, user: Option<&str>, dry_run: bool) -> Result<Vec<Promotion>> {
         let mut out = Vec::new();
         for mut e in self.stm_promotable(user)? {
             let c = stm_candidate(&e);
             if dry_run {
-                out.push(json!({"stm_id": e.id, "dry_run": true, "candidate": c}));
+                out.push(Promotion::DryRun {
+                    stm_id: e.id,
+                    dry_run: true,
+                    candidate: c,
+                });
                 continue;
             }
             let row = self.propose_from(
@@ -949,7 +957,10 @@ impl Memory {
             )?;
             e.promotion_attempted_at = Some(clock::rfc3339(self.now()?));
             self.stm_save(&self.conn, &e)?;
-            out.push(json!({"stm_id": e.id, "candidate": row}));
+            out.push(Promotion::Proposed {
+                stm_id: e.id,
+                candidate: Box::new(row),
+            });
         }
         Ok(out)
     }
