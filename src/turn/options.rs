@@ -4,11 +4,14 @@
 //! [`TurnOptions::for_request`], the one place a request's fields become the turn's options;
 //! a new request option is added there once.
 
-use super::tool_loop::MAX_TOOL_ROUNDS;
 use super::{Profile, ThinkingMode};
 use crate::contracts::TurnRequest;
 use crate::error::{Error, Result};
 use crate::tools::PolicyOverrides;
+
+/// Most tool-loop rounds of the final role (one LLM call each, plus the closing call): a
+/// request's default.
+pub const MAX_TOOL_ROUNDS: usize = 4;
 
 /// How to run a turn.
 #[derive(Debug, Clone)]
