@@ -277,6 +277,8 @@ pub static SPECS: &[Spec] = &[
     // Memory, redaction, scheduler.
     spec("memory.rank_budget", &["BOB_MEMORY_RANK_BUDGET"], "", Some("5000"), Text,
         "Rows ranked exactly by `bob memory query` (a count, or `exact`)"),
+    spec("memory.import_max_bytes", &["BOB_MEMORY_IMPORT_MAX_BYTES"], "", Some("268435456"), Count,
+        "What one `bob memory import` reads at most, every file together (bytes)"),
     spec("memory.embeddings", &["BOB_MEMORY_EMBEDDINGS"], "", Some("none"), Text,
         "Embeddings of long-term memory: none (lexical retrieval only), local (all-MiniLM-L6-v2 in-process) or openai (an /embeddings endpoint)"),
     spec("memory.embedding_model", &["BOB_MEMORY_EMBEDDING_MODEL"], "", None, Path,

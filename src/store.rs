@@ -44,6 +44,55 @@ pub fn write_bytes_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     replace_file(path, bytes, true)
 }
 
+/// Replaces `path` atomically with what `write` streams into it, readable by its owner only
+/// (mode 0600, whatever the umask): the bytes go to a private temp file in the same directory
+/// (created when missing), which is fsynced and renamed over `path`, then the directory is
+/// fsynced. On any error `path` is left as it was and the temp file is removed. For copies of
+/// stored data written where the user says (`bob memory export --output`).
+pub fn write_private_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
+    let dir = parent_of(path);
+    if !dir.is_dir() {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    // tempfile creates the file with mode 0600 and removes it when dropped unpersisted.
+    let tmp = tempfile::Builder::new()
+        .prefix(".bob-write.")
+        .tempfile_in(dir)
+        .map_err(io(dir))?;
+    {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        write(&mut out)?;
+        out.flush().map_err(io(path))?;
+    }
+    tmp.as_file().sync_all().map_err(io(path))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+}
+
+/// Makes `dir` hold exactly `files` (`(file name, bytes)`): creates it when missing, replaces
+/// each file atomically ([`write_bytes_atomic`]) and removes every other file in it. For a
+/// directory of generated files (man pages, shell completions), where a file no generator
+/// writes any more is stale. Returns the paths written, in order.
+pub fn write_generated_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut written = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let p = dir.join(name);
+        write_bytes_atomic(&p, bytes)?;
+        written.push(p);
+    }
+    for entry in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
+        let p = entry.path();
+        if !written.contains(&p) {
+            std::fs::remove_file(&p).map_err(io(&p))?;
+        }
+    }
+    Ok(written)
+}
+
 /// [`write_bytes_atomic`] without the directory fsync after the rename: the new content is
 /// durable (the temp file is fsynced before it is renamed), but after a power loss the path
 /// may still name the old file. Only for a file whose previous version is an acceptable state

@@ -489,7 +489,11 @@ mod tests {
     #[test]
     fn a_typed_payload_writes_the_bytes_of_its_free_form_twin() {
         let err = crate::error::Error::invalid("bad block");
-        let typed = typed(&crate::contracts::NotesPatchRejected { error: err.clone() }).unwrap();
+        let typed = typed(&crate::contracts::NotesPatchRejected {
+            error: err.clone(),
+            run_id: None,
+        })
+        .unwrap();
         let free = event("notes_patch", serde_json::json!({ "error": err })).unwrap();
         assert_eq!(typed.kind, "notes_patch");
         assert_eq!(

@@ -24,70 +24,49 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
 }
 
 /// Generates every man page and completion file under `root`; returns the files written.
+/// man/ and completions/ hold only generated files: pages of removed subcommands are dropped.
 pub fn generate(root: &Path) -> Result<Vec<PathBuf>> {
-    let man = root.join("man");
-    let comp = root.join("completions");
-    for d in [&man, &comp] {
-        std::fs::create_dir_all(d).map_err(|e| Error::io(d, e))?;
-    }
-    let mut written = Vec::new();
+    let mut pages = Vec::new();
     let cmd = command();
-    write_man(&cmd, "bob", "", &man, &mut written)?;
-    for shell in [
-        clap_complete::Shell::Bash,
-        clap_complete::Shell::Zsh,
-        clap_complete::Shell::Fish,
+    render_man(&cmd, "bob", "", &mut pages)?;
+    let mut completions = Vec::new();
+    for (shell, name) in [
+        (clap_complete::Shell::Bash, "bob.bash"),
+        (clap_complete::Shell::Zsh, "_bob"),
+        (clap_complete::Shell::Fish, "bob.fish"),
     ] {
         let mut buf = Vec::new();
         clap_complete::generate(shell, &mut command(), "bob", &mut buf);
-        let name = match shell {
-            clap_complete::Shell::Bash => "bob.bash",
-            clap_complete::Shell::Zsh => "_bob",
-            _ => "bob.fish",
-        };
-        let p = comp.join(name);
-        crate::store::write_bytes_atomic(&p, &buf)?;
-        written.push(p);
+        completions.push((name.to_string(), buf));
     }
-    // man/ and completions/ hold only generated files: drop pages of removed subcommands.
-    for d in [&man, &comp] {
-        for entry in std::fs::read_dir(d).map_err(|e| Error::io(d, e))?.flatten() {
-            let p = entry.path();
-            if !written.contains(&p) {
-                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
-            }
-        }
-    }
+    let mut written = crate::store::write_generated_dir(&root.join("man"), &pages)?;
+    written.extend(crate::store::write_generated_dir(
+        &root.join("completions"),
+        &completions,
+    )?);
     Ok(written)
 }
 
-fn write_man(
+/// The man page of `cmd` (named `name`, reached by `bob <path>`) and of each visible
+/// subcommand, as `(file name, roff)`.
+fn render_man(
     cmd: &clap::Command,
     name: &str,
     path: &str,
-    dir: &Path,
-    written: &mut Vec<PathBuf>,
+    pages: &mut Vec<(String, Vec<u8>)>,
 ) -> Result<()> {
     if cmd.is_hide_set() {
         return Ok(());
     }
     let cmd = cmd.clone().name(name.to_string());
     let buf = manpage::render(&cmd, path).map_err(|e| Error::internal(e.to_string()))?;
-    let p = dir.join(format!("{name}.1"));
-    crate::store::write_bytes_atomic(&p, &buf)?;
-    written.push(p);
+    pages.push((format!("{name}.1"), buf));
     for sub in cmd.get_subcommands() {
         let sub_path = match path {
             "" => sub.get_name().to_string(),
             _ => format!("{path} {}", sub.get_name()),
         };
-        write_man(
-            sub,
-            &format!("{name}-{}", sub.get_name()),
-            &sub_path,
-            dir,
-            written,
-        )?;
+        render_man(sub, &format!("{name}-{}", sub.get_name()), &sub_path, pages)?;
     }
     Ok(())
 }

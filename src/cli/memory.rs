@@ -3,7 +3,7 @@
 
 use super::Ctx;
 use super::output::{self, Format};
-use crate::contracts::{MemoryRecord, StmEntry};
+use crate::contracts::{MemoryGcReport, StmEntry, StmGcReport};
 use crate::error::{Error, Result};
 use crate::memory::{self, Decision, Memory, ProposeCtx, QueryOpts, io as mio, vectors};
 use serde_json::{Value, json};
@@ -418,8 +418,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let m = Memory::open(&ctx.home)?;
             let ltm = m.ltm_gc(&actor(&ctx.settings, a), user.as_deref())?;
             let stm = m.stm_gc(user.as_deref())?;
-            ctx.out
-                .doc(&json!({"long_term_removed": ltm, "short_term_removed": stm}))
+            ctx.out.doc(&MemoryGcReport {
+                long_term_removed: ltm,
+                short_term_removed: stm,
+            })
         }
         Args::Import {
             path,
@@ -446,34 +448,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 .unwrap_or_default();
             let now = crate::clock::rfc3339(crate::clock::now()?);
             let redactor = crate::redact::Redactor::load(&ctx.home)?;
-            let mut v = serde_json::to_value(mio::record_from_markdown(&text, &stem, &user, &now))
-                .map_err(|e| Error::internal(e.to_string()))?;
             // Secrets masked as on import; the id follows the masked content.
-            redactor.redact_value(&mut v, "");
-            let masked: MemoryRecord =
-                serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
-            ctx.out.doc(&mio::normalize_record(masked, &user)?)
+            let record = mio::record_from_markdown(&text, &stem, &user, &now);
+            ctx.out.doc(&mio::masked_record(&redactor, record, &user)?)
         }
         Args::Export { user, output } => {
             let m = Memory::open_read(&ctx.home)?;
             match output {
-                Some(p) => {
-                    let mut buf = Vec::new();
-                    m.export_each(user.as_deref(), |s| {
-                        buf.extend_from_slice(s.as_bytes());
-                        buf.push(b'\n');
-                        Ok(())
-                    })?;
-                    crate::store::write_bytes_atomic(&p, &buf)
-                }
+                Some(p) => m.export_file(user.as_deref(), &p).map(drop),
                 None => {
                     let stdout = std::io::stdout();
                     let mut out = std::io::BufWriter::new(stdout.lock());
-                    m.export_each(user.as_deref(), |s| {
-                        out.write_all(s.as_bytes())
-                            .and_then(|()| out.write_all(b"\n"))
-                            .map_err(output::stdout_error)
-                    })?;
+                    m.export_to(user.as_deref(), &mut out, &output::stdout_error)?;
                     out.flush().map_err(output::stdout_error)
                 }
             }
@@ -684,8 +670,9 @@ fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
         }
         StmArgs::Gc { user } => {
             let m = Memory::open_fast(&ctx.home)?;
-            ctx.out
-                .doc(&json!({"short_term_removed": m.stm_gc(user.as_deref())?}))
+            ctx.out.doc(&StmGcReport {
+                short_term_removed: m.stm_gc(user.as_deref())?,
+            })
         }
     }
 }
@@ -693,94 +680,33 @@ fn stm(ctx: &Ctx, args: StmArgs) -> Result<()> {
 fn import(
     ctx: &Ctx,
     path: &std::path::Path,
-    force: Option<mio::SourceFormat>,
+    format: Option<mio::SourceFormat>,
     user: &str,
     actor: &str,
 ) -> Result<()> {
-    use std::io::BufRead;
+    let max_bytes = ctx
+        .settings
+        .u64("memory.import_max_bytes")?
+        .unwrap_or(mio::DEFAULT_IMPORT_MAX_BYTES);
     let m = Memory::open(&ctx.home)?;
-    let user = m.resolve_user(user)?;
-    let now = crate::clock::rfc3339(crate::clock::now()?);
-    let redactor = crate::redact::Redactor::load(&ctx.home)?;
-    // Secrets are masked on the way in, as for candidates; a content id follows the masked
-    // content.
-    let clean = |r: MemoryRecord| -> Result<MemoryRecord> {
-        // Fast path: one scan over all the text; the per-field walk only when it finds something.
-        let mut meta = r.metadata.clone();
-        if redactor.redact_value(&mut meta, "").is_empty() {
-            let mut all = String::with_capacity(r.body_md.len() + 512);
-            for s in [
-                &r.title,
-                &r.summary,
-                &r.body_md,
-                &r.source,
-                &r.kind,
-                &r.created_at,
-            ]
-            .into_iter()
-            .chain(&r.tags)
-            .chain(&r.facts)
-            {
-                all.push_str(s);
-                all.push('\n');
-            }
-            if matches!(redactor.redact_str(&all), std::borrow::Cow::Borrowed(_)) {
-                return mio::normalize_record(r, &user);
-            }
-        }
-        let mut v = serde_json::to_value(&r).map_err(|e| Error::internal(e.to_string()))?;
-        redactor.redact_value(&mut v, "");
-        let red: MemoryRecord =
-            serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
-        mio::normalize_record(red, &user)
+    let request = mio::ImportRequest {
+        path,
+        format,
+        user,
+        actor,
+        max_bytes,
     };
-    let files = mio::import_files(path, force)?;
-    // The source is read twice (digest, then write); the bar follows the bytes of both passes.
-    let total: u64 = files
-        .iter()
-        .map(|(f, _)| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
-        .sum();
-    let bar = ctx.out.progress(Some(total * 2), "importing");
-    let mut pass = 0;
-    let report = m.import_stream(actor, &user, &path.display().to_string(), &mut |each| {
-        pass += 1;
-        bar.message(if pass == 1 { "checking" } else { "importing" });
-        for (f, format) in &files {
-            if *format == mio::SourceFormat::JsonLines {
-                let file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
-                let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
-                let mut line = String::new();
-                let mut i = 0usize;
-                loop {
-                    line.clear();
-                    let n = reader.read_line(&mut line).map_err(|e| {
-                        Error::invalid(format!("{} line {}: {e}", f.display(), i + 1))
-                    })?;
-                    if n == 0 {
-                        break;
-                    }
-                    i += 1;
-                    bar.inc(n as u64);
-                    if line.trim().is_empty() {
-                        continue;
-                    }
-                    let r: MemoryRecord = serde_json::from_str(&line).map_err(|e| {
-                        Error::bad_json(&format!("{} line {i}", f.display()), &e).with("line", i)
-                    })?;
-                    each(clean(r)?)?;
-                }
-            } else {
-                let text = output::read_input(Some(f))?;
-                bar.inc(text.len() as u64);
-                let stem = f
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                each(clean(mio::record_from_markdown(&text, &stem, &user, &now))?)?;
-            }
+    let mut bar: Option<super::progress::Progress> = None;
+    let report = m.import_path(&request, &mut |done, total| {
+        let b = bar.get_or_insert_with(|| ctx.out.progress(total.map(|n| n as u64), "importing"));
+        if let Some(n) = total {
+            b.set_total(n as u64);
         }
-        Ok(())
+        b.set(done as u64);
     })?;
+    if let Some(b) = &bar {
+        b.show_final();
+    }
     drop(bar);
     ctx.out.doc(&report)
 }

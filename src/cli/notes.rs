@@ -83,7 +83,7 @@ fn extract(a: ExtractArgs, ctx: &Ctx) -> Result<()> {
             .unwrap_or(&text),
     );
     if let Some(s) = &a.session
-        && let Err(te) = session::trace_all(&ctx.home, s, notes::error_trace_events(&x.errors))
+        && let Err(te) = session::trace_errors(&ctx.home, s, &x.errors)
     {
         x.errors.push(te);
     }

@@ -24,13 +24,7 @@ impl Progress {
         }
         let bar = match len {
             Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr())
-                .with_style(
-                    ProgressStyle::with_template(
-                        "{msg} [{bar:30}] {human_pos}/{human_len} ({per_sec}, eta {eta})",
-                    )
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-                ),
+                .with_style(bar_style()),
             None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
                 ProgressStyle::with_template("{spinner} {msg} {human_pos} ({per_sec})")
                     .unwrap_or_else(|_| ProgressStyle::default_spinner()),
@@ -64,12 +58,38 @@ impl Progress {
         }
     }
 
+    /// Sets the count of items in all, once it is known: a spinner becomes a bar.
+    pub fn set_total(&self, len: u64) {
+        if let Some(b) = &self.0
+            && b.length() != Some(len)
+        {
+            if b.length().is_none() {
+                b.set_style(bar_style());
+            }
+            b.set_length(len);
+        }
+    }
+
+    /// Draws the bar as it stands now (the final count), whatever the refresh rate; it is
+    /// still cleared when dropped.
+    pub fn show_final(&self) {
+        if let Some(b) = &self.0 {
+            b.finish();
+        }
+    }
+
     /// Changes the label.
     pub fn message(&self, what: &str) {
         if let Some(b) = &self.0 {
             b.set_message(what.to_string());
         }
     }
+}
+
+fn bar_style() -> ProgressStyle {
+    ProgressStyle::with_template("{msg} [{bar:30}] {human_pos}/{human_len} ({per_sec}, eta {eta})")
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ")
 }
 
 impl Drop for Progress {

@@ -165,26 +165,14 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
     let profile = Profile::parse(&a.profile)
         .ok_or_else(|| Error::invalid(format!("unknown profile {:?}", a.profile)))?;
     let (settings, seed) = seeded(ctx, a.seed)?;
-    let opts = TurnOptions {
-        session_id: session,
-        agent_id: a.agent,
-        user_id: a.user.or(input.user_id.clone()),
-        profile,
-        thinking_mode: ThinkingMode::Never,
-        expect_revision: a.expect_revision,
-        stream: false,
-        max_tool_rounds: MAX_TOOL_ROUNDS,
-        chat_mode: false,
-        run_id: None,
-        seed,
-        policy: Default::default(),
-        settings,
-        memory_pool: None,
-        watch: None,
-    };
+    let request = TurnRequest::new("cli", a.agent, session, input.message.clone())
+        .with_user(a.user.or(input.user_id.clone()))
+        .with_profile(profile.as_str());
+    let mut opts = TurnOptions::for_request(&request, settings)?;
+    opts.expect_revision = a.expect_revision;
+    opts.seed = seed;
     pipeline::check_ids(&ctx.home, &opts)?;
     let outcome = crate::turn::commit_stage(&ctx.home, &input, &opts)?;
-    let request = request_of(&opts, &input.message, RunMode::Act);
     crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
     print_record(ctx, &outcome.record)?;
     match outcome.error {
@@ -224,23 +212,16 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     let mode = RunMode::parse(&args.mode)
         .ok_or_else(|| Error::invalid(format!("unknown mode {:?}", args.mode)))?;
     let (settings, seed) = seeded(ctx, args.seed)?;
-    let mut opts = TurnOptions {
-        session_id: session,
-        agent_id: args.agent,
-        user_id: args.user.or(input.user_id.clone()),
-        profile,
-        thinking_mode,
-        expect_revision: args.expect_revision,
-        stream: args.stream,
-        max_tool_rounds: args.max_tool_rounds.min(16),
-        chat_mode: mode.stages_mutations(),
-        run_id: None,
-        seed,
-        policy: Default::default(),
-        settings,
-        memory_pool: None,
-        watch: None,
-    };
+    let request = TurnRequest::new("cli", args.agent, session, input.message.clone())
+        .with_user(args.user.or(input.user_id.clone()))
+        .with_thinking_mode(thinking_mode.as_str())
+        .with_profile(profile.as_str())
+        .with_mode(mode);
+    let mut opts = TurnOptions::for_request(&request, settings)?;
+    opts.expect_revision = args.expect_revision;
+    opts.stream = args.stream;
+    opts.max_tool_rounds = args.max_tool_rounds.min(16);
+    opts.seed = seed;
     pipeline::check_ids(&ctx.home, &opts)?;
     // Retrieval runs on its own thread while the backend and the runtime are set up.
     let prefetch = pipeline::Prefetch::start(&ctx.home, &opts, &input.message);
@@ -269,7 +250,6 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             return Err(e);
         }
     };
-    let request = request_of(&opts, &input.message, mode);
     crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
     ctx.home.remember_session(&opts.session_id)?;
     match &live {
@@ -318,16 +298,6 @@ fn show_answer(ctx: &Ctx, live: &Live, record: &pipeline::TurnRecord) -> Result<
             elapsed: live.elapsed(),
         },
     )
-}
-
-/// What the run bundle records as this turn's request.
-fn request_of(opts: &TurnOptions, message: &str, mode: RunMode) -> TurnRequest {
-    let thinking = serde_json::to_value(opts.thinking_mode).unwrap_or_default();
-    TurnRequest::new("cli", &opts.agent_id, &opts.session_id, message)
-        .with_user(opts.user_id.clone())
-        .with_thinking_mode(thinking.as_str().unwrap_or("never"))
-        .with_profile(opts.profile.as_str())
-        .with_mode(mode)
 }
 
 /// Prints the turn record, the user's answer, with every secret bob knows masked, as

@@ -40,6 +40,9 @@ pub trait TraceData: Serialize + JsonSchema {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NotesPatchRejected {
     pub error: crate::error::Error,
+    /// The turn whose NOTES block it was (absent for `bob notes apply` / `extract`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 impl TraceData for NotesPatchRejected {

@@ -250,7 +250,7 @@ pub struct LedgerEntry {
     pub reason: Option<String>,
     /// `import` and `gc`: the records concerned (`[{id, digest}]`, at most 1000 listed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub records: Vec<Value>,
+    pub records: Vec<LedgerRecordRef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
     /// `import` and `gc`: SHA-256 over the `id digest\n` lines of every record concerned.
@@ -258,4 +258,45 @@ pub struct LedgerEntry {
     pub batch_digest: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_path: Option<String>,
+}
+
+/// A record an `import` or `gc` ledger entry concerns: its id and content digest, and for
+/// `gc` its user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LedgerRecordRef {
+    pub id: String,
+    pub digest: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+}
+
+/// What `bob memory promote` did with one short-term entry: with `--dry-run` the candidate it
+/// would propose, else the pending candidate row it proposed.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Promotion {
+    DryRun {
+        stm_id: String,
+        /// Always true.
+        dry_run: bool,
+        candidate: MemoryCandidate,
+    },
+    Proposed {
+        stm_id: String,
+        candidate: Box<CandidateRow>,
+    },
+}
+
+/// What `bob memory gc` removed: long-term record ids (recorded on the ledger) and
+/// short-term entry ids.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct MemoryGcReport {
+    pub long_term_removed: Vec<String>,
+    pub short_term_removed: Vec<String>,
+}
+
+/// What `bob memory stm gc` removed: short-term entry ids.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct StmGcReport {
+    pub short_term_removed: Vec<String>,
 }

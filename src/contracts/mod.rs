@@ -56,6 +56,9 @@ pub const SCHEMAS: &[(&str, SchemaFn)] = &[
     }),
     ("memory-hit", || schemars::schema_for!(Hit)),
     ("ledger-entry", || schemars::schema_for!(LedgerEntry)),
+    ("memory-promotion", || schemars::schema_for!(Promotion)),
+    ("memory-gc-report", || schemars::schema_for!(MemoryGcReport)),
+    ("stm-gc-report", || schemars::schema_for!(StmGcReport)),
     ("turn-record", || schemars::schema_for!(TurnRecord)),
     ("turn-request", || schemars::schema_for!(TurnRequest)),
     ("trace-notes-patch-rejected", || {

@@ -5,7 +5,7 @@
 //! Free-form parts stay [`Value`]: the backend's self-description, and what a panda Solver
 //! asked for (the model's own JSON).
 
-use super::{NotesPatch, TraceData, Usage};
+use super::{ActionNote, Actor, CondenseOutcome, NotesPatch, TraceData, Usage};
 use crate::error::Error;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -328,6 +328,50 @@ pub struct PandaContextLoop<'a> {
 }
 kind!(PandaContextLoop, "panda_context_loop");
 
+/// `notes_patch`: a NOTES patch applied to a session's checkpoint, by a turn or by
+/// `bob notes apply` (a block that was not applied is [`super::NotesPatchRejected`]).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NotesPatchApplied<'a> {
+    /// The checkpoint revision the patch was committed in.
+    pub revision: u64,
+    pub actor: Actor,
+    pub patch: &'a NotesPatch,
+    /// Patch keys applied, in application order.
+    pub applied: &'a [String],
+    /// Payload keys no accepted shape has.
+    pub ignored_keys: &'a [String],
+    /// The turn that applied it (absent for `bob notes apply`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<&'a str>,
+    /// Messages the turn's pressure condensation dropped afterwards (a turn only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condensed_dropped: Option<usize>,
+}
+kind!(NotesPatchApplied, "notes_patch");
+
+/// `actions`: what the actions of an applied NOTES patch did.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NotesActions<'a> {
+    pub revision: u64,
+    pub actor: Actor,
+    /// Actions carried out (or, for condensation, handed back).
+    pub actions: &'a [String],
+    /// Unknown or malformed actions.
+    pub ignored_actions: &'a [ActionNote],
+    /// Actions the actor may not take (a model granting a capability).
+    pub refused: &'a [ActionNote],
+    /// Capabilities newly pending.
+    pub requested: &'a [String],
+    /// Capabilities newly granted.
+    pub granted: &'a [String],
+    /// The condensation the patch asked for, as run (`null` when none).
+    pub condense: Option<&'a CondenseOutcome>,
+    /// The turn that applied it (absent for `bob notes apply`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<&'a str>,
+}
+kind!(NotesActions, "actions");
+
 /// The published schema of every trace kind a turn writes: `(name, generator)`.
 pub const TRACE_SCHEMAS: &[(&str, super::SchemaFn)] = &[
     ("trace-llm-req", || schemars::schema_for!(LlmReq<'static>)),
@@ -370,6 +414,12 @@ pub const TRACE_SCHEMAS: &[(&str, super::SchemaFn)] = &[
     ("trace-panda-context-loop", || {
         schemars::schema_for!(PandaContextLoop<'static>)
     }),
+    ("trace-notes-patch", || {
+        schemars::schema_for!(NotesPatchApplied<'static>)
+    }),
+    ("trace-actions", || {
+        schemars::schema_for!(NotesActions<'static>)
+    }),
 ];
 
 #[cfg(test)]
@@ -395,6 +445,8 @@ mod tests {
             ToolDone::KIND,
             PandaLoop::KIND,
             PandaContextLoop::KIND,
+            NotesPatchApplied::KIND,
+            NotesActions::KIND,
         ];
         assert_eq!(kinds.len(), TRACE_SCHEMAS.len());
         for (kind, (name, schema)) in kinds.iter().zip(TRACE_SCHEMAS) {

@@ -55,6 +55,42 @@ pub struct ToolRecord {
     pub result_ref: Option<String>,
 }
 
+/// Who a NOTES patch comes from. Only a human may grant capabilities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Actor {
+    Human,
+    Model,
+}
+
+/// A condensation a NOTES patch asked for; the caller runs it (it needs the message list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum CondenseRequest {
+    /// `condense_now`: condense regardless of pressure.
+    #[serde(rename = "condense_now")]
+    Now,
+    /// `condense_smart`: condense only what the caps require.
+    #[serde(rename = "condense_smart")]
+    Smart,
+}
+
+/// The outcome of a requested condensation of `recent_messages`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CondenseOutcome {
+    pub action: CondenseRequest,
+    /// `done`.
+    pub status: &'static str,
+    /// Messages dropped from `recent_messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<usize>,
+    /// Kept messages whose content was cut or normalized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<usize>,
+    /// Characters left in `recent_messages`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_chars: Option<usize>,
+}
+
 /// An action of a NOTES patch that did not take effect, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ActionNote {

@@ -8,8 +8,8 @@ use crate::backend::{Backend, Cancel, Overrides, Route};
 use crate::contracts::MemoryCandidate;
 use crate::error::{Error, Result};
 use crate::home::Home;
-use crate::turn::pipeline::{self, MAX_TOOL_ROUNDS, TurnOptions};
-use crate::turn::{Profile, ThinkingMode, TurnInput};
+use crate::turn::pipeline::{self, TurnOptions};
+use crate::turn::{Profile, TurnInput};
 use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -556,33 +556,18 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
         }
     };
     let rt = crate::backend::runtime()?;
-    let topts = TurnOptions {
-        session_id: SESSION.into(),
-        agent_id: "eval".into(),
-        user_id: None,
-        profile: opts.profile,
-        thinking_mode: ThinkingMode::Never,
-        expect_revision: None,
-        stream: false,
-        max_tool_rounds: MAX_TOOL_ROUNDS,
-        chat_mode: false,
-        run_id: Some(run_id),
-        seed: Some(seed),
-        settings,
-        policy: crate::tools::PolicyOverrides {
-            roots: vec![work.clone()],
-            allow_loopback: has_web,
-            ..Default::default()
-        },
-        memory_pool: None,
-        watch: None,
-    };
     let message = s(&case.message);
     let request = crate::contracts::TurnRequest::new("eval", "eval", SESSION, message.clone())
         .with_profile(opts.profile.as_str());
-    let input = TurnInput::parse(
-        &serde_json::to_string(&request.input()).map_err(|e| Error::internal(e.to_string()))?,
-    )?;
+    let mut topts = TurnOptions::for_request(&request, settings)?;
+    topts.run_id = Some(run_id);
+    topts.seed = Some(seed);
+    topts.policy = crate::tools::PolicyOverrides {
+        roots: vec![work.clone()],
+        allow_loopback: has_web,
+        ..Default::default()
+    };
+    let input = TurnInput::of_request(&request)?;
     let outcome = pipeline::run(&home, &backend, &rt, &input, &topts, &Cancel::default())?;
     let after = snapshot(&home, &work)?;
     let rec = outcome.record;

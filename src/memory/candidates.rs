@@ -29,8 +29,8 @@ use super::ltm::{self, BLOB_THRESHOLD_BYTES, LtmStore};
 use super::{DEFAULT_USER, Memory, ProposeCtx};
 use crate::clock;
 use crate::contracts::{
-    CANDIDATE_SOURCES, CANDIDATE_TYPES, CandidateRow, LedgerEntry, MemoryCandidate, MemoryRecord,
-    StmEntry,
+    CANDIDATE_SOURCES, CANDIDATE_TYPES, CandidateRow, LedgerEntry, LedgerRecordRef,
+    MemoryCandidate, MemoryRecord, Promotion, StmEntry,
 };
 use crate::error::{Error, Result};
 use crate::store;
@@ -620,11 +620,7 @@ impl Memory {
         match entry.kind.as_str() {
             "decision" => self.apply_decision(seq, entry),
             "gc" => {
-                let ids: Vec<String> = entry
-                    .records
-                    .iter()
-                    .filter_map(|r| r.get("id").and_then(Value::as_str).map(str::to_string))
-                    .collect();
+                let ids: Vec<String> = entry.records.iter().map(|r| r.id.clone()).collect();
                 let tx = self.begin()?;
                 self.ltm().delete(&ids)?;
                 mark_seen(&tx, seq, "gc", true)?;
@@ -788,9 +784,13 @@ impl Memory {
         if expired.is_empty() {
             return Ok(Vec::new());
         }
-        let records: Vec<Value> = expired
+        let records: Vec<LedgerRecordRef> = expired
             .iter()
-            .map(|(id, d, u)| json!({"id": id, "digest": d, "user": u}))
+            .map(|(id, d, u): &(String, String, String)| LedgerRecordRef {
+                id: id.clone(),
+                digest: d.clone(),
+                user: Some(u.clone()),
+            })
             .collect();
         let entry = LedgerEntry {
             kind: "gc".into(),
@@ -815,9 +815,8 @@ impl Memory {
         Ok(expired.into_iter().map(|(i, _, _)| i).collect())
     }
 
-    /// Writes records to LTM as one admin import batch: one ledger record listing the batch
-    /// (ids and digests, listed when at most 1000, always covered by `batch_digest`), then one
-    /// transaction. Records already stored (same id) are left as they are.
+    /// Writes records to LTM as one admin import batch (see [`Memory::import_stream`]).
+    /// Records already stored (same id) are left as they are.
     pub fn import_records(
         &self,
         records: &[MemoryRecord],
@@ -833,11 +832,14 @@ impl Memory {
         })
     }
 
-    /// [`Memory::import_records`] over a source read twice: `source` calls its argument once per
-    /// record, in the same order each time. The first pass digests the batch for the ledger
-    /// record; the second writes the records in one transaction, and is rolled back
-    /// (`conflict`) if the source changed in between.
-    /// The imported records are embedded once stored (see [`Memory::decide_for`]).
+    /// Stores the records `source` yields (it is called once, and calls its argument once per
+    /// record) as one admin import batch: the records are inserted in one transaction, then one
+    /// ledger record lists the batch (ids and digests, listed when at most 1000, always covered
+    /// by `batch_digest`), and only then is the transaction committed, so the ledger always
+    /// holds every batch the database has. An error anywhere (a bad record, a failed read)
+    /// rolls everything back and writes no ledger record. Records already stored (same id) are
+    /// left as they are. The imported records are embedded once stored (see
+    /// [`Memory::decide_for`]).
     #[allow(clippy::type_complexity)] // a callback that takes a callback; an alias hides nothing
     pub fn import_stream(
         &self,
@@ -865,14 +867,29 @@ impl Memory {
         const LISTED: usize = 1000;
         let _lock = self.ledger_lock()?;
         self.reconcile_locked()?;
+        // A bigger page cache for the bulk insert (FTS5 segment merges).
+        self.conn.pragma_update(None, "cache_size", -65_536)?;
+        let tx = self.begin()?;
+        let ltm = self.ltm();
+        let before = ltm.max_rid()?;
         let mut digest = BatchDigest::default();
-        let mut listed: Vec<Value> = Vec::new();
+        let mut listed: Vec<LedgerRecordRef> = Vec::new();
+        let mut imported = 0;
+        let mut ids = Vec::new();
         source(&mut |r| {
             let d = ltm::record_digest(&r);
             if digest.count < LISTED {
-                listed.push(json!({"id": r.id, "digest": d}));
+                listed.push(LedgerRecordRef {
+                    id: r.id.clone(),
+                    digest: d.clone(),
+                    user: None,
+                });
+                ids.push(r.id.clone());
             }
             digest.add(&r.id, &d);
+            if ltm.insert_row(&r)? {
+                imported += 1;
+            }
             Ok(())
         })?;
         if digest.count == 0 {
@@ -883,8 +900,9 @@ impl Memory {
         let count = digest.count;
         if count > LISTED {
             listed.clear();
+            ids.clear();
         }
-        let batch = digest.finish();
+        ltm.index_after(before)?;
         let entry = LedgerEntry {
             kind: "import".into(),
             ts: clock::rfc3339(self.now()?),
@@ -898,34 +916,10 @@ impl Memory {
             reason: None,
             records: listed,
             count: Some(count as u64),
-            batch_digest: Some(batch.clone()),
+            batch_digest: Some(digest.finish()),
             source_path: Some(source_path.to_string()),
         };
         let seq = self.append_ledger(&entry)?;
-        // A bigger page cache for the bulk insert (FTS5 segment merges).
-        self.conn.pragma_update(None, "cache_size", -65_536)?;
-        let tx = self.begin()?;
-        let ltm = self.ltm();
-        let before = ltm.max_rid()?;
-        let mut imported = 0;
-        let mut ids = Vec::new();
-        let mut again = BatchDigest::default();
-        source(&mut |r| {
-            again.add(&r.id, &ltm::record_digest(&r));
-            if ids.len() < LISTED {
-                ids.push(r.id.clone());
-            }
-            if ltm.insert_row(&r)? {
-                imported += 1;
-            }
-            Ok(())
-        })?;
-        if again.finish() != batch {
-            return Err(Error::conflict(format!(
-                "{source_path} changed while it was being imported; nothing was imported"
-            )));
-        }
-        ltm.index_after(before)?;
         mark_seen(&tx, seq, "import", true)?;
         tx.commit()?;
         Ok(ImportReport {
@@ -933,19 +927,23 @@ impl Memory {
             count,
             imported,
             unchanged: count - imported,
-            ids: if count <= LISTED { ids } else { Vec::new() },
+            ids,
             embedding: None,
         })
     }
 
     /// Nominates eligible STM entries (see [`Memory::stm_promotable`]) as pending candidates;
     /// each entry is attempted once (marked). With `dry_run`, only lists what would be nominated.
-    pub fn promote(&self, user: Option<&str>, dry_run: bool) -> Result<Vec<Value>> {
+    pub fn promote(&self, user: Option<&str>, dry_run: bool) -> Result<Vec<Promotion>> {
         let mut out = Vec::new();
         for mut e in self.stm_promotable(user)? {
             let c = stm_candidate(&e);
             if dry_run {
-                out.push(json!({"stm_id": e.id, "dry_run": true, "candidate": c}));
+                out.push(Promotion::DryRun {
+                    stm_id: e.id,
+                    dry_run: true,
+                    candidate: c,
+                });
                 continue;
             }
             let row = self.propose_from(
@@ -959,7 +957,10 @@ impl Memory {
             )?;
             e.promotion_attempted_at = Some(clock::rfc3339(self.now()?));
             self.stm_save(&self.conn, &e)?;
-            out.push(json!({"stm_id": e.id, "candidate": row}));
+            out.push(Promotion::Proposed {
+                stm_id: e.id,
+                candidate: Box::new(row),
+            });
         }
         Ok(out)
     }

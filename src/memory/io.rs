@@ -15,13 +15,43 @@
 //! file when its first non-blank line is a whole JSON object (markdown never starts with
 //! one); everything else is markdown. A directory is walked for `*.md`, `*.markdown`,
 //! `*.jsonl` and `*.ndjson` files, each detected on its own.
+//!
+//! [`Memory::import_path`] reads the source once, record by record (a JSON Lines file line by
+//! line), masks secrets in each record as candidates are masked, and stores the batch as one
+//! admin import (see [`Memory::import_stream`]). What one import reads, every file together,
+//! is capped ([`DEFAULT_IMPORT_MAX_BYTES`] unless the caller says otherwise): a bigger source
+//! is `invalid.request` naming the cap, and nothing is written. Progress is reported in
+//! records. [`Memory::export_to`] and [`Memory::export_file`] write the stored records as
+//! JSON Lines; a file is replaced atomically and readable by its owner only.
 
 use super::Memory;
+use super::candidates::ImportReport;
 use super::ltm::{self, record_id};
 use crate::contracts::MemoryRecord;
 use crate::error::{Error, Result};
+use crate::redact::Redactor;
 use serde_json::{Value, json};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
+
+/// What one import reads at most, every file together, unless the caller sets another cap
+/// (the `memory.import_max_bytes` setting): 256 MiB.
+pub const DEFAULT_IMPORT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+/// One import: where from, how to read it, for whom, and the cap on what is read.
+#[derive(Debug, Clone)]
+pub struct ImportRequest<'a> {
+    /// A file, or a directory walked for markdown and JSON Lines files.
+    pub path: &'a Path,
+    /// Read every file as this format instead of detecting it.
+    pub format: Option<SourceFormat>,
+    /// The memory user (or profile name) of records that name none.
+    pub user: &'a str,
+    /// Who is recorded on the ledger.
+    pub actor: &'a str,
+    /// At most this many bytes are read, every file together.
+    pub max_bytes: u64,
+}
 
 fn front_matter(md: &str) -> (Vec<(String, String)>, &str) {
     let Some(rest) = md
@@ -185,18 +215,22 @@ pub fn detect_format(path: &Path) -> Result<SourceFormat> {
 }
 
 /// The files an import of `path` reads, with their format: `path` itself, or every
-/// markdown and JSON Lines file under a directory (sorted). `force` overrides detection.
+/// markdown and JSON Lines file under a directory (sorted). `force` overrides detection (which
+/// reads the start of a file not named `*.jsonl` / `*.ndjson`: give a stream such a name, or
+/// `force`).
 pub fn import_files(
     path: &Path,
     force: Option<SourceFormat>,
 ) -> Result<Vec<(PathBuf, SourceFormat)>> {
+    // Anything but a directory is read as one file: a named pipe or /dev/stdin too (read
+    // once, so a stream works).
     let files = if std::fs::metadata(path)
         .map_err(|e| Error::io(path, e))?
-        .is_file()
+        .is_dir()
     {
-        vec![path.to_path_buf()]
-    } else {
         walk(path, &["md", "markdown", "jsonl", "ndjson"])?
+    } else {
+        vec![path.to_path_buf()]
     };
     files
         .into_iter()
@@ -258,7 +292,194 @@ pub fn normalize_record(mut r: MemoryRecord, default_user: &str) -> Result<Memor
     Ok(r)
 }
 
+/// `r` with secrets masked (as candidates are masked), normalized for `user` (see
+/// [`normalize_record`]): a content id follows the masked content.
+pub fn masked_record(redactor: &Redactor, r: MemoryRecord, user: &str) -> Result<MemoryRecord> {
+    // Fast path: one scan over all the text; the per-field walk only when it finds something.
+    let mut meta = r.metadata.clone();
+    if redactor.redact_value(&mut meta, "").is_empty() {
+        let mut all = String::with_capacity(r.body_md.len() + 512);
+        for s in [
+            &r.title,
+            &r.summary,
+            &r.body_md,
+            &r.source,
+            &r.kind,
+            &r.created_at,
+        ]
+        .into_iter()
+        .chain(&r.tags)
+        .chain(&r.facts)
+        {
+            all.push_str(s);
+            all.push('\n');
+        }
+        if matches!(redactor.redact_str(&all), std::borrow::Cow::Borrowed(_)) {
+            return normalize_record(r, user);
+        }
+    }
+    let mut v = serde_json::to_value(&r).map_err(|e| Error::internal(e.to_string()))?;
+    redactor.redact_value(&mut v, "");
+    let red: MemoryRecord =
+        serde_json::from_value(v).map_err(|e| Error::internal(e.to_string()))?;
+    normalize_record(red, user)
+}
+
+fn over_cap(path: &Path, max_bytes: u64) -> Error {
+    Error::invalid(format!(
+        "{} holds more than the import cap of {max_bytes} bytes (memory.import_max_bytes, \
+         BOB_MEMORY_IMPORT_MAX_BYTES); nothing was imported",
+        path.display()
+    ))
+    .with("limit_bytes", max_bytes)
+    .with("path", path.display().to_string())
+}
+
+/// Reads `files` once, in order, and calls `each` with every record (masked and normalized
+/// for `user`), reading at most `max_bytes` in all (`req_path` is named when more is there).
+#[allow(clippy::too_many_arguments)] // the one reader of an import: each argument is a part of it
+fn read_records(
+    files: &[(PathBuf, SourceFormat)],
+    req_path: &Path,
+    max_bytes: u64,
+    user: &str,
+    now: &str,
+    redactor: &Redactor,
+    each: &mut dyn FnMut(MemoryRecord) -> Result<()>,
+) -> Result<()> {
+    let mut left = max_bytes;
+    for (f, format) in files {
+        let file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
+        // One byte past what is left tells an over-size source from one that just fits.
+        let limited = file.take(left.saturating_add(1));
+        if *format == SourceFormat::JsonLines {
+            let mut reader = std::io::BufReader::with_capacity(1 << 20, limited);
+            let mut line = String::new();
+            let mut i = 0usize;
+            loop {
+                line.clear();
+                let n = reader
+                    .read_line(&mut line)
+                    .map_err(|e| Error::invalid(format!("{} line {}: {e}", f.display(), i + 1)))?;
+                if n == 0 {
+                    break;
+                }
+                left = left
+                    .checked_sub(n as u64)
+                    .ok_or_else(|| over_cap(req_path, max_bytes))?;
+                i += 1;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let r: MemoryRecord = serde_json::from_str(&line).map_err(|e| {
+                    Error::bad_json(&format!("{} line {i}", f.display()), &e).with("line", i)
+                })?;
+                each(masked_record(redactor, r, user)?)?;
+            }
+        } else {
+            let mut bytes = Vec::new();
+            let mut limited = limited;
+            limited
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::io(f, e))?;
+            left = left
+                .checked_sub(bytes.len() as u64)
+                .ok_or_else(|| over_cap(req_path, max_bytes))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|e| Error::invalid(format!("{}: input is not UTF-8: {e}", f.display())))?;
+            let stem = f
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            each(masked_record(
+                redactor,
+                record_from_markdown(&text, &stem, user, now),
+                user,
+            )?)?;
+        }
+    }
+    Ok(())
+}
+
 impl Memory {
+    /// Imports the markdown and JSON Lines records at `req.path` as one admin batch (one
+    /// ledger record, then one transaction; see [`Memory::import_stream`]), reading the source
+    /// once. A source over `req.max_bytes` is `invalid.request` and nothing is written.
+    /// `progress` is called with the records read so far and, when it is known, their total
+    /// (known up front only when every file is markdown, one record each; the last call always
+    /// has it).
+    pub fn import_path(
+        &self,
+        req: &ImportRequest,
+        progress: &mut dyn FnMut(usize, Option<usize>),
+    ) -> Result<ImportReport> {
+        let user = self.resolve_user(req.user)?;
+        let files = import_files(req.path, req.format)?;
+        let mut size = 0u64;
+        for (f, _) in &files {
+            size = size.saturating_add(std::fs::metadata(f).map_err(|e| Error::io(f, e))?.len());
+        }
+        if size > req.max_bytes {
+            return Err(over_cap(req.path, req.max_bytes));
+        }
+        let now = crate::clock::rfc3339(self.now()?);
+        let redactor = self.redactor()?;
+        let total = files
+            .iter()
+            .all(|(_, f)| *f == SourceFormat::Markdown)
+            .then_some(files.len());
+        let source_path = req.path.display().to_string();
+        let report = self.import_stream(req.actor, &user, &source_path, &mut |each| {
+            let mut done = 0;
+            read_records(
+                &files,
+                req.path,
+                req.max_bytes,
+                &user,
+                &now,
+                redactor,
+                &mut |r| {
+                    each(r)?;
+                    done += 1;
+                    progress(done, total);
+                    Ok(())
+                },
+            )
+        })?;
+        progress(report.count, Some(report.count));
+        Ok(report)
+    }
+
+    /// Writes every stored long-term record (see [`Memory::export_each`]) to `out` as JSON
+    /// Lines; returns how many. A failed write is `failed(error)`.
+    pub fn export_to(
+        &self,
+        user: Option<&str>,
+        out: &mut dyn Write,
+        failed: &dyn Fn(std::io::Error) -> Error,
+    ) -> Result<usize> {
+        self.export_each(user, |s| {
+            out.write_all(s.as_bytes())
+                .and_then(|()| out.write_all(b"\n"))
+                .map_err(failed)
+        })
+    }
+
+    /// [`Memory::export_to`] into `path`, replaced atomically (nothing is left half-written)
+    /// and readable by its owner only: the records are the user's memory.
+    pub fn export_file(&self, user: Option<&str>, path: &Path) -> Result<usize> {
+        let mut n = 0;
+        crate::store::write_private_atomic(path, |out| {
+            n = self.export_each(user, |s| {
+                out.write_all(s.as_bytes())
+                    .and_then(|()| out.write_all(b"\n"))
+                    .map_err(|e| Error::io(path, e))
+            })?;
+            Ok(())
+        })?;
+        Ok(n)
+    }
+
     /// Calls `each` with every stored long-term record (including expired ones not yet
     /// collected), in insertion order; `user` limits it to one store.
     pub fn export_each(

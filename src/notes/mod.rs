@@ -66,26 +66,7 @@ pub struct ParsedPatch {
     pub ignored_keys: Vec<String>,
 }
 
-/// Who a patch comes from. Only a human may grant capabilities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Actor {
-    Human,
-    Model,
-}
-
-/// A condensation the patch asked for; the caller runs it (it needs the message list).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum CondenseRequest {
-    /// `condense_now`: condense regardless of pressure.
-    #[serde(rename = "condense_now")]
-    Now,
-    /// `condense_smart`: condense only what the caps require.
-    #[serde(rename = "condense_smart")]
-    Smart,
-}
-
-pub use crate::contracts::ActionNote;
+pub use crate::contracts::{ActionNote, Actor, CondenseOutcome, CondenseRequest};
 
 /// What [`apply`] did.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -111,23 +92,6 @@ pub struct ApplyReport {
     /// What [`apply_to_checkpoint`] did about [`ApplyReport::condense`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condensed: Option<CondenseOutcome>,
-}
-
-/// The outcome of a requested condensation of `recent_messages`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CondenseOutcome {
-    pub action: CondenseRequest,
-    /// `done`.
-    pub status: &'static str,
-    /// Messages dropped from `recent_messages`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dropped: Option<usize>,
-    /// Kept messages whose content was cut or normalized.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub truncated: Option<usize>,
-    /// Characters left in `recent_messages`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_chars: Option<usize>,
 }
 
 impl NotesPatch {
@@ -481,55 +445,68 @@ fn condense_messages(cp: &mut Checkpoint, action: CondenseRequest) -> CondenseOu
     }
 }
 
-/// The trace events (kind, data) of one application, the trace-event contract: one `notes_patch {error}`
-/// per rejected block, `notes_patch` for the patch, and `actions` when it had actions.
+/// Which turn applied a patch, for its trace events: its run id, and the messages its
+/// pressure condensation dropped. `None` for `bob notes apply`.
+#[derive(Debug, Clone, Copy)]
+pub struct ByTurn<'a> {
+    pub run_id: &'a str,
+    pub condensed_dropped: usize,
+}
+
+/// The trace events of one application, typed ([`crate::contracts::trace`]) and ready to
+/// append: one `notes_patch {error}` per rejected block, `notes_patch` for the patch, and
+/// `actions` when it had actions. A turn's events name its run.
 pub fn trace_events(
     patch: &NotesPatch,
     report: &ApplyReport,
     errors: &[Error],
     revision: u64,
     actor: Actor,
-) -> Vec<(&'static str, Value)> {
-    let mut events = error_trace_events(errors);
-    events.push((
-        "notes_patch",
-        serde_json::json!({
-            "revision": revision,
-            "actor": actor,
-            "patch": patch,
-            "applied": report.applied,
-            "ignored_keys": report.ignored_keys,
-        }),
-    ));
+    turn: Option<ByTurn>,
+) -> Result<Vec<crate::store::JsonlLine>> {
+    use crate::contracts::trace::{NotesActions, NotesPatchApplied};
+    let run_id = turn.map(|t| t.run_id);
+    let mut events = error_trace_events(errors, run_id)?;
+    let line = |ev| crate::store::jsonl_line(&ev);
+    events.push(line(crate::trace::typed(&NotesPatchApplied {
+        revision,
+        actor,
+        patch,
+        applied: &report.applied,
+        ignored_keys: &report.ignored_keys,
+        run_id,
+        condensed_dropped: turn.map(|t| t.condensed_dropped),
+    })?)?);
     if patch.actions.as_ref().is_some_and(|v| !v.is_empty()) {
-        events.push((
-            "actions",
-            serde_json::json!({
-                "revision": revision,
-                "actor": actor,
-                "actions": report.actions,
-                "ignored_actions": report.ignored_actions,
-                "refused": report.refused,
-                "requested": report.requested,
-                "granted": report.granted,
-                "condense": report.condensed,
-            }),
-        ));
+        events.push(line(crate::trace::typed(&NotesActions {
+            revision,
+            actor,
+            actions: &report.actions,
+            ignored_actions: &report.ignored_actions,
+            refused: &report.refused,
+            requested: &report.requested,
+            granted: &report.granted,
+            condense: report.condensed.as_ref(),
+            run_id,
+        })?)?);
     }
-    events
+    Ok(events)
 }
 
-/// `notes_patch {error}` trace events for blocks that were not applied.
-pub fn error_trace_events(errors: &[Error]) -> Vec<(&'static str, Value)> {
+/// `notes_patch {error}` trace events for blocks that were not applied (naming the turn's run
+/// when a turn applied them).
+pub fn error_trace_events(
+    errors: &[Error],
+    run_id: Option<&str>,
+) -> Result<Vec<crate::store::JsonlLine>> {
     errors
         .iter()
         .map(|e| {
-            let data = crate::contracts::NotesPatchRejected { error: e.clone() };
-            let v = serde_json::to_value(&data).unwrap_or_default();
-            (
-                <crate::contracts::NotesPatchRejected as crate::contracts::TraceData>::KIND,
-                v,
-            )
+            let data = crate::contracts::NotesPatchRejected {
+                error: e.clone(),
+                run_id: run_id.map(str::to_string),
+            };
+            crate::store::jsonl_line(&crate::trace::typed(&data)?)
         })
         .collect()
 }

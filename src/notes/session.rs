@@ -9,7 +9,6 @@ use crate::checkpoint;
 use crate::error::{Error, Result};
 use crate::home::Home;
 use serde::Serialize;
-use serde_json::Value;
 
 /// What applying an input to a session did.
 #[derive(Serialize)]
@@ -39,7 +38,7 @@ pub fn apply_to_session(
     let found = super::patch_from_input(text)?;
     let mut warnings = Vec::new();
     let Some(patch) = found.patch else {
-        if let Err(te) = trace_all(home, session, super::error_trace_events(&found.errors)) {
+        if let Err(te) = trace_errors(home, session, &found.errors) {
             warnings.push(te);
         }
         let cp = checkpoint::load(home, session)?;
@@ -87,8 +86,8 @@ pub fn apply_to_session(
         Ok(report)
     })?;
     report.ignored_keys = found.ignored_keys;
-    let traced = super::trace_events(&patch, &report, &found.errors, cp.revision, actor);
-    if let Err(te) = trace_all(home, session, traced) {
+    let traced = super::trace_events(&patch, &report, &found.errors, cp.revision, actor, None);
+    if let Err(te) = traced.and_then(|lines| trace_all(home, session, &lines)) {
         warnings.push(te);
     }
     Ok(Applied {
@@ -102,13 +101,14 @@ pub fn apply_to_session(
 }
 
 /// Appends trace events to the session's trace log with one lock and one fsync.
-pub fn trace_all(home: &Home, session_id: &str, events: Vec<(&str, Value)>) -> Result<()> {
-    if events.is_empty() {
+pub fn trace_all(home: &Home, session_id: &str, lines: &[crate::store::JsonlLine]) -> Result<()> {
+    if lines.is_empty() {
         return Ok(());
     }
-    let lines = events
-        .into_iter()
-        .map(|(kind, data)| crate::store::jsonl_line(&crate::trace::event(kind, data)?))
-        .collect::<Result<Vec<_>>>()?;
-    crate::store::append_jsonl_batch(&home.trace_path(session_id)?, &lines)
+    crate::store::append_jsonl_batch(&home.trace_path(session_id)?, lines)
+}
+
+/// Traces a `notes_patch {error}` event per NOTES block that was not applied.
+pub fn trace_errors(home: &Home, session_id: &str, errors: &[Error]) -> Result<()> {
+    trace_all(home, session_id, &super::error_trace_events(errors, None)?)
 }

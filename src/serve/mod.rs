@@ -63,8 +63,8 @@ use crate::contracts::TurnRecord;
 use crate::contracts::audit;
 use crate::error::{Error, Result};
 use crate::home::Home;
-use crate::turn::pipeline::{self, MAX_TOOL_ROUNDS, TurnOptions};
-use crate::turn::{Profile, ThinkingMode, TurnInput};
+use crate::turn::pipeline::{self, TurnOptions};
+use crate::turn::{ThinkingMode, TurnInput};
 use queue::{Finish, Queue, RunRow};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
@@ -562,13 +562,6 @@ fn recover(home: &Home, q: &mut Queue) -> Result<usize> {
     Ok(stale.len())
 }
 
-/// The turn input of a run request, read as `bob turn` reads it on stdin.
-fn turn_input(request: &crate::contracts::TurnRequest) -> Result<TurnInput> {
-    let text =
-        serde_json::to_string(&request.input()).map_err(|e| Error::internal(e.to_string()))?;
-    TurnInput::parse(&text)
-}
-
 fn finish_of(r: &TurnRecord, backend: Option<&Backend>, now: &str) -> Finish {
     let (provider, model) = match backend {
         Some(b) => (
@@ -599,26 +592,10 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
     let cancel = shared.claim_signal(&row.id);
     let result = (|| -> Result<(TurnRecord, Vec<Value>, Backend)> {
         let request = row.request();
-        let thinking = ThinkingMode::parse(&request.thinking_mode).unwrap_or_default();
-        let input = turn_input(&request)?;
-        let opts = TurnOptions {
-            session_id: row.session_id.clone(),
-            agent_id: row.agent_id.clone(),
-            user_id: row.user_id.clone(),
-            profile: Profile::parse(&request.profile).unwrap_or(Profile::Bob),
-            thinking_mode: thinking,
-            expect_revision: None,
-            stream: false,
-            max_tool_rounds: MAX_TOOL_ROUNDS,
-            chat_mode: request.mode.stages_mutations(),
-            run_id: Some(row.id.clone()),
-            seed: None,
-            policy: Default::default(),
-            // Read per run, as `bob turn` does: config or key changes apply to the next run.
-            settings: shared.opts.settings.reload()?,
-            memory_pool: Some(shared.memory.clone()),
-            watch: None,
-        };
+        let input = TurnInput::of_request(&request)?;
+        // Read per run, as `bob turn` does: config or key changes apply to the next run.
+        let mut opts = TurnOptions::for_request(&request, shared.opts.settings.reload()?)?;
+        opts.memory_pool = Some(shared.memory.clone());
         // Resolved per run, as `bob turn` does: config or key changes apply to the next run,
         // and a replay script starts afresh.
         let backend = Backend::resolve(

@@ -16,7 +16,6 @@ use crate::contracts::{CitationCheck, NotesOutcome};
 use crate::error::{Code, Result};
 use crate::notes::{self, Actor};
 use crate::sanitize;
-use serde_json::json;
 
 /// Most memory candidates one turn proposes (the Bob v0 runtime).
 pub const MAX_MEMORY_CANDIDATES: usize = 2;
@@ -131,16 +130,19 @@ pub(super) fn commit(
     };
     // The trace data `bob notes apply` writes, plus the run and the pressure condensation.
     let errors = std::mem::take(&mut w.notes_error_events);
-    let events = notes::trace_events(&patch, &report, &errors, committed.revision, Actor::Model);
-    for (kind, mut data) in events {
-        if let Some(m) = data.as_object_mut() {
-            m.insert("run_id".into(), json!(w.run_id));
-            if kind == "notes_patch" && !m.contains_key("error") {
-                m.insert("condensed_dropped".into(), json!(dropped));
-            }
-        }
-        w.trace.push_value(kind, data)?;
-    }
+    let by = notes::ByTurn {
+        run_id: &w.run_id,
+        condensed_dropped: dropped,
+    };
+    let events = notes::trace_events(
+        &patch,
+        &report,
+        &errors,
+        committed.revision,
+        Actor::Model,
+        Some(by),
+    )?;
+    w.trace.extend(events);
     record.notes = Some(notes_value);
     // Bob v0's compact state.json; derived from the checkpoint just committed, so a failure
     // to write it is traced and the turn stands.

@@ -84,6 +84,15 @@ impl ThinkingMode {
             _ => None,
         }
     }
+
+    /// The mode's name, as a run request and the wire carry it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThinkingMode::Never => "never",
+            ThinkingMode::OnError => "on_error",
+            ThinkingMode::Always => "always",
+        }
+    }
 }
 
 /// What `bob turn` reads: `{session_id, message, user_id?, thinking_mode?}`, or plain text
@@ -137,5 +146,14 @@ impl TurnInput {
             return Err(Error::invalid("turn input: the message is empty"));
         }
         Ok(input)
+    }
+
+    /// What a run request asks of the turn, read as `bob turn` reads its stdin form
+    /// ([`crate::contracts::TurnRequest::input`]), so a served, scheduled or eval turn is held
+    /// to the same rules as a typed one.
+    pub fn of_request(request: &crate::contracts::TurnRequest) -> Result<TurnInput> {
+        let text =
+            serde_json::to_string(&request.input()).map_err(|e| Error::internal(e.to_string()))?;
+        TurnInput::parse(&text)
     }
 }

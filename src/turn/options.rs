@@ -1,8 +1,17 @@
 //! How a turn is run ([`TurnOptions`]): what its caller (`bob turn`, the server's queue, an
-//! eval, a schedule) decides before the turn starts.
+//! eval, a schedule) decides before the turn starts. Every front end describes the turn it
+//! wants as a run request ([`TurnRequest`]) and gets its options from
+//! [`TurnOptions::for_request`], the one place a request's fields become the turn's options;
+//! a new request option is added there once.
 
 use super::{Profile, ThinkingMode};
+use crate::contracts::TurnRequest;
+use crate::error::{Error, Result};
 use crate::tools::PolicyOverrides;
+
+/// Most tool-loop rounds of the final role (one LLM call each, plus the closing call): a
+/// request's default.
+pub const MAX_TOOL_ROUNDS: usize = 4;
 
 /// How to run a turn.
 #[derive(Debug, Clone)]
@@ -40,4 +49,98 @@ pub struct TurnOptions {
     /// Told of each role call as it starts, the answering role's text as it streams and
     /// every retry, for a live view (`bob turn` on a terminal); `None`: nobody watches.
     pub watch: Option<crate::backend::Watch>,
+}
+
+impl TurnOptions {
+    /// The options of the turn `request` asks for: its session, agent, user, profile,
+    /// thinking mode, chat or act mode, and the run id a queue gave it. What only the caller
+    /// knows starts at its default (no expected revision, no streaming, [`MAX_TOOL_ROUNDS`]
+    /// tool rounds, no replay seed, no policy overrides, the memory store opened per turn,
+    /// nobody watching) for the caller to set on the result. An unknown profile or thinking
+    /// mode is `invalid.request`.
+    pub fn for_request(
+        request: &TurnRequest,
+        settings: crate::settings::Settings,
+    ) -> Result<TurnOptions> {
+        let profile = Profile::parse(&request.profile)
+            .ok_or_else(|| Error::invalid(format!("unknown profile {:?}", request.profile)))?;
+        let thinking_mode = ThinkingMode::parse(&request.thinking_mode).ok_or_else(|| {
+            Error::invalid(format!("unknown thinking mode {:?}", request.thinking_mode))
+        })?;
+        Ok(TurnOptions {
+            session_id: request.session_id.clone(),
+            agent_id: request.agent_id.clone(),
+            user_id: request.user_id.clone(),
+            profile,
+            thinking_mode,
+            expect_revision: None,
+            stream: false,
+            max_tool_rounds: MAX_TOOL_ROUNDS,
+            chat_mode: request.mode.stages_mutations(),
+            run_id: request.run_id.clone(),
+            seed: None,
+            policy: PolicyOverrides::default(),
+            settings,
+            memory_pool: None,
+            watch: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contracts::RunMode;
+
+    fn settings() -> crate::settings::Settings {
+        crate::settings::Settings::load(Default::default(), Vec::<(String, String)>::new()).unwrap()
+    }
+
+    #[test]
+    fn a_request_s_fields_become_the_turn_s_options() {
+        let r = TurnRequest::new("http", "agent_a", "s1", "hi")
+            .with_user(Some("u".into()))
+            .with_thinking_mode("on_error")
+            .with_profile("panda")
+            .with_mode(RunMode::Chat)
+            .queued("run_1", "2026-02-15T10:00:00Z");
+        let o = TurnOptions::for_request(&r, settings()).unwrap();
+        assert_eq!(
+            (
+                o.session_id.as_str(),
+                o.agent_id.as_str(),
+                o.user_id.as_deref()
+            ),
+            ("s1", "agent_a", Some("u"))
+        );
+        assert_eq!(
+            (o.profile, o.thinking_mode),
+            (Profile::Panda, ThinkingMode::OnError)
+        );
+        assert!(o.chat_mode);
+        assert_eq!(o.run_id.as_deref(), Some("run_1"));
+        // What only the caller knows starts at its default.
+        assert_eq!(
+            (o.expect_revision, o.stream, o.max_tool_rounds, o.seed),
+            (None, false, MAX_TOOL_ROUNDS, None)
+        );
+        let act =
+            TurnOptions::for_request(&TurnRequest::new("cli", "a", "s", "m"), settings()).unwrap();
+        assert!(!act.chat_mode && act.run_id.is_none());
+        assert_eq!(
+            (act.profile, act.thinking_mode),
+            (Profile::Bob, ThinkingMode::Never)
+        );
+    }
+
+    #[test]
+    fn an_unknown_profile_or_thinking_mode_is_invalid() {
+        for r in [
+            TurnRequest::new("http", "a", "s", "m").with_profile("robot"),
+            TurnRequest::new("http", "a", "s", "m").with_thinking_mode("sometimes"),
+        ] {
+            let e = TurnOptions::for_request(&r, settings()).unwrap_err();
+            assert_eq!(e.code.as_str(), "invalid.request", "{e:?}");
+        }
+    }
 }

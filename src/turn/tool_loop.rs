@@ -19,8 +19,7 @@ use crate::sanitize;
 use crate::tools::{self, CallDefaults, LoopState, Policy, Runner};
 use serde_json::{Value, json};
 
-/// Most tool-loop rounds of the final role (one LLM call each, plus the closing call).
-pub const MAX_TOOL_ROUNDS: usize = 4;
+pub use super::options::MAX_TOOL_ROUNDS;
 /// Most tool calls executed from one reply.
 pub const MAX_CALLS_PER_ROUND: usize = 8;
 

@@ -113,11 +113,10 @@ impl TraceQueue {
         Ok(())
     }
 
-    /// Queues an event whose data another module shaped (the NOTES events `bob notes apply`
-    /// writes too).
-    pub(super) fn push_value(&mut self, kind: &str, data: Value) -> Result<()> {
-        self.0.push(store::jsonl_line(&trace::event(kind, data)?)?);
-        Ok(())
+    /// Queues events another module typed and made into lines (the NOTES events `bob notes
+    /// apply` writes too).
+    pub(super) fn extend(&mut self, lines: Vec<store::JsonlLine>) {
+        self.0.extend(lines);
     }
 }
 

@@ -143,6 +143,27 @@ fn a_bar_is_drawn_when_stderr_is_a_terminal() {
 }
 
 #[test]
+fn the_import_bar_counts_records_not_bytes() {
+    let env = TestEnv::new();
+    let file = records(&env, 3);
+    let Some((ok, stdout, drawn)) = on_terminal(
+        env.std_command(&["memory", "import", file.to_str().unwrap()]),
+        None,
+    ) else {
+        return;
+    };
+    assert!(ok, "{}", String::from_utf8_lossy(&drawn));
+    let text = String::from_utf8_lossy(&drawn);
+    // Three records: the bar ends at 3/3 (a byte count would be in the hundreds).
+    assert!(
+        text.contains("importing") && text.contains("3/3"),
+        "{text:?}"
+    );
+    let rep: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(rep["imported"], 3);
+}
+
+#[test]
 fn a_command_waiting_on_a_terminal_stdin_says_what_it_expects() {
     let env = TestEnv::new();
     // The person types a State, then Ctrl-D on an empty line (end of input).
