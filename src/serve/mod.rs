@@ -901,9 +901,10 @@ fn node_id(dir: &std::path::Path) -> Result<String> {
     Ok(id)
 }
 
-/// With a shared queue: renews this node's leases a few times per lease, hands cancels asked
-/// on other nodes to the runs' turns, and recovers the runs of nodes whose leases ran out.
-/// A database that cannot be reached is tried again on the next beat.
+/// With a shared queue: renews this node's leases a few times per lease (at most every 2 s),
+/// hands cancels asked on other nodes to the runs' turns, and recovers the runs of nodes whose
+/// leases ran out. A database that cannot be reached marks the store down (`/healthz` says
+/// so) and is tried again, reconnecting, on the next beat.
 fn keep_leases(shared: Arc<Shared>) {
     let beat = (shared.opts.lease / 3)
         .min(Duration::from_secs(2))

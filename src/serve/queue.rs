@@ -1,5 +1,7 @@
 //! The durable run queue: `serve/queue.db`, SQLite in WAL mode (`synchronous=FULL`, so an
-//! accepted run is on disk before `202` is answered).
+//! accepted run is on disk before `202` is answered). [`RunStore`] is what every queue does;
+//! with `database.url` set the server uses the shared database's queue instead (`queue_pg`:
+//! the same rules, across nodes, with leases).
 //!
 //! A run is one row whose `status` moves `queued → running → completed | incomplete | failed |
 //! cancelled` (`incomplete`: the turn escalated or hit the tool-round limit, see `bob turn`).
