@@ -34,6 +34,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+chmod 711 "$work"   # the cluster's owner (nobody under root) must reach its directory
 mkdir -p "$work/pg"
 [[ $(id -u) == 0 ]] && chown nobody: "$work/pg"
 as_owner "$bin/initdb" -D "$work/pg/data" -U bob -E UTF8 --locale=C --auth-local=trust >/dev/null
