@@ -82,4 +82,14 @@ pub static MIGRATIONS: &[Migration] = &[
               updated_at timestamptz NOT NULL DEFAULT now()
           );",
     },
+    Migration {
+        version: 4,
+        name: "serve_tokens",
+        // The serve tokens (hashes only), what `serve/tokens.json` holds in a home, one row.
+        sql: "CREATE TABLE serve_tokens (
+              id integer PRIMARY KEY CHECK (id = 1),
+              doc text NOT NULL,
+              updated_at timestamptz NOT NULL DEFAULT now()
+          );",
+    },
 ];

@@ -58,6 +58,7 @@ pub mod openapi;
 pub mod queue;
 mod queue_pg;
 mod routes;
+mod tokens_pg;
 
 use crate::backend::{Backend, Cancel, Overrides, Route};
 use crate::contracts::TurnRecord;

@@ -4,7 +4,7 @@
 //! exactly once.
 
 use crate::TestEnv;
-use crate::serve::{Server, create, get, post, replay, status_is, token, wait_run};
+use crate::serve::{Server, create, get, post, replay, status_is, wait_run};
 use crate::support::http::Reply;
 use crate::support::openai::{self, OpenAi};
 use crate::support::pg;
@@ -19,6 +19,24 @@ fn turns_with(env: &TestEnv, run_id: &str) -> usize {
         .count()
 }
 
+/// A token made in the shared database (every node accepts it).
+fn token(env: &TestEnv, url: &str) -> String {
+    let out = env
+        .bob(&[
+            "serve", "token", "create", "--name", "test", "--scope", "admin",
+        ])
+        .env("BOB_DATABASE_URL", url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["token"].as_str().unwrap().to_string()
+}
+
 const TERMINAL: [&str; 4] = ["completed", "failed", "cancelled", "incomplete"];
 
 #[test]
@@ -28,7 +46,7 @@ fn two_nodes_share_one_queue_and_a_killed_nodes_runs_end_exactly_once() {
     };
     let url = db.url();
     let (env_a, env_b) = (TestEnv::new(), TestEnv::new());
-    let (tok_a, tok_b) = (token(&env_a), token(&env_b));
+    let (tok_a, tok_b) = (token(&env_a, &url), token(&env_b, &url));
     // Node A's model never answers in time: its runs stay running until cancelled or killed.
     let llm = OpenAi::start(|_, _| {
         std::thread::sleep(Duration::from_secs(30));
@@ -82,6 +100,37 @@ fn two_nodes_share_one_queue_and_a_killed_nodes_runs_end_exactly_once() {
         get(b, &format!("/v1/runs/{r1}"), &tok_b).json()["status"],
         "running"
     );
+
+    // Tokens are shared: A's token works on B, and one revoked on B is refused on A (within
+    // the second a server keeps its copy). Neither home holds a token file.
+    assert_eq!(get(b, &format!("/v1/runs/{r4}"), &tok_a).status, 200);
+    let spare = token(&env_b, &url);
+    assert_eq!(get(a, "/v1/runs", &spare).status, 200);
+    let listed = env_b
+        .bob(&["serve", "token", "list"])
+        .env("BOB_DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    let ids: Vec<Value> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    let spare_id = ids.last().unwrap()["id"].as_str().unwrap().to_string();
+    let revoked = env_b
+        .bob(&["serve", "token", "revoke", &spare_id])
+        .env("BOB_DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    assert!(
+        revoked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&revoked.stderr)
+    );
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(get(a, "/v1/runs", &spare).status, 401);
+    assert!(!env_a.home().join("serve/tokens.json").exists());
+    assert!(!env_b.home().join("serve/tokens.json").exists());
 
     // A run running on A is cancelled from B: A's turn sees it at its next heartbeat.
     let r = post(b, &format!("/v1/runs/{r2}/cancel"), &tok_b, &json!({}));
@@ -195,7 +244,7 @@ fn a_database_outage_is_reported_by_healthz_and_the_server_carries_on_after_it()
     };
     let url = db.url();
     let env = TestEnv::new();
-    let tok = token(&env);
+    let tok = token(&env, &url);
     let backend = replay(&env, "done");
     let srv = Server::start_env(
         &env,
