@@ -30,6 +30,7 @@ pub mod audit;
 pub mod backend;
 pub mod eval;
 pub mod human;
+pub mod keys;
 pub mod ledger;
 pub mod memory;
 pub mod mtg;

@@ -1,7 +1,10 @@
 //! The one-way secrets store (docs/design.md#home-layout, docs/design.md#security-model): `secrets/`, values encrypted at rest.
 //!
 //! * `secrets/key`: 32 random bytes, mode 0600 in a 0700 directory, made on first use (and by
-//!   `bob init`). A key file readable by group or others is refused (`policy.denied`).
+//!   `bob init`). A key file readable by group or others is refused (`policy.denied`). When
+//!   the chain key lives outside the home (`keys.file`, `BOB_KEY_FILE`, systemd's credential),
+//!   the secrets key lives next to it as `bob-secrets.key` ([`key_path`]), so every node of one
+//!   cluster can hold the same pair of keys and neither sits in the home or the database.
 //! * `secrets/secrets.db`: SQLite, one row per secret: name, a fresh 24-byte nonce per write,
 //!   and the XChaCha20-Poly1305 ciphertext with the secret's name as associated data (a
 //!   ciphertext moved to another name does not decrypt). SQLite rather than a JSON document so
@@ -77,7 +80,39 @@ pub fn check_name(name: &str) -> Result<&str> {
     }
 }
 
+/// The secrets key's file name next to the chain key when the keys live outside the home.
+pub const OUTSIDE_KEY_FILE: &str = "bob-secrets.key";
+
+/// Where the secrets key lives when it is not `<home>/secrets/key` (installed once per process
+/// by the settings: next to the chain key when that is outside the home).
+static KEY_FILE_OVERRIDE: std::sync::RwLock<Option<PathBuf>> = std::sync::RwLock::new(None);
+
+/// Sets the secrets key's file for every home this process opens (`None`: `<home>/secrets/key`).
+pub fn install_key_file(path: Option<PathBuf>) {
+    *KEY_FILE_OVERRIDE.write().unwrap_or_else(|e| e.into_inner()) =
+        path.map(|p| std::path::absolute(&p).unwrap_or(p));
+}
+
+/// The secrets key's file for `home`: the installed one (outside the home), else
+/// `<home>/secrets/key`.
+pub fn key_path(home: &Home) -> PathBuf {
+    KEY_FILE_OVERRIDE
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_else(|| home_key_path(home))
+}
+
+/// The secrets key's file inside the home (used when no key file is installed).
+pub fn home_key_path(home: &Home) -> PathBuf {
+    dir(home).join("key")
+}
+
 /// Creates the key file if missing (owner-only), else checks its mode. Returns the key.
+///
+/// With the key outside the home, a missing outside key while the home still holds its own
+/// `secrets/key` is `conflict`: making a new key there would leave every stored secret
+/// undecryptable, so the home's key must be moved (or imported with `bob keys import`) first.
 pub fn ensure_key(home: &Home) -> Result<[u8; 32]> {
     let d = dir(home);
     if !d.is_dir() {
@@ -85,7 +120,26 @@ pub fn ensure_key(home: &Home) -> Result<[u8; 32]> {
         std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700))
             .map_err(|e| Error::io(&d, e))?;
     }
-    let path = d.join("key");
+    let path = key_path(home);
+    let inside = home_key_path(home);
+    if path != inside && !path.exists() && inside.exists() {
+        return Err(Error::conflict(format!(
+            "the secrets key belongs at {} (next to the chain key outside the home), but this \
+             home still holds its own key {}: move that file there (or run `bob keys export` \
+             without keys.file, then `bob keys import`), so the stored secrets stay readable",
+            path.display(),
+            inside.display()
+        ))
+        .with("path", path.display().to_string())
+        .retryable(false));
+    }
+    if let Some(parent) = path.parent()
+        && !parent.is_dir()
+    {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| Error::io(parent, e))?;
+    }
     match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -102,6 +156,30 @@ pub fn ensure_key(home: &Home) -> Result<[u8; 32]> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_key(&path),
         Err(e) => Err(Error::io(&path, e)),
     }
+}
+
+/// The secrets key if this home has one (never creates it).
+pub fn load_key(home: &Home) -> Result<Option<[u8; 32]>> {
+    let path = key_path(home);
+    if !path.exists() {
+        return Ok(None);
+    }
+    read_key(&path).map(Some)
+}
+
+/// Whether the home's secret store holds at least one secret (encrypted under the current key).
+pub fn holds_secrets(home: &Home) -> Result<bool> {
+    if !dir(home).join("secrets.db").exists() {
+        return Ok(false);
+    }
+    let conn = Connection::open(dir(home).join("secrets.db"))?;
+    let has_table: bool = conn
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'secrets'")?
+        .exists([])?;
+    if !has_table {
+        return Ok(false);
+    }
+    Ok(conn.prepare("SELECT 1 FROM secrets LIMIT 1")?.exists([])?)
 }
 
 fn read_key(path: &Path) -> Result<[u8; 32]> {

@@ -292,7 +292,7 @@ pub static SPECS: &[Spec] = &[
     spec("redact.rules", &["BOB_REDACT_RULES"], "", None, Path,
         "Redaction rules file (one regex a line); unset = <home>/redact.rules"),
     spec("keys.file", &["BOB_KEY_FILE"], "", None, Path,
-        "The chain key's file, e.g. outside the home; unset = $CREDENTIALS_DIRECTORY/bob-chain.key when that file exists, else <home>/keys/chain.key (BOB_KEY_FILE beats the credential, which beats config.toml)"),
+        "The chain key's file, e.g. outside the home (the secrets key then lives next to it as bob-secrets.key); unset = $CREDENTIALS_DIRECTORY/bob-chain.key when that file exists, else <home>/keys/chain.key (BOB_KEY_FILE beats the credential, which beats config.toml)"),
     // The shared store.
     spec("database.url", &["BOB_DATABASE_URL"], "", None, Text,
         "PostgreSQL URL of the shared store (postgres://user:password@host:port/db, a unix-socket directory as ?host=DIR, sslmode; the password may be secret:NAME); unset = the home's embedded stores; shown with the password blanked"),
@@ -329,6 +329,8 @@ pub static SPECS: &[Spec] = &[
         "Seconds a connection has to send a request's head (also an idle kept-alive one)"),
     spec("serve.sse_max_s", &["BOB_SERVE_SSE_MAX"], "", Some("3600"), Seconds,
         "Longest an SSE event stream stays open; the client reconnects for more"),
+    spec("serve.lease_s", &["BOB_SERVE_LEASE"], "", Some("30"), Seconds,
+        "With database.url: seconds a claimed run's lease lasts unrenewed; after it another node recovers the run"),
     // Identity (Bob v0 naming), stated in every role's system prompt.
     spec("identity.display_name", &[], "", Some("Bob"), Text,
         "The name bob answers to (UI string)"),
@@ -595,7 +597,13 @@ impl Settings {
     pub fn install(&self) {
         clock::install(self.clock);
         crate::redact::install(self.path("redact.rules"), self.secret_values());
-        crate::chain::install_key_file(self.chain_key_file());
+        let chain_key = self.chain_key_file();
+        crate::secrets::install_key_file(chain_key.as_ref().map(|p| {
+            p.parent()
+                .unwrap_or(std::path::Path::new("/"))
+                .join(crate::secrets::OUTSIDE_KEY_FILE)
+        }));
+        crate::chain::install_key_file(chain_key);
         crate::db::install(self.text(crate::db::SETTING), &self.home);
     }
 

@@ -416,6 +416,15 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ("db migrate", &[
         parse("Apply the schema migrations (also done on first use)", "BOB_DATABASE_URL=postgresql://bob@db.lan/bob bob db migrate"),
     ]),
+    ("keys", &[
+        parse("Hand this node's keys to a second node over ssh", "bob keys export - | ssh node2 bob keys import -"),
+    ]),
+    ("keys export", &[
+        parse("Write the chain and secrets keys to a new owner-only file", "bob keys export /root/bob-keys.json"),
+    ]),
+    ("keys import", &[
+        parse("Install the keys on a fresh node, then delete the file", "bob keys import /root/bob-keys.json && rm /root/bob-keys.json"),
+    ]),
     ("config path", &[
         run("The home and the config files bob reads", "bob config path"),
     ]),

@@ -24,7 +24,7 @@ pub struct Args {}
 pub fn run(_args: Args, ctx: &Ctx) -> Result<()> {
     let mut created = ctx.home.init()?;
     // The secrets key (owner-only) is made now, so its mode is settled before any secret.
-    let key = crate::secrets::dir(&ctx.home).join("key");
+    let key = crate::secrets::key_path(&ctx.home);
     if !key.exists() {
         crate::secrets::ensure_key(&ctx.home)?;
         created.push(key);

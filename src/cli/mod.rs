@@ -12,6 +12,7 @@ mod eval;
 pub mod examples;
 mod generate;
 mod init;
+mod keys;
 mod ledger;
 mod live;
 pub mod manpage;
@@ -267,6 +268,8 @@ command_line! {
     Completion(completion::Args),
     /// The shared store's PostgreSQL database: status and schema migrations
     Db(Group<db::Args>),
+    /// Export or import this node's chain and secrets keys (for nodes sharing one database)
+    Keys(Group<keys::Args>),
     /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
@@ -386,6 +389,7 @@ fn run(command: Command, ctx: &Ctx) -> Result<()> {
         Command::Config(Group(a)) => config::run(a, ctx),
         Command::Completion(a) => completion::run(a, ctx),
         Command::Db(Group(a)) => db::run(a, ctx),
+        Command::Keys(Group(a)) => keys::run(a, ctx),
         Command::Generate(a) => generate::run(a, ctx),
     }
 }

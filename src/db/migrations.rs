@@ -11,17 +11,85 @@ pub struct Migration {
 }
 
 /// Every migration, in order.
-pub static MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "checkpoints",
-    // One row per session; `doc` is the checkpoint JSON as bob writes it (redacted). A row
-    // at revision 0 with no document is a session being created: it gives two first writers
-    // one row to lock, so the second sees the first's commit.
-    sql: "CREATE TABLE checkpoints (
+pub static MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "checkpoints",
+        // One row per session; `doc` is the checkpoint JSON as bob writes it (redacted). A row
+        // at revision 0 with no document is a session being created: it gives two first writers
+        // one row to lock, so the second sees the first's commit.
+        sql: "CREATE TABLE checkpoints (
               session_id text PRIMARY KEY,
               revision bigint NOT NULL CHECK (revision >= 0),
               doc text,
               updated_at timestamptz NOT NULL DEFAULT now(),
               CHECK ((revision = 0) = (doc IS NULL))
           );",
-}];
+    },
+    Migration {
+        version: 2,
+        name: "serve_runs",
+        // The run queue of every `bob serve` node. `node` and `lease_until` (database time)
+        // say which node runs a `running` run until when; `cancel_by` asks that node to
+        // cancel it. Chat sessions are shared with the runs of their messages.
+        sql: "CREATE TABLE serve_runs (
+              seq bigserial PRIMARY KEY,
+              id text NOT NULL UNIQUE,
+              agent_id text NOT NULL,
+              session_id text NOT NULL,
+              user_id text,
+              message text NOT NULL,
+              thinking_mode text NOT NULL,
+              profile text NOT NULL,
+              source text NOT NULL,
+              status text NOT NULL,
+              created_at text NOT NULL,
+              started_at text,
+              finished_at text,
+              duration_ms bigint,
+              output text,
+              provider text,
+              model text,
+              error text,
+              tool_calls bigint NOT NULL DEFAULT 0,
+              attempts bigint NOT NULL DEFAULT 0,
+              mode text NOT NULL DEFAULT 'act',
+              node text,
+              lease_until timestamptz,
+              cancel_by text
+          );
+          CREATE INDEX serve_runs_status ON serve_runs (status, seq);
+          CREATE INDEX serve_runs_session ON serve_runs (session_id, status);
+          CREATE INDEX serve_runs_node ON serve_runs (node) WHERE status = 'running';
+          CREATE TABLE serve_chat_sessions (
+              seq bigserial PRIMARY KEY,
+              id text NOT NULL UNIQUE,
+              agent_id text NOT NULL,
+              user_id text NOT NULL,
+              room_id text NOT NULL,
+              created_at text NOT NULL,
+              active boolean NOT NULL
+          );
+          CREATE INDEX serve_chat_key ON serve_chat_sessions (agent_id, user_id, room_id);",
+    },
+    Migration {
+        version: 3,
+        name: "schedule_jobs",
+        // The scheduler's jobs document (what `schedule/jobs.json` holds in a home), one row.
+        sql: "CREATE TABLE schedule_jobs (
+              id integer PRIMARY KEY CHECK (id = 1),
+              doc text NOT NULL,
+              updated_at timestamptz NOT NULL DEFAULT now()
+          );",
+    },
+    Migration {
+        version: 4,
+        name: "serve_tokens",
+        // The serve tokens (hashes only), what `serve/tokens.json` holds in a home, one row.
+        sql: "CREATE TABLE serve_tokens (
+              id integer PRIMARY KEY CHECK (id = 1),
+              doc text NOT NULL,
+              updated_at timestamptz NOT NULL DEFAULT now()
+          );",
+    },
+];

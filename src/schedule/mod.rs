@@ -1,4 +1,5 @@
-//! The scheduler (the scheduler job contract): jobs in `schedule/jobs.json`, run as `bob turn` child
+//! The scheduler (the scheduler job contract): jobs in `schedule/jobs.json` (or, with
+//! `database.url` set, in the shared database: see `shared`), run as `bob turn` child
 //! processes by [`Scheduler::tick`] (what cron calls every minute) or the daemon loop.
 //!
 //! * **Two schedule forms only**: `@every <Go duration>` and a one-shot RFC3339 timestamp
@@ -21,6 +22,7 @@
 pub mod duration;
 pub mod install;
 pub mod runner;
+mod shared;
 pub mod spec;
 
 pub use duration::{DurationError, parse_go_duration};
@@ -205,6 +207,9 @@ impl Scheduler {
 
     /// Reads `jobs.json` (empty when missing). A corrupt file is reported, never replaced.
     pub fn load(&self) -> Result<JobsFile> {
+        if let Some(db) = crate::db::shared()? {
+            return shared::load(db);
+        }
         match store::read_json::<JobsFile>(&self.jobs) {
             Ok(f) => Ok(f.unwrap_or_default()),
             Err(mut e) if e.code == crate::error::Code::InvalidRequest => {
@@ -222,6 +227,9 @@ impl Scheduler {
     /// Read-modify-write under the jobs lock; `f` returns its result and whether it changed
     /// anything (nothing is written otherwise).
     fn mutate<T>(&self, f: impl FnOnce(&mut JobsFile) -> Result<(T, bool)>) -> Result<T> {
+        if let Some(db) = crate::db::shared()? {
+            return shared::mutate(db, f);
+        }
         let _lock = Lock::exclusive(&self.lock)?;
         let mut file = self.load()?;
         let (out, changed) = f(&mut file)?;
@@ -448,6 +456,9 @@ impl Scheduler {
     /// is due. Anything unusual (a missing file, another shape, a job without a plain
     /// `next_run`) returns `None` so the full path decides.
     fn nothing_due(&self, now: DateTime<Utc>) -> Option<TickReport> {
+        if crate::db::is_configured() {
+            return None;
+        }
         #[derive(serde::Deserialize)]
         struct Peek<'a> {
             #[serde(default = "enabled_default")]

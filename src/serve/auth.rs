@@ -1,4 +1,5 @@
-//! API tokens: `serve/tokens.json`, hashed.
+//! API tokens: `serve/tokens.json`, hashed (with `database.url` set: one row of the shared
+//! database, so every node accepts the same tokens; see `tokens_pg`).
 //!
 //! A token is `bob_` + 64 hex digits (32 random bytes from the OS generator). Only its SHA-256
 //! is stored, with an id (`tok_` + 8 hex digits, what `list` and `revoke` use), a name and the
@@ -140,7 +141,7 @@ impl TokenEntry {
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct TokenFile {
+pub(super) struct TokenFile {
     tokens: Vec<TokenEntry>,
 }
 
@@ -168,10 +169,6 @@ pub fn create(
             "token name must be 1-64 characters with no control characters",
         ));
     }
-    std::fs::create_dir_all(serve_dir).map_err(|e| Error::io(serve_dir, e))?;
-    let path = tokens_path(serve_dir);
-    let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
-    let mut file = load(&path)?;
     let mut raw = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut raw);
     let token = format!("bob_{}", hex::encode(raw));
@@ -185,6 +182,17 @@ pub fn create(
         revoked_at: None,
         scopes: Some(scopes.names().into_iter().map(String::from).collect()),
     };
+    if let Some(db) = crate::db::shared()? {
+        super::tokens_pg::mutate(db, |file: &mut TokenFile| {
+            file.tokens.push(entry.clone());
+            Ok(())
+        })?;
+        return Ok((entry, token));
+    }
+    std::fs::create_dir_all(serve_dir).map_err(|e| Error::io(serve_dir, e))?;
+    let path = tokens_path(serve_dir);
+    let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
+    let mut file = load(&path)?;
     file.tokens.push(entry.clone());
     store::write_json_atomic(&path, &file)?;
     Ok((entry, token))
@@ -192,24 +200,34 @@ pub fn create(
 
 /// Every token entry (hashes included: they are not secrets, but callers show only ids).
 pub fn list(serve_dir: &Path) -> Result<Vec<TokenEntry>> {
+    if let Some(db) = crate::db::shared()? {
+        return Ok(super::tokens_pg::load::<TokenFile>(db)?.tokens);
+    }
     Ok(load(&tokens_path(serve_dir))?.tokens)
 }
 
-/// Revokes the token with this id (`not_found` if none; revoking twice is a no-op).
-pub fn revoke(serve_dir: &Path, id: &str, now: &str) -> Result<TokenEntry> {
-    let path = tokens_path(serve_dir);
-    if !path.exists() {
-        return Err(Error::not_found(format!("no token {id:?}")));
-    }
-    let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
-    let mut file = load(&path)?;
+fn revoke_in(file: &mut TokenFile, id: &str, now: &str) -> Result<TokenEntry> {
     let Some(entry) = file.tokens.iter_mut().find(|t| t.id == id) else {
         return Err(Error::not_found(format!("no token {id:?}")).with("id", id));
     };
     if entry.revoked_at.is_none() {
         entry.revoked_at = Some(now.to_string());
     }
-    let out = entry.clone();
+    Ok(entry.clone())
+}
+
+/// Revokes the token with this id (`not_found` if none; revoking twice is a no-op).
+pub fn revoke(serve_dir: &Path, id: &str, now: &str) -> Result<TokenEntry> {
+    if let Some(db) = crate::db::shared()? {
+        return super::tokens_pg::mutate(db, |file: &mut TokenFile| revoke_in(file, id, now));
+    }
+    let path = tokens_path(serve_dir);
+    if !path.exists() {
+        return Err(Error::not_found(format!("no token {id:?}")));
+    }
+    let _lock = store::Lock::exclusive(&store::lock_path(&path))?;
+    let mut file = load(&path)?;
+    let out = revoke_in(&mut file, id, now)?;
     store::write_json_atomic(&path, &file)?;
     Ok(out)
 }
@@ -232,13 +250,33 @@ impl Verifier {
         }
     }
 
-    fn active(&self) -> Result<Vec<Active>> {
-        let mtime = std::fs::metadata(&self.path)
-            .and_then(|m| m.modified())
-            .ok();
+    fn active(&self, fresh: bool) -> Result<Vec<Active>> {
+        let shared = crate::db::shared()?;
+        // The file: re-read when its modification time changes. The shared database: re-read
+        // once the cached copy is a second old.
+        let stamp = match shared {
+            Some(_) => {
+                let now = SystemTime::now();
+                let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+                match cache.0 {
+                    Some(t)
+                        if !fresh && now.duration_since(t).is_ok_and(|d| d.as_secs_f64() < 1.0) =>
+                    {
+                        return Ok(cache.1.clone());
+                    }
+                    _ => Some(now),
+                }
+            }
+            None => std::fs::metadata(&self.path)
+                .and_then(|m| m.modified())
+                .ok(),
+        };
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.0.is_none() || cache.0 != mtime {
-            let file = load(&self.path)?;
+        if shared.is_some() || cache.0.is_none() || cache.0 != stamp {
+            let file = match shared {
+                Some(db) => super::tokens_pg::load::<TokenFile>(db)?,
+                None => load(&self.path)?,
+            };
             let hashes = file
                 .tokens
                 .iter()
@@ -248,7 +286,7 @@ impl Verifier {
                     Some((hash, t.id.clone(), t.scopes()))
                 })
                 .collect();
-            *cache = (mtime, hashes);
+            *cache = (stamp, hashes);
         }
         Ok(cache.1.clone())
     }
@@ -257,12 +295,21 @@ impl Verifier {
     /// active hash, whatever matched, so the time taken does not depend on which one did.
     pub fn check(&self, token: &str) -> Result<Option<(String, Scopes)>> {
         let d = digest(token);
-        let mut found = None;
-        for (h, id, scopes) in self.active()? {
-            let hit = h.ct_eq(&d);
-            if bool::from(hit) {
-                found = Some((id, scopes));
+        let find = |active: Vec<Active>| {
+            let mut found = None;
+            for (h, id, scopes) in active {
+                let hit = h.ct_eq(&d);
+                if bool::from(hit) {
+                    found = Some((id, scopes));
+                }
             }
+            found
+        };
+        let found = find(self.active(false)?);
+        // With the shared store, a token another node made since the last read is looked for
+        // in a fresh copy (revocations still wait for the second a copy is kept).
+        if found.is_none() && crate::db::is_configured() {
+            return Ok(find(self.active(true)?));
         }
         Ok(found)
     }

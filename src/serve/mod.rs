@@ -56,7 +56,9 @@ mod dashboard;
 mod limits;
 pub mod openapi;
 pub mod queue;
+mod queue_pg;
 mod routes;
+mod tokens_pg;
 
 use crate::backend::{Backend, Cancel, Overrides, Route};
 use crate::contracts::TurnRecord;
@@ -103,6 +105,9 @@ pub struct Options {
     pub header_timeout: Duration,
     /// Longest an SSE stream stays open.
     pub sse_max: Duration,
+    /// With a shared database: how long a claimed run's lease lasts without renewal (another
+    /// node recovers the run after it).
+    pub lease: Duration,
 }
 
 /// The range each of the server's counts must be in: the one table [`Options::from_settings`]
@@ -124,6 +129,7 @@ const DURATIONS: &[(&str, f64)] = &[
     ("serve.drain_timeout_s", 0.0),
     ("serve.header_timeout_s", 0.1),
     ("serve.sse_max_s", 1.0),
+    ("serve.lease_s", 1.0),
 ];
 
 /// The longest any of the server's durations may be: a year (longer would only overflow a clock).
@@ -172,6 +178,7 @@ impl Options {
             max_connections_per_ip: size("serve.max_connections_per_ip", 128)?,
             header_timeout: seconds("serve.header_timeout_s", 5.0)?,
             sse_max: seconds("serve.sse_max_s", 3600.0)?,
+            lease: seconds("serve.lease_s", 30.0)?,
             settings: settings.clone(),
         })
     }
@@ -201,6 +208,7 @@ impl Options {
             ("serve.drain_timeout_s", self.drain_timeout),
             ("serve.header_timeout_s", self.header_timeout),
             ("serve.sse_max_s", self.sse_max),
+            ("serve.lease_s", self.lease),
         ] {
             check_seconds(s, key, d.as_secs_f64())?;
         }
@@ -286,6 +294,11 @@ pub(crate) struct Shared {
     /// Accepted runs waiting for the next group commit (see [`Shared::accept`]).
     accepting: Mutex<Vec<(queue::NewRun, std::sync::mpsc::SyncSender<Result<()>>)>>,
     pub draining: AtomicBool,
+    /// Set once the workers are done: the lease keeper stops.
+    leases_done: AtomicBool,
+    /// The last failure to reach the shared database (`None`: reachable, or no database):
+    /// `/healthz` answers `ok: false` and other routes 503 while it is set.
+    store_down: Mutex<Option<Value>>,
     /// Wakes idle workers when a run is accepted.
     pub wake: (Mutex<u64>, Condvar),
     /// `output.thinking_mode` from config.toml, else `never`.
@@ -380,6 +393,19 @@ impl Shared {
         }
         *tokens -= 1.0;
         Ok(())
+    }
+
+    /// Why the shared database is unreachable, when it is (see [`keep_leases`]).
+    pub fn store_down(&self) -> Option<Value> {
+        self.store_down
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn set_store_down(&self, err: Option<&Error>) {
+        *self.store_down.lock().unwrap_or_else(|e| e.into_inner()) = err
+            .map(|e| json!({"code": e.code, "message": e.message, "host": e.details.get("host")}));
     }
 
     /// The writer connection (see [`Shared::queue`]).
@@ -477,7 +503,9 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
     } else if row.status != "running" {
         return Err(ended(&row));
     }
-    // Running (or claimed since we looked): mark it; the worker's turn sees the signal.
+    // Running (or claimed since we looked), here or on another node of a shared queue: mark
+    // it; the worker's turn sees the signal (another node's at its next heartbeat).
+    shared.writer().request_cancel(id, actor)?;
     {
         let mut m = shared.inflight.lock().unwrap_or_else(|e| e.into_inner());
         let f = m.entry(id.to_string()).or_default();
@@ -517,6 +545,13 @@ fn home_of(shared: &Shared) -> &Home {
 /// Applies the crash rule of [`queue`] to rows left `running`. Returns how many were fixed.
 fn recover(home: &Home, q: &mut Queue) -> Result<usize> {
     let stale = q.running()?;
+    recover_rows(home, q, &stale)
+}
+
+/// The crash rule for `stale` rows (left `running` by a process that died): a turn record of
+/// the run's latest attempt that this node holds says how it ended; else it failed,
+/// `interrupted`, and is never run again.
+fn recover_rows(home: &Home, q: &mut Queue, stale: &[RunRow]) -> Result<usize> {
     if stale.is_empty() {
         return Ok(0);
     }
@@ -532,7 +567,7 @@ fn recover(home: &Home, q: &mut Queue) -> Result<usize> {
         }
     }
     let now = crate::clock::rfc3339(crate::clock::now()?);
-    for row in &stale {
+    for row in stale {
         let record = match crate::runs::record(home, &row.id)? {
             Some(r) => Some(r),
             // Each earlier attempt was cut short by a drain and re-queued, leaving its own
@@ -743,8 +778,8 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         err.details = e.details;
         err
     })?;
-    let queue_path = dir.join("queue.db");
-    let mut q = Queue::open(&queue_path)?;
+    let node = node_id(&dir)?;
+    let mut q = open_queue(&dir, &node, opts.lease)?;
     let recovered = recover(home, &mut q)?;
     let default_thinking = default_thinking(home)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -762,9 +797,11 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         home: home.clone(),
         verifier: auth::Verifier::new(&dir),
         queue: Mutex::new(q),
-        reader: Mutex::new(Queue::open(&queue_path)?),
+        reader: Mutex::new(open_queue(&dir, &node, opts.lease)?),
         accepting: Mutex::new(Vec::new()),
         draining: AtomicBool::new(false),
+        leases_done: AtomicBool::new(false),
+        store_down: Mutex::new(None),
         wake: (Mutex::new(0), Condvar::new()),
         default_thinking,
         chat_rate: Mutex::new(Default::default()),
@@ -785,6 +822,13 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
                 .map_err(|e| Error::internal(format!("starting a worker: {e}")))
         })
         .collect::<Result<_>>()?;
+    let keeper = {
+        let s = shared.clone();
+        std::thread::Builder::new()
+            .name("bob-leases".into())
+            .spawn(move || keep_leases(s))
+            .map_err(|e| Error::internal(format!("starting the lease keeper: {e}")))?
+    };
     on_ready(addr, recovered);
     let app = routes::router(shared.clone());
     rt.block_on(routes::serve(listener, app, shared.clone()));
@@ -805,7 +849,80 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
     for w in workers {
         let _ = w.join();
     }
+    shared.leases_done.store(true, Ordering::SeqCst);
+    let _ = keeper.join();
     Ok(())
+}
+
+/// The one place the server's run queue picks its backend: the shared database's when
+/// `database.url` is set (this node named `node`, its leases `lease` long), else the home's
+/// `dir/queue.db`.
+fn open_queue(dir: &std::path::Path, node: &str, lease: Duration) -> Result<Queue> {
+    match crate::db::shared()? {
+        Some(db) => Ok(Box::new(queue_pg::PgQueue::new(db, node, lease))),
+        None => Ok(Box::new(queue::SqliteQueue::open(&dir.join("queue.db"))?)),
+    }
+}
+
+/// This server's node id (`serve/node`, made once): the owner of the runs it claims in a
+/// shared queue, the same across restarts so a restarted node recovers its own runs at once.
+fn node_id(dir: &std::path::Path) -> Result<String> {
+    let path = dir.join("node");
+    match std::fs::read_to_string(&path) {
+        Ok(text) if !text.trim().is_empty() => return Ok(text.trim().to_string()),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io(&path, e)),
+    }
+    let id = format!("node_{}", uuid::Uuid::new_v4().simple());
+    crate::store::write_text_atomic(&path, &format!("{id}\n"))?;
+    Ok(id)
+}
+
+/// With a shared queue: renews this node's leases a few times per lease (at most every 2 s),
+/// hands cancels asked on other nodes to the runs' turns, and recovers the runs of nodes whose
+/// leases ran out. A database that cannot be reached marks the store down (`/healthz` says
+/// so) and is tried again, reconnecting, on the next beat.
+fn keep_leases(shared: Arc<Shared>) {
+    let beat = (shared.opts.lease / 3)
+        .min(Duration::from_secs(2))
+        .max(Duration::from_millis(100));
+    let mut last = Instant::now() - beat;
+    while !shared.leases_done.load(Ordering::SeqCst) {
+        if last.elapsed() < beat {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        }
+        last = Instant::now();
+        let cancels = shared.writer().heartbeat();
+        // Only a failure to reach the database marks the store down; it is tried again
+        // (reconnecting) at every beat until it answers.
+        match &cancels {
+            Err(e) if e.code == crate::error::Code::UpstreamError => {
+                shared.set_store_down(Some(e));
+                continue;
+            }
+            _ => shared.set_store_down(None),
+        }
+        for (id, by) in cancels.unwrap_or_default() {
+            let mut m = shared.inflight.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(f) = m.get_mut(&id) {
+                f.by.get_or_insert(by);
+                f.cancel.cancel();
+            }
+        }
+        if shared.draining.load(Ordering::SeqCst) {
+            continue;
+        }
+        let mut q = shared.writer();
+        if let Ok(stale) = q.take_expired()
+            && !stale.is_empty()
+        {
+            let _ = recover_rows(&shared.home, &mut q, &stale);
+            drop(q);
+            shared.kick();
+        }
+    }
 }
 
 #[cfg(test)]

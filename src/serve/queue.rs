@@ -1,5 +1,7 @@
 //! The durable run queue: `serve/queue.db`, SQLite in WAL mode (`synchronous=FULL`, so an
-//! accepted run is on disk before `202` is answered).
+//! accepted run is on disk before `202` is answered). [`RunStore`] is what every queue does;
+//! with `database.url` set the server uses the shared database's queue instead (`queue_pg`:
+//! the same rules, across nodes, with leases).
 //!
 //! A run is one row whose `status` moves `queued → running → completed | incomplete | failed |
 //! cancelled` (`incomplete`: the turn escalated or hit the tool-round limit, see `bob turn`).
@@ -68,11 +70,80 @@ pub struct Finish {
     pub tool_calls: u64,
 }
 
-pub struct Queue {
+/// The run queue of one server: the home's SQLite queue, or the shared database's
+/// ([`open`] picks).
+pub type Queue = Box<dyn RunStore>;
+
+/// What a run queue does, whichever backend holds it (one suite of tests runs both).
+pub trait RunStore: Send {
+    /// Number of runs waiting to start.
+    fn queued(&self) -> Result<u64>;
+    /// Adds a run unless `cap` runs are already waiting (`queue.full`). Durable on return.
+    fn enqueue(&mut self, run: &NewRun, cap: u64) -> Result<()> {
+        self.enqueue_all(std::slice::from_ref(run), cap)
+            .pop()
+            .unwrap_or_else(|| Err(Error::internal("no enqueue result")))
+    }
+    /// Adds runs in one transaction, so one sync makes all of them durable (a group commit of
+    /// the runs that arrived together); each is refused with `queue.full` once `cap` runs are
+    /// waiting. One result per run, in order; none is `Ok` unless the commit succeeded.
+    fn enqueue_all(&mut self, runs: &[NewRun], cap: u64) -> Vec<Result<()>>;
+    /// Claims the oldest queued run whose session has no running run, marking it `running`.
+    fn claim(&mut self, started_at: &str) -> Result<Option<RunRow>>;
+    /// Records how a running run ended, durably.
+    fn finish(&mut self, id: &str, f: &Finish) -> Result<()>;
+    /// Records how a running run ended, possibly without waiting for the disk (see the
+    /// SQLite queue); the shared database always commits durably.
+    fn finish_relaxed(&mut self, id: &str, f: &Finish) -> Result<()>;
+    /// Cancels a run that has not started: `queued` becomes `cancelled` with `error`.
+    /// Returns false (and changes nothing) when the run is not queued any more.
+    fn cancel_queued(&mut self, id: &str, finished_at: &str, error: &Value) -> Result<bool>;
+    /// Puts a running run back in the queue (a drain cut it short before it had any effect).
+    fn requeue(&mut self, id: &str) -> Result<()>;
+    /// The rows left `running` by this server's previous process (see the module docs).
+    fn running(&self) -> Result<Vec<RunRow>>;
+    fn get(&self, id: &str) -> Result<Option<RunRow>>;
+    /// A page of runs, newest first, optionally of one status; and the total matching.
+    fn list(&self, status: Option<&str>, limit: u64, offset: u64) -> Result<(Vec<RunRow>, u64)>;
+    /// Every run of one session, oldest first.
+    fn session_runs(&self, session_id: &str) -> Result<Vec<RunRow>>;
+    /// The active chat session of (agent, user, room), created when there is none.
+    fn chat_session(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession>;
+    /// `/new`: a fresh active session; the previous one is kept, inactive.
+    fn chat_new(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession>;
+    /// `/resume`: the most recent inactive session becomes the active one (`None` if none).
+    fn chat_resume(&mut self, key: &ChatKey) -> Result<Option<ChatSession>>;
+    /// Chat sessions, newest first, filtered; and the total matching.
+    fn chat_sessions(
+        &self,
+        filter: &ChatFilter,
+        limit: u64,
+        offset: u64,
+    ) -> Result<(Vec<ChatSession>, u64)>;
+    fn chat_get(&self, id: &str) -> Result<Option<ChatSession>>;
+
+    /// Asks the node running run `id` to cancel it (a shared queue: it may run elsewhere).
+    fn request_cancel(&mut self, _id: &str, _by: &str) -> Result<()> {
+        Ok(())
+    }
+    /// Renews the leases of this node's running runs; returns the cancels asked for them
+    /// (run id, by whom). Nothing to do for a queue only this node uses.
+    fn heartbeat(&mut self) -> Result<Vec<(String, String)>> {
+        Ok(Vec::new())
+    }
+    /// Takes over the runs whose node stopped renewing their lease, for the crash rule
+    /// (they stay `running`, now this node's). None for a queue only this node uses.
+    fn take_expired(&mut self) -> Result<Vec<RunRow>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The home's own run queue, `serve/queue.db`.
+pub struct SqliteQueue {
     conn: Connection,
 }
 
-const COLUMNS: &str = "id, agent_id, session_id, user_id, message, thinking_mode, profile, source, \
+pub(super) const COLUMNS: &str = "id, agent_id, session_id, user_id, message, thinking_mode, profile, source, \
     status, created_at, started_at, finished_at, duration_ms, output, provider, model, error, \
     tool_calls, attempts, mode";
 
@@ -119,9 +190,9 @@ impl RunRow {
     }
 }
 
-impl Queue {
+impl SqliteQueue {
     /// Opens (creating if needed) the queue database at `path`.
-    pub fn open(path: &Path) -> Result<Queue> {
+    pub fn open(path: &Path) -> Result<SqliteQueue> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         }
@@ -174,7 +245,7 @@ impl Queue {
         if !has_mode {
             conn.execute_batch("ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'act'")?;
         }
-        Ok(Queue { conn })
+        Ok(SqliteQueue { conn })
     }
 
     /// A transaction that takes the write lock at once (no upgrade deadlock between writers),
@@ -187,22 +258,47 @@ impl Queue {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?)
     }
 
-    /// Number of runs waiting to start.
-    pub fn queued(&self) -> Result<u64> {
-        queued_in(&self.conn)
+    fn update_finish(&mut self, id: &str, f: &Finish) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "UPDATE runs SET status = ?2, finished_at = ?3, duration_ms = ?4, output = ?5,
+                provider = ?6, model = ?7, error = ?8, tool_calls = ?9 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                f.status,
+                f.finished_at,
+                f.duration_ms as i64,
+                f.output,
+                f.provider,
+                f.model,
+                f.error.as_ref().map(Value::to_string),
+                f.tool_calls as i64
+            ])?;
+        Ok(())
     }
 
-    /// Adds a run unless `cap` runs are already waiting (`queue.full`). Durable on return.
-    pub fn enqueue(&mut self, run: &NewRun, cap: u64) -> Result<()> {
-        self.enqueue_all(std::slice::from_ref(run), cap)
-            .pop()
-            .unwrap_or_else(|| Err(Error::internal("no enqueue result")))
+    fn select(&self, tail: &str, p: impl rusqlite::Params) -> Result<Vec<RunRow>> {
+        let mut st = self
+            .conn
+            .prepare_cached(&format!("SELECT {COLUMNS} FROM runs {tail}"))?;
+        let rows = st
+            .query_map(p, row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+}
+
+impl RunStore for SqliteQueue {
+    /// Number of runs waiting to start.
+    fn queued(&self) -> Result<u64> {
+        queued_in(&self.conn)
     }
 
     /// Adds runs in one transaction, so one sync makes all of them durable (a group commit of
     /// the runs that arrived together); each is refused with `queue.full` once `cap` runs are
     /// waiting. One result per run, in order; none is `Ok` unless the commit succeeded.
-    pub fn enqueue_all(&mut self, runs: &[NewRun], cap: u64) -> Vec<Result<()>> {
+    fn enqueue_all(&mut self, runs: &[NewRun], cap: u64) -> Vec<Result<()>> {
         let attempt = (|| -> Result<Vec<Result<()>>> {
             let tx = self.write_tx()?;
             let mut n = queued_in(&tx)?;
@@ -253,7 +349,7 @@ impl Queue {
     }
 
     /// Claims the oldest queued run whose session has no running run, marking it `running`.
-    pub fn claim(&mut self, started_at: &str) -> Result<Option<RunRow>> {
+    fn claim(&mut self, started_at: &str) -> Result<Option<RunRow>> {
         let tx = self.write_tx()?;
         let claimed = tx
             .prepare_cached(&format!(
@@ -271,7 +367,7 @@ impl Queue {
     }
 
     /// Records how a running run ended, durably.
-    pub fn finish(&mut self, id: &str, f: &Finish) -> Result<()> {
+    fn finish(&mut self, id: &str, f: &Finish) -> Result<()> {
         self.conn.pragma_update(None, "synchronous", "FULL")?;
         self.update_finish(id, f)
     }
@@ -281,7 +377,7 @@ impl Queue {
     /// ending the crash rule rebuilds the same, should this update be lost: `completed` or
     /// `incomplete`, its turn record durable in `turns.jsonl` (the bundle, or that record
     /// when the bundle was lost or torn) and its bundle written.
-    pub fn finish_relaxed(&mut self, id: &str, f: &Finish) -> Result<()> {
+    fn finish_relaxed(&mut self, id: &str, f: &Finish) -> Result<()> {
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         let done = self.update_finish(id, f);
         // Back to the default for the writes that do not state theirs (cancel, requeue).
@@ -290,29 +386,9 @@ impl Queue {
         Ok(restored?)
     }
 
-    fn update_finish(&mut self, id: &str, f: &Finish) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "UPDATE runs SET status = ?2, finished_at = ?3, duration_ms = ?4, output = ?5,
-                provider = ?6, model = ?7, error = ?8, tool_calls = ?9 WHERE id = ?1",
-            )?
-            .execute(params![
-                id,
-                f.status,
-                f.finished_at,
-                f.duration_ms as i64,
-                f.output,
-                f.provider,
-                f.model,
-                f.error.as_ref().map(Value::to_string),
-                f.tool_calls as i64
-            ])?;
-        Ok(())
-    }
-
     /// Cancels a run that has not started: `queued` becomes `cancelled` with `error`.
     /// Returns false (and changes nothing) when the run is not queued any more.
-    pub fn cancel_queued(&mut self, id: &str, finished_at: &str, error: &Value) -> Result<bool> {
+    fn cancel_queued(&mut self, id: &str, finished_at: &str, error: &Value) -> Result<bool> {
         self.conn.pragma_update(None, "synchronous", "FULL")?;
         let n = self.conn.execute(
             "UPDATE runs SET status = 'cancelled', finished_at = ?2, duration_ms = 0, error = ?3
@@ -323,7 +399,7 @@ impl Queue {
     }
 
     /// Puts a running run back in the queue (a drain cut it short before it had any effect).
-    pub fn requeue(&mut self, id: &str) -> Result<()> {
+    fn requeue(&mut self, id: &str) -> Result<()> {
         self.conn.pragma_update(None, "synchronous", "FULL")?;
         self.conn.execute(
             "UPDATE runs SET status = 'queued', started_at = NULL WHERE id = ?1 AND status = 'running'",
@@ -333,11 +409,11 @@ impl Queue {
     }
 
     /// The rows left `running` by a server that died (see the module docs).
-    pub fn running(&self) -> Result<Vec<RunRow>> {
+    fn running(&self) -> Result<Vec<RunRow>> {
         self.select("WHERE status = 'running' ORDER BY seq", params![])
     }
 
-    pub fn get(&self, id: &str) -> Result<Option<RunRow>> {
+    fn get(&self, id: &str) -> Result<Option<RunRow>> {
         Ok(self
             .select("WHERE id = ?1", params![id])?
             .into_iter()
@@ -345,12 +421,7 @@ impl Queue {
     }
 
     /// A page of runs, newest first, optionally of one status; and the total matching.
-    pub fn list(
-        &self,
-        status: Option<&str>,
-        limit: u64,
-        offset: u64,
-    ) -> Result<(Vec<RunRow>, u64)> {
+    fn list(&self, status: Option<&str>, limit: u64, offset: u64) -> Result<(Vec<RunRow>, u64)> {
         let (filter, total): (&str, i64) = match status {
             Some(s) => (
                 "WHERE status = ?1",
@@ -374,12 +445,12 @@ impl Queue {
     }
 
     /// Every run of one session, oldest first.
-    pub fn session_runs(&self, session_id: &str) -> Result<Vec<RunRow>> {
+    fn session_runs(&self, session_id: &str) -> Result<Vec<RunRow>> {
         self.select("WHERE session_id = ?1 ORDER BY seq", params![session_id])
     }
 
     /// The active chat session of (agent, user, room), created when there is none.
-    pub fn chat_session(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
+    fn chat_session(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
         let tx = self.write_tx()?;
         let found = tx
             .query_row(
@@ -400,7 +471,7 @@ impl Queue {
     }
 
     /// `/new`: a fresh active session; the previous one is kept, inactive.
-    pub fn chat_new(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
+    fn chat_new(&mut self, key: &ChatKey, now: &str) -> Result<ChatSession> {
         let tx = self.write_tx()?;
         tx.execute(
             "UPDATE chat_sessions SET active = 0 WHERE agent_id = ?1 AND user_id = ?2 AND room_id = ?3",
@@ -412,7 +483,7 @@ impl Queue {
     }
 
     /// `/resume`: the most recent inactive session becomes the active one (`None` if none).
-    pub fn chat_resume(&mut self, key: &ChatKey) -> Result<Option<ChatSession>> {
+    fn chat_resume(&mut self, key: &ChatKey) -> Result<Option<ChatSession>> {
         let tx = self.write_tx()?;
         let prev = tx
             .query_row(
@@ -435,7 +506,7 @@ impl Queue {
     }
 
     /// Chat sessions, newest first, filtered; and the total matching.
-    pub fn chat_sessions(
+    fn chat_sessions(
         &self,
         filter: &ChatFilter,
         limit: u64,
@@ -467,7 +538,7 @@ impl Queue {
         Ok((rows, total as u64))
     }
 
-    pub fn chat_get(&self, id: &str) -> Result<Option<ChatSession>> {
+    fn chat_get(&self, id: &str) -> Result<Option<ChatSession>> {
         Ok(self
             .conn
             .query_row(
@@ -476,16 +547,6 @@ impl Queue {
                 chat_row,
             )
             .optional()?)
-    }
-
-    fn select(&self, tail: &str, p: impl rusqlite::Params) -> Result<Vec<RunRow>> {
-        let mut st = self
-            .conn
-            .prepare_cached(&format!("SELECT {COLUMNS} FROM runs {tail}"))?;
-        let rows = st
-            .query_map(p, row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
     }
 }
 
@@ -516,7 +577,7 @@ pub struct ChatSession {
     pub active: bool,
 }
 
-const CHAT_COLUMNS: &str = "id, agent_id, user_id, room_id, created_at, active";
+pub(super) const CHAT_COLUMNS: &str = "id, agent_id, user_id, room_id, created_at, active";
 
 fn queued_in(conn: &Connection) -> Result<u64> {
     let n: i64 = conn.query_row(
@@ -563,7 +624,7 @@ mod tests {
         TurnRequest::new("http", "a", id, "m").queued(id, "2026-01-01T00:00:00Z")
     }
 
-    fn synchronous(q: &Queue) -> i64 {
+    fn synchronous(q: &SqliteQueue) -> i64 {
         q.conn
             .pragma_query_value(None, "synchronous", |r| r.get(0))
             .unwrap()
@@ -572,7 +633,7 @@ mod tests {
     #[test]
     fn one_commit_takes_runs_up_to_the_cap_and_refuses_the_rest_each_with_its_own_result() {
         let dir = tempfile::tempdir().unwrap();
-        let mut q = Queue::open(&dir.path().join("queue.db")).unwrap();
+        let mut q = SqliteQueue::open(&dir.path().join("queue.db")).unwrap();
         q.enqueue(&run("r0"), 3).unwrap();
         let batch: Vec<NewRun> = ["r1", "r0", "r2", "r3"].into_iter().map(run).collect();
         let out = q.enqueue_all(&batch, 3);
@@ -591,7 +652,7 @@ mod tests {
     #[test]
     fn a_relaxed_finish_leaves_the_next_writes_durable() {
         let dir = tempfile::tempdir().unwrap();
-        let mut q = Queue::open(&dir.path().join("queue.db")).unwrap();
+        let mut q = SqliteQueue::open(&dir.path().join("queue.db")).unwrap();
         q.enqueue(&run("r1"), 10).unwrap();
         let row = q.claim("2026-01-01T00:00:01Z").unwrap().unwrap();
         let f = Finish {

@@ -71,6 +71,18 @@ async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> R
             .into_response();
         }
     }
+    // The shared database is down: every route but /healthz says so (the server keeps
+    // answering, reconnects on its own, and every run accepted before is still in the queue).
+    if req.uri().path() != "/healthz"
+        && let Some(e) = shared.store_down()
+    {
+        let err = Error::new(
+            Code::UpstreamError,
+            e["message"].as_str().unwrap_or_default(),
+        )
+        .with("reason", "database_unreachable");
+        return ApiError::with_status(err, StatusCode::SERVICE_UNAVAILABLE).into_response();
+    }
     match tokio::time::timeout(shared.opts.request_timeout, next.run(req)).await {
         Ok(r) => redact_json(&shared, r).await,
         Err(_) => ApiError::with_status(
@@ -191,8 +203,12 @@ async fn require_token(
     }
 }
 
-async fn healthz() -> Response {
+async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
     static OK: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| json!({"ok": true}));
+    if let Some(e) = shared.store_down() {
+        let body = json!({"ok": false, "database": "unreachable", "error": e});
+        return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response();
+    }
     constant(&OK)
 }
 

@@ -327,4 +327,8 @@ output_snapshots! {
     output_db: Case {
         name: "db-status", setup: &[], args: &["db", "status"], stdin: "", varying: &[],
     };
+    output_keys: Case {
+        name: "keys-export", setup: &[], args: &["keys", "export", "bundle.json"], stdin: "",
+        varying: &[],
+    };
 }

@@ -196,6 +196,12 @@ impl TestDb {
         self.cluster.client(&self.name, "bob")
     }
 
+    /// A connection to the cluster's maintenance database, as `bob` (to rename or drop this
+    /// one).
+    pub fn admin(&self) -> postgres::Client {
+        self.cluster.client("postgres", "bob")
+    }
+
     /// The socket directory (the "host" bob names in its errors).
     pub fn socket_dir(&self) -> &Path {
         &self.cluster.socket_dir
