@@ -49,9 +49,13 @@ pub struct Args {
     /// Session id [default: the input's session_id, else `default`]
     #[arg(long, short = 's')]
     pub session: Option<String>,
-    /// Go on with the session of the last turn run in this home
+    /// Go on with the session of the last turn (or `bob chat -s`) run in this home
     #[arg(long = "continue", short = 'c', conflicts_with = "session")]
     pub continue_last: bool,
+    /// Your own instructions for this turn, given to every role after bob's rules (which
+    /// they do not override) [default: the input's system]
+    #[arg(long, value_name = "TEXT")]
+    pub system: Option<String>,
     /// Agent id (names the audit log directory)
     #[arg(long, default_value = "agent_default")]
     pub agent: String,
@@ -150,6 +154,36 @@ fn session_of(flag: Option<&String>, input: Option<&String>) -> Result<String> {
     }
 }
 
+/// The session `--session` names, or with `--continue` the last one run in the home
+/// (`not_found` when there is none); `None` when neither flag was given. Shared by `bob turn`
+/// and `bob chat`.
+pub(super) fn session_flag(
+    ctx: &Ctx,
+    session: Option<&String>,
+    continue_last: bool,
+) -> Result<Option<String>> {
+    if !continue_last {
+        return Ok(session.cloned());
+    }
+    let root = ctx.home.root().display().to_string();
+    match ctx.home.last_session() {
+        Some(s) => Ok(Some(s)),
+        None => Err(Error::not_found(format!(
+            "no last session to continue: no turn or chat session has run in the home {root}"
+        ))
+        .with("home", root)),
+    }
+}
+
+/// A `--system` text: not blank (an empty instruction is a mistake, not a choice). Shared by
+/// `bob turn` and `bob chat`.
+pub(super) fn system_text(text: &str) -> Result<String> {
+    if text.trim().is_empty() {
+        return Err(Error::invalid("--system is empty"));
+    }
+    Ok(text.to_string())
+}
+
 /// The settings with `--seed` layered on, and the effective seed (flag > BOB_SEED > config).
 fn seeded(ctx: &Ctx, flag: Option<u64>) -> Result<(crate::settings::Settings, Option<u64>)> {
     let settings = ctx.settings.with_flags(|f| f.set("turn.seed", flag));
@@ -198,21 +232,14 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         let Stage::Commit(a) = *stage;
         return commit(a, ctx);
     }
-    let input = match &args.message {
+    let mut input = match &args.message {
         Some(m) => TurnInput::parse_message(m)?,
         None => TurnInput::parse(&read_input(args.input.as_deref())?)?,
     };
-    let flag_session = if args.continue_last {
-        Some(ctx.home.last_session().ok_or_else(|| {
-            Error::not_found(format!(
-                "no last session to continue: no turn has run in the home {}",
-                ctx.home.root().display()
-            ))
-            .with("home", ctx.home.root().display().to_string())
-        })?)
-    } else {
-        args.session.clone()
-    };
+    if let Some(system) = &args.system {
+        input.system = Some(system_text(system)?);
+    }
+    let flag_session = session_flag(ctx, args.session.as_ref(), args.continue_last)?;
     let session = session_of(flag_session.as_ref(), input.session_id.as_ref())?;
     let profile = Profile::parse(&args.profile)
         .ok_or_else(|| Error::invalid(format!("unknown profile {:?}", args.profile)))?;
