@@ -309,12 +309,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     }
 }
 
-/// Sets `opts` up for the terminal view: the turn streams when the backend can (not the
-/// panda profile, whose answer is a JSON contract read whole), and its role calls, answer
-/// text and retries go to a [`Live`] view that shows the answer cleaned as the record is.
+/// Sets `opts` up for the terminal view: the turn streams when the backend can, and its role
+/// calls, answer text (for panda, the Solver's `final` as its JSON arrives) and retries go to
+/// a [`Live`] view that shows the answer cleaned as the record is.
 fn watch_live(ctx: &Ctx, backend: &Backend, opts: &mut TurnOptions) -> Result<Live> {
-    let streams = opts.profile != Profile::Panda && backend.streams();
-    opts.stream = (opts.stream || streams) && opts.profile != Profile::Panda;
+    opts.stream = opts.stream || backend.streams();
     let redactor = crate::redact::for_home(&ctx.home)?;
     let live = Live::start(
         "thinking",

@@ -652,3 +652,84 @@ fn a_turn_on_a_terminal_shows_the_answer_while_it_still_arrives() {
     assert_eq!(text.matches("arrives at once").count(), 1, "{text:?}");
     assert_eq!(text.matches("And then the rest.").count(), 1, "{text:?}");
 }
+
+#[test]
+fn a_panda_turn_on_a_terminal_streams_the_solvers_final_answer_only() {
+    let env = TestEnv::new();
+    let head = r#"{"analysis":"private musing","requests":[],"tool_intent":null,"needs_more_context":false,"final":"The first line of the panda answer.\n"#;
+    let tail = r#"And the rest \"quoted\"."}"#;
+    let srv = OpenAi::start(move |req, _| {
+        if crate::support::openai::role_of(req) != "solver" {
+            return reply_to(req, r#"{"plan":["answer the user"],"notes":{}}"#);
+        }
+        if req.json()["stream"] != true {
+            return Reply::json(200, &completion(&format!("{head}{tail}")));
+        }
+        // The answer's first line now, the rest two seconds later.
+        let mut r = Reply::sse(&sse_events(&[head, tail]), Duration::ZERO);
+        for c in r.chunks.iter_mut().skip(2) {
+            c.0 = Duration::from_secs(2);
+        }
+        r
+    });
+    let url = srv.base_url();
+    let still_running = std::sync::atomic::AtomicBool::new(false);
+    let when = |seen: &[u8]| String::from_utf8_lossy(seen).contains("first line of the panda");
+    let check = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .next();
+        let alive = matches!(state, Some(s) if s != "Z" && s != "X");
+        still_running.store(alive, std::sync::atomic::Ordering::SeqCst);
+    };
+    let Some(d) = pty::run_acting(
+        env.std_command(&["turn", "--base-url", &url, "--profile", "panda", "hi"]),
+        SHELL,
+        None,
+        Some((&when, &check)),
+    ) else {
+        return;
+    };
+    assert_eq!(d.code, Some(0), "{}", d.terminal_text());
+    // Streaming is the default on a terminal for panda too.
+    assert!(srv.requests().iter().all(|r| r.json()["stream"] == true));
+    assert!(
+        still_running.load(std::sync::atomic::Ordering::SeqCst),
+        "the Solver's first line showed only once the turn had ended"
+    );
+    let text = plain(&d.terminal_text());
+    assert_eq!(
+        text.matches("first line of the panda answer.").count(),
+        1,
+        "{text:?}"
+    );
+    assert_eq!(
+        text.matches("And the rest \"quoted\".").count(),
+        1,
+        "{text:?}"
+    );
+    for hidden in ["analysis", "private musing", "{", "needs_more_context"] {
+        assert!(!text.contains(hidden), "{hidden} shown: {text:?}");
+    }
+    // Piped, the record's answer is the same text.
+    let rec = env.json(
+        &[
+            "turn",
+            "--base-url",
+            &url,
+            "--profile",
+            "panda",
+            "--stream",
+            "hi",
+        ],
+        "",
+    );
+    assert_eq!(
+        rec["output"],
+        "The first line of the panda answer.\nAnd the rest \"quoted\"."
+    );
+}
