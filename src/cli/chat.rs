@@ -55,6 +55,36 @@ impl BackendArgs {
     }
 }
 
+/// The session `--session` names, or with `--continue` the last one run in the home
+/// (`not_found` when there is none); `None` when neither flag was given. Shared by `bob turn`
+/// and `bob chat`.
+pub(super) fn session_flag(
+    ctx: &Ctx,
+    session: Option<&String>,
+    continue_last: bool,
+) -> Result<Option<String>> {
+    if !continue_last {
+        return Ok(session.cloned());
+    }
+    let root = ctx.home.root().display().to_string();
+    match ctx.home.last_session() {
+        Some(s) => Ok(Some(s)),
+        None => Err(Error::not_found(format!(
+            "no last session to continue: no turn or chat session has run in the home {root}"
+        ))
+        .with("home", root)),
+    }
+}
+
+/// A `--system` text: not blank (an empty instruction is a mistake, not a choice). Shared by
+/// `bob turn` and `bob chat`.
+pub(super) fn system_text(text: &str) -> Result<String> {
+    if text.trim().is_empty() {
+        return Err(Error::invalid("--system is empty"));
+    }
+    Ok(text.to_string())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RouteArg {
     Chat,
@@ -137,11 +167,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Some(m) => ChatRequest::new(vec![ChatMessage::new(Role::User, m.clone())]),
         None => ChatRequest::from_text(&read_input(args.input.as_deref())?)?,
     };
-    let conversation =
-        match super::turn::session_flag(ctx, args.session.as_ref(), args.continue_last)? {
-            Some(s) => Some(Conversation::load(&ctx.home, &s)?),
-            None => None,
-        };
+    let conversation = match session_flag(ctx, args.session.as_ref(), args.continue_last)? {
+        Some(s) => Some(Conversation::load(&ctx.home, &s)?),
+        None => None,
+    };
     // What the exchange stores as the user's side: the last user message of the request.
     let asked = conversation.as_ref().map(|_| {
         req.messages
@@ -161,10 +190,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         req.messages.splice(at..at, c.messages.iter().cloned());
     }
     if let Some(system) = &args.system {
-        req.messages.insert(
-            0,
-            ChatMessage::new(Role::System, super::turn::system_text(system)?),
-        );
+        req.messages
+            .insert(0, ChatMessage::new(Role::System, system_text(system)?));
     }
     let remember = |reply: &crate::backend::ChatReply| -> Result<()> {
         if let (Some(c), Some(asked)) = (&conversation, &asked) {

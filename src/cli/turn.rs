@@ -1,7 +1,7 @@
 //! `bob turn`: one turn through the role pipeline.
 
 use super::Ctx;
-use super::chat::BackendArgs;
+use super::chat::{BackendArgs, session_flag, system_text};
 use super::live::{Footer, Live};
 use super::output::read_input;
 use crate::backend::{Backend, Cancel, Route, Watch};
@@ -152,36 +152,6 @@ fn session_of(flag: Option<&String>, input: Option<&String>) -> Result<String> {
         (Some(x), _) | (None, Some(x)) => Ok(x.clone()),
         (None, None) => Ok("default".to_string()),
     }
-}
-
-/// The session `--session` names, or with `--continue` the last one run in the home
-/// (`not_found` when there is none); `None` when neither flag was given. Shared by `bob turn`
-/// and `bob chat`.
-pub(super) fn session_flag(
-    ctx: &Ctx,
-    session: Option<&String>,
-    continue_last: bool,
-) -> Result<Option<String>> {
-    if !continue_last {
-        return Ok(session.cloned());
-    }
-    let root = ctx.home.root().display().to_string();
-    match ctx.home.last_session() {
-        Some(s) => Ok(Some(s)),
-        None => Err(Error::not_found(format!(
-            "no last session to continue: no turn or chat session has run in the home {root}"
-        ))
-        .with("home", root)),
-    }
-}
-
-/// A `--system` text: not blank (an empty instruction is a mistake, not a choice). Shared by
-/// `bob turn` and `bob chat`.
-pub(super) fn system_text(text: &str) -> Result<String> {
-    if text.trim().is_empty() {
-        return Err(Error::invalid("--system is empty"));
-    }
-    Ok(text.to_string())
 }
 
 /// The settings with `--seed` layered on, and the effective seed (flag > BOB_SEED > config).
