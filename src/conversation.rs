@@ -46,6 +46,24 @@ impl Conversation {
         })
     }
 
+    /// Puts the session's messages into a request's `messages`, after its own system
+    /// messages; returns the user's side of the exchange to store: the request's last user
+    /// message.
+    pub fn put_before(&self, messages: &mut Vec<ChatMessage>) -> String {
+        let asked = messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        let at = messages
+            .iter()
+            .take_while(|m| m.role == Role::System)
+            .count();
+        messages.splice(at..at, self.messages.iter().cloned());
+        asked
+    }
+
     /// Appends `user` and `answer` to the session; returns the new revision. `conflict`
     /// (exit 5) when the session moved on since [`Conversation::load`].
     pub fn append(&self, home: &Home, user: &str, answer: &str) -> Result<u64> {

@@ -171,24 +171,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Some(s) => Some(Conversation::load(&ctx.home, &s)?),
         None => None,
     };
-    // What the exchange stores as the user's side: the last user message of the request.
-    let asked = conversation.as_ref().map(|_| {
-        req.messages
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::User)
-            .map(|m| m.content.clone())
-            .unwrap_or_default()
-    });
-    if let Some(c) = &conversation {
-        // The session's messages go after the request's own system messages.
-        let at = req
-            .messages
-            .iter()
-            .take_while(|m| m.role == Role::System)
-            .count();
-        req.messages.splice(at..at, c.messages.iter().cloned());
-    }
+    let asked = conversation
+        .as_ref()
+        .map(|c| c.put_before(&mut req.messages));
     if let Some(system) = &args.system {
         req.messages
             .insert(0, ChatMessage::new(Role::System, system_text(system)?));
