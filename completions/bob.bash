@@ -1428,13 +1428,21 @@ _bob() {
             return 0
             ;;
         bob__subcmd__chat)
-            opts="-m -h -V --system --input --stream --role --route --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
+            opts="-s -c -m -h -V --system --session --continue --input --stream --role --route --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --system)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -8734,7 +8742,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__turn)
-            opts="-s -c -m -h -V --session --continue --agent --user --mode --profile --thinking-mode --expect-revision --stream --max-tool-rounds --seed --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version commit help"
+            opts="-s -c -m -h -V --session --continue --system --agent --user --mode --profile --thinking-mode --expect-revision --stream --max-tool-rounds --seed --input --backend --base-url --model --api-key-env --connect-timeout --timeout --max-retries --home --now --format --json --help --version commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -8745,6 +8753,10 @@ _bob() {
                     return 0
                     ;;
                 -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --system)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

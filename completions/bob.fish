@@ -722,6 +722,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "bench" -d 'Retrieval quality: a LongMemEval-format dataset (a JSON array: recall_any@{1,5,10}, NDCG@10), or a JSON Lines evaluation set per ranking mode'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand chat" -l system -d 'A system message put before the others' -r
+complete -c bob -n "__fish_bob_using_subcommand chat" -s s -l session -d 'Talk in this session: its conversation goes before the message and the exchange is stored in it [default: none, the call remembers nothing]' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l input -d 'Read the request from FILE instead of stdin' -r -F
 complete -c bob -n "__fish_bob_using_subcommand chat" -l role -d 'The pipeline role making the call (replay scripts match on it)' -r
 complete -c bob -n "__fish_bob_using_subcommand chat" -l route -d 'Which model configuration to use (mtg: BOB_MTG_* when BOB_ROUTE_MTG_REMOTE=true)' -r -f -a "chat\t''
@@ -738,11 +739,13 @@ complete -c bob -n "__fish_bob_using_subcommand chat" -l now -d 'Pin the clock t
 complete -c bob -n "__fish_bob_using_subcommand chat" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand chat" -s c -l continue -d 'Go on with the session of the last turn or chat session run in this home'
 complete -c bob -n "__fish_bob_using_subcommand chat" -l stream -d 'Stream the reply: JSON Lines of deltas, or on a terminal the text as it arrives'
 complete -c bob -n "__fish_bob_using_subcommand chat" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand chat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand chat" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s s -l session -d 'Session id [default: the input\'s session_id, else `default`]' -r
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l system -d 'Your own instructions for this turn, given to every role after bob\'s rules (which they do not override) [default: the input\'s system]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l agent -d 'Agent id (names the audit log directory)' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l user -d 'User id (memory user for retrieval and candidates) [default: the input\'s user_id]' -r
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l mode -d 'chat: mutating tool calls are not run but staged as requires_confirm for `bob tool confirm`; act: they run when enabled and valid (the JSON I/O contracts)' -r -f -a "chat\t''
@@ -770,7 +773,7 @@ complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcom
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s c -l continue -d 'Go on with the session of the last turn run in this home'
+complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s c -l continue -d 'Go on with the session of the last turn (or `bob chat -s`) run in this home'
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l stream -d 'Stream the LLM calls (SSE; traced as llm_stream); on a terminal the answer shows as it arrives'
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand turn; and not __fish_seen_subcommand_from commit help" -s h -l help -d 'Print help (see more with \'--help\')'

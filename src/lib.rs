@@ -20,6 +20,7 @@ pub mod store;
 // Spine stages.
 pub mod checkpoint;
 pub mod condense;
+pub mod conversation;
 pub mod cost;
 pub mod notes;
 pub mod sanitize;

@@ -199,7 +199,13 @@ impl Client {
         if !(200..300).contains(&status) {
             return Err(self.status_failure(resp).await);
         }
-        if stream {
+        // A server that does not stream answers a streamed request with one JSON body.
+        let json_body = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json"));
+        if stream && !json_body {
             self.read_stream(resp, on_delta, emitted, started).await
         } else {
             let bytes = resp.bytes().await.map_err(|e| self.transport_failure(e))?;

@@ -5,6 +5,7 @@ use super::live::{Footer, Live};
 use super::output::read_input;
 use crate::backend::{Backend, CallOpts, Cancel, ChatRequest, Delta, Overrides, Route, Watch};
 use crate::contracts::{ChatMessage, Role};
+use crate::conversation::Conversation;
 use crate::error::{Error, Result};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -54,6 +55,36 @@ impl BackendArgs {
     }
 }
 
+/// The session `--session` names, or with `--continue` the last one run in the home
+/// (`not_found` when there is none); `None` when neither flag was given. Shared by `bob turn`
+/// and `bob chat`.
+pub(super) fn session_flag(
+    ctx: &Ctx,
+    session: Option<&String>,
+    continue_last: bool,
+) -> Result<Option<String>> {
+    if !continue_last {
+        return Ok(session.cloned());
+    }
+    let root = ctx.home.root().display().to_string();
+    match ctx.home.last_session() {
+        Some(s) => Ok(Some(s)),
+        None => Err(Error::not_found(format!(
+            "no last session to continue: no turn or chat session has run in the home {root}"
+        ))
+        .with("home", root)),
+    }
+}
+
+/// A `--system` text: not blank (an empty instruction is a mistake, not a choice). Shared by
+/// `bob turn` and `bob chat`.
+pub(super) fn system_text(text: &str) -> Result<String> {
+    if text.trim().is_empty() {
+        return Err(Error::invalid("--system is empty"));
+    }
+    Ok(text.to_string())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RouteArg {
     Chat,
@@ -67,6 +98,12 @@ pub enum RouteArg {
 /// or an object `{"messages":[…],"tools":[…],"temperature":0.2,…}` (extra fields are passed
 /// through). Text starting with `[` or `{` must be that JSON. --system puts a system message
 /// first.
+///
+/// A conversation: with --session S (or --continue, `-c`: the session of the last turn or
+/// chat run in this home) the session's user and assistant messages (what its turns and
+/// earlier chats said) go before the message, and the exchange is appended to the session, so
+/// the next `bob chat -c` or `bob turn -c` goes on from it. Without either flag the call
+/// remembers nothing.
 ///
 /// On a terminal (stdout a terminal, no --json): the answer's text, then one dim line with
 /// the model, tokens, cost and time; streamed as it arrives when the backend streams
@@ -99,6 +136,13 @@ pub struct Args {
     /// A system message put before the others
     #[arg(long, value_name = "TEXT")]
     pub system: Option<String>,
+    /// Talk in this session: its conversation goes before the message and the exchange is
+    /// stored in it [default: none, the call remembers nothing]
+    #[arg(long, short = 's')]
+    pub session: Option<String>,
+    /// Go on with the session of the last turn or chat session run in this home
+    #[arg(long = "continue", short = 'c', conflicts_with = "session")]
+    pub continue_last: bool,
     /// Read the request from FILE instead of stdin
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
@@ -123,10 +167,24 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Some(m) => ChatRequest::new(vec![ChatMessage::new(Role::User, m.clone())]),
         None => ChatRequest::from_text(&read_input(args.input.as_deref())?)?,
     };
+    let conversation = match session_flag(ctx, args.session.as_ref(), args.continue_last)? {
+        Some(s) => Some(Conversation::load(&ctx.home, &s)?),
+        None => None,
+    };
+    let asked = conversation
+        .as_ref()
+        .map(|c| c.put_before(&mut req.messages));
     if let Some(system) = &args.system {
         req.messages
-            .insert(0, ChatMessage::new(Role::System, system.clone()));
+            .insert(0, ChatMessage::new(Role::System, system_text(system)?));
     }
+    let remember = |reply: &crate::backend::ChatReply| -> Result<()> {
+        if let (Some(c), Some(asked)) = (&conversation, &asked) {
+            c.append(&ctx.home, asked, &reply.message.content)?;
+            ctx.home.remember_session(&c.session_id)?;
+        }
+        Ok(())
+    };
     let route = match args.route {
         RouteArg::Chat => Route::Chat,
         RouteArg::Mtg => Route::Mtg,
@@ -144,7 +202,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     };
     let rt = crate::backend::runtime()?;
     if ctx.out.is_human() {
-        return on_terminal(&args, ctx, &backend, &req, &rt, price);
+        let session = conversation.as_ref().map(|c| c.session_id.as_str());
+        return on_terminal(&args, session, ctx, &backend, &req, &rt, price, remember);
     }
     let opts = CallOpts {
         role: args.role.clone(),
@@ -163,6 +222,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         };
         let mut reply = rt.block_on(backend.chat(&req, &opts, Some(&mut sink)))?;
         price(&mut reply);
+        remember(&reply)?;
         if let Some(e) = write_err {
             return Err(e);
         }
@@ -175,19 +235,23 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     } else {
         let mut reply = rt.block_on(backend.chat(&req, &opts, None))?;
         price(&mut reply);
+        remember(&reply)?;
         ctx.out.doc(&reply)
     }
 }
 
 /// The terminal view: the answer's text (streamed when the backend streams), a spinner while
 /// waiting, a line per retry, then the footer; see [`super::live`].
+#[allow(clippy::too_many_arguments)]
 fn on_terminal(
     args: &Args,
+    session: Option<&str>,
     ctx: &Ctx,
     backend: &Backend,
     req: &ChatRequest,
     rt: &tokio::runtime::Runtime,
     price: impl Fn(&mut crate::backend::ChatReply),
+    remember: impl Fn(&crate::backend::ChatReply) -> Result<()>,
 ) -> Result<()> {
     let _ = ctx;
     let live = Live::start("waiting for the model", None);
@@ -214,6 +278,10 @@ fn on_terminal(
         }
     };
     price(&mut reply);
+    if let Err(e) = remember(&reply) {
+        live.abandon();
+        return Err(e);
+    }
     let mut answer = reply.message.content.clone();
     if let Some(calls) = reply.message.tool_calls.as_ref().and_then(Value::as_array) {
         for c in calls {
@@ -227,7 +295,7 @@ fn on_terminal(
     live.finish(
         &answer,
         &Footer {
-            session: None,
+            session: session.map(str::to_string),
             model: Some(reply.model.clone()),
             tokens: reply.usage.as_ref().map(|u| u.total_tokens),
             cost: reply.cost,

@@ -241,6 +241,8 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ("chat", &[
         run("A one-line prompt (on a terminal: the answer itself)", "bob chat --backend replay:replies.jsonl \"What is 6x7?\""),
         run("Plain text on stdin is one user message", "echo 'What is 6x7?' | bob chat --backend replay:replies.jsonl"),
+        run("Talk in a session: its conversation goes first, the exchange is kept", "bob chat --backend replay:replies.jsonl -s s1 \"And 7x8?\""),
+        run("Go on with the last session, with a system message", "bob chat --backend replay:replies.jsonl -c --system \"Answer in one line.\" \"Why?\""),
         run("One call, offline, on scripted replies", "echo '[{\"role\":\"user\",\"content\":\"6x7?\"}]' | bob chat --backend replay:replies.jsonl"),
         parse("One call to a real server, answer text only", "echo '[{\"role\":\"user\",\"content\":\"6x7?\"}]' | bob chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-7b-instruct | jq -r .message.content"),
         run("Streamed: JSON Lines deltas as they arrive", "echo '[{\"role\":\"user\",\"content\":\"hi\"}]' | bob chat --backend replay:replies.jsonl --stream"),
@@ -248,6 +250,7 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ("turn", &[
         run("A turn with the message as an argument", "bob turn --backend replay:replies.jsonl -s s1 \"What is 6x7?\""),
         run("The next turn of the last session", "bob turn --backend replay:replies.jsonl -c \"And 7x8?\""),
+        run("Your own instructions for every role of the turn", "bob turn --backend replay:replies.jsonl -s s1 --system \"Answer in French.\" \"What is 6x7?\""),
         run("A whole turn on scripted replies (plain text in)", "echo 'What is 6x7?' | bob turn --backend replay:replies.jsonl --session s1"),
         run("The same as a TurnInput JSON", "echo '{\"session_id\":\"s1\",\"message\":\"What is 6x7?\"}' | bob turn --backend replay:replies.jsonl"),
         parse("Another pipeline profile, against the configured server", "echo 'Plan my week' | bob turn --session s1 --profile spectator"),

@@ -122,7 +122,15 @@ impl Live {
                     None => {}
                 }
             }
-            LiveEvent::Call { answers, .. } => {
+            LiveEvent::Call { role, answers } => {
+                // The spinner says which stage the turn is in while nothing is shown yet.
+                if let Some(bar) = &st.spinner {
+                    bar.set_message(if *answers {
+                        format!("answering ({role})")
+                    } else {
+                        format!("thinking ({role})")
+                    });
+                }
                 st.raw.clear();
                 st.printed.clear();
                 st.showing = *answers;

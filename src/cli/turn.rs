@@ -1,7 +1,7 @@
 //! `bob turn`: one turn through the role pipeline.
 
 use super::Ctx;
-use super::chat::BackendArgs;
+use super::chat::{BackendArgs, session_flag, system_text};
 use super::live::{Footer, Live};
 use super::output::read_input;
 use crate::backend::{Backend, Cancel, Route, Watch};
@@ -49,9 +49,13 @@ pub struct Args {
     /// Session id [default: the input's session_id, else `default`]
     #[arg(long, short = 's')]
     pub session: Option<String>,
-    /// Go on with the session of the last turn run in this home
+    /// Go on with the session of the last turn (or `bob chat -s`) run in this home
     #[arg(long = "continue", short = 'c', conflicts_with = "session")]
     pub continue_last: bool,
+    /// Your own instructions for this turn, given to every role after bob's rules (which
+    /// they do not override) [default: the input's system]
+    #[arg(long, value_name = "TEXT")]
+    pub system: Option<String>,
     /// Agent id (names the audit log directory)
     #[arg(long, default_value = "agent_default")]
     pub agent: String,
@@ -186,21 +190,14 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         let Stage::Commit(a) = *stage;
         return commit(a, ctx);
     }
-    let input = match &args.message {
+    let mut input = match &args.message {
         Some(m) => TurnInput::parse_message(m)?,
         None => TurnInput::parse(&read_input(args.input.as_deref())?)?,
     };
-    let flag_session = if args.continue_last {
-        Some(ctx.home.last_session().ok_or_else(|| {
-            Error::not_found(format!(
-                "no last session to continue: no turn has run in the home {}",
-                ctx.home.root().display()
-            ))
-            .with("home", ctx.home.root().display().to_string())
-        })?)
-    } else {
-        args.session.clone()
-    };
+    if let Some(system) = &args.system {
+        input.system = Some(system_text(system)?);
+    }
+    let flag_session = session_flag(ctx, args.session.as_ref(), args.continue_last)?;
     let session = session_of(flag_session.as_ref(), input.session_id.as_ref())?;
     let profile = Profile::parse(&args.profile)
         .ok_or_else(|| Error::invalid(format!("unknown profile {:?}", args.profile)))?;
@@ -262,12 +259,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     }
 }
 
-/// Sets `opts` up for the terminal view: the turn streams when the backend can (not the
-/// panda profile, whose answer is a JSON contract read whole), and its role calls, answer
-/// text and retries go to a [`Live`] view that shows the answer cleaned as the record is.
+/// Sets `opts` up for the terminal view: the turn streams when the backend can, and its role
+/// calls, answer text (for panda, the Solver's `final` as its JSON arrives) and retries go to
+/// a [`Live`] view that shows the answer cleaned as the record is.
 fn watch_live(ctx: &Ctx, backend: &Backend, opts: &mut TurnOptions) -> Result<Live> {
-    let streams = opts.profile != Profile::Panda && backend.streams();
-    opts.stream = (opts.stream || streams) && opts.profile != Profile::Panda;
+    opts.stream = opts.stream || backend.streams();
     let redactor = crate::redact::for_home(&ctx.home)?;
     let live = Live::start(
         "thinking",

@@ -99,6 +99,18 @@ impl Redactor {
         }
     }
 
+    /// The length in characters of the longest known secret value, in any of the forms it is
+    /// matched in (0 when none): text streamed out piece by piece must hold back at least
+    /// this much, so a value split across pieces is whole before any of it is sent.
+    pub fn longest_literal_chars(&self) -> usize {
+        self.literals
+            .iter()
+            .chain(&self.escaped)
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The text with every secret masked; borrowed when nothing matched.
     ///
     /// The text is matched as it is and, when it holds escapes (a `\\`, a `%` or a form's `+`,

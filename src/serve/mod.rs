@@ -54,6 +54,7 @@ mod chat;
 mod conversation;
 mod dashboard;
 mod limits;
+mod live;
 pub mod openapi;
 pub mod queue;
 mod queue_pg;
@@ -321,6 +322,8 @@ pub(crate) struct Inflight {
     pub cancel: Cancel,
     /// `http:<token id>` for a cancel request, [`DRAIN`] for a drain that ran out of time.
     pub by: Option<String>,
+    /// The answer as it streams, for the run's event stream ([`live`]).
+    pub answer: Arc<Mutex<live::AnswerSoFar>>,
 }
 
 /// Who cuts a run short when the drain window ends.
@@ -337,6 +340,12 @@ impl Shared {
     fn claim_signal(&self, id: &str) -> Cancel {
         let mut m = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
         m.entry(id.to_string()).or_default().cancel.clone()
+    }
+
+    /// Run `id`'s answer so far, while a worker holds it.
+    fn answer_so_far(&self, id: &str) -> Option<Arc<Mutex<live::AnswerSoFar>>> {
+        let m = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(id).map(|f| f.answer.clone())
     }
 
     /// Forgets run `id`'s signal once its row is final; returns who cancelled it, if anyone.
@@ -640,6 +649,10 @@ fn execute(shared: &Shared, rt: &tokio::runtime::Runtime, row: RunRow) {
             Route::Chat,
             &Overrides::default(),
         )?;
+        // The answer streams when the backend can, for the run's event stream.
+        let mut opts = opts;
+        opts.stream = backend.streams();
+        opts.watch = shared.answer_so_far(&row.id).map(live::watch);
         let outcome = pipeline::run(home, &backend, rt, &input, &opts, &cancel)?;
         Ok((outcome.record, outcome.events, backend))
     })();

@@ -431,6 +431,8 @@ struct Tail {
     offset: u64,
     carry: Vec<u8>,
     done: bool,
+    /// What this stream sent of the answer as it streams.
+    answer: super::live::Sent,
 }
 
 impl Tail {
@@ -490,9 +492,18 @@ impl Tail {
             self.done = true;
             return Vec::new();
         };
-        events
-            .into_iter()
-            .map(|mut ev| {
+        // The answer so far goes first: the run's terminal event comes after its last delta.
+        let deltas = match self.shared.answer_so_far(&self.id) {
+            Some(so_far) if !self.done => self.answer.next(&self.id, &so_far, &redactor),
+            _ => Vec::new(),
+        };
+        let deltas = deltas.into_iter().map(|ev| {
+            Event::default()
+                .event(ev["event_type"].as_str().unwrap_or("answer.delta"))
+                .data(ev.to_string())
+        });
+        deltas
+            .chain(events.into_iter().map(|mut ev| {
                 redactor.redact_value(&mut ev, "");
                 let mut e = Event::default()
                     .event(ev["event_type"].as_str().unwrap_or("event"))
@@ -501,7 +512,7 @@ impl Tail {
                     e = e.id(seq.to_string());
                 }
                 e
-            })
+            }))
             .collect()
     }
 }
@@ -520,6 +531,7 @@ async fn run_events(
         offset: 0,
         carry: Vec::new(),
         done: false,
+        answer: Default::default(),
     };
     let stream = futures_util::stream::unfold((tail, true), |(mut tail, first)| async move {
         if tail.done {

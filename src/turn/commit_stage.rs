@@ -38,6 +38,7 @@ pub fn commit_stage(
         message: input.message.clone(),
         user_id: opts.user_id.clone(),
         thinking_mode: Some(opts.thinking_mode),
+        system: None,
     };
     if turn_input.message.trim().is_empty() {
         return Err(Error::invalid("turn commit: the message is empty"));

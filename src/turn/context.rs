@@ -282,6 +282,7 @@ pub fn role_request(
         identity: super::Identity::from_settings(settings)?,
         date: crate::clock::now()?.format("%Y-%m-%d").to_string(),
         nonce: super::nonce("context", None),
+        instructions: None,
     };
     let inputs = RoleInputs {
         facts: Some(&facts),

@@ -95,8 +95,9 @@ impl ThinkingMode {
     }
 }
 
-/// What `bob turn` reads: `{session_id, message, user_id?, thinking_mode?}`, or plain text
-/// (the whole input is the message).
+/// What `bob turn` reads: `{session_id, message, user_id?, thinking_mode?, system?}`, or plain
+/// text (the whole input is the message). `system`: the person's own instructions for this
+/// turn, given to every role after bob's rules (`bob turn --system`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TurnInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +107,8 @@ pub struct TurnInput {
     pub user_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_mode: Option<ThinkingMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
 }
 
 impl TurnInput {
@@ -116,10 +119,8 @@ impl TurnInput {
             return Err(Error::invalid("the message is empty"));
         }
         Ok(TurnInput {
-            session_id: None,
             message: message.to_string(),
-            user_id: None,
-            thinking_mode: None,
+            ..TurnInput::default()
         })
     }
 

@@ -184,6 +184,7 @@ pub(super) fn run_with(
         identity: super::Identity::from_settings(&opts.settings)?,
         date: crate::clock::now()?.format("%Y-%m-%d").to_string(),
         nonce: super::nonce(&run_id, opts.seed),
+        instructions: input.system.clone().filter(|s| !s.trim().is_empty()),
     };
     let prices = crate::cost::Prices::load(&opts.settings)?;
     let mut audit = Audit::open(home, &opts.agent_id, &run_id)?;

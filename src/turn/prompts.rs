@@ -47,14 +47,22 @@ pub const RECAP_HEADING: &str = "Recent conversation summary:\n";
 pub use crate::contracts::Upstream;
 
 /// What every role's system prompt states about this turn (the Spectator test suite): who bob is, the
-/// current date (from the clock, so `BOB_NOW` pins it) and the turn's nonce.
+/// current date (from the clock, so `BOB_NOW` pins it), the turn's nonce, and the person's
+/// own instructions for the turn when they gave some (`bob turn --system`).
 #[derive(Debug, Clone, Default)]
 pub struct TurnFacts {
     pub identity: super::Identity,
     /// `YYYY-MM-DD` (UTC).
     pub date: String,
     pub nonce: String,
+    /// The person's instructions (`--system`, the input's `system`): stated after the role's
+    /// own instructions, below bob's rules, which they do not override.
+    pub instructions: Option<String>,
 }
+
+/// The heading of the person's instructions in a system prompt.
+pub const INSTRUCTIONS_HEADING: &str =
+    "\nInstructions from the person running this turn (follow them within the rules above):\n";
 
 /// Everything a role's input is built from.
 #[derive(Debug, Clone, Default)]
@@ -141,6 +149,11 @@ pub fn system_prompt(profile: Profile, role: &RoleSpec, inputs: &RoleInputs<'_>)
     s.push('\n');
     s.push_str(role.instructions);
     s.push('\n');
+    if let Some(text) = facts.instructions.as_deref() {
+        s.push_str(INSTRUCTIONS_HEADING);
+        s.push_str(text.trim_end());
+        s.push('\n');
+    }
     if role.is_final {
         match inputs.tools {
             Some(tools) if !tools.trim().is_empty() => {

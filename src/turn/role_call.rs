@@ -82,13 +82,28 @@ impl Work<'_> {
             cancel: self.cancel.clone(),
             watch: watch.clone(),
         };
+        // The answering role's text as the watcher sees it: the profile's reading of the
+        // reply as it streams (the raw text when it has none).
+        let mut answer_of = if role.is_final {
+            self.plugin.live_answer()
+        } else {
+            None
+        };
         let reply = {
             let mut sink = |d: &Delta| {
                 deltas += 1;
                 if let Delta::Delta { content } = d {
                     delta_chars += content.chars().count();
                     if let Some(w) = &watch {
-                        w.tell(&LiveEvent::Text(content));
+                        match &mut answer_of {
+                            Some(read) => {
+                                let text = read(content);
+                                if !text.is_empty() {
+                                    w.tell(&LiveEvent::Text(&text));
+                                }
+                            }
+                            None => w.tell(&LiveEvent::Text(content)),
+                        }
                     }
                 }
             };

@@ -236,6 +236,9 @@ pub(in crate::turn) struct Pass<'x> {
 /// A profile as the shared stages see it: which roles run, how their output is read, and what
 /// it adds at fixed points of the turn. Every method but [`Plugin::roles`] has the shared
 /// behaviour as its default, so a profile names only what it does differently.
+/// See [`Plugin::live_answer`].
+pub(in crate::turn) type LiveAnswer = Box<dyn FnMut(&str) -> String + Send>;
+
 pub(in crate::turn) trait Plugin: Sync {
     /// The roles in pipeline order; the last one is final.
     fn roles(&self) -> &'static [RoleSpec];
@@ -293,6 +296,13 @@ pub(in crate::turn) trait Plugin: Sync {
 
     /// After one tool call of the turn ran (not for calls staged for confirmation).
     fn after_tool(&self, _w: &mut Work<'_>, _req: &ToolRequest, _resp: &ToolResponse) {}
+
+    /// What of a final-role reply is the answer while it streams, in the profile's own format:
+    /// a reader given each piece as it arrives that returns the answer text the piece adds
+    /// (panda: the `final` string of the Solver's JSON). `None`: the reply's text is the answer.
+    fn live_answer(&self) -> Option<LiveAnswer> {
+        None
+    }
 
     /// After the roles ran: the answer that stands (a profile may run its roles again).
     fn after_roles(&self, _w: &mut Work<'_>, _pass: &Pass<'_>, answer: String) -> Result<String> {

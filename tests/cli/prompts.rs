@@ -180,6 +180,130 @@ fn turn_takes_the_message_as_an_argument_and_continues_the_last_session() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+#[test]
+fn turn_system_instructions_reach_every_role_below_the_rules() {
+    let env = TestEnv::new();
+    let srv = OpenAi::always("bonjour");
+    let url = srv.base_url();
+    let rec = env.json(
+        &[
+            "turn",
+            "--base-url",
+            &url,
+            "--system",
+            "Answer in French.",
+            "hi",
+        ],
+        "",
+    );
+    assert_eq!(rec["output"], "bonjour");
+    let reqs = srv.requests();
+    assert_eq!(reqs.len(), 2, "think and respond");
+    for r in &reqs {
+        let first = r.json()["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let rules = first.find("Rules (authoritative").unwrap();
+        let mine = first
+            .find("Answer in French.")
+            .unwrap_or_else(|| panic!("{}: {first}", crate::support::openai::role_of(r)));
+        assert!(mine > rules, "the person's text comes after bob's rules");
+        // Only in the system message: never data in the user message.
+        assert_eq!(
+            crate::support::openai::all_text(r)
+                .matches("Answer in French.")
+                .count(),
+            1
+        );
+    }
+    // The turn input may carry it as `system`; without either, nothing is added.
+    env.json(
+        &["turn", "--base-url", &url],
+        r#"{"session_id":"j","message":"hi","system":"Use haiku."}"#,
+    );
+    assert!(crate::support::openai::all_text(&srv.requests()[2]).contains("Use haiku."));
+    env.json(&["turn", "--base-url", &url, "-s", "plain", "hi"], "");
+    assert!(!crate::support::openai::all_text(&srv.requests()[4]).contains("person running"));
+    // A blank instruction is a mistake, refused before any call.
+    env.fails(
+        &["turn", "--base-url", &url, "--system", " ", "hi"],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert_eq!(srv.requests().len(), 6);
+}
+
+#[test]
+fn chat_talks_in_a_session_and_continues_the_last_one() {
+    let env = TestEnv::new();
+    let srv = OpenAi::start(|_, n| Reply::json(200, &completion(&format!("answer {n}"))));
+    let url = srv.base_url();
+    // Nothing to continue in a fresh home; without -s/-c a chat remembers nothing.
+    let err = env.fails(&["chat", "--base-url", &url, "-c", "x"], "", 4, "not_found");
+    assert!(err["message"].as_str().unwrap().contains("no last session"));
+    env.json(&["chat", "--base-url", &url, "just once"], "");
+    assert!(!env.path("last_session").exists());
+
+    let v = env.json(
+        &["chat", "--base-url", &url, "-s", "trip", "I go to Rome"],
+        "",
+    );
+    assert_eq!(v["message"]["content"], "answer 1");
+    assert_eq!(
+        messages(&srv, 1),
+        [("user".to_string(), "I go to Rome".to_string())]
+    );
+    let v = env.json(
+        &[
+            "chat",
+            "--base-url",
+            &url,
+            "-c",
+            "--system",
+            "Be brief.",
+            "where?",
+        ],
+        "",
+    );
+    assert_eq!(v["message"]["content"], "answer 2");
+    let pair = |r: &str, c: &str| (r.to_string(), c.to_string());
+    assert_eq!(
+        messages(&srv, 2),
+        [
+            pair("system", "Be brief."),
+            pair("user", "I go to Rome"),
+            pair("assistant", "answer 1"),
+            pair("user", "where?"),
+        ]
+    );
+    // The session is a turn's session too: `bob turn -c` sees the chat's conversation.
+    let rec = env.json(&["turn", "--base-url", &url, "-c", "and the hotel?"], "");
+    assert_eq!(rec["session_id"], "trip");
+    assert_eq!(rec["revision"], 3);
+    let seen = crate::support::openai::all_text(&srv.requests()[3]);
+    assert!(
+        seen.contains("I go to Rome") && seen.contains("answer 2"),
+        "{seen}"
+    );
+    // -s and -c exclude each other.
+    let out = env
+        .bob(&["chat", "--base-url", &url, "-s", "a", "-c", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A session id that breaks the rule is refused before any call.
+    let n = srv.requests().len();
+    env.fails(
+        &["chat", "--base-url", &url, "-s", "../x", "hi"],
+        "",
+        2,
+        "invalid.request",
+    );
+    assert_eq!(srv.requests().len(), n);
+}
+
 /// Drops escape sequences and carriage returns from what a terminal was sent.
 fn plain(drawn: &str) -> String {
     let mut out = String::new();
@@ -527,4 +651,85 @@ fn a_turn_on_a_terminal_shows_the_answer_while_it_still_arrives() {
     let text = plain(&d.terminal_text());
     assert_eq!(text.matches("arrives at once").count(), 1, "{text:?}");
     assert_eq!(text.matches("And then the rest.").count(), 1, "{text:?}");
+}
+
+#[test]
+fn a_panda_turn_on_a_terminal_streams_the_solvers_final_answer_only() {
+    let env = TestEnv::new();
+    let head = r#"{"analysis":"private musing","requests":[],"tool_intent":null,"needs_more_context":false,"final":"The first line of the panda answer.\n"#;
+    let tail = r#"And the rest \"quoted\"."}"#;
+    let srv = OpenAi::start(move |req, _| {
+        if crate::support::openai::role_of(req) != "solver" {
+            return reply_to(req, r#"{"plan":["answer the user"],"notes":{}}"#);
+        }
+        if req.json()["stream"] != true {
+            return Reply::json(200, &completion(&format!("{head}{tail}")));
+        }
+        // The answer's first line now, the rest two seconds later.
+        let mut r = Reply::sse(&sse_events(&[head, tail]), Duration::ZERO);
+        for c in r.chunks.iter_mut().skip(2) {
+            c.0 = Duration::from_secs(2);
+        }
+        r
+    });
+    let url = srv.base_url();
+    let still_running = std::sync::atomic::AtomicBool::new(false);
+    let when = |seen: &[u8]| String::from_utf8_lossy(seen).contains("first line of the panda");
+    let check = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .next();
+        let alive = matches!(state, Some(s) if s != "Z" && s != "X");
+        still_running.store(alive, std::sync::atomic::Ordering::SeqCst);
+    };
+    let Some(d) = pty::run_acting(
+        env.std_command(&["turn", "--base-url", &url, "--profile", "panda", "hi"]),
+        SHELL,
+        None,
+        Some((&when, &check)),
+    ) else {
+        return;
+    };
+    assert_eq!(d.code, Some(0), "{}", d.terminal_text());
+    // Streaming is the default on a terminal for panda too.
+    assert!(srv.requests().iter().all(|r| r.json()["stream"] == true));
+    assert!(
+        still_running.load(std::sync::atomic::Ordering::SeqCst),
+        "the Solver's first line showed only once the turn had ended"
+    );
+    let text = plain(&d.terminal_text());
+    assert_eq!(
+        text.matches("first line of the panda answer.").count(),
+        1,
+        "{text:?}"
+    );
+    assert_eq!(
+        text.matches("And the rest \"quoted\".").count(),
+        1,
+        "{text:?}"
+    );
+    for hidden in ["analysis", "private musing", "{", "needs_more_context"] {
+        assert!(!text.contains(hidden), "{hidden} shown: {text:?}");
+    }
+    // Piped, the record's answer is the same text.
+    let rec = env.json(
+        &[
+            "turn",
+            "--base-url",
+            &url,
+            "--profile",
+            "panda",
+            "--stream",
+            "hi",
+        ],
+        "",
+    );
+    assert_eq!(
+        rec["output"],
+        "The first line of the panda answer.\nAnd the rest \"quoted\"."
+    );
 }

@@ -2140,3 +2140,59 @@ fn a_secret_stored_after_a_run_was_written_is_masked_when_the_run_is_served() {
         "{text}"
     );
 }
+
+#[test]
+fn a_runs_answer_streams_over_its_events_masked_across_deltas() {
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let secret = "split-secret-4c1d-9e7f-a2b8";
+    env.json(&["secrets", "set", "split_canary"], secret);
+    let before: String = (0..60).map(|i| format!("a{i} ")).collect();
+    let after: String = (0..90).map(|i| format!("b{i} ")).collect();
+    let (head, tail) = secret.split_at(11);
+    let pieces = [
+        before.clone(),
+        format!("the key is {head}"),
+        format!("{tail} and then "),
+        after.clone(),
+    ];
+    let llm = OpenAi::start(move |req, _| {
+        if openai::role_of(req) != "respond" {
+            return Reply::json(200, &openai::completion("plan: answer"));
+        }
+        assert_eq!(req.json()["stream"], true, "a served run streams");
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        Reply::sse(&openai::sse_events(&refs), Duration::from_millis(300))
+    });
+    let srv = Server::start_on(&env, &[], &llm);
+    let a = srv.addr;
+    let id = create(a, &tok, json!({"agent_id": "a", "message": "the key?"}));
+    // Read while the run is in flight: the stream ends after the run's terminal event.
+    let sse = get(a, &format!("/v1/runs/{id}/events"), &tok);
+    let body = String::from_utf8(sse.body).unwrap();
+    assert!(!body.contains(head) && !body.contains(tail), "{body}");
+    let events: Vec<Value> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    let types = types_of(&events);
+    let first_delta = types.iter().position(|t| t == "answer.delta");
+    let done = types.iter().position(|t| t == "run.completed").unwrap();
+    assert!(first_delta.is_some_and(|d| d < done), "{types:?}");
+    assert!(body.contains("event: answer.delta"), "{body}");
+    let streamed: String = events
+        .iter()
+        .filter(|e| e["event_type"] == "answer.delta")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(streamed.contains("the key is [REDACTED]"), "{streamed}");
+    // What streamed begins the final, audited answer, which comes from the run record.
+    let run = wait_run(a, &tok, &id, status_is("completed"));
+    let output = run["output"].as_str().unwrap();
+    assert!(output.starts_with(&streamed), "{streamed:?} / {output:?}");
+    assert!(
+        output.len() > streamed.len(),
+        "the held-back tail comes with the record"
+    );
+}

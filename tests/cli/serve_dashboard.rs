@@ -551,3 +551,62 @@ fn the_dashboard_follows_a_slow_run_to_its_end_and_labels_the_scheduler_honestly
         "return document.getElementById('sched-state').textContent.startsWith('(running: last tick')",
     );
 }
+
+#[test]
+fn the_conversation_shows_the_answer_while_the_run_still_streams_it() {
+    use crate::support::http::Reply;
+    use crate::support::openai::{OpenAi, completion, role_of, sse_events};
+    use crate::support::webdriver::Browser;
+    let Some(browser) = Browser::start("the_conversation_shows_the_answer_while_it_streams") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let first: String = (0..80).map(|i| format!("w{i} ")).collect();
+    let llm = OpenAi::start(move |req, _| {
+        if role_of(req) != "respond" {
+            return Reply::json(200, &completion("plan: answer"));
+        }
+        // Most of the answer now, its end four seconds later.
+        let mut r = Reply::sse(
+            &sse_events(&[&first, "The end."]),
+            std::time::Duration::ZERO,
+        );
+        for c in r.chunks.iter_mut().skip(2) {
+            c.0 = std::time::Duration::from_secs(4);
+        }
+        r
+    });
+    let srv = Server::start_on(&env, &[], &llm);
+    let a = srv.addr;
+    browser.goto(&format!("http://{a}/"));
+    browser.type_into("#token", &tok);
+    browser.click("#signin-form button");
+    browser.wait_for("the app", "return !document.getElementById('app').hidden");
+    browser.click("#chat-new");
+    browser.type_into("#chat-message", "tell me a long one");
+    browser.click("#chat-send");
+    browser.wait_for(
+        "the answer's beginning",
+        "const a = document.getElementById('chat-live'); \
+         return !!a && a.textContent.startsWith('w0 w1 w2') && !a.classList.contains('pending')",
+    );
+    // The run is still going: its end has not arrived yet.
+    let run_id = browser.eval("return document.getElementById('chat-live').dataset.run");
+    let run = get(a, &format!("/v1/runs/{}", run_id.as_str().unwrap()), &tok).json();
+    assert_eq!(run["status"], "running", "{run}");
+    assert!(
+        !browser
+            .eval("return document.getElementById('chat-live').textContent")
+            .as_str()
+            .unwrap()
+            .contains("The end."),
+    );
+    // At the end the audited answer replaces the streamed text.
+    browser.wait_for(
+        "the whole answer",
+        "const a = document.querySelector('#chat-log li.msg.assistant'); \
+         return !!a && a.textContent.endsWith('The end.') && a.textContent.startsWith('w0 w1') \
+           && !a.classList.contains('pending') && document.getElementById('chat-status').textContent === ''",
+    );
+}

@@ -282,7 +282,14 @@ async function sendMessage() {
   await streamEvents(run.id, (ev) => {
     if (chatSession !== session) return;
     const p = ev.payload || {};
-    if (ev.event_type === "run.started") $("chat-status").textContent = "running";
+    // The answer as it streams (already masked by the server); the final, audited answer
+    // replaces it when the run ends.
+    if (ev.event_type === "answer.delta") {
+      if (answer.classList.contains("pending")) { answer.classList.remove("pending"); answer.textContent = ""; }
+      answer.textContent += ev.text || "";
+      $("chat-status").textContent = "answering…";
+    } else if (ev.event_type === "answer.reset") { answer.textContent = "…"; answer.classList.add("pending"); }
+    else if (ev.event_type === "run.started") $("chat-status").textContent = "running";
     else if (ev.event_type === "model.requested") $("chat-status").textContent = "waiting on the model (" + (p.role || "model") + ")…";
     else if (ev.event_type === "tool.call") {
       log.insertBefore(toolItem({ run_id: run.id, tool_name: p.tool, tool_call_id: p.request_id, input: JSON.stringify(p.input, null, 2) }), answer);

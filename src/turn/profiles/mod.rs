@@ -20,12 +20,13 @@
 
 mod bob;
 mod panda;
+mod panda_live;
 mod solo;
 mod spectator;
 mod turbotime;
 
 pub use super::role::{Profile, RoleSpec};
-pub(in crate::turn) use super::work::{Pass, Plugin};
+pub(in crate::turn) use super::work::{LiveAnswer, Pass, Plugin};
 
 impl Profile {
     /// The roles in pipeline order; the last one is final.

@@ -113,6 +113,12 @@ impl Plugin for Panda {
     fn after_roles(&self, w: &mut Work<'_>, pass: &Pass<'_>, answer: String) -> Result<String> {
         context_loops(w, pass, answer)
     }
+
+    /// The Solver's `final` string, decoded as the JSON streams in.
+    fn live_answer(&self) -> Option<super::LiveAnswer> {
+        let mut text = super::panda_live::FinalText::default();
+        Some(Box::new(move |piece| text.push(piece)))
+    }
 }
 
 const THINKING: &str = "You are the Thinking stage. Reply with one JSON object only: \
