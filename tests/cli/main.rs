@@ -35,6 +35,7 @@ mod serve;
 mod serve_dashboard;
 mod serve_security;
 mod settings;
+mod shared_memory;
 mod shared_store;
 mod spine;
 mod state;
