@@ -157,6 +157,9 @@ _bob() {
             bob__subcmd__db,help)
                 cmd="bob__subcmd__db__subcmd__help"
                 ;;
+            bob__subcmd__db,import)
+                cmd="bob__subcmd__db__subcmd__import"
+                ;;
             bob__subcmd__db,migrate)
                 cmd="bob__subcmd__db__subcmd__migrate"
                 ;;
@@ -165,6 +168,9 @@ _bob() {
                 ;;
             bob__subcmd__db__subcmd__help,help)
                 cmd="bob__subcmd__db__subcmd__help__subcmd__help"
+                ;;
+            bob__subcmd__db__subcmd__help,import)
+                cmd="bob__subcmd__db__subcmd__help__subcmd__import"
                 ;;
             bob__subcmd__db__subcmd__help,migrate)
                 cmd="bob__subcmd__db__subcmd__help__subcmd__migrate"
@@ -291,6 +297,9 @@ _bob() {
                 ;;
             bob__subcmd__help__subcmd__config,unset)
                 cmd="bob__subcmd__help__subcmd__config__subcmd__unset"
+                ;;
+            bob__subcmd__help__subcmd__db,import)
+                cmd="bob__subcmd__help__subcmd__db__subcmd__import"
                 ;;
             bob__subcmd__help__subcmd__db,migrate)
                 cmd="bob__subcmd__help__subcmd__db__subcmd__migrate"
@@ -1820,7 +1829,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__db)
-            opts="-h -V --home --now --format --json --help --version status migrate help"
+            opts="-h -V --home --now --format --json --help --version status migrate import help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1846,7 +1855,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__db__subcmd__help)
-            opts="status migrate help"
+            opts="status migrate import help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1860,6 +1869,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__db__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1894,6 +1917,36 @@ _bob() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__import)
+            opts="-h -V --from --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2392,8 +2445,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__db)
-            opts="status migrate"
+            opts="status migrate import"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__db__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -39,5 +39,6 @@ pub mod sandbox;
 pub mod schedule;
 pub mod secrets;
 pub mod serve;
+pub mod shared_import;
 pub mod tools;
 pub mod turn;

@@ -416,6 +416,9 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ("db migrate", &[
         parse("Apply the schema migrations (also done on first use)", "BOB_DATABASE_URL=postgresql://bob@db.lan/bob bob db migrate"),
     ]),
+    ("db import", &[
+        parse("Copy a laptop's embedded home into the shared store (run twice: copies nothing)", "BOB_DATABASE_URL=postgresql://bob@db.lan/bob BOB_KEY_FILE=~/old-home/keys/chain.key bob db import --from ~/old-home"),
+    ]),
     ("config path", &[
         run("The home and the config files bob reads", "bob config path"),
     ]),

@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use serde_json::Value;
 
 /// The advisory lock key the ledger is appended under ("bobledgr" as bytes).
-const LEDGER_LOCK: i64 = 0x0062_6f62_6c65_6467;
+pub(crate) const LEDGER_LOCK: i64 = 0x0062_6f62_6c65_6467;
 
 /// Where the ledger lives, as `bob ledger verify` names it.
 pub const LEDGER_NAME: &str = "postgres:memory_ledger";
@@ -115,7 +115,7 @@ impl PgLtm {
 }
 
 /// Inserts `r` (redacted for storage first) unless its id is stored; true when inserted.
-fn insert_record(
+pub(crate) fn insert_record(
     db: &'static Database,
     c: &mut impl postgres::GenericClient,
     r: &MemoryRecord,

@@ -294,3 +294,91 @@ fn a_node_with_another_chain_key_cannot_pass_off_its_records() {
             .unwrap();
     assert_ne!(out.status.code(), Some(0));
 }
+
+#[test]
+fn db_import_copies_an_embedded_home_once_and_its_chain_still_verifies() {
+    let Some(b) = Backend::postgres() else { return };
+    // An embedded home with history: decided and pending candidates, a ledger, a checkpoint.
+    let old = crate::TestEnv::new();
+    let rows = old.jsonl(&["memory", "propose"], THREE);
+    old.json(&["memory", "approve", &id(&rows[0])], "");
+    old.json(
+        &["memory", "reject", &id(&rows[2]), "--reason", "not durable"],
+        "",
+    );
+    old.json(
+        &["state", "set", "--session", "s1"],
+        r#"{"goals":["move to the cluster"]}"#,
+    );
+    let from = old.home().display().to_string();
+    // A node that does not hold that home's chain key cannot take its ledger.
+    let e =
+        b.a.fails(&["db", "import", "--from", &from], "", 5, "conflict");
+    assert!(e["message"].as_str().unwrap().contains("chain key"), "{e}");
+    let node = crate::shared_store::Node {
+        env: crate::TestEnv::new(),
+        url: b.a.url.clone(),
+        key_file: Some(old.home().join("keys/chain.key")),
+    };
+    let n = node.json(&["db", "import", "--from", &from], "");
+    assert_eq!(n["memories"]["copied"], 1, "{n}");
+    assert_eq!(n["candidates"]["copied"], 3, "{n}");
+    assert_eq!(n["ledger"]["copied"], 2, "{n}");
+    assert_eq!(n["checkpoints"]["copied"], 1, "{n}");
+    // Run twice, it changes nothing.
+    let again = node.json(&["db", "import", "--from", &from], "");
+    for store in ["memories", "candidates", "ledger", "checkpoints"] {
+        assert_eq!(again[store]["copied"], 0, "{again}");
+        assert_eq!(again[store]["differing"], 0, "{again}");
+    }
+    assert_eq!(again["ledger"]["unchanged"], 2, "{again}");
+    assert_eq!(again["memories"]["unchanged"], 1, "{again}");
+    // The copies are the shared store now: found, decided once, and the chain verifies.
+    let hits = node.jsonl(&["memory", "query", "metric units"], "");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    node.fails(&["memory", "approve", &id(&rows[0])], "", 5, "conflict");
+    let next = node.json(&["memory", "approve", &id(&rows[1])], "");
+    assert_eq!(next["ledger_seq"], 2, "{next}");
+    let reports = node.jsonl(&["ledger", "verify"], "");
+    let shared = reports
+        .iter()
+        .find(|r| r["path"] == "postgres:memory_ledger")
+        .unwrap();
+    assert_eq!(shared["ok"], true, "{shared}");
+    assert_eq!(shared["verified"], 3, "{shared}");
+    let cp = node.json(&["state", "show", "--session", "s1"], "");
+    assert_eq!(cp["state"]["goals"][0], "move to the cluster");
+    // The cluster went on past the home: importing it again still changes nothing, and the
+    // candidate decided since is the database's version.
+    let third = node.json(&["db", "import", "--from", &from], "");
+    assert_eq!(third["ledger"]["copied"], 0, "{third}");
+    assert_eq!(third["ledger"]["unchanged"], 2, "{third}");
+    assert_eq!(third["candidates"]["differing"], 1, "{third}");
+    let seen = node.jsonl(&["memory", "candidates", "--status", "approved"], "");
+    assert_eq!(seen.len(), 2);
+    // A home whose ledger differs from the database's where they overlap is refused whole.
+    let other = crate::shared_store::Node {
+        env: crate::TestEnv::new(),
+        url: None,
+        key_file: node.key_file.clone(),
+    };
+    let rows = other.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"Another home's fact","type":"fact"}]"#,
+    );
+    other.json(&["memory", "approve", &id(&rows[0])], "");
+    let e = node.fails(
+        &[
+            "db",
+            "import",
+            "--from",
+            &other.env.home().display().to_string(),
+        ],
+        "",
+        5,
+        "conflict",
+    );
+    assert!(e["message"].as_str().unwrap().contains("ledger"), "{e}");
+    let hits = node.jsonl(&["memory", "query", "another home"], "");
+    assert!(hits.is_empty(), "a refused import wrote nothing: {hits:?}");
+}

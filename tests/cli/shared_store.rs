@@ -12,9 +12,9 @@ use std::process::{Child, Command, Stdio};
 /// One node: a home, and the database it shares (none: the embedded backend).
 pub(crate) struct Node {
     pub(crate) env: TestEnv,
-    url: Option<String>,
+    pub(crate) url: Option<String>,
     /// The chain key every node of one database shares (`BOB_KEY_FILE`).
-    key_file: Option<std::path::PathBuf>,
+    pub(crate) key_file: Option<std::path::PathBuf>,
 }
 
 impl Node {
