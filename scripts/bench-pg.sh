@@ -2,8 +2,9 @@
 # Benchmarks memory on the two backends in one run: `bob memory query` end to end (process start
 # to exit, so PostgreSQL's figure includes connecting) at N synthetic long-term records, on the
 # embedded home (SQLite FTS5) and on PostgreSQL (the same records copied with
-# `bob db import --from HOME`), p50 and p95 over every run of every query; plus the time
-# `bob db import` took.
+# `bob db import --from HOME`), p50 and p95 over every run of every query; the ranking query
+# alone inside PostgreSQL (psql \timing, one session), the database's own share; plus the
+# time `bob db import` took.
 #
 #   scripts/bench-pg.sh                       # N=100000, RUNS=20 per query, 10 queries
 #   N=20000 RUNS=10 scripts/bench-pg.sh
@@ -72,8 +73,8 @@ t2=$(date +%s.%N)
 python3 -c "print('embedded import: %.1f s; bob db import into PostgreSQL: %.1f s' % ($t1 - $t0, $t2 - $t1))"
 cat "$work/import.json"; echo
 
-python3 - "$BOB" "$work" "$url" "$RUNS" <<'PY'
-import os, subprocess, sys, time, statistics
+python3 - "$BOB" "$work" "$url" "$RUNS" "$pgbin/psql" <<'PY'
+import os, re, subprocess, sys, time, statistics
 bob, work, url, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 queries = [q.strip() for q in open(work + "/records.jsonl.queries") if q.strip()]
 def env(pg):
@@ -107,5 +108,20 @@ for name in homes:
 print("ratio postgres / sqlite (p50): %.2f" % (statistics.median(times["postgres"]) / statistics.median(times["sqlite"])))
 same = sum(1 for q in queries if hits[q]["sqlite"][:1] == hits[q]["postgres"][:1])
 overlap = statistics.mean(len(set(hits[q]["sqlite"]) & set(hits[q]["postgres"])) / max(1, len(hits[q]["sqlite"])) for q in queries)
+# The ranking statement bob runs, inside the database (one psql session, \timing).
+psql = sys.argv[5]
+sql = ["\\timing on"]
+for q in queries:
+    words = " or ".join(w.lower() for w in re.split(r"\W+", q) if w)
+    stmt = ("WITH q AS (SELECT websearch_to_tsquery('english', '%s') AS q) SELECT id, "
+            "ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', tsv, q.q, 1)::float8 AS rank, importance, created_unix "
+            "FROM memory_records, q WHERE user_id = 'default' AND tsv @@ q.q AND (expires_unix IS NULL "
+            "OR expires_unix > 0) AND tags @> '{}' ORDER BY rank DESC, id LIMIT 40;" % words)
+    sql += [stmt] * (runs + 1)
+out = subprocess.run([psql, "-h", work + "/sock", "-U", "bob", "-d", "bob", "-q", "-o", "/dev/null"],
+                     input="\n".join(sql), capture_output=True, text=True, check=True).stdout
+ms = [float(m) for m in re.findall(r"Time: ([0-9.]+) ms", out)]
+ms = [t for i, t in enumerate(ms) if i % (runs + 1) != 0]  # drop each query's first (warm-up)
+print("| postgres, the ranking statement alone (psql) | %d x %d | %.1f | %.1f |" % (len(queries), runs, statistics.median(ms), p(ms, 0.95)))
 print("same top hit on both backends: %d/%d queries; top-5 overlap %.0f%%" % (same, len(queries), overlap * 100))
 PY

@@ -180,10 +180,7 @@ impl LtmStore for PgLtm {
             c.query(
                 "WITH q AS (SELECT websearch_to_tsquery('english', $1) AS q) \
                  SELECT id, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', tsv, q.q, 1)::float8 AS rank, \
-                        importance, created_unix, record, \
-                        ts_headline('english', body, q.q, \
-                            'StartSel=\"\", StopSel=\"\", MaxWords=24, MinWords=8, \
-                             FragmentDelimiter=…, MaxFragments=1') \
+                        importance, created_unix \
                  FROM memory_records, q \
                  WHERE user_id = $2 AND tsv @@ q.q \
                    AND (expires_unix IS NULL OR expires_unix > $3) AND tags @> $4 \
@@ -214,13 +211,29 @@ impl LtmStore for PgLtm {
                 .then_with(|| rows[a.1].get::<_, &str>(0).cmp(rows[b.1].get::<_, &str>(0)))
         });
         scored.truncate(opts.k);
+        // The records and excerpts of the hits only (a headline is the costly part).
+        let ids: Vec<&str> = scored.iter().map(|(_, i)| rows[*i].get(0)).collect();
+        let found = self.db.with(|c| {
+            c.query(
+                "SELECT id, record, ts_headline('english', body, \
+                     websearch_to_tsquery('english', $1), \
+                     'StartSel=\"\", StopSel=\"\", MaxWords=24, MinWords=8, MaxFragments=1') \
+                 FROM memory_records WHERE id = ANY($2)",
+                &[&q, &ids],
+            )
+        })?;
+        let by_id: std::collections::HashMap<&str, &postgres::Row> =
+            found.iter().map(|r| (r.get::<_, &str>(0), r)).collect();
         scored
             .into_iter()
             .map(|(score, i)| {
-                let row = &rows[i];
-                let rec = parse_record(row.get(4))?;
+                let id: &str = rows[i].get(0);
+                let row = by_id
+                    .get(id)
+                    .ok_or_else(|| Error::internal(format!("memory record {id} vanished")))?;
+                let rec = parse_record(row.get(1))?;
                 let snip = row
-                    .get::<_, &str>(5)
+                    .get::<_, &str>(2)
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" ");
