@@ -160,6 +160,9 @@ _bob() {
             bob__subcmd__db,help)
                 cmd="bob__subcmd__db__subcmd__help"
                 ;;
+            bob__subcmd__db,import)
+                cmd="bob__subcmd__db__subcmd__import"
+                ;;
             bob__subcmd__db,migrate)
                 cmd="bob__subcmd__db__subcmd__migrate"
                 ;;
@@ -168,6 +171,9 @@ _bob() {
                 ;;
             bob__subcmd__db__subcmd__help,help)
                 cmd="bob__subcmd__db__subcmd__help__subcmd__help"
+                ;;
+            bob__subcmd__db__subcmd__help,import)
+                cmd="bob__subcmd__db__subcmd__help__subcmd__import"
                 ;;
             bob__subcmd__db__subcmd__help,migrate)
                 cmd="bob__subcmd__db__subcmd__help__subcmd__migrate"
@@ -297,6 +303,9 @@ _bob() {
                 ;;
             bob__subcmd__help__subcmd__config,unset)
                 cmd="bob__subcmd__help__subcmd__config__subcmd__unset"
+                ;;
+            bob__subcmd__help__subcmd__db,import)
+                cmd="bob__subcmd__help__subcmd__db__subcmd__import"
                 ;;
             bob__subcmd__help__subcmd__db,migrate)
                 cmd="bob__subcmd__help__subcmd__db__subcmd__migrate"
@@ -1858,7 +1867,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__db)
-            opts="-h -V --home --now --format --json --help --version status migrate help"
+            opts="-h -V --home --now --format --json --help --version status migrate import help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1884,7 +1893,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__db__subcmd__help)
-            opts="status migrate help"
+            opts="status migrate import help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1898,6 +1907,20 @@ _bob() {
             return 0
             ;;
         bob__subcmd__db__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1932,6 +1955,36 @@ _bob() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__db__subcmd__import)
+            opts="-h -V --from --home --now --format --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "json table block" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2430,8 +2483,22 @@ _bob() {
             return 0
             ;;
         bob__subcmd__help__subcmd__db)
-            opts="status migrate"
+            opts="status migrate import"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bob__subcmd__help__subcmd__db__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -1388,17 +1388,18 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand completion" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -l json -d 'Force JSON output even on a terminal'
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -s V -l version -d 'Print version'
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -f -a "status" -d 'Print which store this home uses and, for the database, whether it is reachable'
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -f -a "migrate" -d 'Apply the schema migrations this bob knows to the database (each exactly once, under an advisory lock, so nodes may run it at the same time)'
-complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -f -a "status" -d 'Print which store this home uses and, for the database, whether it is reachable'
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -f -a "migrate" -d 'Apply the schema migrations this bob knows to the database (each exactly once, under an advisory lock, so nodes may run it at the same time)'
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -f -a "import" -d 'Copy an embedded home\'s memories, candidates, approval ledger and session checkpoints into the database'
+complete -c bob -n "__fish_bob_using_subcommand db; and not __fish_seen_subcommand_from status migrate import help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from status" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from status" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from status" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
@@ -1415,8 +1416,18 @@ block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEM
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from migrate" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from migrate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from migrate" -s V -l version -d 'Print version'
+complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from import" -l from -d 'The home to copy from (its directory)' -r -F
+complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from import" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
+complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from import" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
+complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from import" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
+table\t''
+block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
+complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from import" -l json -d 'Force JSON output even on a terminal'
+complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from import" -s V -l version -d 'Print version'
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "status" -d 'Print which store this home uses and, for the database, whether it is reachable'
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "migrate" -d 'Apply the schema migrations this bob knows to the database (each exactly once, under an advisory lock, so nodes may run it at the same time)'
+complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "import" -d 'Copy an embedded home\'s memories, candidates, approval ledger and session checkpoints into the database'
 complete -c bob -n "__fish_bob_using_subcommand db; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bob -n "__fish_bob_using_subcommand keys; and not __fish_seen_subcommand_from export import help" -l home -d 'Home directory holding all persistent files [default: $BOB_HOME, else ./runtime when it exists, else $XDG_DATA_HOME/bob, i.e. ~/.local/share/bob]' -r -F
 complete -c bob -n "__fish_bob_using_subcommand keys; and not __fish_seen_subcommand_from export import help" -l now -d 'Pin the clock to this RFC3339 time [default: $BOB_NOW, else config.toml clock.now, else the system clock] so TTLs and schedules are deterministic' -r
@@ -1565,5 +1576,6 @@ complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "unset" -d 'Remove one setting from the home\'s config.toml (its default, or your own file\'s value, applies again)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "status" -d 'Print which store this home uses and, for the database, whether it is reachable'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "migrate" -d 'Apply the schema migrations this bob knows to the database (each exactly once, under an advisory lock, so nodes may run it at the same time)'
+complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from db" -f -a "import" -d 'Copy an embedded home\'s memories, candidates, approval ledger and session checkpoints into the database'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "export" -d 'Write this node\'s keys to FILE (a new file, mode 0600; - for stdout, never a terminal)'
 complete -c bob -n "__fish_bob_using_subcommand help; and __fish_seen_subcommand_from keys" -f -a "import" -d 'Install the keys of a bundle written by `bob keys export` on this node'

@@ -2044,6 +2044,101 @@ pub fn repair_torn_tail(path: &Path) -> Result<Option<PathBuf>> {
     Ok(Some(side))
 }
 
+/// Chains one record onto a chain kept outside a file (the shared store's ledger rows): the
+/// record gets `key_id`, `seq`, `prev` and the keyed `hash` exactly as [`append`] gives a line,
+/// so one verifier rule covers both. The caller holds the chain's lock and read `prev` (the
+/// last record's `hash`, [`GENESIS`] for the first) under it.
+pub fn link(
+    keys: &Keyring,
+    seq: u64,
+    prev: &str,
+    record: Map<String, Value>,
+) -> Result<Map<String, Value>> {
+    let tip = Tip {
+        seq,
+        prev: prev.to_string(),
+        keyed_from: 0,
+        prefix_sha256: None,
+    };
+    chain(keys, tip, vec![record])?
+        .records
+        .pop()
+        .ok_or_else(|| Error::internal("chain wrote nothing"))
+}
+
+/// Verifies a chain kept outside a file, given as its records' JSON texts in `seq` order
+/// (`name` says where it lives): each record must be valid JSON, carry the next `seq`, link
+/// to the previous record's `hash` and carry a `hash` that is the MAC of the rest under
+/// `keys`. The report reads as a file's (`first_bad_line` is the 1-based record).
+pub fn verify_records(keys: &Keyring, name: &str, records: &[String]) -> ChainReport {
+    let mut report = ChainReport::new(Path::new(name));
+    let mut prev = GENESIS.to_string();
+    for (i, text) in records.iter().enumerate() {
+        let line = i + 1;
+        let mut rec: Map<String, Value> = match serde_json::from_str(text) {
+            Ok(r) => r,
+            Err(e) => {
+                report.fail(line, format!("record {i} is not a JSON object: {e}"));
+                return report;
+            }
+        };
+        let hash = match rec.shift_remove("hash") {
+            Some(Value::String(h)) => h,
+            _ => {
+                report.fail(line, format!("record {i} carries no hash"));
+                return report;
+            }
+        };
+        if rec.get("seq").and_then(Value::as_u64) != Some(i as u64) {
+            report.fail(
+                line,
+                format!("record {i} carries another seq (deleted or inserted records)"),
+            );
+            return report;
+        }
+        if rec.get("prev").and_then(Value::as_str) != Some(prev.as_str()) {
+            report.fail(
+                line,
+                format!("record {i} does not link to the record before it"),
+            );
+            return report;
+        }
+        let key_id = rec
+            .get(RECORD_KEY_FIELD)
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if key_id != keys.key_id {
+            report.fail(
+                line,
+                format!(
+                    "record {i} was written under key {key_id:?}, not this node's key {} \
+                     (every node of one database must share the chain key: keys.file)",
+                    keys.key_id
+                ),
+            );
+            return report;
+        }
+        let body = match serde_json::to_vec(&rec) {
+            Ok(b) => b,
+            Err(e) => {
+                report.fail(line, e.to_string());
+                return report;
+            }
+        };
+        if !keys.mac_ok(&body, &hash) {
+            report.fail(
+                line,
+                format!("record {i}'s hash does not match its content"),
+            );
+            return report;
+        }
+        report.verified += 1;
+        report.note(line, None, Some(key_id), "key");
+        prev = hash;
+    }
+    report
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,18 +23,29 @@ pub fn verify(
     if let Some(bytes) = anchor {
         verifier = verifier.with_anchor(chain::read_anchor(home.root(), bytes)?);
     }
+    // Every log: the home's, and the approval ledger in the shared database when
+    // `database.url` is set.
+    let shared = match (files.is_empty(), crate::db::shared()?) {
+        (true, Some(db)) => crate::memory::pg::verify_ledger(db, home.root())?,
+        _ => None,
+    };
     let files = if files.is_empty() {
         verifier.all_logs(home.root())
     } else {
         files
     };
-    if files.is_empty() {
+    if files.is_empty() && shared.is_none() {
         return Err(Error::not_found(format!(
             "no hash-chained logs under {} (memory_approvals.jsonl, audit/)",
             home.root().display()
         )));
     }
-    files.iter().map(|f| verifier.verify(f)).collect()
+    let mut reports: Vec<ChainReport> = files
+        .iter()
+        .map(|f| verifier.verify(f))
+        .collect::<Result<_>>()?;
+    reports.extend(shared);
+    Ok(reports)
 }
 
 /// The records of the log at `path` that `filter` keeps, the last `limit` of them when given,

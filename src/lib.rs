@@ -41,5 +41,6 @@ pub mod sandbox;
 pub mod schedule;
 pub mod secrets;
 pub mod serve;
+pub mod shared_import;
 pub mod tools;
 pub mod turn;

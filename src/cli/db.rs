@@ -1,4 +1,4 @@
-//! `bob db status|migrate`: the shared store's database ([`crate::db`]).
+//! `bob db status|migrate|import`: the shared store's database ([`crate::db`]).
 
 use super::Ctx;
 use crate::error::Result;
@@ -20,6 +20,21 @@ pub enum Args {
     /// first use; this is for doing it ahead of time. invalid.request (exit 2) when
     /// database.url is unset; upstream.error (exit 6) when the database cannot be reached.
     Migrate,
+    /// Copy an embedded home's memories, candidates, approval ledger and session checkpoints
+    /// into the database
+    ///
+    /// JSON {from, url, memories, candidates, ledger, checkpoints: {copied, unchanged,
+    /// differing}, not_copied: [STORE…]}. All in one transaction; the home is only read. A row
+    /// already in the database is left as it is (differing: the database holds another
+    /// version), so a second run copies nothing. The home's ledger records are copied as they
+    /// are: where the database's ledger and the home's overlap they must be the same records,
+    /// and they must be keyed with this node's chain key (keys.file), else conflict (exit 5) and nothing is
+    /// written.
+    Import {
+        /// The home to copy from (its directory)
+        #[arg(long, value_name = "HOME")]
+        from: std::path::PathBuf,
+    },
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
@@ -30,5 +45,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             error.map_or(Ok(()), Err)
         }
         Args::Migrate => ctx.out.doc(&crate::db::migrate()?),
+        Args::Import { from } => ctx.out.doc(&crate::shared_import::import_home(
+            &crate::home::Home::at(from),
+            &ctx.home,
+        )?),
     }
 }

@@ -428,6 +428,9 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ("keys import", &[
         parse("Install the keys on a fresh node, then delete the file", "bob keys import /root/bob-keys.json && rm /root/bob-keys.json"),
     ]),
+    ("db import", &[
+        parse("Copy a laptop's embedded home into the shared store (run twice: copies nothing)", "BOB_DATABASE_URL=postgresql://bob@db.lan/bob BOB_KEY_FILE=~/old-home/keys/chain.key bob db import --from ~/old-home"),
+    ]),
     ("config path", &[
         run("The home and the config files bob reads", "bob config path"),
     ]),

@@ -504,7 +504,7 @@ fn query(
         Some(m) => vectors::Mode::parse(m)?,
         None => vectors::Mode::default_for(memory::embed::provider()),
     };
-    let hits = if ctx.home.memory_db().exists() {
+    let hits = if ctx.home.memory_db().exists() || crate::db::is_configured() {
         let m = Memory::open_fast(&ctx.home)?;
         if let Some(b) = rank_budget(&ctx.settings)? {
             m.set_rank_budget(b);

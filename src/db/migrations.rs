@@ -92,4 +92,59 @@ pub static MIGRATIONS: &[Migration] = &[
               updated_at timestamptz NOT NULL DEFAULT now()
           );",
     },
+    Migration {
+        version: 5,
+        name: "memory",
+        // Long-term records (a weighted tsvector for the full-text ranking: title A, tags and
+        // summary B, body C), candidates (at most one pending row per user and digest), and
+        // the approval ledger: one keyed-chain record per row, never updated or deleted.
+        sql: "CREATE TABLE memory_records (
+              rid bigserial UNIQUE,
+              id text PRIMARY KEY,
+              user_id text NOT NULL,
+              title text NOT NULL,
+              summary text NOT NULL,
+              body text NOT NULL,
+              tags text[] NOT NULL,
+              tag_words text NOT NULL,
+              importance integer NOT NULL,
+              created_unix bigint NOT NULL,
+              expires_unix bigint,
+              digest text NOT NULL,
+              record text NOT NULL,
+              tsv tsvector GENERATED ALWAYS AS (
+                  setweight(to_tsvector('english', title), 'A')
+                  || setweight(to_tsvector('english', tag_words), 'B')
+                  || setweight(to_tsvector('english', summary), 'B')
+                  || setweight(to_tsvector('english', body), 'C')) STORED
+          );
+          CREATE INDEX memory_records_tsv ON memory_records USING gin (tsv);
+          CREATE INDEX memory_records_user ON memory_records (user_id, created_unix);
+          CREATE INDEX memory_records_created ON memory_records (created_unix);
+          CREATE TABLE memory_candidates (
+              id text PRIMARY KEY,
+              user_id text NOT NULL,
+              status text NOT NULL,
+              digest text NOT NULL,
+              created_unix bigint NOT NULL,
+              row text NOT NULL
+          );
+          CREATE INDEX memory_candidates_status ON memory_candidates (status, created_unix);
+          CREATE UNIQUE INDEX memory_candidates_pending ON memory_candidates (user_id, digest)
+              WHERE status = 'pending';
+          CREATE TABLE memory_ledger (
+              seq bigint PRIMARY KEY CHECK (seq >= 0),
+              record text NOT NULL,
+              written_at timestamptz NOT NULL DEFAULT now()
+          );
+          CREATE FUNCTION bob_memory_ledger_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+              RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
+                  USING ERRCODE = 'insufficient_privilege';
+          END $$;
+          CREATE TRIGGER memory_ledger_append_only BEFORE UPDATE OR DELETE ON memory_ledger
+              FOR EACH ROW EXECUTE FUNCTION bob_memory_ledger_refuse();
+          CREATE TRIGGER memory_ledger_no_truncate BEFORE TRUNCATE ON memory_ledger
+              FOR EACH STATEMENT EXECUTE FUNCTION bob_memory_ledger_refuse();",
+    },
 ];

@@ -26,7 +26,7 @@
 //! running the same import again completes it (records already stored are left as they are).
 
 use super::ltm::{self, BLOB_THRESHOLD_BYTES, LtmStore};
-use super::{DEFAULT_USER, Memory, ProposeCtx};
+use super::{DEFAULT_USER, Memory, ProposeCtx, final_candidate, mark_decided};
 use crate::clock;
 use crate::contracts::{
     CANDIDATE_SOURCES, CANDIDATE_TYPES, CandidateRow, LedgerEntry, LedgerRecordRef,
@@ -314,6 +314,10 @@ impl Memory {
         let user = self.resolve_user(ctx.user.as_deref().unwrap_or(DEFAULT_USER))?;
         let (c, redactions) = self.redact_candidate(&candidate)?;
         let digest = candidate_digest(&c);
+        if let Some(db) = self.shared {
+            let row = self.pending_row(c, user, ctx, promoted_from, redactions)?;
+            return super::pg::propose(db, &row, &digest);
+        }
         let tx = self.begin()?;
         let existing: Option<String> = tx
             .query_row(
@@ -325,12 +329,33 @@ impl Memory {
         if let Some(row) = existing {
             return parse_row(&row);
         }
-        let now = self.now()?;
-        let row = CandidateRow {
+        let row = self.pending_row(c, user, ctx, promoted_from, redactions)?;
+        let created = clock::parse_rfc3339(&row.created_at)
+            .map(|t| t.timestamp())
+            .unwrap_or_default();
+        tx.execute(
+            "INSERT INTO candidates(id, user, status, digest, created_unix, row) \
+             VALUES (?1, ?2, 'pending', ?3, ?4, ?5)",
+            params![row.id, row.user, digest, created, to_json(&row)?],
+        )?;
+        tx.commit()?;
+        Ok(row)
+    }
+
+    /// A new pending candidate row of `user` for the (redacted) candidate `c`.
+    fn pending_row(
+        &self,
+        c: MemoryCandidate,
+        user: String,
+        ctx: ProposeCtx,
+        promoted_from: Option<String>,
+        redactions: Vec<String>,
+    ) -> Result<CandidateRow> {
+        Ok(CandidateRow {
             id: self.new_id("cand"),
             status: "pending".into(),
-            user: user.clone(),
-            created_at: clock::rfc3339(now),
+            user,
+            created_at: clock::rfc3339(self.now()?),
             candidate: c,
             session_id: ctx.session_id,
             run_id: ctx.run_id,
@@ -341,18 +366,14 @@ impl Memory {
             ledger_seq: None,
             memory_id: None,
             reason: None,
-        };
-        tx.execute(
-            "INSERT INTO candidates(id, user, status, digest, created_unix, row) \
-             VALUES (?1, ?2, 'pending', ?3, ?4, ?5)",
-            params![row.id, user, digest, now.timestamp(), to_json(&row)?],
-        )?;
-        tx.commit()?;
-        Ok(row)
+        })
     }
 
     /// One candidate by id.
     pub fn candidate(&self, id: &str) -> Result<Option<CandidateRow>> {
+        if let Some(db) = self.shared {
+            return super::pg::candidate(db, id);
+        }
         let row: Option<String> = self
             .conn
             .query_row("SELECT row FROM candidates WHERE id = ?1", [id], |r| {
@@ -369,6 +390,9 @@ impl Memory {
         user: Option<&str>,
     ) -> Result<Vec<CandidateRow>> {
         let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        if let Some(db) = self.shared {
+            return super::pg::candidates(db, status, user.as_deref());
+        }
         let mut stmt = self.conn.prepare(
             "SELECT row FROM candidates WHERE (?1 IS NULL OR status = ?1) \
              AND (?2 IS NULL OR user = ?2) ORDER BY created_unix, id",
@@ -381,13 +405,19 @@ impl Memory {
         store::Lock::exclusive(&store::lock_path(&self.home()?.ledger_path()))
     }
 
-    fn append_ledger(&self, entry: &LedgerEntry) -> Result<u64> {
-        // The whole entry is redacted before it is hashed (source paths, reasons, edits).
+    /// A ledger record as it is chained: the whole entry redacted (source paths, reasons,
+    /// edits) before it is hashed.
+    pub(crate) fn ledger_map(&self, entry: &LedgerEntry) -> Result<Map<String, Value>> {
         let mut map = to_map(entry)?;
         let redactor = self.redactor()?;
         for v in map.values_mut() {
             redactor.redact_value(v, "");
         }
+        Ok(map)
+    }
+
+    fn append_ledger(&self, entry: &LedgerEntry) -> Result<u64> {
+        let map = self.ledger_map(entry)?;
         let home = self.home()?;
         let keys = crate::chain::Keyring::open(home.root())?;
         let written = crate::chain::append(&keys, &home.ledger_path(), map)?;
@@ -415,6 +445,9 @@ impl Memory {
         actor: &str,
         user: Option<&str>,
     ) -> Result<Decided> {
+        if let Some(db) = self.shared {
+            return self.decide_shared(db, id, decision, actor, user);
+        }
         let before = self.ltm().max_rid()?;
         let mut decided = self.decide_unembedded(id, decision, actor, user)?;
         decided.embedding = self.embed_after(before);
@@ -476,6 +509,37 @@ impl Memory {
             .with("status", row.status.clone())
             .retryable(false));
         }
+        let entry = self.ledger_entry(&row, decision, actor)?;
+        // A human act: the ledger record is its first record; the audit log (actor `human`,
+        // the decider's name as `by`) must be writable before it and gets the event after.
+        let mut audit = crate::audit::open_human(self.home()?)?;
+        let seq = self.append_ledger(&entry)?;
+        let decided = self
+            .apply_entry(seq, &entry)?
+            .ok_or_else(|| Error::internal(format!("ledger record {seq} could not be applied")))?;
+        audit.record(
+            "human",
+            &crate::contracts::audit::MemoryDecision {
+                candidate_id: &row.id,
+                decision: entry.decision.as_deref(),
+                user: &row.user,
+                by: actor,
+                ledger_seq: seq,
+                memory_id: entry.memory_id.as_deref(),
+                content_digest: entry.content_digest.as_deref(),
+            },
+        )?;
+        Ok(decided)
+    }
+
+    /// The ledger record of `decision` on the pending candidate `row` by `actor` (the edited
+    /// candidate checked and redacted, a rejection's reason redacted).
+    pub(crate) fn ledger_entry(
+        &self,
+        row: &CandidateRow,
+        decision: Decision,
+        actor: &str,
+    ) -> Result<LedgerEntry> {
         let ts = clock::rfc3339(self.now()?);
         let mut entry = LedgerEntry {
             kind: "decision".into(),
@@ -497,7 +561,7 @@ impl Memory {
             Decision::Approve => {
                 entry.decision = Some("approve".into());
                 entry.content_digest = Some(candidate_digest(&row.candidate));
-                entry.memory_id = Some(self.build_record(&row, &row.candidate, &ts, 0)?.id);
+                entry.memory_id = Some(self.build_record(row, &row.candidate, &ts, 0)?.id);
             }
             Decision::Edit(patch) => {
                 let Value::Object(patch) = patch else {
@@ -516,7 +580,7 @@ impl Memory {
                 let (edited, _) = self.redact_candidate(&edited)?;
                 entry.decision = Some("edit".into());
                 entry.content_digest = Some(candidate_digest(&edited));
-                entry.memory_id = Some(self.build_record(&row, &edited, &ts, 0)?.id);
+                entry.memory_id = Some(self.build_record(row, &edited, &ts, 0)?.id);
                 entry.edited = Some(edited);
             }
             Decision::Reject { reason } => {
@@ -528,26 +592,7 @@ impl Memory {
                 entry.reason = Some(self.redactor()?.redact_str(&reason).into_owned());
             }
         }
-        // A human act: the ledger record is its first record; the audit log (actor `human`,
-        // the decider's name as `by`) must be writable before it and gets the event after.
-        let mut audit = crate::audit::open_human(self.home()?)?;
-        let seq = self.append_ledger(&entry)?;
-        let decided = self
-            .apply_entry(seq, &entry)?
-            .ok_or_else(|| Error::internal(format!("ledger record {seq} could not be applied")))?;
-        audit.record(
-            "human",
-            &crate::contracts::audit::MemoryDecision {
-                candidate_id: &row.id,
-                decision: entry.decision.as_deref(),
-                user: &row.user,
-                by: actor,
-                ledger_seq: seq,
-                memory_id: entry.memory_id.as_deref(),
-                content_digest: entry.content_digest.as_deref(),
-            },
-        )?;
-        Ok(decided)
+        Ok(entry)
     }
 
     /// The record an approval of `c` (candidate `row`) creates; large bodies go to a blob.
@@ -641,18 +686,13 @@ impl Memory {
     fn apply_decision(&self, seq: u64, entry: &LedgerEntry) -> Result<Option<Decided>> {
         let id = entry.candidate_id.clone().unwrap_or_default();
         let row = self.candidate(&id)?;
-        let decision = entry.decision.clone().unwrap_or_default();
         let Some(mut row) = row.filter(|r| r.status == "pending") else {
             let tx = self.begin()?;
             mark_decision_seen(&tx, seq, "decision", false, Some(&id))?;
             tx.commit()?;
             return Ok(None);
         };
-        let final_c = match decision.as_str() {
-            "approve" => Some(row.candidate.clone()),
-            "edit" => entry.edited.clone(),
-            _ => None,
-        };
+        let final_c = final_candidate(&row, entry);
         if let Some(c) = &final_c
             && entry.content_digest.as_deref() != Some(candidate_digest(c).as_str())
         {
@@ -661,25 +701,11 @@ impl Memory {
             tx.commit()?;
             return Ok(None);
         }
-        let mut record = None;
+        let record = final_c
+            .as_ref()
+            .map(|c| self.decision_records(&row, c, &entry.ts, seq))
+            .transpose()?;
         let mut mirrored = Vec::new();
-        if let Some(c) = &final_c {
-            self.write_blob(c)?;
-            let r = self.build_record(&row, c, &entry.ts, seq)?;
-            let mirror = match self.shared_user_of(&row.user)? {
-                Some(shared) => {
-                    let mut mrow = row.clone();
-                    mrow.user = shared;
-                    let mut m = self.build_record(&mrow, c, &entry.ts, seq)?;
-                    if let Value::Object(meta) = &mut m.metadata {
-                        meta.insert("mirrored_from".into(), json!(r.id));
-                    }
-                    Some(m)
-                }
-                None => None,
-            };
-            record = Some((r, mirror));
-        }
         let tx = self.begin()?;
         if let Some((r, mirror)) = &record {
             let ltm = self.ltm();
@@ -687,18 +713,8 @@ impl Memory {
             if let Some(m) = mirror {
                 mirrored.push(ltm.upsert(m)?);
             }
-            row.memory_id = Some(r.id.clone());
         }
-        row.status = if final_c.is_some() {
-            "approved"
-        } else {
-            "rejected"
-        }
-        .into();
-        row.decision = Some(decision);
-        row.decided_at = Some(entry.ts.clone());
-        row.ledger_seq = Some(seq);
-        row.reason = entry.reason.clone();
+        mark_decided(&mut row, entry, seq, record.as_ref().map(|(r, _)| r));
         tx.execute(
             "UPDATE candidates SET status = ?2, row = ?3 WHERE id = ?1",
             params![row.id, row.status, to_json(&row)?],
@@ -714,10 +730,39 @@ impl Memory {
         }))
     }
 
+    /// The records an approved or edited candidate `c` of `row` becomes: its own and, when
+    /// the user's profile names a shared user, the mirror in that store. A large body is
+    /// written to its blob file first.
+    pub(crate) fn decision_records(
+        &self,
+        row: &CandidateRow,
+        c: &MemoryCandidate,
+        ts: &str,
+        seq: u64,
+    ) -> Result<(MemoryRecord, Option<MemoryRecord>)> {
+        self.write_blob(c)?;
+        let r = self.build_record(row, c, ts, seq)?;
+        let mirror = match self.shared_user_of(&row.user)? {
+            Some(shared) => {
+                let mut mrow = row.clone();
+                mrow.user = shared;
+                let mut m = self.build_record(&mrow, c, ts, seq)?;
+                if let Value::Object(meta) = &mut m.metadata {
+                    meta.insert("mirrored_from".into(), json!(r.id));
+                }
+                Some(m)
+            }
+            None => None,
+        };
+        Ok((r, mirror))
+    }
+
     /// Replays ledger records the database has not applied (takes the ledger lock).
     pub fn reconcile(&self) -> Result<usize> {
         let Some(home) = &self.home else { return Ok(0) };
-        if !home.ledger_path().exists() {
+        // On the shared store a decision and its ledger record commit together: nothing to
+        // replay.
+        if self.shared.is_some() || !home.ledger_path().exists() {
             return Ok(0);
         }
         let _lock = self.ledger_lock()?;
@@ -767,6 +812,7 @@ impl Memory {
     /// Removes expired long-term records (of one memory user, or of all when `user` is
     /// `None`): one `gc` ledger record first, then the deletion. Returns the ids removed.
     pub fn ltm_gc(&self, actor: &str, user: Option<&str>) -> Result<Vec<String>> {
+        self.not_on_shared_store("removing expired long-term memories")?;
         let user = user.map(|u| self.resolve_user(u)).transpose()?;
         let _lock = self.ledger_lock()?;
         self.reconcile_locked()?;
@@ -848,6 +894,7 @@ impl Memory {
         source_path: &str,
         source: &mut dyn FnMut(&mut dyn FnMut(MemoryRecord) -> Result<()>) -> Result<()>,
     ) -> Result<ImportReport> {
+        self.not_on_shared_store("importing memories")?;
         let before = self.ltm().max_rid()?;
         let mut report = self.import_unembedded(actor, user, source_path, source)?;
         if report.imported > 0 {

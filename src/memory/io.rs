@@ -488,6 +488,9 @@ impl Memory {
         mut each: impl FnMut(&str) -> Result<()>,
     ) -> Result<usize> {
         let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        if let Some(shared) = self.shared_ltm() {
+            return shared.each(user.as_deref(), &mut each);
+        }
         let mut stmt = self
             .conn
             .prepare("SELECT record FROM ltm WHERE (?1 IS NULL OR user = ?1) ORDER BY rid")?;
@@ -504,6 +507,9 @@ impl Memory {
     /// Long-term records, newest first, hiding expired ones.
     pub fn ltm_list(&self, user: Option<&str>, limit: usize) -> Result<Vec<MemoryRecord>> {
         let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        if let Some(shared) = self.shared_ltm() {
+            return shared.list(user.as_deref(), limit);
+        }
         // Two statements rather than `(?1 IS NULL OR user = ?1)`, which would keep SQLite from
         // walking an index in date order: (user, created_unix) for one user, created_unix for all.
         let mut stmt = self.conn.prepare(if user.is_some() {

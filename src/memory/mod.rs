@@ -16,6 +16,7 @@ pub mod embed;
 pub mod io;
 pub mod ltm;
 pub mod mtg_lessons;
+pub mod pg;
 pub mod practice;
 pub mod relevance;
 pub mod stm;
@@ -25,7 +26,7 @@ pub use candidates::{Decided, Decision, Extracted, extract_candidates};
 pub use ltm::{LtmStore, SqliteLtm};
 
 use crate::clock;
-use crate::contracts::Hit;
+use crate::contracts::{CandidateRow, Hit, LedgerEntry, MemoryCandidate, MemoryRecord};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::redact::Redactor;
@@ -152,6 +153,9 @@ pub struct Memory {
     ids: std::cell::RefCell<crate::ids::IdSource>,
     /// The vector index of the last user searched by meaning (see [`vectors`]).
     vectors: std::cell::RefCell<Option<vectors::Index>>,
+    /// The shared database when `database.url` is set: long-term records, candidates and the
+    /// approval ledger live there ([`pg`]) instead of `memory.db`.
+    pub(crate) shared: Option<&'static crate::db::Database>,
 }
 
 impl Memory {
@@ -172,12 +176,14 @@ impl Memory {
         }
         let mut m = Self::in_memory()?;
         m.home = Some(home.clone());
+        m.shared = crate::db::shared()?;
         m.reset();
         Ok(m)
     }
 
     /// Opens the database without the ledger reconcile (the read-only query path).
     pub fn open_fast(home: &Home) -> Result<Memory> {
+        let shared = crate::db::shared()?;
         let conn = db::open(&home.memory_db())?;
         Ok(Memory {
             conn,
@@ -187,6 +193,7 @@ impl Memory {
             rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
             ids: Default::default(),
             vectors: Default::default(),
+            shared,
         })
     }
 
@@ -210,6 +217,7 @@ impl Memory {
             rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
             ids: Default::default(),
             vectors: Default::default(),
+            shared: None,
         })
     }
 
@@ -295,6 +303,23 @@ impl Memory {
         Ok(None)
     }
 
+    /// The long-term store in the shared database, when `database.url` is set.
+    pub fn shared_ltm(&self) -> Option<pg::PgLtm> {
+        self.shared.map(|db| pg::PgLtm::new(db, self.now_unix()))
+    }
+
+    /// Refuses an operation that does not run on the shared store yet (`invalid.request`), so
+    /// it never writes a node-local copy that the other nodes would not see.
+    pub(crate) fn not_on_shared_store(&self, what: &str) -> Result<()> {
+        match self.shared {
+            Some(_) => Err(Error::invalid(format!(
+                "{what} does not run on the shared store (database.url) yet"
+            ))
+            .with("setting", crate::db::SETTING)),
+            None => Ok(()),
+        }
+    }
+
     /// The long-term store (SQLite backend).
     pub fn ltm(&self) -> SqliteLtm<'_> {
         SqliteLtm::new(&self.conn, self.now_unix()).with_rank_budget(self.rank_budget.get())
@@ -320,8 +345,43 @@ impl Memory {
     pub fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>> {
         let mut opts = opts.clone();
         opts.user = self.resolve_user(&opts.user)?;
-        self.ltm().query(text, &opts)
+        match self.shared_ltm() {
+            Some(shared) => shared.query(text, &opts),
+            None => self.ltm().query(text, &opts),
+        }
     }
+}
+
+/// The candidate a decision stores: the candidate itself (approve), the edited one (edit),
+/// none (reject).
+pub(crate) fn final_candidate(row: &CandidateRow, entry: &LedgerEntry) -> Option<MemoryCandidate> {
+    match entry.decision.as_deref() {
+        Some("approve") => Some(row.candidate.clone()),
+        Some("edit") => entry.edited.clone(),
+        _ => None,
+    }
+}
+
+/// Marks `row` decided by the ledger record `entry` at `seq` (`record`: the one it stored).
+pub(crate) fn mark_decided(
+    row: &mut CandidateRow,
+    entry: &LedgerEntry,
+    seq: u64,
+    record: Option<&MemoryRecord>,
+) {
+    row.status = if record.is_some() {
+        "approved"
+    } else {
+        "rejected"
+    }
+    .into();
+    if let Some(r) = record {
+        row.memory_id = Some(r.id.clone());
+    }
+    row.decision = Some(entry.decision.clone().unwrap_or_default());
+    row.decided_at = Some(entry.ts.clone());
+    row.ledger_seq = Some(seq);
+    row.reason = entry.reason.clone();
 }
 
 /// Makes text safe to place inside the retrieval block: one line, no block markers.

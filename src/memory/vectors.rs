@@ -455,6 +455,9 @@ impl Memory {
     ) -> Result<Ranked> {
         let mut opts = opts.clone();
         opts.user = self.resolve_user(&opts.user)?;
+        if let Some(shared) = self.shared_ltm() {
+            return shared_ranked(&shared, text, &opts, mode, strict);
+        }
         if mode == Mode::Lexical {
             let mut hits = self.ltm().query(text, &opts)?;
             if embed::provider() != embed::Provider::None {
@@ -615,6 +618,39 @@ impl Memory {
             unembedded: unembedded.max(0) as usize,
         })
     }
+}
+
+/// A query of the shared store's records: ranked full-text. A semantic or hybrid ranking
+/// (vectors are not in the shared store yet) falls back to the full-text one with the reason
+/// in `fallback`, or is `invalid.request` when `strict` (an explicit `--mode`).
+fn shared_ranked(
+    store: &super::pg::PgLtm,
+    text: &str,
+    opts: &QueryOpts,
+    mode: Mode,
+    strict: bool,
+) -> Result<Ranked> {
+    let fallback = match mode {
+        Mode::Lexical => None,
+        m if strict => {
+            return Err(Error::invalid(format!(
+                "--mode {} is not available on the shared store (database.url) yet: \
+                 use --mode lexical",
+                m.as_str()
+            ))
+            .with("setting", crate::db::SETTING));
+        }
+        m => Some(format!(
+            "{} ranking is not available on the shared store yet",
+            m.as_str()
+        )),
+    };
+    Ok(Ranked {
+        hits: super::LtmStore::query(store, text, opts)?,
+        mode: Mode::Lexical,
+        fallback,
+        unembedded: 0,
+    })
 }
 
 #[cfg(test)]

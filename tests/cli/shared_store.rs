@@ -10,16 +10,21 @@ use serde_json::Value;
 use std::process::{Child, Command, Stdio};
 
 /// One node: a home, and the database it shares (none: the embedded backend).
-struct Node {
-    env: TestEnv,
-    url: Option<String>,
+pub(crate) struct Node {
+    pub(crate) env: TestEnv,
+    pub(crate) url: Option<String>,
+    /// The chain key every node of one database shares (`BOB_KEY_FILE`).
+    pub(crate) key_file: Option<std::path::PathBuf>,
 }
 
 impl Node {
-    fn bob(&self, args: &[&str]) -> assert_cmd::Command {
+    pub(crate) fn bob(&self, args: &[&str]) -> assert_cmd::Command {
         let mut c = self.env.bob(args);
         if let Some(url) = &self.url {
             c.env("BOB_DATABASE_URL", url);
+        }
+        if let Some(key) = &self.key_file {
+            c.env("BOB_KEY_FILE", key);
         }
         c
     }
@@ -29,10 +34,18 @@ impl Node {
         if let Some(url) = &self.url {
             c.env("BOB_DATABASE_URL", url);
         }
+        if let Some(key) = &self.key_file {
+            c.env("BOB_KEY_FILE", key);
+        }
         c
     }
 
-    fn json(&self, args: &[&str], stdin: &str) -> Value {
+    pub(crate) fn jsonl(&self, args: &[&str], stdin: &str) -> Vec<Value> {
+        let out = self.bob(args).write_stdin(stdin).output().unwrap();
+        crate::env::jsonl_of(&out, args)
+    }
+
+    pub(crate) fn json(&self, args: &[&str], stdin: &str) -> Value {
         let out = self.bob(args).write_stdin(stdin).output().unwrap();
         assert!(
             out.status.success(),
@@ -42,13 +55,13 @@ impl Node {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
-    fn fails(&self, args: &[&str], stdin: &str, exit: i32, code: &str) -> Value {
+    pub(crate) fn fails(&self, args: &[&str], stdin: &str, exit: i32, code: &str) -> Value {
         let out = self.bob(args).write_stdin(stdin).output().unwrap();
         error_of(&out, exit, code)
     }
 
     /// Starts `bob ARGS` with `stdin`, without waiting.
-    fn spawn(&self, args: &[&str], stdin: &str) -> Child {
+    pub(crate) fn spawn(&self, args: &[&str], stdin: &str) -> Child {
         let mut child = self
             .std_command(args)
             .stdin(Stdio::piped())
@@ -69,17 +82,20 @@ impl Node {
 
 /// The backend under test: two nodes writing the same stores. Embedded: two processes on
 /// one home (the only way two writers share it). PostgreSQL: two homes on one database.
-struct Backend {
-    a: Node,
-    b: Node,
-    db: Option<TestDb>,
+pub(crate) struct Backend {
+    pub(crate) a: Node,
+    pub(crate) b: Node,
+    pub(crate) db: Option<TestDb>,
+    /// Holds the shared chain key of the PostgreSQL nodes.
+    _keys: Option<tempfile::TempDir>,
 }
 
 impl Backend {
-    fn embedded() -> Backend {
+    pub(crate) fn embedded() -> Backend {
         let a = Node {
             env: TestEnv::new(),
             url: None,
+            key_file: None,
         };
         let b = Node {
             env: TestEnv {
@@ -87,23 +103,32 @@ impl Backend {
                 now: a.env.now.clone(),
             },
             url: None,
+            key_file: None,
         };
         // The second node is the same home.
         std::os::unix::fs::symlink(a.env.home(), b.env.home()).unwrap_or(());
         std::fs::create_dir_all(a.env.home()).unwrap();
-        Backend { a, b, db: None }
+        Backend {
+            a,
+            b,
+            db: None,
+            _keys: None,
+        }
     }
 
-    fn postgres() -> Option<Backend> {
+    pub(crate) fn postgres() -> Option<Backend> {
         let db = pg::fresh_database()?;
+        let keys = tempfile::tempdir().unwrap();
         let node = || Node {
             env: TestEnv::new(),
             url: Some(db.url()),
+            key_file: Some(keys.path().join("chain.key")),
         };
         Some(Backend {
             a: node(),
             b: node(),
             db: Some(db),
+            _keys: Some(keys),
         })
     }
 }
@@ -379,6 +404,7 @@ fn an_unreachable_database_is_an_upstream_error_naming_the_host() {
     let node = Node {
         env,
         url: Some("postgres://bob:hunter2@127.0.0.1:1/bob".into()),
+        key_file: None,
     };
     let e = node.fails(
         &["state", "show", "--session", "s"],
@@ -415,6 +441,7 @@ fn an_unreachable_database_is_an_upstream_error_naming_the_host() {
         let gone = Node {
             env: TestEnv::new(),
             url: Some(db.url().replace(&format!("/{}?", db.name), "/no_such_db?")),
+            key_file: None,
         };
         let e = gone.fails(
             &["state", "show", "--session", "s"],
@@ -432,6 +459,7 @@ fn the_url_is_shown_with_its_password_blanked_and_checked() {
     let node = Node {
         env,
         url: Some("postgresql://bob:hunter2@db.internal:5433/bob?sslmode=disable".into()),
+        key_file: None,
     };
     let out = node
         .bob(&["config", "show", "database.url"])
@@ -468,6 +496,7 @@ fn the_url_is_shown_with_its_password_blanked_and_checked() {
         let node = Node {
             env: TestEnv::new(),
             url: Some(bad.into()),
+            key_file: None,
         };
         let e = node.fails(
             &["state", "show", "--session", "s"],
@@ -499,6 +528,7 @@ fn the_password_can_be_a_stored_secret() {
     let wrong = Node {
         env: TestEnv::new(),
         url: Some(db.url_with_password("not-it")),
+        key_file: None,
     };
     let e = wrong.fails(&["db", "migrate"], "", 6, "upstream.error");
     assert_eq!(e["details"]["host"], db.socket_dir().display().to_string());
@@ -506,6 +536,7 @@ fn the_password_can_be_a_stored_secret() {
     let node = Node {
         env: TestEnv::new(),
         url: Some(db.url_with_password("secret:dbpw")),
+        key_file: None,
     };
     node.fails(&["db", "migrate"], "", 4, "not_found");
     let out = node

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Benchmarks memory on the two backends in one run: `bob memory query` end to end (process start
+# to exit, so PostgreSQL's figure includes connecting) at N synthetic long-term records, on the
+# embedded home (SQLite FTS5) and on PostgreSQL (the same records copied with
+# `bob db import --from HOME`), p50 and p95 over every run of every query; the ranking query
+# alone inside PostgreSQL (psql \timing, one session), the database's own share; plus the
+# time `bob db import` took.
+#
+#   scripts/bench-pg.sh                       # N=100000, RUNS=20 per query, 10 queries
+#   N=20000 RUNS=10 scripts/bench-pg.sh
+#   BOB=target/release/bob scripts/bench-pg.sh
+#
+# Starts a throwaway PostgreSQL cluster (Debian's initdb/pg_ctl; unix socket only, in a temp
+# directory; as `nobody` when run as root) and removes it on exit. Needs python3.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+N=${N:-100000}
+RUNS=${RUNS:-20}
+if [[ -z "${BOB:-}" ]]; then
+  (cd "$here" && cargo build -q --locked)
+  BOB="${CARGO_TARGET_DIR:-$here/target}/debug/bob"
+fi
+BOB=$(realpath "$BOB")
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[[ -x "$pgbin/initdb" ]] || { echo "no PostgreSQL (apt-get install -y postgresql)" >&2; exit 1; }
+work=$(mktemp -d)
+chmod 755 "$work"
+as_owner() { if [[ $(id -u) == 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+cleanup() {
+  as_owner "$pgbin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export BOB_NOW=2026-02-15T00:00:00Z
+
+mkdir -p "$work/pg" "$work/sock"
+[[ $(id -u) == 0 ]] && chown nobody "$work/pg" "$work/sock"
+as_owner "$pgbin/initdb" -D "$work/pg" -U bob --auth=trust >/dev/null
+as_owner "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg/log" -w \
+  -o "-c listen_addresses='' -k $work/sock -c fsync=on" start >/dev/null
+as_owner "$pgbin/createdb" -h "$work/sock" -U bob bob
+url="postgresql://bob@localhost/bob?host=$work/sock"
+
+echo "== generating $N records =="
+python3 - "$N" "$work/records.jsonl" <<'PY'
+import json, random, sys, itertools
+n, path = int(sys.argv[1]), sys.argv[2]
+rnd = random.Random(7)
+syll = ["ba", "ko", "ri", "men", "sal", "ve", "tor", "quin", "da", "lu", "fe", "nor", "pi", "gash", "ul", "zen"]
+vocab = sorted({"".join(rnd.choice(syll) for _ in range(rnd.randint(2, 4))) for _ in range(30000)})[:20000]
+cum = list(itertools.accumulate(1.0 / (i + 1) ** 0.9 for i in range(len(vocab))))
+with open(path, "w") as f:
+    for i in range(n):
+        words = rnd.choices(vocab, cum_weights=cum, k=rnd.randint(30, 70))
+        f.write(json.dumps({
+            "id": "x", "title": " ".join(rnd.choices(vocab, cum_weights=cum, k=4)),
+            "created_at": "2025-%02d-%02dT12:00:00Z" % (rnd.randint(1, 12), rnd.randint(1, 28)),
+            "tags": rnd.sample(vocab[:200], 2), "summary": " ".join(words[:12]), "facts": [],
+            "body_md": " ".join(words), "source": "imported", "token_est": 0, "ttl_days": None,
+            "type": "fact", "importance": rnd.randint(1, 10), "user": "default"}) + "\n")
+with open(path + ".queries", "w") as f:
+    for _ in range(10):
+        f.write(" ".join(rnd.sample(vocab[50:5000], rnd.randint(2, 4))) + "\n")
+PY
+
+t0=$(date +%s.%N)
+"$BOB" --home "$work/embedded" memory import --jsonl "$work/records.jsonl" >/dev/null
+t1=$(date +%s.%N)
+BOB_DATABASE_URL=$url BOB_KEY_FILE="$work/embedded/keys/chain.key" \
+  "$BOB" --home "$work/node" db import --from "$work/embedded" >"$work/import.json"
+t2=$(date +%s.%N)
+python3 -c "print('embedded import: %.1f s; bob db import into PostgreSQL: %.1f s' % ($t1 - $t0, $t2 - $t1))"
+cat "$work/import.json"; echo
+
+python3 - "$BOB" "$work" "$url" "$RUNS" "$pgbin/psql" <<'PY'
+import os, re, subprocess, sys, time, statistics
+bob, work, url, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+queries = [q.strip() for q in open(work + "/records.jsonl.queries") if q.strip()]
+def env(pg):
+    e = dict(os.environ)
+    if pg:
+        e["BOB_DATABASE_URL"] = url
+        e["BOB_KEY_FILE"] = work + "/embedded/keys/chain.key"
+    return e
+homes = {"sqlite": (work + "/embedded", env(False)), "postgres": (work + "/node", env(True))}
+times = {k: [] for k in homes}
+hits = {}
+for q in queries:
+    for name, (home, e) in homes.items():
+        args = [bob, "--home", home, "memory", "query", q, "-k", "5"]
+        out = subprocess.run(args, env=e, capture_output=True, check=True)  # warm-up
+        hits.setdefault(q, {})[name] = [l.split('"id":"')[1].split('"')[0] for l in out.stdout.decode().splitlines() if '"id":"' in l]
+    # Interleave the backends so both see the same machine load.
+    for _ in range(runs):
+        for name, (home, e) in homes.items():
+            args = [bob, "--home", home, "memory", "query", q, "-k", "5"]
+            t = time.perf_counter()
+            subprocess.run(args, env=e, capture_output=True, check=True)
+            times[name].append((time.perf_counter() - t) * 1000)
+def p(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+print("| backend | queries x runs | p50 ms | p95 ms |")
+print("| --- | --- | --- | --- |")
+for name in homes:
+    print("| %s | %d x %d | %.1f | %.1f |" % (name, len(queries), runs, statistics.median(times[name]), p(times[name], 0.95)))
+print("ratio postgres / sqlite (p50): %.2f" % (statistics.median(times["postgres"]) / statistics.median(times["sqlite"])))
+same = sum(1 for q in queries if hits[q]["sqlite"][:1] == hits[q]["postgres"][:1])
+overlap = statistics.mean(len(set(hits[q]["sqlite"]) & set(hits[q]["postgres"])) / max(1, len(hits[q]["sqlite"])) for q in queries)
+# The ranking statement bob runs, inside the database (one psql session, \timing).
+psql = sys.argv[5]
+sql = ["\\timing on"]
+for q in queries:
+    words = " or ".join(w.lower() for w in re.split(r"\W+", q) if w)
+    stmt = ("WITH q AS (SELECT websearch_to_tsquery('english', '%s') AS q) SELECT id, "
+            "ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', tsv, q.q, 1)::float8 AS rank, importance, created_unix "
+            "FROM memory_records, q WHERE user_id = 'default' AND tsv @@ q.q AND (expires_unix IS NULL "
+            "OR expires_unix > 0) AND tags @> '{}' ORDER BY rank DESC, id LIMIT 40;" % words)
+    sql += [stmt] * (runs + 1)
+out = subprocess.run([psql, "-h", work + "/sock", "-U", "bob", "-d", "bob", "-q", "-o", "/dev/null"],
+                     input="\n".join(sql), capture_output=True, text=True, check=True).stdout
+ms = [float(m) for m in re.findall(r"Time: ([0-9.]+) ms", out)]
+ms = [t for i, t in enumerate(ms) if i % (runs + 1) != 0]  # drop each query's first (warm-up)
+print("| postgres, the ranking statement alone (psql) | %d x %d | %.1f | %.1f |" % (len(queries), runs, statistics.median(ms), p(ms, 0.95)))
+print("same top hit on both backends: %d/%d queries; top-5 overlap %.0f%%" % (same, len(queries), overlap * 100))
+PY

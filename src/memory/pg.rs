@@ -1,0 +1,464 @@
+//! Long-term memory, candidates and the approval ledger in the shared database, for a home
+//! whose `database.url` is set (the tables of the `memory` migration).
+//!
+//! This module promises:
+//!
+//! * **One decision per candidate, cluster-wide.** A decision is one transaction: the
+//!   candidate's row is locked (`SELECT … FOR UPDATE`), must still be `pending` (else
+//!   `conflict`, exit 5), the ledger record is chained and inserted, the record(s) stored and
+//!   the candidate marked decided, and all of it commits together or not at all. A second
+//!   node deciding the same candidate waits on the row lock and then finds it decided. So the
+//!   ledger and the tables never disagree, and no replay (the embedded store's reconcile) is
+//!   needed.
+//! * **The ledger keeps its keyed chain.** Each row of `memory_ledger` is one record chained
+//!   exactly as a line of `memory_approvals.jsonl` ([`crate::chain::link`]: `key_id`, `seq`,
+//!   `prev`, and the HMAC under the chain key), appended under a transaction-scoped advisory
+//!   lock so `seq` has no gaps or forks. Every node of one database must use the same chain
+//!   key (`keys.file` / `BOB_KEY_FILE`); the key never enters the database. A trigger refuses
+//!   UPDATE, DELETE and TRUNCATE of ledger rows; an edit made anyway (as the table's owner,
+//!   with the trigger disabled) is found by [`verify_ledger`].
+//! * **Full-text ranking.** Records carry a weighted `tsvector` (title A, tags and summary B,
+//!   body C, the 4:2:1 weights of the embedded store's bm25); a query is the same
+//!   [`ltm::query_words`] OR-ed through `websearch_to_tsquery('english', …)`, ranked by
+//!   `ts_rank_cd` (length-normalized), and scored by the same [`ltm::score`] (importance and
+//!   recency), so hits and scores read as the embedded store's: 0..1, best first.
+//! * **Blobs stay node-local.** A body over [`ltm::BLOB_THRESHOLD_BYTES`] is written to the
+//!   deciding node's `memory/blobs/` as today; the stored record keeps its summary, digest and
+//!   path.
+
+use super::ltm::{self, LtmStore};
+use super::{Memory, QueryOpts};
+use crate::clock;
+use crate::contracts::{CandidateRow, Hit, MemoryRecord};
+use crate::db::Database;
+use crate::error::{Error, Result};
+use serde_json::Value;
+
+/// The advisory lock key the ledger is appended under ("bobledgr" as bytes).
+pub(crate) const LEDGER_LOCK: i64 = 0x0062_6f62_6c65_6467;
+
+/// Where the ledger lives, as `bob ledger verify` names it.
+pub const LEDGER_NAME: &str = "postgres:memory_ledger";
+
+fn parse_row(text: &str) -> Result<CandidateRow> {
+    serde_json::from_str(text).map_err(|e| Error::internal(format!("candidate row: {e}")))
+}
+
+fn parse_record(text: &str) -> Result<MemoryRecord> {
+    serde_json::from_str(text).map_err(|e| Error::internal(format!("memory record row: {e}")))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// Long-term records in the shared database: the [`LtmStore`] of a home on PostgreSQL.
+pub struct PgLtm {
+    db: &'static Database,
+    /// "Now" in unix seconds, for TTL and recency.
+    now: i64,
+}
+
+impl PgLtm {
+    pub fn new(db: &'static Database, now: i64) -> PgLtm {
+        PgLtm { db, now }
+    }
+
+    /// One record by id.
+    pub fn get(&self, id: &str) -> Result<Option<MemoryRecord>> {
+        let row = self
+            .db
+            .with(|c| c.query_opt("SELECT record FROM memory_records WHERE id = $1", &[&id]))?;
+        row.map(|r| parse_record(r.get(0))).transpose()
+    }
+
+    /// Records newest first (of one user, or of all), at most `limit`, hiding expired ones.
+    pub fn list(&self, user: Option<&str>, limit: usize) -> Result<Vec<MemoryRecord>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self.db.with(|c| {
+            c.query(
+                "SELECT record FROM memory_records WHERE ($1::text IS NULL OR user_id = $1) \
+                 AND (expires_unix IS NULL OR expires_unix > $2) \
+                 ORDER BY created_unix DESC, rid DESC LIMIT $3",
+                &[&user, &self.now, &limit],
+            )
+        })?;
+        rows.iter().map(|r| parse_record(r.get(0))).collect()
+    }
+
+    /// Every stored record's JSON (of one user, or of all; expired ones not yet collected
+    /// too), in insertion order, handed to `each`; returns how many.
+    pub fn each(
+        &self,
+        user: Option<&str>,
+        each: &mut dyn FnMut(&str) -> Result<()>,
+    ) -> Result<usize> {
+        let rows = self.db.with(|c| {
+            c.query(
+                "SELECT record FROM memory_records WHERE ($1::text IS NULL OR user_id = $1) \
+                 ORDER BY rid",
+                &[&user],
+            )
+        })?;
+        for r in &rows {
+            each(r.get(0))?;
+        }
+        Ok(rows.len())
+    }
+
+    /// The number of records stored.
+    pub fn count(&self) -> Result<i64> {
+        self.db
+            .with(|c| c.query_one("SELECT count(*) FROM memory_records", &[]))
+            .map(|r| r.get(0))
+    }
+}
+
+/// Inserts `r` (redacted for storage first) unless its id is stored; true when inserted.
+pub(crate) fn insert_record(
+    db: &'static Database,
+    c: &mut impl postgres::GenericClient,
+    r: &MemoryRecord,
+) -> Result<bool> {
+    let mut v = serde_json::to_value(r).map_err(|e| Error::internal(e.to_string()))?;
+    let masked: MemoryRecord;
+    let r = if crate::redact::for_storage()?
+        .redact_value(&mut v, "")
+        .is_empty()
+    {
+        r
+    } else {
+        masked = serde_json::from_value(v.clone()).map_err(|e| Error::internal(e.to_string()))?;
+        &masked
+    };
+    let user = r.user.as_deref().unwrap_or(super::DEFAULT_USER);
+    let created = clock::parse_rfc3339(&r.created_at)
+        .map(|t| t.timestamp())
+        .unwrap_or_default();
+    let n = c
+        .execute(
+            "INSERT INTO memory_records (id, user_id, title, summary, body, tags, tag_words, \
+             importance, created_unix, expires_unix, digest, record) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+             ON CONFLICT (id) DO NOTHING",
+            &[
+                &r.id,
+                &user,
+                &r.title,
+                &r.summary,
+                &r.body_md,
+                &r.tags,
+                &r.tags.join(" "),
+                &i32::from(r.importance.unwrap_or(5)),
+                &created,
+                &ltm::expires_unix(r),
+                &ltm::record_digest(r),
+                &v.to_string(),
+            ],
+        )
+        .map_err(|e| db.error(e))?;
+    Ok(n == 1)
+}
+
+impl LtmStore for PgLtm {
+    fn upsert(&self, r: &MemoryRecord) -> Result<String> {
+        let db = self.db;
+        db.transaction(|tx| insert_record(db, tx, r))?;
+        Ok(r.id.clone())
+    }
+
+    fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>> {
+        let words = ltm::query_words(text);
+        if words.is_empty() || opts.k == 0 {
+            return Ok(Vec::new());
+        }
+        // The words are letters and digits only (query_words), so the websearch syntax sees
+        // nothing but terms and `or`.
+        let q = words.join(" or ");
+        let limit = i64::try_from(opts.k.saturating_mul(4).max(40)).unwrap_or(i64::MAX);
+        let rows = self.db.with(|c| {
+            c.query(
+                "WITH q AS (SELECT websearch_to_tsquery('english', $1) AS q) \
+                 SELECT id, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', tsv, q.q, 1)::float8 AS rank, \
+                        importance, created_unix \
+                 FROM memory_records, q \
+                 WHERE user_id = $2 AND tsv @@ q.q \
+                   AND (expires_unix IS NULL OR expires_unix > $3) AND tags @> $4 \
+                 ORDER BY rank DESC, id LIMIT $5",
+                &[&q, &opts.user, &self.now, &opts.tags, &limit],
+            )
+        })?;
+        let best = rows
+            .iter()
+            .map(|r| r.get::<_, f64>(1))
+            .fold(0.0f64, f64::max);
+        let mut scored: Vec<(f64, usize)> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let s = ltm::score(
+                    -r.get::<_, f64>(1),
+                    best,
+                    i64::from(r.get::<_, i32>(2)),
+                    r.get(3),
+                    self.now,
+                );
+                (s, i)
+            })
+            .collect();
+        scored.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| rows[a.1].get::<_, &str>(0).cmp(rows[b.1].get::<_, &str>(0)))
+        });
+        scored.truncate(opts.k);
+        // The records and excerpts of the hits only (a headline is the costly part).
+        let ids: Vec<&str> = scored.iter().map(|(_, i)| rows[*i].get(0)).collect();
+        let found = self.db.with(|c| {
+            c.query(
+                "SELECT id, record, ts_headline('english', body, \
+                     websearch_to_tsquery('english', $1), \
+                     'StartSel=\"\", StopSel=\"\", MaxWords=24, MinWords=8, MaxFragments=1') \
+                 FROM memory_records WHERE id = ANY($2)",
+                &[&q, &ids],
+            )
+        })?;
+        let by_id: std::collections::HashMap<&str, &postgres::Row> =
+            found.iter().map(|r| (r.get::<_, &str>(0), r)).collect();
+        scored
+            .into_iter()
+            .map(|(score, i)| {
+                let id: &str = rows[i].get(0);
+                let row = by_id
+                    .get(id)
+                    .ok_or_else(|| Error::internal(format!("memory record {id} vanished")))?;
+                let rec = parse_record(row.get(1))?;
+                let snip = row
+                    .get::<_, &str>(2)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Ok(Hit {
+                    id: rec.id,
+                    score,
+                    excerpt: if snip.is_empty() { rec.summary } else { snip },
+                    title: rec.title,
+                    tags: rec.tags,
+                    created_at: rec.created_at,
+                    lexical_score: None,
+                    semantic_score: None,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Stores the pending candidate `row` (its `digest` the redacted candidate's), or returns the
+/// pending row the same user already has for the same content.
+pub(crate) fn propose(
+    db: &'static Database,
+    row: &CandidateRow,
+    digest: &str,
+) -> Result<CandidateRow> {
+    let created = clock::parse_rfc3339(&row.created_at)
+        .map(|t| t.timestamp())
+        .unwrap_or_default();
+    let text = to_json(row)?;
+    db.transaction(|tx| {
+        let n = tx
+            .execute(
+                "INSERT INTO memory_candidates (id, user_id, status, digest, created_unix, row) \
+                 VALUES ($1, $2, 'pending', $3, $4, $5) \
+                 ON CONFLICT (user_id, digest) WHERE status = 'pending' DO NOTHING",
+                &[&row.id, &row.user, &digest, &created, &text],
+            )
+            .map_err(|e| db.error(e))?;
+        if n == 1 {
+            return Ok(row.clone());
+        }
+        let existing = tx
+            .query_opt(
+                "SELECT row FROM memory_candidates \
+                 WHERE user_id = $1 AND digest = $2 AND status = 'pending'",
+                &[&row.user, &digest],
+            )
+            .map_err(|e| db.error(e))?;
+        match existing {
+            Some(r) => parse_row(r.get(0)),
+            // Decided between the two statements: propose again.
+            None => Err(Error::conflict(
+                "the same candidate was decided while it was being proposed; propose it again",
+            )),
+        }
+    })
+}
+
+/// One candidate by id.
+pub(crate) fn candidate(db: &'static Database, id: &str) -> Result<Option<CandidateRow>> {
+    let row =
+        db.with(|c| c.query_opt("SELECT row FROM memory_candidates WHERE id = $1", &[&id]))?;
+    row.map(|r| parse_row(r.get(0))).transpose()
+}
+
+/// Candidates, oldest first, filtered by status and user.
+pub(crate) fn candidates(
+    db: &'static Database,
+    status: Option<&str>,
+    user: Option<&str>,
+) -> Result<Vec<CandidateRow>> {
+    let rows = db.with(|c| {
+        c.query(
+            "SELECT row FROM memory_candidates WHERE ($1::text IS NULL OR status = $1) \
+             AND ($2::text IS NULL OR user_id = $2) ORDER BY created_unix, id",
+            &[&status, &user],
+        )
+    })?;
+    rows.iter().map(|r| parse_row(r.get(0))).collect()
+}
+
+impl Memory {
+    /// [`Memory::decide_for`] on the shared database (see the module docs): the candidate
+    /// locked, the ledger record chained, the record(s) stored and the candidate marked, in
+    /// one transaction; the audit event (node-local) after the commit.
+    pub(crate) fn decide_shared(
+        &self,
+        db: &'static Database,
+        id: &str,
+        decision: super::Decision,
+        actor: &str,
+        user: Option<&str>,
+    ) -> Result<super::Decided> {
+        let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        let home = self.home()?;
+        let keys = crate::chain::Keyring::open(home.root())?;
+        // A human act: the audit log must be writable before the decision is made.
+        let mut audit = crate::audit::open_human(home)?;
+        let (decided, entry) = db.transaction(|tx| {
+            let locked = tx
+                .query_opt(
+                    "SELECT row FROM memory_candidates WHERE id = $1 FOR UPDATE",
+                    &[&id],
+                )
+                .map_err(|e| db.error(e))?;
+            let Some(mut row) = locked
+                .map(|r| parse_row(r.get(0)))
+                .transpose()?
+                .filter(|r| user.as_ref().is_none_or(|u| *u == r.user))
+            else {
+                let mut e = Error::not_found(match &user {
+                    Some(u) => format!("no candidate {id:?} for user {u:?}"),
+                    None => format!("no candidate {id:?}"),
+                })
+                .with("id", id);
+                if let Some(u) = &user {
+                    e = e.with("user", u.clone());
+                }
+                return Err(e);
+            };
+            if row.status != "pending" {
+                return Err(Error::conflict(format!(
+                    "candidate {id} was already {} ({})",
+                    row.status,
+                    row.decided_at.as_deref().unwrap_or("?")
+                ))
+                .with("id", id)
+                .with("status", row.status.clone())
+                .retryable(false));
+            }
+            let entry = self.ledger_entry(&row, decision, actor)?;
+            let map = self.ledger_map(&entry)?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LEDGER_LOCK])
+                .map_err(|e| db.error(e))?;
+            let last = tx
+                .query_opt(
+                    "SELECT seq, record FROM memory_ledger ORDER BY seq DESC LIMIT 1",
+                    &[],
+                )
+                .map_err(|e| db.error(e))?;
+            let (seq, prev) = match last {
+                None => (0u64, crate::chain::GENESIS.to_string()),
+                Some(r) => {
+                    let last: Value = serde_json::from_str(r.get(1)).unwrap_or_default();
+                    let Some(hash) = last.get("hash").and_then(Value::as_str) else {
+                        return Err(Error::conflict(
+                            "the shared ledger's last record carries no hash: it was \
+                             tampered with; run `bob ledger verify`",
+                        )
+                        .retryable(false));
+                    };
+                    (r.get::<_, i64>(0) as u64 + 1, hash.to_string())
+                }
+            };
+            let linked = crate::chain::link(&keys, seq, &prev, map)?;
+            tx.execute(
+                "INSERT INTO memory_ledger (seq, record) VALUES ($1, $2)",
+                &[&(seq as i64), &to_json(&linked)?],
+            )
+            .map_err(|e| db.error(e))?;
+            let record = super::final_candidate(&row, &entry)
+                .map(|c| self.decision_records(&row, &c, &entry.ts, seq))
+                .transpose()?;
+            let mut mirrored = Vec::new();
+            if let Some((r, mirror)) = &record {
+                insert_record(db, tx, r)?;
+                if let Some(m) = mirror {
+                    insert_record(db, tx, m)?;
+                    mirrored.push(m.id.clone());
+                }
+            }
+            super::mark_decided(&mut row, &entry, seq, record.as_ref().map(|(r, _)| r));
+            tx.execute(
+                "UPDATE memory_candidates SET status = $2, row = $3 WHERE id = $1",
+                &[&row.id, &row.status, &to_json(&row)?],
+            )
+            .map_err(|e| db.error(e))?;
+            let decided = super::Decided {
+                candidate: row,
+                ledger_seq: seq,
+                record: record.map(|(r, _)| r),
+                mirrored,
+                embedding: None,
+            };
+            Ok((decided, entry))
+        })?;
+        audit.record(
+            "human",
+            &crate::contracts::audit::MemoryDecision {
+                candidate_id: &decided.candidate.id,
+                decision: entry.decision.as_deref(),
+                user: &decided.candidate.user,
+                by: actor,
+                ledger_seq: decided.ledger_seq,
+                memory_id: entry.memory_id.as_deref(),
+                content_digest: entry.content_digest.as_deref(),
+            },
+        )?;
+        Ok(decided)
+    }
+}
+
+/// Verifies the shared ledger's chain with this node's chain key (see
+/// [`crate::chain::verify_records`]); `None` when the database holds no ledger record and
+/// this node has no key.
+pub fn verify_ledger(
+    db: &'static Database,
+    home_root: &std::path::Path,
+) -> Result<Option<crate::chain::ChainReport>> {
+    let rows = db.with(|c| c.query("SELECT record FROM memory_ledger ORDER BY seq", &[]))?;
+    let records: Vec<String> = rows.iter().map(|r| r.get::<_, String>(0)).collect();
+    let Some(keys) = crate::chain::Keyring::load(home_root)? else {
+        if records.is_empty() {
+            return Ok(None);
+        }
+        return Err(Error::conflict(format!(
+            "the shared ledger holds {} records but this node has no chain key: point keys.file \
+             (BOB_KEY_FILE) at the key the other nodes use",
+            records.len()
+        ))
+        .retryable(false));
+    };
+    Ok(Some(crate::chain::verify_records(
+        &keys,
+        LEDGER_NAME,
+        &records,
+    )))
+}

@@ -1,0 +1,324 @@
+//! Copying an embedded home into the shared store (`bob db import --from HOME`).
+//!
+//! This module promises:
+//!
+//! * **What is copied.** Every long-term memory, candidate (with its status), approval-ledger
+//!   record and session checkpoint of the home at `--from`, read without writing to it (its
+//!   `memory.db` is opened read-only).
+//! * **All or nothing.** Everything is written in one transaction: an error (the database
+//!   unreachable, a ledger that does not fit) leaves the database as it was.
+//! * **Idempotent.** A row whose id is already in the database is left as it is: counted
+//!   `unchanged` when it is the same, `differing` when the database holds another version
+//!   (the database's wins: it may have been decided or edited on another node since). So a
+//!   second run copies nothing.
+//! * **The ledger stays one verifying chain.** The home's ledger records are copied verbatim
+//!   (same `seq`, `prev`, `hash`), so the database's ledger must be empty or begin with the
+//!   home's records (an earlier import of the same home, maybe followed by decisions made on
+//!   the cluster since) or be their beginning; anything else is `conflict` and nothing is
+//!   written. The records must be keyed with this node's chain key, the one
+//!   every node of the database shares (`keys.file`), else `conflict`: copied, they would not
+//!   verify.
+
+use crate::db::Database;
+use crate::error::{Error, Result};
+use crate::home::Home;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Rows of one store: copied now, already there as they are, already there in another
+/// version (left as the database has it).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Counts {
+    pub copied: u64,
+    pub unchanged: u64,
+    pub differing: u64,
+}
+
+/// What `bob db import` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Imported {
+    /// The home copied from.
+    pub from: String,
+    /// The database copied into (password blanked).
+    pub url: String,
+    pub memories: Counts,
+    pub candidates: Counts,
+    pub ledger: Counts,
+    pub checkpoints: Counts,
+    /// Stores of the home that do not live in the shared database yet and were not copied.
+    pub not_copied: Vec<&'static str>,
+}
+
+/// The advisory lock key the shared ledger is appended under (the same as a decision's).
+const LEDGER_LOCK: i64 = crate::memory::pg::LEDGER_LOCK;
+
+fn tally(c: &mut Counts, inserted: bool, same: impl FnOnce() -> Result<bool>) -> Result<()> {
+    if inserted {
+        c.copied += 1;
+    } else if same()? {
+        c.unchanged += 1;
+    } else {
+        c.differing += 1;
+    }
+    Ok(())
+}
+
+/// Copies the embedded stores of `from` into this process's shared database (see the module
+/// docs); `current` is this node's home (its chain key checks the ledger records).
+pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
+    let Some(db) = crate::db::shared()? else {
+        return Err(Error::invalid(format!(
+            "{} is not set: there is no shared database to import into",
+            crate::db::SETTING
+        ))
+        .with("setting", crate::db::SETTING));
+    };
+    let root = from.root();
+    if !root.is_dir() {
+        return Err(Error::not_found(format!("no home at {}", root.display()))
+            .with("path", root.display().to_string()));
+    }
+    let source = read_source(from)?;
+    let key_id = crate::chain::Keyring::load(current.root())?.map(|k| k.key_id().to_string());
+    for (i, r) in source.ledger.iter().enumerate() {
+        let rid = r
+            .get(crate::chain::RECORD_KEY_FIELD)
+            .and_then(Value::as_str);
+        if rid.is_none() || rid != key_id.as_deref() {
+            return Err(Error::conflict(format!(
+                "ledger record {i} of {} is keyed with {}, not this node's chain key {}: point \
+                 keys.file (BOB_KEY_FILE) at the key that home used, the key every node of the \
+                 database shares",
+                root.display(),
+                rid.unwrap_or("no key"),
+                key_id.as_deref().unwrap_or("(none)")
+            ))
+            .retryable(false));
+        }
+    }
+    let mut out = Imported {
+        from: root.display().to_string(),
+        url: db.url().shown().to_string(),
+        memories: Counts::default(),
+        candidates: Counts::default(),
+        ledger: Counts::default(),
+        checkpoints: Counts::default(),
+        not_copied: vec![
+            "short-term memory",
+            "turn records",
+            "runs",
+            "schedules",
+            "audit events",
+            "serve tokens",
+            "secrets",
+        ],
+    };
+    db.transaction(|tx| {
+        copy_ledger(db, tx, &source.ledger, &mut out.ledger)?;
+        for text in &source.records {
+            let r: crate::contracts::MemoryRecord = serde_json::from_str(text)
+                .map_err(|e| Error::internal(format!("memory record of {}: {e}", root.display())))?;
+            let inserted = crate::memory::pg::insert_record(db, tx, &r)?;
+            tally(&mut out.memories, inserted, || {
+                let row = tx
+                    .query_one("SELECT record FROM memory_records WHERE id = $1", &[&r.id])
+                    .map_err(|e| db.error(e))?;
+                Ok(same_json(row.get(0), text))
+            })?;
+        }
+        for c in &source.candidates {
+            let n = tx
+                .execute(
+                    "INSERT INTO memory_candidates (id, user_id, status, digest, created_unix, row) \
+                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+                    &[&c.id, &c.user, &c.status, &c.digest, &c.created_unix, &c.row],
+                )
+                .map_err(|e| db.error(e))?;
+            tally(&mut out.candidates, n == 1, || {
+                let row = tx
+                    .query_opt("SELECT row FROM memory_candidates WHERE id = $1", &[&c.id])
+                    .map_err(|e| db.error(e))?;
+                Ok(row.is_some_and(|r| same_json(r.get(0), &c.row)))
+            })?;
+        }
+        for (session, revision, doc) in &source.checkpoints {
+            let n = tx
+                .execute(
+                    "INSERT INTO checkpoints (session_id, revision, doc) VALUES ($1, $2, $3) \
+                     ON CONFLICT (session_id) DO NOTHING",
+                    &[session, revision, doc],
+                )
+                .map_err(|e| db.error(e))?;
+            tally(&mut out.checkpoints, n == 1, || {
+                let row = tx
+                    .query_one(
+                        "SELECT revision, doc FROM checkpoints WHERE session_id = $1",
+                        &[session],
+                    )
+                    .map_err(|e| db.error(e))?;
+                Ok(row.get::<_, i64>(0) == *revision
+                    && row
+                        .get::<_, Option<&str>>(1)
+                        .is_some_and(|d| same_json(d, doc)))
+            })?;
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn same_json(a: &str, b: &str) -> bool {
+    match (
+        serde_json::from_str::<Value>(a),
+        serde_json::from_str::<Value>(b),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Appends the home's ledger records past the ones the database already holds, after checking
+/// that those are the home's own first records.
+fn copy_ledger(
+    db: &'static Database,
+    tx: &mut postgres::Transaction<'_>,
+    records: &[serde_json::Map<String, Value>],
+    counts: &mut Counts,
+) -> Result<()> {
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LEDGER_LOCK])
+        .map_err(|e| db.error(e))?;
+    let held: Vec<String> = tx
+        .query("SELECT record FROM memory_ledger ORDER BY seq", &[])
+        .map_err(|e| db.error(e))?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    // The common beginning must be the same records; past it, the longer side goes on (the
+    // database's: decisions made on the cluster since an earlier import).
+    for (text, mine) in held.iter().zip(records) {
+        let theirs: Value = serde_json::from_str(text).unwrap_or_default();
+        if theirs != Value::Object(mine.clone()) {
+            return Err(ledger_mismatch(held.len(), records.len()));
+        }
+        counts.unchanged += 1;
+    }
+    for (seq, r) in records.iter().enumerate().skip(held.len()) {
+        let text = serde_json::to_string(r).map_err(|e| Error::internal(e.to_string()))?;
+        tx.execute(
+            "INSERT INTO memory_ledger (seq, record) VALUES ($1, $2)",
+            &[&(seq as i64), &text],
+        )
+        .map_err(|e| db.error(e))?;
+        counts.copied += 1;
+    }
+    Ok(())
+}
+
+fn ledger_mismatch(held: usize, home: usize) -> Error {
+    Error::conflict(format!(
+        "the database's approval ledger ({held} records) and this home's ({home}) differ where \
+         they overlap: a home's ledger can only be imported into an empty shared ledger, or \
+         one an earlier import of the same home started"
+    ))
+    .with("database_records", held as u64)
+    .with("home_records", home as u64)
+    .retryable(false)
+}
+
+struct Candidate {
+    id: String,
+    user: String,
+    status: String,
+    digest: String,
+    created_unix: i64,
+    row: String,
+}
+
+struct Source {
+    records: Vec<String>,
+    candidates: Vec<Candidate>,
+    ledger: Vec<serde_json::Map<String, Value>>,
+    /// (session id, revision, document)
+    checkpoints: Vec<(String, i64, String)>,
+}
+
+fn read_source(from: &Home) -> Result<Source> {
+    let mut source = Source {
+        records: Vec::new(),
+        candidates: Vec::new(),
+        ledger: Vec::new(),
+        checkpoints: Vec::new(),
+    };
+    let path = from.memory_db();
+    if path.exists() {
+        let conn = rusqlite::Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )?;
+        conn.busy_timeout(crate::memory::db::BUSY_TIMEOUT)?;
+        let mut stmt = conn.prepare("SELECT record FROM ltm ORDER BY rid")?;
+        source.records = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut stmt = conn.prepare(
+            "SELECT id, user, status, digest, created_unix, row FROM candidates \
+             ORDER BY created_unix, id",
+        )?;
+        source.candidates = stmt
+            .query_map([], |r| {
+                Ok(Candidate {
+                    id: r.get(0)?,
+                    user: r.get(1)?,
+                    status: r.get(2)?,
+                    digest: r.get(3)?,
+                    created_unix: r.get(4)?,
+                    row: r.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+    }
+    let log = crate::store::read_jsonl(&from.ledger_path())?;
+    if let Some(bad) = log.bad.first() {
+        return Err(Error::conflict(format!(
+            "{} line {} is {} ({}): run `bob ledger verify` on that home first",
+            from.ledger_path().display(),
+            bad.line,
+            bad.kind,
+            bad.reason
+        ))
+        .retryable(false));
+    }
+    for (_, v) in log.records {
+        match v {
+            Value::Object(m) => source.ledger.push(m),
+            _ => return Err(Error::conflict("a ledger record is not a JSON object")),
+        }
+    }
+    let sessions = from.root().join("sessions");
+    if let Ok(dir) = std::fs::read_dir(&sessions) {
+        let mut names: Vec<String> = dir
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        for name in names {
+            let Ok(path) = from.checkpoint_path(&name) else {
+                continue;
+            };
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io(&path, e)),
+            };
+            let doc: Value = serde_json::from_str(&text).map_err(|e| {
+                Error::internal(format!("{} is not a checkpoint: {e}", path.display()))
+                    .with("path", path.display().to_string())
+            })?;
+            let revision = doc.get("revision").and_then(Value::as_i64).unwrap_or(0);
+            if revision > 0 {
+                source.checkpoints.push((name, revision, text));
+            }
+        }
+    }
+    Ok(source)
+}

@@ -1,0 +1,384 @@
+//! Memory on the shared store: long-term records, candidates and the approval ledger, one
+//! suite run against the embedded home and against PostgreSQL (two homes on one database),
+//! and what only the database has (rows, the append-only ledger, a tampered row found).
+
+use crate::shared_store::Backend;
+use serde_json::Value;
+use std::process::Child;
+
+/// Runs each named suite test against the embedded backend and against PostgreSQL.
+macro_rules! memory_suite {
+    ($($name:ident),* $(,)?) => {
+        mod embedded {
+            $(#[test]
+            fn $name() {
+                super::$name(&super::Backend::embedded());
+            })*
+        }
+        mod postgres {
+            $(#[test]
+            fn $name() {
+                if let Some(b) = super::Backend::postgres() {
+                    super::$name(&b);
+                }
+            })*
+        }
+    };
+}
+
+memory_suite!(
+    memories_proposed_on_one_node_are_decided_and_found_on_the_other,
+    racing_decisions_on_one_candidate_give_one_decision_and_conflicts,
+    ranking_puts_the_best_match_first,
+);
+
+fn id(v: &Value) -> String {
+    v["id"].as_str().expect("id").to_string()
+}
+
+const THREE: &str = r###"[{"text":"The user prefers metric units for every recipe","type":"preference","tags":["units"],"source":"user_said","why_store":"stable"},
+    {"title":"Drone parts","tags":["drone","parts_list"],"body_md":"## BOM\n- frame\n- brushless motors","importance":6,"ttl_days":null},
+    {"text":"The user dislikes cilantro in salsa","type":"preference"}]"###;
+
+fn memories_proposed_on_one_node_are_decided_and_found_on_the_other(b: &Backend) {
+    let rows = b.a.jsonl(&["memory", "propose"], THREE);
+    assert_eq!(rows.len(), 3);
+    // Proposing the same content again while it is pending returns the same row.
+    let again = b.b.jsonl(&["memory", "propose"], THREE);
+    assert_eq!(
+        again.iter().map(id).collect::<Vec<_>>(),
+        rows.iter().map(id).collect::<Vec<_>>()
+    );
+    let pending =
+        b.b.jsonl(&["memory", "candidates", "--status", "pending"], "");
+    assert_eq!(pending.len(), 3, "{pending:?}");
+    // Pending candidates are not memory.
+    assert!(
+        b.a.jsonl(&["memory", "query", "metric units"], "")
+            .is_empty()
+    );
+
+    let approved = b.b.json(&["memory", "approve", &id(&rows[0])], "");
+    assert_eq!(approved["candidate"]["status"], "approved");
+    assert_eq!(approved["ledger_seq"], 0);
+    let mem_id = approved["record"]["id"].as_str().unwrap().to_string();
+    let edited = b.a.json(
+        &[
+            "memory",
+            "approve",
+            &id(&rows[1]),
+            "--edit",
+            r#"{"tags":["drone","bom"],"importance":9}"#,
+        ],
+        "",
+    );
+    assert_eq!(edited["ledger_seq"], 1);
+    assert_eq!(
+        edited["record"]["tags"],
+        serde_json::json!(["drone", "bom"])
+    );
+    let rejected = b.b.json(
+        &["memory", "reject", &id(&rows[2]), "--reason", "not durable"],
+        "",
+    );
+    assert_eq!(rejected["candidate"]["status"], "rejected");
+    assert_eq!(rejected["ledger_seq"], 2);
+    // Decided once, on whichever node asks again.
+    b.a.fails(&["memory", "approve", &id(&rows[0])], "", 5, "conflict");
+    b.b.fails(&["memory", "approve", &id(&rows[2])], "", 5, "conflict");
+    b.a.fails(&["memory", "approve", "cand_nope"], "", 4, "not_found");
+
+    let hits = b.a.jsonl(
+        &["memory", "query", "which units does the user prefer?"],
+        "",
+    );
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["id"], mem_id.as_str());
+    let s = hits[0]["score"].as_f64().unwrap();
+    assert!(s > 0.0 && s <= 1.0, "{s}");
+    assert!(
+        hits[0]["excerpt"].as_str().unwrap().contains("metric"),
+        "{hits:?}"
+    );
+    assert!(
+        b.b.jsonl(&["memory", "query", "cilantro salsa"], "")
+            .is_empty()
+    );
+    assert_eq!(
+        b.b.jsonl(&["memory", "query", "drone frame", "--tags", "bom"], "")
+            .len(),
+        1
+    );
+    assert!(
+        b.b.jsonl(
+            &["memory", "query", "drone frame", "--tags", "parts_list"],
+            ""
+        )
+        .is_empty()
+    );
+    let listed = b.b.jsonl(&["memory", "list"], "");
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    let decided =
+        b.a.jsonl(&["memory", "candidates", "--status", "approved"], "");
+    assert_eq!(decided.len(), 2);
+    // The ledger's chain verifies from either node.
+    for node in [&b.a, &b.b] {
+        let reports = node.jsonl(&["ledger", "verify"], "");
+        assert!(reports.iter().all(|r| r["ok"] == true), "{reports:?}");
+        let verified: u64 = reports
+            .iter()
+            .filter(|r| {
+                let p = r["path"].as_str().unwrap();
+                p.ends_with("memory_approvals.jsonl") || p == "postgres:memory_ledger"
+            })
+            .map(|r| r["verified"].as_u64().unwrap())
+            .sum();
+        assert_eq!(verified, 3, "{reports:?}");
+    }
+}
+
+fn racing_decisions_on_one_candidate_give_one_decision_and_conflicts(b: &Backend) {
+    let rows = b.a.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"The deploy window is Tuesday mornings","type":"fact"}]"#,
+    );
+    let cand = id(&rows[0]);
+    let children: Vec<Child> = (0..6)
+        .map(|i| {
+            let node = if i % 2 == 0 { &b.a } else { &b.b };
+            if i % 3 == 2 {
+                node.spawn(&["memory", "reject", &cand, "--reason", "racing"], "")
+            } else {
+                node.spawn(&["memory", "approve", &cand], "")
+            }
+        })
+        .collect();
+    let outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let codes: Vec<i32> = outs.iter().map(|o| o.status.code().unwrap()).collect();
+    assert_eq!(codes.iter().filter(|&&c| c == 0).count(), 1, "{codes:?}");
+    for o in outs.iter().filter(|o| o.status.code() != Some(0)) {
+        assert_eq!(
+            o.status.code(),
+            Some(5),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let e: Value = serde_json::from_slice(&o.stderr).unwrap();
+        assert_eq!(crate::support::code(&e), "conflict", "{e}");
+    }
+    let winner: Value =
+        serde_json::from_slice(&outs.iter().find(|o| o.status.success()).unwrap().stdout).unwrap();
+    assert_eq!(winner["ledger_seq"], 0);
+    let seen = b.b.jsonl(&["memory", "candidates"], "");
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0]["status"], winner["candidate"]["status"]);
+    assert_eq!(seen[0]["ledger_seq"], 0);
+    // One ledger record, whose chain verifies.
+    let reports = b.a.jsonl(&["ledger", "verify"], "");
+    assert!(reports.iter().all(|r| r["ok"] == true), "{reports:?}");
+    let ledger: Vec<&Value> = reports
+        .iter()
+        .filter(|r| {
+            let p = r["path"].as_str().unwrap();
+            p.ends_with("memory_approvals.jsonl") || p == "postgres:memory_ledger"
+        })
+        .collect();
+    assert_eq!(ledger.len(), 1, "{reports:?}");
+    assert_eq!(ledger[0]["verified"], 1, "{reports:?}");
+}
+
+fn ranking_puts_the_best_match_first(b: &Backend) {
+    let rows = b.a.jsonl(
+        &["memory", "propose"],
+        r#"[{"title":"Espresso grind size","text":"Grind espresso fine, about 18 g in, 36 g out","type":"fact","importance":5},
+            {"title":"Kitchen scale","text":"The kitchen scale also weighs espresso shots","type":"fact","importance":5},
+            {"title":"Tea","text":"Green tea steeps at 80 degrees for two minutes","type":"fact","importance":5}]"#,
+    );
+    for r in &rows {
+        b.b.json(&["memory", "approve", &id(r)], "");
+    }
+    let hits =
+        b.a.jsonl(&["memory", "query", "espresso grind", "-k", "3"], "");
+    let titles: Vec<&str> = hits.iter().map(|h| h["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["Espresso grind size", "Kitchen scale"], "{hits:?}");
+    let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    // (bm25 gives a word found in most records almost no weight: the second may score 0.)
+    assert!(scores[0] > scores[1] && scores[1] >= 0.0, "{scores:?}");
+    assert!(scores[0] <= 1.0);
+}
+
+// What only the database has.
+
+#[test]
+fn memory_lives_in_the_database_and_a_tampered_ledger_row_is_found() {
+    let Some(b) = Backend::postgres() else { return };
+    let rows = b.a.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"Backups run nightly at 02:00","type":"fact"}]"#,
+    );
+    b.b.json(&["memory", "approve", &id(&rows[0])], "");
+    assert!(
+        !b.a.env.home().join("memory_approvals.jsonl").exists()
+            && !b.b.env.home().join("memory_approvals.jsonl").exists(),
+        "the ledger was written to a home"
+    );
+    let mut c = b.db.as_ref().unwrap().client();
+    let n: i64 = c
+        .query_one("SELECT count(*) FROM memory_records", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 1);
+    let record: String = c
+        .query_one("SELECT record FROM memory_ledger WHERE seq = 0", &[])
+        .unwrap()
+        .get(0);
+    let record: Value = serde_json::from_str(&record).unwrap();
+    assert_eq!(record["decision"], "approve");
+    assert_eq!(record["hash"].as_str().unwrap().len(), 64);
+    // The ledger is append-only: UPDATE and DELETE are refused by the database.
+    for sql in [
+        "UPDATE memory_ledger SET record = '{}' WHERE seq = 0",
+        "DELETE FROM memory_ledger",
+    ] {
+        let e = c.execute(sql, &[]).unwrap_err();
+        let why = e.as_db_error().map(|d| d.message().to_string());
+        assert!(
+            why.as_deref().is_some_and(|m| m.contains("append-only")),
+            "{e:?}"
+        );
+    }
+    // An edit made anyway (the owner disabling the trigger) is found by verify.
+    let forged = record.to_string().replace("approve", "reject");
+    c.batch_execute("ALTER TABLE memory_ledger DISABLE TRIGGER memory_ledger_append_only")
+        .unwrap();
+    c.execute(
+        "UPDATE memory_ledger SET record = $1 WHERE seq = 0",
+        &[&forged],
+    )
+    .unwrap();
+    let out = b.a.bob(&["ledger", "verify"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let shared = reports
+        .iter()
+        .find(|r| r["path"] == "postgres:memory_ledger")
+        .expect("the shared ledger is verified");
+    assert_eq!(shared["ok"], false, "{shared}");
+    assert_eq!(shared["first_bad_line"], 1, "{shared}");
+}
+
+#[test]
+fn a_node_with_another_chain_key_cannot_pass_off_its_records() {
+    let Some(b) = Backend::postgres() else { return };
+    let rows = b.a.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"The office wifi is called bobnet","type":"fact"}]"#,
+    );
+    b.a.json(&["memory", "approve", &id(&rows[0])], "");
+    // A node without the shared key (its own, in its home) verifies nothing as its own.
+    let out =
+        b.b.bob(&["ledger", "verify"])
+            .env_remove("BOB_KEY_FILE")
+            .output()
+            .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+}
+
+#[test]
+fn db_import_copies_an_embedded_home_once_and_its_chain_still_verifies() {
+    let Some(b) = Backend::postgres() else { return };
+    // An embedded home with history: decided and pending candidates, a ledger, a checkpoint.
+    let old = crate::TestEnv::new();
+    let rows = old.jsonl(&["memory", "propose"], THREE);
+    old.json(&["memory", "approve", &id(&rows[0])], "");
+    old.json(
+        &["memory", "reject", &id(&rows[2]), "--reason", "not durable"],
+        "",
+    );
+    old.json(
+        &["state", "set", "--session", "s1"],
+        r#"{"goals":["move to the cluster"]}"#,
+    );
+    let from = old.home().display().to_string();
+    // A node that does not hold that home's chain key cannot take its ledger.
+    let e =
+        b.a.fails(&["db", "import", "--from", &from], "", 5, "conflict");
+    assert!(e["message"].as_str().unwrap().contains("chain key"), "{e}");
+    let node = crate::shared_store::Node {
+        env: crate::TestEnv::new(),
+        url: b.a.url.clone(),
+        key_file: Some(old.home().join("keys/chain.key")),
+    };
+    let n = node.json(&["db", "import", "--from", &from], "");
+    assert_eq!(n["memories"]["copied"], 1, "{n}");
+    assert_eq!(n["candidates"]["copied"], 3, "{n}");
+    assert_eq!(n["ledger"]["copied"], 2, "{n}");
+    assert_eq!(n["checkpoints"]["copied"], 1, "{n}");
+    // Run twice, it changes nothing.
+    let again = node.json(&["db", "import", "--from", &from], "");
+    for store in ["memories", "candidates", "ledger", "checkpoints"] {
+        assert_eq!(again[store]["copied"], 0, "{again}");
+        assert_eq!(again[store]["differing"], 0, "{again}");
+    }
+    assert_eq!(again["ledger"]["unchanged"], 2, "{again}");
+    assert_eq!(again["memories"]["unchanged"], 1, "{again}");
+    // The copies are the shared store now: found, decided once, and the chain verifies.
+    let hits = node.jsonl(&["memory", "query", "metric units"], "");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    node.fails(&["memory", "approve", &id(&rows[0])], "", 5, "conflict");
+    let next = node.json(&["memory", "approve", &id(&rows[1])], "");
+    assert_eq!(next["ledger_seq"], 2, "{next}");
+    let reports = node.jsonl(&["ledger", "verify"], "");
+    let shared = reports
+        .iter()
+        .find(|r| r["path"] == "postgres:memory_ledger")
+        .unwrap();
+    assert_eq!(shared["ok"], true, "{shared}");
+    assert_eq!(shared["verified"], 3, "{shared}");
+    let cp = node.json(&["state", "show", "--session", "s1"], "");
+    assert_eq!(cp["state"]["goals"][0], "move to the cluster");
+    // The cluster went on past the home: importing it again still changes nothing, and the
+    // candidate decided since is the database's version.
+    let third = node.json(&["db", "import", "--from", &from], "");
+    assert_eq!(third["ledger"]["copied"], 0, "{third}");
+    assert_eq!(third["ledger"]["unchanged"], 2, "{third}");
+    assert_eq!(third["candidates"]["differing"], 1, "{third}");
+    let seen = node.jsonl(&["memory", "candidates", "--status", "approved"], "");
+    assert_eq!(seen.len(), 2);
+    // A home whose ledger differs from the database's where they overlap is refused whole.
+    let other = crate::shared_store::Node {
+        env: crate::TestEnv::new(),
+        url: None,
+        key_file: node.key_file.clone(),
+    };
+    let rows = other.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"Another home's fact","type":"fact"}]"#,
+    );
+    other.json(&["memory", "approve", &id(&rows[0])], "");
+    let e = node.fails(
+        &[
+            "db",
+            "import",
+            "--from",
+            &other.env.home().display().to_string(),
+        ],
+        "",
+        5,
+        "conflict",
+    );
+    assert!(e["message"].as_str().unwrap().contains("ledger"), "{e}");
+    let hits = node.jsonl(&["memory", "query", "another home"], "");
+    assert!(hits.is_empty(), "a refused import wrote nothing: {hits:?}");
+}
