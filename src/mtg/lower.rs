@@ -11,7 +11,7 @@
 //! it is produced; `cards` re-exports it.
 
 use super::compile::{
-    Ability, Control, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
+    Ability, Condition, Control, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
 };
 use super::facts::CardData;
 
@@ -116,6 +116,36 @@ pub enum Effect {
     /// "create N [tapped] … creature tokens" (CR 111.1): count, index into the card's
     /// [`Card::tokens`], tapped.
     Tokens(u8, u8, bool),
+    /// An intervening-if clause (CR 603.4), first of a triggered ability's effects: the
+    /// ability triggers only if it holds, and does nothing on resolution if it no longer does.
+    If(Cond),
+}
+
+/// The engine's form of an intervening-if condition ([`Condition`]); "you" is the ability's
+/// controller, "this turn" the current turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cond {
+    YouAttacked,
+    CreatureDied,
+    OpponentLostLife,
+    YouGainedLife,
+    GraveyardAtLeast(u8),
+    ControlPower { another: bool, power: u8 },
+}
+
+fn cond(c: &Condition) -> Option<Cond> {
+    Some(match c {
+        Condition::YouAttacked => Cond::YouAttacked,
+        Condition::CreatureDied => Cond::CreatureDied,
+        Condition::OpponentLostLife => Cond::OpponentLostLife,
+        Condition::YouGainedLife => Cond::YouGainedLife,
+        Condition::GraveyardAtLeast(n) => Cond::GraveyardAtLeast(*n),
+        Condition::ControlPower { another, power } => Cond::ControlPower {
+            another: *another,
+            power: *power,
+        },
+        Condition::ControlAnother(_) | Condition::Kicked => return None,
+    })
 }
 
 impl Effect {
@@ -134,7 +164,8 @@ impl Effect {
             | Effect::OpponentLosesLife(_)
             | Effect::PumpYours(..)
             | Effect::Mill(_)
-            | Effect::Tokens(..) => None,
+            | Effect::Tokens(..)
+            | Effect::If(_) => None,
         }
     }
 }
@@ -162,13 +193,22 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 }
                 None => false,
             },
-            Ability::Triggered { when, effects } if !spell => {
-                match trigger_effects(*when, effects, &mut out.tokens) {
-                    Some(v) => {
-                        out.triggers.push((*when, v));
+            Ability::Triggered {
+                when,
+                condition,
+                effects,
+            } if !spell => {
+                let guard = match condition.as_ref().map(cond) {
+                    None => Some(None),
+                    Some(Some(c)) => Some(Some(Effect::If(c))),
+                    Some(None) => None,
+                };
+                match (guard, trigger_effects(*when, effects, &mut out.tokens)) {
+                    (Some(g), Some(v)) => {
+                        out.triggers.push((*when, g.into_iter().chain(v).collect()));
                         true
                     }
-                    None => false,
+                    _ => false,
                 }
             }
             Ability::Static(Static::EntersTapped) => {
@@ -349,11 +389,8 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
 }
 
 /// A triggered ability's effects: the engine plays untargeted triggers of the events it
-/// watches (not the beginning of upkeep or end step yet); "this creature" is the source.
-fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
-    if matches!(when, Trigger::YourUpkeep | Trigger::YourEndStep) {
-        return None;
-    }
+/// watches; "this creature" is the source.
+fn trigger_effects(_when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     es.iter()
         .map(|e| {
             let l = match e {

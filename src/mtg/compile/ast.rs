@@ -223,6 +223,33 @@ pub enum Trigger {
     CastNoncreature,
     /// 119.9: "Whenever you gain life".
     GainLife,
+    /// 507.1: "At the beginning of combat on your turn".
+    YourCombat,
+    /// 513.1a: "At the beginning of each end step" (either player's).
+    EachEndStep,
+}
+
+/// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
+/// ability triggers only if it holds as the event happens, and does nothing on resolution if it
+/// no longer holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    /// Raid: "if you attacked this turn" (CR 508.1: you declared at least one attacker).
+    YouAttacked,
+    /// Morbid: "if a creature died this turn" (CR 700.4).
+    CreatureDied,
+    /// "if an opponent lost life this turn" (CR 119.3; damage to a player included).
+    OpponentLostLife,
+    /// "if you gained life this turn" (CR 119.9).
+    YouGainedLife,
+    /// Threshold: "if there are N or more cards in your graveyard".
+    GraveyardAtLeast(u8),
+    /// "if you control another <subtype>" (CR 205.3; not the source itself).
+    ControlAnother(String),
+    /// "if you control [another] creature with power N or greater".
+    ControlPower { another: bool, power: u8 },
+    /// "if it was kicked" (CR 702.33d).
+    Kicked,
 }
 
 /// A cost of an activated ability (CR 602.1a, 118).
@@ -260,9 +287,10 @@ pub enum Ability {
     Keyword(Keyword),
     /// The effects of an instant or sorcery, in order (CR 608.2c).
     Spell(Vec<Effect>),
-    /// CR 603: a triggered ability.
+    /// CR 603: a triggered ability; `condition` is its intervening-if clause (CR 603.4).
     Triggered {
         when: Trigger,
+        condition: Option<Condition>,
         effects: Vec<Effect>,
     },
     /// CR 602: an activated ability; `sorcery` is "Activate only as a sorcery" (602.5d).
@@ -290,8 +318,15 @@ impl Ability {
         match self {
             Ability::Keyword(k) => format!("keyword {}", k.name()),
             Ability::Spell(e) => format!("spell {}", effect_names(e)),
-            Ability::Triggered { when, effects } => {
-                format!("trigger {when:?}: {}", effect_names(effects))
+            Ability::Triggered {
+                when,
+                condition,
+                effects,
+            } => {
+                let cond = condition
+                    .as_ref()
+                    .map_or(String::new(), |c| format!(" if {c:?}"));
+                format!("trigger {when:?}{cond}: {}", effect_names(effects))
             }
             Ability::Activated { effects, .. } => format!("activated: {}", effect_names(effects)),
             Ability::Mana { .. } => "mana ability".into(),

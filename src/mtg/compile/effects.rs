@@ -306,7 +306,7 @@ fn tokens(r: &str) -> Option<Effect> {
     })
 }
 
-fn capitalize(w: &str) -> String {
+pub(super) fn capitalize(w: &str) -> String {
     let mut c = w.chars();
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())

@@ -300,7 +300,7 @@ fn keyword(s: &str) -> Option<Keyword> {
 
 /// CR 603.1: "When/Whenever/At <event>, <effect>".
 fn triggered(line: &str) -> Result<Ability, Fail> {
-    const CONDITIONS: [(&str, Trigger); 13] = [
+    const CONDITIONS: [(&str, Trigger); 15] = [
         ("when ~ enters", Trigger::Enters),
         ("whenever ~ enters", Trigger::Enters),
         ("when ~ dies", Trigger::Dies),
@@ -323,6 +323,11 @@ fn triggered(line: &str) -> Result<Ability, Fail> {
             Trigger::CastNoncreature,
         ),
         ("whenever you gain life", Trigger::GainLife),
+        (
+            "at the beginning of combat on your turn",
+            Trigger::YourCombat,
+        ),
+        ("at the beginning of each end step", Trigger::EachEndStep),
     ];
     let Some((cond, body)) = line.split_once(", ") else {
         return Err(Fail::new(line, "trigger without an effect"));
@@ -333,12 +338,59 @@ fn triggered(line: &str) -> Result<Ability, Fail> {
             &format!("trigger: {}", trigger_shape(cond)),
         ));
     };
-    if body.starts_with("if ") {
-        return Err(Fail::new(body, "intervening if (CR 603.4)"));
-    }
+    let (condition, body) = match body.strip_prefix("if ") {
+        Some(rest) => {
+            let (c, b) = rest
+                .split_once(", ")
+                .ok_or_else(|| Fail::new(body, "intervening if (CR 603.4)"))?;
+            let c = intervening_if(c)
+                .ok_or_else(|| Fail::new(c, &format!("intervening if: {}", trigger_shape(c))))?;
+            (Some(c), b)
+        }
+        None => (None, body),
+    };
     Ok(Ability::Triggered {
         when: *when,
+        condition,
         effects: effects(body)?,
+    })
+}
+
+/// CR 603.4: the condition of an intervening-if clause, after "if ".
+fn intervening_if(c: &str) -> Option<Condition> {
+    Some(match c {
+        "you attacked this turn" => Condition::YouAttacked,
+        "a creature died this turn" => Condition::CreatureDied,
+        "an opponent lost life this turn" => Condition::OpponentLostLife,
+        "you gained life this turn" => Condition::YouGainedLife,
+        "it was kicked" | "~ was kicked" => Condition::Kicked,
+        _ => {
+            if let Some(n) = c
+                .strip_prefix("there are ")
+                .and_then(|r| r.strip_suffix(" or more cards in your graveyard"))
+            {
+                return Some(Condition::GraveyardAtLeast(number(n)?));
+            }
+            let rest = c.strip_prefix("you control ")?;
+            let (another, rest) = match rest.strip_prefix("another ") {
+                Some(r) => (true, r),
+                None => (false, rest.strip_prefix("a ").or(rest.strip_prefix("an "))?),
+            };
+            if let Some(n) = rest
+                .strip_prefix("creature with power ")
+                .and_then(|r| r.strip_suffix(" or greater"))
+            {
+                return Some(Condition::ControlPower {
+                    another,
+                    power: number(n)?,
+                });
+            }
+            // One creature type word ("another elf").
+            if !another || rest.contains(' ') || !rest.chars().all(|ch| ch.is_ascii_lowercase()) {
+                return None;
+            }
+            Condition::ControlAnother(effects::capitalize(rest))
+        }
     })
 }
 

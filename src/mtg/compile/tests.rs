@@ -98,6 +98,7 @@ fn cr_603_6a_enters_and_700_4_dies_triggers() {
         a,
         [Ability::Triggered {
             when: Trigger::Enters,
+            condition: None,
             effects: vec![Effect::Draw {
                 who: Subject::You,
                 count: 1
@@ -119,15 +120,82 @@ fn cr_603_6a_enters_and_700_4_dies_triggers() {
 }
 
 #[test]
-fn cr_603_4_intervening_if_is_refused_by_name() {
+fn cr_603_4_intervening_if_clauses() {
+    let cond = |name: &str, text: &str| match abilities(name, "Creature — Test", text).pop() {
+        Some(Ability::Triggered { condition, .. }) => condition,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        abilities(
+            "Skyship Buccaneer",
+            "Creature — Human Pirate",
+            "Raid — When this creature enters, if you attacked this turn, draw a card.",
+        ),
+        [Ability::Triggered {
+            when: Trigger::Enters,
+            condition: Some(Condition::YouAttacked),
+            effects: vec![Effect::Draw {
+                who: Subject::You,
+                count: 1
+            }]
+        }]
+    );
+    assert_eq!(
+        cond(
+            "Cackling Prowler",
+            "Morbid — At the beginning of your end step, if a creature died this turn, put a +1/+1 counter on this creature."
+        ),
+        Some(Condition::CreatureDied)
+    );
+    assert_eq!(
+        cond(
+            "Crypt Feaster",
+            "Threshold — Whenever this creature attacks, if there are seven or more cards in your graveyard, this creature gets +2/+0 until end of turn."
+        ),
+        Some(Condition::GraveyardAtLeast(7))
+    );
+    assert_eq!(
+        cond(
+            "Dwynen's Elite",
+            "When Dwynen's Elite enters, if you control another Elf, create a 1/1 green Elf Warrior creature token."
+        ),
+        Some(Condition::ControlAnother("Elf".into()))
+    );
+    assert_eq!(
+        cond(
+            "Nessian Hornbeetle",
+            "At the beginning of combat on your turn, if you control another creature with power 4 or greater, put a +1/+1 counter on Nessian Hornbeetle."
+        ),
+        Some(Condition::ControlPower {
+            another: true,
+            power: 4
+        })
+    );
+    assert_eq!(
+        cond(
+            "Stromkirk Bloodthief",
+            "At the beginning of your end step, if an opponent lost life this turn, draw a card."
+        ),
+        Some(Condition::OpponentLostLife)
+    );
+    // A condition no template knows is refused with the clause named.
     let e = compile(&card(
-        "Skyship Buccaneer",
-        "Creature — Human Pirate",
-        "Raid — When this creature enters, if you attacked this turn, draw a card.",
+        "Infernal Vessel",
+        "Creature — Human Cleric",
+        "When this creature dies, if it wasn't a Demon, draw a card.",
     ))
     .unwrap_err();
-    assert_eq!(e.shape, "intervening if (CR 603.4)");
-    assert_eq!(e.fragment, "if you attacked this turn, draw a card");
+    assert_eq!(e.fragment, "it wasn't a demon");
+    assert_eq!(e.shape, "intervening if: it wasn't a demon");
+    // "if" without a comma-separated effect is not an intervening-if template.
+    assert!(
+        compile(&card(
+            "X",
+            "Creature — Test",
+            "When this creature enters, if you attacked this turn draw a card."
+        ))
+        .is_err()
+    );
 }
 
 #[test]
@@ -139,7 +207,7 @@ fn cr_207_2c_landfall_ability_word_is_dropped() {
     );
     assert!(matches!(
         &a[0],
-        Ability::Triggered { when: Trigger::Landfall, effects } if matches!(&effects[0],
+        Ability::Triggered { when: Trigger::Landfall, effects, .. } if matches!(&effects[0],
             Effect::Tokens { subtypes, .. } if subtypes == &["Elf", "Warrior"])
     ));
 }
