@@ -279,6 +279,49 @@ pub enum Static {
         toughness: i8,
         keywords: Vec<Keyword>,
     },
+    /// 613.4c / 613.1f: "Other Elf creatures you control get +1/+1", "Each creature you
+    /// control with a +1/+1 counter on it has trample": the creatures of the controller that
+    /// [`Group`] admits, as the static applies (CR 611.3a), not a fixed set.
+    Lord {
+        group: Group,
+        power: i8,
+        toughness: i8,
+        keywords: Vec<Keyword>,
+    },
+    /// 509.1b: "This creature can't be blocked."
+    CantBeBlocked,
+    /// 604.2 / 611.3b: a static that applies only while its condition holds ("… as long as
+    /// there are seven or more cards in your graveyard", "During your turn, …").
+    While {
+        condition: StaticCondition,
+        then: Box<Static>,
+    },
+    /// 614.1c: "This creature enters with N +1/+1 counters on it [if <condition>]": a
+    /// replacement effect on how it enters, the condition checked as it does.
+    EntersWithCounters {
+        count: u8,
+        condition: Option<Condition>,
+    },
+}
+
+/// Which of its controller's creatures a lord's static changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// "Other …": not the source itself.
+    pub other: bool,
+    /// "Elf creatures", "Cats": one creature type (CR 205.3m), or any creature.
+    pub subtype: Option<String>,
+    /// "with a +1/+1 counter on it" / "with +1/+1 counters on them".
+    pub with_counter: bool,
+}
+
+/// When a conditional static applies (CR 604.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaticCondition {
+    /// "During your turn" (CR 500.1: the controller is the active player).
+    YourTurn,
+    /// Threshold: "as long as there are N or more cards in your graveyard".
+    GraveyardAtLeast(u8),
 }
 
 /// One ability of a card.
@@ -341,6 +384,10 @@ fn static_name(s: &Static) -> &'static str {
         Static::EntersTapped => "enters tapped",
         Static::CantBlock => "can't block",
         Static::Anthem { .. } => "P/T anthem",
+        Static::Lord { .. } => "lord",
+        Static::CantBeBlocked => "can't be blocked",
+        Static::While { .. } => "conditional",
+        Static::EntersWithCounters { .. } => "enters with counters",
     }
 }
 

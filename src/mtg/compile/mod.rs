@@ -400,42 +400,160 @@ fn trigger_shape(cond: &str) -> String {
 
 /// CR 604: the static templates.
 fn static_line(line: &str) -> Result<Static, Fail> {
+    if let Some(s) = conditional_static(line) {
+        return Ok(s);
+    }
+    plain_static(line).ok_or_else(|| Fail::new(line, &static_shape(line)))
+}
+
+/// CR 604.2: "During your turn, <static>" and "<static> as long as <condition>".
+fn conditional_static(line: &str) -> Option<Static> {
+    let (condition, rest) = if let Some(r) = line.strip_prefix("during your turn, ") {
+        (StaticCondition::YourTurn, r)
+    } else {
+        let (rest, c) = line.split_once(" as long as ")?;
+        let n = c
+            .strip_prefix("there are ")?
+            .strip_suffix(" or more cards in your graveyard")?;
+        (StaticCondition::GraveyardAtLeast(number(n)?), rest)
+    };
+    Some(Static::While {
+        condition,
+        then: Box::new(plain_static(rest)?),
+    })
+}
+
+/// A static without a condition.
+fn plain_static(line: &str) -> Option<Static> {
     match line {
-        "~ enters tapped" => return Ok(Static::EntersTapped),
-        "~ can't block" => return Ok(Static::CantBlock),
+        "~ enters tapped" => return Some(Static::EntersTapped),
+        "~ can't block" => return Some(Static::CantBlock),
+        "~ can't be blocked" => return Some(Static::CantBeBlocked),
         _ => {}
+    }
+    if let Some(s) = enters_with_counters(line) {
+        return Some(s);
+    }
+    if let Some(s) = lord(line) {
+        return Some(s);
     }
     for (prefix, verb_get, verb_has) in [
         ("enchanted creature ", "gets ", "has "),
         ("equipped creature ", "gets ", "has "),
         ("creatures you control ", "get ", "have "),
+        ("~ ", "gets ", "has "),
     ] {
         let Some(rest) = line.strip_prefix(prefix) else {
             continue;
         };
         let who = subject(prefix.trim()).expect("known subject");
-        let (power, toughness, keywords) = if let Some(r) = rest.strip_prefix(verb_get) {
-            let (pt, kws) = match r.split_once(&format!(" and {verb_has}")) {
-                Some((pt, k)) => (pt, keywords_list(k)),
-                None => (r, Some(Vec::new())),
-            };
-            match (pt_change(pt), kws) {
-                (Some((p, t)), Some(k)) => (p, t, k),
-                _ => break,
-            }
-        } else if let Some(k) = rest.strip_prefix(verb_has).and_then(keywords_list) {
-            (0, 0, k)
-        } else {
-            break;
-        };
-        return Ok(Static::Anthem {
+        let (power, toughness, keywords) = get_or_have(rest, verb_get, verb_has)?;
+        return Some(Static::Anthem {
             who,
             power,
             toughness,
             keywords,
         });
     }
-    Err(Fail::new(line, &static_shape(line)))
+    None
+}
+
+/// "gets +P/+T [and has K]" or "has K" (with the verbs of the subject's number).
+fn get_or_have(rest: &str, verb_get: &str, verb_has: &str) -> Option<(i8, i8, Vec<Keyword>)> {
+    if let Some(r) = rest.strip_prefix(verb_get) {
+        let (pt, kws) = match r.split_once(&format!(" and {verb_has}")) {
+            Some((pt, k)) => (pt, keywords_list(k)?),
+            None => (r, Vec::new()),
+        };
+        let (p, t) = pt_change(pt)?;
+        Some((p, t, kws))
+    } else {
+        Some((0, 0, keywords_list(rest.strip_prefix(verb_has)?)?))
+    }
+}
+
+/// CR 613.4c lords: "Other Elf creatures you control get +1/+1", "Other Cats you control get
+/// +1/+1", "Each creature you control with a +1/+1 counter on it has trample", "Creatures you
+/// control with +1/+1 counters on them have first strike".
+fn lord(line: &str) -> Option<Static> {
+    let (head, verbs, rest) = [
+        (" you control get ", ("get ", "have ")),
+        (" you control have ", ("get ", "have ")),
+        (
+            " you control with a +1/+1 counter on it gets ",
+            ("gets ", "has "),
+        ),
+        (
+            " you control with a +1/+1 counter on it has ",
+            ("gets ", "has "),
+        ),
+        (
+            " you control with +1/+1 counters on them get ",
+            ("get ", "have "),
+        ),
+        (
+            " you control with +1/+1 counters on them have ",
+            ("get ", "have "),
+        ),
+    ]
+    .iter()
+    .find_map(|(sep, verbs)| {
+        let (head, tail) = line.split_once(sep)?;
+        // Put the verb back: the separator ended with it.
+        let verb = sep.rsplit(' ').nth(1)?;
+        Some((
+            head,
+            (verbs, sep.contains("+1/+1")),
+            format!("{verb} {tail}"),
+        ))
+    })?;
+    let ((verb_get, verb_has), with_counter) = verbs;
+    let (other, noun) = match head.strip_prefix("other ") {
+        Some(n) => (true, n),
+        None => (false, head.strip_prefix("each ").unwrap_or(head)),
+    };
+    let subtype = match noun {
+        "creature" | "creatures" => None,
+        n => {
+            let t = n
+                .strip_suffix(" creatures")
+                .or_else(|| n.strip_suffix('s'))
+                .unwrap_or(n);
+            if t.contains(' ') || !t.chars().all(|c| c.is_ascii_lowercase()) {
+                return None;
+            }
+            Some(effects::capitalize(t))
+        }
+    };
+    if !other && subtype.is_none() && !with_counter {
+        return None; // "creatures you control get …" is the plain anthem.
+    }
+    let (power, toughness, keywords) = get_or_have(&rest, verb_get, verb_has)?;
+    Some(Static::Lord {
+        group: Group {
+            other,
+            subtype,
+            with_counter,
+        },
+        power,
+        toughness,
+        keywords,
+    })
+}
+
+/// CR 614.1c: "~ enters with N +1/+1 counters on it [if you attacked this turn]".
+fn enters_with_counters(line: &str) -> Option<Static> {
+    let rest = line.strip_prefix("~ enters with ")?;
+    let (n, rest) = rest.split_once(' ')?;
+    let (body, condition) = match rest.split_once(" on it if ") {
+        Some((b, c)) => (b, Some(intervening_if(c)?)),
+        None => (rest.strip_suffix(" on it")?, None),
+    };
+    matches!(body, "+1/+1 counter" | "+1/+1 counters").then_some(())?;
+    Some(Static::EntersWithCounters {
+        count: number(n)?,
+        condition,
+    })
 }
 
 fn static_shape(line: &str) -> String {

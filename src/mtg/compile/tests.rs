@@ -316,3 +316,159 @@ fn cr_700_2_modal_spells_are_refused_as_one_shape() {
     .unwrap_err();
     assert_eq!(e.shape, "modal (choose one)");
 }
+
+#[test]
+fn cr_613_4c_lords_of_a_creature_type_or_with_counters() {
+    let lord = |text: &str| match abilities("L", "Creature — Elf", text).pop() {
+        Some(Ability::Static(s)) => s,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        lord("Other Elf creatures you control get +1/+1."),
+        Static::Lord {
+            group: Group {
+                other: true,
+                subtype: Some("Elf".into()),
+                with_counter: false
+            },
+            power: 1,
+            toughness: 1,
+            keywords: vec![]
+        }
+    );
+    assert_eq!(
+        lord("Other Cats you control get +1/+1."),
+        Static::Lord {
+            group: Group {
+                other: true,
+                subtype: Some("Cat".into()),
+                with_counter: false
+            },
+            power: 1,
+            toughness: 1,
+            keywords: vec![]
+        }
+    );
+    assert_eq!(
+        lord("Each creature you control with a +1/+1 counter on it has trample."),
+        Static::Lord {
+            group: Group {
+                other: false,
+                subtype: None,
+                with_counter: true
+            },
+            power: 0,
+            toughness: 0,
+            keywords: vec![Keyword::Trample]
+        }
+    );
+    // The plain anthem stays an anthem.
+    assert!(matches!(
+        lord("Creatures you control have trample."),
+        Static::Anthem {
+            who: Subject::EachCreature(Control::You),
+            ..
+        }
+    ));
+    // A "for each" count is another template.
+    assert!(
+        compile(&card(
+            "B",
+            "Enchantment — Aura",
+            "Enchanted creature gets +1/+1 for each Forest you control."
+        ))
+        .is_err()
+    );
+}
+
+#[test]
+fn cr_604_2_conditional_statics_while_a_condition_holds() {
+    let st = |text: &str| match abilities("S", "Creature — Test", text).pop() {
+        Some(Ability::Static(s)) => s,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        st(
+            "Threshold — This creature gets +2/+1 as long as there are seven or more cards in your graveyard."
+        ),
+        Static::While {
+            condition: StaticCondition::GraveyardAtLeast(7),
+            then: Box::new(Static::Anthem {
+                who: Subject::This,
+                power: 2,
+                toughness: 1,
+                keywords: vec![]
+            })
+        }
+    );
+    assert_eq!(
+        st(
+            "Threshold — This creature can't be blocked as long as there are seven or more cards in your graveyard."
+        ),
+        Static::While {
+            condition: StaticCondition::GraveyardAtLeast(7),
+            then: Box::new(Static::CantBeBlocked)
+        }
+    );
+    assert_eq!(
+        st("During your turn, this creature has first strike."),
+        Static::While {
+            condition: StaticCondition::YourTurn,
+            then: Box::new(Static::Anthem {
+                who: Subject::This,
+                power: 0,
+                toughness: 0,
+                keywords: vec![Keyword::FirstStrike]
+            })
+        }
+    );
+    assert!(matches!(
+        st("During your turn, creatures you control with +1/+1 counters on them have first strike."),
+        Static::While { condition: StaticCondition::YourTurn, then }
+            if matches!(*then, Static::Lord { group: Group { with_counter: true, .. }, .. })
+    ));
+    assert!(
+        compile(&card(
+            "S",
+            "Creature — Test",
+            "As long as it's your turn, ~ has flying."
+        ))
+        .is_err()
+    );
+}
+
+#[test]
+fn cr_614_1c_enters_with_counters() {
+    let st = |text: &str| abilities("Goblin Boarders", "Creature — Goblin", text).pop();
+    assert_eq!(
+        st("Raid — This creature enters with a +1/+1 counter on it if you attacked this turn."),
+        Some(Ability::Static(Static::EntersWithCounters {
+            count: 1,
+            condition: Some(Condition::YouAttacked)
+        }))
+    );
+    assert_eq!(
+        st("This creature enters with two +1/+1 counters on it."),
+        Some(Ability::Static(Static::EntersWithCounters {
+            count: 2,
+            condition: None
+        }))
+    );
+    // Other kinds of counters and X are not this template.
+    assert!(
+        compile(&card(
+            "N",
+            "Creature — Cat",
+            "This creature enters with eight revival counters on it."
+        ))
+        .is_err()
+    );
+    assert!(
+        compile(&card(
+            "W",
+            "Creature — Hydra",
+            "This creature enters with X +1/+1 counters on it."
+        ))
+        .is_err()
+    );
+}
