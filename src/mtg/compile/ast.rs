@@ -196,6 +196,12 @@ pub enum Effect {
     Mill(u8),
     /// 701.5: "counter target spell".
     CounterSpell,
+    /// 700.2: "Choose one —" followed by bulleted modes; the controller picks `choose` of
+    /// them as the spell is cast or the ability is put on the stack (700.2a/b).
+    Modal {
+        choose: u8,
+        modes: Vec<Vec<Effect>>,
+    },
 }
 
 /// A trigger condition (CR 603.1 "when/whenever/at").
@@ -418,6 +424,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Surveil(_) => "surveil",
         Effect::Mill(_) => "mill",
         Effect::CounterSpell => "counter spell",
+        Effect::Modal { .. } => "modal",
     }
 }
 

@@ -140,27 +140,62 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
     };
     let mut abilities = Vec::new();
     let mut spell_effects: Vec<Effect> = Vec::new();
-    for line in normalize(d) {
-        if line.starts_with("choose one") || line.starts_with('\u{2022}') {
-            return Err(Fail::new(&line, "modal (choose one)").into());
+    let lines = normalize(d);
+    let mut i = 0;
+    while i < lines.len() {
+        let line = &lines[i];
+        i += 1;
+        if line.starts_with('\u{2022}') {
+            return Err(Fail::new(line, "modal (choose one)").into());
         }
-        if let Some(k) = keyword_line(&line) {
+        // CR 700.2: a "choose one —" header takes the bulleted lines after it as its modes.
+        if let Some((head, choose)) = modal_header(line) {
+            let mut modes = Vec::new();
+            while let Some(m) = lines.get(i).and_then(|l| l.strip_prefix('\u{2022}')) {
+                modes.push(effects(m.trim()).map_err(Unparsed::from)?);
+                i += 1;
+            }
+            if modes.len() < 2 || choose as usize > modes.len() {
+                return Err(Fail::new(line, "modal (choose one)").into());
+            }
+            let modal = Effect::Modal { choose, modes };
+            if head.is_empty() && is_spell {
+                spell_effects.push(modal);
+            } else if !head.is_empty() && !is_spell && head.starts_with(['w', 'a']) {
+                abilities.push(triggered_with(head, Some(modal)).map_err(Unparsed::from)?);
+            } else {
+                return Err(Fail::new(line, "modal (choose one)").into());
+            }
+            continue;
+        }
+        if let Some(k) = keyword_line(line) {
             abilities.extend(k.into_iter().map(Ability::Keyword));
             continue;
         }
         if is_spell {
-            match effects(&line) {
+            match effects(line) {
                 Ok(e) => spell_effects.extend(e),
                 Err(f) => return Err(f.into()),
             }
             continue;
         }
-        abilities.push(permanent_line(&line).map_err(Unparsed::from)?);
+        abilities.push(permanent_line(line).map_err(Unparsed::from)?);
     }
     if !spell_effects.is_empty() {
         abilities.push(Ability::Spell(spell_effects));
     }
     Ok(Compiled { abilities })
+}
+
+/// "choose one —" / "choose two —" at the end of a line: the text before it (a trigger's
+/// condition with its comma, or nothing) and how many modes are chosen.
+fn modal_header(line: &str) -> Option<(&str, u8)> {
+    let (head, n) = line.strip_suffix(" \u{2014}")?.rsplit_once("choose ")?;
+    let head = match head {
+        "" => "",
+        h => h.strip_suffix(", ")?,
+    };
+    Some((head, number(n).filter(|&n| n >= 1)?))
 }
 
 /// One line of a permanent: a trigger, an activated/mana/loyalty ability or a static.
@@ -300,6 +335,12 @@ fn keyword(s: &str) -> Option<Keyword> {
 
 /// CR 603.1: "When/Whenever/At <event>, <effect>".
 fn triggered(line: &str) -> Result<Ability, Fail> {
+    triggered_with(line, None)
+}
+
+/// A trigger; with `modal`, `line` is the part before "choose one —" (the condition and an
+/// optional intervening-if clause, without the effect) and the modes are its effect.
+fn triggered_with(line: &str, modal: Option<Effect>) -> Result<Ability, Fail> {
     const CONDITIONS: [(&str, Trigger); 15] = [
         ("when ~ enters", Trigger::Enters),
         ("whenever ~ enters", Trigger::Enters),
@@ -329,6 +370,13 @@ fn triggered(line: &str) -> Result<Ability, Fail> {
         ),
         ("at the beginning of each end step", Trigger::EachEndStep),
     ];
+    let modal_line;
+    let line = if modal.is_some() {
+        modal_line = format!("{line}, \u{2022}");
+        modal_line.as_str()
+    } else {
+        line
+    };
     let Some((cond, body)) = line.split_once(", ") else {
         return Err(Fail::new(line, "trigger without an effect"));
     };
@@ -349,10 +397,15 @@ fn triggered(line: &str) -> Result<Ability, Fail> {
         }
         None => (None, body),
     };
+    let effects = match modal {
+        Some(m) if body == "\u{2022}" => vec![m],
+        Some(_) => return Err(Fail::new(body, "modal (choose one)")),
+        None => effects(body)?,
+    };
     Ok(Ability::Triggered {
         when: *when,
         condition,
-        effects: effects(body)?,
+        effects,
     })
 }
 

@@ -307,17 +307,6 @@ fn cr_613_4c_aura_and_equipment_statics() {
 }
 
 #[test]
-fn cr_700_2_modal_spells_are_refused_as_one_shape() {
-    let e = compile(&card(
-        "Seeker's Folly",
-        "Sorcery",
-        "Choose one —\n• Target opponent discards two cards.\n• Creatures your opponents control get -1/-1 until end of turn.",
-    ))
-    .unwrap_err();
-    assert_eq!(e.shape, "modal (choose one)");
-}
-
-#[test]
 fn cr_613_4c_lords_of_a_creature_type_or_with_counters() {
     let lord = |text: &str| match abilities("L", "Creature — Elf", text).pop() {
         Some(Ability::Static(s)) => s,
@@ -471,4 +460,66 @@ fn cr_614_1c_enters_with_counters() {
         ))
         .is_err()
     );
+}
+
+#[test]
+fn cr_700_2_modal_spells_and_triggers() {
+    let a = abilities(
+        "Goblin Surprise",
+        "Instant",
+        "Choose one —\n• Creatures you control get +2/+0 until end of turn.\n• Create two 1/1 red Goblin creature tokens.",
+    );
+    match &a[..] {
+        [Ability::Spell(e)] => match &e[..] {
+            [Effect::Modal { choose: 1, modes }] => {
+                assert_eq!(modes.len(), 2);
+                assert!(matches!(modes[0][0], Effect::Pump { power: 2, .. }));
+                assert!(matches!(modes[1][0], Effect::Tokens { count: 2, .. }));
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    let t = abilities(
+        "Wardens of the Cycle",
+        "Creature — Elf Warlock",
+        "Morbid — At the beginning of your end step, if a creature died this turn, choose one —\n• You gain 2 life.\n• You draw a card and you lose 1 life.",
+    );
+    assert_eq!(
+        t,
+        [Ability::Triggered {
+            when: Trigger::YourEndStep,
+            condition: Some(Condition::CreatureDied),
+            effects: vec![Effect::Modal {
+                choose: 1,
+                modes: vec![
+                    vec![Effect::GainLife {
+                        who: Subject::You,
+                        amount: 2
+                    }],
+                    vec![
+                        Effect::Draw {
+                            who: Subject::You,
+                            count: 1
+                        },
+                        Effect::LoseLife {
+                            who: Subject::You,
+                            amount: 1
+                        }
+                    ]
+                ]
+            }]
+        }]
+    );
+    // A mode no template matches refuses the card, naming the mode's fragment.
+    let e = compile(&card(
+        "Bushwhack",
+        "Sorcery",
+        "Choose one —\n• You gain 2 life.\n• Target creature you control fights target creature you don't control.",
+    ))
+    .unwrap_err();
+    assert!(e.fragment.contains("fights"), "{e:?}");
+    // A bullet without a header, or a header with one mode, is not a modal template.
+    assert!(compile(&card("X", "Instant", "• You gain 2 life.")).is_err());
+    assert!(compile(&card("X", "Instant", "Choose one —\n• You gain 2 life.")).is_err());
 }
