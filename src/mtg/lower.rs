@@ -389,8 +389,17 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
 }
 
 /// A triggered ability's effects: the engine plays untargeted triggers of the events it
-/// watches; "this creature" is the source.
-fn trigger_effects(_when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
+/// watches (not yet a second draw, another creature's death or a powerful creature
+/// entering); "this creature" is the source.
+fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
+    if matches!(
+        when,
+        Trigger::SecondDrawEachTurn
+            | Trigger::CreatureYouControlDies
+            | Trigger::CreatureWithPowerEnters(_)
+    ) {
+        return None;
+    }
     es.iter()
         .map(|e| {
             let l = match e {

@@ -196,12 +196,46 @@ pub enum Effect {
     Mill(u8),
     /// 701.5: "counter target spell".
     CounterSpell,
+    /// 111.10b: "create N Food tokens" (colorless Food artifacts with "{2}, {T}, Sacrifice
+    /// this token: You gain 3 life.").
+    Food(u8),
+    /// 701.23: "[you may] search your library for <what>, [reveal it,] put it <where>, then
+    /// shuffle"; `optional` is "you may", `up_to` is "up to N" (fewer may be found, 701.23b).
+    Search {
+        what: SearchFor,
+        count: u8,
+        up_to: bool,
+        to: SearchTo,
+        optional: bool,
+    },
+    /// 406 / 701.13: "exile up to N target cards from a graveyard".
+    ExileFromGraveyard(u8),
     /// 700.2: "Choose one —" followed by bulleted modes; the controller picks `choose` of
     /// them as the spell is cast or the ability is put on the stack (700.2a/b).
     Modal {
         choose: u8,
         modes: Vec<Vec<Effect>>,
     },
+}
+
+/// What a library search looks for (CR 701.23a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchFor {
+    /// "a basic land card" (CR 205.4c).
+    BasicLand,
+    /// "a card".
+    AnyCard,
+}
+
+/// Where the found cards go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchTo {
+    Hand,
+    Battlefield {
+        tapped: bool,
+    },
+    /// "then shuffle and put that card on top".
+    TopOfLibrary,
 }
 
 /// A trigger condition (CR 603.1 "when/whenever/at").
@@ -233,6 +267,12 @@ pub enum Trigger {
     YourCombat,
     /// 513.1a: "At the beginning of each end step" (either player's).
     EachEndStep,
+    /// 121.2: "Whenever you draw your second card each turn".
+    SecondDrawEachTurn,
+    /// 700.4: "Whenever a creature you control dies".
+    CreatureYouControlDies,
+    /// 603.6a: "Whenever a creature you control with power N or greater enters".
+    CreatureWithPowerEnters(u8),
 }
 
 /// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
@@ -425,6 +465,9 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Mill(_) => "mill",
         Effect::CounterSpell => "counter spell",
         Effect::Modal { .. } => "modal",
+        Effect::Food(_) => "food",
+        Effect::Search { .. } => "search library",
+        Effect::ExileFromGraveyard(_) => "exile from graveyard",
     }
 }
 

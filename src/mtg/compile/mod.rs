@@ -341,7 +341,7 @@ fn triggered(line: &str) -> Result<Ability, Fail> {
 /// A trigger; with `modal`, `line` is the part before "choose one —" (the condition and an
 /// optional intervening-if clause, without the effect) and the modes are its effect.
 fn triggered_with(line: &str, modal: Option<Effect>) -> Result<Ability, Fail> {
-    const CONDITIONS: [(&str, Trigger); 15] = [
+    const CONDITIONS: [(&str, Trigger); 17] = [
         ("when ~ enters", Trigger::Enters),
         ("whenever ~ enters", Trigger::Enters),
         ("when ~ dies", Trigger::Dies),
@@ -369,6 +369,14 @@ fn triggered_with(line: &str, modal: Option<Effect>) -> Result<Ability, Fail> {
             Trigger::YourCombat,
         ),
         ("at the beginning of each end step", Trigger::EachEndStep),
+        (
+            "whenever you draw your second card each turn",
+            Trigger::SecondDrawEachTurn,
+        ),
+        (
+            "whenever a creature you control dies",
+            Trigger::CreatureYouControlDies,
+        ),
     ];
     let modal_line;
     let line = if modal.is_some() {
@@ -380,7 +388,17 @@ fn triggered_with(line: &str, modal: Option<Effect>) -> Result<Ability, Fail> {
     let Some((cond, body)) = line.split_once(", ") else {
         return Err(Fail::new(line, "trigger without an effect"));
     };
-    let Some((_, when)) = CONDITIONS.iter().find(|(c, _)| *c == cond) else {
+    let powerful = cond
+        .strip_prefix("whenever a creature you control with power ")
+        .and_then(|r| r.strip_suffix(" or greater enters"))
+        .and_then(number)
+        .map(Trigger::CreatureWithPowerEnters);
+    let found = CONDITIONS
+        .iter()
+        .find(|(c, _)| *c == cond)
+        .map(|(_, t)| *t)
+        .or(powerful);
+    let Some(when) = found.as_ref() else {
         return Err(Fail::new(
             cond,
             &format!("trigger: {}", trigger_shape(cond)),

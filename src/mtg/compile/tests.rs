@@ -523,3 +523,122 @@ fn cr_700_2_modal_spells_and_triggers() {
     assert!(compile(&card("X", "Instant", "• You gain 2 life.")).is_err());
     assert!(compile(&card("X", "Instant", "Choose one —\n• You gain 2 life.")).is_err());
 }
+
+#[test]
+fn cr_701_23_library_search_with_shuffle() {
+    let wilds = abilities(
+        "Evolving Wilds",
+        "Land",
+        "{T}, Sacrifice Evolving Wilds: Search your library for a basic land card, put it onto the battlefield tapped, then shuffle.",
+    );
+    assert!(matches!(
+        &wilds[0],
+        Ability::Activated { cost, effects, .. } if cost.tap && cost.sacrifice_self
+            && effects == &[Effect::Search {
+                what: SearchFor::BasicLand,
+                count: 1,
+                up_to: false,
+                to: SearchTo::Battlefield { tapped: true },
+                optional: false
+            }]
+    ));
+    let hart = abilities(
+        "Burnished Hart",
+        "Artifact Creature — Elk",
+        "{3}, Sacrifice Burnished Hart: Search your library for up to two basic land cards, put them onto the battlefield tapped, then shuffle.",
+    );
+    assert!(matches!(
+        &hart[0],
+        Ability::Activated { effects, .. } if matches!(effects[0],
+            Effect::Search { count: 2, up_to: true, .. })
+    ));
+    let guide = abilities(
+        "Campus Guide",
+        "Artifact Creature — Construct",
+        "When Campus Guide enters, you may search your library for a basic land card, reveal it, then shuffle and put that card on top.",
+    );
+    assert!(matches!(
+        &guide[0],
+        Ability::Triggered { effects, .. } if matches!(effects[0],
+            Effect::Search { to: SearchTo::TopOfLibrary, optional: true, .. })
+    ));
+    let demon = abilities(
+        "Rune-Scarred Demon",
+        "Creature — Demon",
+        "When Rune-Scarred Demon enters, search your library for a card, put it into your hand, then shuffle.",
+    );
+    assert!(matches!(
+        &demon[0],
+        Ability::Triggered { effects, .. } if matches!(effects[0],
+            Effect::Search { what: SearchFor::AnyCard, to: SearchTo::Hand, .. })
+    ));
+    // A search without its shuffle, or for a card of a kind no template knows, is refused.
+    assert!(
+        compile(&card(
+            "X",
+            "Sorcery",
+            "Search your library for a basic land card, put it into your hand."
+        ))
+        .is_err()
+    );
+    assert!(
+        compile(&card(
+            "X",
+            "Sorcery",
+            "Search your library for an instant card, put it into your hand, then shuffle."
+        ))
+        .is_err()
+    );
+}
+
+#[test]
+fn cr_111_10b_food_tokens_and_406_exile_from_a_graveyard() {
+    assert_eq!(
+        abilities(
+            "Bake into a Pie",
+            "Instant",
+            "Destroy target creature. Create a Food token."
+        ),
+        [Ability::Spell(vec![
+            Effect::Destroy(Subject::Target(Filter::Creature, Control::Anyone)),
+            Effect::Food(1)
+        ])]
+    );
+    let wolf = abilities(
+        "Ambush Wolf",
+        "Creature — Wolf",
+        "When this creature enters, exile up to one target card from a graveyard.",
+    );
+    assert!(matches!(
+        &wolf[0],
+        Ability::Triggered { effects, .. } if effects == &[Effect::ExileFromGraveyard(1)]
+    ));
+}
+
+#[test]
+fn cr_603_2_triggers_on_draws_deaths_and_powerful_creatures() {
+    let when = |text: &str| match abilities("T", "Creature — Test", text).pop() {
+        Some(Ability::Triggered { when, .. }) => when,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        when("Whenever you draw your second card each turn, put a +1/+1 counter on this creature."),
+        Trigger::SecondDrawEachTurn
+    );
+    assert_eq!(
+        when("Whenever a creature you control dies, draw a card."),
+        Trigger::CreatureYouControlDies
+    );
+    assert_eq!(
+        when("Whenever a creature you control with power 4 or greater enters, draw a card."),
+        Trigger::CreatureWithPowerEnters(4)
+    );
+    assert!(
+        compile(&card(
+            "T",
+            "Creature — Test",
+            "Whenever a creature you control with flying enters, draw a card."
+        ))
+        .is_err()
+    );
+}
