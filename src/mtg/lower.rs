@@ -178,6 +178,8 @@ pub struct Lowered {
     pub enters_tapped: bool,
     pub triggers: Vec<(Trigger, Vec<Effect>)>,
     pub tokens: Vec<CardData>,
+    /// "This creature enters with N +1/+1 counters on it [if …]" (CR 614.1c).
+    pub enters_with: Option<(u8, Option<Cond>)>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -214,6 +216,15 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             Ability::Static(Static::EntersTapped) => {
                 out.enters_tapped = true;
                 true
+            }
+            Ability::Static(Static::EntersWithCounters { count, condition }) if !spell => {
+                match condition.as_ref().map(cond) {
+                    Some(None) => false,
+                    c => {
+                        out.enters_with = Some((*count, c.flatten()));
+                        true
+                    }
+                }
             }
             _ => false,
         };

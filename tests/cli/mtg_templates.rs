@@ -177,3 +177,49 @@ fn cr_603_4_beginning_of_combat_trigger_with_a_power_condition() {
     assert_eq!(s["step"], "declare_attackers");
     assert!(on_battlefield(&s, "c4").unwrap().get("counters").is_none());
 }
+
+/// p1: library c1-c3, Goblin Boarders c4, three Mountains c5-c7 and Searslicer Goblin c8.
+fn boarders_game(env: &TestEnv, id: &str, step: &str) {
+    let mut bf: Vec<Value> = (0..3).map(|_| json!({"card": "Mountain"})).collect();
+    bf.push(json!({"card": "Searslicer Goblin"}));
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": step,
+        "players": {"p1": {"library": forests(3), "hand": ["Goblin Boarders"], "battlefield": bf},
+                    "p2": {"library": forests(3)}}}),
+    );
+}
+
+#[test]
+fn cr_614_1c_raid_enters_with_a_counter_only_after_attacking() {
+    let env = TestEnv::new();
+    boarders_game(&env, "raided", "declare_attackers");
+    act(
+        &env,
+        "raided",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c8", "defender": "p2"}]}),
+    );
+    pass_to(&env, "raided", "main2");
+    let r = act(&env, "raided", json!({"type": "cast", "card": "c4"}));
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "counters" && e["card"] == "c4"),
+        "{r}"
+    );
+    let s = state(&env, "raided");
+    let b = on_battlefield(&s, "c4").unwrap();
+    assert_eq!(
+        (b["counters"].as_i64(), b["power"].as_i64()),
+        (Some(1), Some(4)),
+        "{b}"
+    );
+
+    boarders_game(&env, "calm", "main1");
+    act(&env, "calm", json!({"type": "cast", "card": "c4"}));
+    let s = state(&env, "calm");
+    let b = on_battlefield(&s, "c4").unwrap();
+    assert!(b.get("counters").is_none(), "{b}");
+    assert_eq!(b["power"], 3);
+}

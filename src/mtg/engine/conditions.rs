@@ -7,6 +7,9 @@
 //! - a triggered ability whose first effect is an [`Effect::If`] triggers only if its
 //!   condition holds as the event happens, and on resolution does nothing if the condition
 //!   no longer holds (the ability still resolves and leaves the stack);
+//! - a creature that "enters with N +1/+1 counters on it if <condition>" has them as it
+//!   enters (a replacement, CR 614.1c: no counters are "put" on it later), the condition
+//!   checked then;
 //! - "you" is the ability's controller (its source's owner: control never changes here) and
 //!   "another" excludes the source.
 
@@ -74,5 +77,18 @@ impl State {
                     && !(another && b == source)
             }),
         }
+    }
+
+    /// CR 614.1c: gives a creature entering the battlefield the +1/+1 counters its card says
+    /// it enters with (when the condition holds); returns how many.
+    pub(super) fn enters_with_counters(&mut self, id: Id, you: Seat) -> i16 {
+        let Some((n, c)) = self.card(id).enters_with_counters else {
+            return 0;
+        };
+        if c.is_some_and(|c| !self.holds(c, id, you)) {
+            return 0;
+        }
+        self.objs[id.i()].counters += n as i16;
+        n as i16
     }
 }
