@@ -39,6 +39,8 @@ pub struct Card {
     pub effects: Vec<Effect>,
     /// "This enters tapped" (CR 614.1c).
     pub enters_tapped: bool,
+    /// "This creature enters with N +1/+1 counters on it [if <condition>]" (CR 614.1c).
+    pub enters_with_counters: Option<(u8, Option<super::lower::Cond>)>,
     /// Triggered abilities (CR 603) with their effects, in printed order.
     pub triggers: Vec<(compile::Trigger, Vec<Effect>)>,
     /// The tokens this card's effects create, as card objects (CR 111.4).
@@ -100,6 +102,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             Vec::new()
         },
         enters_tapped: lowered.enters_tapped,
+        enters_with_counters: lowered.enters_with,
         triggers: lowered.triggers.clone(),
         tokens: lowered.tokens.clone(),
         token: types == "Token Creature",

@@ -11,7 +11,7 @@
 //! it is produced; `cards` re-exports it.
 
 use super::compile::{
-    Ability, Control, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
+    Ability, Condition, Control, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
 };
 use super::facts::CardData;
 
@@ -116,6 +116,36 @@ pub enum Effect {
     /// "create N [tapped] … creature tokens" (CR 111.1): count, index into the card's
     /// [`Card::tokens`], tapped.
     Tokens(u8, u8, bool),
+    /// An intervening-if clause (CR 603.4), first of a triggered ability's effects: the
+    /// ability triggers only if it holds, and does nothing on resolution if it no longer does.
+    If(Cond),
+}
+
+/// The engine's form of an intervening-if condition ([`Condition`]); "you" is the ability's
+/// controller, "this turn" the current turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cond {
+    YouAttacked,
+    CreatureDied,
+    OpponentLostLife,
+    YouGainedLife,
+    GraveyardAtLeast(u8),
+    ControlPower { another: bool, power: u8 },
+}
+
+fn cond(c: &Condition) -> Option<Cond> {
+    Some(match c {
+        Condition::YouAttacked => Cond::YouAttacked,
+        Condition::CreatureDied => Cond::CreatureDied,
+        Condition::OpponentLostLife => Cond::OpponentLostLife,
+        Condition::YouGainedLife => Cond::YouGainedLife,
+        Condition::GraveyardAtLeast(n) => Cond::GraveyardAtLeast(*n),
+        Condition::ControlPower { another, power } => Cond::ControlPower {
+            another: *another,
+            power: *power,
+        },
+        Condition::ControlAnother(_) | Condition::Kicked => return None,
+    })
 }
 
 impl Effect {
@@ -134,7 +164,8 @@ impl Effect {
             | Effect::OpponentLosesLife(_)
             | Effect::PumpYours(..)
             | Effect::Mill(_)
-            | Effect::Tokens(..) => None,
+            | Effect::Tokens(..)
+            | Effect::If(_) => None,
         }
     }
 }
@@ -147,6 +178,8 @@ pub struct Lowered {
     pub enters_tapped: bool,
     pub triggers: Vec<(Trigger, Vec<Effect>)>,
     pub tokens: Vec<CardData>,
+    /// "This creature enters with N +1/+1 counters on it [if …]" (CR 614.1c).
+    pub enters_with: Option<(u8, Option<Cond>)>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -162,18 +195,36 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 }
                 None => false,
             },
-            Ability::Triggered { when, effects } if !spell => {
-                match trigger_effects(*when, effects, &mut out.tokens) {
-                    Some(v) => {
-                        out.triggers.push((*when, v));
+            Ability::Triggered {
+                when,
+                condition,
+                effects,
+            } if !spell => {
+                let guard = match condition.as_ref().map(cond) {
+                    None => Some(None),
+                    Some(Some(c)) => Some(Some(Effect::If(c))),
+                    Some(None) => None,
+                };
+                match (guard, trigger_effects(*when, effects, &mut out.tokens)) {
+                    (Some(g), Some(v)) => {
+                        out.triggers.push((*when, g.into_iter().chain(v).collect()));
                         true
                     }
-                    None => false,
+                    _ => false,
                 }
             }
             Ability::Static(Static::EntersTapped) => {
                 out.enters_tapped = true;
                 true
+            }
+            Ability::Static(Static::EntersWithCounters { count, condition }) if !spell => {
+                match condition.as_ref().map(cond) {
+                    Some(None) => false,
+                    c => {
+                        out.enters_with = Some((*count, c.flatten()));
+                        true
+                    }
+                }
             }
             _ => false,
         };
@@ -349,9 +400,15 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
 }
 
 /// A triggered ability's effects: the engine plays untargeted triggers of the events it
-/// watches (not the beginning of upkeep or end step yet); "this creature" is the source.
+/// watches (not yet a second draw, another creature's death or a powerful creature
+/// entering); "this creature" is the source.
 fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
-    if matches!(when, Trigger::YourUpkeep | Trigger::YourEndStep) {
+    if matches!(
+        when,
+        Trigger::SecondDrawEachTurn
+            | Trigger::CreatureYouControlDies
+            | Trigger::CreatureWithPowerEnters(_)
+    ) {
         return None;
     }
     es.iter()

@@ -330,6 +330,27 @@ pub struct State {
     /// Something happened that a state-based action may have to answer (damage, life,
     /// a resolution, a draw from an empty library); cleared by the SBA check.
     pub sba_check: bool,
+    /// What happened this turn that intervening-if conditions ask about (CR 603.4).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub this_turn: ThisTurn,
+}
+
+/// What happened so far this turn, for conditions such as raid and morbid; cleared as a turn
+/// begins.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThisTurn {
+    /// The active player declared at least one attacker (CR 508.1).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attacked: bool,
+    /// A creature died (CR 700.4).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub creature_died: bool,
+    /// Each player lost life (CR 119.3, damage included), by seat index.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost_life: [bool; 2],
+    /// Each player gained life (CR 119.9), by seat index.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gained_life: [bool; 2],
 }
 
 mod card_table {

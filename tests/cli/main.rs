@@ -23,6 +23,7 @@ mod memory_semantic;
 mod mtg;
 mod mtg_audit;
 mod mtg_cards;
+mod mtg_templates;
 mod netpolicy;
 mod notes;
 mod progress;

@@ -196,6 +196,46 @@ pub enum Effect {
     Mill(u8),
     /// 701.5: "counter target spell".
     CounterSpell,
+    /// 111.10b: "create N Food tokens" (colorless Food artifacts with "{2}, {T}, Sacrifice
+    /// this token: You gain 3 life.").
+    Food(u8),
+    /// 701.23: "[you may] search your library for <what>, [reveal it,] put it <where>, then
+    /// shuffle"; `optional` is "you may", `up_to` is "up to N" (fewer may be found, 701.23b).
+    Search {
+        what: SearchFor,
+        count: u8,
+        up_to: bool,
+        to: SearchTo,
+        optional: bool,
+    },
+    /// 406 / 701.13: "exile up to N target cards from a graveyard".
+    ExileFromGraveyard(u8),
+    /// 700.2: "Choose one —" followed by bulleted modes; the controller picks `choose` of
+    /// them as the spell is cast or the ability is put on the stack (700.2a/b).
+    Modal {
+        choose: u8,
+        modes: Vec<Vec<Effect>>,
+    },
+}
+
+/// What a library search looks for (CR 701.23a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchFor {
+    /// "a basic land card" (CR 205.4c).
+    BasicLand,
+    /// "a card".
+    AnyCard,
+}
+
+/// Where the found cards go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchTo {
+    Hand,
+    Battlefield {
+        tapped: bool,
+    },
+    /// "then shuffle and put that card on top".
+    TopOfLibrary,
 }
 
 /// A trigger condition (CR 603.1 "when/whenever/at").
@@ -223,6 +263,39 @@ pub enum Trigger {
     CastNoncreature,
     /// 119.9: "Whenever you gain life".
     GainLife,
+    /// 507.1: "At the beginning of combat on your turn".
+    YourCombat,
+    /// 513.1a: "At the beginning of each end step" (either player's).
+    EachEndStep,
+    /// 121.2: "Whenever you draw your second card each turn".
+    SecondDrawEachTurn,
+    /// 700.4: "Whenever a creature you control dies".
+    CreatureYouControlDies,
+    /// 603.6a: "Whenever a creature you control with power N or greater enters".
+    CreatureWithPowerEnters(u8),
+}
+
+/// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
+/// ability triggers only if it holds as the event happens, and does nothing on resolution if it
+/// no longer holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    /// Raid: "if you attacked this turn" (CR 508.1: you declared at least one attacker).
+    YouAttacked,
+    /// Morbid: "if a creature died this turn" (CR 700.4).
+    CreatureDied,
+    /// "if an opponent lost life this turn" (CR 119.3; damage to a player included).
+    OpponentLostLife,
+    /// "if you gained life this turn" (CR 119.9).
+    YouGainedLife,
+    /// Threshold: "if there are N or more cards in your graveyard".
+    GraveyardAtLeast(u8),
+    /// "if you control another <subtype>" (CR 205.3; not the source itself).
+    ControlAnother(String),
+    /// "if you control [another] creature with power N or greater".
+    ControlPower { another: bool, power: u8 },
+    /// "if it was kicked" (CR 702.33d).
+    Kicked,
 }
 
 /// A cost of an activated ability (CR 602.1a, 118).
@@ -252,6 +325,49 @@ pub enum Static {
         toughness: i8,
         keywords: Vec<Keyword>,
     },
+    /// 613.4c / 613.1f: "Other Elf creatures you control get +1/+1", "Each creature you
+    /// control with a +1/+1 counter on it has trample": the creatures of the controller that
+    /// [`Group`] admits, as the static applies (CR 611.3a), not a fixed set.
+    Lord {
+        group: Group,
+        power: i8,
+        toughness: i8,
+        keywords: Vec<Keyword>,
+    },
+    /// 509.1b: "This creature can't be blocked."
+    CantBeBlocked,
+    /// 604.2 / 611.3b: a static that applies only while its condition holds ("… as long as
+    /// there are seven or more cards in your graveyard", "During your turn, …").
+    While {
+        condition: StaticCondition,
+        then: Box<Static>,
+    },
+    /// 614.1c: "This creature enters with N +1/+1 counters on it [if <condition>]": a
+    /// replacement effect on how it enters, the condition checked as it does.
+    EntersWithCounters {
+        count: u8,
+        condition: Option<Condition>,
+    },
+}
+
+/// Which of its controller's creatures a lord's static changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// "Other …": not the source itself.
+    pub other: bool,
+    /// "Elf creatures", "Cats": one creature type (CR 205.3m), or any creature.
+    pub subtype: Option<String>,
+    /// "with a +1/+1 counter on it" / "with +1/+1 counters on them".
+    pub with_counter: bool,
+}
+
+/// When a conditional static applies (CR 604.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaticCondition {
+    /// "During your turn" (CR 500.1: the controller is the active player).
+    YourTurn,
+    /// Threshold: "as long as there are N or more cards in your graveyard".
+    GraveyardAtLeast(u8),
 }
 
 /// One ability of a card.
@@ -260,9 +376,10 @@ pub enum Ability {
     Keyword(Keyword),
     /// The effects of an instant or sorcery, in order (CR 608.2c).
     Spell(Vec<Effect>),
-    /// CR 603: a triggered ability.
+    /// CR 603: a triggered ability; `condition` is its intervening-if clause (CR 603.4).
     Triggered {
         when: Trigger,
+        condition: Option<Condition>,
         effects: Vec<Effect>,
     },
     /// CR 602: an activated ability; `sorcery` is "Activate only as a sorcery" (602.5d).
@@ -290,8 +407,15 @@ impl Ability {
         match self {
             Ability::Keyword(k) => format!("keyword {}", k.name()),
             Ability::Spell(e) => format!("spell {}", effect_names(e)),
-            Ability::Triggered { when, effects } => {
-                format!("trigger {when:?}: {}", effect_names(effects))
+            Ability::Triggered {
+                when,
+                condition,
+                effects,
+            } => {
+                let cond = condition
+                    .as_ref()
+                    .map_or(String::new(), |c| format!(" if {c:?}"));
+                format!("trigger {when:?}{cond}: {}", effect_names(effects))
             }
             Ability::Activated { effects, .. } => format!("activated: {}", effect_names(effects)),
             Ability::Mana { .. } => "mana ability".into(),
@@ -306,6 +430,10 @@ fn static_name(s: &Static) -> &'static str {
         Static::EntersTapped => "enters tapped",
         Static::CantBlock => "can't block",
         Static::Anthem { .. } => "P/T anthem",
+        Static::Lord { .. } => "lord",
+        Static::CantBeBlocked => "can't be blocked",
+        Static::While { .. } => "conditional",
+        Static::EntersWithCounters { .. } => "enters with counters",
     }
 }
 
@@ -336,6 +464,10 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Surveil(_) => "surveil",
         Effect::Mill(_) => "mill",
         Effect::CounterSpell => "counter spell",
+        Effect::Modal { .. } => "modal",
+        Effect::Food(_) => "food",
+        Effect::Search { .. } => "search library",
+        Effect::ExileFromGraveyard(_) => "exile from graveyard",
     }
 }
 

@@ -130,6 +130,14 @@ pub fn effect(s: &str) -> Option<Effect> {
     if let Some(t) = s.strip_prefix("destroy ") {
         return Some(Effect::Destroy(targeted(subject(t)?)?));
     }
+    if let Some(r) = s
+        .strip_prefix("exile up to ")
+        .and_then(|r| r.strip_suffix(" from a graveyard"))
+    {
+        let (n, what) = r.split_once(' ')?;
+        matches!(what, "target card" | "target cards").then_some(())?;
+        return Some(Effect::ExileFromGraveyard(number(n)?));
+    }
     if let Some(t) = s.strip_prefix("exile ") {
         return Some(Effect::Exile(targeted(subject(t)?)?));
     }
@@ -155,7 +163,19 @@ pub fn effect(s: &str) -> Option<Effect> {
         return Some(Effect::Mill(count_of(n, "card", "cards")?));
     }
     if let Some(r) = s.strip_prefix("create ") {
+        if let Some(n) = r
+            .strip_suffix(" food token")
+            .or_else(|| r.strip_suffix(" food tokens"))
+        {
+            return Some(Effect::Food(number(n)?));
+        }
         return tokens(r);
+    }
+    if let Some(r) = s.strip_prefix("you may search your library for ") {
+        return search(r, true);
+    }
+    if let Some(r) = s.strip_prefix("search your library for ") {
+        return search(r, false);
     }
     if let Some(r) = s.strip_prefix("put ") {
         return counters(r);
@@ -233,6 +253,49 @@ fn pump(who: Subject, verb: &str, rest: &str) -> Option<Effect> {
     })
 }
 
+/// CR 701.23: the rest of "search your library for …, [reveal it,] put it …, then shuffle".
+fn search(r: &str, optional: bool) -> Option<Effect> {
+    let (what, rest) = r.split_once(", ")?;
+    let (up_to, what) = match what.strip_prefix("up to ") {
+        Some(w) => (true, w),
+        None => (false, what),
+    };
+    let (n, noun) = what.split_once(' ')?;
+    let count = number(n)?;
+    let what = match noun {
+        "basic land card" | "basic land cards" => SearchFor::BasicLand,
+        "card" | "cards" => SearchFor::AnyCard,
+        _ => return None,
+    };
+    let rest = rest.strip_prefix("reveal it, ").unwrap_or(rest);
+    if rest == "then shuffle and put that card on top" {
+        return Some(Effect::Search {
+            what,
+            count,
+            up_to,
+            to: SearchTo::TopOfLibrary,
+            optional,
+        });
+    }
+    let rest = rest.strip_suffix(", then shuffle")?;
+    let place = ["put it ", "put them ", "put that card "]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p))?;
+    let to = match place {
+        "into your hand" => SearchTo::Hand,
+        "onto the battlefield" => SearchTo::Battlefield { tapped: false },
+        "onto the battlefield tapped" => SearchTo::Battlefield { tapped: true },
+        _ => return None,
+    };
+    Some(Effect::Search {
+        what,
+        count,
+        up_to,
+        to,
+        optional,
+    })
+}
+
 /// "put N +1/+1 counter(s) on S" (CR 122.1).
 fn counters(r: &str) -> Option<Effect> {
     let (n, rest) = r.split_once(' ')?;
@@ -306,7 +369,7 @@ fn tokens(r: &str) -> Option<Effect> {
     })
 }
 
-fn capitalize(w: &str) -> String {
+pub(super) fn capitalize(w: &str) -> String {
     let mut c = w.chars();
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
@@ -468,7 +531,9 @@ mod tests {
                 tapped: false
             })
         );
-        assert_eq!(effect("create a food token"), None);
+        // A Food is an artifact token (CR 111.10b), its own template.
+        assert_eq!(effect("create a food token"), Some(Effect::Food(1)));
+        assert_eq!(effect("create a 1/1 food token"), None);
     }
 
     #[test]

@@ -140,27 +140,62 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
     };
     let mut abilities = Vec::new();
     let mut spell_effects: Vec<Effect> = Vec::new();
-    for line in normalize(d) {
-        if line.starts_with("choose one") || line.starts_with('\u{2022}') {
-            return Err(Fail::new(&line, "modal (choose one)").into());
+    let lines = normalize(d);
+    let mut i = 0;
+    while i < lines.len() {
+        let line = &lines[i];
+        i += 1;
+        if line.starts_with('\u{2022}') {
+            return Err(Fail::new(line, "modal (choose one)").into());
         }
-        if let Some(k) = keyword_line(&line) {
+        // CR 700.2: a "choose one —" header takes the bulleted lines after it as its modes.
+        if let Some((head, choose)) = modal_header(line) {
+            let mut modes = Vec::new();
+            while let Some(m) = lines.get(i).and_then(|l| l.strip_prefix('\u{2022}')) {
+                modes.push(effects(m.trim()).map_err(Unparsed::from)?);
+                i += 1;
+            }
+            if modes.len() < 2 || choose as usize > modes.len() {
+                return Err(Fail::new(line, "modal (choose one)").into());
+            }
+            let modal = Effect::Modal { choose, modes };
+            if head.is_empty() && is_spell {
+                spell_effects.push(modal);
+            } else if !head.is_empty() && !is_spell && head.starts_with(['w', 'a']) {
+                abilities.push(triggered_with(head, Some(modal)).map_err(Unparsed::from)?);
+            } else {
+                return Err(Fail::new(line, "modal (choose one)").into());
+            }
+            continue;
+        }
+        if let Some(k) = keyword_line(line) {
             abilities.extend(k.into_iter().map(Ability::Keyword));
             continue;
         }
         if is_spell {
-            match effects(&line) {
+            match effects(line) {
                 Ok(e) => spell_effects.extend(e),
                 Err(f) => return Err(f.into()),
             }
             continue;
         }
-        abilities.push(permanent_line(&line).map_err(Unparsed::from)?);
+        abilities.push(permanent_line(line).map_err(Unparsed::from)?);
     }
     if !spell_effects.is_empty() {
         abilities.push(Ability::Spell(spell_effects));
     }
     Ok(Compiled { abilities })
+}
+
+/// "choose one —" / "choose two —" at the end of a line: the text before it (a trigger's
+/// condition with its comma, or nothing) and how many modes are chosen.
+fn modal_header(line: &str) -> Option<(&str, u8)> {
+    let (head, n) = line.strip_suffix(" \u{2014}")?.rsplit_once("choose ")?;
+    let head = match head {
+        "" => "",
+        h => h.strip_suffix(", ")?,
+    };
+    Some((head, number(n).filter(|&n| n >= 1)?))
 }
 
 /// One line of a permanent: a trigger, an activated/mana/loyalty ability or a static.
@@ -300,7 +335,13 @@ fn keyword(s: &str) -> Option<Keyword> {
 
 /// CR 603.1: "When/Whenever/At <event>, <effect>".
 fn triggered(line: &str) -> Result<Ability, Fail> {
-    const CONDITIONS: [(&str, Trigger); 13] = [
+    triggered_with(line, None)
+}
+
+/// A trigger; with `modal`, `line` is the part before "choose one —" (the condition and an
+/// optional intervening-if clause, without the effect) and the modes are its effect.
+fn triggered_with(line: &str, modal: Option<Effect>) -> Result<Ability, Fail> {
+    const CONDITIONS: [(&str, Trigger); 17] = [
         ("when ~ enters", Trigger::Enters),
         ("whenever ~ enters", Trigger::Enters),
         ("when ~ dies", Trigger::Dies),
@@ -323,22 +364,104 @@ fn triggered(line: &str) -> Result<Ability, Fail> {
             Trigger::CastNoncreature,
         ),
         ("whenever you gain life", Trigger::GainLife),
+        (
+            "at the beginning of combat on your turn",
+            Trigger::YourCombat,
+        ),
+        ("at the beginning of each end step", Trigger::EachEndStep),
+        (
+            "whenever you draw your second card each turn",
+            Trigger::SecondDrawEachTurn,
+        ),
+        (
+            "whenever a creature you control dies",
+            Trigger::CreatureYouControlDies,
+        ),
     ];
+    let modal_line;
+    let line = if modal.is_some() {
+        modal_line = format!("{line}, \u{2022}");
+        modal_line.as_str()
+    } else {
+        line
+    };
     let Some((cond, body)) = line.split_once(", ") else {
         return Err(Fail::new(line, "trigger without an effect"));
     };
-    let Some((_, when)) = CONDITIONS.iter().find(|(c, _)| *c == cond) else {
+    let powerful = cond
+        .strip_prefix("whenever a creature you control with power ")
+        .and_then(|r| r.strip_suffix(" or greater enters"))
+        .and_then(number)
+        .map(Trigger::CreatureWithPowerEnters);
+    let found = CONDITIONS
+        .iter()
+        .find(|(c, _)| *c == cond)
+        .map(|(_, t)| *t)
+        .or(powerful);
+    let Some(when) = found.as_ref() else {
         return Err(Fail::new(
             cond,
             &format!("trigger: {}", trigger_shape(cond)),
         ));
     };
-    if body.starts_with("if ") {
-        return Err(Fail::new(body, "intervening if (CR 603.4)"));
-    }
+    let (condition, body) = match body.strip_prefix("if ") {
+        Some(rest) => {
+            let (c, b) = rest
+                .split_once(", ")
+                .ok_or_else(|| Fail::new(body, "intervening if (CR 603.4)"))?;
+            let c = intervening_if(c)
+                .ok_or_else(|| Fail::new(c, &format!("intervening if: {}", trigger_shape(c))))?;
+            (Some(c), b)
+        }
+        None => (None, body),
+    };
+    let effects = match modal {
+        Some(m) if body == "\u{2022}" => vec![m],
+        Some(_) => return Err(Fail::new(body, "modal (choose one)")),
+        None => effects(body)?,
+    };
     Ok(Ability::Triggered {
         when: *when,
-        effects: effects(body)?,
+        condition,
+        effects,
+    })
+}
+
+/// CR 603.4: the condition of an intervening-if clause, after "if ".
+fn intervening_if(c: &str) -> Option<Condition> {
+    Some(match c {
+        "you attacked this turn" => Condition::YouAttacked,
+        "a creature died this turn" => Condition::CreatureDied,
+        "an opponent lost life this turn" => Condition::OpponentLostLife,
+        "you gained life this turn" => Condition::YouGainedLife,
+        "it was kicked" | "~ was kicked" => Condition::Kicked,
+        _ => {
+            if let Some(n) = c
+                .strip_prefix("there are ")
+                .and_then(|r| r.strip_suffix(" or more cards in your graveyard"))
+            {
+                return Some(Condition::GraveyardAtLeast(number(n)?));
+            }
+            let rest = c.strip_prefix("you control ")?;
+            let (another, rest) = match rest.strip_prefix("another ") {
+                Some(r) => (true, r),
+                None => (false, rest.strip_prefix("a ").or(rest.strip_prefix("an "))?),
+            };
+            if let Some(n) = rest
+                .strip_prefix("creature with power ")
+                .and_then(|r| r.strip_suffix(" or greater"))
+            {
+                return Some(Condition::ControlPower {
+                    another,
+                    power: number(n)?,
+                });
+            }
+            // One creature type word ("another elf").
+            if !another || rest.contains(' ') || !rest.chars().all(|ch| ch.is_ascii_lowercase()) {
+                return None;
+            }
+            Condition::ControlAnother(effects::capitalize(rest))
+        }
     })
 }
 
@@ -348,42 +471,160 @@ fn trigger_shape(cond: &str) -> String {
 
 /// CR 604: the static templates.
 fn static_line(line: &str) -> Result<Static, Fail> {
+    if let Some(s) = conditional_static(line) {
+        return Ok(s);
+    }
+    plain_static(line).ok_or_else(|| Fail::new(line, &static_shape(line)))
+}
+
+/// CR 604.2: "During your turn, <static>" and "<static> as long as <condition>".
+fn conditional_static(line: &str) -> Option<Static> {
+    let (condition, rest) = if let Some(r) = line.strip_prefix("during your turn, ") {
+        (StaticCondition::YourTurn, r)
+    } else {
+        let (rest, c) = line.split_once(" as long as ")?;
+        let n = c
+            .strip_prefix("there are ")?
+            .strip_suffix(" or more cards in your graveyard")?;
+        (StaticCondition::GraveyardAtLeast(number(n)?), rest)
+    };
+    Some(Static::While {
+        condition,
+        then: Box::new(plain_static(rest)?),
+    })
+}
+
+/// A static without a condition.
+fn plain_static(line: &str) -> Option<Static> {
     match line {
-        "~ enters tapped" => return Ok(Static::EntersTapped),
-        "~ can't block" => return Ok(Static::CantBlock),
+        "~ enters tapped" => return Some(Static::EntersTapped),
+        "~ can't block" => return Some(Static::CantBlock),
+        "~ can't be blocked" => return Some(Static::CantBeBlocked),
         _ => {}
+    }
+    if let Some(s) = enters_with_counters(line) {
+        return Some(s);
+    }
+    if let Some(s) = lord(line) {
+        return Some(s);
     }
     for (prefix, verb_get, verb_has) in [
         ("enchanted creature ", "gets ", "has "),
         ("equipped creature ", "gets ", "has "),
         ("creatures you control ", "get ", "have "),
+        ("~ ", "gets ", "has "),
     ] {
         let Some(rest) = line.strip_prefix(prefix) else {
             continue;
         };
         let who = subject(prefix.trim()).expect("known subject");
-        let (power, toughness, keywords) = if let Some(r) = rest.strip_prefix(verb_get) {
-            let (pt, kws) = match r.split_once(&format!(" and {verb_has}")) {
-                Some((pt, k)) => (pt, keywords_list(k)),
-                None => (r, Some(Vec::new())),
-            };
-            match (pt_change(pt), kws) {
-                (Some((p, t)), Some(k)) => (p, t, k),
-                _ => break,
-            }
-        } else if let Some(k) = rest.strip_prefix(verb_has).and_then(keywords_list) {
-            (0, 0, k)
-        } else {
-            break;
-        };
-        return Ok(Static::Anthem {
+        let (power, toughness, keywords) = get_or_have(rest, verb_get, verb_has)?;
+        return Some(Static::Anthem {
             who,
             power,
             toughness,
             keywords,
         });
     }
-    Err(Fail::new(line, &static_shape(line)))
+    None
+}
+
+/// "gets +P/+T [and has K]" or "has K" (with the verbs of the subject's number).
+fn get_or_have(rest: &str, verb_get: &str, verb_has: &str) -> Option<(i8, i8, Vec<Keyword>)> {
+    if let Some(r) = rest.strip_prefix(verb_get) {
+        let (pt, kws) = match r.split_once(&format!(" and {verb_has}")) {
+            Some((pt, k)) => (pt, keywords_list(k)?),
+            None => (r, Vec::new()),
+        };
+        let (p, t) = pt_change(pt)?;
+        Some((p, t, kws))
+    } else {
+        Some((0, 0, keywords_list(rest.strip_prefix(verb_has)?)?))
+    }
+}
+
+/// CR 613.4c lords: "Other Elf creatures you control get +1/+1", "Other Cats you control get
+/// +1/+1", "Each creature you control with a +1/+1 counter on it has trample", "Creatures you
+/// control with +1/+1 counters on them have first strike".
+fn lord(line: &str) -> Option<Static> {
+    let (head, verbs, rest) = [
+        (" you control get ", ("get ", "have ")),
+        (" you control have ", ("get ", "have ")),
+        (
+            " you control with a +1/+1 counter on it gets ",
+            ("gets ", "has "),
+        ),
+        (
+            " you control with a +1/+1 counter on it has ",
+            ("gets ", "has "),
+        ),
+        (
+            " you control with +1/+1 counters on them get ",
+            ("get ", "have "),
+        ),
+        (
+            " you control with +1/+1 counters on them have ",
+            ("get ", "have "),
+        ),
+    ]
+    .iter()
+    .find_map(|(sep, verbs)| {
+        let (head, tail) = line.split_once(sep)?;
+        // Put the verb back: the separator ended with it.
+        let verb = sep.rsplit(' ').nth(1)?;
+        Some((
+            head,
+            (verbs, sep.contains("+1/+1")),
+            format!("{verb} {tail}"),
+        ))
+    })?;
+    let ((verb_get, verb_has), with_counter) = verbs;
+    let (other, noun) = match head.strip_prefix("other ") {
+        Some(n) => (true, n),
+        None => (false, head.strip_prefix("each ").unwrap_or(head)),
+    };
+    let subtype = match noun {
+        "creature" | "creatures" => None,
+        n => {
+            let t = n
+                .strip_suffix(" creatures")
+                .or_else(|| n.strip_suffix('s'))
+                .unwrap_or(n);
+            if t.contains(' ') || !t.chars().all(|c| c.is_ascii_lowercase()) {
+                return None;
+            }
+            Some(effects::capitalize(t))
+        }
+    };
+    if !other && subtype.is_none() && !with_counter {
+        return None; // "creatures you control get …" is the plain anthem.
+    }
+    let (power, toughness, keywords) = get_or_have(&rest, verb_get, verb_has)?;
+    Some(Static::Lord {
+        group: Group {
+            other,
+            subtype,
+            with_counter,
+        },
+        power,
+        toughness,
+        keywords,
+    })
+}
+
+/// CR 614.1c: "~ enters with N +1/+1 counters on it [if you attacked this turn]".
+fn enters_with_counters(line: &str) -> Option<Static> {
+    let rest = line.strip_prefix("~ enters with ")?;
+    let (n, rest) = rest.split_once(' ')?;
+    let (body, condition) = match rest.split_once(" on it if ") {
+        Some((b, c)) => (b, Some(intervening_if(c)?)),
+        None => (rest.strip_suffix(" on it")?, None),
+    };
+    matches!(body, "+1/+1 counter" | "+1/+1 counters").then_some(())?;
+    Some(Static::EntersWithCounters {
+        count: number(n)?,
+        condition,
+    })
 }
 
 fn static_shape(line: &str) -> String {

@@ -98,6 +98,7 @@ fn cr_603_6a_enters_and_700_4_dies_triggers() {
         a,
         [Ability::Triggered {
             when: Trigger::Enters,
+            condition: None,
             effects: vec![Effect::Draw {
                 who: Subject::You,
                 count: 1
@@ -119,15 +120,82 @@ fn cr_603_6a_enters_and_700_4_dies_triggers() {
 }
 
 #[test]
-fn cr_603_4_intervening_if_is_refused_by_name() {
+fn cr_603_4_intervening_if_clauses() {
+    let cond = |name: &str, text: &str| match abilities(name, "Creature — Test", text).pop() {
+        Some(Ability::Triggered { condition, .. }) => condition,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        abilities(
+            "Skyship Buccaneer",
+            "Creature — Human Pirate",
+            "Raid — When this creature enters, if you attacked this turn, draw a card.",
+        ),
+        [Ability::Triggered {
+            when: Trigger::Enters,
+            condition: Some(Condition::YouAttacked),
+            effects: vec![Effect::Draw {
+                who: Subject::You,
+                count: 1
+            }]
+        }]
+    );
+    assert_eq!(
+        cond(
+            "Cackling Prowler",
+            "Morbid — At the beginning of your end step, if a creature died this turn, put a +1/+1 counter on this creature."
+        ),
+        Some(Condition::CreatureDied)
+    );
+    assert_eq!(
+        cond(
+            "Crypt Feaster",
+            "Threshold — Whenever this creature attacks, if there are seven or more cards in your graveyard, this creature gets +2/+0 until end of turn."
+        ),
+        Some(Condition::GraveyardAtLeast(7))
+    );
+    assert_eq!(
+        cond(
+            "Dwynen's Elite",
+            "When Dwynen's Elite enters, if you control another Elf, create a 1/1 green Elf Warrior creature token."
+        ),
+        Some(Condition::ControlAnother("Elf".into()))
+    );
+    assert_eq!(
+        cond(
+            "Nessian Hornbeetle",
+            "At the beginning of combat on your turn, if you control another creature with power 4 or greater, put a +1/+1 counter on Nessian Hornbeetle."
+        ),
+        Some(Condition::ControlPower {
+            another: true,
+            power: 4
+        })
+    );
+    assert_eq!(
+        cond(
+            "Stromkirk Bloodthief",
+            "At the beginning of your end step, if an opponent lost life this turn, draw a card."
+        ),
+        Some(Condition::OpponentLostLife)
+    );
+    // A condition no template knows is refused with the clause named.
     let e = compile(&card(
-        "Skyship Buccaneer",
-        "Creature — Human Pirate",
-        "Raid — When this creature enters, if you attacked this turn, draw a card.",
+        "Infernal Vessel",
+        "Creature — Human Cleric",
+        "When this creature dies, if it wasn't a Demon, draw a card.",
     ))
     .unwrap_err();
-    assert_eq!(e.shape, "intervening if (CR 603.4)");
-    assert_eq!(e.fragment, "if you attacked this turn, draw a card");
+    assert_eq!(e.fragment, "it wasn't a demon");
+    assert_eq!(e.shape, "intervening if: it wasn't a demon");
+    // "if" without a comma-separated effect is not an intervening-if template.
+    assert!(
+        compile(&card(
+            "X",
+            "Creature — Test",
+            "When this creature enters, if you attacked this turn draw a card."
+        ))
+        .is_err()
+    );
 }
 
 #[test]
@@ -139,7 +207,7 @@ fn cr_207_2c_landfall_ability_word_is_dropped() {
     );
     assert!(matches!(
         &a[0],
-        Ability::Triggered { when: Trigger::Landfall, effects } if matches!(&effects[0],
+        Ability::Triggered { when: Trigger::Landfall, effects, .. } if matches!(&effects[0],
             Effect::Tokens { subtypes, .. } if subtypes == &["Elf", "Warrior"])
     ));
 }
@@ -239,12 +307,338 @@ fn cr_613_4c_aura_and_equipment_statics() {
 }
 
 #[test]
-fn cr_700_2_modal_spells_are_refused_as_one_shape() {
+fn cr_613_4c_lords_of_a_creature_type_or_with_counters() {
+    let lord = |text: &str| match abilities("L", "Creature — Elf", text).pop() {
+        Some(Ability::Static(s)) => s,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        lord("Other Elf creatures you control get +1/+1."),
+        Static::Lord {
+            group: Group {
+                other: true,
+                subtype: Some("Elf".into()),
+                with_counter: false
+            },
+            power: 1,
+            toughness: 1,
+            keywords: vec![]
+        }
+    );
+    assert_eq!(
+        lord("Other Cats you control get +1/+1."),
+        Static::Lord {
+            group: Group {
+                other: true,
+                subtype: Some("Cat".into()),
+                with_counter: false
+            },
+            power: 1,
+            toughness: 1,
+            keywords: vec![]
+        }
+    );
+    assert_eq!(
+        lord("Each creature you control with a +1/+1 counter on it has trample."),
+        Static::Lord {
+            group: Group {
+                other: false,
+                subtype: None,
+                with_counter: true
+            },
+            power: 0,
+            toughness: 0,
+            keywords: vec![Keyword::Trample]
+        }
+    );
+    // The plain anthem stays an anthem.
+    assert!(matches!(
+        lord("Creatures you control have trample."),
+        Static::Anthem {
+            who: Subject::EachCreature(Control::You),
+            ..
+        }
+    ));
+    // A "for each" count is another template.
+    assert!(
+        compile(&card(
+            "B",
+            "Enchantment — Aura",
+            "Enchanted creature gets +1/+1 for each Forest you control."
+        ))
+        .is_err()
+    );
+}
+
+#[test]
+fn cr_604_2_conditional_statics_while_a_condition_holds() {
+    let st = |text: &str| match abilities("S", "Creature — Test", text).pop() {
+        Some(Ability::Static(s)) => s,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        st(
+            "Threshold — This creature gets +2/+1 as long as there are seven or more cards in your graveyard."
+        ),
+        Static::While {
+            condition: StaticCondition::GraveyardAtLeast(7),
+            then: Box::new(Static::Anthem {
+                who: Subject::This,
+                power: 2,
+                toughness: 1,
+                keywords: vec![]
+            })
+        }
+    );
+    assert_eq!(
+        st(
+            "Threshold — This creature can't be blocked as long as there are seven or more cards in your graveyard."
+        ),
+        Static::While {
+            condition: StaticCondition::GraveyardAtLeast(7),
+            then: Box::new(Static::CantBeBlocked)
+        }
+    );
+    assert_eq!(
+        st("During your turn, this creature has first strike."),
+        Static::While {
+            condition: StaticCondition::YourTurn,
+            then: Box::new(Static::Anthem {
+                who: Subject::This,
+                power: 0,
+                toughness: 0,
+                keywords: vec![Keyword::FirstStrike]
+            })
+        }
+    );
+    assert!(matches!(
+        st("During your turn, creatures you control with +1/+1 counters on them have first strike."),
+        Static::While { condition: StaticCondition::YourTurn, then }
+            if matches!(*then, Static::Lord { group: Group { with_counter: true, .. }, .. })
+    ));
+    assert!(
+        compile(&card(
+            "S",
+            "Creature — Test",
+            "As long as it's your turn, ~ has flying."
+        ))
+        .is_err()
+    );
+}
+
+#[test]
+fn cr_614_1c_enters_with_counters() {
+    let st = |text: &str| abilities("Goblin Boarders", "Creature — Goblin", text).pop();
+    assert_eq!(
+        st("Raid — This creature enters with a +1/+1 counter on it if you attacked this turn."),
+        Some(Ability::Static(Static::EntersWithCounters {
+            count: 1,
+            condition: Some(Condition::YouAttacked)
+        }))
+    );
+    assert_eq!(
+        st("This creature enters with two +1/+1 counters on it."),
+        Some(Ability::Static(Static::EntersWithCounters {
+            count: 2,
+            condition: None
+        }))
+    );
+    // Other kinds of counters and X are not this template.
+    assert!(
+        compile(&card(
+            "N",
+            "Creature — Cat",
+            "This creature enters with eight revival counters on it."
+        ))
+        .is_err()
+    );
+    assert!(
+        compile(&card(
+            "W",
+            "Creature — Hydra",
+            "This creature enters with X +1/+1 counters on it."
+        ))
+        .is_err()
+    );
+}
+
+#[test]
+fn cr_700_2_modal_spells_and_triggers() {
+    let a = abilities(
+        "Goblin Surprise",
+        "Instant",
+        "Choose one —\n• Creatures you control get +2/+0 until end of turn.\n• Create two 1/1 red Goblin creature tokens.",
+    );
+    match &a[..] {
+        [Ability::Spell(e)] => match &e[..] {
+            [Effect::Modal { choose: 1, modes }] => {
+                assert_eq!(modes.len(), 2);
+                assert!(matches!(modes[0][0], Effect::Pump { power: 2, .. }));
+                assert!(matches!(modes[1][0], Effect::Tokens { count: 2, .. }));
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    let t = abilities(
+        "Wardens of the Cycle",
+        "Creature — Elf Warlock",
+        "Morbid — At the beginning of your end step, if a creature died this turn, choose one —\n• You gain 2 life.\n• You draw a card and you lose 1 life.",
+    );
+    assert_eq!(
+        t,
+        [Ability::Triggered {
+            when: Trigger::YourEndStep,
+            condition: Some(Condition::CreatureDied),
+            effects: vec![Effect::Modal {
+                choose: 1,
+                modes: vec![
+                    vec![Effect::GainLife {
+                        who: Subject::You,
+                        amount: 2
+                    }],
+                    vec![
+                        Effect::Draw {
+                            who: Subject::You,
+                            count: 1
+                        },
+                        Effect::LoseLife {
+                            who: Subject::You,
+                            amount: 1
+                        }
+                    ]
+                ]
+            }]
+        }]
+    );
+    // A mode no template matches refuses the card, naming the mode's fragment.
     let e = compile(&card(
-        "Seeker's Folly",
+        "Bushwhack",
         "Sorcery",
-        "Choose one —\n• Target opponent discards two cards.\n• Creatures your opponents control get -1/-1 until end of turn.",
+        "Choose one —\n• You gain 2 life.\n• Target creature you control fights target creature you don't control.",
     ))
     .unwrap_err();
-    assert_eq!(e.shape, "modal (choose one)");
+    assert!(e.fragment.contains("fights"), "{e:?}");
+    // A bullet without a header, or a header with one mode, is not a modal template.
+    assert!(compile(&card("X", "Instant", "• You gain 2 life.")).is_err());
+    assert!(compile(&card("X", "Instant", "Choose one —\n• You gain 2 life.")).is_err());
+}
+
+#[test]
+fn cr_701_23_library_search_with_shuffle() {
+    let wilds = abilities(
+        "Evolving Wilds",
+        "Land",
+        "{T}, Sacrifice Evolving Wilds: Search your library for a basic land card, put it onto the battlefield tapped, then shuffle.",
+    );
+    assert!(matches!(
+        &wilds[0],
+        Ability::Activated { cost, effects, .. } if cost.tap && cost.sacrifice_self
+            && effects == &[Effect::Search {
+                what: SearchFor::BasicLand,
+                count: 1,
+                up_to: false,
+                to: SearchTo::Battlefield { tapped: true },
+                optional: false
+            }]
+    ));
+    let hart = abilities(
+        "Burnished Hart",
+        "Artifact Creature — Elk",
+        "{3}, Sacrifice Burnished Hart: Search your library for up to two basic land cards, put them onto the battlefield tapped, then shuffle.",
+    );
+    assert!(matches!(
+        &hart[0],
+        Ability::Activated { effects, .. } if matches!(effects[0],
+            Effect::Search { count: 2, up_to: true, .. })
+    ));
+    let guide = abilities(
+        "Campus Guide",
+        "Artifact Creature — Construct",
+        "When Campus Guide enters, you may search your library for a basic land card, reveal it, then shuffle and put that card on top.",
+    );
+    assert!(matches!(
+        &guide[0],
+        Ability::Triggered { effects, .. } if matches!(effects[0],
+            Effect::Search { to: SearchTo::TopOfLibrary, optional: true, .. })
+    ));
+    let demon = abilities(
+        "Rune-Scarred Demon",
+        "Creature — Demon",
+        "When Rune-Scarred Demon enters, search your library for a card, put it into your hand, then shuffle.",
+    );
+    assert!(matches!(
+        &demon[0],
+        Ability::Triggered { effects, .. } if matches!(effects[0],
+            Effect::Search { what: SearchFor::AnyCard, to: SearchTo::Hand, .. })
+    ));
+    // A search without its shuffle, or for a card of a kind no template knows, is refused.
+    assert!(
+        compile(&card(
+            "X",
+            "Sorcery",
+            "Search your library for a basic land card, put it into your hand."
+        ))
+        .is_err()
+    );
+    assert!(
+        compile(&card(
+            "X",
+            "Sorcery",
+            "Search your library for an instant card, put it into your hand, then shuffle."
+        ))
+        .is_err()
+    );
+}
+
+#[test]
+fn cr_111_10b_food_tokens_and_406_exile_from_a_graveyard() {
+    assert_eq!(
+        abilities(
+            "Bake into a Pie",
+            "Instant",
+            "Destroy target creature. Create a Food token."
+        ),
+        [Ability::Spell(vec![
+            Effect::Destroy(Subject::Target(Filter::Creature, Control::Anyone)),
+            Effect::Food(1)
+        ])]
+    );
+    let wolf = abilities(
+        "Ambush Wolf",
+        "Creature — Wolf",
+        "When this creature enters, exile up to one target card from a graveyard.",
+    );
+    assert!(matches!(
+        &wolf[0],
+        Ability::Triggered { effects, .. } if effects == &[Effect::ExileFromGraveyard(1)]
+    ));
+}
+
+#[test]
+fn cr_603_2_triggers_on_draws_deaths_and_powerful_creatures() {
+    let when = |text: &str| match abilities("T", "Creature — Test", text).pop() {
+        Some(Ability::Triggered { when, .. }) => when,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        when("Whenever you draw your second card each turn, put a +1/+1 counter on this creature."),
+        Trigger::SecondDrawEachTurn
+    );
+    assert_eq!(
+        when("Whenever a creature you control dies, draw a card."),
+        Trigger::CreatureYouControlDies
+    );
+    assert_eq!(
+        when("Whenever a creature you control with power 4 or greater enters, draw a card."),
+        Trigger::CreatureWithPowerEnters(4)
+    );
+    assert!(
+        compile(&card(
+            "T",
+            "Creature — Test",
+            "Whenever a creature you control with flying enters, draw a card."
+        ))
+        .is_err()
+    );
 }

@@ -88,6 +88,8 @@ impl State {
                 self.create_tokens(source, by, n, def, tapped, ev)
             }
             (Effect::Damage(..), None) => {}
+            // Checked by the caller as the ability triggers and resolves (CR 603.4).
+            (Effect::If(_), _) => {}
         }
     }
 

@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 mod casting;
 mod combat;
+mod conditions;
 mod effects;
 mod keywords;
 mod mana;

@@ -103,6 +103,7 @@ pub(super) fn blank_state(game_id: &str, seed: u64, b: Builder, players: [Player
         decisions: 0,
         outcome: None,
         sba_check: true,
+        this_turn: ThisTurn::default(),
     }
 }
 

@@ -37,7 +37,14 @@ impl State {
             o.sick = true;
             o.tapped = tapped;
             self.battlefield.push(id);
+            let counters = self.enters_with_counters(id, item.controller);
             ev.push(Event::Resolved { card: id });
+            if counters != 0 {
+                ev.push(Event::Counters {
+                    card: id,
+                    amount: counters,
+                });
+            }
             return;
         }
         // CR 608.2b: a spell whose targets are all illegal does nothing; a target object that

@@ -153,6 +153,7 @@ impl State {
             }
         }
         self.settle_from(ev, seen);
+        self.note_turn_events(ev, seen);
         Ok(())
     }
 

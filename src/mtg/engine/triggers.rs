@@ -68,6 +68,25 @@ impl State {
                         fire(self, b, Trigger::CastNoncreature, &mut out);
                     }
                 }
+                Event::Step { step } => {
+                    let at = match step {
+                        Step::Upkeep => Some(Trigger::YourUpkeep),
+                        Step::BeginningOfCombat => Some(Trigger::YourCombat),
+                        Step::End => Some(Trigger::YourEndStep),
+                        _ => None,
+                    };
+                    if let Some(when) = at {
+                        for b in yours(self, self.active) {
+                            fire(self, b, when, &mut out);
+                        }
+                    }
+                    if *step == Step::End {
+                        let all: Vec<Id> = self.battlefield.clone();
+                        for b in all {
+                            fire(self, b, Trigger::EachEndStep, &mut out);
+                        }
+                    }
+                }
                 Event::LifeGained { player, .. } => {
                     for b in yours(self, *player) {
                         fire(self, b, Trigger::GainLife, &mut out);
@@ -91,7 +110,17 @@ impl State {
     /// Puts the abilities triggered by `events[*seen..]` on the stack (APNAP) and moves
     /// `seen` past them. Returns whether any was put on the stack.
     pub(super) fn stack_triggers(&mut self, events: &mut Vec<Event>, seen: &mut usize) -> bool {
-        let fired = self.triggered(&events[(*seen).min(events.len())..]);
+        // Each event updates the turn's record before its triggers are checked, so an
+        // intervening-if condition is checked as the event happens (CR 603.4).
+        let mut fired = Vec::new();
+        for i in (*seen).min(events.len())..events.len() {
+            self.note_turn(&events[i]);
+            let now = self.triggered(&events[i..=i]);
+            fired.extend(
+                now.into_iter()
+                    .filter(|&(id, a)| self.condition_holds(id, a)),
+            );
+        }
         *seen = events.len();
         if fired.is_empty() {
             return false;
@@ -125,7 +154,12 @@ impl State {
     pub(super) fn resolve_ability(&mut self, item: &StackItem, ability: u8, ev: &mut Vec<Event>) {
         self.sba_check = true;
         let effects = self.card(item.card).triggers[ability as usize].1.clone();
-        for e in effects {
+        // CR 603.4: an intervening-if condition that no longer holds makes it do nothing.
+        let live = match effects.first() {
+            Some(Effect::If(c)) => self.holds(*c, item.card, item.controller),
+            _ => true,
+        };
+        for e in effects.into_iter().filter(|_| live) {
             self.perform(item.card, item.controller, e, None, ev);
         }
         ev.push(Event::AbilityResolved {

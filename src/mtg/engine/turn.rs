@@ -175,6 +175,7 @@ impl State {
     /// Runs the game forward until a player must make a real choice.
     pub fn settle(&mut self, ev: &mut Vec<Event>) {
         self.settle_from(ev, 0);
+        self.note_turn_events(ev, 0);
     }
 
     /// [`State::settle`], reading triggers from the events from `seen` on.
