@@ -669,7 +669,14 @@ impl Memory {
         let mut mirrored = Vec::new();
         if let Some(c) = &final_c {
             self.write_blob(c)?;
-            let r = self.build_record(&row, c, &entry.ts, seq)?;
+            let mut r = self.build_record(&row, c, &entry.ts, seq)?;
+            // A decision recorded when ids were `mem_` content ids replays under that id.
+            if let Some(mid) = &entry.memory_id
+                && *mid != r.id
+                && *mid == ltm::legacy_record_id(&row.user, &r.title, &r.body_md, &r.tags, &r.kind)
+            {
+                r.id = mid.clone();
+            }
             let mirror = match self.shared_user_of(&row.user)? {
                 Some(shared) => {
                     let mut mrow = row.clone();

@@ -17,6 +17,7 @@ mod ids;
 mod integrity;
 mod keys;
 mod memory;
+mod memory_records;
 mod memory_semantic;
 mod mtg;
 mod mtg_audit;
