@@ -77,7 +77,7 @@ pub enum Args {
     /// RETRIEVED_MEMORY block)
     ///
     /// Lexical ranking is SQLite full-text search; semantic ranking compares embeddings
-    /// (memory.embeddings); hybrid fuses both rankings (reciprocal-rank fusion) and gives each
+    /// (memory.embeddings); hybrid fuses both (0.85 × cosine + 0.15 × lexical score) and gives each
     /// hit both component scores (lexical_score, semantic_score). Without --mode: hybrid when
     /// embeddings are configured (falling back to lexical, with a warning, when the embedder
     /// cannot be used), else lexical.
