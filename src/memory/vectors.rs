@@ -800,8 +800,8 @@ mod tests {
             assert!(ix.push(format!("r{i}"), expires, &v));
         }
         assert!(!ix.push("short".into(), None, &[1.0]));
-        for t in 0..20 {
-            let mut q: Vec<f32> = centres[t].iter().map(|c| c + 0.3 * next()).collect();
+        for (t, centre) in centres.iter().enumerate() {
+            let mut q: Vec<f32> = centre.iter().map(|c| c + 0.3 * next()).collect();
             embed::normalize(&mut q);
             for n in [1, 10, 40] {
                 let exact = ix.search_exact(&q, 200, n);
