@@ -4583,7 +4583,7 @@ _bob() {
             return 0
             ;;
         bob__subcmd__memory__subcmd__export)
-            opts="-h -V --user --output --home --now --format --json --help --version"
+            opts="-h -V --user --index --output --home --now --format --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

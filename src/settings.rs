@@ -283,6 +283,8 @@ pub static SPECS: &[Spec] = &[
         "Embeddings of long-term memory: none (lexical retrieval only), local (all-MiniLM-L6-v2 in-process) or openai (an /embeddings endpoint)"),
     spec("memory.embedding_model", &["BOB_MEMORY_EMBEDDING_MODEL"], "", None, Path,
         "Directory of the local model (model.safetensors, tokenizer.json, config.json); scripts/fetch-embedding-model.sh fetches it"),
+    spec("memory.embed_queue", &["BOB_MEMORY_EMBED_QUEUE"], "", Some("inline"), Text,
+        "When a new long-term record is embedded: inline (right after the write; queued if the embedder fails) or defer (always queued for `bob memory reindex --missing`)"),
     spec("memory.embed_base_url", &["BOB_EMBED_BASE_URL", "BOB_CHAT_BASE_URL", "OPENAI_BASE_URL"], "", Some("https://api.openai.com/v1"), Url,
         "OpenAI-compatible endpoint of the openai embeddings").or_config("chat.base_url"),
     spec("memory.embed_api_key", &["BOB_EMBED_API_KEY", "BOB_CHAT_API_KEY", "OPENAI_API_KEY"], "", None, Text,

@@ -77,7 +77,7 @@ pub enum Args {
     /// RETRIEVED_MEMORY block)
     ///
     /// Lexical ranking is SQLite full-text search; semantic ranking compares embeddings
-    /// (memory.embeddings); hybrid fuses both rankings (reciprocal-rank fusion) and gives each
+    /// (memory.embeddings); hybrid fuses both (0.85 × cosine + 0.15 × lexical score) and gives each
     /// hit both component scores (lexical_score, semantic_score). Without --mode: hybrid when
     /// embeddings are configured (falling back to lexical, with a warning, when the embedder
     /// cannot be used), else lexical.
@@ -191,11 +191,15 @@ pub enum Args {
         #[arg(long, default_value = "default")]
         user: String,
     },
-    /// Write every long-term record as JSON Lines
+    /// Write every long-term record as JSON Lines, or with --index the tag index
     Export {
         /// Only this memory user's (or profile's) records [default: every user's]
         #[arg(long)]
         user: Option<String>,
+        /// Write the tag index (the seed's index.json) instead of the records: one JSON
+        /// document {records, tags: {tag: [ids]}, memories: {id: metadata without the body}}
+        #[arg(long)]
+        index: bool,
         /// Write to FILE (atomically) instead of stdout
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -452,8 +456,24 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let record = mio::record_from_markdown(&text, &stem, &user, &now);
             ctx.out.doc(&mio::masked_record(&redactor, record, &user)?)
         }
-        Args::Export { user, output } => {
+        Args::Export {
+            user,
+            index,
+            output,
+        } => {
             let m = Memory::open_read(&ctx.home)?;
+            if index {
+                let ix = m.export_index(user.as_deref())?;
+                return match output {
+                    Some(p) => {
+                        let mut buf = serde_json::to_vec_pretty(&ix)
+                            .map_err(|e| Error::internal(e.to_string()))?;
+                        buf.push(b'\n');
+                        crate::store::write_bytes_atomic(&p, &buf)
+                    }
+                    None => ctx.out.doc(&ix),
+                };
+            }
             match output {
                 Some(p) => m.export_file(user.as_deref(), &p).map(drop),
                 None => {

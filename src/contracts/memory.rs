@@ -122,6 +122,35 @@ pub struct MemoryRecord {
     pub metadata: Value,
 }
 
+/// The tag index of a long-term store (`bob memory export --index`): the seed's `index.json`,
+/// tags → record ids, and each record's metadata (everything but the body).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MemoryIndex {
+    /// Records indexed (every stored record, as `bob memory export` writes them).
+    pub records: usize,
+    /// Each tag → the ids of the records carrying it, in storage order. Records without tags
+    /// are listed under no tag (they are in `memories`).
+    pub tags: std::collections::BTreeMap<String, Vec<String>>,
+    /// Each record's id → its metadata.
+    pub memories: std::collections::BTreeMap<String, MemoryIndexEntry>,
+}
+
+/// One record's metadata in a [`MemoryIndex`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MemoryIndexEntry {
+    pub title: String,
+    pub created_at: String,
+    pub tags: Vec<String>,
+    pub summary: String,
+    pub source: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub token_est: u64,
+    pub ttl_days: Option<u32>,
+    pub importance: Option<u8>,
+    pub user: Option<String>,
+}
+
 /// One ranked long-term memory returned by a query (Spectator retrieval item).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Hit {

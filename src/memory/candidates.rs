@@ -703,7 +703,21 @@ impl Memory {
         }
         let record = final_c
             .as_ref()
-            .map(|c| self.decision_records(&row, c, &entry.ts, seq))
+            .map(|c| {
+                let (mut r, mut mirror) = self.decision_records(&row, c, &entry.ts, seq)?;
+                // A decision recorded when ids were `mem_` content ids replays under that id.
+                if let Some(mid) = &entry.memory_id
+                    && *mid != r.id
+                    && *mid
+                        == ltm::legacy_record_id(&row.user, &r.title, &r.body_md, &r.tags, &r.kind)
+                {
+                    if let Some(Value::Object(meta)) = mirror.as_mut().map(|m| &mut m.metadata) {
+                        meta.insert("mirrored_from".into(), json!(mid));
+                    }
+                    r.id = mid.clone();
+                }
+                Ok::<_, Error>((r, mirror))
+            })
             .transpose()?;
         let mut mirrored = Vec::new();
         let tx = self.begin()?;

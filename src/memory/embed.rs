@@ -14,6 +14,10 @@
 //!   retries (429, 5xx and connection errors, backoff with jitter, `Retry-After` honoured up
 //!   to the retry cap).
 //!
+//! `memory.embed_queue` says when a new record is embedded: `inline` (the default) right
+//! after the write that stored it, or `defer`: the write only queues it, and `bob memory
+//! reindex --missing` embeds the queue later in one batch.
+//!
 //! The provider is installed once per process ([`install`]); the model is loaded, or the
 //! client built, only on the first call that embeds ([`shared`]), so a command that never
 //! embeds never pays for it. A missing or broken model is `invalid.request` naming the
@@ -45,10 +49,23 @@ pub enum Provider {
     OpenAi,
 }
 
+/// When a new record is embedded (`memory.embed_queue`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueuePolicy {
+    /// `inline` (the default): right after the write that stored it; when the embedder fails
+    /// the record stays queued.
+    Inline,
+    /// `defer`: never during the write; every new record is queued until `bob memory reindex
+    /// --missing` (for a slow embedder, or a bulk import embedded later in one batch).
+    Defer,
+}
+
 /// How embeddings are made in this process (resolved from the settings).
 #[derive(Clone)]
 pub struct EmbedConfig {
     pub provider: Provider,
+    /// `memory.embed_queue`.
+    pub queue: QueuePolicy,
     /// `memory.embedding_model` (local).
     pub model_dir: Option<PathBuf>,
     /// The `/embeddings` endpoint's base URL, model and key (openai); the key may still be a
@@ -80,6 +97,7 @@ impl EmbedConfig {
     pub fn none() -> EmbedConfig {
         EmbedConfig {
             provider: Provider::None,
+            queue: QueuePolicy::Inline,
             model_dir: None,
             base_url: String::new(),
             model: String::new(),
@@ -117,6 +135,16 @@ impl EmbedConfig {
                 .with("setting", "memory.embeddings"));
             }
         };
+        let queue = match s.text("memory.embed_queue").map(str::trim) {
+            None | Some("") | Some("inline") => QueuePolicy::Inline,
+            Some("defer") => QueuePolicy::Defer,
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "memory.embed_queue (BOB_MEMORY_EMBED_QUEUE) must be inline or defer, not {other:?}"
+                ))
+                .with("setting", "memory.embed_queue"));
+            }
+        };
         let secs = |key: &str, default: f64| -> Result<Duration> {
             let x = s.seconds(key)?.unwrap_or(default);
             if x.is_finite() && x > 0.0 && x < 86_400.0 {
@@ -129,6 +157,7 @@ impl EmbedConfig {
         };
         Ok(EmbedConfig {
             provider,
+            queue,
             model_dir: s.path("memory.embedding_model"),
             base_url: s
                 .text("memory.embed_base_url")
@@ -589,6 +618,15 @@ pub fn provider() -> Provider {
         .ok()
         .and_then(|s| s.config.as_ref().ok().map(|c| c.provider))
         .unwrap_or(Provider::None)
+}
+
+/// The installed `memory.embed_queue` (inline when the settings were not valid).
+pub fn queue_policy() -> QueuePolicy {
+    slot()
+        .lock()
+        .ok()
+        .and_then(|s| s.config.as_ref().ok().map(|c| c.queue))
+        .unwrap_or(QueuePolicy::Inline)
 }
 
 /// The process's embedder, built on first use and kept (a failure is kept too, so a broken

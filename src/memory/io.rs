@@ -1,4 +1,5 @@
-//! Markdown and JSONL import, JSONL export (JSON I/O memory_schema md→json conversion).
+//! Markdown and JSONL import, JSONL export, the tag index (`index.json`: tags → ids, and each
+//! record's metadata), and JSON I/O memory_schema md→json conversion.
 //!
 //! A markdown file becomes one record: `title` from front matter `title:`, else the first `#`
 //! heading, else the file name; `summary` the first paragraph (≤200 chars); `facts` the bullet
@@ -27,7 +28,7 @@
 use super::Memory;
 use super::candidates::ImportReport;
 use super::ltm::{self, record_id};
-use crate::contracts::MemoryRecord;
+use crate::contracts::{MemoryIndex, MemoryIndexEntry, MemoryRecord};
 use crate::error::{Error, Result};
 use crate::redact::Redactor;
 use serde_json::{Value, json};
@@ -273,15 +274,19 @@ pub fn is_seed_id(id: &str) -> bool {
 }
 
 /// Normalizes a record read from an export for `user`-less lines: fills `user`; keeps a seed
-/// 004 UUID id ([`is_seed_id`]) and otherwise recomputes the id from the content (a stored id
-/// that does not match its content is replaced).
+/// 004 UUID id ([`is_seed_id`]) or a legacy `mem_` content id that matches the content
+/// ([`ltm::legacy_record_id`], so an old export re-imports under the ids it was cited by), and
+/// otherwise recomputes the id from the content (a stored id that does not match its content
+/// is replaced).
 pub fn normalize_record(mut r: MemoryRecord, default_user: &str) -> Result<MemoryRecord> {
     let user = r.user.clone().unwrap_or_else(|| default_user.to_string());
     crate::ids::check_user("user", &user)?;
     if r.title.trim().is_empty() {
         return Err(Error::invalid(format!("record {}: empty title", r.id)));
     }
-    if !is_seed_id(&r.id) {
+    if !is_seed_id(&r.id)
+        && r.id != ltm::legacy_record_id(&user, &r.title, &r.body_md, &r.tags, &r.kind)
+    {
         r.id = record_id(&user, &r.title, &r.body_md, &r.tags, &r.kind);
     }
     r.user = Some(user);
@@ -502,6 +507,40 @@ impl Memory {
             n += 1;
         }
         Ok(n)
+    }
+
+    /// The tag index of the stored long-term records (`user`: one store's), built from what
+    /// [`Memory::export_each`] writes, so the index and the export always agree.
+    pub fn export_index(&self, user: Option<&str>) -> Result<MemoryIndex> {
+        let mut ix = MemoryIndex::default();
+        self.export_each(user, |line| {
+            let r: MemoryRecord =
+                serde_json::from_str(line).map_err(|e| Error::internal(format!("ltm row: {e}")))?;
+            for t in &r.tags {
+                let ids = ix.tags.entry(t.clone()).or_default();
+                if !ids.contains(&r.id) {
+                    ids.push(r.id.clone());
+                }
+            }
+            ix.records += 1;
+            ix.memories.insert(
+                r.id,
+                MemoryIndexEntry {
+                    title: r.title,
+                    created_at: r.created_at,
+                    tags: r.tags,
+                    summary: r.summary,
+                    source: r.source,
+                    kind: r.kind,
+                    token_est: r.token_est,
+                    ttl_days: r.ttl_days,
+                    importance: r.importance,
+                    user: r.user,
+                },
+            );
+            Ok(())
+        })?;
+        Ok(ix)
     }
 
     /// Long-term records, newest first, hiding expired ones.

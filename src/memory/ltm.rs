@@ -55,13 +55,42 @@ pub const SUMMARY_MAX_CHARS: usize = 200;
 /// Bodies larger than this are stored as a blob file with a digest and a short summary.
 pub const BLOB_THRESHOLD_BYTES: usize = 16 * 1024;
 
-/// The stable id of a record: `mem_` + 16 hex of SHA-256 over the canonical content
-/// (user, title, body_md, tags, type).
+/// The stable id of a record: a UUID in the version-4 layout (the seed's `uuid4` record id,
+/// hyphenated, lowercase) whose 122 free bits are the first bits of SHA-256 over the canonical
+/// content (user, title, body_md, tags, type) instead of random ones. So the same content
+/// keeps one id: approving or importing it again stores nothing new, and a store rebuilt
+/// from the ledger gets the ids it had.
+///
+/// Stores made before kept `mem_` + 16 hex of the same digest ([`legacy_record_id`]); those
+/// ids stay valid everywhere, and a record whose legacy id is stored counts as stored.
 pub fn record_id(user: &str, title: &str, body_md: &str, tags: &[String], kind: &str) -> String {
+    uuid_of_digest(&content_digest(user, title, body_md, tags, kind))
+}
+
+/// The id [`record_id`] gave the same content before ids were UUIDs: `mem_` + 16 hex.
+pub fn legacy_record_id(
+    user: &str,
+    title: &str,
+    body_md: &str,
+    tags: &[String],
+    kind: &str,
+) -> String {
     format!(
         "mem_{}",
         &content_digest(user, title, body_md, tags, kind)[..16]
     )
+}
+
+/// The version-4-layout UUID of a hex SHA-256 digest (its first 16 bytes).
+fn uuid_of_digest(hex_digest: &str) -> String {
+    let mut bytes = [0u8; 16];
+    if let Ok(raw) = hex::decode(&hex_digest[..32]) {
+        bytes.copy_from_slice(&raw);
+    }
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .hyphenated()
+        .to_string()
 }
 
 /// SHA-256 over the canonical content of a record.
@@ -616,6 +645,16 @@ impl SqliteLtm<'_> {
             &masked
         };
         let user = r.user.as_deref().unwrap_or("default");
+        // A content id whose content is stored under its legacy `mem_` id is stored already.
+        if r.id == record_id(user, &r.title, &r.body_md, &r.tags, &r.kind) {
+            let legacy = legacy_record_id(user, &r.title, &r.body_md, &r.tags, &r.kind);
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT 1 FROM ltm WHERE id = ?1")?;
+            if stmt.exists([&legacy])? {
+                return Ok(false);
+            }
+        }
         let record = v.to_string();
         let mut stmt = self.conn.prepare_cached(
             "INSERT OR IGNORE INTO ltm(id, user, owner, title, summary, body, tags, importance, \

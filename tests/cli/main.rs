@@ -19,6 +19,7 @@ mod keys;
 mod keys_transfer;
 mod memory;
 mod memory_io;
+mod memory_records;
 mod memory_semantic;
 mod mtg;
 mod mtg_audit;

@@ -43,7 +43,10 @@ fn propose_approve_edit_reject_then_query() {
     assert_eq!(approved["candidate"]["status"], "approved");
     assert_eq!(approved["ledger_seq"], 0);
     let mem_id = approved["record"]["id"].as_str().unwrap().to_string();
-    assert!(mem_id.starts_with("mem_") && mem_id.len() == 20, "{mem_id}");
+    // A uuid4-layout id (the seed's record id), derived from the content.
+    let uuid = uuid::Uuid::parse_str(&mem_id).expect("a uuid id");
+    assert_eq!(uuid.get_version_num(), 4, "{mem_id}");
+    assert_eq!(uuid.hyphenated().to_string(), mem_id);
 
     let edited = env.json(
         &[
@@ -116,7 +119,7 @@ fn propose_approve_edit_reject_then_query() {
         .unwrap();
     let block = String::from_utf8(block.stdout).unwrap();
     assert!(
-        block.starts_with("=== RETRIEVED_MEMORY ===\n- id=mem_"),
+        block.starts_with(&format!("=== RETRIEVED_MEMORY ===\n- id={mem_id}")),
         "{block}"
     );
     assert!(block.ends_with("=== END_RETRIEVED_MEMORY ===\n"), "{block}");
@@ -1228,7 +1231,9 @@ fn import_detects_json_lines_by_extension_and_content_and_keeps_seed_ids() {
     );
     assert!(!ids.contains(&"note-7".to_string()), "{ids:?}");
     assert_eq!(
-        ids.iter().filter(|i| i.starts_with("mem_")).count(),
+        ids.iter()
+            .filter(|i| *i != u1 && *i != u2 && uuid::Uuid::parse_str(i).is_ok())
+            .count(),
         1,
         "{ids:?}"
     );

@@ -81,7 +81,16 @@ fn a_paraphrase_is_found_by_meaning_and_hits_carry_both_scores() {
         both[0]["semantic_score"].as_f64().unwrap() > 0.0,
         "{both:?}"
     );
-    assert_eq!(both[0]["score"], 1.0, "first in both rankings: {both:?}");
+    // The hybrid score is 0.85 × cosine + 0.15 × lexical score.
+    let (sem, lex) = (
+        both[0]["semantic_score"].as_f64().unwrap(),
+        both[0]["lexical_score"].as_f64().unwrap(),
+    );
+    let score = both[0]["score"].as_f64().unwrap();
+    assert!(
+        (score - (0.85 * sem + 0.15 * lex)).abs() < 0.002,
+        "hybrid score of both rankings: {both:?}"
+    );
     // The RETRIEVED_MEMORY block uses the same ranking.
     let out = env
         .bob(&[
@@ -178,6 +187,51 @@ fn a_missing_model_queues_the_record_and_retrieval_falls_back_to_lexical() {
         "",
     );
     assert_eq!(hits[0]["title"], "Rex is my puppy");
+}
+
+#[test]
+fn with_a_deferred_queue_writes_never_embed_and_reindex_missing_fills_the_queue() {
+    let env = TestEnv::new();
+    config(
+        &env,
+        &format!(
+            "[memory]\nembeddings = \"local\"\nembedding_model = \"{}\"\nembed_queue = \"defer\"\n",
+            embedding_model().display()
+        ),
+    );
+    let d = remember(&env, "Rex is my puppy");
+    assert!(
+        d["embedding"]
+            .as_str()
+            .unwrap()
+            .contains("memory.embed_queue"),
+        "{d}"
+    );
+    // Stored at once and found by its words; nothing to rank by meaning yet.
+    let hits = env.jsonl(&["memory", "query", "Rex puppy", "--mode", "lexical"], "");
+    assert_eq!(hits[0]["title"], "Rex is my puppy");
+    let q = "what is my dog called?";
+    assert!(
+        env.jsonl(&["memory", "query", q, "--mode", "semantic"], "")
+            .is_empty()
+    );
+    let r = env.json(&["memory", "reindex", "--missing"], "");
+    assert_eq!(r["embedded"], 1, "{r}");
+    let hits = env.jsonl(&["memory", "query", q, "--mode", "semantic"], "");
+    assert_eq!(hits[0]["title"], "Rex is my puppy");
+    // A value that is neither is refused, naming the setting.
+    config(
+        &env,
+        "[memory]\nembeddings = \"local\"\nembed_queue = \"later\"\n",
+    );
+    let e = env.fails(&["memory", "reindex"], "", 2, "invalid.request");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("memory.embed_queue"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -347,7 +401,10 @@ fn convert_prints_the_record_of_a_markdown_file_without_storing_it() {
         r["facts"],
         serde_json::json!(["full sun", "pinch the flowers"])
     );
-    assert!(r["id"].as_str().unwrap().starts_with("mem_"));
+    assert!(
+        uuid::Uuid::parse_str(r["id"].as_str().unwrap()).is_ok(),
+        "{r}"
+    );
     assert!(r["token_est"].as_u64().unwrap() > 0);
     assert!(
         !env.home().join("memory.db").exists(),
