@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A basic land that taps for one mana of the colour (index into [`COLORS`]) (CR 305.6).
+    /// A land; its mana ability makes one mana of these colours (a WUBRG bit mask; one bit
+    /// for a basic land, CR 305.6).
     Land(u8),
     Creature,
     Instant,
@@ -43,6 +44,9 @@ pub struct Card {
     pub triggers: Vec<(compile::Trigger, Vec<Effect>)>,
     /// The tokens this card's effects create, as card objects (CR 111.4).
     pub tokens: Vec<CardData>,
+    /// The colours (WUBRG bit mask) its "{T}: Add …" mana ability makes, 0 if it has none
+    /// (CR 605.1a); a basic land's is its colour.
+    pub mana: u8,
     /// A token (type line "Token Creature — …"): it ceases to exist off the battlefield
     /// (CR 704.5d).
     pub token: bool,
@@ -102,6 +106,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         enters_tapped: lowered.enters_tapped,
         triggers: lowered.triggers.clone(),
         tokens: lowered.tokens.clone(),
+        mana: lowered.mana,
         token: types == "Token Creature",
     };
     match types {
@@ -117,7 +122,15 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             if !compiled.abilities.is_empty() {
                 return Err("a basic land with rules text beyond its mana ability".into());
             }
-            Ok(card(Kind::Land(color), 0, 0, None))
+            let mut c = card(Kind::Land(1 << color), 0, 0, None);
+            c.mana = 1 << color;
+            Ok(c)
+        }
+        "Land" => {
+            if lowered.mana == 0 {
+                return Err("a land without a mana ability is not supported".into());
+            }
+            Ok(card(Kind::Land(lowered.mana), 0, 0, None))
         }
         "Creature" | "Token Creature" => {
             let pt = |v: &Option<String>, what: &str| -> Result<i16, String> {

@@ -147,6 +147,8 @@ pub struct Lowered {
     pub enters_tapped: bool,
     pub triggers: Vec<(Trigger, Vec<Effect>)>,
     pub tokens: Vec<CardData>,
+    /// The colours (WUBRG bit mask) of a "{T}: Add {X} [or {Y}]" mana ability (CR 605.1a).
+    pub mana: u8,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -170,6 +172,13 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                     }
                     None => false,
                 }
+            }
+            // CR 605.1a: one "{T}: Add one mana of these colours" ability per card.
+            Ability::Mana { tap: true, colors }
+                if !spell && out.mana == 0 && !colors.is_empty() =>
+            {
+                out.mana = colors.iter().fold(0u8, |m, &c| m | 1 << c);
+                true
             }
             Ability::Static(Static::EntersTapped) => {
                 out.enters_tapped = true;

@@ -229,7 +229,8 @@ pub struct Player {
     #[serde(default)]
     pub opening: Opening,
     pub lost: bool,
-    /// Untapped lands on the battlefield by colour (WUBRG), kept up to date by the engine.
+    /// Untapped basic (one-colour) lands on the battlefield by colour (WUBRG), kept up to
+    /// date by the engine.
     pub untapped: [u8; 5],
 }
 
@@ -447,16 +448,19 @@ impl State {
     }
 }
 
-/// Counts the untapped lands of `seat` by colour (the source of [`Player::untapped`]).
+/// Counts the untapped basic lands (one-colour lands) of `seat` by colour (the source of
+/// [`Player::untapped`]); every other mana source is found on the battlefield when needed.
 pub fn count_untapped(s: &State, seat: Seat) -> [u8; 5] {
     let mut m = [0u8; 5];
     for &id in &s.battlefield {
         let o = s.obj(id);
         if o.owner == seat
             && !o.tapped
-            && let Kind::Land(c) = s.cards[o.card as usize].kind
+            && let Kind::Land(mask) = s.cards[o.card as usize].kind
+            && mask.count_ones() == 1
+            && mask < 1 << 5
         {
-            m[c as usize] += 1;
+            m[mask.trailing_zeros() as usize] += 1;
         }
     }
     m

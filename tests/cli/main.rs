@@ -21,6 +21,7 @@ mod memory_semantic;
 mod mtg;
 mod mtg_audit;
 mod mtg_cards;
+mod mtg_engine;
 mod netpolicy;
 mod notes;
 mod progress;

@@ -17,7 +17,7 @@
 //! Every step change is a `step` event (the first-strike damage step included); the starting
 //! player's first draw step is skipped, never entered (CR 103.8a).
 
-use super::cards::{Card, Effect, Kind, Pool, TargetKind, kw};
+use super::cards::{Card, Effect, Kind, ManaCost, Pool, TargetKind, kw};
 use super::state::*;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};

@@ -72,6 +72,8 @@ impl State {
                 self.players[seat.i()].hand.retain(|&h| h != *id);
                 self.players[seat.i()].lands_played += 1;
                 self.objs[id.i()].zone = Zone::Battlefield;
+                // CR 614.1c: "This land enters tapped."
+                self.objs[id.i()].tapped = self.card(*id).enters_tapped;
                 self.battlefield.push(*id);
                 self.recount(seat);
                 self.passes = 0;

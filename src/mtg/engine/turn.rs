@@ -162,11 +162,7 @@ impl State {
         if self.can_sorcery_speed(seat) {
             return true;
         }
-        let lands: u32 = self.players[seat.i()]
-            .untapped
-            .iter()
-            .map(|&n| n as u32)
-            .sum();
+        let lands: u32 = mana_available(self, seat).total();
         self.cards.iter().any(|c| {
             (c.kind == Kind::Instant || c.keywords & kw::FLASH != 0) && c.cost.total() <= lands
         })
