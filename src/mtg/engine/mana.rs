@@ -50,10 +50,8 @@ pub(super) fn mana_available(s: &State, seat: Seat) -> Avail {
 /// The coloured symbols basics cannot pay, one entry (a colour index) per symbol.
 fn shortfall(cost: &ManaCost, basics: &[u8; 5]) -> Vec<u8> {
     let mut v = Vec::new();
-    for c in 0..5 {
-        for _ in basics[c]..cost.colored[c].max(basics[c]) {
-            v.push(c as u8);
-        }
+    for (c, (&need, &have)) in cost.colored.iter().zip(basics).enumerate() {
+        v.extend(std::iter::repeat_n(c as u8, need.saturating_sub(have) as usize));
     }
     v
 }
