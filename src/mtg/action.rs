@@ -53,6 +53,17 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tap: Option<Vec<String>>,
     },
+    /// Activate an activated ability of a permanent you control (`ability`: its index among
+    /// the card's activated abilities, 0 for the first). `targets` and `tap` as for `cast`.
+    Activate {
+        card: String,
+        #[serde(default)]
+        ability: u8,
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tap: Option<Vec<String>>,
+    },
     /// All attackers at once; an empty list attacks with nothing.
     DeclareAttackers { attackers: Vec<AttackDecl> },
     /// All blocks at once; an empty list blocks nothing.
@@ -101,6 +112,29 @@ impl Action {
                 };
                 Move::Cast {
                     card: id(card)?,
+                    target,
+                    tap: tap.as_deref().map(ids).transpose()?,
+                }
+            }
+            Action::Activate {
+                card,
+                ability,
+                targets,
+                tap,
+            } => {
+                if targets.len() > 1 {
+                    return Err("activate: at most one target in this rules subset".into());
+                }
+                let target = match targets.first() {
+                    None => None,
+                    Some(t) => Some(
+                        Target::parse(t)
+                            .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))?,
+                    ),
+                };
+                Move::Activate {
+                    card: id(card)?,
+                    ability: *ability,
                     target,
                     tap: tap.as_deref().map(ids).transpose()?,
                 }
@@ -157,6 +191,17 @@ impl Action {
             Move::PlayLand(c) => Action::PlayLand { card: s(c) },
             Move::Cast { card, target, tap } => Action::Cast {
                 card: s(card),
+                targets: target.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+            },
+            Move::Activate {
+                card,
+                ability,
+                target,
+                tap,
+            } => Action::Activate {
+                card: s(card),
+                ability: *ability,
                 targets: target.iter().map(|t| t.to_string()).collect(),
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
             },
@@ -278,8 +323,11 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
             let mut v = json!({"id": it.card, "name": s.card(it.card).data.name,
                    "controller": it.controller, "targets": it.target.iter().collect::<Vec<_>>()});
             if let Some(a) = it.ability {
-                // A triggered ability of the card, not the card itself.
+                // A triggered (or activated) ability of the card, not the card itself.
                 v["ability"] = json!(a);
+                if it.activated {
+                    v["activated"] = json!(true);
+                }
             }
             v
         })
@@ -331,7 +379,10 @@ pub fn surface(s: &State) -> Value {
                 .iter()
                 .map(|m| {
                     let mut v = act(m);
-                    if let Move::PlayLand(c) | Move::Cast { card: c, .. } = m {
+                    if let Move::PlayLand(c)
+                    | Move::Cast { card: c, .. }
+                    | Move::Activate { card: c, .. } = m
+                    {
                         v["name"] = json!(s.card(*c).data.name);
                     }
                     v

@@ -10,7 +10,7 @@
 
 use super::facts::parse_cost;
 pub use super::facts::{COLORS, CardData, ManaCost};
-pub use super::lower::{Effect, TargetKind, kw};
+pub use super::lower::{Activated, Effect, TargetKind, kw};
 use super::{compile, lower};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -47,6 +47,8 @@ pub struct Card {
     /// The colours (WUBRG bit mask) its "{T}: Add …" mana ability makes, 0 if it has none
     /// (CR 605.1a); a basic land's is its colour.
     pub mana: u8,
+    /// Activated abilities other than mana abilities (CR 602), in printed order.
+    pub activated: Vec<Activated>,
     /// A token (type line "Token Creature — …"): it ceases to exist off the battlefield
     /// (CR 704.5d).
     pub token: bool,
@@ -107,6 +109,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         triggers: lowered.triggers.clone(),
         tokens: lowered.tokens.clone(),
         mana: lowered.mana,
+        activated: lowered.activated.clone(),
         token: types == "Token Creature",
     };
     match types {

@@ -11,9 +11,9 @@
 //! it is produced; `cards` re-exports it.
 
 use super::compile::{
-    Ability, Control, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
+    Ability, Control, Cost, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
 };
-use super::facts::CardData;
+use super::facts::{CardData, ManaCost};
 
 /// Keyword abilities of the rules subset (CR 702), as bits.
 pub mod kw {
@@ -139,6 +139,27 @@ impl Effect {
     }
 }
 
+/// An activated ability in the engine's form (CR 602): its cost, its effects (one target at
+/// most, as for spells; "this creature" is the source) and whether it is activated only as a
+/// sorcery (CR 602.5d).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Activated {
+    pub mana: ManaCost,
+    /// {T} in the cost (CR 107.5, 602.5a).
+    pub tap: bool,
+    /// "Pay N life" (CR 119.4).
+    pub life: u8,
+    pub effects: Vec<Effect>,
+    pub sorcery: bool,
+}
+
+impl Activated {
+    /// The ability's one target kind, if it targets (CR 602.2b, 601.2c).
+    pub fn target(&self) -> Option<TargetKind> {
+        self.effects.iter().find_map(Effect::target)
+    }
+}
+
 /// The engine's form of a card's abilities.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lowered {
@@ -149,6 +170,8 @@ pub struct Lowered {
     pub tokens: Vec<CardData>,
     /// The colours (WUBRG bit mask) of a "{T}: Add {X} [or {Y}]" mana ability (CR 605.1a).
     pub mana: u8,
+    /// Activated abilities other than mana abilities, in printed order (CR 602).
+    pub activated: Vec<Activated>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -180,6 +203,17 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 out.mana = colors.iter().fold(0u8, |m, &c| m | 1 << c);
                 true
             }
+            Ability::Activated {
+                cost,
+                effects,
+                sorcery,
+            } if !spell => match activated(cost, effects, *sorcery) {
+                Some(a) => {
+                    out.activated.push(a);
+                    true
+                }
+                None => false,
+            },
             Ability::Static(Static::EntersTapped) => {
                 out.enters_tapped = true;
                 true
@@ -386,6 +420,48 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
             l.target().is_none().then_some(l)
         })
         .collect()
+}
+
+/// An activated ability: a cost the engine pays (mana, {T}, life; not sacrifice yet) and
+/// effects with one target at most, where "this creature" is the source.
+fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
+    if cost.sacrifice_self {
+        return None;
+    }
+    let mut v = Vec::new();
+    let mut first: Option<TargetKind> = None;
+    for e in es {
+        let l = match e {
+            E::Pump {
+                who: S::This,
+                power,
+                toughness,
+                keywords: k,
+            } => Effect::Pump(*power, *toughness, keywords(k)?, TargetKind::Source),
+            E::Counters {
+                on: S::This,
+                count,
+                plus,
+            } => {
+                let n = i8::try_from(*count).ok()?;
+                Effect::Counters(if *plus { n } else { -n }, TargetKind::Source)
+            }
+            other => effect(other, first)?,
+        };
+        match (l.target(), first) {
+            (Some(k), None) => first = Some(k),
+            (Some(_), Some(_)) => return None,
+            (None, _) => {}
+        }
+        v.push(l);
+    }
+    Some(Activated {
+        mana: cost.mana,
+        tap: cost.tap,
+        life: cost.life,
+        effects: v,
+        sorcery,
+    })
 }
 
 /// A spell's effects, with one target among them at most ("it" names that same target).

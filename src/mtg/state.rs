@@ -242,9 +242,13 @@ pub struct StackItem {
     /// The target object's [`Obj::moves`] when it was chosen (CR 400.7).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub target_moves: u16,
-    /// A triggered ability of `card` (index into its card's triggers), not the card itself.
+    /// A triggered ability of `card` (index into its card's triggers), not the card itself;
+    /// with `activated`, an index into its activated abilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ability: Option<u8>,
+    /// `ability` is an activated ability (CR 602), not a triggered one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub activated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

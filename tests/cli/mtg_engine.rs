@@ -108,3 +108,126 @@ fn cr_302_6_a_summoning_sick_mana_creature_cannot_tap_for_mana() {
     assert_eq!(on_battlefield(&s, "c4").unwrap()["tapped"], true);
     assert_eq!(on_battlefield(&s, "c5").unwrap()["tapped"], true);
 }
+
+#[test]
+fn cr_602_5a_a_tap_ability_of_a_sick_creature_is_refused_then_grants_haste() {
+    let env = TestEnv::new();
+    // p1: library c1-c3, Forest c4 (hand), Axgard Cavalry c5, Grizzly Bears c6 (sick).
+    let position = |sick: bool| {
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(3), "hand": ["Forest"],
+                           "battlefield": [{"card": "Axgard Cavalry", "sick": sick},
+                                           {"card": "Grizzly Bears", "sick": true}]},
+                    "p2": {"library": forests(3)}}})
+    };
+    setup(&env, "cav", position(true));
+    assert!(options_for(&env, "cav", "c5").is_empty());
+    let r = refused_act(
+        &env,
+        "cav",
+        json!({"type": "activate", "card": "c5", "targets": ["c6"]}),
+    );
+    assert!(r.to_string().contains("602.5a"), "{r}");
+
+    setup(&env, "cav2", position(false));
+    let opts = options_for(&env, "cav2", "c5");
+    assert!(
+        opts.iter()
+            .any(|o| o["type"] == "activate" && o["targets"] == json!(["c6"])),
+        "{opts:?}"
+    );
+    let r = act(
+        &env,
+        "cav2",
+        json!({"type": "activate", "card": "c5", "ability": 0, "targets": ["c6"]}),
+    );
+    let ev = events_of(&r);
+    assert!(ev.iter().any(|e| e["type"] == "activated"), "{ev:?}");
+    let s = state(&env, "cav2");
+    let bears = on_battlefield(&s, "c6").unwrap();
+    assert!(
+        bears["keywords"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("Haste")),
+        "{s}"
+    );
+    assert_eq!(on_battlefield(&s, "c5").unwrap()["tapped"], true);
+    // The bears, sick but hasty now, attack (CR 702.10b).
+    act(&env, "cav2", json!({"type": "pass"}));
+    let d = decision(&env, "cav2");
+    assert_eq!(d["kind"], "declare_attackers", "{d}");
+    act(
+        &env,
+        "cav2",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c6", "defender": "p2"}]}),
+    );
+}
+
+#[test]
+fn cr_602_2_a_mana_ability_cost_pumps_its_source_each_activation() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Forest c3 (hand), Shivan Dragon c4, Mountains c5-c6.
+    setup(
+        &env,
+        "shivan",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Forest"],
+                           "battlefield": [{"card": "Shivan Dragon"}, {"card": "Mountain"}, {"card": "Mountain"}]},
+                    "p2": {"library": forests(2)}}}),
+    );
+    for _ in 0..2 {
+        act(&env, "shivan", json!({"type": "activate", "card": "c4"}));
+        act(&env, "shivan", json!({"type": "pass"}));
+    }
+    let s = state(&env, "shivan");
+    assert_eq!(on_battlefield(&s, "c4").unwrap()["power"], 7, "{s}");
+    // No untapped Mountain is left: the ability is no longer offered.
+    assert!(options_for(&env, "shivan", "c4").is_empty());
+    refused_act(&env, "shivan", json!({"type": "activate", "card": "c4"}));
+}
+
+#[test]
+fn cr_602_5d_a_sorcery_speed_ability_waits_for_its_main_phase_and_an_instant_speed_one_does_not() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Grizzly Bears c3 (hand); p2: library c4-c5, Treetop Snarespinner c6,
+    // Spectral Sailor c7, Forests c8-c10, Islands c11-c14.
+    let mut lands: Vec<Value> = (0..3).map(|_| json!({"card": "Forest"})).collect();
+    lands.extend((0..4).map(|_| json!({"card": "Island"})));
+    let mut perms = vec![
+        json!({"card": "Treetop Snarespinner"}),
+        json!({"card": "Spectral Sailor"}),
+    ];
+    perms.extend(lands);
+    setup(
+        &env,
+        "timing",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Grizzly Bears"]},
+                    "p2": {"library": forests(2), "battlefield": perms}}}),
+    );
+    act(&env, "timing", json!({"type": "pass"}));
+    // p2 has priority on p1's turn: the sailor's draw is offered, the spider's counter is not.
+    let d = decision(&env, "timing");
+    assert_eq!(d["player"], "p2", "{d}");
+    assert!(options_for(&env, "timing", "c6").is_empty(), "{d}");
+    let r = refused_act(
+        &env,
+        "timing",
+        json!({"type": "activate", "card": "c6", "targets": ["c6"]}),
+    );
+    assert!(r.to_string().contains("602.5d"), "{r}");
+    let before = state(&env, "timing")["players"]["p2"]["hand"]
+        .as_array()
+        .unwrap()
+        .len();
+    act(&env, "timing", json!({"type": "activate", "card": "c7"}));
+    act(&env, "timing", json!({"type": "pass"}));
+    act(&env, "timing", json!({"type": "pass"}));
+    let s = state(&env, "timing");
+    assert_eq!(
+        s["players"]["p2"]["hand"].as_array().unwrap().len(),
+        before + 1,
+        "{s}"
+    );
+}

@@ -123,6 +123,9 @@ impl State {
     /// Whether `seat` has any legal action besides passing priority.
     pub fn has_play(&self, seat: Seat) -> bool {
         let hand = &self.players[seat.i()].hand;
+        if self.can_activate_any(seat) {
+            return true;
+        }
         if hand.is_empty() {
             return false;
         }
@@ -173,6 +176,7 @@ impl State {
                 }
             }
         }
+        self.activation_moves(seat, &mut v);
         v
     }
 
@@ -208,7 +212,7 @@ impl State {
             }
         }
         match tap {
-            None => self.auto_pay(seat, &c.cost).ok_or_else(|| {
+            None => self.auto_pay(seat, &c.cost, None).ok_or_else(|| {
                 Illegal(format!(
                     "not enough untapped mana sources to pay {}",
                     c.data.mana_cost
@@ -239,6 +243,7 @@ impl State {
             target,
             target_moves,
             ability: None,
+            activated: false,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;

@@ -51,7 +51,10 @@ pub(super) fn mana_available(s: &State, seat: Seat) -> Avail {
 fn shortfall(cost: &ManaCost, basics: &[u8; 5]) -> Vec<u8> {
     let mut v = Vec::new();
     for (c, (&need, &have)) in cost.colored.iter().zip(basics).enumerate() {
-        v.extend(std::iter::repeat_n(c as u8, need.saturating_sub(have) as usize));
+        v.extend(std::iter::repeat_n(
+            c as u8,
+            need.saturating_sub(have) as usize,
+        ));
     }
     v
 }
@@ -133,20 +136,28 @@ impl State {
         (!basic).then_some(m)
     }
 
-    /// Chooses the sources to tap for a cost, or None if it cannot be paid (CR 601.2g-h).
-    pub(super) fn auto_pay(&self, seat: Seat, cost: &ManaCost) -> Option<Vec<Id>> {
+    /// Chooses the sources to tap for a cost, leaving `except` alone (a permanent its own
+    /// ability's {T} cost taps), or None if it cannot be paid (CR 601.2g-h).
+    pub(super) fn auto_pay(
+        &self,
+        seat: Seat,
+        cost: &ManaCost,
+        except: Option<Id>,
+    ) -> Option<Vec<Id>> {
         let mut lands: [Vec<Id>; 5] = Default::default();
         for &id in &self.battlefield {
             let o = self.obj(id);
             if o.owner == seat
                 && !o.tapped
+                && Some(id) != except
                 && let Kind::Land(mask) = self.card(id).kind
                 && let Some(col) = single_color(mask)
             {
                 lands[col].push(id);
             }
         }
-        let avail = mana_available(self, seat);
+        let mut avail = mana_available(self, seat);
+        avail.other.retain(|&(id, _)| Some(id) != except);
         let mut out = Vec::with_capacity(cost.total() as usize);
         let mut need = cost.colored;
         for (i, l) in lands.iter_mut().enumerate() {

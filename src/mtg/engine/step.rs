@@ -87,6 +87,19 @@ impl State {
                 self.decisions += 1;
                 self.cast(*card, *target, &taps, ev);
             }
+            (
+                Pending::Priority,
+                Move::Activate {
+                    card,
+                    ability,
+                    target,
+                    tap,
+                },
+            ) => {
+                let taps = self.validate_activate(*card, *ability, *target, tap.as_deref())?;
+                self.decisions += 1;
+                self.activate(*card, *ability, *target, &taps, ev);
+            }
             (Pending::DeclareAttackers, Move::Attack(ids)) => {
                 let cands = self.attack_candidates();
                 for (i, id) in ids.iter().enumerate() {

@@ -110,6 +110,7 @@ impl State {
                     target: None,
                     target_moves: 0,
                     ability: Some(ability),
+                    activated: false,
                 });
                 events.push(Event::Triggered { card: id, ability });
             }
@@ -124,9 +125,23 @@ impl State {
     /// CR 608.2: resolves a triggered ability; its source stays where it is.
     pub(super) fn resolve_ability(&mut self, item: &StackItem, ability: u8, ev: &mut Vec<Event>) {
         self.sba_check = true;
-        let effects = self.card(item.card).triggers[ability as usize].1.clone();
+        let card = self.card(item.card);
+        let effects = if item.activated {
+            card.activated[ability as usize].effects.clone()
+        } else {
+            card.triggers[ability as usize].1.clone()
+        };
+        // CR 608.2b: an ability whose target is illegal now (or a new object, CR 400.7) does
+        // nothing.
+        if let (Some(k), Some(t)) = (effects.iter().find_map(Effect::target), item.target)
+            && (!self.target_ok(item.controller, k, t)
+                || matches!(t, Target::Obj(o) if self.obj(o).moves != item.target_moves))
+        {
+            ev.push(Event::Fizzled { card: item.card });
+            return;
+        }
         for e in effects {
-            self.perform(item.card, item.controller, e, None, ev);
+            self.perform(item.card, item.controller, e, item.target, ev);
         }
         ev.push(Event::AbilityResolved {
             card: item.card,

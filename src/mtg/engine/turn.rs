@@ -156,6 +156,10 @@ impl State {
     /// player who could cast or play something always meets these conditions; a player who
     /// stops with nothing castable simply passes (agents do that without deliberating).
     pub fn stops(&self, seat: Seat) -> bool {
+        // The battlefield is public: a permanent whose ability can be activated now stops.
+        if self.can_activate_any(seat) {
+            return true;
+        }
         if self.players[seat.i()].hand.is_empty() {
             return false;
         }
