@@ -81,6 +81,8 @@ pub enum Action {
     Bottom { cards: Vec<String> },
     /// Discard these cards down to seven in the cleanup step.
     Discard { cards: Vec<String> },
+    /// Choose the target of the triggered ability being put on the stack.
+    ChooseTarget { target: String },
     /// Concede the game.
     Concede,
 }
@@ -179,6 +181,10 @@ impl Action {
             Action::Mulligan => Move::Mulligan,
             Action::Bottom { cards } => Move::Bottom(ids(cards)?),
             Action::Discard { cards } => Move::Discard(ids(cards)?),
+            Action::ChooseTarget { target } => Move::ChooseTarget(
+                Target::parse(target)
+                    .ok_or_else(|| format!("{target:?} is not a target (a card id or p1/p2)"))?,
+            ),
             Action::Concede => Move::Concede,
         })
     }
@@ -237,6 +243,9 @@ impl Action {
             },
             Move::Discard(v) => Action::Discard {
                 cards: v.iter().map(s).collect(),
+            },
+            Move::ChooseTarget(t) => Action::ChooseTarget {
+                target: t.to_string(),
             },
             Move::Concede => Action::Concede,
         }
@@ -389,6 +398,20 @@ pub fn surface(s: &State) -> Value {
                 })
                 .collect(),
         ),
+        Pending::ChooseTarget { item, .. } => {
+            let source = s.stack[item as usize].card;
+            Value::Array(
+                s.trigger_target_options()
+                    .iter()
+                    .map(|t| {
+                        let mut v = act(&Move::ChooseTarget(*t));
+                        v["source"] = json!(source);
+                        v["name"] = json!(s.card(source).data.name);
+                        v
+                    })
+                    .collect(),
+            )
+        }
         Pending::DeclareAttackers => json!([{
             "type": "declare_attackers",
             "defender": s.active.other(),

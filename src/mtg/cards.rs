@@ -135,7 +135,9 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             }
             Ok(card(Kind::Land(lowered.mana), 0, 0, None))
         }
-        "Creature" | "Token Creature" => {
+        // An artifact creature plays as a creature: no effect the engine plays cares about
+        // the artifact type yet (CR 301).
+        "Creature" | "Token Creature" | "Artifact Creature" => {
             let pt = |v: &Option<String>, what: &str| -> Result<i16, String> {
                 let s = v.as_deref().ok_or(format!("creature without {what}"))?;
                 s.parse()

@@ -82,6 +82,8 @@ pub enum TargetKind {
     CreatureOpponentControls,
     /// "target nonland permanent".
     NonlandPermanent,
+    /// "target nonland permanent an opponent controls".
+    NonlandPermanentOpponent,
     /// Not a target: the ability's own source ("this creature").
     Source,
 }
@@ -251,6 +253,7 @@ fn target(s: &S) -> Option<TargetKind> {
             (Filter::Creature, Control::You) => TargetKind::CreatureYouControl,
             (Filter::Creature, Control::Opponent) => TargetKind::CreatureOpponentControls,
             (Filter::NonlandPermanent, Control::Anyone) => TargetKind::NonlandPermanent,
+            (Filter::NonlandPermanent, Control::Opponent) => TargetKind::NonlandPermanentOpponent,
             _ => return None,
         },
         _ => return None,
@@ -262,7 +265,12 @@ fn permanent(s: &S) -> Option<TargetKind> {
 }
 
 fn creature(s: &S) -> Option<TargetKind> {
-    permanent(s).filter(|k| *k != TargetKind::NonlandPermanent)
+    permanent(s).filter(|k| {
+        !matches!(
+            k,
+            TargetKind::NonlandPermanent | TargetKind::NonlandPermanentOpponent
+        )
+    })
 }
 
 /// Lowers a creature subject; "it" after a targeted effect is that effect's target.
@@ -391,12 +399,14 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     })
 }
 
-/// A triggered ability's effects: the engine plays untargeted triggers of the events it
-/// watches (not the beginning of upkeep or end step yet); "this creature" is the source.
+/// A triggered ability's effects: the engine plays triggers of the events it watches (not
+/// the beginning of upkeep or end step yet) with one target at most, chosen as the ability
+/// is put on the stack (CR 603.3d); "this creature" is the source.
 fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     if matches!(when, Trigger::YourUpkeep | Trigger::YourEndStep) {
         return None;
     }
+    let mut first: Option<TargetKind> = None;
     es.iter()
         .map(|e| {
             let l = match e {
@@ -415,9 +425,14 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
                     Effect::Counters(if *plus { n } else { -n }, TargetKind::Source)
                 }
                 E::Tokens { .. } => tokens_effect(e, tokens)?,
-                other => effect(other, None)?,
+                other => effect(other, first)?,
             };
-            l.target().is_none().then_some(l)
+            match (l.target(), first) {
+                (Some(k), None) => first = Some(k),
+                (Some(_), Some(_)) => return None,
+                (None, _) => {}
+            }
+            Some(l)
         })
         .collect()
 }

@@ -289,13 +289,29 @@ pub enum Opening {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Pending {
-    Mulligan { player: Seat },
-    Bottom { player: Seat, count: u8 },
+    Mulligan {
+        player: Seat,
+    },
+    Bottom {
+        player: Seat,
+        count: u8,
+    },
     Priority,
     DeclareAttackers,
     DeclareBlockers,
-    AssignDamage { attacker: Id },
-    Discard { player: Seat, count: u8 },
+    AssignDamage {
+        attacker: Id,
+    },
+    Discard {
+        player: Seat,
+        count: u8,
+    },
+    /// The controller of the triggered ability on the stack at `item` (index from the
+    /// bottom) chooses its target as it is put on the stack (CR 603.3d).
+    ChooseTarget {
+        player: Seat,
+        item: u8,
+    },
     GameOver,
 }
 
@@ -378,6 +394,7 @@ impl State {
         match self.pending {
             Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
             Pending::Discard { player, .. } => Some(player),
+            Pending::ChooseTarget { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),

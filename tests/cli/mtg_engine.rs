@@ -231,3 +231,68 @@ fn cr_602_5d_a_sorcery_speed_ability_waits_for_its_main_phase_and_an_instant_spe
         "{s}"
     );
 }
+
+#[test]
+fn cr_603_3d_an_enters_trigger_targets_as_it_goes_on_the_stack() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Bigfin Bouncer c3, Islands c4-c7; p2: library c8-c9, Grizzly Bears
+    // c10.
+    let islands: Vec<Value> = (0..4).map(|_| json!({"card": "Island"})).collect();
+    setup(
+        &env,
+        "bigfin",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Bigfin Bouncer"], "battlefield": islands},
+                    "p2": {"library": forests(2), "battlefield": [{"card": "Grizzly Bears"}]}}}),
+    );
+    // Neither player can respond (public information): the shark resolves at once, and
+    act(&env, "bigfin", json!({"type": "cast", "card": "c3"}));
+    // the shark resolved; its trigger waits for p1's choice of target.
+    let d = decision(&env, "bigfin");
+    assert_eq!(d["kind"], "choose_target", "{d}");
+    assert_eq!(d["player"], "p1");
+    let targets: Vec<&Value> = d["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| &o["target"])
+        .collect();
+    // Only a creature an opponent controls: not the shark itself.
+    assert_eq!(targets, [&json!("c10")], "{d}");
+    refused_act(
+        &env,
+        "bigfin",
+        json!({"type": "choose_target", "target": "c3"}),
+    );
+    act(
+        &env,
+        "bigfin",
+        json!({"type": "choose_target", "target": "c10"}),
+    );
+    // Nobody can respond: the ability resolves and returns the bears to their owner's hand.
+    let s = state(&env, "bigfin");
+    assert!(on_battlefield(&s, "c10").is_none(), "{s}");
+    assert!(
+        s["players"]["p2"]["hand"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "c10")
+    );
+
+    // With no creature to return, the trigger is removed as it would go on the stack.
+    let islands: Vec<Value> = (0..4).map(|_| json!({"card": "Island"})).collect();
+    setup(
+        &env,
+        "bigfin2",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(2), "hand": ["Bigfin Bouncer", "Forest"], "battlefield": islands},
+                    "p2": {"library": forests(2)}}}),
+    );
+    let r = act(&env, "bigfin2", json!({"type": "cast", "card": "c3"}));
+    assert!(
+        !events_of(&r).iter().any(|e| e["type"] == "triggered"),
+        "{r}"
+    );
+    assert_eq!(decision(&env, "bigfin2")["kind"], "priority");
+}

@@ -70,6 +70,9 @@ impl State {
                 };
                 match k {
                     TargetKind::NonlandPermanent => !matches!(self.card(id).kind, Kind::Land(_)),
+                    TargetKind::NonlandPermanentOpponent => {
+                        !mine && !matches!(self.card(id).kind, Kind::Land(_))
+                    }
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,

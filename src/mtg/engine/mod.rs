@@ -91,6 +91,8 @@ pub enum Move {
     Mulligan,
     Bottom(Vec<Id>),
     Discard(Vec<Id>),
+    /// The target of the triggered ability being put on the stack (CR 603.3d).
+    ChooseTarget(Target),
     Concede,
 }
 
@@ -274,6 +276,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Mulligan => "mulligan",
         Move::Bottom(_) => "bottom",
         Move::Discard(_) => "discard",
+        Move::ChooseTarget(_) => "choose_target",
         Move::Concede => "concede",
     }
 }

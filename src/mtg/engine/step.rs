@@ -100,6 +100,15 @@ impl State {
                 self.decisions += 1;
                 self.activate(*card, *ability, *target, &taps, ev);
             }
+            (Pending::ChooseTarget { player, item }, Move::ChooseTarget(t)) => {
+                let it = &self.stack[item as usize];
+                let k = self.trigger_target_kind(it);
+                if !k.is_some_and(|k| self.target_ok(player, k, *t)) {
+                    return illegal(format!("{t} is not a legal target for that ability"));
+                }
+                self.decisions += 1;
+                self.set_trigger_target(item as usize, *t);
+            }
             (Pending::DeclareAttackers, Move::Attack(ids)) => {
                 let cands = self.attack_candidates();
                 for (i, id) in ids.iter().enumerate() {

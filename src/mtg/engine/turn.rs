@@ -14,6 +14,7 @@ impl State {
             Pending::DeclareBlockers => "declare_blockers",
             Pending::AssignDamage { .. } => "assign_damage",
             Pending::Discard { .. } => "discard",
+            Pending::ChooseTarget { .. } => "choose_target",
             Pending::GameOver => "game_over",
         }
     }
