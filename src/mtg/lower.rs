@@ -558,10 +558,23 @@ mod tests {
         assert_eq!(
             lowered(
                 "Creature — Test",
-                "When this creature enters, tap target creature an opponent controls."
+                "At the beginning of your upkeep, you draw a card and you lose 1 life."
             )
             .unwrap_err(),
-            "trigger Enters: tap"
+            "trigger YourUpkeep: draw+lose life"
+        );
+        // A trigger with one target lowers; the target is chosen on the stack (CR 603.3d).
+        assert_eq!(
+            lowered(
+                "Creature — Test",
+                "When this creature enters, tap target creature an opponent controls."
+            )
+            .unwrap()
+            .triggers,
+            [(
+                Trigger::Enters,
+                vec![Effect::Tap(TargetKind::CreatureOpponentControls)]
+            )]
         );
     }
 }
