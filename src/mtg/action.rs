@@ -53,6 +53,17 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tap: Option<Vec<String>>,
     },
+    /// Activate an activated ability of a permanent you control (`ability`: its index among
+    /// the card's activated abilities, 0 for the first). `targets` and `tap` as for `cast`.
+    Activate {
+        card: String,
+        #[serde(default)]
+        ability: u8,
+        #[serde(default)]
+        targets: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tap: Option<Vec<String>>,
+    },
     /// All attackers at once; an empty list attacks with nothing.
     DeclareAttackers { attackers: Vec<AttackDecl> },
     /// All blocks at once; an empty list blocks nothing.
@@ -70,6 +81,8 @@ pub enum Action {
     Bottom { cards: Vec<String> },
     /// Discard these cards down to seven in the cleanup step.
     Discard { cards: Vec<String> },
+    /// Choose the target of the triggered ability being put on the stack.
+    ChooseTarget { target: String },
     /// Concede the game.
     Concede,
 }
@@ -101,6 +114,29 @@ impl Action {
                 };
                 Move::Cast {
                     card: id(card)?,
+                    target,
+                    tap: tap.as_deref().map(ids).transpose()?,
+                }
+            }
+            Action::Activate {
+                card,
+                ability,
+                targets,
+                tap,
+            } => {
+                if targets.len() > 1 {
+                    return Err("activate: at most one target in this rules subset".into());
+                }
+                let target = match targets.first() {
+                    None => None,
+                    Some(t) => Some(
+                        Target::parse(t)
+                            .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))?,
+                    ),
+                };
+                Move::Activate {
+                    card: id(card)?,
+                    ability: *ability,
                     target,
                     tap: tap.as_deref().map(ids).transpose()?,
                 }
@@ -145,6 +181,10 @@ impl Action {
             Action::Mulligan => Move::Mulligan,
             Action::Bottom { cards } => Move::Bottom(ids(cards)?),
             Action::Discard { cards } => Move::Discard(ids(cards)?),
+            Action::ChooseTarget { target } => Move::ChooseTarget(
+                Target::parse(target)
+                    .ok_or_else(|| format!("{target:?} is not a target (a card id or p1/p2)"))?,
+            ),
             Action::Concede => Move::Concede,
         })
     }
@@ -157,6 +197,17 @@ impl Action {
             Move::PlayLand(c) => Action::PlayLand { card: s(c) },
             Move::Cast { card, target, tap } => Action::Cast {
                 card: s(card),
+                targets: target.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+            },
+            Move::Activate {
+                card,
+                ability,
+                target,
+                tap,
+            } => Action::Activate {
+                card: s(card),
+                ability: *ability,
                 targets: target.iter().map(|t| t.to_string()).collect(),
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
             },
@@ -192,6 +243,9 @@ impl Action {
             },
             Move::Discard(v) => Action::Discard {
                 cards: v.iter().map(s).collect(),
+            },
+            Move::ChooseTarget(t) => Action::ChooseTarget {
+                target: t.to_string(),
             },
             Move::Concede => Action::Concede,
         }
@@ -278,8 +332,11 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
             let mut v = json!({"id": it.card, "name": s.card(it.card).data.name,
                    "controller": it.controller, "targets": it.target.iter().collect::<Vec<_>>()});
             if let Some(a) = it.ability {
-                // A triggered ability of the card, not the card itself.
+                // A triggered (or activated) ability of the card, not the card itself.
                 v["ability"] = json!(a);
+                if it.activated {
+                    v["activated"] = json!(true);
+                }
             }
             v
         })
@@ -331,13 +388,30 @@ pub fn surface(s: &State) -> Value {
                 .iter()
                 .map(|m| {
                     let mut v = act(m);
-                    if let Move::PlayLand(c) | Move::Cast { card: c, .. } = m {
+                    if let Move::PlayLand(c)
+                    | Move::Cast { card: c, .. }
+                    | Move::Activate { card: c, .. } = m
+                    {
                         v["name"] = json!(s.card(*c).data.name);
                     }
                     v
                 })
                 .collect(),
         ),
+        Pending::ChooseTarget { item, .. } => {
+            let source = s.stack[item as usize].card;
+            Value::Array(
+                s.trigger_target_options()
+                    .iter()
+                    .map(|t| {
+                        let mut v = act(&Move::ChooseTarget(*t));
+                        v["source"] = json!(source);
+                        v["name"] = json!(s.card(source).data.name);
+                        v
+                    })
+                    .collect(),
+            )
+        }
         Pending::DeclareAttackers => json!([{
             "type": "declare_attackers",
             "defender": s.active.other(),

@@ -90,6 +90,14 @@ impl Agent {
                 let moves = s.priority_moves();
                 self.pick(&moves)
             }
+            Pending::ChooseTarget { .. } => {
+                let moves: Vec<Move> = s
+                    .trigger_target_options()
+                    .into_iter()
+                    .map(Move::ChooseTarget)
+                    .collect();
+                self.pick(&moves)
+            }
             Pending::DeclareAttackers => {
                 let c = s.attack_candidates();
                 Move::Attack(c.into_iter().filter(|_| self.coin()).collect())
@@ -177,6 +185,32 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             }
         }
         Pending::Priority => heuristic_priority(s, me, opp),
+        Pending::ChooseTarget { item, .. } => {
+            // A harmful ability aims at the opponent's most valuable object (or the opponent),
+            // a helpful one at its own.
+            let it = &s.stack[item as usize];
+            let harmful = s.card(it.card).triggers[it.ability? as usize]
+                .1
+                .iter()
+                .any(|e| {
+                    matches!(
+                        e,
+                        Effect::Damage(..)
+                            | Effect::Destroy(_)
+                            | Effect::Bounce(_)
+                            | Effect::Tap(_)
+                    ) || matches!(e, Effect::Counters(n, _) if *n < 0)
+                });
+            let aim = if harmful { opp } else { me };
+            let score = |t: &Target| match *t {
+                Target::Player(p) if p == aim => 1000,
+                Target::Player(_) => -1000,
+                Target::Obj(o) if s.obj(o).owner == aim => value(s, o),
+                Target::Obj(o) => -value(s, o) - 500,
+            };
+            let options = s.trigger_target_options();
+            Move::ChooseTarget(*options.iter().max_by_key(|t| score(t))?)
+        }
         Pending::DeclareAttackers => {
             let cands = s.attack_candidates();
             let blockers: Vec<Id> = s

@@ -10,14 +10,15 @@
 
 use super::facts::parse_cost;
 pub use super::facts::{COLORS, CardData, ManaCost};
-pub use super::lower::{Effect, TargetKind, kw};
+pub use super::lower::{Activated, Effect, TargetKind, kw};
 use super::{compile, lower};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A basic land that taps for one mana of the colour (index into [`COLORS`]) (CR 305.6).
+    /// A land; its mana ability makes one mana of these colours (a WUBRG bit mask; one bit
+    /// for a basic land, CR 305.6).
     Land(u8),
     Creature,
     Instant,
@@ -45,6 +46,11 @@ pub struct Card {
     pub triggers: Vec<(compile::Trigger, Vec<Effect>)>,
     /// The tokens this card's effects create, as card objects (CR 111.4).
     pub tokens: Vec<CardData>,
+    /// The colours (WUBRG bit mask) its "{T}: Add …" mana ability makes, 0 if it has none
+    /// (CR 605.1a); a basic land's is its colour.
+    pub mana: u8,
+    /// Activated abilities other than mana abilities (CR 602), in printed order.
+    pub activated: Vec<Activated>,
     /// A token (type line "Token Creature — …"): it ceases to exist off the battlefield
     /// (CR 704.5d).
     pub token: bool,
@@ -105,6 +111,8 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         enters_with_counters: lowered.enters_with,
         triggers: lowered.triggers.clone(),
         tokens: lowered.tokens.clone(),
+        mana: lowered.mana,
+        activated: lowered.activated.clone(),
         token: types == "Token Creature",
     };
     match types {
@@ -120,9 +128,19 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             if !compiled.abilities.is_empty() {
                 return Err("a basic land with rules text beyond its mana ability".into());
             }
-            Ok(card(Kind::Land(color), 0, 0, None))
+            let mut c = card(Kind::Land(1 << color), 0, 0, None);
+            c.mana = 1 << color;
+            Ok(c)
         }
-        "Creature" | "Token Creature" => {
+        "Land" => {
+            if lowered.mana == 0 {
+                return Err("a land without a mana ability is not supported".into());
+            }
+            Ok(card(Kind::Land(lowered.mana), 0, 0, None))
+        }
+        // An artifact creature plays as a creature: no effect the engine plays cares about
+        // the artifact type yet (CR 301).
+        "Creature" | "Token Creature" | "Artifact Creature" => {
             let pt = |v: &Option<String>, what: &str| -> Result<i16, String> {
                 let s = v.as_deref().ok_or(format!("creature without {what}"))?;
                 s.parse()

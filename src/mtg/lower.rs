@@ -11,9 +11,9 @@
 //! it is produced; `cards` re-exports it.
 
 use super::compile::{
-    Ability, Condition, Control, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
+    Ability, Condition, Control, Cost, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
 };
-use super::facts::CardData;
+use super::facts::{CardData, ManaCost};
 
 /// Keyword abilities of the rules subset (CR 702), as bits.
 pub mod kw {
@@ -82,6 +82,8 @@ pub enum TargetKind {
     CreatureOpponentControls,
     /// "target nonland permanent".
     NonlandPermanent,
+    /// "target nonland permanent an opponent controls".
+    NonlandPermanentOpponent,
     /// Not a target: the ability's own source ("this creature").
     Source,
 }
@@ -170,6 +172,27 @@ impl Effect {
     }
 }
 
+/// An activated ability in the engine's form (CR 602): its cost, its effects (one target at
+/// most, as for spells; "this creature" is the source) and whether it is activated only as a
+/// sorcery (CR 602.5d).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Activated {
+    pub mana: ManaCost,
+    /// {T} in the cost (CR 107.5, 602.5a).
+    pub tap: bool,
+    /// "Pay N life" (CR 119.4).
+    pub life: u8,
+    pub effects: Vec<Effect>,
+    pub sorcery: bool,
+}
+
+impl Activated {
+    /// The ability's one target kind, if it targets (CR 602.2b, 601.2c).
+    pub fn target(&self) -> Option<TargetKind> {
+        self.effects.iter().find_map(Effect::target)
+    }
+}
+
 /// The engine's form of a card's abilities.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lowered {
@@ -180,6 +203,10 @@ pub struct Lowered {
     pub tokens: Vec<CardData>,
     /// "This creature enters with N +1/+1 counters on it [if …]" (CR 614.1c).
     pub enters_with: Option<(u8, Option<Cond>)>,
+    /// The colours (WUBRG bit mask) of a "{T}: Add {X} [or {Y}]" mana ability (CR 605.1a).
+    pub mana: u8,
+    /// Activated abilities other than mana abilities, in printed order (CR 602).
+    pub activated: Vec<Activated>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -213,6 +240,24 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                     _ => false,
                 }
             }
+            // CR 605.1a: one "{T}: Add one mana of these colours" ability per card.
+            Ability::Mana { tap: true, colors }
+                if !spell && out.mana == 0 && !colors.is_empty() =>
+            {
+                out.mana = colors.iter().fold(0u8, |m, &c| m | 1 << c);
+                true
+            }
+            Ability::Activated {
+                cost,
+                effects,
+                sorcery,
+            } if !spell => match activated(cost, effects, *sorcery) {
+                Some(a) => {
+                    out.activated.push(a);
+                    true
+                }
+                None => false,
+            },
             Ability::Static(Static::EntersTapped) => {
                 out.enters_tapped = true;
                 true
@@ -259,6 +304,7 @@ fn target(s: &S) -> Option<TargetKind> {
             (Filter::Creature, Control::You) => TargetKind::CreatureYouControl,
             (Filter::Creature, Control::Opponent) => TargetKind::CreatureOpponentControls,
             (Filter::NonlandPermanent, Control::Anyone) => TargetKind::NonlandPermanent,
+            (Filter::NonlandPermanent, Control::Opponent) => TargetKind::NonlandPermanentOpponent,
             _ => return None,
         },
         _ => return None,
@@ -270,7 +316,12 @@ fn permanent(s: &S) -> Option<TargetKind> {
 }
 
 fn creature(s: &S) -> Option<TargetKind> {
-    permanent(s).filter(|k| *k != TargetKind::NonlandPermanent)
+    permanent(s).filter(|k| {
+        !matches!(
+            k,
+            TargetKind::NonlandPermanent | TargetKind::NonlandPermanentOpponent
+        )
+    })
 }
 
 /// Lowers a creature subject; "it" after a targeted effect is that effect's target.
@@ -399,9 +450,10 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     })
 }
 
-/// A triggered ability's effects: the engine plays untargeted triggers of the events it
-/// watches (not yet a second draw, another creature's death or a powerful creature
-/// entering); "this creature" is the source.
+/// A triggered ability's effects: the engine plays triggers of the events it watches (not
+/// yet a second draw, another creature's death or a powerful creature entering) with one
+/// target at most, chosen as the ability is put on the stack (CR 603.3d); "this creature" is
+/// the source.
 fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     if matches!(
         when,
@@ -411,6 +463,7 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
     ) {
         return None;
     }
+    let mut first: Option<TargetKind> = None;
     es.iter()
         .map(|e| {
             let l = match e {
@@ -429,11 +482,58 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
                     Effect::Counters(if *plus { n } else { -n }, TargetKind::Source)
                 }
                 E::Tokens { .. } => tokens_effect(e, tokens)?,
-                other => effect(other, None)?,
+                other => effect(other, first)?,
             };
-            l.target().is_none().then_some(l)
+            match (l.target(), first) {
+                (Some(k), None) => first = Some(k),
+                (Some(_), Some(_)) => return None,
+                (None, _) => {}
+            }
+            Some(l)
         })
         .collect()
+}
+
+/// An activated ability: a cost the engine pays (mana, {T}, life; not sacrifice yet) and
+/// effects with one target at most, where "this creature" is the source.
+fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
+    if cost.sacrifice_self {
+        return None;
+    }
+    let mut v = Vec::new();
+    let mut first: Option<TargetKind> = None;
+    for e in es {
+        let l = match e {
+            E::Pump {
+                who: S::This,
+                power,
+                toughness,
+                keywords: k,
+            } => Effect::Pump(*power, *toughness, keywords(k)?, TargetKind::Source),
+            E::Counters {
+                on: S::This,
+                count,
+                plus,
+            } => {
+                let n = i8::try_from(*count).ok()?;
+                Effect::Counters(if *plus { n } else { -n }, TargetKind::Source)
+            }
+            other => effect(other, first)?,
+        };
+        match (l.target(), first) {
+            (Some(k), None) => first = Some(k),
+            (Some(_), Some(_)) => return None,
+            (None, _) => {}
+        }
+        v.push(l);
+    }
+    Some(Activated {
+        mana: cost.mana,
+        tap: cost.tap,
+        life: cost.life,
+        effects: v,
+        sorcery,
+    })
 }
 
 /// A spell's effects, with one target among them at most ("it" names that same target).
@@ -515,10 +615,27 @@ mod tests {
         assert_eq!(
             lowered(
                 "Creature — Test",
+                "At the beginning of your upkeep, you draw a card and you lose 1 life."
+            )
+            .unwrap()
+            .triggers,
+            [(
+                Trigger::YourUpkeep,
+                vec![Effect::Draw(1), Effect::LoseLife(1)]
+            )]
+        );
+        // A trigger with one target lowers; the target is chosen on the stack (CR 603.3d).
+        assert_eq!(
+            lowered(
+                "Creature — Test",
                 "When this creature enters, tap target creature an opponent controls."
             )
-            .unwrap_err(),
-            "trigger Enters: tap"
+            .unwrap()
+            .triggers,
+            [(
+                Trigger::Enters,
+                vec![Effect::Tap(TargetKind::CreatureOpponentControls)]
+            )]
         );
     }
 }

@@ -229,7 +229,8 @@ pub struct Player {
     #[serde(default)]
     pub opening: Opening,
     pub lost: bool,
-    /// Untapped lands on the battlefield by colour (WUBRG), kept up to date by the engine.
+    /// Untapped basic (one-colour) lands on the battlefield by colour (WUBRG), kept up to
+    /// date by the engine.
     pub untapped: [u8; 5],
 }
 
@@ -241,9 +242,13 @@ pub struct StackItem {
     /// The target object's [`Obj::moves`] when it was chosen (CR 400.7).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub target_moves: u16,
-    /// A triggered ability of `card` (index into its card's triggers), not the card itself.
+    /// A triggered ability of `card` (index into its card's triggers), not the card itself;
+    /// with `activated`, an index into its activated abilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ability: Option<u8>,
+    /// `ability` is an activated ability (CR 602), not a triggered one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub activated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -284,13 +289,29 @@ pub enum Opening {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Pending {
-    Mulligan { player: Seat },
-    Bottom { player: Seat, count: u8 },
+    Mulligan {
+        player: Seat,
+    },
+    Bottom {
+        player: Seat,
+        count: u8,
+    },
     Priority,
     DeclareAttackers,
     DeclareBlockers,
-    AssignDamage { attacker: Id },
-    Discard { player: Seat, count: u8 },
+    AssignDamage {
+        attacker: Id,
+    },
+    Discard {
+        player: Seat,
+        count: u8,
+    },
+    /// The controller of the triggered ability on the stack at `item` (index from the
+    /// bottom) chooses its target as it is put on the stack (CR 603.3d).
+    ChooseTarget {
+        player: Seat,
+        item: u8,
+    },
     GameOver,
 }
 
@@ -394,6 +415,7 @@ impl State {
         match self.pending {
             Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
             Pending::Discard { player, .. } => Some(player),
+            Pending::ChooseTarget { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),
@@ -468,16 +490,19 @@ impl State {
     }
 }
 
-/// Counts the untapped lands of `seat` by colour (the source of [`Player::untapped`]).
+/// Counts the untapped basic lands (one-colour lands) of `seat` by colour (the source of
+/// [`Player::untapped`]); every other mana source is found on the battlefield when needed.
 pub fn count_untapped(s: &State, seat: Seat) -> [u8; 5] {
     let mut m = [0u8; 5];
     for &id in &s.battlefield {
         let o = s.obj(id);
         if o.owner == seat
             && !o.tapped
-            && let Kind::Land(c) = s.cards[o.card as usize].kind
+            && let Kind::Land(mask) = s.cards[o.card as usize].kind
+            && mask.count_ones() == 1
+            && mask < 1 << 5
         {
-            m[c as usize] += 1;
+            m[mask.trailing_zeros() as usize] += 1;
         }
     }
     m

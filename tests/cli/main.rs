@@ -24,6 +24,7 @@ mod memory_semantic;
 mod mtg;
 mod mtg_audit;
 mod mtg_cards;
+mod mtg_engine;
 mod mtg_templates;
 mod netpolicy;
 mod notes;

@@ -70,6 +70,9 @@ impl State {
                 };
                 match k {
                     TargetKind::NonlandPermanent => !matches!(self.card(id).kind, Kind::Land(_)),
+                    TargetKind::NonlandPermanentOpponent => {
+                        !mine && !matches!(self.card(id).kind, Kind::Land(_))
+                    }
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,
@@ -110,7 +113,7 @@ impl State {
     }
 
     /// Whether `seat` could cast `id` now with some target and automatic payment.
-    pub(crate) fn castable(&self, seat: Seat, id: Id, avail: &[u8; 5]) -> bool {
+    pub(crate) fn castable(&self, seat: Seat, id: Id, avail: &mana::Avail) -> bool {
         let c = self.card(id);
         self.obj(id).zone == Zone::Hand
             && self.obj(id).owner == seat
@@ -123,6 +126,9 @@ impl State {
     /// Whether `seat` has any legal action besides passing priority.
     pub fn has_play(&self, seat: Seat) -> bool {
         let hand = &self.players[seat.i()].hand;
+        if self.can_activate_any(seat) {
+            return true;
+        }
         if hand.is_empty() {
             return false;
         }
@@ -173,6 +179,7 @@ impl State {
                 }
             }
         }
+        self.activation_moves(seat, &mut v);
         v
     }
 
@@ -208,40 +215,13 @@ impl State {
             }
         }
         match tap {
-            None => self.auto_pay(seat, c).ok_or_else(|| {
+            None => self.auto_pay(seat, &c.cost, None).ok_or_else(|| {
                 Illegal(format!(
-                    "not enough untapped lands to pay {}",
+                    "not enough untapped mana sources to pay {}",
                     c.data.mana_cost
                 ))
             }),
-            Some(list) => {
-                let mut paid = [0u8; 5];
-                for (i, l) in list.iter().enumerate() {
-                    if !self.valid_id(*l)
-                        || self.obj(*l).zone != Zone::Battlefield
-                        || self.obj(*l).owner != seat
-                        || self.obj(*l).tapped
-                    {
-                        return illegal(format!("tap: {l} is not an untapped land you control"));
-                    }
-                    let Kind::Land(col) = self.card(*l).kind else {
-                        return illegal(format!("tap: {l} is not a land"));
-                    };
-                    if list[..i].contains(l) {
-                        return illegal(format!("tap: {l} listed twice"));
-                    }
-                    paid[col as usize] += 1;
-                }
-                let need = c.cost;
-                let colored_ok = (0..5).all(|i| paid[i] >= need.colored[i]);
-                if !colored_ok || list.len() as u32 != need.total() {
-                    return illegal(format!(
-                        "tap: those lands do not pay {} exactly",
-                        c.data.mana_cost
-                    ));
-                }
-                Ok(list.to_vec())
-            }
+            Some(list) => self.check_payment(seat, &c.cost, &c.data.mana_cost, list),
         }
     }
 
@@ -253,10 +233,7 @@ impl State {
         ev: &mut Vec<Event>,
     ) {
         let seat = self.priority;
-        for &l in taps {
-            self.objs[l.i()].tapped = true; // CR 106.12, 605.3: mana abilities while casting
-        }
-        self.recount(seat);
+        self.tap_for_mana(seat, taps);
         self.players[seat.i()].hand.retain(|&h| h != id);
         self.objs[id.i()].zone = Zone::Stack;
         let target_moves = match target {
@@ -269,6 +246,7 @@ impl State {
             target,
             target_moves,
             ability: None,
+            activated: false,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;

@@ -1,7 +1,8 @@
 //! The reducer: `apply(&State, &Move) -> Result<(State, Events), Illegal>` and everything it
 //! needs, one file per rules area: `setup` (card table, start, mulligans), `position` (a game
 //! from a described position), `step` (applying one move), `turn` (turn structure and running
-//! forward), `casting` (lands, spells, targets, the legal priority moves), `mana`, `stack`
+//! forward), `casting` (lands, spells, targets, the legal priority moves), `mana` (paying
+//! with lands and other mana sources), `activated` (activated abilities of permanents), `stack`
 //! (priority passing and resolution), `effects` (what spells and abilities do), `triggers`
 //! (triggered abilities onto the stack), `keywords` (menace, indestructible), `combat` and
 //! `sba` (draws, deaths, state-based actions).
@@ -10,20 +11,22 @@
 //! [`State::step`] validates the whole move before it changes anything, so an illegal move
 //! leaves the state untouched; [`apply`] is the pure form on top of it. After every move the
 //! engine runs forward ([`State::settle`]) until a player must decide. The engine passes
-//! priority for a player only by a rule on public information ([`State::stops`]: an empty
-//! hand, or no sorcery-speed window and too few untapped lands for any instant in the game),
+//! priority for a player only by a rule on public information ([`State::stops`]: no ability
+//! of its permanents can be activated and either an empty hand, or no sorcery-speed window
+//! and too few untapped mana sources for any instant in the game),
 //! never by looking at the hand, so whether it stops leaks nothing; it also takes an attack
 //! declaration with no possible attacker and a block declaration with no possible blocker.
 //! Every step change is a `step` event (the first-strike damage step included); the starting
 //! player's first draw step is skipped, never entered (CR 103.8a).
 
-use super::cards::{Card, Effect, Kind, Pool, TargetKind, kw};
+use super::cards::{Activated, Card, Effect, Kind, ManaCost, Pool, TargetKind, kw};
 use super::state::*;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use serde::Serialize;
 use std::sync::Arc;
 
+mod activated;
 mod casting;
 mod combat;
 mod conditions;
@@ -70,6 +73,13 @@ pub enum Move {
         target: Option<Target>,
         tap: Option<Vec<Id>>,
     },
+    /// Activate activated ability `ability` (index into the card's) of a permanent (CR 602).
+    Activate {
+        card: Id,
+        ability: u8,
+        target: Option<Target>,
+        tap: Option<Vec<Id>>,
+    },
     /// All attackers at once (CR 508.1a); each attacks the opponent.
     Attack(Vec<Id>),
     /// (blocker, attacker) pairs, all at once (CR 509.1a).
@@ -82,6 +92,8 @@ pub enum Move {
     Mulligan,
     Bottom(Vec<Id>),
     Discard(Vec<Id>),
+    /// The target of the triggered ability being put on the stack (CR 603.3d).
+    ChooseTarget(Target),
     Concede,
 }
 
@@ -130,6 +142,14 @@ pub enum Event {
     Cast {
         player: Seat,
         card: Id,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target: Option<Target>,
+    },
+    /// An activated ability of `card` was put on the stack, its costs paid (CR 602.2).
+    Activated {
+        player: Seat,
+        card: Id,
+        ability: u8,
         #[serde(skip_serializing_if = "Option::is_none")]
         target: Option<Target>,
     },
@@ -249,6 +269,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Pass => "pass",
         Move::PlayLand(_) => "play_land",
         Move::Cast { .. } => "cast",
+        Move::Activate { .. } => "activate",
         Move::Attack(_) => "declare_attackers",
         Move::Block(_) => "declare_blockers",
         Move::Assign { .. } => "assign_damage",
@@ -256,6 +277,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Mulligan => "mulligan",
         Move::Bottom(_) => "bottom",
         Move::Discard(_) => "discard",
+        Move::ChooseTarget(_) => "choose_target",
         Move::Concede => "concede",
     }
 }

@@ -72,6 +72,8 @@ impl State {
                 self.players[seat.i()].hand.retain(|&h| h != *id);
                 self.players[seat.i()].lands_played += 1;
                 self.objs[id.i()].zone = Zone::Battlefield;
+                // CR 614.1c: "This land enters tapped."
+                self.objs[id.i()].tapped = self.card(*id).enters_tapped;
                 self.battlefield.push(*id);
                 self.recount(seat);
                 self.passes = 0;
@@ -84,6 +86,28 @@ impl State {
                 let taps = self.validate_cast(*card, *target, tap.as_deref())?;
                 self.decisions += 1;
                 self.cast(*card, *target, &taps, ev);
+            }
+            (
+                Pending::Priority,
+                Move::Activate {
+                    card,
+                    ability,
+                    target,
+                    tap,
+                },
+            ) => {
+                let taps = self.validate_activate(*card, *ability, *target, tap.as_deref())?;
+                self.decisions += 1;
+                self.activate(*card, *ability, *target, &taps, ev);
+            }
+            (Pending::ChooseTarget { player, item }, Move::ChooseTarget(t)) => {
+                let it = &self.stack[item as usize];
+                let k = self.trigger_target_kind(it);
+                if !k.is_some_and(|k| self.target_ok(player, k, *t)) {
+                    return illegal(format!("{t} is not a legal target for that ability"));
+                }
+                self.decisions += 1;
+                self.set_trigger_target(item as usize, *t);
             }
             (Pending::DeclareAttackers, Move::Attack(ids)) => {
                 let cands = self.attack_candidates();

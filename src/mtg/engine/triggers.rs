@@ -3,8 +3,10 @@
 //! stack, the active player's first and then the other's (APNAP, CR 603.3b), so the
 //! non-active player's resolve first. Each goes on the stack in the order its event happened.
 //!
-//! Triggers the engine plays have no targets; the abilities' effects act on their controller,
-//! the opponent or the source itself. A leaves-the-battlefield ability ("dies") looks back at
+//! A trigger has one target at most. Its controller chooses it as the ability is put on the
+//! stack (a `choose_target` decision, one ability at a time from the bottom of the stack
+//! up); a targeted ability with no legal target is removed instead (CR 603.3d). Its other
+//! effects act on their controller, the opponent or the source itself. A leaves-the-battlefield ability ("dies") looks back at
 //! the source as it last existed (CR 603.10a): its card's abilities, its owner as controller.
 
 use super::*;
@@ -133,12 +135,20 @@ impl State {
                 .filter(|(id, _)| self.obj(*id).owner == seat)
                 .collect();
             for (id, ability) in theirs {
+                let k = self.card(id).triggers[ability as usize]
+                    .1
+                    .iter()
+                    .find_map(Effect::target);
+                if k.is_some_and(|k| !self.has_target(seat, k)) {
+                    continue; // CR 603.3d: no legal target, removed from the stack
+                }
                 self.stack.push(StackItem {
                     card: id,
                     controller: seat,
                     target: None,
                     target_moves: 0,
                     ability: Some(ability),
+                    activated: false,
                 });
                 events.push(Event::Triggered { card: id, ability });
             }
@@ -147,20 +157,86 @@ impl State {
         // CR 117.3b: after abilities go on the stack the active player receives priority.
         self.passes = 0;
         self.priority = active;
+        self.next_target_choice();
         true
+    }
+
+    /// The target kind of a triggered ability on the stack, if it targets.
+    pub(super) fn trigger_target_kind(&self, it: &StackItem) -> Option<TargetKind> {
+        match it.ability {
+            Some(a) if !it.activated => self.card(it.card).triggers[a as usize]
+                .1
+                .iter()
+                .find_map(Effect::target),
+            _ => None,
+        }
+    }
+
+    /// Asks for the target of the lowest triggered ability on the stack still without one.
+    fn next_target_choice(&mut self) {
+        let waiting = self
+            .stack
+            .iter()
+            .position(|it| it.target.is_none() && self.trigger_target_kind(it).is_some());
+        if let Some(i) = waiting {
+            self.pending = Pending::ChooseTarget {
+                player: self.stack[i].controller,
+                item: i as u8,
+            };
+        }
+    }
+
+    /// Records a chosen target (checked legal by the caller) and asks for the next one.
+    pub(super) fn set_trigger_target(&mut self, item: usize, t: Target) {
+        let moves = match t {
+            Target::Obj(o) => self.obj(o).moves,
+            Target::Player(_) => 0,
+        };
+        let it = &mut self.stack[item];
+        it.target = Some(t);
+        it.target_moves = moves;
+        self.pending = Pending::Priority;
+        self.next_target_choice();
+    }
+
+    /// Every legal target of the ability awaiting its target.
+    pub fn trigger_target_options(&self) -> Vec<Target> {
+        match self.pending {
+            Pending::ChooseTarget { player, item } => self
+                .stack
+                .get(item as usize)
+                .and_then(|it| self.trigger_target_kind(it))
+                .map(|k| self.targets(player, k))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
     }
 
     /// CR 608.2: resolves a triggered ability; its source stays where it is.
     pub(super) fn resolve_ability(&mut self, item: &StackItem, ability: u8, ev: &mut Vec<Event>) {
         self.sba_check = true;
-        let effects = self.card(item.card).triggers[ability as usize].1.clone();
+        let card = self.card(item.card);
+        let effects = if item.activated {
+            card.activated[ability as usize].effects.clone()
+        } else {
+            card.triggers[ability as usize].1.clone()
+        };
+        // CR 608.2b: an ability whose target is illegal now (or a new object, CR 400.7) does
+        // nothing.
+        if let (Some(k), Some(t)) = (effects.iter().find_map(Effect::target), item.target)
+            && (!self.target_ok(item.controller, k, t)
+                || matches!(t, Target::Obj(o) if self.obj(o).moves != item.target_moves))
+        {
+            ev.push(Event::Fizzled { card: item.card });
+            return;
+        }
         // CR 603.4: an intervening-if condition that no longer holds makes it do nothing.
         let live = match effects.first() {
             Some(Effect::If(c)) => self.holds(*c, item.card, item.controller),
             _ => true,
         };
         for e in effects.into_iter().filter(|_| live) {
-            self.perform(item.card, item.controller, e, None, ev);
+            self.perform(item.card, item.controller, e, item.target, ev);
         }
         ev.push(Event::AbilityResolved {
             card: item.card,

@@ -14,6 +14,7 @@ impl State {
             Pending::DeclareBlockers => "declare_blockers",
             Pending::AssignDamage { .. } => "assign_damage",
             Pending::Discard { .. } => "discard",
+            Pending::ChooseTarget { .. } => "choose_target",
             Pending::GameOver => "game_over",
         }
     }
@@ -156,17 +157,17 @@ impl State {
     /// player who could cast or play something always meets these conditions; a player who
     /// stops with nothing castable simply passes (agents do that without deliberating).
     pub fn stops(&self, seat: Seat) -> bool {
+        // The battlefield is public: a permanent whose ability can be activated now stops.
+        if self.can_activate_any(seat) {
+            return true;
+        }
         if self.players[seat.i()].hand.is_empty() {
             return false;
         }
         if self.can_sorcery_speed(seat) {
             return true;
         }
-        let lands: u32 = self.players[seat.i()]
-            .untapped
-            .iter()
-            .map(|&n| n as u32)
-            .sum();
+        let lands: u32 = mana_available(self, seat).total();
         self.cards.iter().any(|c| {
             (c.kind == Kind::Instant || c.keywords & kw::FLASH != 0) && c.cost.total() <= lands
         })
