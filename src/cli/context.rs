@@ -76,6 +76,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         &session,
         user.as_deref(),
         &input.message,
+        input.system.as_deref(),
         &upstream,
     )?;
     ctx.out.doc(&req)

@@ -215,8 +215,10 @@ pub fn previous_role(
 }
 
 /// The exact request `role` of `profile` would send for `message` in session `session_id`
-/// (its first round), without calling anything or writing anything: `bob context`.
+/// (its first round), without calling anything or writing anything: `bob context`. `system`
+/// is the person's own instructions (`--system`), placed as the turn places them.
 /// The home is the settings' home.
+#[allow(clippy::too_many_arguments)]
 pub fn role_request(
     settings: &crate::settings::Settings,
     profile: Profile,
@@ -224,6 +226,7 @@ pub fn role_request(
     session_id: &str,
     user_id: Option<&str>,
     message: &str,
+    system: Option<&str>,
     upstream: &[Upstream],
 ) -> Result<ChatRequest> {
     let home = settings.home();
@@ -282,7 +285,7 @@ pub fn role_request(
         identity: super::Identity::from_settings(settings)?,
         date: crate::clock::now()?.format("%Y-%m-%d").to_string(),
         nonce: super::nonce("context", None),
-        instructions: None,
+        instructions: system.filter(|s| !s.trim().is_empty()).map(str::to_string),
     };
     let inputs = RoleInputs {
         facts: Some(&facts),

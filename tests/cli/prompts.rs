@@ -233,6 +233,22 @@ fn turn_system_instructions_reach_every_role_below_the_rules() {
         "invalid.request",
     );
     assert_eq!(srv.requests().len(), 6);
+    // Stage by stage, `bob context` places it where the turn does.
+    let staged = env.json(
+        &["context", "--role", "respond"],
+        r#"{"session_id":"j","message":"hi","system":"Use haiku."}"#,
+    );
+    let first = staged["messages"][0]["content"].as_str().unwrap();
+    let mine = first
+        .find("Use haiku.")
+        .expect("bob context carries --system");
+    assert!(mine > first.find("Rules (authoritative").unwrap());
+    assert_eq!(staged.to_string().matches("Use haiku.").count(), 1);
+    let plain = env.json(
+        &["context", "--role", "respond"],
+        r#"{"session_id":"j","message":"hi"}"#,
+    );
+    assert!(!plain.to_string().contains("Use haiku."));
 }
 
 #[test]
