@@ -108,7 +108,10 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ep(
         "get",
         "/v1/runs/{id}/events",
-        "The run's lifecycle events, live (SSE; id = audit seq)",
+        "The run's lifecycle events, live (SSE; id = audit seq). While the model answers, also \
+         `answer.delta` events (data `{event_type, run_id, text}`: the next piece of the answer, \
+         masked, without an id: a reconnect gets the final answer from the record) and \
+         `answer.reset` (a tool round starts the answer over)",
         None,
         (200, Media("text/event-stream")),
     ),
@@ -410,7 +413,7 @@ fn answer_of(answer: &Answer) -> Value {
         Media(m @ "text/event-stream") => json!({"description": "ok", "content": {*m: {"schema": {
                 "type": "object", "required": ["data"],
                 "properties": {"data": {"type": "string",
-                                        "description": "the audit event, as JSON"},
+                                        "description": "the audit event (or answer delta), as JSON"},
                                "event": {"type": "string"}, "id": {"type": "string"}}}}}}),
         Media(m) => {
             json!({"description": "ok", "content": {*m: {"schema": {"type": "string"}}}})
