@@ -16,12 +16,15 @@
 //!   its runs' turn records and requests: the user's message, each tool result (`role: tool`,
 //!   with `tool_name`, `tool_call_id`, its summary and error) and the answer (`role:
 //!   assistant`, with the run's `status`, and `error` when it failed). A run still queued or
-//!   running shows its message with `pending: true`. A session that has a checkpoint but no run
-//!   bundle (its turns predate bundles) shows the checkpoint's recent messages instead.
+//!   running shows its message with `pending: true`. The checkpoint's recent user and
+//!   assistant messages that no run recorded (a `bob chat -s` exchange, turns from before run
+//!   bundles) are shown too, after the run message they follow there, with
+//!   `from_checkpoint: true`.
 
 use super::Shared;
 use super::api::{ApiResult, blocking, check_limit, with_reader};
 use super::queue::RunRow;
+use crate::contracts::{ChatMessage, Role};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::ids;
@@ -338,6 +341,58 @@ async fn messages(
     Ok(axum::Json(out))
 }
 
+/// `messages` (from the session's runs) with the user and assistant messages of the
+/// checkpoint that no run recorded (`bob chat -s` exchanges, or a session's history from
+/// before its runs), each placed after the run message it follows in the checkpoint and
+/// marked `from_checkpoint`. The checkpoint's messages are matched to the runs' in order; a
+/// run's tool-calling assistant steps and tool messages are not shown twice.
+fn with_checkpoint_exchanges(messages: Vec<Value>, kept: &[ChatMessage]) -> Vec<Value> {
+    let spoken = |m: &Value| {
+        matches!(m["role"].as_str(), Some("user" | "assistant"))
+            && m["pending"] != true
+            && m["content"].is_string()
+    };
+    // Each run message's place among `messages`, in order.
+    let from_runs: Vec<usize> = (0..messages.len())
+        .filter(|&i| spoken(&messages[i]))
+        .collect();
+    let mut extra: Vec<(Option<usize>, Value)> = Vec::new();
+    let (mut next, mut after) = (0, None);
+    for m in kept {
+        if !matches!(m.role, Role::User | Role::Assistant) || m.tool_calls.is_some() {
+            continue;
+        }
+        let same = |&i: &usize| {
+            messages[i]["role"] == json!(m.role) && messages[i]["content"] == m.content.as_str()
+        };
+        match from_runs[next..].iter().position(same) {
+            Some(k) => {
+                after = Some(from_runs[next + k]);
+                next += k + 1;
+            }
+            None => extra.push((
+                after,
+                json!({"role": m.role, "content": m.content, "from_checkpoint": true}),
+            )),
+        }
+    }
+    if extra.is_empty() {
+        return messages;
+    }
+    let mut out = Vec::with_capacity(messages.len() + extra.len());
+    let mut extra = extra.into_iter().peekable();
+    while let Some((None, _)) = extra.peek() {
+        out.push(extra.next().unwrap().1);
+    }
+    for (i, m) in messages.into_iter().enumerate() {
+        out.push(m);
+        while extra.peek().is_some_and(|(a, _)| *a == Some(i)) {
+            out.push(extra.next().unwrap().1);
+        }
+    }
+    out
+}
+
 /// Session `id`'s conversation (see the module docs); `not_found` when it has no run and no
 /// checkpoint.
 fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<Value> {
@@ -397,12 +452,8 @@ fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<Value> {
             "usage": record["usage"], "cost": record["cost"],
             "latency_ms": record["latency_ms"]}));
     }
-    if runs.is_empty()
-        && let Some(cp) = &checkpoint
-    {
-        for m in &cp.recent_messages {
-            messages.push(json!({"role": m.role, "content": m.content, "from_checkpoint": true}));
-        }
+    if let Some(cp) = &checkpoint {
+        messages = with_checkpoint_exchanges(messages, &cp.recent_messages);
     }
     Ok(json!({
         "session_id": id,

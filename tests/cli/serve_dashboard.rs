@@ -200,6 +200,36 @@ fn a_session_is_a_conversation_its_history_comes_from_its_turn_records() {
     let second_req = env.json(&["runs", "show", &second], "");
     assert_eq!(second_req["record"]["session_id"], sid);
 
+    // A `bob chat -s` exchange in the same session has no run: it is shown from the
+    // checkpoint, after the run it followed, and nothing is shown twice.
+    let llm = crate::support::openai::OpenAi::always("Chat says hi.");
+    env.json(
+        &[
+            "chat",
+            "--base-url",
+            &llm.base_url(),
+            "-s",
+            sid,
+            "a quick chat",
+        ],
+        "",
+    );
+    let conv = get(a, &format!("/api/admin/sessions/{sid}/messages"), &tok).json();
+    let msgs = conv["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 9, "{conv}");
+    assert_eq!(msgs[6]["run_id"], second.as_str());
+    assert_eq!(msgs[7]["content"], "a quick chat");
+    assert_eq!(msgs[8]["content"], "Chat says hi.");
+    assert_eq!(msgs[8]["role"], "assistant");
+    assert!(
+        msgs[7..].iter().all(|m| m["from_checkpoint"] == true),
+        "{conv}"
+    );
+    assert!(
+        msgs[..7].iter().all(|m| m.get("from_checkpoint").is_none()),
+        "{conv}"
+    );
+
     // Hostile or unknown sessions; paging; scopes.
     get(a, "/api/admin/sessions/nope/messages", &tok).error(404, "not_found");
     get(a, "/api/admin/sessions/..%2Fx/messages", &tok).error(400, "invalid.request");
