@@ -2,31 +2,11 @@
 //! suite run against the embedded home and against PostgreSQL (two homes on one database),
 //! and what only the database has (rows, the append-only ledger, a tampered row found).
 
-use crate::shared_store::Backend;
+use crate::shared_store::{Backend, store_suite};
 use serde_json::Value;
 use std::process::Child;
 
-/// Runs each named suite test against the embedded backend and against PostgreSQL.
-macro_rules! memory_suite {
-    ($($name:ident),* $(,)?) => {
-        mod embedded {
-            $(#[test]
-            fn $name() {
-                super::$name(&super::Backend::embedded());
-            })*
-        }
-        mod postgres {
-            $(#[test]
-            fn $name() {
-                if let Some(b) = super::Backend::postgres() {
-                    super::$name(&b);
-                }
-            })*
-        }
-    };
-}
-
-memory_suite!(
+store_suite!(
     memories_proposed_on_one_node_are_decided_and_found_on_the_other,
     racing_decisions_on_one_candidate_give_one_decision_and_conflicts,
     ranking_puts_the_best_match_first,

@@ -153,6 +153,9 @@ macro_rules! store_suite {
     };
 }
 
+/// Run by the other shared-store suites too (`shared_memory`).
+pub(crate) use store_suite;
+
 store_suite!(
     checkpoints_round_trip_through_either_node,
     checkpoint_expected_revision_is_checked,
