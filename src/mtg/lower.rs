@@ -463,35 +463,7 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
     ) {
         return None;
     }
-    let mut first: Option<TargetKind> = None;
-    es.iter()
-        .map(|e| {
-            let l = match e {
-                E::Pump {
-                    who: S::This,
-                    power,
-                    toughness,
-                    keywords: k,
-                } => Effect::Pump(*power, *toughness, keywords(k)?, TargetKind::Source),
-                E::Counters {
-                    on: S::This,
-                    count,
-                    plus,
-                } => {
-                    let n = i8::try_from(*count).ok()?;
-                    Effect::Counters(if *plus { n } else { -n }, TargetKind::Source)
-                }
-                E::Tokens { .. } => tokens_effect(e, tokens)?,
-                other => effect(other, first)?,
-            };
-            match (l.target(), first) {
-                (Some(k), None) => first = Some(k),
-                (Some(_), Some(_)) => return None,
-                (None, _) => {}
-            }
-            Some(l)
-        })
-        .collect()
+    source_effects(es, Some(tokens))
 }
 
 /// An activated ability: a cost the engine pays (mana, {T}, life; not sacrifice yet) and
@@ -500,6 +472,19 @@ fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
     if cost.sacrifice_self {
         return None;
     }
+    let effects = source_effects(es, None)?;
+    Some(Activated {
+        mana: cost.mana,
+        tap: cost.tap,
+        life: cost.life,
+        effects,
+        sorcery,
+    })
+}
+
+/// The effects of an ability of a permanent, with one target at most: "this creature" is
+/// the source; tokens only where `tokens` takes their cards (triggers, not activations yet).
+fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Vec<Effect>> {
     let mut v = Vec::new();
     let mut first: Option<TargetKind> = None;
     for e in es {
@@ -518,6 +503,7 @@ fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
                 let n = i8::try_from(*count).ok()?;
                 Effect::Counters(if *plus { n } else { -n }, TargetKind::Source)
             }
+            E::Tokens { .. } => tokens_effect(e, tokens.as_deref_mut()?)?,
             other => effect(other, first)?,
         };
         match (l.target(), first) {
@@ -527,13 +513,7 @@ fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
         }
         v.push(l);
     }
-    Some(Activated {
-        mana: cost.mana,
-        tap: cost.tap,
-        life: cost.life,
-        effects: v,
-        sorcery,
-    })
+    Some(v)
 }
 
 /// A spell's effects, with one target among them at most ("it" names that same target).
