@@ -100,22 +100,21 @@ pub fn play(home: &Home, game_id: &str, table: &Table, person: &mut dyn Person) 
             break;
         }
         let mut before = Vec::new();
-        let (req, mv) = match &mut seats[p.i()] {
+        let req = match &mut seats[p.i()] {
             Seat::Agent(agent) => {
                 let mv = agent.decide(&s).expect("a decision is pending");
                 let action = Action::from_move(&mv, &s);
-                let req = ActionRequest {
+                ActionRequest {
                     decision_id: s.decision_id(),
                     action,
-                };
-                (req, mv)
+                }
             }
             Seat::Model => {
                 let backend = table.model.expect("checked above");
                 let rt = model_rt.as_ref().expect("built for model seats");
-                let (r, mv, lines) = model_decide(backend, rt, &s, table.model_retries)?;
+                let (r, _, lines) = model_decide(backend, rt, &s, table.model_retries)?;
                 before = lines;
-                (r, mv)
+                r
             }
             Seat::Person => {
                 let prompt =
@@ -124,13 +123,24 @@ pub fn play(home: &Home, game_id: &str, table: &Table, person: &mut dyn Person) 
                     break;
                 };
                 match person_action(&s, &line) {
-                    Ok(x) => x,
+                    Ok((r, _)) => r,
                     Err(e) => {
                         person.refused(&Error::invalid(e));
                         continue;
                     }
                 }
             }
+        };
+        // What is applied is what the journal records (its wire form, read back as replay
+        // reads it): a move whose wire form orders it differently (a damage split) would
+        // otherwise make a game the journal does not replay.
+        let mv = match req.action.resolve(&s) {
+            Ok(m) => m,
+            Err(e) if matches!(seats[p.i()], Seat::Person) => {
+                person.refused(&Error::invalid(e));
+                continue;
+            }
+            Err(e) => return Err(Error::internal(format!("a move's wire form: {e}"))),
         };
         match apply(&s, &mv) {
             Ok((after, events)) => {

@@ -1491,3 +1491,39 @@ fn a_tampered_state_cache_is_never_trusted_nor_journaled() {
     let r = env.json(&["mtg", "replay", "--game", "t"], "");
     assert_eq!(r["matches"], true, "{r}");
 }
+
+/// Every game `bob mtg play` finishes replays from its journal: what is applied is the
+/// journaled action as replay reads it. Before, a damage split was applied in the agent's order
+/// but journaled as a map in card-id order, and 3 of these 12 seeds (4, 8, 12) diverged.
+#[test]
+fn games_played_to_the_end_replay_from_their_journals() {
+    let env = TestEnv::new();
+    for seed in 1..=12u64 {
+        let game = format!("r{seed}");
+        let seed = seed.to_string();
+        env.json(
+            &[
+                "mtg",
+                "new",
+                "--deck",
+                "gruul-40",
+                "--deck",
+                "orzhov-40",
+                "--seed",
+                &seed,
+                "--game",
+                &game,
+            ],
+            "",
+        );
+        let sum = env.json(
+            &[
+                "mtg", "play", "--game", &game, "--p1", "random", "--p2", "random",
+            ],
+            "",
+        );
+        assert_eq!(sum["game_over"], true, "{sum}");
+        let r = env.json(&["mtg", "replay", "--game", &game], "");
+        assert_eq!(r["matches"], true, "seed {seed}: {r}");
+    }
+}
