@@ -311,10 +311,13 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
                 "damage": o.damage,
                 "power": if creature { json!(s.power(id)) } else { Value::Null },
                 "toughness": if creature { json!(s.toughness(id)) } else { Value::Null },
-                "keywords": kw::names(c.keywords | o.gained), "sick": o.sick,
+                "keywords": kw::names(s.keywords(id)), "sick": o.sick,
             });
             if o.counters != 0 {
                 v["counters"] = json!(o.counters);
+            }
+            if let Some(t) = o.attached {
+                v["attached_to"] = json!(t);
             }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
                 v["attacking"] = json!(a.defender);

@@ -21,6 +21,9 @@ impl State {
         );
         let obj = match target {
             _ if on_source => Some(source).filter(|&s| self.obj(s).zone == Zone::Battlefield),
+            _ if matches!(effect, Effect::Pump(_, _, _, TargetKind::Attached)) => {
+                self.attached_to(source)
+            }
             Some(Target::Obj(c)) => Some(c),
             _ => None,
         };
@@ -90,6 +93,11 @@ impl State {
             (Effect::Damage(..), None) => {}
             // Checked by the caller as the ability triggers and resolves (CR 603.4).
             (Effect::If(_), _) => {}
+            (Effect::Attach(_), _) => {
+                if let Some(c) = obj {
+                    self.attach(source, c, ev);
+                }
+            }
         }
     }
 
@@ -127,6 +135,7 @@ impl State {
                 counters: 0,
                 gained: 0,
                 moves: 0,
+                attached: None,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -191,5 +200,6 @@ impl State {
         o.counters = 0;
         o.gained = 0;
         o.sick = false;
+        self.detach_from(c);
     }
 }

@@ -27,6 +27,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 mod activated;
+mod attach;
 mod casting;
 mod combat;
 mod conditions;
@@ -47,7 +48,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v4";
+pub const RULES_VERSION: &str = "core-v5";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,6 +215,17 @@ pub enum Event {
     },
     TokenCreated {
         card: Id,
+    },
+    /// An Aura or Equipment became attached to a permanent (CR 701.3a).
+    Attached {
+        card: Id,
+        to: Id,
+    },
+    /// A noncreature permanent was put into its owner's graveyard by a state-based action
+    /// (an unattached Aura, CR 704.5m; the legend rule, 704.5j).
+    PutIntoGraveyard {
+        card: Id,
+        reason: &'static str,
     },
     Conceded {
         player: Seat,
