@@ -79,6 +79,17 @@ pub struct Card {
 }
 
 impl Card {
+    /// An artifact or an enchantment (CR 301, 303), whatever its other types.
+    pub fn is_artifact_or_enchantment(&self) -> bool {
+        matches!(self.kind, Kind::Artifact | Kind::Enchantment)
+            || self
+                .data
+                .type_line
+                .split('\u{2014}')
+                .next()
+                .is_some_and(|t| t.contains("Artifact") || t.contains("Enchantment"))
+    }
+
     /// The one target kind of a spell, if it targets (CR 601.2c).
     pub fn target(&self) -> Option<TargetKind> {
         self.effects.iter().find_map(Effect::target)

@@ -85,6 +85,8 @@ pub enum TargetKind {
     NonlandPermanent,
     /// "target nonland permanent an opponent controls".
     NonlandPermanentOpponent,
+    /// "target artifact or enchantment" (an artifact creature included).
+    ArtifactOrEnchantment,
     /// Not a target: the ability's own source ("this creature").
     Source,
     /// Not a target: the creature the source Aura or Equipment is attached to ("equipped
@@ -128,6 +130,11 @@ pub enum Effect {
     /// "Attach to target creature you control" (equip, CR 702.6a): the source Equipment
     /// becomes attached to the target (CR 301.5c).
     Attach(TargetKind),
+    /// "[you] discard N cards" (CR 701.9): the controller chooses them as the effect resolves
+    /// (a `discard` decision); always an ability's last effect.
+    Discard(u8),
+    /// "each opponent discards N cards": the opponent chooses (CR 701.9b); last effect too.
+    OpponentDiscards(u8),
 }
 
 /// The engine's form of an intervening-if condition ([`Condition`]); "you" is the ability's
@@ -177,7 +184,9 @@ impl Effect {
             | Effect::PumpYours(..)
             | Effect::Mill(_)
             | Effect::Tokens(..)
-            | Effect::If(_) => None,
+            | Effect::If(_)
+            | Effect::Discard(_)
+            | Effect::OpponentDiscards(_) => None,
         }
     }
 }
@@ -194,6 +203,9 @@ pub struct Activated {
     pub life: u8,
     pub effects: Vec<Effect>,
     pub sorcery: bool,
+    /// "Sacrifice this" in the cost (CR 701.17a): paid as it is activated, so the ability
+    /// resolves without its source (CR 113.7a).
+    pub sacrifice_self: bool,
 }
 
 impl Activated {
@@ -280,6 +292,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                     life: 0,
                     effects: vec![Effect::Attach(TargetKind::CreatureYouControl)],
                     sorcery: true,
+                    sacrifice_self: false,
                 });
                 out.ability_keywords.push("Equip");
                 true
@@ -440,6 +453,7 @@ fn target(s: &S) -> Option<TargetKind> {
             (Filter::Creature, Control::Opponent) => TargetKind::CreatureOpponentControls,
             (Filter::NonlandPermanent, Control::Anyone) => TargetKind::NonlandPermanent,
             (Filter::NonlandPermanent, Control::Opponent) => TargetKind::NonlandPermanentOpponent,
+            (Filter::ArtifactOrEnchantment, Control::Anyone) => TargetKind::ArtifactOrEnchantment,
             _ => return None,
         },
         _ => return None,
@@ -454,7 +468,9 @@ fn creature(s: &S) -> Option<TargetKind> {
     permanent(s).filter(|k| {
         !matches!(
             k,
-            TargetKind::NonlandPermanent | TargetKind::NonlandPermanentOpponent
+            TargetKind::NonlandPermanent
+                | TargetKind::NonlandPermanentOpponent
+                | TargetKind::ArtifactOrEnchantment
         )
     })
 }
@@ -581,6 +597,11 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             Effect::Counters(if *plus { n } else { -n }, creature_or_that(on, earlier)?)
         }
         E::Mill(n) => Effect::Mill(*n),
+        E::Discard { who: S::You, count } => Effect::Discard(*count),
+        E::Discard {
+            who: S::EachOpponent,
+            count,
+        } => Effect::OpponentDiscards(*count),
         _ => return None,
     })
 }
@@ -602,16 +623,25 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
 /// An activated ability: a cost the engine pays (mana, {T}, life; not sacrifice yet) and
 /// effects with one target at most, where "this creature" is the source.
 fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
-    if cost.sacrifice_self {
+    let effects = source_effects(es, None)?;
+    // A sacrificed source is gone when the ability resolves: nothing may act on it.
+    let on_source = effects.iter().any(|e| {
+        matches!(
+            e,
+            Effect::Pump(_, _, _, TargetKind::Source | TargetKind::Attached)
+                | Effect::Counters(_, TargetKind::Source)
+        )
+    });
+    if cost.sacrifice_self && on_source {
         return None;
     }
-    let effects = source_effects(es, None)?;
     Some(Activated {
         mana: cost.mana,
         tap: cost.tap,
         life: cost.life,
         effects,
         sorcery,
+        sacrifice_self: cost.sacrifice_self,
     })
 }
 
@@ -652,7 +682,18 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
         }
         v.push(l);
     }
-    Some(v)
+    discard_last(v)
+}
+
+/// Effects with a discard only as the last one: the discard is a decision that ends the
+/// resolution (CR 608.2c: the effects before it are done first).
+fn discard_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
+    let discards = |e: &Effect| matches!(e, Effect::Discard(_) | Effect::OpponentDiscards(_));
+    let n = v.len();
+    v.iter()
+        .enumerate()
+        .all(|(i, e)| !discards(e) || i + 1 == n)
+        .then_some(v)
 }
 
 /// A spell's effects, with one target among them at most ("it" names that same target).
@@ -676,7 +717,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
         }
         v.push(l);
     }
-    Some(v)
+    discard_last(v)
 }
 
 #[cfg(test)]
@@ -835,5 +876,38 @@ mod tests {
             [Effect::Pump(2, 2, 0, TargetKind::Attached)]
         );
         assert_eq!(l.triggers[0].1[0].target(), None);
+    }
+
+    #[test]
+    fn cr_701_9_discards_lower_as_the_last_effect_and_701_17a_sacrifice_costs() {
+        let l = lowered(
+            "Creature — Test",
+            "{1}{U}, {T}: Draw a card, then discard a card.",
+        )
+        .unwrap();
+        assert_eq!(
+            l.activated[0].effects,
+            [Effect::Draw(1), Effect::Discard(1)]
+        );
+        let l = lowered(
+            "Creature — Test",
+            "When this creature enters, each opponent discards a card.",
+        )
+        .unwrap();
+        assert_eq!(l.triggers[0].1, [Effect::OpponentDiscards(1)]);
+        assert_eq!(
+            discard_last(vec![Effect::Discard(1), Effect::Draw(1)]),
+            None
+        );
+        let l = lowered(
+            "Creature — Test",
+            "{1}, Sacrifice this creature: Destroy target artifact or enchantment.",
+        )
+        .unwrap();
+        assert!(l.activated[0].sacrifice_self);
+        assert_eq!(
+            l.activated[0].effects,
+            [Effect::Destroy(TargetKind::ArtifactOrEnchantment)]
+        );
     }
 }

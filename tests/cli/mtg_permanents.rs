@@ -4,7 +4,7 @@
 //! (CR 702.108).
 
 use crate::TestEnv;
-use crate::mtg::{act, events_of, in_graveyard, on_battlefield, refused, setup, state};
+use crate::mtg::{act, decision, events_of, in_graveyard, on_battlefield, refused, setup, state};
 use serde_json::{Value, json};
 
 fn keywords(s: &Value, card: &str) -> Vec<String> {
@@ -261,4 +261,108 @@ fn cr_702_108a_prowess_pumps_until_end_of_turn_when_a_noncreature_spell_is_cast(
         (json!(3), json!(2))
     );
     assert_eq!(s["players"]["p2"]["life"], 18);
+}
+
+#[test]
+fn cr_701_9_a_discard_in_an_ability_is_the_controllers_decision_mid_resolution() {
+    let env = TestEnv::new();
+    // p1: library c1-c3, Shock c4 (hand), Strix Lookout c5, Islands c6-c7.
+    setup(
+        &env,
+        "loot",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest", "Forest"], "hand": ["Shock"],
+                           "battlefield": [{"card": "Strix Lookout"}, {"card": "Island"},
+                                           {"card": "Island"}]},
+                    "p2": {"library": ["Forest", "Forest", "Forest"]}}}),
+    );
+    act(
+        &env,
+        "loot",
+        json!({"type": "activate", "card": "c5", "ability": 0}),
+    );
+    if decision(&env, "loot")["kind"] != "discard" {
+        act(&env, "loot", json!({"type": "pass"}));
+    }
+    // "Draw a card, then discard a card": p1 drew c1 and now chooses what to discard.
+    let d = decision(&env, "loot");
+    assert_eq!(d["kind"], "discard", "{d}");
+    assert_eq!(d["player"], "p1", "{d}");
+    // The hidden hand's options are shown to the deciding seat only.
+    let other = env.json(&["mtg", "actions", "--game", "loot", "--as", "p2"], "");
+    assert!(!other.to_string().contains("c4"), "{other}");
+    act(&env, "loot", json!({"type": "discard", "cards": ["c4"]}));
+    let s = state(&env, "loot");
+    assert!(in_graveyard(&s, "p1", "c4"), "{s}");
+    assert_eq!(
+        s["players"]["p1"]["hand"].as_array().unwrap().len(),
+        1,
+        "{s}"
+    );
+    assert_eq!(s["step"], "main1", "the turn goes on: {s}");
+}
+
+#[test]
+fn cr_701_17a_a_sacrifice_cost_is_paid_on_activation_and_the_ability_still_resolves() {
+    let env = TestEnv::new();
+    // p1: library c1-c3, Cathar Commando c4, Plains c5; p2: library c6-c8, Swiftfoot Boots c9.
+    setup(
+        &env,
+        "commando",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest", "Forest"],
+                           "battlefield": [{"card": "Cathar Commando"}, {"card": "Plains"}]},
+                    "p2": {"library": ["Forest", "Forest", "Forest"],
+                           "battlefield": [{"card": "Swiftfoot Boots"}]}}}),
+    );
+    let r = act(
+        &env,
+        "commando",
+        json!({"type": "activate", "card": "c4", "ability": 0, "targets": ["c9"]}),
+    );
+    let ev = events_of(&r);
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "died" && e["card"] == "c4" && e["reason"] == "sacrificed"),
+        "{ev:?}"
+    );
+    resolve_all(&env, "commando");
+    let s = state(&env, "commando");
+    assert!(
+        in_graveyard(&s, "p1", "c4") && in_graveyard(&s, "p2", "c9"),
+        "{s}"
+    );
+}
+
+#[test]
+fn cr_701_9b_each_opponent_discards_as_the_enters_trigger_resolves() {
+    let env = TestEnv::new();
+    // p1: library c1-c3, Burglar Rat c4 (hand), Swamps c5-c6; p2: library c7-c9, hand
+    // Shock c10, Forest c11.
+    setup(
+        &env,
+        "rat",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest", "Forest"], "hand": ["Burglar Rat"],
+                           "battlefield": [{"card": "Swamp"}, {"card": "Swamp"}]},
+                    "p2": {"library": ["Forest", "Forest", "Forest"],
+                           "hand": ["Shock", "Forest"]}}}),
+    );
+    act(&env, "rat", json!({"type": "cast", "card": "c4"}));
+    for _ in 0..6 {
+        if decision(&env, "rat")["kind"] == "discard" {
+            break;
+        }
+        act(&env, "rat", json!({"type": "pass"}));
+    }
+    let d = decision(&env, "rat");
+    assert_eq!(
+        (d["kind"].as_str(), d["player"].as_str()),
+        (Some("discard"), Some("p2")),
+        "{d}"
+    );
+    act(&env, "rat", json!({"type": "discard", "cards": ["c11"]}));
+    let s = state(&env, "rat");
+    assert!(in_graveyard(&s, "p2", "c11"), "{s}");
+    assert!(on_battlefield(&s, "c4").is_some(), "{s}");
 }

@@ -93,11 +93,23 @@ impl State {
             (Effect::Damage(..), None) => {}
             // Checked by the caller as the ability triggers and resolves (CR 603.4).
             (Effect::If(_), _) => {}
+            (Effect::Discard(n), _) => self.ask_discard(by, n),
+            (Effect::OpponentDiscards(n), _) => self.ask_discard(by.other(), n),
             (Effect::Attach(_), _) => {
                 if let Some(c) = obj {
                     self.attach(source, c, ev);
                 }
             }
+        }
+    }
+
+    /// CR 701.9: `who` discards `n` cards of their choice (all of them if fewer): a
+    /// `discard` decision, answered before anyone receives priority again. Only the discarding
+    /// player sees the options (the hand is hidden).
+    fn ask_discard(&mut self, who: Seat, n: u8) {
+        let count = n.min(self.players[who.i()].hand.len() as u8);
+        if count > 0 {
+            self.pending = Pending::Discard { player: who, count };
         }
     }
 

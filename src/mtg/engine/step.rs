@@ -56,7 +56,14 @@ impl State {
                     self.objs[id.i()].zone = Zone::Graveyard;
                     ev.push(Event::Discarded { player, card: id });
                 }
-                self.cleanup_rest(ev);
+                if self.step == Step::Cleanup {
+                    self.cleanup_rest(ev);
+                } else {
+                    // A discard effect of a spell or ability (CR 701.9): the resolution is
+                    // over, the active player receives priority (CR 117.3b).
+                    self.pending = Pending::Priority;
+                    self.priority = self.active;
+                }
             }
             (Pending::Priority, Move::Pass) => {
                 self.decisions += 1;
