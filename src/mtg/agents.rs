@@ -86,6 +86,11 @@ impl Agent {
             Pending::Discard { player, count } => {
                 Move::Discard(self.sample(&s.players[player.i()].hand, count as usize))
             }
+            Pending::Surveil { player, count } => {
+                let top = &s.players[player.i()].library[..count as usize];
+                let n = below(&mut self.rng, count as usize + 1);
+                Move::Surveil(self.sample(top, n))
+            }
             Pending::Priority => {
                 let moves = s.priority_moves();
                 self.pick(&moves)
@@ -183,6 +188,21 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             } else {
                 Move::Discard(chosen)
             }
+        }
+        // Surveil: lands go to the graveyard once five are on the battlefield.
+        Pending::Surveil { player, count } => {
+            let lands = s
+                .battlefield
+                .iter()
+                .filter(|&&b| s.obj(b).owner == player && matches!(s.card(b).kind, Kind::Land(_)))
+                .count();
+            Move::Surveil(
+                s.players[player.i()].library[..count as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&c| lands >= 5 && matches!(s.card(c).kind, Kind::Land(_)))
+                    .collect(),
+            )
         }
         Pending::Priority => heuristic_priority(s, me, opp),
         Pending::ChooseTarget { item, .. } => {

@@ -135,6 +135,8 @@ pub enum Effect {
     Discard(u8),
     /// "each opponent discards N cards": the opponent chooses (CR 701.9b); last effect too.
     OpponentDiscards(u8),
+    /// "surveil N" (CR 701.25a): the controller's `surveil` decision; last effect too.
+    Surveil(u8),
 }
 
 /// The engine's form of an intervening-if condition ([`Condition`]); "you" is the ability's
@@ -186,7 +188,8 @@ impl Effect {
             | Effect::Tokens(..)
             | Effect::If(_)
             | Effect::Discard(_)
-            | Effect::OpponentDiscards(_) => None,
+            | Effect::OpponentDiscards(_)
+            | Effect::Surveil(_) => None,
         }
     }
 }
@@ -602,6 +605,7 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             who: S::EachOpponent,
             count,
         } => Effect::OpponentDiscards(*count),
+        E::Surveil(n) => Effect::Surveil(*n),
         _ => return None,
     })
 }
@@ -685,10 +689,15 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
     discard_last(v)
 }
 
-/// Effects with a discard only as the last one: the discard is a decision that ends the
+/// Effects with a discard (or surveil) only as the last one: it is a decision that ends the
 /// resolution (CR 608.2c: the effects before it are done first).
 fn discard_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
-    let discards = |e: &Effect| matches!(e, Effect::Discard(_) | Effect::OpponentDiscards(_));
+    let discards = |e: &Effect| {
+        matches!(
+            e,
+            Effect::Discard(_) | Effect::OpponentDiscards(_) | Effect::Surveil(_)
+        )
+    };
     let n = v.len();
     v.iter()
         .enumerate()
@@ -899,6 +908,9 @@ mod tests {
             discard_last(vec![Effect::Discard(1), Effect::Draw(1)]),
             None
         );
+        // CR 701.25a: surveil is a decision too, last in its ability.
+        let l = lowered("Artifact Creature — Wall", "Defender\n{T}: Surveil 1.").unwrap();
+        assert_eq!(l.activated[0].effects, [Effect::Surveil(1)]);
         let l = lowered(
             "Creature — Test",
             "{1}, Sacrifice this creature: Destroy target artifact or enchantment.",

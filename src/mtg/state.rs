@@ -316,6 +316,12 @@ pub enum Pending {
         player: Seat,
         item: u8,
     },
+    /// Surveil (CR 701.25a): `player` looks at the top `count` cards of their library and
+    /// puts any number of them into their graveyard, as a spell or ability resolves.
+    Surveil {
+        player: Seat,
+        count: u8,
+    },
     GameOver,
 }
 
@@ -492,6 +498,7 @@ impl State {
             Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
             Pending::Discard { player, .. } => Some(player),
             Pending::ChooseTarget { player, .. } => Some(player),
+            Pending::Surveil { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),

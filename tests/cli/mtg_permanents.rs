@@ -366,3 +366,48 @@ fn cr_701_9b_each_opponent_discards_as_the_enters_trigger_resolves() {
     assert!(in_graveyard(&s, "p2", "c11"), "{s}");
     assert!(on_battlefield(&s, "c4").is_some(), "{s}");
 }
+
+#[test]
+fn cr_701_25a_surveil_is_the_controllers_hidden_choice_as_the_ability_resolves() {
+    let env = TestEnv::new();
+    // p1: library c1 (Mountain), c2-c3; Rune-Sealed Wall c4.
+    setup(
+        &env,
+        "surveil",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Mountain", "Forest", "Forest"],
+                           "battlefield": [{"card": "Rune-Sealed Wall"}]},
+                    "p2": {"library": ["Forest", "Forest", "Forest"]}}}),
+    );
+    act(
+        &env,
+        "surveil",
+        json!({"type": "activate", "card": "c4", "ability": 0}),
+    );
+    if decision(&env, "surveil")["kind"] != "surveil" {
+        act(&env, "surveil", json!({"type": "pass"}));
+    }
+    let d = env.json(&["mtg", "actions", "--game", "surveil", "--as", "p1"], "");
+    assert_eq!(d["kind"], "surveil", "{d}");
+    assert_eq!(d["options"][0]["look_at"][0]["card"], "c1", "{d}");
+    assert_eq!(d["options"][0]["look_at"][0]["name"], "Mountain", "{d}");
+    // The library card is hidden from the other seat and from an unnamed viewer.
+    let other = env.json(&["mtg", "actions", "--game", "surveil", "--as", "p2"], "");
+    assert!(!other.to_string().contains("c1"), "{other}");
+    let anyone = decision(&env, "surveil");
+    assert!(!anyone.to_string().contains("Mountain"), "{anyone}");
+    // Only a card looked at may go to the graveyard.
+    refused(
+        &env,
+        "surveil",
+        json!({"type": "surveil", "graveyard": ["c2"]}),
+    );
+    act(
+        &env,
+        "surveil",
+        json!({"type": "surveil", "graveyard": ["c1"]}),
+    );
+    let s = state(&env, "surveil");
+    assert!(in_graveyard(&s, "p1", "c1"), "{s}");
+    assert_eq!(s["players"]["p1"]["library"][0]["id"], "c2", "{s}");
+}

@@ -95,6 +95,12 @@ impl State {
             (Effect::If(_), _) => {}
             (Effect::Discard(n), _) => self.ask_discard(by, n),
             (Effect::OpponentDiscards(n), _) => self.ask_discard(by.other(), n),
+            (Effect::Surveil(n), _) => {
+                let count = n.min(self.players[by.i()].library.len() as u8);
+                if count > 0 {
+                    self.pending = Pending::Surveil { player: by, count };
+                }
+            }
             (Effect::Attach(_), _) => {
                 if let Some(c) = obj {
                     self.attach(source, c, ev);

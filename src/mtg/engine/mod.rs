@@ -95,6 +95,9 @@ pub enum Move {
     Discard(Vec<Id>),
     /// The target of the triggered ability being put on the stack (CR 603.3d).
     ChooseTarget(Target),
+    /// The surveilled cards to put into the graveyard (CR 701.25a); the others stay on top
+    /// in the order they were.
+    Surveil(Vec<Id>),
     Concede,
 }
 
@@ -185,6 +188,12 @@ pub enum Event {
     Discarded {
         player: Seat,
         card: Id,
+    },
+    /// Surveil (CR 701.25a): of `looked_at` cards, these went to the graveyard.
+    Surveilled {
+        player: Seat,
+        looked_at: u8,
+        graveyard: Vec<Id>,
     },
     LifeLost {
         player: Seat,
@@ -290,6 +299,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Bottom(_) => "bottom",
         Move::Discard(_) => "discard",
         Move::ChooseTarget(_) => "choose_target",
+        Move::Surveil(_) => "surveil",
         Move::Concede => "concede",
     }
 }
