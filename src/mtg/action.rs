@@ -83,6 +83,9 @@ pub enum Action {
     Discard { cards: Vec<String> },
     /// Choose the target of the triggered ability being put on the stack.
     ChooseTarget { target: String },
+    /// Surveil: put these of the cards looked at into your graveyard (the rest stay on top,
+    /// in their order).
+    Surveil { graveyard: Vec<String> },
     /// Concede the game.
     Concede,
 }
@@ -185,6 +188,7 @@ impl Action {
                 Target::parse(target)
                     .ok_or_else(|| format!("{target:?} is not a target (a card id or p1/p2)"))?,
             ),
+            Action::Surveil { graveyard } => Move::Surveil(ids(graveyard)?),
             Action::Concede => Move::Concede,
         })
     }
@@ -246,6 +250,9 @@ impl Action {
             },
             Move::ChooseTarget(t) => Action::ChooseTarget {
                 target: t.to_string(),
+            },
+            Move::Surveil(v) => Action::Surveil {
+                graveyard: v.iter().map(s).collect(),
             },
             Move::Concede => Action::Concede,
         }
@@ -311,10 +318,13 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
                 "damage": o.damage,
                 "power": if creature { json!(s.power(id)) } else { Value::Null },
                 "toughness": if creature { json!(s.toughness(id)) } else { Value::Null },
-                "keywords": kw::names(c.keywords | o.gained), "sick": o.sick,
+                "keywords": kw::names(s.keywords(id)), "sick": o.sick,
             });
             if o.counters != 0 {
                 v["counters"] = json!(o.counters);
+            }
+            if let Some(t) = o.attached {
+                v["attached_to"] = json!(t);
             }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
                 v["attacking"] = json!(a.defender);
@@ -374,6 +384,12 @@ pub fn surface(s: &State) -> Value {
             }
             Value::Array(v)
         }
+        Pending::Surveil { player, count } => json!([{
+            "type": kind, "count": count,
+            "look_at": s.players[player.i()].library[..count as usize].iter()
+                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .collect::<Vec<_>>(),
+        }]),
         Pending::Bottom { player, count } | Pending::Discard { player, count } => {
             json!([{
                 "type": kind, "count": count,

@@ -86,6 +86,11 @@ impl Agent {
             Pending::Discard { player, count } => {
                 Move::Discard(self.sample(&s.players[player.i()].hand, count as usize))
             }
+            Pending::Surveil { player, count } => {
+                let top = &s.players[player.i()].library[..count as usize];
+                let n = below(&mut self.rng, count as usize + 1);
+                Move::Surveil(self.sample(top, n))
+            }
             Pending::Priority => {
                 let moves = s.priority_moves();
                 self.pick(&moves)
@@ -183,6 +188,21 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             } else {
                 Move::Discard(chosen)
             }
+        }
+        // Surveil: lands go to the graveyard once five are on the battlefield.
+        Pending::Surveil { player, count } => {
+            let lands = s
+                .battlefield
+                .iter()
+                .filter(|&&b| s.obj(b).owner == player && matches!(s.card(b).kind, Kind::Land(_)))
+                .count();
+            Move::Surveil(
+                s.players[player.i()].library[..count as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&c| lands >= 5 && matches!(s.card(c).kind, Kind::Land(_)))
+                    .collect(),
+            )
         }
         Pending::Priority => heuristic_priority(s, me, opp),
         Pending::ChooseTarget { item, .. } => {
@@ -306,12 +326,33 @@ fn heuristic_priority(s: &State, me: Seat, opp: Seat) -> Move {
     }
     let mut best: Option<(i32, &Move)> = None;
     for m in &moves {
+        // Equip an Equipment that is not on a creature yet.
+        if let Move::Activate {
+            card,
+            target: Some(Target::Obj(_)),
+            ..
+        } = m
+            && s.card(*card).equipment
+            && s.obj(*card).attached.is_none()
+            && s.stack.is_empty()
+            && best.is_none_or(|(b, _)| b < 7)
+        {
+            best = Some((7, m));
+        }
         let Move::Cast { card, target, .. } = m else {
             continue;
         };
         let c = s.card(*card);
         let score = match (c.kind, c.effect, target) {
             (Kind::Creature, _, _) => 10 + c.cost.total() as i32 * 3,
+            // Noncreature permanents; an Aura goes on one of its own creatures.
+            (Kind::Enchantment | Kind::Artifact, _, Some(Target::Obj(t))) => {
+                if s.obj(*t).owner != me {
+                    continue;
+                }
+                6 + c.cost.total() as i32 * 2
+            }
+            (Kind::Enchantment | Kind::Artifact, _, _) => 8 + c.cost.total() as i32 * 2,
             (_, Some(Effect::Damage(n, _)), Some(Target::Player(p))) => {
                 if *p != opp {
                     continue;

@@ -10,7 +10,7 @@
 
 use super::facts::parse_cost;
 pub use super::facts::{COLORS, CardData, ManaCost};
-pub use super::lower::{Activated, Effect, TargetKind, kw};
+pub use super::lower::{Activated, Affects, Effect, StaticEffect, TargetKind, kw};
 use super::{compile, lower};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -23,6 +23,17 @@ pub enum Kind {
     Creature,
     Instant,
     Sorcery,
+    /// A noncreature enchantment (CR 303), an Aura included.
+    Enchantment,
+    /// A noncreature artifact (CR 301), an Equipment included.
+    Artifact,
+}
+
+impl Kind {
+    /// A permanent card type: it enters the battlefield as it resolves (CR 110.4, 608.3).
+    pub fn is_permanent(self) -> bool {
+        !matches!(self, Kind::Instant | Kind::Sorcery)
+    }
 }
 
 /// A card the engine can play.
@@ -54,9 +65,31 @@ pub struct Card {
     /// A token (type line "Token Creature — …"): it ceases to exist off the battlefield
     /// (CR 704.5d).
     pub token: bool,
+    /// Legendary (CR 205.4d): the legend rule applies to it (CR 704.5j).
+    pub legendary: bool,
+    /// Its subtypes (creature types, "Aura", "Equipment"), as printed (CR 205.3).
+    pub subtypes: Vec<String>,
+    /// Static abilities that change creatures (CR 604, 613).
+    pub statics: Vec<StaticEffect>,
+    /// An Aura with "Enchant creature" (CR 303.4, 702.5): cast targeting a creature, it
+    /// enters attached to it.
+    pub aura: bool,
+    /// An Equipment (CR 301.5): it attaches with its equip ability.
+    pub equipment: bool,
 }
 
 impl Card {
+    /// An artifact or an enchantment (CR 301, 303), whatever its other types.
+    pub fn is_artifact_or_enchantment(&self) -> bool {
+        matches!(self.kind, Kind::Artifact | Kind::Enchantment)
+            || self
+                .data
+                .type_line
+                .split('\u{2014}')
+                .next()
+                .is_some_and(|t| t.contains("Artifact") || t.contains("Enchantment"))
+    }
+
     /// The one target kind of a spell, if it targets (CR 601.2c).
     pub fn target(&self) -> Option<TargetKind> {
         self.effects.iter().find_map(Effect::target)
@@ -77,18 +110,31 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             u.fragment, u.shape
         )
     })?;
-    let mut keywords = 0u16;
-    for k in &d.keywords {
-        keywords |= kw::from_name(k).ok_or_else(|| format!("keyword {k:?} is not supported"))?;
-    }
     let tl = d.type_line.trim();
     let (types, subtypes) = match tl.split_once('—') {
         Some((a, b)) => (a.trim(), b.trim()),
         None => (tl, ""),
     };
+    // CR 205.4d: "Legendary" is a supertype; the legend rule is what it changes here.
+    let (legendary, types) = match types.strip_prefix("Legendary ") {
+        Some(t) => (true, t),
+        None => (false, types),
+    };
     let spell = matches!(types, "Instant" | "Sorcery");
     let lowered = lower::lower(&compiled.abilities, spell)
         .map_err(|t| format!("template {t} is not supported by the engine yet"))?;
+    let mut keywords = 0u16;
+    for k in &d.keywords {
+        // Keywords the engine plays as other abilities are checked against the rules text.
+        if lowered
+            .ability_keywords
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(k))
+        {
+            continue;
+        }
+        keywords |= kw::from_name(k).ok_or_else(|| format!("keyword {k:?} is not supported"))?;
+    }
     let effects = lowered.effects;
     let effect = effects.first().copied();
     if lowered.keywords != keywords {
@@ -114,7 +160,24 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         mana: lowered.mana,
         activated: lowered.activated.clone(),
         token: types == "Token Creature",
+        legendary,
+        subtypes: subtypes.split_whitespace().map(str::to_string).collect(),
+        statics: lowered.statics.clone(),
+        aura: false,
+        equipment: false,
     };
+    let aura = subtypes.split_whitespace().any(|t| t == "Aura");
+    let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");
+    if aura != lowered.enchant {
+        return Err(if aura {
+            "an Aura without \"Enchant creature\" is not supported".into()
+        } else {
+            "\"Enchant\" on a card that is not an Aura".into()
+        });
+    }
+    if equipment != lowered.ability_keywords.contains(&"Equip") {
+        return Err("Equip on a card that is not an Equipment (or one without equip)".into());
+    }
     match types {
         "Basic Land" => {
             let color = match subtypes {
@@ -148,6 +211,29 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             };
             let (p, t) = (pt(&d.power, "power")?, pt(&d.toughness, "toughness")?);
             Ok(card(Kind::Creature, p, t, None))
+        }
+        // CR 303 / 301: a noncreature enchantment or artifact; an Aura targets the creature
+        // it will enchant as it is cast (CR 303.4a).
+        "Enchantment" | "Artifact" => {
+            // Flash is a casting rule (CR 702.8a); other keywords of a noncreature
+            // permanent would have nothing to act on.
+            if keywords & !kw::FLASH != 0 {
+                return Err(
+                    "keyword abilities on a noncreature permanent are not supported".into(),
+                );
+            }
+            let kind = if types == "Enchantment" {
+                Kind::Enchantment
+            } else {
+                Kind::Artifact
+            };
+            let mut c = card(kind, 0, 0, None);
+            if aura {
+                c.effects = vec![Effect::Attach(TargetKind::Creature)];
+            }
+            c.aura = aura;
+            c.equipment = equipment;
+            Ok(c)
         }
         "Instant" | "Sorcery" => {
             if keywords != 0 {
@@ -293,11 +379,35 @@ mod tests {
             ))
             .is_err()
         );
-        assert!(parse(&d("Pacifism", "Enchantment — Aura", "Enchant creature")).is_err());
-        let r = parse(&d(
+        assert!(
+            parse(&d(
+                "Pacifism",
+                "Enchantment — Aura",
+                "Enchant creature\nEnchanted creature can't attack or block."
+            ))
+            .is_err()
+        );
+        // CR 303.4: an Aura needs "Enchant creature"; a non-Aura can't have it.
+        assert!(parse(&d("Charm", "Enchantment — Aura", "Enchant creature")).is_ok());
+        assert!(parse(&d("Charm", "Enchantment — Aura", "")).is_err());
+        assert!(parse(&d("Charm", "Enchantment", "Enchant creature")).is_err());
+        // CR 205.4d: a legendary creature plays; the legend rule is the engine's.
+        assert!(
+            parse(&d("Hero", "Legendary Creature — Human", ""))
+                .unwrap()
+                .legendary
+        );
+        // CR 509.1a: "can't block" is a static the engine plays now.
+        let piker = parse(&d(
             "Goblin Piker",
             "Creature — Goblin",
             "Goblin Piker can't block.",
+        ));
+        assert!(piker.unwrap().statics[0].cant_block);
+        let r = parse(&d(
+            "Juggernaut",
+            "Artifact Creature — Juggernaut",
+            "Juggernaut attacks each combat if able.",
         ));
         assert!(r.unwrap_err().contains("not supported"));
         assert!(parse(&d("Bears", "Creature — Bear", "")).is_ok());

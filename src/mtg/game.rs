@@ -138,8 +138,10 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
         Some(seat) => surface_for(&s, &[seat]),
         None => {
             let mut out = surface(&s);
-            if let (Some(d), Pending::Bottom { .. } | Pending::Discard { .. }) =
-                (s.decider(), s.pending)
+            if let (
+                Some(d),
+                Pending::Bottom { .. } | Pending::Discard { .. } | Pending::Surveil { .. },
+            ) = (s.decider(), s.pending)
                 && let Some(o) = out.as_object_mut()
             {
                 o.insert("options".into(), json!([]));

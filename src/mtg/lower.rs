@@ -11,7 +11,8 @@
 //! it is produced; `cards` re-exports it.
 
 use super::compile::{
-    Ability, Condition, Control, Cost, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
+    Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, Static,
+    StaticCondition, Subject as S, Trigger,
 };
 use super::facts::{CardData, ManaCost};
 
@@ -84,8 +85,13 @@ pub enum TargetKind {
     NonlandPermanent,
     /// "target nonland permanent an opponent controls".
     NonlandPermanentOpponent,
+    /// "target artifact or enchantment" (an artifact creature included).
+    ArtifactOrEnchantment,
     /// Not a target: the ability's own source ("this creature").
     Source,
+    /// Not a target: the creature the source Aura or Equipment is attached to ("equipped
+    /// creature", CR 301.5, 303.4).
+    Attached,
 }
 
 /// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
@@ -121,6 +127,16 @@ pub enum Effect {
     /// An intervening-if clause (CR 603.4), first of a triggered ability's effects: the
     /// ability triggers only if it holds, and does nothing on resolution if it no longer does.
     If(Cond),
+    /// "Attach to target creature you control" (equip, CR 702.6a): the source Equipment
+    /// becomes attached to the target (CR 301.5c).
+    Attach(TargetKind),
+    /// "[you] discard N cards" (CR 701.9): the controller chooses them as the effect resolves
+    /// (a `discard` decision); always an ability's last effect.
+    Discard(u8),
+    /// "each opponent discards N cards": the opponent chooses (CR 701.9b); last effect too.
+    OpponentDiscards(u8),
+    /// "surveil N" (CR 701.25a): the controller's `surveil` decision; last effect too.
+    Surveil(u8),
 }
 
 /// The engine's form of an intervening-if condition ([`Condition`]); "you" is the ability's
@@ -158,7 +174,10 @@ impl Effect {
             | Effect::Bounce(t)
             | Effect::Tap(t)
             | Effect::Pump(_, _, _, t)
-            | Effect::Counters(_, t) => Some(t).filter(|t| *t != TargetKind::Source),
+            | Effect::Counters(_, t)
+            | Effect::Attach(t) => {
+                Some(t).filter(|t| !matches!(t, TargetKind::Source | TargetKind::Attached))
+            }
             Effect::DamageOpponents(_)
             | Effect::Draw(_)
             | Effect::GainLife(_)
@@ -167,7 +186,10 @@ impl Effect {
             | Effect::PumpYours(..)
             | Effect::Mill(_)
             | Effect::Tokens(..)
-            | Effect::If(_) => None,
+            | Effect::If(_)
+            | Effect::Discard(_)
+            | Effect::OpponentDiscards(_)
+            | Effect::Surveil(_) => None,
         }
     }
 }
@@ -184,6 +206,9 @@ pub struct Activated {
     pub life: u8,
     pub effects: Vec<Effect>,
     pub sorcery: bool,
+    /// "Sacrifice this" in the cost (CR 701.17a): paid as it is activated, so the ability
+    /// resolves without its source (CR 113.7a).
+    pub sacrifice_self: bool,
 }
 
 impl Activated {
@@ -191,6 +216,36 @@ impl Activated {
     pub fn target(&self) -> Option<TargetKind> {
         self.effects.iter().find_map(Effect::target)
     }
+}
+
+/// A static ability in the engine's form (CR 604): what it changes of the creatures it
+/// applies to, in layer 6 (keywords, CR 613.1f) and layer 7c (P/T, CR 613.4c), and the
+/// blocking rules it sets (CR 509.1a-b). It applies while its source is on the battlefield
+/// and its condition holds (CR 604.2, 611.3a), to the creatures that qualify at that moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaticEffect {
+    pub affects: Affects,
+    pub power: i8,
+    pub toughness: i8,
+    pub keywords: u16,
+    /// "can't be blocked" (CR 509.1b).
+    pub unblockable: bool,
+    /// "can't block" (CR 509.1a).
+    pub cant_block: bool,
+    pub condition: Option<StaticCondition>,
+}
+
+/// Which creatures a static ability changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Affects {
+    /// The source itself ("this creature gets …").
+    Source,
+    /// Every creature its controller controls ("creatures you control get …").
+    Yours,
+    /// A lord's group of its controller's creatures.
+    Group(Group),
+    /// The creature the source Aura or Equipment is attached to.
+    Attached,
 }
 
 /// The engine's form of a card's abilities.
@@ -207,6 +262,13 @@ pub struct Lowered {
     pub mana: u8,
     /// Activated abilities other than mana abilities, in printed order (CR 602).
     pub activated: Vec<Activated>,
+    /// Static abilities that change creatures (CR 604, 613).
+    pub statics: Vec<StaticEffect>,
+    /// "Enchant creature" (CR 702.5a): an Aura spell targets a creature and enters attached.
+    pub enchant: bool,
+    /// Keyword abilities the engine plays as other abilities (prowess as a trigger, equip as
+    /// an activated ability, enchant as a target), by printed name.
+    pub ability_keywords: Vec<&'static str>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -214,6 +276,35 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
     let mut out = Lowered::default();
     for a in abilities {
         let ok = match a {
+            // CR 702.108a: prowess is "Whenever you cast a noncreature spell, this creature
+            // gets +1/+1 until end of turn."
+            Ability::Keyword(Keyword::Prowess) if !spell => {
+                out.triggers.push((
+                    Trigger::CastNoncreature,
+                    vec![Effect::Pump(1, 1, 0, TargetKind::Source)],
+                ));
+                out.ability_keywords.push("Prowess");
+                true
+            }
+            // CR 702.6a: "Equip {N}" is "{N}: Attach to target creature you control. Equip
+            // only as a sorcery."
+            Ability::Keyword(Keyword::Equip(cost)) if !spell => {
+                out.activated.push(Activated {
+                    mana: *cost,
+                    tap: false,
+                    life: 0,
+                    effects: vec![Effect::Attach(TargetKind::CreatureYouControl)],
+                    sorcery: true,
+                    sacrifice_self: false,
+                });
+                out.ability_keywords.push("Equip");
+                true
+            }
+            Ability::Keyword(Keyword::EnchantCreature) if !spell => {
+                out.enchant = true;
+                out.ability_keywords.push("Enchant");
+                true
+            }
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),
             Ability::Spell(es) if spell => match spell_effects(es, &mut out.tokens) {
                 Some(v) => {
@@ -258,6 +349,10 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 }
                 None => false,
             },
+            Ability::Static(st) if !spell && static_effect(st).is_some() => {
+                out.statics.extend(static_effect(st));
+                true
+            }
             Ability::Static(Static::EntersTapped) => {
                 out.enters_tapped = true;
                 true
@@ -278,6 +373,62 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
         }
     }
     Ok(out)
+}
+
+/// A static ability that changes creatures, in the engine's form (None: not one the engine
+/// plays).
+fn static_effect(st: &Static) -> Option<StaticEffect> {
+    let plain = |affects, power: &i8, toughness: &i8, ks: &[Keyword]| {
+        Some(StaticEffect {
+            affects,
+            power: *power,
+            toughness: *toughness,
+            keywords: keywords(ks)?,
+            unblockable: false,
+            cant_block: false,
+            condition: None,
+        })
+    };
+    let flag = |unblockable, cant_block| StaticEffect {
+        affects: Affects::Source,
+        power: 0,
+        toughness: 0,
+        keywords: 0,
+        unblockable,
+        cant_block,
+        condition: None,
+    };
+    match st {
+        Static::Anthem {
+            who,
+            power,
+            toughness,
+            keywords: ks,
+        } => {
+            let affects = match who {
+                S::This => Affects::Source,
+                S::EachCreature(Control::You) => Affects::Yours,
+                S::Attached => Affects::Attached,
+                _ => return None,
+            };
+            plain(affects, power, toughness, ks)
+        }
+        Static::Lord {
+            group,
+            power,
+            toughness,
+            keywords: ks,
+        } => plain(Affects::Group(group.clone()), power, toughness, ks),
+        Static::CantBeBlocked => Some(flag(true, false)),
+        Static::CantBlock => Some(flag(false, true)),
+        Static::While { condition, then } => {
+            let mut e = static_effect(then)?;
+            (e.condition.is_none()).then_some(())?;
+            e.condition = Some(*condition);
+            Some(e)
+        }
+        _ => None,
+    }
 }
 
 /// The keyword bit of a keyword the engine plays.
@@ -305,6 +456,7 @@ fn target(s: &S) -> Option<TargetKind> {
             (Filter::Creature, Control::Opponent) => TargetKind::CreatureOpponentControls,
             (Filter::NonlandPermanent, Control::Anyone) => TargetKind::NonlandPermanent,
             (Filter::NonlandPermanent, Control::Opponent) => TargetKind::NonlandPermanentOpponent,
+            (Filter::ArtifactOrEnchantment, Control::Anyone) => TargetKind::ArtifactOrEnchantment,
             _ => return None,
         },
         _ => return None,
@@ -319,7 +471,9 @@ fn creature(s: &S) -> Option<TargetKind> {
     permanent(s).filter(|k| {
         !matches!(
             k,
-            TargetKind::NonlandPermanent | TargetKind::NonlandPermanentOpponent
+            TargetKind::NonlandPermanent
+                | TargetKind::NonlandPermanentOpponent
+                | TargetKind::ArtifactOrEnchantment
         )
     })
 }
@@ -446,20 +600,24 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             Effect::Counters(if *plus { n } else { -n }, creature_or_that(on, earlier)?)
         }
         E::Mill(n) => Effect::Mill(*n),
+        E::Discard { who: S::You, count } => Effect::Discard(*count),
+        E::Discard {
+            who: S::EachOpponent,
+            count,
+        } => Effect::OpponentDiscards(*count),
+        E::Surveil(n) => Effect::Surveil(*n),
         _ => return None,
     })
 }
 
 /// A triggered ability's effects: the engine plays triggers of the events it watches (not
-/// yet a second draw, another creature's death or a powerful creature entering) with one
+/// yet a second draw or another creature's death) with one
 /// target at most, chosen as the ability is put on the stack (CR 603.3d); "this creature" is
 /// the source.
 fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     if matches!(
         when,
-        Trigger::SecondDrawEachTurn
-            | Trigger::CreatureYouControlDies
-            | Trigger::CreatureWithPowerEnters(_)
+        Trigger::SecondDrawEachTurn | Trigger::CreatureYouControlDies
     ) {
         return None;
     }
@@ -469,16 +627,25 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
 /// An activated ability: a cost the engine pays (mana, {T}, life; not sacrifice yet) and
 /// effects with one target at most, where "this creature" is the source.
 fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
-    if cost.sacrifice_self {
+    let effects = source_effects(es, None)?;
+    // A sacrificed source is gone when the ability resolves: nothing may act on it.
+    let on_source = effects.iter().any(|e| {
+        matches!(
+            e,
+            Effect::Pump(_, _, _, TargetKind::Source | TargetKind::Attached)
+                | Effect::Counters(_, TargetKind::Source)
+        )
+    });
+    if cost.sacrifice_self && on_source {
         return None;
     }
-    let effects = source_effects(es, None)?;
     Some(Activated {
         mana: cost.mana,
         tap: cost.tap,
         life: cost.life,
         effects,
         sorcery,
+        sacrifice_self: cost.sacrifice_self,
     })
 }
 
@@ -495,6 +662,12 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
                 toughness,
                 keywords: k,
             } => Effect::Pump(*power, *toughness, keywords(k)?, TargetKind::Source),
+            E::Pump {
+                who: S::Attached,
+                power,
+                toughness,
+                keywords: k,
+            } => Effect::Pump(*power, *toughness, keywords(k)?, TargetKind::Attached),
             E::Counters {
                 on: S::This,
                 count,
@@ -513,7 +686,23 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
         }
         v.push(l);
     }
-    Some(v)
+    discard_last(v)
+}
+
+/// Effects with a discard (or surveil) only as the last one: it is a decision that ends the
+/// resolution (CR 608.2c: the effects before it are done first).
+fn discard_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
+    let discards = |e: &Effect| {
+        matches!(
+            e,
+            Effect::Discard(_) | Effect::OpponentDiscards(_) | Effect::Surveil(_)
+        )
+    };
+    let n = v.len();
+    v.iter()
+        .enumerate()
+        .all(|(i, e)| !discards(e) || i + 1 == n)
+        .then_some(v)
 }
 
 /// A spell's effects, with one target among them at most ("it" names that same target).
@@ -537,7 +726,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
         }
         v.push(l);
     }
-    Some(v)
+    discard_last(v)
 }
 
 #[cfg(test)]
@@ -616,6 +805,121 @@ mod tests {
                 Trigger::Enters,
                 vec![Effect::Tap(TargetKind::CreatureOpponentControls)]
             )]
+        );
+    }
+
+    #[test]
+    fn cr_613_statics_lower_to_layered_effects() {
+        // CR 613.4c (layer 7c) and 613.1f (layer 6): an anthem and a keyword grant.
+        let l = lowered(
+            "Enchantment",
+            "Creatures you control get +1/+1.\nCreatures you control have trample.",
+        )
+        .unwrap();
+        assert_eq!(l.statics.len(), 2);
+        assert_eq!(l.statics[0].affects, Affects::Yours);
+        assert_eq!((l.statics[0].power, l.statics[0].toughness), (1, 1));
+        assert_eq!(l.statics[1].keywords, kw::TRAMPLE);
+        // CR 604.2: a conditional static keeps its condition.
+        let l = lowered(
+            "Creature — Test",
+            "This creature gets +2/+1 as long as there are seven or more cards in your graveyard.",
+        )
+        .unwrap();
+        assert_eq!(
+            l.statics[0].condition,
+            Some(StaticCondition::GraveyardAtLeast(7))
+        );
+        assert_eq!(l.statics[0].affects, Affects::Source);
+        // CR 509.1b: "can't be blocked".
+        let l = lowered("Creature — Test", "This creature can't be blocked.").unwrap();
+        assert!(l.statics[0].unblockable);
+        // CR 613.4c lord: other creatures of a type.
+        let l = lowered(
+            "Creature — Elf",
+            "Other Elf creatures you control get +1/+1.",
+        )
+        .unwrap();
+        assert!(matches!(&l.statics[0].affects, Affects::Group(g) if g.other));
+    }
+
+    #[test]
+    fn cr_702_keywords_played_as_other_abilities() {
+        // CR 702.108a: prowess is a cast trigger that pumps its source.
+        let l = lowered("Creature — Test", "Prowess").unwrap();
+        assert_eq!(
+            l.triggers,
+            [(
+                Trigger::CastNoncreature,
+                vec![Effect::Pump(1, 1, 0, TargetKind::Source)]
+            )]
+        );
+        // CR 702.6a: equip is a sorcery-speed activated ability that attaches.
+        let l = lowered(
+            "Artifact — Equipment",
+            "Equipped creature has hexproof and haste.\nEquip {1}",
+        )
+        .unwrap();
+        assert_eq!(l.statics[0].affects, Affects::Attached);
+        assert_eq!(l.statics[0].keywords, kw::HEXPROOF | kw::HASTE);
+        assert_eq!(
+            l.activated[0].effects,
+            [Effect::Attach(TargetKind::CreatureYouControl)]
+        );
+        assert!(l.activated[0].sorcery);
+        // CR 702.5a: enchant creature.
+        let l = lowered(
+            "Enchantment — Aura",
+            "Enchant creature\nEnchanted creature has double strike.",
+        )
+        .unwrap();
+        assert!(l.enchant);
+        // A landfall trigger of an Equipment pumps the equipped creature, not a target.
+        let l = lowered(
+            "Artifact — Equipment",
+            "Whenever a land you control enters, equipped creature gets +2/+2 until end of turn.\nEquip {1}",
+        )
+        .unwrap();
+        assert_eq!(
+            l.triggers[0].1,
+            [Effect::Pump(2, 2, 0, TargetKind::Attached)]
+        );
+        assert_eq!(l.triggers[0].1[0].target(), None);
+    }
+
+    #[test]
+    fn cr_701_9_discards_lower_as_the_last_effect_and_701_17a_sacrifice_costs() {
+        let l = lowered(
+            "Creature — Test",
+            "{1}{U}, {T}: Draw a card, then discard a card.",
+        )
+        .unwrap();
+        assert_eq!(
+            l.activated[0].effects,
+            [Effect::Draw(1), Effect::Discard(1)]
+        );
+        let l = lowered(
+            "Creature — Test",
+            "When this creature enters, each opponent discards a card.",
+        )
+        .unwrap();
+        assert_eq!(l.triggers[0].1, [Effect::OpponentDiscards(1)]);
+        assert_eq!(
+            discard_last(vec![Effect::Discard(1), Effect::Draw(1)]),
+            None
+        );
+        // CR 701.25a: surveil is a decision too, last in its ability.
+        let l = lowered("Artifact Creature — Wall", "Defender\n{T}: Surveil 1.").unwrap();
+        assert_eq!(l.activated[0].effects, [Effect::Surveil(1)]);
+        let l = lowered(
+            "Creature — Test",
+            "{1}, Sacrifice this creature: Destroy target artifact or enchantment.",
+        )
+        .unwrap();
+        assert!(l.activated[0].sacrifice_self);
+        assert_eq!(
+            l.activated[0].effects,
+            [Effect::Destroy(TargetKind::ArtifactOrEnchantment)]
         );
     }
 }

@@ -5,7 +5,8 @@
 //! it left the battlefield and a spell remembers that count with its target; a target whose
 //! count changed is gone (the spell does not follow the card to its new object).
 
-use super::cards::{Card, CardData, Kind};
+use super::cards::{Affects, Card, CardData, Kind, StaticEffect};
+use super::compile::StaticCondition;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::Arc;
@@ -208,6 +209,9 @@ pub struct Obj {
     /// an older object (CR 400.7).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub moves: u16,
+    /// The permanent this Aura or Equipment is attached to (CR 301.5, 303.4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attached: Option<Id>,
 }
 
 fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
@@ -312,6 +316,12 @@ pub enum Pending {
         player: Seat,
         item: u8,
     },
+    /// Surveil (CR 701.25a): `player` looks at the top `count` cards of their library and
+    /// puts any number of them into their graveyard, as a spell or ability resolves.
+    Surveil {
+        player: Seat,
+        count: u8,
+    },
     GameOver,
 }
 
@@ -398,14 +408,86 @@ impl State {
     pub fn is_creature(&self, id: Id) -> bool {
         self.card(id).kind == Kind::Creature
     }
+    /// Power after the layers (CR 613.4): the printed value (7a/7b: nothing here sets it),
+    /// then in 7c counters, "until end of turn" changes and static abilities; all of 7c adds,
+    /// so its order does not change the sum. Nothing changes the base value.
     pub fn power(&self, id: Id) -> i16 {
-        self.card(id).power + self.obj(id).counters + self.obj(id).pump_p
+        self.card(id).power + self.obj(id).counters + self.obj(id).pump_p + self.layered(id).power
     }
     pub fn toughness(&self, id: Id) -> i16 {
-        self.card(id).toughness + self.obj(id).counters + self.obj(id).pump_t
+        self.card(id).toughness
+            + self.obj(id).counters
+            + self.obj(id).pump_t
+            + self.layered(id).toughness
     }
     pub fn has(&self, id: Id, kw: u16) -> bool {
-        (self.card(id).keywords | self.obj(id).gained) & kw != 0
+        self.keywords(id) & kw != 0
+    }
+    /// Keyword abilities after layer 6 (CR 613.1f): printed, gained until end of turn, and
+    /// granted by static abilities.
+    pub fn keywords(&self, id: Id) -> u16 {
+        self.card(id).keywords | self.obj(id).gained | self.layered(id).keywords
+    }
+    /// "Can't be blocked" applies to it now (CR 509.1b).
+    pub fn unblockable(&self, id: Id) -> bool {
+        self.layered(id).unblockable
+    }
+    /// "Can't block" applies to it now (CR 509.1a).
+    pub fn cant_block(&self, id: Id) -> bool {
+        self.layered(id).cant_block
+    }
+
+    /// What the static abilities of the permanents on the battlefield add to creature `id`
+    /// now (CR 604.2, 611.3a): each applies while its source is on the battlefield and its
+    /// condition holds, to the creatures that qualify at this moment, so nothing is stored
+    /// and nothing is undone when a source leaves.
+    fn layered(&self, id: Id) -> Layered {
+        let mut l = Layered::default();
+        if self.obj(id).zone != Zone::Battlefield || !self.is_creature(id) {
+            return l;
+        }
+        for &src in &self.battlefield {
+            let statics = &self.card(src).statics;
+            if statics.is_empty() {
+                continue;
+            }
+            let you = self.obj(src).owner;
+            for st in statics {
+                if !self.static_applies(st, src, you, id) {
+                    continue;
+                }
+                l.power += st.power as i16;
+                l.toughness += st.toughness as i16;
+                l.keywords |= st.keywords;
+                l.unblockable |= st.unblockable;
+                l.cant_block |= st.cant_block;
+            }
+        }
+        l
+    }
+
+    fn static_applies(&self, st: &StaticEffect, src: Id, you: Seat, id: Id) -> bool {
+        let mine = self.obj(id).owner == you;
+        let applies = match &st.affects {
+            Affects::Source => src == id,
+            Affects::Yours => mine,
+            Affects::Attached => self.obj(src).attached == Some(id),
+            Affects::Group(g) => {
+                mine && !(g.other && src == id)
+                    && g.subtype
+                        .as_ref()
+                        .is_none_or(|t| self.card(id).subtypes.contains(t))
+                    && (!g.with_counter || self.obj(id).counters > 0)
+            }
+        };
+        applies
+            && match st.condition {
+                None => true,
+                Some(StaticCondition::YourTurn) => self.active == you,
+                Some(StaticCondition::GraveyardAtLeast(n)) => {
+                    self.players[you.i()].graveyard.len() >= n as usize
+                }
+            }
     }
     pub fn decision_id(&self) -> String {
         format!("d{}", self.decisions + 1)
@@ -416,6 +498,7 @@ impl State {
             Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
             Pending::Discard { player, .. } => Some(player),
             Pending::ChooseTarget { player, .. } => Some(player),
+            Pending::Surveil { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),
@@ -488,6 +571,16 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// What static abilities add to one creature (see [`State::power`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Layered {
+    power: i16,
+    toughness: i16,
+    keywords: u16,
+    unblockable: bool,
+    cant_block: bool,
 }
 
 /// Counts the untapped basic lands (one-colour lands) of `seat` by colour (the source of

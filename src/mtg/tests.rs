@@ -27,6 +27,11 @@ fn in_surface(s: &State, m: &Move) -> bool {
             Pending::Bottom { player, count } | Pending::Discard { player, count },
             Move::Bottom(v) | Move::Discard(v),
         ) => v.len() == count as usize && v.iter().all(|c| s.players[player.i()].hand.contains(c)),
+        (Pending::Surveil { player, count }, Move::Surveil(v)) => {
+            v.iter().enumerate().all(|(i, c)| {
+                s.players[player.i()].library[..count as usize].contains(c) && !v[..i].contains(c)
+            })
+        }
         (Pending::DeclareAttackers, Move::Attack(v)) => {
             let c = s.attack_candidates();
             v.iter().all(|a| c.contains(a))

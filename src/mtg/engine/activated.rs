@@ -177,7 +177,7 @@ impl State {
         let seat = self.priority;
         self.tap_for_mana(seat, taps);
         let a = &self.card(id).activated[ability as usize];
-        let (tap, life) = (a.tap, a.life);
+        let (tap, life, sacrifice) = (a.tap, a.life, a.sacrifice_self);
         if tap {
             self.objs[id.i()].tapped = true;
             self.recount(seat);
@@ -188,6 +188,24 @@ impl State {
             ev.push(Event::LifeLost {
                 player: seat,
                 amount: life as i16,
+            });
+        }
+        if sacrifice {
+            // CR 701.17a: sacrificed as a cost; a creature put into the graveyard from the
+            // battlefield dies (CR 700.4).
+            let creature = self.is_creature(id);
+            self.put_in_graveyard(id);
+            self.sba_check = true;
+            ev.push(if creature {
+                Event::Died {
+                    card: id,
+                    reason: "sacrificed",
+                }
+            } else {
+                Event::PutIntoGraveyard {
+                    card: id,
+                    reason: "sacrificed",
+                }
             });
         }
         let target_moves = match target {

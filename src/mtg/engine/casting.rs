@@ -73,6 +73,7 @@ impl State {
                     TargetKind::NonlandPermanentOpponent => {
                         !mine && !matches!(self.card(id).kind, Kind::Land(_))
                     }
+                    TargetKind::ArtifactOrEnchantment => self.card(id).is_artifact_or_enchantment(),
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,

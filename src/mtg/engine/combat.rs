@@ -19,9 +19,12 @@ impl State {
             .collect()
     }
 
-    /// Whether `blocker` may block `attacker` (CR 509.1a, 702.9b, 702.17b).
+    /// Whether `blocker` may block `attacker` (CR 509.1a, 702.9b, 702.17b; 509.1a-b: "can't
+    /// block" and "can't be blocked" statics).
     pub fn can_block(&self, blocker: Id, attacker: Id) -> bool {
-        !self.has(attacker, kw::FLYING) || self.has(blocker, kw::FLYING | kw::REACH)
+        (!self.has(attacker, kw::FLYING) || self.has(blocker, kw::FLYING | kw::REACH))
+            && !self.unblockable(attacker)
+            && !self.cant_block(blocker)
     }
 
     /// Each untapped creature of the defending player with the attackers it may block.

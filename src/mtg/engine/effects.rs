@@ -21,6 +21,9 @@ impl State {
         );
         let obj = match target {
             _ if on_source => Some(source).filter(|&s| self.obj(s).zone == Zone::Battlefield),
+            _ if matches!(effect, Effect::Pump(_, _, _, TargetKind::Attached)) => {
+                self.attached_to(source)
+            }
             Some(Target::Obj(c)) => Some(c),
             _ => None,
         };
@@ -90,6 +93,29 @@ impl State {
             (Effect::Damage(..), None) => {}
             // Checked by the caller as the ability triggers and resolves (CR 603.4).
             (Effect::If(_), _) => {}
+            (Effect::Discard(n), _) => self.ask_discard(by, n),
+            (Effect::OpponentDiscards(n), _) => self.ask_discard(by.other(), n),
+            (Effect::Surveil(n), _) => {
+                let count = n.min(self.players[by.i()].library.len() as u8);
+                if count > 0 {
+                    self.pending = Pending::Surveil { player: by, count };
+                }
+            }
+            (Effect::Attach(_), _) => {
+                if let Some(c) = obj {
+                    self.attach(source, c, ev);
+                }
+            }
+        }
+    }
+
+    /// CR 701.9: `who` discards `n` cards of their choice (all of them if fewer): a
+    /// `discard` decision, answered before anyone receives priority again. Only the discarding
+    /// player sees the options (the hand is hidden).
+    fn ask_discard(&mut self, who: Seat, n: u8) {
+        let count = n.min(self.players[who.i()].hand.len() as u8);
+        if count > 0 {
+            self.pending = Pending::Discard { player: who, count };
         }
     }
 
@@ -127,6 +153,7 @@ impl State {
                 counters: 0,
                 gained: 0,
                 moves: 0,
+                attached: None,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -191,5 +218,6 @@ impl State {
         o.counters = 0;
         o.gained = 0;
         o.sick = false;
+        self.detach_from(c);
     }
 }

@@ -27,6 +27,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 mod activated;
+mod attach;
 mod casting;
 mod combat;
 mod conditions;
@@ -47,7 +48,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v4";
+pub const RULES_VERSION: &str = "core-v5";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +95,9 @@ pub enum Move {
     Discard(Vec<Id>),
     /// The target of the triggered ability being put on the stack (CR 603.3d).
     ChooseTarget(Target),
+    /// The surveilled cards to put into the graveyard (CR 701.25a); the others stay on top
+    /// in the order they were.
+    Surveil(Vec<Id>),
     Concede,
 }
 
@@ -185,6 +189,12 @@ pub enum Event {
         player: Seat,
         card: Id,
     },
+    /// Surveil (CR 701.25a): of `looked_at` cards, these went to the graveyard.
+    Surveilled {
+        player: Seat,
+        looked_at: u8,
+        graveyard: Vec<Id>,
+    },
     LifeLost {
         player: Seat,
         amount: i16,
@@ -214,6 +224,17 @@ pub enum Event {
     },
     TokenCreated {
         card: Id,
+    },
+    /// An Aura or Equipment became attached to a permanent (CR 701.3a).
+    Attached {
+        card: Id,
+        to: Id,
+    },
+    /// A noncreature permanent was put into its owner's graveyard by a state-based action
+    /// (an unattached Aura, CR 704.5m; the legend rule, 704.5j).
+    PutIntoGraveyard {
+        card: Id,
+        reason: &'static str,
     },
     Conceded {
         player: Seat,
@@ -278,6 +299,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Bottom(_) => "bottom",
         Move::Discard(_) => "discard",
         Move::ChooseTarget(_) => "choose_target",
+        Move::Surveil(_) => "surveil",
         Move::Concede => "concede",
     }
 }

@@ -62,7 +62,7 @@ impl State {
         true
     }
 
-    /// State-based actions (CR 704.3, 704.5a/b/f/g/h), repeated until none apply.
+    /// State-based actions (CR 704.3, 704.5a/b/f/g/h, and j/m/n in `attach`), repeated until none apply.
     /// Returns whether any was performed.
     pub(super) fn check_sba(&mut self, ev: &mut Vec<Event>) -> bool {
         if !self.sba_check {
@@ -106,6 +106,7 @@ impl State {
                 ev.push(Event::Died { card: id, reason });
                 did = true;
             }
+            did |= self.attachment_and_legend_sba(ev);
             if !did {
                 break;
             }

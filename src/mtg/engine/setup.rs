@@ -76,6 +76,7 @@ impl Builder {
             counters: 0,
             gained: 0,
             moves: 0,
+            attached: None,
         });
         Ok(Id((self.objs.len() - 1) as u16))
     }

@@ -28,9 +28,15 @@ impl State {
         self.sba_check = true;
         let id = item.card;
         let kind = self.card(id).kind;
-        if kind == Kind::Creature {
+        if kind.is_permanent() && self.aura_target_lost(&item) {
+            // CR 608.3b: an Aura spell whose target is illegal does not resolve.
+            ev.push(Event::Fizzled { card: id });
+            self.spell_to_graveyard(id);
+            return;
+        }
+        if kind.is_permanent() {
             // CR 608.3a: a permanent spell enters the battlefield (tapped, CR 614.1c, if its
-            // card says so).
+            // card says so); an Aura enters attached to its target (CR 303.4f).
             let tapped = self.card(id).enters_tapped;
             let o = &mut self.objs[id.i()];
             o.zone = Zone::Battlefield;
@@ -39,6 +45,9 @@ impl State {
             self.battlefield.push(id);
             let counters = self.enters_with_counters(id, item.controller);
             ev.push(Event::Resolved { card: id });
+            if let (true, Some(Target::Obj(t))) = (self.card(id).aura, item.target) {
+                self.attach(id, t, ev);
+            }
             if counters != 0 {
                 ev.push(Event::Counters {
                     card: id,

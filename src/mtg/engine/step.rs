@@ -56,7 +56,39 @@ impl State {
                     self.objs[id.i()].zone = Zone::Graveyard;
                     ev.push(Event::Discarded { player, card: id });
                 }
-                self.cleanup_rest(ev);
+                if self.step == Step::Cleanup {
+                    self.cleanup_rest(ev);
+                } else {
+                    // A discard effect of a spell or ability (CR 701.9): the resolution is
+                    // over, the active player receives priority (CR 117.3b).
+                    self.pending = Pending::Priority;
+                    self.priority = self.active;
+                }
+            }
+            (Pending::Surveil { player, count }, Move::Surveil(cards)) => {
+                let top = &self.players[player.i()].library[..count as usize];
+                for (i, c) in cards.iter().enumerate() {
+                    if !top.contains(c) || cards[..i].contains(c) {
+                        return illegal(format!(
+                            "{c} is not one of the top {count} cards of your library (once each)"
+                        ));
+                    }
+                }
+                self.decisions += 1;
+                for &id in cards {
+                    let p = &mut self.players[player.i()];
+                    p.library.retain(|&l| l != id);
+                    p.graveyard.push(id);
+                    self.objs[id.i()].zone = Zone::Graveyard;
+                }
+                ev.push(Event::Surveilled {
+                    player,
+                    looked_at: count,
+                    graveyard: cards.clone(),
+                });
+                // The resolution is over: the active player receives priority (CR 117.3b).
+                self.pending = Pending::Priority;
+                self.priority = self.active;
             }
             (Pending::Priority, Move::Pass) => {
                 self.decisions += 1;

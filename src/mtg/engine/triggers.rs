@@ -43,6 +43,16 @@ impl State {
                             if b != *card {
                                 fire(self, b, Trigger::AnotherCreatureEnters, &mut out);
                             }
+                            // "Whenever a creature you control with power N or greater
+                            // enters": its power as it is on the battlefield (CR 603.6a).
+                            let power = self.power(*card);
+                            for (i, (t, _)) in self.card(b).triggers.iter().enumerate() {
+                                if let Trigger::CreatureWithPowerEnters(n) = *t
+                                    && power >= n as i16
+                                {
+                                    out.push((b, i as u8));
+                                }
+                            }
                         }
                     }
                 }
