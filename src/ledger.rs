@@ -23,18 +23,21 @@ pub fn verify(
     if let Some(bytes) = anchor {
         verifier = verifier.with_anchor(chain::read_anchor(home.root(), bytes)?);
     }
-    // Every log: the home's, and the approval ledger in the shared database when
-    // `database.url` is set.
-    let shared = match (files.is_empty(), crate::db::shared()?) {
-        (true, Some(db)) => crate::memory::pg::verify_ledger(db, home.root())?,
-        _ => None,
-    };
+    // Every log: the home's, and every chain in the shared database when `database.url` is
+    // set (the approval ledger, then each agent's audit events).
+    let mut shared = Vec::new();
+    if files.is_empty()
+        && let Some(db) = crate::db::shared()?
+    {
+        shared.extend(crate::memory::pg::verify_ledger(db, home.root())?);
+        shared.extend(crate::audit::pg::verify(db, home.root())?);
+    }
     let files = if files.is_empty() {
         verifier.all_logs(home.root())
     } else {
         files
     };
-    if files.is_empty() && shared.is_none() {
+    if files.is_empty() && shared.is_empty() {
         return Err(Error::not_found(format!(
             "no hash-chained logs under {} (memory_approvals.jsonl, audit/)",
             home.root().display()

@@ -414,6 +414,28 @@ pub fn shared() -> Result<Option<&'static Database>> {
     Ok(Some(SHARED.get_or_init(|| db)))
 }
 
+static AUDIT: OnceLock<Database> = OnceLock::new();
+
+/// A second connection of this process to the shared database, for the audit log (`None` when
+/// `database.url` is unset). An act is audited while the store carrying it out may hold its
+/// own transaction open on [`shared`]'s connection (the act is recorded before the change
+/// commits), so the audit writes need a connection of their own: the audit row commits first.
+pub fn audit_connection() -> Result<Option<&'static Database>> {
+    let Some(main) = shared()? else {
+        return Ok(None);
+    };
+    if let Some(db) = AUDIT.get() {
+        return Ok(Some(db));
+    }
+    let _one = CONNECTING.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(db) = AUDIT.get() {
+        return Ok(Some(db));
+    }
+    let installed = INSTALLED.get().expect("shared() found it installed");
+    let db = Database::open(main.url().clone(), &installed.home)?;
+    Ok(Some(AUDIT.get_or_init(|| db)))
+}
+
 /// What `bob db status` reports.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Status {
