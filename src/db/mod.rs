@@ -242,12 +242,43 @@ impl Database {
         &self,
         f: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<R>,
     ) -> Result<R> {
-        let mut guard = self.client()?;
-        let client = guard.as_mut().expect("client() leaves a connection");
-        let mut tx = client.transaction().map_err(|e| self.error(e))?;
-        let out = f(&mut tx)?;
-        tx.commit().map_err(|e| self.error(e))?;
-        Ok(out)
+        self.transaction_retrying(f, true)
+    }
+
+    fn transaction_retrying<R>(
+        &self,
+        f: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<R>,
+        retry: bool,
+    ) -> Result<R> {
+        let mut f = Some(f);
+        let done = {
+            let mut guard = self.client()?;
+            let client = guard.as_mut().expect("client() leaves a connection");
+            match client.transaction() {
+                Ok(mut tx) => {
+                    let run = f.take().expect("f is called once");
+                    Some(run(&mut tx).and_then(|out| {
+                        tx.commit().map_err(|e| self.error(e))?;
+                        Ok(out)
+                    }))
+                }
+                Err(e) => {
+                    let e = self.error(e);
+                    // A connection the server ended while it sat idle (a restart, an
+                    // administrator) is found out only when used: BEGIN failed and nothing
+                    // was done, so it is made again, once.
+                    (!retry || e.code != Code::UpstreamError).then_some(Err(e))
+                }
+            }
+        };
+        match (done, f) {
+            (Some(out), _) => out,
+            (None, Some(f)) => {
+                *self.client.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                self.transaction_retrying(f, false)
+            }
+            (None, None) => Err(Error::internal("a transaction ran without an outcome")),
+        }
     }
 
     /// Maps a PostgreSQL error: anything about reaching or keeping the server (no answer,
