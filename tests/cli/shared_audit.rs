@@ -138,3 +138,36 @@ fn audit_events_are_chained_rows_and_an_edit_made_anyway_is_found() {
         "{audit}"
     );
 }
+
+#[test]
+fn ledger_show_reads_the_shared_stores_chains() {
+    let Some(b) = Backend::postgres() else { return };
+    let rows = b.a.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"Ledger rows live in the database","type":"fact"}]"#,
+    );
+    let id = rows[0]["id"].as_str().unwrap();
+    b.a.json(&["memory", "approve", id], "");
+    // Node B shows the ledger node A wrote: the database's, not a home file (there is none).
+    let shown = b.b.jsonl(&["ledger", "show"], "");
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert_eq!(shown[0]["candidate_id"], id);
+    assert_eq!(shown[0]["decision"], "approve");
+    assert_eq!(shown[0]["seq"], 0);
+    assert!(!b.b.env.home().join("memory_approvals.jsonl").exists());
+    let filtered = b.b.jsonl(&["ledger", "show", "--kind", "reject"], "");
+    assert!(filtered.is_empty(), "{filtered:?}");
+    // Any chain verify names can be shown, the audit events of an agent included.
+    let named = b.b.jsonl(&["ledger", "show", "postgres:memory_ledger"], "");
+    assert_eq!(named, shown);
+    let acts =
+        b.b.jsonl(&["ledger", "show", "postgres:audit_events/human"], "");
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    assert_eq!(acts[0]["event_type"], "memory.decision");
+    b.b.fails(
+        &["ledger", "show", "postgres:audit_events/nobody_here"],
+        "",
+        4,
+        "not_found",
+    );
+}
