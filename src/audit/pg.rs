@@ -114,7 +114,8 @@ pub fn append(
 }
 
 /// The events of run `run_id` of agent `agent_id` past chain position `after` (all when
-/// `None`), in chain order. A row that does not parse is left out (verify names it).
+/// `None`), in chain order (from the agent's chain, or from a day file `bob db import` copied
+/// as the chain `<agent_id>/<day>`). A row that does not parse is left out (verify names it).
 pub fn run_events(
     db: &Database,
     agent_id: &str,
@@ -125,7 +126,8 @@ pub fn run_events(
     let rows = db.with(|c| {
         c.query(
             "SELECT record FROM audit_events
-              WHERE run_id = $1 AND chain = $2 AND seq > $3 ORDER BY seq",
+              WHERE run_id = $1 AND (chain = $2 OR starts_with(chain, $2 || '/')) AND seq > $3
+              ORDER BY chain, seq",
             &[&run_id, &agent_id, &after],
         )
     })?;

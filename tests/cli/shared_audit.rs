@@ -171,3 +171,62 @@ fn ledger_show_reads_the_shared_stores_chains() {
         "not_found",
     );
 }
+
+#[test]
+fn db_import_copies_a_homes_audit_events_verbatim_once() {
+    let Some(b) = Backend::postgres() else { return };
+    // An embedded home with human acts in its audit log.
+    let old = crate::TestEnv::new();
+    old.json(
+        &["state", "set", "--session", "s1"],
+        r#"{"goals":["audited at home"]}"#,
+    );
+    let rows = old.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"Imported audit events still verify","type":"fact"}]"#,
+    );
+    old.json(&["memory", "approve", rows[0]["id"].as_str().unwrap()], "");
+    let lines = old.audit_lines("human");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let day = std::fs::read_dir(old.home().join("audit/human"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let chain = format!(
+        "postgres:audit_events/human/{}",
+        day.file_stem().unwrap().to_str().unwrap()
+    );
+    let node = crate::shared_store::Node {
+        env: crate::TestEnv::new(),
+        url: b.a.url.clone(),
+        key_file: Some(old.home().join("keys/chain.key")),
+    };
+    let from = old.home().display().to_string();
+    let n = node.json(&["db", "import", "--from", &from], "");
+    assert_eq!(n["audit"]["copied"], 2, "{n}");
+    let again = node.json(&["db", "import", "--from", &from], "");
+    assert_eq!(again["audit"]["copied"], 0, "{again}");
+    assert_eq!(again["audit"]["unchanged"], 2, "{again}");
+    // Copied verbatim: shown as the home holds them, and the chain verifies.
+    let shown = node.jsonl(&["ledger", "show", &chain], "");
+    let held: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(shown, held);
+    let out = node.bob(&["ledger", "verify", "--all"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = reports(&out);
+    let r = report(&all, &chain);
+    assert_eq!(
+        (r["ok"].clone(), r["verified"].clone()),
+        (true.into(), 2.into()),
+        "{r}"
+    );
+}
