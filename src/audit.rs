@@ -27,6 +27,13 @@
 //! brand-new home; a missing or different key is `conflict` until `bob ledger rekey`),
 //! and a log that cannot be opened for appending or ends in a torn record is an error right
 //! there (`conflict` for a torn tail), before the caller runs anything it would have to audit.
+//!
+//! With `database.url` set, the events go to the shared database instead ([`pg`]: one keyed
+//! chain per agent, rows never updated or deleted), through the same calls: redaction before
+//! the write, and a result released only after the write that makes its events durable, hold
+//! for both backends.
+
+pub mod pg;
 
 use crate::chain::{self, Keyring};
 use crate::clock;
@@ -64,7 +71,10 @@ fn payload_value<T: AuditPayload>(payload: &T) -> Result<Value> {
 /// One run's writer of audit events.
 #[derive(Debug)]
 pub struct Audit {
+    /// The day file, or with the shared store the chain's name (`postgres:audit_events/<agent>`).
     path: PathBuf,
+    /// The shared database the events go to (`database.url` set), else the home's day file.
+    shared: Option<&'static crate::db::Database>,
     keys: Keyring,
     agent_id: String,
     run_id: String,
@@ -101,12 +111,21 @@ impl Audit {
         ids::check("agent_id", agent_id)?;
         ids::check_unredacted(&redactor, "run_id", run_id)?;
         ids::check_unredacted(&redactor, "agent_id", agent_id)?;
-        let day = clock::now()?.format("%Y-%m-%d").to_string();
-        let path = home.audit_dir(agent_id)?.join(format!("{day}.jsonl"));
-        let mut keys = Keyring::open(home.root())?;
-        chain::check_appendable(&mut keys, &path)?;
+        // The one place the audit log learns its backend.
+        let shared = crate::db::audit_connection()?;
+        let (path, keys) = match shared {
+            Some(_) => (pg::chain_name(agent_id), Keyring::open(home.root())?),
+            None => {
+                let day = clock::now()?.format("%Y-%m-%d").to_string();
+                let path = home.audit_dir(agent_id)?.join(format!("{day}.jsonl"));
+                let mut keys = Keyring::open(home.root())?;
+                chain::check_appendable(&mut keys, &path)?;
+                (path, keys)
+            }
+        };
         Ok(Audit {
             path,
+            shared,
             keys,
             agent_id: agent_id.to_string(),
             run_id: run_id.to_string(),
@@ -148,7 +167,7 @@ impl Audit {
         }
     }
 
-    /// The file this run's events go to.
+    /// The file this run's events go to (with the shared store, the name of its chain there).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -243,13 +262,22 @@ impl Audit {
         self.pending.len()
     }
 
+    /// Chains and writes `batch` whole: to the day file (one lock, one fdatasync) or to the
+    /// shared database (one transaction).
+    fn append(&self, batch: Vec<Map<String, Value>>) -> Result<Vec<Map<String, Value>>> {
+        match self.shared {
+            Some(db) => pg::append(db, &self.keys, &self.agent_id, batch),
+            None => chain::append_batch(&self.keys, &self.path, batch),
+        }
+    }
+
     /// Writes every queued event with one lock and one fdatasync; returns how many.
     pub fn write_pending(&mut self) -> Result<usize> {
         if self.pending.is_empty() {
             return Ok(0);
         }
         let batch = std::mem::take(&mut self.pending);
-        let written = chain::append_batch(&self.keys, &self.path, batch)?;
+        let written = self.append(batch)?;
         let n = written.len();
         if let Some(kept) = &mut self.written {
             kept.extend(written.into_iter().map(Value::Object));
@@ -263,7 +291,7 @@ impl Audit {
             return Ok(Vec::new());
         }
         let batch = std::mem::take(&mut self.pending);
-        let written = chain::append_batch(&self.keys, &self.path, batch)?;
+        let written = self.append(batch)?;
         self.kept(&written);
         written
             .into_iter()

@@ -1,6 +1,10 @@
 //! Reading and keeping the hash-chained logs, for `bob ledger` and anything else that asks:
 //! verify logs against the home's key, manifest and a kept anchor; list a log's records through
 //! a [`Filter`]; rekey the home as an audited human act. The chain itself is [`crate::chain`].
+//! With `database.url` set, the shared store's chains are verified and shown too ([`pg`]), and
+//! the approval ledger shown by default is the database's.
+
+pub mod pg;
 
 use crate::chain::{self, ChainReport};
 use crate::error::{Error, Result};
@@ -8,7 +12,7 @@ use crate::home::Home;
 use crate::store::{self, BadLine};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Verifies `files` (every chained log of the home when empty), with `anchor` (the bytes of a
 /// statement `bob ledger anchor` printed) as the kept anchor when given; `not_found` when the
@@ -23,18 +27,21 @@ pub fn verify(
     if let Some(bytes) = anchor {
         verifier = verifier.with_anchor(chain::read_anchor(home.root(), bytes)?);
     }
-    // Every log: the home's, and the approval ledger in the shared database when
-    // `database.url` is set.
-    let shared = match (files.is_empty(), crate::db::shared()?) {
-        (true, Some(db)) => crate::memory::pg::verify_ledger(db, home.root())?,
-        _ => None,
-    };
+    // Every log: the home's, and every chain in the shared database when `database.url` is
+    // set (the approval ledger, then each agent's audit events).
+    let mut shared = Vec::new();
+    if files.is_empty()
+        && let Some(db) = crate::db::shared()?
+    {
+        shared.extend(crate::memory::pg::verify_ledger(db, home.root())?);
+        shared.extend(crate::audit::pg::verify(db, home.root())?);
+    }
     let files = if files.is_empty() {
         verifier.all_logs(home.root())
     } else {
         files
     };
-    if files.is_empty() && shared.is_none() {
+    if files.is_empty() && shared.is_empty() {
         return Err(Error::not_found(format!(
             "no hash-chained logs under {} (memory_approvals.jsonl, audit/)",
             home.root().display()
@@ -48,21 +55,48 @@ pub fn verify(
     Ok(reports)
 }
 
-/// The records of the log at `path` that `filter` keeps, the last `limit` of them when given,
-/// and the damaged lines the log holds (reported, never parsed); `not_found` when it does not
-/// exist.
+/// The records of the log `file` that `filter` keeps, the last `limit` of them when given,
+/// and the damaged lines the log holds (reported, never parsed), with the log's name as
+/// shown. `file` is a file, or a chain of the shared store as `bob ledger verify` names it
+/// (`postgres:memory_ledger`, `postgres:audit_events/<agent_id>`); by default the approval
+/// ledger: the shared store's when `database.url` is set, else the home's file. `not_found`
+/// when it does not exist.
 pub fn show(
-    path: &Path,
+    home: &Home,
+    file: Option<PathBuf>,
     filter: &Filter,
     limit: Option<usize>,
-) -> Result<(Vec<Value>, Vec<BadLine>)> {
-    if !path.exists() {
-        return Err(Error::not_found(format!(
-            "{} does not exist",
-            path.display()
-        )));
-    }
-    let log = store::read_jsonl(path)?;
+) -> Result<(String, Vec<Value>, Vec<BadLine>)> {
+    let shared_name = match &file {
+        None => crate::db::shared()?.map(|_| crate::memory::pg::LEDGER_NAME.to_string()),
+        Some(f) => f
+            .to_str()
+            .filter(|f| f.starts_with("postgres:"))
+            .map(str::to_string),
+    };
+    let (name, log) = match shared_name {
+        Some(name) => {
+            let db = crate::db::shared()?.ok_or_else(|| {
+                Error::invalid(format!(
+                    "{name} is a chain of the shared store, and {} is not set",
+                    crate::db::SETTING
+                ))
+                .with("setting", crate::db::SETTING)
+            })?;
+            let log = pg::read(db, &name)?;
+            (name, log)
+        }
+        None => {
+            let path = file.unwrap_or_else(|| home.ledger_path());
+            if !path.exists() {
+                return Err(Error::not_found(format!(
+                    "{} does not exist",
+                    path.display()
+                )));
+            }
+            (path.display().to_string(), store::read_jsonl(&path)?)
+        }
+    };
     let mut rows: Vec<Value> = log
         .records
         .into_iter()
@@ -72,7 +106,7 @@ pub fn show(
     if let Some(n) = limit {
         rows.drain(..rows.len().saturating_sub(n));
     }
-    Ok((rows, log.bad))
+    Ok((name, rows, log.bad))
 }
 
 /// Rekeys the home's chains ([`chain::rekey`]), then records it as a human act under the new

@@ -39,7 +39,8 @@ pub fn dir(home: &Home, run_id: &str) -> Result<PathBuf> {
 }
 
 /// The audit events of `run_id` (agent `agent_id`), from the audit file of the day the run
-/// started (`started`, RFC 3339) and the next day's, in log order.
+/// started (`started`, RFC 3339) and the next day's, in log order (with the shared store, from
+/// the database, whichever node wrote them).
 ///
 /// A day's file holds every run of the agent, so it is read from the end, in growing windows,
 /// back to this run's `run.created` line: the cost follows the run's own span, not the day's
@@ -50,6 +51,10 @@ pub fn audit_events(
     run_id: &str,
     started: &str,
 ) -> Result<Vec<Value>> {
+    // With the shared store, the run's events are rows of its agent's chain there.
+    if let Some(db) = crate::db::audit_connection()? {
+        return crate::audit::pg::run_events(db, agent_id, run_id, None);
+    }
     let dir = home.audit_dir(agent_id)?;
     let mut out = Vec::new();
     let Ok(day) = crate::clock::parse_rfc3339(started) else {

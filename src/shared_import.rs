@@ -3,7 +3,7 @@
 //! This module promises:
 //!
 //! * **What is copied.** Every long-term memory, candidate (with its status), approval-ledger
-//!   record and session checkpoint of the home at `--from`, read without writing to it (its
+//!   record, audit event ([`audit`]) and session checkpoint of the home at `--from`, read without writing to it (its
 //!   `memory.db` is opened read-only).
 //! * **All or nothing.** Everything is written in one transaction: an error (the database
 //!   unreachable, a ledger that does not fit) leaves the database as it was.
@@ -18,6 +18,8 @@
 //!   written. The records must be keyed with this node's chain key, the one
 //!   every node of the database shares (`keys.file`), else `conflict`: copied, they would not
 //!   verify.
+
+mod audit;
 
 use crate::db::Database;
 use crate::error::{Error, Result};
@@ -45,6 +47,8 @@ pub struct Imported {
     pub candidates: Counts,
     pub ledger: Counts,
     pub checkpoints: Counts,
+    /// The audit events, each day file one chain of the database ([`audit`]).
+    pub audit: Counts,
     /// Stores of the home that do not live in the shared database yet and were not copied.
     pub not_copied: Vec<&'static str>,
 }
@@ -96,6 +100,7 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
             .retryable(false));
         }
     }
+    let audit_files = audit::read(from, key_id.as_deref())?;
     let mut out = Imported {
         from: root.display().to_string(),
         url: db.url().shown().to_string(),
@@ -103,18 +108,19 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         candidates: Counts::default(),
         ledger: Counts::default(),
         checkpoints: Counts::default(),
+        audit: Counts::default(),
         not_copied: vec![
             "short-term memory",
             "turn records",
             "runs",
             "schedules",
-            "audit events",
             "serve tokens",
             "secrets",
         ],
     };
     db.transaction(|tx| {
         copy_ledger(db, tx, &source.ledger, &mut out.ledger)?;
+        audit::copy(db, tx, &audit_files, &mut out.audit)?;
         for text in &source.records {
             let r: crate::contracts::MemoryRecord = serde_json::from_str(text)
                 .map_err(|e| Error::internal(format!("memory record of {}: {e}", root.display())))?;

@@ -16,7 +16,8 @@ pub enum Args {
     /// home's chain key, and each log's head in keys/manifest.json (a deleted tail, a deleted
     /// day file, a chain recomputed without the key, a missing or different key). With no FILE
     /// (or --all), verifies every chained log of the home: the approval ledger, every audit
-    /// day file, and every file the manifest lists. One report line per file; exits 5
+    /// day file, and every file the manifest lists; with database.url set, every chain of the
+    /// shared store too (postgres:memory_ledger, postgres:audit_events/AGENT). One report line per file; exits 5
     /// (conflict) when any fails, and when any record cannot be checked with a key the home
     /// holds (unkeyed legacy records, records of an epoch whose key was lost) unless
     /// --allow-legacy.
@@ -51,10 +52,12 @@ pub enum Args {
     /// unverifiable. Every chained log is adopted as it stands now.
     Rekey,
     /// Print a hash-chained log's records as JSON Lines, oldest first [default: the approval
-    /// ledger]. Filters combine with AND; --limit applies after them.
+    /// ledger, the shared store's when database.url is set]. Filters combine with AND; --limit
+    /// applies after them.
     Show {
         /// The log to print: a file of the home's hash-chained logs (the approval ledger, an
-        /// audit day file) [default: the approval ledger]
+        /// audit day file), or a chain of the shared store as verify names it
+        /// (postgres:memory_ledger, postgres:audit_events/AGENT) [default: the approval ledger]
         file: Option<PathBuf>,
         /// Only records of this kind: approve, edit, reject (decisions with that outcome),
         /// decision (all three), import or gc
@@ -137,10 +140,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 since: since.as_deref().map(parse_time).transpose()?,
                 until: until.as_deref().map(parse_time).transpose()?,
             };
-            let path = file.unwrap_or_else(|| ctx.home.ledger_path());
-            let (rows, bad) = ledger::show(&path, &filter, limit)?;
+            let (name, rows, bad) = ledger::show(&ctx.home, file, &filter, limit)?;
             for b in &bad {
-                let w = serde_json::json!({"warning": {"path": path.display().to_string(), "line": b.line, "kind": b.kind, "reason": b.reason}});
+                let w = serde_json::json!({"warning": {"path": name, "line": b.line, "kind": b.kind, "reason": b.reason}});
                 eprintln!("{w}");
             }
             ctx.out.rows(&rows)

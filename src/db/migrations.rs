@@ -147,4 +147,32 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE TRIGGER memory_ledger_no_truncate BEFORE TRUNCATE ON memory_ledger
               FOR EACH STATEMENT EXECUTE FUNCTION bob_memory_ledger_refuse();",
     },
+    Migration {
+        version: 6,
+        name: "audit_events",
+        // The audit events, one keyed-chain record per row: one chain per agent (`chain`, what
+        // `audit/<agent_id>/` holds in a home), appended under an advisory lock per chain so
+        // `seq` never forks, never updated or deleted. `run_id` and `event_type` are copies of
+        // the record's fields, for reading one run's events.
+        sql: "CREATE TABLE audit_events (
+              id bigserial UNIQUE,
+              chain text NOT NULL,
+              seq bigint NOT NULL CHECK (seq >= 0),
+              run_id text NOT NULL,
+              event_type text NOT NULL,
+              record text NOT NULL,
+              written_at timestamptz NOT NULL DEFAULT now(),
+              PRIMARY KEY (chain, seq)
+          );
+          CREATE INDEX audit_events_run ON audit_events (run_id, chain, seq);
+          CREATE FUNCTION bob_append_only_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+              RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP
+                  USING ERRCODE = 'insufficient_privilege';
+          END $$;
+          CREATE TRIGGER audit_events_append_only BEFORE UPDATE OR DELETE ON audit_events
+              FOR EACH ROW EXECUTE FUNCTION bob_append_only_refuse();
+          CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON audit_events
+              FOR EACH STATEMENT EXECUTE FUNCTION bob_append_only_refuse();",
+    },
 ];

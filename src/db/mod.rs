@@ -242,12 +242,43 @@ impl Database {
         &self,
         f: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<R>,
     ) -> Result<R> {
-        let mut guard = self.client()?;
-        let client = guard.as_mut().expect("client() leaves a connection");
-        let mut tx = client.transaction().map_err(|e| self.error(e))?;
-        let out = f(&mut tx)?;
-        tx.commit().map_err(|e| self.error(e))?;
-        Ok(out)
+        self.transaction_retrying(f, true)
+    }
+
+    fn transaction_retrying<R>(
+        &self,
+        f: impl FnOnce(&mut postgres::Transaction<'_>) -> Result<R>,
+        retry: bool,
+    ) -> Result<R> {
+        let mut f = Some(f);
+        let done = {
+            let mut guard = self.client()?;
+            let client = guard.as_mut().expect("client() leaves a connection");
+            match client.transaction() {
+                Ok(mut tx) => {
+                    let run = f.take().expect("f is called once");
+                    Some(run(&mut tx).and_then(|out| {
+                        tx.commit().map_err(|e| self.error(e))?;
+                        Ok(out)
+                    }))
+                }
+                Err(e) => {
+                    let e = self.error(e);
+                    // A connection the server ended while it sat idle (a restart, an
+                    // administrator) is found out only when used: BEGIN failed and nothing
+                    // was done, so it is made again, once.
+                    (!retry || e.code != Code::UpstreamError).then_some(Err(e))
+                }
+            }
+        };
+        match (done, f) {
+            (Some(out), _) => out,
+            (None, Some(f)) => {
+                *self.client.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                self.transaction_retrying(f, false)
+            }
+            (None, None) => Err(Error::internal("a transaction ran without an outcome")),
+        }
     }
 
     /// Maps a PostgreSQL error: anything about reaching or keeping the server (no answer,
@@ -412,6 +443,28 @@ pub fn shared() -> Result<Option<&'static Database>> {
     }
     let db = Database::connect(DbUrl::parse(text)?, &installed.home)?;
     Ok(Some(SHARED.get_or_init(|| db)))
+}
+
+static AUDIT: OnceLock<Database> = OnceLock::new();
+
+/// A second connection of this process to the shared database, for the audit log (`None` when
+/// `database.url` is unset). An act is audited while the store carrying it out may hold its
+/// own transaction open on [`shared`]'s connection (the act is recorded before the change
+/// commits), so the audit writes need a connection of their own: the audit row commits first.
+pub fn audit_connection() -> Result<Option<&'static Database>> {
+    let Some(main) = shared()? else {
+        return Ok(None);
+    };
+    if let Some(db) = AUDIT.get() {
+        return Ok(Some(db));
+    }
+    let _one = CONNECTING.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(db) = AUDIT.get() {
+        return Ok(Some(db));
+    }
+    let installed = INSTALLED.get().expect("shared() found it installed");
+    let db = Database::open(main.url().clone(), &installed.home)?;
+    Ok(Some(AUDIT.get_or_init(|| db)))
 }
 
 /// What `bob db status` reports.

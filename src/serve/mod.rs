@@ -59,6 +59,7 @@ pub mod openapi;
 pub mod queue;
 mod queue_pg;
 mod routes;
+mod takeover;
 mod tokens_pg;
 
 use crate::backend::{Backend, Cancel, Overrides, Route};
@@ -558,8 +559,9 @@ fn recover(home: &Home, q: &mut Queue) -> Result<usize> {
 }
 
 /// The crash rule for `stale` rows (left `running` by a process that died): a turn record of
-/// the run's latest attempt that this node holds says how it ended; else it failed,
-/// `interrupted`, and is never run again.
+/// the run's latest attempt that this node holds says how it ended; else, with the shared
+/// store, the run's audit events there decide ([`takeover`]: queued again when it called no
+/// tool); else it failed, `interrupted`, and is never run again.
 fn recover_rows(home: &Home, q: &mut Queue, stale: &[RunRow]) -> Result<usize> {
     if stale.is_empty() {
         return Ok(0);
@@ -594,11 +596,19 @@ fn recover_rows(home: &Home, q: &mut Queue, stale: &[RunRow]) -> Result<usize> {
         };
         let finish = match record {
             Some(r) => finish_of(&r, None, &now),
-            None => Finish {
-                status: "failed".into(),
-                finished_at: now.clone(),
-                error: serde_json::to_value(interrupted_error()).ok(),
-                ..Finish::default()
+            // Another node's run: its audit events in the shared store say what it did.
+            None => match takeover::verdict(home, row, &now)? {
+                Some(takeover::Verdict::Requeue) => {
+                    q.requeue(&row.id)?;
+                    continue;
+                }
+                Some(takeover::Verdict::End(f)) => *f,
+                None => Finish {
+                    status: "failed".into(),
+                    finished_at: now.clone(),
+                    error: serde_json::to_value(interrupted_error()).ok(),
+                    ..Finish::default()
+                },
             },
         };
         q.finish(&row.id, &finish)?;

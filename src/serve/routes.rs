@@ -427,6 +427,9 @@ struct Tail {
     shared: Arc<Shared>,
     id: String,
     agent_id: String,
+    /// With the shared store: its audit chains (any node's runs), and the last `seq` sent.
+    db: Option<&'static crate::db::Database>,
+    after: Option<u64>,
     file: Option<std::path::PathBuf>,
     offset: u64,
     carry: Vec<u8>,
@@ -436,9 +439,18 @@ struct Tail {
 }
 
 impl Tail {
-    /// New complete lines of the audit file that belong to this run.
+    /// New events of this run: from the shared database's audit chain of its agent (whichever
+    /// node ran it), else the new complete lines of this home's audit file.
     fn read_new(&mut self) -> Vec<Value> {
         use std::io::{Read, Seek, SeekFrom};
+        if let Some(db) = self.db {
+            let events = crate::audit::pg::run_events(db, &self.agent_id, &self.id, self.after)
+                .unwrap_or_default();
+            if let Some(seq) = events.last().and_then(|e| e["seq"].as_u64()) {
+                self.after = Some(seq);
+            }
+            return events;
+        }
         let Some(path) = &self.file else {
             return Vec::new();
         };
@@ -527,6 +539,8 @@ async fn run_events(
         shared: shared.clone(),
         id,
         agent_id: row.agent_id,
+        db: crate::db::audit_connection()?,
+        after: None,
         file: None,
         offset: 0,
         carry: Vec::new(),

@@ -43,6 +43,7 @@ mod serve_cluster;
 mod serve_dashboard;
 mod serve_security;
 mod settings;
+mod shared_audit;
 mod shared_memory;
 mod shared_store;
 mod spine;

@@ -1567,7 +1567,7 @@ fn a_scheduler_tick_leaves_a_run_bundle_for_each_job_run() {
 }
 
 /// The events of the run's audit log, as `GET /v1/runs/{id}/events` streams them.
-fn sse_events(a: SocketAddr, tok: &str, id: &str) -> Vec<Value> {
+pub(crate) fn sse_events(a: SocketAddr, tok: &str, id: &str) -> Vec<Value> {
     let sse = get(a, &format!("/v1/runs/{id}/events"), tok);
     assert_eq!(sse.status, 200);
     String::from_utf8(sse.body)

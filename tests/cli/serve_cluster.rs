@@ -4,7 +4,7 @@
 //! exactly once.
 
 use crate::TestEnv;
-use crate::serve::{Server, create, get, post, replay, status_is, wait_run};
+use crate::serve::{Server, create, get, post, replay, sse_events, status_is, wait_run};
 use crate::support::http::Reply;
 use crate::support::openai::{self, OpenAi};
 use crate::support::pg;
@@ -48,7 +48,17 @@ fn two_nodes_share_one_queue_and_a_killed_nodes_runs_end_exactly_once() {
     let (env_a, env_b) = (TestEnv::new(), TestEnv::new());
     let (tok_a, tok_b) = (token(&env_a, &url), token(&env_b, &url));
     // Node A's model never answers in time: its runs stay running until cancelled or killed.
-    let llm = OpenAi::start(|_, _| {
+    // A run asked to "use a tool" first gets a tool call (a read-only listing), then waits too.
+    let llm = OpenAi::start(|req, _| {
+        let after_tool = req.json()["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"));
+        if openai::all_text(req).contains("use a tool") && !after_tool {
+            return Reply::json(
+                200,
+                &openai::tool_calls(&[("c1", "fs.list_dir", r#"{"path":"."}"#)]),
+            );
+        }
         std::thread::sleep(Duration::from_secs(30));
         Reply::json(200, &openai::completion("too late"))
     });
@@ -137,6 +147,25 @@ fn two_nodes_share_one_queue_and_a_killed_nodes_runs_end_exactly_once() {
     assert_eq!(r.status, 202, "{}", r.text());
     let v = wait_run(a, &tok_a, &r2, status_is("cancelled"));
     assert_eq!(v["error"]["code"], "run.cancelled", "{v}");
+    // Its events stream from B too (the audit events are in the database): the run ran on A,
+    // its cancel was asked on B, and B's stream holds both, in chain order.
+    let events = sse_events(b, &tok_b, &r2);
+    let types: Vec<&str> = events
+        .iter()
+        .map(|e| e["event_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"run.created"), "{types:?}");
+    assert!(types.contains(&"run.started"), "{types:?}");
+    assert!(types.contains(&"model.requested"), "{types:?}");
+    assert!(types.contains(&"run.cancel_requested"), "{types:?}");
+    assert_eq!(types.last(), Some(&"run.cancelled"), "{types:?}");
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    assert_eq!(
+        events,
+        sse_events(a, &tok_a, &r2),
+        "both nodes stream the same events"
+    );
     // A queued run posted to B is cancelled from A.
     let blocked = run(b, &tok_b, "s1");
     let r = post(a, &format!("/v1/runs/{blocked}/cancel"), &tok_a, &json!({}));
@@ -146,6 +175,25 @@ fn two_nodes_share_one_queue_and_a_killed_nodes_runs_end_exactly_once() {
         "cancelled"
     );
 
+    // A run on A calls a tool (its `tool.call` is in the database), then waits on the model.
+    let tooled = create(
+        a,
+        &tok_a,
+        json!({"agent_id": "a", "message": "use a tool", "session_id": "t1"}),
+    );
+    let mut c = db.client();
+    let t = std::time::Instant::now();
+    while c
+        .query(
+            "SELECT 1 FROM audit_events WHERE run_id = $1 AND event_type = 'tool.call'",
+            &[&tooled],
+        )
+        .unwrap()
+        .is_empty()
+    {
+        assert!(t.elapsed() < Duration::from_secs(20), "no tool.call");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     // More runs to both nodes, then A dies with -9 while it holds some.
     let mut more: Vec<String> = (0..4).map(|i| run(b, &tok_b, &format!("b{i}"))).collect();
     more.extend((0..4).map(|i| run(a, &tok_a, &format!("a{i}"))));
@@ -154,17 +202,27 @@ fn two_nodes_share_one_queue_and_a_killed_nodes_runs_end_exactly_once() {
     unsafe { libc::kill(node_a.child.id() as i32, libc::SIGKILL) };
     node_a.child.wait().unwrap();
 
-    // B recovers A's running runs after their lease: r1 (it may have called the model) ends
-    // failed/interrupted and is never run again; r3, whose session it blocked, then runs on B.
-    let v = wait_run(b, &tok_b, &r1, status_is("failed"));
-    assert_eq!(v["reason"], "interrupted", "{v}");
+    // B recovers A's running runs after their lease, by what their audit events say: r1
+    // called the model but no tool, so nothing of it took effect and it is queued again and
+    // run to the end on B (then r3, whose session it blocked); the run that called a tool ends
+    // failed/interrupted and is never run again.
+    let v = wait_run(b, &tok_b, &r1, status_is("completed"));
+    assert_eq!(v["output"], "done", "{v}");
+    let attempts: i64 = c
+        .query_one("SELECT attempts FROM serve_runs WHERE id = $1", &[&r1])
+        .unwrap()
+        .get(0);
+    assert_eq!(attempts, 2, "r1 ran once on A and once on B");
     wait_run(b, &tok_b, &r3, status_is("completed"));
+    let v = wait_run(b, &tok_b, &tooled, status_is("failed"));
+    assert_eq!(v["reason"], "interrupted", "{v}");
     let mut all = vec![
         r1.clone(),
         r2.clone(),
         r3.clone(),
         r4.clone(),
         blocked.clone(),
+        tooled.clone(),
     ];
     all.extend(more);
     for id in &all {
@@ -187,7 +245,6 @@ fn two_nodes_share_one_queue_and_a_killed_nodes_runs_end_exactly_once() {
     let listed = get(b, "/v1/runs?limit=100", &tok_b).json();
     assert_eq!(listed["total"], all.len(), "{listed}");
     // In the database, each run has one row, and none is left running or leased.
-    let mut c = db.client();
     let open: i64 = c
         .query_one(
             "SELECT count(*) FROM serve_runs WHERE status NOT IN ('completed','failed','cancelled','incomplete')",
