@@ -147,4 +147,13 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE TRIGGER memory_ledger_no_truncate BEFORE TRUNCATE ON memory_ledger
               FOR EACH STATEMENT EXECUTE FUNCTION bob_memory_ledger_refuse();",
     },
+    Migration {
+        version: 6,
+        name: "memory_tsv_inline",
+        // A record's tsvector is read for every row a query ranks: keep it in the row (moved
+        // out to TOAST only as a last resort) so that costs no second lookup; the JSON record
+        // and the body move out instead. Rows written before keep their layout until
+        // rewritten (`VACUUM FULL memory_records`).
+        sql: "ALTER TABLE memory_records ALTER COLUMN tsv SET STORAGE MAIN;",
+    },
 ];
