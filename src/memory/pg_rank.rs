@@ -22,11 +22,13 @@
 //!   - otherwise only the rows matching the rarest words are ranked, those words taken rarest
 //!     first while their estimated frequencies fit the budget or add up to fewer rows than
 //!     wanted (and the next rarest again while the rows read are fewer than wanted: a rare
-//!     word's estimate is only an upper bound); each such row is still scored with every
-//!     query word it holds, common ones too.
+//!     word's estimate is only an upper bound), plus the rows holding two of the words left
+//!     out, pairs taken by their estimated joint frequency (as if independent) while the
+//!     budget allows (the index finds such rows without reading the others); each row is
+//!     still scored with every query word it holds, common ones too.
 //!
-//!   The approximation: a row holding none of the rarer words is never returned, even when its
-//!   common words would have placed it in the top. [`DEFAULT_RANK_BUDGET`] is smaller than the
+//!   The approximation: a row holding none of the rarer words and only one of the others is
+//!   never returned, even when that word (in its title, say) would have placed it in the top. [`DEFAULT_RANK_BUDGET`] is smaller than the
 //!   embedded store's, since a row costs more to read here.
 
 use crate::db::Database;
@@ -116,10 +118,7 @@ type Estimate = (String, Option<f64>);
 /// The lexemes of `words` (PostgreSQL's `english` configuration, stop words dropped), with the
 /// estimated number of rows holding each, and the table's estimated row count (`None` when
 /// the table has no statistics yet).
-fn estimates(
-    db: &'static Database,
-    words: &[String],
-) -> Result<(Vec<Estimate>, Option<f64>)> {
+fn estimates(db: &'static Database, words: &[String]) -> Result<(Vec<Estimate>, Option<f64>)> {
     // most_common_elem_freqs holds one frequency per element, then the least and the greatest
     // of them and the frequency of nulls: a lexeme missing from the list is rarer than the
     // least.
@@ -153,16 +152,20 @@ fn estimates(
     Ok((lexemes, n))
 }
 
-/// The lexemes whose rows are ranked, in the order they are taken (rarest first), and how
-/// many of them the budget takes (see the module docs); all of them when the ranking is exact.
+/// What a query reads the rows of: one lexeme's rows, or those holding both of two.
+type Term = Vec<String>;
+
+/// The terms whose rows are ranked, in the order they are taken (the rarest lexemes first,
+/// then pairs of the others, rarest first), and how many of them the budget takes (see the
+/// module docs); every lexeme alone when the ranking is exact.
 fn chosen(
     lexemes: &[Estimate],
     n: Option<f64>,
     limit: usize,
     budget: Option<u64>,
-) -> (Vec<String>, usize) {
+) -> (Vec<Term>, usize) {
     let all = || {
-        let v: Vec<String> = lexemes.iter().map(|(l, _)| l.clone()).collect();
+        let v: Vec<Term> = lexemes.iter().map(|(l, _)| vec![l.clone()]).collect();
         let n = v.len();
         (v, n)
     };
@@ -193,7 +196,39 @@ fn chosen(
         sum += df;
         take += 1;
     }
-    (dfs.into_iter().map(|(_, l)| l.clone()).collect(), take)
+    // The words left out are common: the rows holding two of them (as many as the two are
+    // independent) are few, and such a row is likely to rank high.
+    let rest = &dfs[take..];
+    let mut pairs: Vec<(f64, Term)> = Vec::new();
+    for (i, (da, a)) in rest.iter().enumerate() {
+        for (db, b) in &rest[i + 1..] {
+            pairs.push((da * db / n, vec![(*a).clone(), (*b).clone()]));
+        }
+    }
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    let mut order: Vec<Term> = dfs.iter().map(|(_, l)| vec![(*l).clone()]).collect();
+    let singles = order.split_off(take);
+    for (df, pair) in &pairs {
+        if sum + df > budget {
+            break;
+        }
+        sum += df;
+        order.push(pair.clone());
+    }
+    let take = order.len();
+    // Beyond the budget (read only while the rows read are fewer than wanted): the others.
+    order.extend(singles);
+    (order, take)
+}
+
+/// `terms` as a tsquery: each lexeme quoted, a pair AND-ed, the terms OR-ed.
+fn tsquery(terms: &[Term]) -> String {
+    let quote = |l: &String| format!("'{}'", l.replace('\\', "\\\\").replace('\'', "''"));
+    terms
+        .iter()
+        .map(|t| format!("({})", t.iter().map(quote).collect::<Vec<_>>().join(" & ")))
+        .collect::<Vec<_>>()
+        .join(" | ")
 }
 
 /// The best `limit` rows of `filter`'s user matching any of `words`, by bm25 (see the module
@@ -213,17 +248,14 @@ pub(crate) fn ranked(
     // A rare word's frequency is an upper bound (it may not occur at all): while the rows read
     // are fewer than wanted, the next rarest word's rows are read too.
     let rows = loop {
-        let taken = &order[..take];
-        // Lexemes are quoted as tsquery operands (quote_literal doubles quotes as tsquery does).
+        let q = tsquery(&order[..take]);
         let rows = db.with(|c| {
             c.query(
-                "WITH q AS (SELECT string_agg(quote_literal(l), ' | ')::tsquery AS q \
-                            FROM unnest($1::text[]) AS l) \
-                 SELECT m.id, m.importance, m.created_unix, m.tsv \
-                 FROM memory_records m, q \
-                 WHERE m.tsv @@ q.q AND m.user_id = $2 \
+                "SELECT m.id, m.importance, m.created_unix, m.tsv \
+                 FROM memory_records m \
+                 WHERE m.tsv @@ $1::text::tsquery AND m.user_id = $2 \
                    AND (m.expires_unix IS NULL OR m.expires_unix > $3) AND m.tags @> $4",
-                &[&taken, &filter.user, &filter.now, &filter.tags],
+                &[&q, &filter.user, &filter.now, &filter.tags],
             )
         })?;
         if rows.len() >= limit || take >= order.len() {
@@ -231,7 +263,12 @@ pub(crate) fn ranked(
         }
         take += 1;
     };
-    let taken = &order[..take];
+    // The lexemes all of whose rows were read (their frequency is counted, not estimated).
+    let taken: Vec<&String> = order[..take]
+        .iter()
+        .filter(|t| t.len() == 1)
+        .map(|t| &t[0])
+        .collect();
     let index: HashMap<&str, usize> = lexemes
         .iter()
         .enumerate()
@@ -259,7 +296,7 @@ pub(crate) fn ranked(
     }
     // A lexeme whose rows were not all read keeps its estimated frequency.
     for (i, (l, est)) in lexemes.iter().enumerate() {
-        if !taken.contains(l) {
+        if !taken.contains(&l) {
             df[i] = est.unwrap_or(df[i]).max(df[i]);
         }
     }
@@ -317,21 +354,32 @@ mod tests {
         ]);
         let taken = |n, limit, budget| {
             let (order, take) = chosen(&l, n, limit, budget);
-            order[..take].to_vec()
+            order[..take]
+                .iter()
+                .map(|t| t.join("&"))
+                .collect::<Vec<_>>()
         };
-        assert_eq!(taken(Some(100_000.0), 40, Some(500)), ["rare"]);
+        // The rarest word, then the pair of the others (8000 × 450 / 100,000 = 36 rows).
+        assert_eq!(
+            taken(Some(100_000.0), 40, Some(500)),
+            ["rare", "mid&common"]
+        );
+        assert_eq!(taken(Some(100_000.0), 40, Some(120)), ["rare"]);
         assert_eq!(taken(Some(100_000.0), 40, Some(600)), ["rare", "mid"]);
         // Too few rows for the hits wanted: the next word is taken even over the budget.
         assert_eq!(taken(Some(100_000.0), 200, Some(500)), ["rare", "mid"]);
+        let (order, _) = chosen(&l, Some(100_000.0), 40, Some(500));
         assert_eq!(
-            chosen(&l, Some(100_000.0), 40, Some(500)).0,
-            ["rare", "mid", "common"]
+            order.iter().map(|t| t.join("&")).collect::<Vec<_>>(),
+            ["rare", "mid&common", "mid", "common"]
         );
+        assert_eq!(tsquery(&order[..2]), "('rare') | ('mid' & 'common')");
         // Exact: no budget, a small table, no statistics, one word.
         assert_eq!(taken(Some(100_000.0), 40, None).len(), 3);
         assert_eq!(taken(Some(400.0), 40, Some(500)).len(), 3);
         assert_eq!(taken(None, 40, Some(500)).len(), 3);
         assert_eq!(chosen(&l[..1], Some(100_000.0), 40, Some(500)).1, 1);
+        assert_eq!(tsquery(&[vec!["o'k".to_string()]]), "('o''k')");
         let unknown = lx(&[("a", None), ("b", Some(9000.0))]);
         assert_eq!(chosen(&unknown, Some(100_000.0), 40, Some(500)).1, 2);
     }
