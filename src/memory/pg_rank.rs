@@ -38,7 +38,7 @@ use std::collections::HashMap;
 
 /// How many rows a query on the shared store may rank before it ranks only the rows of its
 /// rarer words (see the module docs).
-pub const DEFAULT_RANK_BUDGET: u64 = 500;
+pub const DEFAULT_RANK_BUDGET: u64 = 2000;
 
 /// bm25's parameters, as FTS5's `bm25()`.
 const K1: f64 = 1.2;
