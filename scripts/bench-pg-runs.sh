@@ -52,7 +52,7 @@ start() {
   local name=$1 url=$2; shift 2
   export BOB_HOME="$work/$name"
   [[ -d $BOB_HOME ]] || "$BOB" init >/dev/null
-  "$BOB" serve token create --name bench --scope admin \
+  BOB_DATABASE_URL=$url "$BOB" serve token create --name bench --scope admin \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])' >"$work/$name.tok"
   BOB_DATABASE_URL=$url BOB_SERVE_LEASE=$LEASE "$BOB" serve --bind 127.0.0.1:0 --workers "${W:-$WORKERS}" \
     --queue 100000 "$@" >"$work/$name.ready" 2>"$work/$name.err" &

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Benchmarks memory on the two backends in one run: `bob memory query` end to end (process start
-# to exit, so PostgreSQL's figure includes connecting) at N synthetic long-term records, on the
-# embedded home (SQLite FTS5) and on PostgreSQL (the same records copied with
-# `bob db import --from HOME`), p50 and p95 over every run of every query; the ranking query
-# alone inside PostgreSQL (psql \timing, one session), the database's own share; plus the
-# time `bob db import` took.
+# The shared store's figures, both backends in one run:
+#  1. `bob memory query` end to end (process start to exit, so PostgreSQL's figure includes
+#     connecting) at N synthetic long-term records, on the embedded home (SQLite FTS5) and on
+#     PostgreSQL (the same records copied with `bob db import --from HOME`), p50 and p95 over
+#     every run of every query; PostgreSQL again with every match ranked
+#     (BOB_MEMORY_RANK_BUDGET=exact); how often the top hit agrees between them; the connection's
+#     own cost (`bob db status`: connect and one query) against `bob --version`; the ranking
+#     statement bob used before the rank budget (ts_rank_cd over every match) alone inside
+#     PostgreSQL (psql \timing); and the time `bob db import` took.
+#  2. `bob turn` on each backend: the same one-message turn (replay backend, one process per
+#     call, a new session each), median and p95 of TURNS calls, against `bob --version`.
+#  3. Unless RUNS_BENCH=0: scripts/bench-pg-runs.sh with the same binary (runs/s of one node
+#     on each backend and of two nodes on one database; recovery of a killed node's runs).
 #
 #   scripts/bench-pg.sh                       # N=100000, RUNS=20 per query, 10 queries
-#   N=20000 RUNS=10 scripts/bench-pg.sh
+#   N=20000 RUNS=10 TURNS=50 scripts/bench-pg.sh
 #   BOB=target/release/bob scripts/bench-pg.sh
 #
 # Starts a throwaway PostgreSQL cluster (Debian's initdb/pg_ctl; unix socket only, in a temp
@@ -17,6 +24,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 N=${N:-100000}
 RUNS=${RUNS:-20}
+TURNS=${TURNS:-100}
+RUNS_BENCH=${RUNS_BENCH:-1}
 if [[ -z "${BOB:-}" ]]; then
   (cd "$here" && cargo build -q --locked)
   BOB="${CARGO_TARGET_DIR:-$here/target}/debug/bob"
@@ -33,6 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 export BOB_NOW=2026-02-15T00:00:00Z
+echo "bob=$BOB N=$N RUNS=$RUNS TURNS=$TURNS; $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 mkdir -p "$work/pg" "$work/sock"
 [[ $(id -u) == 0 ]] && chown nobody "$work/pg" "$work/sock"
@@ -71,6 +81,9 @@ BOB_DATABASE_URL=$url BOB_KEY_FILE="$work/embedded/keys/chain.key" \
   "$BOB" --home "$work/node" db import --from "$work/embedded" >"$work/import.json"
 t2=$(date +%s.%N)
 python3 -c "print('embedded import: %.1f s; bob db import into PostgreSQL: %.1f s' % ($t1 - $t0, $t2 - $t1))"
+# The rank budget reads the column statistics autovacuum keeps; take them now rather than
+# wait up to a minute for autovacuum's ANALYZE.
+"$pgbin/psql" -h "$work/sock" -U bob -d bob -qc "ANALYZE memory_records"
 cat "$work/import.json"; echo
 
 python3 - "$BOB" "$work" "$url" "$RUNS" "$pgbin/psql" <<'PY'
@@ -83,7 +96,10 @@ def env(pg):
         e["BOB_DATABASE_URL"] = url
         e["BOB_KEY_FILE"] = work + "/embedded/keys/chain.key"
     return e
-homes = {"sqlite": (work + "/embedded", env(False)), "postgres": (work + "/node", env(True))}
+exact = env(True)
+exact["BOB_MEMORY_RANK_BUDGET"] = "exact"
+homes = {"sqlite": (work + "/embedded", env(False)), "postgres": (work + "/node", env(True)),
+         "postgres, every match ranked": (work + "/node", exact)}
 times = {k: [] for k in homes}
 hits = {}
 for q in queries:
@@ -106,8 +122,22 @@ print("| --- | --- | --- | --- |")
 for name in homes:
     print("| %s | %d x %d | %.1f | %.1f |" % (name, len(queries), runs, statistics.median(times[name]), p(times[name], 0.95)))
 print("ratio postgres / sqlite (p50): %.2f" % (statistics.median(times["postgres"]) / statistics.median(times["sqlite"])))
-same = sum(1 for q in queries if hits[q]["sqlite"][:1] == hits[q]["postgres"][:1])
-overlap = statistics.mean(len(set(hits[q]["sqlite"]) & set(hits[q]["postgres"])) / max(1, len(hits[q]["sqlite"])) for q in queries)
+# The connection's own cost: `bob db status` connects and asks the schema version.
+conn, floor = [], []
+for _ in range(runs * 3):
+    t = time.perf_counter()
+    subprocess.run([bob, "--home", work + "/node", "db", "status"], env=env(True), capture_output=True, check=True)
+    conn.append((time.perf_counter() - t) * 1000)
+    t = time.perf_counter()
+    subprocess.run([bob, "--version"], capture_output=True, check=True)
+    floor.append((time.perf_counter() - t) * 1000)
+print("| `bob db status` on postgres (connect + one query) | %d | %.1f | %.1f |" % (len(conn), statistics.median(conn), p(conn, 0.95)))
+print("| `bob --version` (process floor) | %d | %.1f | %.1f |" % (len(floor), statistics.median(floor), p(floor, 0.95)))
+def agree(a, b):
+    same = sum(1 for q in queries if hits[q][a][:1] == hits[q][b][:1])
+    overlap = statistics.mean(len(set(hits[q][a]) & set(hits[q][b])) / max(1, len(hits[q][a])) for q in queries)
+    return same, overlap
+same, overlap = agree("sqlite", "postgres")
 # The ranking statement bob runs, inside the database (one psql session, \timing).
 psql = sys.argv[5]
 sql = ["\\timing on"]
@@ -122,6 +152,53 @@ out = subprocess.run([psql, "-h", work + "/sock", "-U", "bob", "-d", "bob", "-q"
                      input="\n".join(sql), capture_output=True, text=True, check=True).stdout
 ms = [float(m) for m in re.findall(r"Time: ([0-9.]+) ms", out)]
 ms = [t for i, t in enumerate(ms) if i % (runs + 1) != 0]  # drop each query's first (warm-up)
-print("| postgres, the ranking statement alone (psql) | %d x %d | %.1f | %.1f |" % (len(queries), runs, statistics.median(ms), p(ms, 0.95)))
+print("| postgres, the ranking statement before the rank budget, alone (psql) | %d x %d | %.1f | %.1f |" % (len(queries), runs, statistics.median(ms), p(ms, 0.95)))
 print("same top hit on both backends: %d/%d queries; top-5 overlap %.0f%%" % (same, len(queries), overlap * 100))
+same, overlap = agree("sqlite", "postgres, every match ranked")
+print("same top hit, sqlite and postgres with every match ranked: %d/%d; top-5 overlap %.0f%%" % (same, len(queries), overlap * 100))
+same, overlap = agree("postgres, every match ranked", "postgres")
+print("same top hit, postgres budgeted and every match ranked: %d/%d; top-5 overlap %.0f%%" % (same, len(queries), overlap * 100))
 PY
+
+echo "== bob turn on each backend (replay backend, one process per call) =="
+for _ in 1 2 3; do echo '{"content":"ok"}'; done >"$work/replay.jsonl"
+python3 - "$BOB" "$work" "$url" "$TURNS" <<'PY'
+import os, subprocess, sys, time, statistics
+bob, work, url, turns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+def env(pg):
+    e = dict(os.environ)
+    e.pop("BOB_NOW", None)
+    if pg:
+        e["BOB_DATABASE_URL"] = url
+        e["BOB_KEY_FILE"] = work + "/embedded/keys/chain.key"
+    return e
+homes = {"sqlite": (work + "/turn-embedded", env(False)), "postgres": (work + "/turn-node", env(True))}
+for home, e in homes.values():
+    subprocess.run([bob, "--home", home, "init"], env=e, capture_output=True, check=True)
+times = {k: [] for k in homes}
+floor = []
+for i in range(turns + 3):
+    for name, (home, e) in homes.items():
+        args = [bob, "--home", home, "turn", "--backend", "replay:" + work + "/replay.jsonl", "--session", "t%d" % i]
+        t = time.perf_counter()
+        subprocess.run(args, env=e, input=b"hello", capture_output=True, check=True)
+        if i >= 3:
+            times[name].append((time.perf_counter() - t) * 1000)
+    t = time.perf_counter()
+    subprocess.run([bob, "--version"], capture_output=True, check=True)
+    floor.append((time.perf_counter() - t) * 1000)
+def p(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+print("| backend | turns | median ms | p95 ms |")
+print("| --- | --- | --- | --- |")
+for name in homes:
+    print("| %s | %d | %.1f | %.1f |" % (name, turns, statistics.median(times[name]), p(times[name], 0.95)))
+print("| `bob --version` (process floor) | %d | %.1f | %.1f |" % (len(floor), statistics.median(floor), p(floor, 0.95)))
+print("ratio postgres / sqlite (median): %.2f" % (statistics.median(times["postgres"]) / statistics.median(times["sqlite"])))
+PY
+
+if [[ $RUNS_BENCH != 0 ]]; then
+  echo "== runs across nodes (scripts/bench-pg-runs.sh) =="
+  env -u BOB_NOW -u RUNS BOB="$BOB" "$here/scripts/bench-pg-runs.sh"
+fi

@@ -175,4 +175,13 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON audit_events
               FOR EACH STATEMENT EXECUTE FUNCTION bob_append_only_refuse();",
     },
+    Migration {
+        version: 7,
+        name: "memory_tsv_inline",
+        // A record's tsvector is read for every row a query ranks: keep it in the row (moved
+        // out to TOAST only as a last resort) so that costs no second lookup; the JSON record
+        // and the body move out instead. Rows written before keep their layout until
+        // rewritten (`VACUUM FULL memory_records`).
+        sql: "ALTER TABLE memory_records ALTER COLUMN tsv SET STORAGE MAIN;",
+    },
 ];

@@ -15,7 +15,10 @@
 //!   blanked (`***`): the only form bob ever prints or records. TLS is not built in yet:
 //!   `sslmode=require` is refused (use a unix socket, a private network or a tunnel).
 //! * **Connecting.** [`Database::connect`] connects once per process (with a 10 s connect
-//!   timeout) and brings the schema up to date. Any failure to reach or talk to the server
+//!   timeout) and brings the schema up to date. A one-shot command uses one connection; a
+//!   long-running process that calls the stores from several threads (`bob serve`) raises
+//!   [`set_pool_size`], and each call then takes a free connection of that many, opened as
+//!   they are first needed (a call finding them all busy waits for one). Any failure to reach or talk to the server
 //!   (refused, unknown host, authentication, a missing database, a dropped connection) is
 //!   `upstream.error` (exit 6) naming the host, never a panic. A connection found closed is
 //!   opened again on the next call; a transaction cut off by a dropped connection is rolled
@@ -32,7 +35,8 @@ pub use migrations::MIGRATIONS;
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
 use std::str::FromStr;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, TryLockError};
 use std::time::Duration;
 
 /// The setting that selects the shared store.
@@ -162,11 +166,26 @@ fn blank_password(url: &url::Url) -> String {
     u.to_string()
 }
 
-/// One database connection of this process, opened again when found closed.
+/// The most connections one process opens to the shared database.
+pub const MAX_POOL: usize = 64;
+
+/// How many connections a [`Database`] uses at most (see [`set_pool_size`]).
+static POOL_SIZE: AtomicUsize = AtomicUsize::new(1);
+
+/// Lets this process use up to `n` connections at once (1..=[`MAX_POOL`]; the default 1 suits
+/// a one-shot command). Takes effect at the next call, also on a database already connected.
+pub fn set_pool_size(n: usize) {
+    POOL_SIZE.store(n.clamp(1, MAX_POOL), Ordering::Relaxed);
+}
+
+/// The database connections of this process (up to [`set_pool_size`]), each opened when first
+/// needed and again when found closed.
 pub struct Database {
     url: DbUrl,
     config: postgres::Config,
-    client: Mutex<Option<postgres::Client>>,
+    slots: Vec<Mutex<Option<postgres::Client>>>,
+    /// Where a call that finds every connection busy waits next (round robin).
+    next: AtomicUsize,
 }
 
 impl std::fmt::Debug for Database {
@@ -201,7 +220,8 @@ impl Database {
         let db = Database {
             url,
             config,
-            client: Mutex::new(None),
+            slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
         };
         drop(db.client()?);
         Ok(db)
@@ -212,9 +232,28 @@ impl Database {
         &self.url
     }
 
-    /// The connection, opened (again) when there is none or it was closed.
+    /// A free connection (one already open first), opened (again) when there is none or it
+    /// was closed; when all [`set_pool_size`] are busy, waits for one.
     fn client(&self) -> Result<MutexGuard<'_, Option<postgres::Client>>> {
-        let mut guard = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        let size = POOL_SIZE.load(Ordering::Relaxed).clamp(1, self.slots.len());
+        let slots = &self.slots[..size];
+        let free = |open: bool| {
+            slots.iter().find_map(|m| match m.try_lock() {
+                Ok(g) if g.is_some() == open => Some(g),
+                Ok(_) | Err(TryLockError::WouldBlock) => None,
+                Err(TryLockError::Poisoned(p)) => {
+                    let g = p.into_inner();
+                    (g.is_some() == open).then_some(g)
+                }
+            })
+        };
+        let mut guard = match free(true).or_else(|| free(false)) {
+            Some(g) => g,
+            None => {
+                let i = self.next.fetch_add(1, Ordering::Relaxed) % size;
+                slots[i].lock().unwrap_or_else(|p| p.into_inner())
+            }
+        };
         if guard.as_ref().is_none_or(|c| c.is_closed()) {
             *guard = None;
             let client = self
@@ -254,7 +293,7 @@ impl Database {
         let done = {
             let mut guard = self.client()?;
             let client = guard.as_mut().expect("client() leaves a connection");
-            match client.transaction() {
+            let done = match client.transaction() {
                 Ok(mut tx) => {
                     let run = f.take().expect("f is called once");
                     Some(run(&mut tx).and_then(|out| {
@@ -269,14 +308,15 @@ impl Database {
                     // was done, so it is made again, once.
                     (!retry || e.code != Code::UpstreamError).then_some(Err(e))
                 }
+            };
+            if done.is_none() {
+                *guard = None;
             }
+            done
         };
         match (done, f) {
             (Some(out), _) => out,
-            (None, Some(f)) => {
-                *self.client.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                self.transaction_retrying(f, false)
-            }
+            (None, Some(f)) => self.transaction_retrying(f, false),
             (None, None) => Err(Error::internal("a transaction ran without an outcome")),
         }
     }

@@ -17,6 +17,7 @@ pub mod io;
 pub mod ltm;
 pub mod mtg_lessons;
 pub mod pg;
+pub mod pg_rank;
 pub mod practice;
 pub mod relevance;
 pub mod stm;
@@ -305,7 +306,13 @@ impl Memory {
 
     /// The long-term store in the shared database, when `database.url` is set.
     pub fn shared_ltm(&self) -> Option<pg::PgLtm> {
-        self.shared.map(|db| pg::PgLtm::new(db, self.now_unix()))
+        // The embedded store's default budget stands for "not set": the shared store has its own.
+        let budget = match self.rank_budget.get() {
+            Some(ltm::DEFAULT_RANK_BUDGET) => Some(pg_rank::DEFAULT_RANK_BUDGET),
+            b => b,
+        };
+        self.shared
+            .map(|db| pg::PgLtm::new(db, self.now_unix()).with_rank_budget(budget))
     }
 
     /// Refuses an operation that does not run on the shared store yet (`invalid.request`), so

@@ -18,10 +18,10 @@
 //!   UPDATE, DELETE and TRUNCATE of ledger rows; an edit made anyway (as the table's owner,
 //!   with the trigger disabled) is found by [`verify_ledger`].
 //! * **Full-text ranking.** Records carry a weighted `tsvector` (title A, tags and summary B,
-//!   body C, the 4:2:1 weights of the embedded store's bm25); a query is the same
-//!   [`ltm::query_words`] OR-ed through `websearch_to_tsquery('english', …)`, ranked by
-//!   `ts_rank_cd` (length-normalized), and scored by the same [`ltm::score`] (importance and
-//!   recency), so hits and scores read as the embedded store's: 0..1, best first.
+//!   body C, the 4:2:1 weights of the embedded store's bm25); a query's [`ltm::query_words`]
+//!   are ranked by the embedded store's bm25, within a rank budget ([`super::pg_rank`]), and
+//!   scored by the same [`ltm::score`] (importance and recency), so hits and scores read as
+//!   the embedded store's: 0..1, best first.
 //! * **Blobs stay node-local.** A body over [`ltm::BLOB_THRESHOLD_BYTES`] is written to the
 //!   deciding node's `memory/blobs/` as today; the stored record keeps its summary, digest and
 //!   path.
@@ -57,11 +57,23 @@ pub struct PgLtm {
     db: &'static Database,
     /// "Now" in unix seconds, for TTL and recency.
     now: i64,
+    /// Rank budget in rows ([`super::pg_rank`]); `None` ranks every match.
+    budget: Option<u64>,
 }
 
 impl PgLtm {
     pub fn new(db: &'static Database, now: i64) -> PgLtm {
-        PgLtm { db, now }
+        PgLtm {
+            db,
+            now,
+            budget: Some(super::pg_rank::DEFAULT_RANK_BUDGET),
+        }
+    }
+
+    /// The same store with another rank budget (`None`: rank every match).
+    pub fn with_rank_budget(mut self, budget: Option<u64>) -> PgLtm {
+        self.budget = budget;
+        self
     }
 
     /// One record by id.
@@ -173,46 +185,31 @@ impl LtmStore for PgLtm {
             return Ok(Vec::new());
         }
         // The words are letters and digits only (query_words), so the websearch syntax sees
-        // nothing but terms and `or`.
+        // nothing but terms and `or` (the excerpts below).
         let q = words.join(" or ");
-        let limit = i64::try_from(opts.k.saturating_mul(4).max(40)).unwrap_or(i64::MAX);
-        let rows = self.db.with(|c| {
-            c.query(
-                "WITH q AS (SELECT websearch_to_tsquery('english', $1) AS q) \
-                 SELECT id, ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', tsv, q.q, 1)::float8 AS rank, \
-                        importance, created_unix \
-                 FROM memory_records, q \
-                 WHERE user_id = $2 AND tsv @@ q.q \
-                   AND (expires_unix IS NULL OR expires_unix > $3) AND tags @> $4 \
-                 ORDER BY rank DESC, id LIMIT $5",
-                &[&q, &opts.user, &self.now, &opts.tags, &limit],
-            )
-        })?;
-        let best = rows
-            .iter()
-            .map(|r| r.get::<_, f64>(1))
-            .fold(0.0f64, f64::max);
+        let limit = opts.k.saturating_mul(4).max(40);
+        let filter = super::pg_rank::Filter {
+            user: &opts.user,
+            now: self.now,
+            tags: &opts.tags,
+        };
+        let rows = super::pg_rank::ranked(self.db, &words, &filter, limit, self.budget)?;
+        let best = rows.iter().map(|r| r.bm25).fold(0.0f64, f64::max);
         let mut scored: Vec<(f64, usize)> = rows
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let s = ltm::score(
-                    -r.get::<_, f64>(1),
-                    best,
-                    i64::from(r.get::<_, i32>(2)),
-                    r.get(3),
-                    self.now,
-                );
+                let s = ltm::score(-r.bm25, best, r.importance, r.created_unix, self.now);
                 (s, i)
             })
             .collect();
         scored.sort_by(|a, b| {
             b.0.total_cmp(&a.0)
-                .then_with(|| rows[a.1].get::<_, &str>(0).cmp(rows[b.1].get::<_, &str>(0)))
+                .then_with(|| rows[a.1].id.cmp(&rows[b.1].id))
         });
         scored.truncate(opts.k);
         // The records and excerpts of the hits only (a headline is the costly part).
-        let ids: Vec<&str> = scored.iter().map(|(_, i)| rows[*i].get(0)).collect();
+        let ids: Vec<&str> = scored.iter().map(|(_, i)| rows[*i].id.as_str()).collect();
         let found = self.db.with(|c| {
             c.query(
                 "SELECT id, record, ts_headline('english', body, \
@@ -227,7 +224,7 @@ impl LtmStore for PgLtm {
         scored
             .into_iter()
             .map(|(score, i)| {
-                let id: &str = rows[i].get(0);
+                let id = rows[i].id.as_str();
                 let row = by_id
                     .get(id)
                     .ok_or_else(|| Error::internal(format!("memory record {id} vanished")))?;

@@ -18,7 +18,9 @@
 //! thread with its own one-thread runtime and its own queue connection, because a turn is a
 //! blocking pipeline (tools spawn processes, SQLite, fsyncs). Workers claim runs from the queue
 //! (one run per session at a time) and are woken when a run is accepted, else every 250 ms (a
-//! run left queued by an earlier server).
+//! run left queued by an earlier server). On the shared store the process keeps up to
+//! `--workers` + 3 database connections (workers, the HTTP side, the lease keeper) rather than
+//! one for all.
 //!
 //! Caps: request bodies (`--max-body`, 1 MiB), the request head (16 KiB, and it must arrive
 //! within `serve.header_timeout_s`, 5 s, also on an idle kept-alive connection: slowloris and
@@ -802,6 +804,9 @@ pub fn run(home: &Home, opts: Options, on_ready: impl FnOnce(SocketAddr, usize))
         err
     })?;
     let node = node_id(&dir)?;
+    // On the shared store every worker, the HTTP side (queue writer and reader) and the lease
+    // keeper call the database at once: one connection each rather than one for all.
+    crate::db::set_pool_size(opts.workers.max(1) + 3);
     let mut q = open_queue(&dir, &node, opts.lease)?;
     let recovered = recover(home, &mut q)?;
     let default_thinking = default_thinking(home)?;

@@ -1,0 +1,404 @@
+//! The full-text ranking of the shared store's long-term records: which rows a query ranks,
+//! and their bm25.
+//!
+//! This module promises:
+//!
+//! * **The embedded store's scores.** A row is scored with the bm25 SQLite's FTS5 computes for
+//!   the embedded store (k1 1.2, b 0.75, `idf = ln((N - df + 0.5) / (df + 0.5))`, a term's
+//!   frequency weighted 4 in the title, 2 in the tags and summary, 1 in the body), computed
+//!   here from each ranked row's `tsvector` (read in PostgreSQL's binary form): so a rare word
+//!   counts for more than a common one, as it does at home. The differences left: words are
+//!   stemmed by PostgreSQL's `english` configuration (not porter over unicode61), a row's
+//!   length counts its words other than stop words, the average length is that of the rows
+//!   ranked, and `df` and `N` are counted among the user's rows ranked.
+//! * **A bounded number of rows ranked.** Reading a row's `tsvector` costs a heap fetch and
+//!   more (a few µs, far more under load), so a query whose words are common would pay for
+//!   tens of thousands of rows. Each query word's document frequency is estimated from the
+//!   planner's statistics of the `tsv` column (`pg_stats.most_common_elems`, kept by
+//!   `ANALYZE` / autovacuum), and, as the embedded store's rank budget does:
+//!   - when the table holds at most `budget` rows (or has no statistics yet), the query has one
+//!     word, or the words' estimated frequencies add up to at most `budget`, every matching
+//!     row is ranked;
+//!   - otherwise only the rows matching the rarest words are ranked, those words taken rarest
+//!     first while their estimated frequencies fit the budget or add up to fewer rows than
+//!     wanted (and the next rarest again while the rows read are fewer than wanted: a rare
+//!     word's estimate is only an upper bound), plus the rows holding two of the words left
+//!     out, pairs taken by their estimated joint frequency (as if independent) while the
+//!     budget allows (the index finds such rows without reading the others); each row is
+//!     still scored with every query word it holds, common ones too.
+//!
+//!   The approximation: a row holding none of the rarer words and only one of the others is
+//!   never returned, even when that word (in its title, say) would have placed it in the top. [`DEFAULT_RANK_BUDGET`] is smaller than the
+//!   embedded store's, since a row costs more to read here.
+
+use crate::db::Database;
+use crate::error::Result;
+use postgres::types::{FromSql, Type};
+use std::collections::HashMap;
+
+/// How many rows a query on the shared store may rank before it ranks only the rows of its
+/// rarer words (see the module docs).
+pub const DEFAULT_RANK_BUDGET: u64 = 2000;
+
+/// bm25's parameters, as FTS5's `bm25()`.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// One ranked row: its id, bm25 (positive, higher is better), importance and creation time.
+pub(crate) struct RankedRow {
+    pub id: String,
+    pub bm25: f64,
+    pub importance: i64,
+    pub created_unix: i64,
+}
+
+/// What one query ranks over.
+pub(crate) struct Filter<'a> {
+    pub user: &'a str,
+    pub now: i64,
+    pub tags: &'a [String],
+}
+
+/// A `tsvector` in PostgreSQL's binary form: each lexeme with its positions' weights
+/// (3 = A … 0 = D) and how many positions it has.
+struct TsVector(Vec<(String, Vec<u8>)>);
+
+impl<'a> FromSql<'a> for TsVector {
+    fn from_sql(
+        _: &Type,
+        raw: &'a [u8],
+    ) -> std::result::Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        fn take<'b>(raw: &mut &'b [u8], n: usize) -> std::result::Result<&'b [u8], String> {
+            if raw.len() < n {
+                return Err("truncated tsvector".to_string());
+            }
+            let (head, tail) = raw.split_at(n);
+            *raw = tail;
+            Ok(head)
+        }
+        let mut raw = raw;
+        let count = u32::from_be_bytes(take(&mut raw, 4)?.try_into()?) as usize;
+        let mut out = Vec::with_capacity(count.min(4096));
+        for _ in 0..count {
+            let end = raw
+                .iter()
+                .position(|&b| b == 0)
+                .ok_or("tsvector lexeme without its end")?;
+            let lexeme = std::str::from_utf8(&raw[..end])?.to_string();
+            raw = &raw[end + 1..];
+            let npos = u16::from_be_bytes(take(&mut raw, 2)?.try_into()?) as usize;
+            let mut weights = Vec::with_capacity(npos);
+            for _ in 0..npos {
+                let pos = u16::from_be_bytes(take(&mut raw, 2)?.try_into()?);
+                weights.push((pos >> 14) as u8);
+            }
+            out.push((lexeme, weights));
+        }
+        Ok(TsVector(out))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::TS_VECTOR
+    }
+}
+
+/// A position's weight in bm25's term frequency: the embedded store's column weights (title
+/// 4, tags and summary 2, body 1).
+fn weight(w: u8) -> f64 {
+    match w {
+        3 => 4.0,
+        2 => 2.0,
+        _ => 1.0,
+    }
+}
+
+/// A query lexeme and the estimated number of rows holding it (`None`: no statistics).
+type Estimate = (String, Option<f64>);
+
+/// The lexemes of `words` (PostgreSQL's `english` configuration, stop words dropped), with the
+/// estimated number of rows holding each, and the table's estimated row count (`None` when
+/// the table has no statistics yet).
+fn estimates(db: &'static Database, words: &[String]) -> Result<(Vec<Estimate>, Option<f64>)> {
+    // most_common_elem_freqs holds one frequency per element, then the least and the greatest
+    // of them and the frequency of nulls: a lexeme missing from the list is rarer than the
+    // least.
+    let rows = db.with(|c| {
+        c.query(
+            "WITH w AS (SELECT unnest(tsvector_to_array(to_tsvector('english', $1))) AS lexeme), \
+                  s AS (SELECT most_common_elems::text::text[] AS e, most_common_elem_freqs AS f \
+                        FROM pg_stats WHERE schemaname = current_schema() \
+                        AND tablename = 'memory_records' AND attname = 'tsv'), \
+                  n AS (SELECT reltuples::float8 AS n FROM pg_class \
+                        WHERE oid = 'memory_records'::regclass) \
+             SELECT w.lexeme, \
+                    coalesce((SELECT s.f[array_position(s.e, w.lexeme)] FROM s), \
+                             (SELECT s.f[array_length(s.e, 1) + 1] FROM s))::float8, \
+                    (SELECT n FROM n) \
+             FROM w",
+            &[&words.join(" ")],
+        )
+    })?;
+    let n = rows
+        .first()
+        .and_then(|r| r.get::<_, Option<f64>>(2))
+        .filter(|n| *n > 0.0);
+    let lexemes = rows
+        .iter()
+        .map(|r| {
+            let freq: Option<f64> = r.get(1);
+            (r.get(0), freq.zip(n).map(|(f, n)| f * n))
+        })
+        .collect();
+    Ok((lexemes, n))
+}
+
+/// What a query reads the rows of: one lexeme's rows, or those holding both of two.
+type Term = Vec<String>;
+
+/// The terms whose rows are ranked, in the order they are taken (the rarest lexemes first,
+/// then pairs of the others, rarest first), and how many of them the budget takes (see the
+/// module docs); every lexeme alone when the ranking is exact.
+fn chosen(
+    lexemes: &[Estimate],
+    n: Option<f64>,
+    limit: usize,
+    budget: Option<u64>,
+) -> (Vec<Term>, usize) {
+    let all = || {
+        let v: Vec<Term> = lexemes.iter().map(|(l, _)| vec![l.clone()]).collect();
+        let n = v.len();
+        (v, n)
+    };
+    let (Some(budget), Some(n)) = (budget, n) else {
+        return all();
+    };
+    let budget = budget as f64;
+    if lexemes.len() < 2 || n <= budget {
+        return all();
+    }
+    let Some(mut dfs) = lexemes
+        .iter()
+        .map(|(l, df)| df.map(|d| (d, l)))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return all();
+    };
+    if dfs.iter().map(|(d, _)| d).sum::<f64>() <= budget {
+        return all();
+    }
+    dfs.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    let mut sum = 0.0;
+    let mut take = 0;
+    for (df, _) in &dfs {
+        if sum + df > budget && sum >= limit as f64 {
+            break;
+        }
+        sum += df;
+        take += 1;
+    }
+    // The words left out are common: the rows holding two of them (as many as the two are
+    // independent) are few, and such a row is likely to rank high.
+    let rest = &dfs[take..];
+    let mut pairs: Vec<(f64, Term)> = Vec::new();
+    for (i, (da, a)) in rest.iter().enumerate() {
+        for (db, b) in &rest[i + 1..] {
+            pairs.push((da * db / n, vec![(*a).clone(), (*b).clone()]));
+        }
+    }
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    let mut order: Vec<Term> = dfs.iter().map(|(_, l)| vec![(*l).clone()]).collect();
+    let singles = order.split_off(take);
+    for (df, pair) in &pairs {
+        if sum + df > budget {
+            break;
+        }
+        sum += df;
+        order.push(pair.clone());
+    }
+    let take = order.len();
+    // Beyond the budget (read only while the rows read are fewer than wanted): the others.
+    order.extend(singles);
+    (order, take)
+}
+
+/// `terms` as a tsquery: each lexeme quoted, a pair AND-ed, the terms OR-ed.
+fn tsquery(terms: &[Term]) -> String {
+    let quote = |l: &String| format!("'{}'", l.replace('\\', "\\\\").replace('\'', "''"));
+    terms
+        .iter()
+        .map(|t| format!("({})", t.iter().map(quote).collect::<Vec<_>>().join(" & ")))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The best `limit` rows of `filter`'s user matching any of `words`, by bm25 (see the module
+/// docs), best first (ties by id).
+pub(crate) fn ranked(
+    db: &'static Database,
+    words: &[String],
+    filter: &Filter<'_>,
+    limit: usize,
+    budget: Option<u64>,
+) -> Result<Vec<RankedRow>> {
+    let (lexemes, n) = estimates(db, words)?;
+    if lexemes.is_empty() || limit == 0 {
+        return Ok(Vec::new());
+    }
+    let (order, mut take) = chosen(&lexemes, n, limit, budget);
+    // A rare word's frequency is an upper bound (it may not occur at all): while the rows read
+    // are fewer than wanted, the next rarest word's rows are read too.
+    let rows = loop {
+        let q = tsquery(&order[..take]);
+        let rows = db.with(|c| {
+            c.query(
+                "SELECT m.id, m.importance, m.created_unix, m.tsv \
+                 FROM memory_records m \
+                 WHERE m.tsv @@ $1::text::tsquery AND m.user_id = $2 \
+                   AND (m.expires_unix IS NULL OR m.expires_unix > $3) AND m.tags @> $4",
+                &[&q, &filter.user, &filter.now, &filter.tags],
+            )
+        })?;
+        if rows.len() >= limit || take >= order.len() {
+            break rows;
+        }
+        take += 1;
+    };
+    // The lexemes all of whose rows were read (their frequency is counted, not estimated).
+    let taken: Vec<&String> = order[..take]
+        .iter()
+        .filter(|t| t.len() == 1)
+        .map(|t| &t[0])
+        .collect();
+    let index: HashMap<&str, usize> = lexemes
+        .iter()
+        .enumerate()
+        .map(|(i, (l, _))| (l.as_str(), i))
+        .collect();
+    // Per row: its length and its weighted frequency of each query lexeme.
+    let mut docs = Vec::with_capacity(rows.len());
+    let mut df = vec![0f64; lexemes.len()];
+    for r in &rows {
+        let tsv: TsVector = r.get(3);
+        let mut len = 0usize;
+        let mut tf = vec![0f64; lexemes.len()];
+        for (lexeme, weights) in &tsv.0 {
+            len += weights.len().max(1);
+            if let Some(&i) = index.get(lexeme.as_str()) {
+                tf[i] = if weights.is_empty() {
+                    1.0
+                } else {
+                    weights.iter().map(|&w| weight(w)).sum()
+                };
+                df[i] += 1.0;
+            }
+        }
+        docs.push((len as f64, tf));
+    }
+    // A lexeme whose rows were not all read keeps its estimated frequency.
+    for (i, (l, est)) in lexemes.iter().enumerate() {
+        if !taken.contains(&l) {
+            df[i] = est.unwrap_or(df[i]).max(df[i]);
+        }
+    }
+    let total = n.unwrap_or(0.0).max(rows.len() as f64);
+    let idf: Vec<f64> = df
+        .iter()
+        .map(|&d| {
+            let v = ((total - d + 0.5) / (d + 0.5)).ln();
+            if v > 0.0 { v } else { 1e-6 }
+        })
+        .collect();
+    let avgdl = if docs.is_empty() {
+        1.0
+    } else {
+        (docs.iter().map(|(l, _)| l).sum::<f64>() / docs.len() as f64).max(1.0)
+    };
+    let mut out: Vec<RankedRow> = rows
+        .iter()
+        .zip(&docs)
+        .map(|(r, (len, tf))| {
+            let norm = K1 * (1.0 - B + B * len / avgdl);
+            let bm25 = tf
+                .iter()
+                .zip(&idf)
+                .filter(|(f, _)| **f > 0.0)
+                .map(|(f, idf)| idf * f * (K1 + 1.0) / (f + norm))
+                .sum();
+            RankedRow {
+                id: r.get(0),
+                bm25,
+                importance: i64::from(r.get::<_, i32>(1)),
+                created_unix: r.get(2),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then_with(|| a.id.cmp(&b.id)));
+    out.truncate(limit);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lx(v: &[(&str, Option<f64>)]) -> Vec<Estimate> {
+        v.iter().map(|(l, d)| (l.to_string(), *d)).collect()
+    }
+
+    #[test]
+    fn the_rarest_words_are_ranked_within_the_budget() {
+        let l = lx(&[
+            ("common", Some(8000.0)),
+            ("rare", Some(100.0)),
+            ("mid", Some(450.0)),
+        ]);
+        let taken = |n, limit, budget| {
+            let (order, take) = chosen(&l, n, limit, budget);
+            order[..take]
+                .iter()
+                .map(|t| t.join("&"))
+                .collect::<Vec<_>>()
+        };
+        // The rarest word, then the pair of the others (8000 × 450 / 100,000 = 36 rows).
+        assert_eq!(
+            taken(Some(100_000.0), 40, Some(500)),
+            ["rare", "mid&common"]
+        );
+        assert_eq!(taken(Some(100_000.0), 40, Some(120)), ["rare"]);
+        assert_eq!(taken(Some(100_000.0), 40, Some(600)), ["rare", "mid"]);
+        // Too few rows for the hits wanted: the next word is taken even over the budget.
+        assert_eq!(taken(Some(100_000.0), 200, Some(500)), ["rare", "mid"]);
+        let (order, _) = chosen(&l, Some(100_000.0), 40, Some(500));
+        assert_eq!(
+            order.iter().map(|t| t.join("&")).collect::<Vec<_>>(),
+            ["rare", "mid&common", "mid", "common"]
+        );
+        assert_eq!(tsquery(&order[..2]), "('rare') | ('mid' & 'common')");
+        // Exact: no budget, a small table, no statistics, one word.
+        assert_eq!(taken(Some(100_000.0), 40, None).len(), 3);
+        assert_eq!(taken(Some(400.0), 40, Some(500)).len(), 3);
+        assert_eq!(taken(None, 40, Some(500)).len(), 3);
+        assert_eq!(chosen(&l[..1], Some(100_000.0), 40, Some(500)).1, 1);
+        assert_eq!(tsquery(&[vec!["o'k".to_string()]]), "('o''k')");
+        let unknown = lx(&[("a", None), ("b", Some(9000.0))]);
+        assert_eq!(chosen(&unknown, Some(100_000.0), 40, Some(500)).1, 2);
+    }
+
+    #[test]
+    fn a_binary_tsvector_reads_its_lexemes_and_weights() {
+        // 2 lexemes: "ab" at 1A, 5C; "c" with no positions.
+        let mut raw = vec![0, 0, 0, 2];
+        raw.extend_from_slice(b"ab\0");
+        raw.extend_from_slice(&2u16.to_be_bytes());
+        raw.extend_from_slice(&((3u16 << 14) | 1).to_be_bytes());
+        raw.extend_from_slice(&((1u16 << 14) | 5).to_be_bytes());
+        raw.extend_from_slice(b"c\0");
+        raw.extend_from_slice(&0u16.to_be_bytes());
+        let v = TsVector::from_sql(&Type::TS_VECTOR, &raw).unwrap();
+        assert_eq!(
+            v.0,
+            vec![("ab".to_string(), vec![3, 1]), ("c".to_string(), vec![])]
+        );
+        assert!(TsVector::from_sql(&Type::TS_VECTOR, &raw[..raw.len() - 1]).is_err());
+    }
+}
