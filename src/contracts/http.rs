@@ -52,6 +52,11 @@ pub struct RunRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("enum" = ["chat", "act", null]))]
     pub mode: Option<String>,
+    /// Your own instructions for this run, given to every role after bob's rules (which they
+    /// do not override), as `bob turn --system` gives them. At most 256 KiB, not blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = NOT_BLANK))]
+    pub system: Option<String>,
 }
 
 /// `202` of `POST /v1/runs` and `/v1/chat/messages`; the answer of a cancel.

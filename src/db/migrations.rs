@@ -147,4 +147,11 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE TRIGGER memory_ledger_no_truncate BEFORE TRUNCATE ON memory_ledger
               FOR EACH STATEMENT EXECUTE FUNCTION bob_memory_ledger_refuse();",
     },
+    Migration {
+        version: 6,
+        name: "serve_runs_system",
+        // A run's own instructions for every role (`POST /v1/runs`'s `system`); none for the
+        // runs queued before.
+        sql: "ALTER TABLE serve_runs ADD COLUMN system text;",
+    },
 ];

@@ -253,6 +253,22 @@ async fn create_run(
                 .into(),
         );
     }
+    let system = match opt_str(&m, "system")? {
+        None => None,
+        Some(s) if s.trim().is_empty() => {
+            return Err(Error::invalid("system is empty")
+                .with("field", "system")
+                .into());
+        }
+        Some(s) if s.len() > MAX_MESSAGE => {
+            return Err(
+                Error::invalid(format!("system is longer than {MAX_MESSAGE} bytes"))
+                    .with("field", "system")
+                    .into(),
+            );
+        }
+        Some(s) => Some(s.to_string()),
+    };
     let thinking = thinking_mode(&m, shared.default_thinking)?;
     let profile = match opt_str(&m, "profile")? {
         None => Profile::default(),
@@ -284,6 +300,7 @@ async fn create_run(
         .with_thinking_mode(mode_str(thinking))
         .with_profile(profile.as_str())
         .with_mode(mode)
+        .with_system(system)
         .queued(&id, crate::clock::rfc3339(crate::clock::now()?));
     admit_run(&shared, &caller)?;
     enqueue(&shared, run).await?;
