@@ -64,12 +64,13 @@ mod tokens_pg;
 use crate::backend::{Backend, Cancel, Overrides, Route};
 use crate::contracts::TurnRecord;
 use crate::contracts::audit;
+use crate::contracts::http::RunAccepted;
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::turn::pipeline::{self, TurnOptions};
 use crate::turn::{ThinkingMode, TurnInput};
 use queue::{Finish, Queue, RunRow};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -299,7 +300,7 @@ pub(crate) struct Shared {
     leases_done: AtomicBool,
     /// The last failure to reach the shared database (`None`: reachable, or no database):
     /// `/healthz` answers `ok: false` and other routes 503 while it is set.
-    store_down: Mutex<Option<Value>>,
+    store_down: Mutex<Option<crate::contracts::http::StoreDown>>,
     /// Wakes idle workers when a run is accepted.
     pub wake: (Mutex<u64>, Condvar),
     /// `output.thinking_mode` from config.toml, else `never`.
@@ -405,7 +406,7 @@ impl Shared {
     }
 
     /// Why the shared database is unreachable, when it is (see [`keep_leases`]).
-    pub fn store_down(&self) -> Option<Value> {
+    pub fn store_down(&self) -> Option<crate::contracts::http::StoreDown> {
         self.store_down
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -413,8 +414,12 @@ impl Shared {
     }
 
     fn set_store_down(&self, err: Option<&Error>) {
-        *self.store_down.lock().unwrap_or_else(|e| e.into_inner()) = err
-            .map(|e| json!({"code": e.code, "message": e.message, "host": e.details.get("host")}));
+        *self.store_down.lock().unwrap_or_else(|e| e.into_inner()) =
+            err.map(|e| crate::contracts::http::StoreDown {
+                code: e.code,
+                message: e.message.clone(),
+                host: e.details.get("host").cloned(),
+            });
     }
 
     /// The writer connection (see [`Shared::queue`]).
@@ -467,7 +472,7 @@ fn cancelled_error(by: &str) -> Error {
 /// backend call in flight is dropped, no further tool call starts) and it ends `cancelled`
 /// with `run.cancelled`; the answer is then `status: "cancelling"`. A run that already ended
 /// is a `conflict`. A turn that completes before it sees the signal stays `completed`.
-pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
+pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<RunAccepted> {
     let get = || -> Result<RunRow> {
         let q = shared.reader.lock().unwrap_or_else(|e| e.into_inner());
         q.get(id)?
@@ -507,7 +512,11 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
                 },
             )?;
             audit.flush()?;
-            return Ok(json!({"id": id, "status": "cancelled"}));
+            return Ok(RunAccepted {
+                id: id.to_string(),
+                status: "cancelled".into(),
+                session_id: None,
+            });
         }
     } else if row.status != "running" {
         return Err(ended(&row));
@@ -534,7 +543,11 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
             status: &row.status,
         },
     )?;
-    Ok(json!({"id": id, "status": "cancelling"}))
+    Ok(RunAccepted {
+        id: id.to_string(),
+        status: "cancelling".into(),
+        session_id: None,
+    })
 }
 
 /// The audit log of `agent`'s run `run_id`, written through the home's current redactor.
