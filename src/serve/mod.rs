@@ -523,12 +523,27 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<RunAccept
     }
     // Running (or claimed since we looked), here or on another node of a shared queue: mark
     // it; the worker's turn sees the signal (another node's at its next heartbeat).
-    shared.writer().request_cancel(id, actor)?;
+    let shared_queue = {
+        let mut q = shared.writer();
+        q.request_cancel(id, actor)?;
+        q.is_shared()
+    };
     {
+        // A run this node holds is signalled now. On a shared queue a run this node has not
+        // registered runs on another node (or was claimed here a moment ago): its node's
+        // heartbeat hands it the cancel, so nothing is kept here for it, where no worker would
+        // ever release it. This node's own queue keeps the signal for a run claimed since we
+        // looked, for its worker to find.
         let mut m = shared.inflight.lock().unwrap_or_else(|e| e.into_inner());
-        let f = m.entry(id.to_string()).or_default();
-        f.by.get_or_insert_with(|| actor.to_string());
-        f.cancel.cancel();
+        let f = if shared_queue {
+            m.get_mut(id)
+        } else {
+            Some(m.entry(id.to_string()).or_default())
+        };
+        if let Some(f) = f {
+            f.by.get_or_insert_with(|| actor.to_string());
+            f.cancel.cancel();
+        }
     }
     let row = get()?;
     if !matches!(row.status.as_str(), "queued" | "running") {

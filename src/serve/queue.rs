@@ -129,6 +129,11 @@ pub trait RunStore: Send {
     fn request_cancel(&mut self, _id: &str, _by: &str) -> Result<()> {
         Ok(())
     }
+    /// True when several nodes share the queue: a cancel reaches whichever node runs the run
+    /// through that node's [`RunStore::heartbeat`].
+    fn is_shared(&self) -> bool {
+        false
+    }
     /// Renews the leases of this node's running runs; returns the cancels asked for them
     /// (run id, by whom). Nothing to do for a queue only this node uses.
     fn heartbeat(&mut self) -> Result<Vec<(String, String)>> {

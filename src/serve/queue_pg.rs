@@ -451,6 +451,10 @@ impl RunStore for PgQueue {
         Ok(())
     }
 
+    fn is_shared(&self) -> bool {
+        true
+    }
+
     fn heartbeat(&mut self) -> Result<Vec<(String, String)>> {
         let rows = self.db.with(|c| {
             c.query(
