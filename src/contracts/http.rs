@@ -342,7 +342,7 @@ pub struct JobDeleted<J> {
 #[serde(untagged)]
 pub enum SchedulerControlAnswer<J> {
     Job { job: J },
-    All { paused: bool, jobs: usize },
+    All(super::SchedulerPaused),
 }
 
 /// `GET /api/admin/memory/candidates`.

@@ -178,10 +178,10 @@ async fn control(
             Some(id) => SchedulerControlAnswer::Job {
                 job: s.set_enabled(&id, resume, crate::clock::now()?)?,
             },
-            None => SchedulerControlAnswer::All {
+            None => SchedulerControlAnswer::All(crate::contracts::SchedulerPaused {
                 paused: !resume,
                 jobs: s.set_paused(!resume)?,
-            },
+            }),
         })
     })
     .await?;
