@@ -51,15 +51,21 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Args::Set { key, value } => {
             let file = ctx.home.config_path();
             let written = crate::config_file::set(&file, &key, &value)?;
-            ctx.out
-                .doc(&json!({"key": key, "value": value, "toml": written,
-                "config_file": file.display().to_string()}))
+            ctx.out.doc(&crate::contracts::ConfigSet {
+                key,
+                value,
+                toml: written,
+                config_file: file.display().to_string(),
+            })
         }
         Args::Unset { key } => {
             let file = ctx.home.config_path();
             let removed = crate::config_file::unset(&file, &key)?;
-            ctx.out.doc(&json!({"key": key, "removed": removed,
-                "config_file": file.display().to_string()}))
+            ctx.out.doc(&crate::contracts::ConfigUnset {
+                key,
+                removed,
+                config_file: file.display().to_string(),
+            })
         }
     }
 }

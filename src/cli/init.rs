@@ -12,8 +12,9 @@ const NEXT: [&str; 3] = [
     "bob chat \"Hello, bob\"",
 ];
 
-/// Creates the home, its standard subdirectories, the owner-only secrets key (secrets/key)
-/// and a commented config.toml (every line a comment until you uncomment it), then prints
+/// Creates the home, its standard subdirectories, the owner-only secrets key (secrets/key, or
+/// bob-secrets.key next to the chain key when keys.file puts that outside the home) and a
+/// commented config.toml (every line a comment until you uncomment it), then prints
 /// the next three commands to run. Safe to run again: existing files are left untouched.
 ///
 /// The home is --home, else $BOB_HOME, else ./runtime when that directory exists, else

@@ -248,6 +248,16 @@ command_line! {
     /// Play Magic: The Gathering through the rules engine (state, actions, act, journal)
     Mtg(Group<mtg::Args>),
     /// Store, list and remove secrets (one-way: values are never shown)
+    ///
+    /// Values are encrypted at rest (XChaCha20-Poly1305) and never shown again. The key is the
+    /// home's secrets/key (mode 0600); when the chain key lives outside the home (setting
+    /// keys.file, BOB_KEY_FILE, or systemd's bob-chain.key credential), it is bob-secrets.key
+    /// next to that file instead. Config refers to secrets by name: `api_key = "secret:NAME"` in
+    /// config.toml's [chat] table (or BOB_CHAT_API_KEY=secret:NAME). Every stored value is
+    /// redacted wherever bob writes (audit, traces, ledger, run bundles). A secret is sent to
+    /// one origin only (scheme://host[:port]): the one named by `set --for URL`, else the one it
+    /// is first sent to; sending it anywhere else is refused (policy.denied) until it is set
+    /// again with --for.
     Secrets(Group<secrets::Args>),
     /// Serve the HTTP API (runs queue, SSE events) and manage its tokens
     Serve(serve::Args),

@@ -268,7 +268,10 @@ fn pause(id: Option<String>, resume: bool, sched: &Scheduler, ctx: &Ctx) -> Resu
         Some(id) => ctx.out.doc(&sched.set_enabled(&id, resume, clock::now()?)?),
         None => {
             let jobs = sched.set_paused(!resume)?;
-            ctx.out.doc(&json!({"paused": !resume, "jobs": jobs}))
+            ctx.out.doc(&crate::contracts::SchedulerPaused {
+                paused: !resume,
+                jobs,
+            })
         }
     }
 }
@@ -333,34 +336,7 @@ fn history(a: HistoryArgs, sched: &Scheduler, ctx: &Ctx) -> Result<()> {
 }
 
 fn status(sched: &Scheduler, ctx: &Ctx) -> Result<()> {
-    let file = sched.load()?;
-    let now = clock::now()?;
-    let mut next: Option<(chrono::DateTime<chrono::Utc>, &str)> = None;
-    let (mut enabled, mut due) = (0, 0);
-    for job in &file.jobs {
-        if !job.enabled {
-            continue;
-        }
-        enabled += 1;
-        if let Ok(Some(t)) = schedule::due_time(job, now) {
-            if t <= now {
-                due += 1;
-            }
-            if next.is_none_or(|(n, _)| t < n) {
-                next = Some((t, &job.id));
-            }
-        }
-    }
-    let mut doc = json!({
-        "paused": file.paused,
-        "jobs": file.jobs.len(),
-        "enabled": enabled,
-        "due": due,
-    });
-    if let Some((t, id)) = next {
-        doc["next_due"] = json!({"job_id": id, "at": clock::rfc3339(t)});
-    }
-    ctx.out.doc(&doc)
+    ctx.out.doc(&sched.status(clock::now()?)?)
 }
 
 fn daemon(a: DaemonArgs, sched: &Scheduler, ctx: &Ctx) -> Result<()> {

@@ -6,12 +6,7 @@ use crate::secrets::{self, Secrets};
 use serde_json::json;
 use std::io::{IsTerminal, Read, Write};
 
-/// Values are encrypted at rest (XChaCha20-Poly1305, key in secrets/key, mode 0600) and never
-/// shown again. Config refers to them by name: `api_key = "secret:NAME"` in config.toml's
-/// [chat] table (or BOB_CHAT_API_KEY=secret:NAME). Every stored value is redacted wherever bob
-/// writes (audit, traces, ledger, run bundles). A secret is sent to one origin only
-/// (scheme://host[:port]): the one named by `set --for URL`, else the one it is first sent to;
-/// sending it anywhere else is refused (policy.denied) until it is set again with --for.
+/// The subcommands of `bob secrets` (its help text is on `Command::Secrets`).
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     /// Store a secret; the value is read from stdin (one trailing newline dropped), never argv

@@ -1,9 +1,14 @@
 //! `bob serve`: the HTTP API and its tokens.
 
 use super::Ctx;
+use crate::contracts::{ServeReady, TokenCreated, TokenListed, TokenRevoked};
 use crate::error::{Error, Result};
 use crate::serve::{self, auth};
-use serde_json::json;
+
+/// A token's scopes by name.
+fn scope_names(e: &auth::TokenEntry) -> Vec<String> {
+    e.scopes().names().into_iter().map(str::to_string).collect()
+}
 
 /// Serve the HTTP API (the HTTP API contract) on this home, or manage its tokens.
 ///
@@ -100,22 +105,33 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         Some(Sub::Token(TokenCmd::Create { name, scopes })) => {
             let scopes = auth::Scopes::parse(&scopes)?;
             let (e, token) = auth::create(&dir, &name, scopes, &now()?)?;
-            ctx.out.doc(&json!({"id": e.id, "name": e.name,
-                                "scopes": e.scopes().names(), "token": token,
-                                "created_at": e.created_at}))
+            ctx.out.doc(&TokenCreated {
+                scopes: scope_names(&e),
+                id: e.id,
+                name: e.name,
+                token,
+                created_at: e.created_at,
+            })
         }
         Some(Sub::Token(TokenCmd::List)) => {
             for e in auth::list(&dir)? {
-                ctx.out.line(&json!({"id": e.id, "name": e.name,
-                                     "scopes": e.scopes().names(),
-                                     "created_at": e.created_at, "revoked_at": e.revoked_at}))?;
+                ctx.out.line(&TokenListed {
+                    scopes: scope_names(&e),
+                    id: e.id,
+                    name: e.name,
+                    created_at: e.created_at,
+                    revoked_at: e.revoked_at,
+                })?;
             }
             Ok(())
         }
         Some(Sub::Token(TokenCmd::Revoke { id })) => {
             let e = auth::revoke(&dir, &id, &now()?)?;
-            ctx.out
-                .doc(&json!({"id": e.id, "name": e.name, "revoked_at": e.revoked_at}))
+            ctx.out.doc(&TokenRevoked {
+                id: e.id,
+                name: e.name,
+                revoked_at: e.revoked_at,
+            })
         }
         None => {
             let settings = ctx.settings.with_flags(|f| {
@@ -143,9 +159,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let (workers, cap) = (opts.workers, opts.queue_cap);
             let mut printed = Ok(());
             serve::run(&ctx.home, opts, |addr, recovered| {
-                printed = ctx.out.line(&json!({"listening": addr.to_string(),
-                    "pid": std::process::id(), "workers": workers, "queue": cap,
-                    "recovered": recovered}));
+                printed = ctx.out.line(&ServeReady {
+                    listening: addr.to_string(),
+                    pid: std::process::id(),
+                    workers,
+                    queue: cap,
+                    recovered,
+                });
                 // For the person who started it: where to point a browser and how to sign in.
                 // On stderr, so a script reading the JSON line on stdout is not disturbed.
                 eprintln!("{}", serve::welcome(&ctx.home, addr));

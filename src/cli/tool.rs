@@ -199,7 +199,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 )
                 .with("tool", name.clone())
             })?;
-            ctx.out.doc(&json!({"name": spec.name, "description": spec.description, "mutating": spec.mutating, "input_schema": (spec.schema)()}))
+            ctx.out.doc(&crate::contracts::ToolSchema {
+                name: spec.name.to_string(),
+                description: spec.description.to_string(),
+                mutating: spec.mutating,
+                input_schema: (spec.schema)(),
+            })
         }
         Args::Enable { session, names } => {
             let t = crate::tools::session::set_session_tools(&ctx.home, &session, &names, true)?;
@@ -238,8 +243,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         }
         Args::Loop { session } => {
             let f = FailureLoop::load(&ctx.home, &session)?;
-            ctx.out
-                .doc(&json!({"session_id": session, "state": f.state(), "loop": f}))
+            ctx.out.doc(&crate::contracts::FailureLoopReport {
+                session_id: session,
+                state: f.state(),
+                record: f,
+            })
         }
         Args::Run(a) => run_calls(a, ctx),
     }

@@ -171,8 +171,10 @@ fn emit(a: EmitArgs, ctx: &Ctx) -> Result<()> {
         trace::append(&ctx.home, &a.session, &ev).map_err(fail)?;
         appended += 1;
     }
-    ctx.out
-        .doc(&serde_json::json!({"session_id": a.session, "appended": appended}))
+    ctx.out.doc(&crate::contracts::TraceAppended {
+        session_id: a.session,
+        appended,
+    })
 }
 
 /// One stdin event `{kind, data?, ts?}`.

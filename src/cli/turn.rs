@@ -171,10 +171,10 @@ fn commit(a: CommitArgs, ctx: &Ctx) -> Result<()> {
     let (settings, seed) = seeded(ctx, a.seed)?;
     let request = TurnRequest::new("cli", a.agent, session, input.message.clone())
         .with_user(a.user.or(input.user_id.clone()))
-        .with_profile(profile.as_str());
-    let mut opts = TurnOptions::for_request(&request, settings)?;
-    opts.expect_revision = a.expect_revision;
-    opts.seed = seed;
+        .with_profile(profile.as_str())
+        .with_expect_revision(a.expect_revision)
+        .with_seed(seed);
+    let opts = TurnOptions::for_request(&request, settings)?;
     pipeline::check_ids(&ctx.home, &opts)?;
     let outcome = crate::turn::commit_stage(&ctx.home, &input, &opts)?;
     crate::runs::write_with_events(&ctx.home, &request, &outcome.record, Some(outcome.events))?;
@@ -213,12 +213,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         .with_user(args.user.or(input.user_id.clone()))
         .with_thinking_mode(thinking_mode.as_str())
         .with_profile(profile.as_str())
-        .with_mode(mode);
+        .with_mode(mode)
+        .with_system(input.system.clone())
+        .with_expect_revision(args.expect_revision)
+        .with_stream(args.stream)
+        .with_max_tool_rounds(args.max_tool_rounds)
+        .with_seed(seed);
     let mut opts = TurnOptions::for_request(&request, settings)?;
-    opts.expect_revision = args.expect_revision;
-    opts.stream = args.stream;
-    opts.max_tool_rounds = args.max_tool_rounds.min(16);
-    opts.seed = seed;
     pipeline::check_ids(&ctx.home, &opts)?;
     // Retrieval runs on its own thread while the backend and the runtime are set up.
     let prefetch = pipeline::Prefetch::start(&ctx.home, &opts, &input.message);

@@ -52,6 +52,11 @@ pub struct RunRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("enum" = ["chat", "act", null]))]
     pub mode: Option<String>,
+    /// Your own instructions for this run, given to every role after bob's rules (which they
+    /// do not override), as `bob turn --system` gives them. At most 256 KiB, not blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = NOT_BLANK))]
+    pub system: Option<String>,
 }
 
 /// `202` of `POST /v1/runs` and `/v1/chat/messages`; the answer of a cancel.
@@ -82,14 +87,44 @@ pub struct RunView {
     pub provider: String,
     pub model: String,
     pub thinking_mode: String,
+    /// `bob`, `spectator`, `solo` or `panda`.
+    pub profile: String,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<Value>,
+    pub error: Option<ErrorBrief>,
     /// Why a run failed (`interrupted`) or was cancelled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// `{tool_execution_results: [{tool, tool_call_id, summary, output, error}]}`.
+    #[schemars(with = "Option<String>")]
+    pub reason: Option<Value>,
+    /// The tool results of a run that ended (`GET /v1/runs/{id}` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace: Option<Value>,
+    pub trace: Option<RunTrace>,
+}
+
+/// An error as a listing shows it: its code and message, as the error held them.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorBrief {
+    pub code: Value,
+    pub message: Value,
+}
+
+impl ErrorBrief {
+    /// The code and message of an error kept as JSON.
+    pub fn of(e: &Value) -> ErrorBrief {
+        ErrorBrief {
+            code: e["code"].clone(),
+            message: e["message"].clone(),
+        }
+    }
+}
+
+/// A run's `trace`: `{tool_execution_results: [{tool, tool_call_id, summary, output,
+/// error}]}` (the bundle's `tool_results.json`, `[]` when it has none).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunTrace {
+    pub tool_execution_results: Value,
 }
 
 /// `GET /v1/runs`.
@@ -126,6 +161,203 @@ pub struct ChatCommandAnswer {
     /// The now active chat session (absent when `/resume` found none to resume).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+}
+
+/// `201` of `POST /api/admin/secrets`: the secret's name and times, never its value.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SecretStored {
+    pub name: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Always `true`.
+    pub stored: bool,
+}
+
+/// `GET /healthz`: `{ok: true}`; with the shared database away, `503 {ok: false, database:
+/// "unreachable", error}`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Health {
+    pub ok: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<StoreDown>,
+}
+
+/// Why the shared database is unreachable: the error's code, message and the host it named.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct StoreDown {
+    pub code: crate::error::Code,
+    pub message: String,
+    pub host: Option<Value>,
+}
+
+/// `GET /v1/chat/sessions`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ChatSessionList<S> {
+    pub sessions: Vec<S>,
+    pub total: u64,
+    pub limit: u64,
+    pub offset: u64,
+}
+
+/// `GET /api/admin/secrets`: names and times, never values.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SecretList<S> {
+    pub secrets: Vec<S>,
+}
+
+/// `GET /v1/chat/sessions/{id}/messages`: the chat session and its messages, oldest first.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ChatConversation<S> {
+    pub session: S,
+    pub messages: Vec<ChatLine>,
+}
+
+/// One message of a chat conversation: the sender's message, a tool result of its run, or
+/// the run's answer (with its status and error when it did not complete).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ChatLine {
+    User {
+        /// `user`.
+        role: String,
+        content: String,
+        run_id: String,
+        created_at: String,
+    },
+    Tool {
+        /// `tool`.
+        role: String,
+        tool_name: Value,
+        tool_call_id: Value,
+        /// The result's summary.
+        content: Value,
+        error: Value,
+        run_id: String,
+    },
+    Answer {
+        /// `assistant`.
+        role: String,
+        content: String,
+        run_id: String,
+    },
+    Failed {
+        /// `assistant`.
+        role: String,
+        /// Empty.
+        content: String,
+        status: String,
+        error: Option<Value>,
+        run_id: String,
+    },
+}
+
+/// `GET /api/admin/status`: the runs, the worker pool and the backend.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AdminStatus {
+    pub runs: AdminRuns,
+    pub workers: usize,
+    pub queue_capacity: u64,
+    pub draining: bool,
+    pub backend: BackendStatus,
+}
+
+/// The runs of an [`AdminStatus`]: how many in all and of each status, and the ten newest.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AdminRuns {
+    pub total: u64,
+    pub by_status: RunCounts,
+    pub recent: Vec<RunView>,
+}
+
+/// How many runs have each status.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct RunCounts {
+    pub queued: u64,
+    pub running: u64,
+    pub completed: u64,
+    pub incomplete: u64,
+    pub failed: u64,
+    pub cancelled: u64,
+}
+
+impl RunCounts {
+    /// Sets the count of `status` (an unknown status is left out).
+    pub fn set(&mut self, status: &str, n: u64) {
+        let slot = match status {
+            "queued" => &mut self.queued,
+            "running" => &mut self.running,
+            "completed" => &mut self.completed,
+            "incomplete" => &mut self.incomplete,
+            "failed" => &mut self.failed,
+            "cancelled" => &mut self.cancelled,
+            _ => return,
+        };
+        *slot = n;
+    }
+}
+
+/// The chat backend as the next run would resolve it (`describe` is the backend's own
+/// free-form description: kind, base URL, model; never a key), or why it does not resolve.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum BackendStatus {
+    Resolved {
+        provider: Value,
+        model: String,
+        describe: Value,
+    },
+    Unresolved {
+        error: ErrorAnswerBrief,
+    },
+}
+
+/// An error's code and message.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorAnswerBrief {
+    pub code: crate::error::Code,
+    pub message: String,
+}
+
+/// `GET /api/admin/scheduler/jobs`: the jobs file, when a tick last began and whether one
+/// began recently.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SchedulerView<J> {
+    pub paused: bool,
+    pub jobs: Vec<J>,
+    pub last_tick: Option<String>,
+    pub ticking: bool,
+}
+
+/// `DELETE /api/admin/scheduler/jobs/{id}`: the job removed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct JobDeleted<J> {
+    pub deleted: J,
+}
+
+/// `POST /api/admin/scheduler/control`: the job paused or resumed, or the whole scheduler's
+/// state and how many jobs it holds.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SchedulerControlAnswer<J> {
+    Job { job: J },
+    All(super::SchedulerPaused),
+}
+
+/// `GET /api/admin/memory/candidates`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CandidateList<C> {
+    pub candidates: Vec<C>,
+}
+
+/// `GET|POST /api/admin/config`: config.toml as JSON (free-form, credentials blanked);
+/// `written` after a POST.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ConfigView {
+    pub config: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<bool>,
 }
 
 /// `POST /api/admin/secrets`: one-way; no answer ever holds the value.

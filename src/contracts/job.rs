@@ -198,3 +198,29 @@ impl TickReport {
         }
     }
 }
+
+/// The scheduler paused or resumed as a whole (`bob schedule pause|resume`, the admin API's
+/// control): its state and how many jobs it holds.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SchedulerPaused {
+    pub paused: bool,
+    pub jobs: usize,
+}
+
+/// `bob schedule status`: the jobs, the enabled ones, those due now and the next one due.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SchedulerStatus {
+    pub paused: bool,
+    pub jobs: usize,
+    pub enabled: usize,
+    pub due: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_due: Option<NextDue>,
+}
+
+/// The enabled job due first, and when (RFC 3339).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct NextDue {
+    pub job_id: String,
+    pub at: String,
+}

@@ -12,10 +12,21 @@
 //! ```
 //!
 //! `mode` is written only for a chat-mode run (act is the default); `run_id` and `created_at`
-//! only once the run was queued. [`TurnRequest::input`] is the form `bob turn` reads on stdin.
+//! only once the run was queued. What only the caller decides (its own `system` text, an
+//! expected revision, a replay seed, streaming, the tool-round limit, policy overrides) is
+//! written only when set, so a request that sets none reads and writes as it did before they
+//! were fields. [`TurnRequest::input`] is the form `bob turn` reads on stdin.
 
+use super::PolicyOverrides;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// Most tool-loop rounds of the final role (one LLM call each, plus the closing call): a
+/// request's default.
+pub const MAX_TOOL_ROUNDS: usize = 4;
+
+/// The most tool-loop rounds a request may ask for.
+pub const MAX_TOOL_ROUNDS_CAP: usize = 16;
 
 /// JSON I/O's mode of a turn: `chat` stages mutating tool calls for a human's confirmation
 /// (`requires_confirm`), `act` runs them when enabled and valid.
@@ -57,7 +68,8 @@ impl RunMode {
 /// (thinking mode, profile) before they build one; this type carries them as given.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnRequest {
-    /// The run's id, once a queue assigned it (served runs).
+    /// The run's id, once a queue assigned it (served runs) or its caller chose it (an eval
+    /// case); absent: the turn draws one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
     /// Who asked: `cli`, `http`, `chat`, `schedule` or `eval`.
@@ -78,9 +90,30 @@ pub struct TurnRequest {
     /// When the run was queued (RFC 3339; served runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<String>,
+    /// The caller's own instructions for this turn, given to every role after bob's rules
+    /// (which they do not override): `bob turn --system`, `POST /v1/runs`'s `system`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// Commit only if the session's checkpoint is still at this revision (else `conflict`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_revision: Option<u64>,
+    /// The replay seed every id of the turn derives from (`--seed`, setting `turn.seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Stream every LLM call (absent: no, unless the front end streams to show the answer).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stream: bool,
+    /// Most tool-loop rounds of the final role, at most [`MAX_TOOL_ROUNDS_CAP`] (absent: the
+    /// default, [`MAX_TOOL_ROUNDS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_rounds: Option<usize>,
+    /// The calling human's tool-policy overrides (absent: none).
+    #[serde(default, skip_serializing_if = "PolicyOverrides::is_empty")]
+    pub policy: PolicyOverrides,
 }
 
-/// `bob turn`'s stdin form of a request: `{session_id, message, user_id?, thinking_mode?}`.
+/// `bob turn`'s stdin form of a request: `{session_id, message, user_id?, thinking_mode?,
+/// system?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TurnRequestInput {
     pub session_id: String,
@@ -90,6 +123,9 @@ pub struct TurnRequestInput {
     /// Absent when `never` (the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_mode: Option<String>,
+    /// The caller's own instructions for every role (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
 }
 
 impl TurnRequest {
@@ -112,7 +148,62 @@ impl TurnRequest {
             profile: "bob".into(),
             mode: RunMode::Act,
             created_at: None,
+            system: None,
+            expect_revision: None,
+            seed: None,
+            stream: false,
+            max_tool_rounds: None,
+            policy: PolicyOverrides::default(),
         }
+    }
+
+    /// A run id the caller chose (a queue's comes with [`TurnRequest::queued`]).
+    pub fn with_run_id(mut self, run_id: impl Into<String>) -> TurnRequest {
+        self.run_id = Some(run_id.into());
+        self
+    }
+
+    /// The caller's own instructions for every role (`None`: none).
+    pub fn with_system(mut self, system: Option<String>) -> TurnRequest {
+        self.system = system;
+        self
+    }
+
+    /// Commit only at this checkpoint revision (`None`: whatever it is).
+    pub fn with_expect_revision(mut self, revision: Option<u64>) -> TurnRequest {
+        self.expect_revision = revision;
+        self
+    }
+
+    /// The replay seed (`None`: random ids).
+    pub fn with_seed(mut self, seed: Option<u64>) -> TurnRequest {
+        self.seed = seed;
+        self
+    }
+
+    pub fn with_stream(mut self, stream: bool) -> TurnRequest {
+        self.stream = stream;
+        self
+    }
+
+    /// At most `rounds` tool-loop rounds, capped at [`MAX_TOOL_ROUNDS_CAP`]; the default
+    /// ([`MAX_TOOL_ROUNDS`]) is not written.
+    pub fn with_max_tool_rounds(mut self, rounds: usize) -> TurnRequest {
+        let rounds = rounds.min(MAX_TOOL_ROUNDS_CAP);
+        self.max_tool_rounds = (rounds != MAX_TOOL_ROUNDS).then_some(rounds);
+        self
+    }
+
+    pub fn with_policy(mut self, policy: PolicyOverrides) -> TurnRequest {
+        self.policy = policy;
+        self
+    }
+
+    /// The tool-loop rounds the turn gets.
+    pub fn tool_rounds(&self) -> usize {
+        self.max_tool_rounds
+            .unwrap_or(MAX_TOOL_ROUNDS)
+            .min(MAX_TOOL_ROUNDS_CAP)
     }
 
     pub fn with_user(mut self, user_id: Option<String>) -> TurnRequest {
@@ -150,6 +241,7 @@ impl TurnRequest {
             message: self.message.clone(),
             user_id: self.user_id.clone(),
             thinking_mode: (self.thinking_mode != "never").then(|| self.thinking_mode.clone()),
+            system: self.system.clone(),
         }
     }
 }
@@ -171,6 +263,32 @@ mod tests {
         assert_eq!(v["profile"], "panda");
         let back: TurnRequest = serde_json::from_value(v).unwrap();
         assert_eq!(back, chat);
+    }
+
+    #[test]
+    fn the_caller_s_knobs_are_written_only_when_set() {
+        let plain = TurnRequest::new("cli", "a", "s1", "hi").with_max_tool_rounds(MAX_TOOL_ROUNDS);
+        let text = r#"{"source":"cli","agent_id":"a","session_id":"s1","user_id":null,"message":"hi","thinking_mode":"never","profile":"bob"}"#;
+        assert_eq!(serde_json::to_string(&plain).unwrap(), text);
+        assert_eq!(serde_json::from_str::<TurnRequest>(text).unwrap(), plain);
+        let knobs = plain
+            .with_system(Some("Be brief.".into()))
+            .with_expect_revision(Some(2))
+            .with_seed(Some(5))
+            .with_stream(true)
+            .with_max_tool_rounds(40)
+            .with_policy(PolicyOverrides {
+                allow_loopback: true,
+                ..Default::default()
+            });
+        let text = serde_json::to_string(&knobs).unwrap();
+        assert!(
+            text.ends_with(r#""system":"Be brief.","expect_revision":2,"seed":5,"stream":true,"max_tool_rounds":16,"policy":{"allow_loopback":true}}"#),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<TurnRequest>(&text).unwrap(), knobs);
+        assert_eq!(knobs.tool_rounds(), MAX_TOOL_ROUNDS_CAP);
+        assert_eq!(knobs.input().system.as_deref(), Some("Be brief."));
     }
 
     #[test]

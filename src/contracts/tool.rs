@@ -86,3 +86,38 @@ pub struct SessionTools {
     #[serde(default)]
     pub updated_at: String,
 }
+
+/// What the calling human adds to the tool policy of a call or a turn, on top of the
+/// environment and the session's files (`bob tool run`'s flags, an eval case's work
+/// directory). Never read from a model or from an HTTP body: the server builds its requests
+/// field by field and leaves this empty. Written with only the fields that are set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PolicyOverrides {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roots: Vec<std::path::PathBuf>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub enable: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub enable_all: bool,
+    /// Capabilities granted for this call only (without a session).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grant: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_loopback: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_private: bool,
+    /// `--sandbox full|weak`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_mode: Option<crate::sandbox::Mode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell_rules: Option<std::path::PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_timeout_ms: Option<u64>,
+}
+
+impl PolicyOverrides {
+    /// True when nothing is overridden.
+    pub fn is_empty(&self) -> bool {
+        *self == PolicyOverrides::default()
+    }
+}

@@ -184,4 +184,11 @@ pub static MIGRATIONS: &[Migration] = &[
         // rewritten (`VACUUM FULL memory_records`).
         sql: "ALTER TABLE memory_records ALTER COLUMN tsv SET STORAGE MAIN;",
     },
+    Migration {
+        version: 8,
+        name: "serve_runs_system",
+        // A run's own instructions for every role (`POST /v1/runs`'s `system`); none for the
+        // runs queued before.
+        sql: "ALTER TABLE serve_runs ADD COLUMN system text;",
+    },
 ];

@@ -558,15 +558,15 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
     let rt = crate::backend::runtime()?;
     let message = s(&case.message);
     let request = crate::contracts::TurnRequest::new("eval", "eval", SESSION, message.clone())
-        .with_profile(opts.profile.as_str());
-    let mut topts = TurnOptions::for_request(&request, settings)?;
-    topts.run_id = Some(run_id);
-    topts.seed = Some(seed);
-    topts.policy = crate::tools::PolicyOverrides {
-        roots: vec![work.clone()],
-        allow_loopback: has_web,
-        ..Default::default()
-    };
+        .with_profile(opts.profile.as_str())
+        .with_run_id(&run_id)
+        .with_seed(Some(seed))
+        .with_policy(crate::tools::PolicyOverrides {
+            roots: vec![work.clone()],
+            allow_loopback: has_web,
+            ..Default::default()
+        });
+    let topts = TurnOptions::for_request(&request, settings)?;
     let input = TurnInput::of_request(&request)?;
     let outcome = pipeline::run(&home, &backend, &rt, &input, &topts, &Cancel::default())?;
     let after = snapshot(&home, &work)?;

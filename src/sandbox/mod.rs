@@ -122,7 +122,9 @@ pub use init::enter_if_requested;
 pub const OUTPUT_CAP: usize = 64 * 1024;
 
 /// How strongly commands are confined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, Default,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Namespaces, new root, seccomp, rlimits; refused where the kernel cannot provide it.

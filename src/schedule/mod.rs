@@ -30,7 +30,7 @@ pub use runner::{Outcome, TURN_CMD_ENV, TurnCommand, run_turn};
 pub use spec::{ACCEPTED_FORMS, MIN_INTERVAL, Spec};
 
 use crate::clock;
-use crate::contracts::{Job, JobRun, JobsFile, TickReport};
+use crate::contracts::{Job, JobRun, JobsFile, NextDue, SchedulerStatus, TickReport};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::ids;
@@ -336,6 +336,34 @@ impl Scheduler {
     }
 
     /// Sets the global pause flag; returns the file's job count.
+    /// The jobs at `now`: how many, how many enabled and due, and the enabled job due first.
+    pub fn status(&self, now: DateTime<Utc>) -> Result<SchedulerStatus> {
+        let file = self.load()?;
+        let mut next: Option<(DateTime<Utc>, &str)> = None;
+        let (mut enabled, mut due) = (0, 0);
+        for job in file.jobs.iter().filter(|j| j.enabled) {
+            enabled += 1;
+            if let Ok(Some(t)) = due_time(job, now) {
+                if t <= now {
+                    due += 1;
+                }
+                if next.is_none_or(|(n, _)| t < n) {
+                    next = Some((t, &job.id));
+                }
+            }
+        }
+        Ok(SchedulerStatus {
+            paused: file.paused,
+            jobs: file.jobs.len(),
+            enabled,
+            due,
+            next_due: next.map(|(t, id)| NextDue {
+                job_id: id.to_string(),
+                at: clock::rfc3339(t),
+            }),
+        })
+    }
+
     pub fn set_paused(&self, paused: bool) -> Result<usize> {
         self.mutate(|file| {
             let changed = file.paused != paused;

@@ -29,6 +29,11 @@
 use super::Shared;
 use super::api::{ApiResult, STATUSES, blocking, body_json, opt_str, summary, with_reader};
 use super::auth::Caller;
+use crate::contracts::Job;
+use crate::contracts::http::{
+    AdminRuns, AdminStatus, BackendStatus, CandidateList, ConfigView, ErrorAnswerBrief, JobDeleted,
+    RunCounts, RunView, SchedulerControlAnswer, SchedulerView, TurbotimeView,
+};
 use crate::error::Error;
 use crate::memory::Memory;
 use crate::memory::candidates::Decision;
@@ -59,14 +64,14 @@ pub(super) fn routes() -> Router<Arc<Shared>> {
         )
 }
 
-async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
-    let mut counts = serde_json::Map::new();
+async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<AdminStatus>> {
+    let mut counts = RunCounts::default();
     for s in STATUSES {
         let (_, n) = with_reader(&shared, move |q| q.list(Some(s), 1, 0)).await?;
-        counts.insert(s.into(), json!(n));
+        counts.set(s, n);
     }
     let (rows, total) = with_reader(&shared, |q| q.list(None, 10, 0)).await?;
-    let recent: Vec<Value> = rows.iter().map(|r| summary(&shared, r)).collect();
+    let recent: Vec<RunView> = rows.iter().map(|r| summary(&shared, r)).collect();
     let (home, spec) = (shared.home.clone(), shared.opts.backend.clone());
     let settings = shared.opts.settings.clone();
     let backend = blocking(move || {
@@ -80,27 +85,39 @@ async fn status(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value
                     &Default::default(),
                 )
             }) {
-                Ok(b) => json!({"provider": b.describe()["kind"], "model": b.model(),
-                                "describe": b.describe()}),
-                Err(e) => json!({"error": {"code": e.code, "message": e.message}}),
+                Ok(b) => BackendStatus::Resolved {
+                    provider: b.describe()["kind"].clone(),
+                    model: b.model(),
+                    describe: b.describe(),
+                },
+                Err(e) => BackendStatus::Unresolved {
+                    error: ErrorAnswerBrief {
+                        code: e.code,
+                        message: e.message,
+                    },
+                },
             },
         )
     })
     .await?;
-    Ok(axum::Json(json!({
-        "runs": {"total": total, "by_status": counts, "recent": recent},
-        "workers": shared.opts.workers,
-        "queue_capacity": shared.opts.queue_cap,
-        "draining": shared.draining.load(std::sync::atomic::Ordering::SeqCst),
-        "backend": backend,
-    })))
+    Ok(axum::Json(AdminStatus {
+        runs: AdminRuns {
+            total,
+            by_status: counts,
+            recent,
+        },
+        workers: shared.opts.workers,
+        queue_capacity: shared.opts.queue_cap,
+        draining: shared.draining.load(std::sync::atomic::Ordering::SeqCst),
+        backend,
+    }))
 }
 
 /// How recent the last scheduler tick must be for the scheduler to count as ticking: cron
 /// and the daemon tick every minute by default, so two and a half missed minutes mean none is.
 const TICKING_WITHIN_S: i64 = 150;
 
-async fn jobs(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+async fn jobs(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<SchedulerView<Job>>> {
     let home = shared.home.clone();
     let (file, last_tick, now) = blocking(move || {
         let s = Scheduler::new(&home);
@@ -108,12 +125,12 @@ async fn jobs(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>>
     })
     .await?;
     let ticking = last_tick.is_some_and(|t| (now - t).num_seconds() <= TICKING_WITHIN_S);
-    Ok(axum::Json(json!({
-        "paused": file.paused,
-        "jobs": file.jobs,
-        "last_tick": last_tick.map(crate::clock::rfc3339),
-        "ticking": ticking,
-    })))
+    Ok(axum::Json(SchedulerView {
+        paused: file.paused,
+        jobs: file.jobs,
+        last_tick: last_tick.map(crate::clock::rfc3339),
+        ticking,
+    }))
 }
 
 async fn add_job(
@@ -127,22 +144,22 @@ async fn add_job(
         Scheduler::new(&home).add(job, crate::clock::now()?)
     })
     .await?;
-    Ok((StatusCode::CREATED, axum::Json(json!(job))).into_response())
+    Ok((StatusCode::CREATED, axum::Json(job)).into_response())
 }
 
 async fn remove_job(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<JobDeleted<Job>>> {
     let home = shared.home.clone();
     let job = blocking(move || Scheduler::new(&home).remove(&id)).await?;
-    Ok(axum::Json(json!({"deleted": job})))
+    Ok(axum::Json(JobDeleted { deleted: job }))
 }
 
 async fn control(
     State(shared): State<Arc<Shared>>,
     body: Result<Bytes, BytesRejection>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<SchedulerControlAnswer<Job>>> {
     let m = body_json(body)?;
     let resume = match opt_str(&m, "action")? {
         Some("pause") => false,
@@ -158,8 +175,13 @@ async fn control(
     let out = blocking(move || {
         let s = Scheduler::new(&home);
         Ok(match job_id {
-            Some(id) => json!({"job": s.set_enabled(&id, resume, crate::clock::now()?)?}),
-            None => json!({"paused": !resume, "jobs": s.set_paused(!resume)?}),
+            Some(id) => SchedulerControlAnswer::Job {
+                job: s.set_enabled(&id, resume, crate::clock::now()?)?,
+            },
+            None => SchedulerControlAnswer::All(crate::contracts::SchedulerPaused {
+                paused: !resume,
+                jobs: s.set_paused(!resume)?,
+            }),
         })
     })
     .await?;
@@ -169,7 +191,7 @@ async fn control(
 async fn candidates(
     State(shared): State<Arc<Shared>>,
     RawQuery(q): RawQuery,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<CandidateList<crate::contracts::CandidateRow>>> {
     let (mut status, mut user) = (None, None);
     for (k, v) in url::form_urlencoded::parse(q.unwrap_or_default().as_bytes()) {
         match k.as_ref() {
@@ -184,7 +206,7 @@ async fn candidates(
     let rows =
         blocking(move || Memory::open(&home)?.candidates(status.as_deref(), user.as_deref()))
             .await?;
-    Ok(axum::Json(json!({"candidates": rows})))
+    Ok(axum::Json(CandidateList { candidates: rows }))
 }
 
 async fn decide(
@@ -192,7 +214,7 @@ async fn decide(
     Extension(caller): Extension<Caller>,
     Path((id, action)): Path<(String, String)>,
     body: Result<Bytes, BytesRejection>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<crate::memory::candidates::Decided>> {
     let empty = body.as_ref().is_ok_and(|b| b.is_empty());
     let m = if empty {
         serde_json::Map::new()
@@ -224,18 +246,23 @@ async fn decide(
     let home = shared.home.clone();
     let actor = format!("http:{}", caller.0);
     let decided = blocking(move || Memory::open(&home)?.decide(&id, decision, &actor)).await?;
-    Ok(axum::Json(json!(decided)))
+    Ok(axum::Json(decided))
 }
 
-fn turbotime_view(t: &turbotime::Turbotime) -> Value {
-    json!({"session_id": t.session_id, "on": t.on, "selected": t.selected,
-           "updated_at": t.updated_at, "tools": turbotime::TOOLS})
+fn turbotime_view(t: &turbotime::Turbotime) -> TurbotimeView {
+    TurbotimeView {
+        session_id: t.session_id.clone(),
+        on: t.on,
+        selected: t.selected.clone(),
+        updated_at: t.updated_at.clone(),
+        tools: turbotime::TOOLS.iter().map(|s| s.to_string()).collect(),
+    }
 }
 
 async fn turbotime(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<TurbotimeView>> {
     let home = shared.home.clone();
     let t = blocking(move || turbotime::load(&home, &id)).await?;
     Ok(axum::Json(turbotime_view(&t)))
@@ -246,7 +273,7 @@ async fn set_turbotime(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<TurbotimeView>> {
     let m = body_json(body)?;
     let on = match m.get("on") {
         Some(Value::Bool(b)) => *b,
@@ -445,11 +472,16 @@ fn read_config(home: &crate::home::Home) -> crate::error::Result<Value> {
 }
 
 /// `GET /api/admin/config`: config.toml as JSON, credentials blanked.
-pub(super) async fn get_config(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+pub(super) async fn get_config(
+    State(shared): State<Arc<Shared>>,
+) -> ApiResult<axum::Json<ConfigView>> {
     let home = shared.home.clone();
     let mut v = blocking(move || read_config(&home)).await?;
     blank(&mut v);
-    Ok(axum::Json(json!({"config": v})))
+    Ok(axum::Json(ConfigView {
+        config: v,
+        written: None,
+    }))
 }
 
 /// `POST /api/admin/config {config}`: the whole new config, validated as bob reads it, then
@@ -458,7 +490,7 @@ pub(super) async fn get_config(State(shared): State<Arc<Shared>>) -> ApiResult<a
 pub(super) async fn set_config(
     State(shared): State<Arc<Shared>>,
     body: Result<Bytes, BytesRejection>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<ConfigView>> {
     let mut m = body_json(body)?;
     let mut new = match m.remove("config") {
         Some(c @ Value::Object(_)) => c,
@@ -508,7 +540,10 @@ pub(super) async fn set_config(
     })
     .await?;
     blank(&mut shown);
-    Ok(axum::Json(json!({"config": shown, "written": true})))
+    Ok(axum::Json(ConfigView {
+        config: shown,
+        written: Some(true),
+    }))
 }
 
 /// A fresh private directory under `serve/` for validating a config.

@@ -13,13 +13,14 @@
 
 use super::queue::{NewRun, RunRow};
 use super::{Shared, auth};
+use crate::contracts::http::{ErrorAnswer, ErrorAnswerBody, ErrorBrief, RunView};
 use crate::error::{Code, Error};
 use crate::turn::ThinkingMode;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Longest run message accepted, in bytes.
@@ -69,22 +70,21 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let e = self.err;
         let status = self.status.unwrap_or_else(|| status_of(e.code));
-        let mut body = Map::new();
-        body.insert("code".into(), json!(e.code));
-        body.insert("message".into(), json!(e.message));
-        if !e.details.is_empty() {
-            body.insert("details".into(), Value::Object(e.details.clone()));
-        }
         let retry = matches!(e.code, Code::QueueFull | Code::ChatRateLimited).then(|| {
             e.details
                 .get("retry_after_seconds")
                 .and_then(Value::as_u64)
                 .unwrap_or(RETRY_AFTER_S)
         });
-        if let Some(s) = retry {
-            body.insert("retry_after_seconds".into(), json!(s));
-        }
-        let mut resp = (status, axum::Json(json!({"error": body}))).into_response();
+        let body = ErrorAnswer {
+            error: ErrorAnswerBody {
+                code: e.code.as_str().to_string(),
+                message: e.message.clone(),
+                details: (!e.details.is_empty()).then(|| e.details.clone()),
+                retry_after_seconds: retry,
+            },
+        };
+        let mut resp = (status, axum::Json(body)).into_response();
         if let Some(s) = retry {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(s));
@@ -273,31 +273,32 @@ pub(crate) const STATUSES: [&str; 6] = [
 ];
 
 /// A run without its trace (listings).
-pub(super) fn summary(shared: &Shared, r: &RunRow) -> Value {
-    let mut v = json!({
-        "id": r.id,
-        "agent_id": r.agent_id,
-        "session_id": r.session_id,
-        "source": r.source,
-        "status": r.status,
-        "output": r.output.clone().unwrap_or_default(),
-        "artifact_path": crate::runs::dir(&shared.home, &r.id)
-            .map(|p| p.display().to_string()).unwrap_or_default(),
-        "duration_ms": r.duration_ms.unwrap_or(0),
-        "tool_calls": r.tool_calls,
-        "provider": r.provider.clone().unwrap_or_default(),
-        "model": r.model.clone().unwrap_or_default(),
-        "thinking_mode": r.thinking_mode,
-        "profile": r.profile,
-        "created_at": r.created_at,
-        "started_at": r.started_at,
-        "finished_at": r.finished_at,
-    });
-    if let Some(e) = &r.error {
-        v["error"] = json!({"code": e["code"], "message": e["message"]});
-        if let Some(reason) = e.pointer("/details/reason") {
-            v["reason"] = reason.clone();
-        }
+pub(super) fn summary(shared: &Shared, r: &RunRow) -> RunView {
+    RunView {
+        id: r.id.clone(),
+        agent_id: r.agent_id.clone(),
+        session_id: r.session_id.clone(),
+        source: r.source.clone(),
+        status: r.status.clone(),
+        output: r.output.clone().unwrap_or_default(),
+        artifact_path: crate::runs::dir(&shared.home, &r.id)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        duration_ms: r.duration_ms.unwrap_or(0),
+        tool_calls: r.tool_calls,
+        provider: r.provider.clone().unwrap_or_default(),
+        model: r.model.clone().unwrap_or_default(),
+        thinking_mode: r.thinking_mode.clone(),
+        profile: r.profile.clone(),
+        created_at: r.created_at.clone(),
+        started_at: r.started_at.clone(),
+        finished_at: r.finished_at.clone(),
+        error: r.error.as_ref().map(ErrorBrief::of),
+        reason: r
+            .error
+            .as_ref()
+            .and_then(|e| e.pointer("/details/reason"))
+            .cloned(),
+        trace: None,
     }
-    v
 }

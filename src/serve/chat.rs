@@ -24,6 +24,9 @@ use super::api::{
     with_queue, with_reader,
 };
 use super::queue::{ChatFilter, ChatKey};
+use crate::contracts::http::{
+    ChatCommandAnswer, ChatConversation, ChatLine, ChatSessionList, RunAccepted,
+};
 use crate::error::{Code, Error};
 use crate::ids::{self, Kind};
 use axum::Router;
@@ -33,7 +36,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -145,18 +148,24 @@ async fn message(
         "/new" => {
             let (k, n) = (key.clone(), now.clone());
             let s = with_queue(&shared, move |q| q.chat_new(&k, &n)).await?;
-            return Ok(axum::Json(json!({
-                "response": "Started a new chat session.", "session_id": s.id,
-            }))
+            return Ok(axum::Json(ChatCommandAnswer {
+                response: "Started a new chat session.".into(),
+                session_id: Some(s.id),
+            })
             .into_response());
         }
         "/resume" => {
             let k = key.clone();
             let s = with_queue(&shared, move |q| q.chat_resume(&k)).await?;
             let body = match s {
-                Some(s) => json!({"response": "Resumed the previous chat session.",
-                                  "session_id": s.id}),
-                None => json!({"response": "There is no earlier chat session to resume."}),
+                Some(s) => ChatCommandAnswer {
+                    response: "Resumed the previous chat session.".into(),
+                    session_id: Some(s.id),
+                },
+                None => ChatCommandAnswer {
+                    response: "There is no earlier chat session to resume.".into(),
+                    session_id: None,
+                },
             };
             return Ok(axum::Json(body).into_response());
         }
@@ -173,7 +182,11 @@ async fn message(
     enqueue(&shared, run).await?;
     Ok((
         StatusCode::ACCEPTED,
-        axum::Json(json!({"id": id, "status": "queued", "session_id": session.id})),
+        axum::Json(RunAccepted {
+            id,
+            status: "queued".into(),
+            session_id: Some(session.id),
+        }),
     )
         .into_response())
 }
@@ -181,7 +194,7 @@ async fn message(
 async fn sessions(
     State(shared): State<Arc<Shared>>,
     RawQuery(q): RawQuery,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<ChatSessionList<super::queue::ChatSession>>> {
     let (mut f, mut limit, mut offset) = (ChatFilter::default(), 50u64, 0u64);
     for (k, v) in url::form_urlencoded::parse(q.unwrap_or_default().as_bytes()) {
         let num = |what: &str| {
@@ -202,15 +215,18 @@ async fn sessions(
     }
     super::api::check_limit(limit)?;
     let (rows, total) = with_reader(&shared, move |q| q.chat_sessions(&f, limit, offset)).await?;
-    Ok(axum::Json(
-        json!({"sessions": rows, "total": total, "limit": limit, "offset": offset}),
-    ))
+    Ok(axum::Json(ChatSessionList {
+        sessions: rows,
+        total,
+        limit,
+        offset,
+    }))
 }
 
 async fn messages(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<ChatConversation<super::queue::ChatSession>>> {
     ids::check("session_id", &id)?;
     let id2 = id.clone();
     let (session, runs) = with_reader(&shared, move |q| {
@@ -221,32 +237,50 @@ async fn messages(
         return Err(Error::not_found(format!("no chat session {id:?}")).into());
     };
     let home = shared.home.clone();
-    let out = blocking(move || -> crate::error::Result<Vec<Value>> {
+    let out = blocking(move || -> crate::error::Result<Vec<ChatLine>> {
         let mut out = Vec::new();
         for r in runs {
-            out.push(json!({"role": "user", "content": r.message, "run_id": r.id,
-                            "created_at": r.created_at}));
+            out.push(ChatLine::User {
+                role: "user".into(),
+                content: r.message,
+                run_id: r.id.clone(),
+                created_at: r.created_at,
+            });
             let path = crate::runs::dir(&home, &r.id)?.join("tool_results.json");
             let tools: Option<Vec<Value>> = crate::store::read_json(&path)?;
             for t in tools.unwrap_or_default() {
-                out.push(
-                    json!({"role": "tool", "tool_name": t["tool"], "tool_call_id":
-                    t["tool_call_id"], "content": t["summary"], "error": t["error"],
-                    "run_id": r.id}),
-                );
+                out.push(ChatLine::Tool {
+                    role: "tool".into(),
+                    tool_name: t["tool"].clone(),
+                    tool_call_id: t["tool_call_id"].clone(),
+                    content: t["summary"].clone(),
+                    error: t["error"].clone(),
+                    run_id: r.id.clone(),
+                });
             }
             match r.status.as_str() {
-                "completed" | "incomplete" => out.push(json!({"role": "assistant",
-                    "content": r.output.unwrap_or_default(), "run_id": r.id})),
+                "completed" | "incomplete" => out.push(ChatLine::Answer {
+                    role: "assistant".into(),
+                    content: r.output.unwrap_or_default(),
+                    run_id: r.id,
+                }),
                 "queued" | "running" => {}
-                other => out.push(json!({"role": "assistant", "content": "", "status": other,
-                    "error": r.error, "run_id": r.id})),
+                other => out.push(ChatLine::Failed {
+                    role: "assistant".into(),
+                    content: String::new(),
+                    status: other.to_string(),
+                    error: r.error,
+                    run_id: r.id,
+                }),
             }
         }
         Ok(out)
     })
     .await?;
-    Ok(axum::Json(json!({"session": session, "messages": out})))
+    Ok(axum::Json(ChatConversation {
+        session,
+        messages: out,
+    }))
 }
 
 #[cfg(test)]

@@ -67,12 +67,13 @@ mod tokens_pg;
 use crate::backend::{Backend, Cancel, Overrides, Route};
 use crate::contracts::TurnRecord;
 use crate::contracts::audit;
+use crate::contracts::http::RunAccepted;
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::turn::pipeline::{self, TurnOptions};
 use crate::turn::{ThinkingMode, TurnInput};
 use queue::{Finish, Queue, RunRow};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -302,7 +303,7 @@ pub(crate) struct Shared {
     leases_done: AtomicBool,
     /// The last failure to reach the shared database (`None`: reachable, or no database):
     /// `/healthz` answers `ok: false` and other routes 503 while it is set.
-    store_down: Mutex<Option<Value>>,
+    store_down: Mutex<Option<crate::contracts::http::StoreDown>>,
     /// Wakes idle workers when a run is accepted.
     pub wake: (Mutex<u64>, Condvar),
     /// `output.thinking_mode` from config.toml, else `never`.
@@ -408,7 +409,7 @@ impl Shared {
     }
 
     /// Why the shared database is unreachable, when it is (see [`keep_leases`]).
-    pub fn store_down(&self) -> Option<Value> {
+    pub fn store_down(&self) -> Option<crate::contracts::http::StoreDown> {
         self.store_down
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -416,8 +417,12 @@ impl Shared {
     }
 
     fn set_store_down(&self, err: Option<&Error>) {
-        *self.store_down.lock().unwrap_or_else(|e| e.into_inner()) = err
-            .map(|e| json!({"code": e.code, "message": e.message, "host": e.details.get("host")}));
+        *self.store_down.lock().unwrap_or_else(|e| e.into_inner()) =
+            err.map(|e| crate::contracts::http::StoreDown {
+                code: e.code,
+                message: e.message.clone(),
+                host: e.details.get("host").cloned(),
+            });
     }
 
     /// The writer connection (see [`Shared::queue`]).
@@ -470,7 +475,7 @@ fn cancelled_error(by: &str) -> Error {
 /// backend call in flight is dropped, no further tool call starts) and it ends `cancelled`
 /// with `run.cancelled`; the answer is then `status: "cancelling"`. A run that already ended
 /// is a `conflict`. A turn that completes before it sees the signal stays `completed`.
-pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
+pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<RunAccepted> {
     let get = || -> Result<RunRow> {
         let q = shared.reader.lock().unwrap_or_else(|e| e.into_inner());
         q.get(id)?
@@ -510,19 +515,38 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
                 },
             )?;
             audit.flush()?;
-            return Ok(json!({"id": id, "status": "cancelled"}));
+            return Ok(RunAccepted {
+                id: id.to_string(),
+                status: "cancelled".into(),
+                session_id: None,
+            });
         }
     } else if row.status != "running" {
         return Err(ended(&row));
     }
     // Running (or claimed since we looked), here or on another node of a shared queue: mark
     // it; the worker's turn sees the signal (another node's at its next heartbeat).
-    shared.writer().request_cancel(id, actor)?;
+    let shared_queue = {
+        let mut q = shared.writer();
+        q.request_cancel(id, actor)?;
+        q.is_shared()
+    };
     {
+        // A run this node holds is signalled now. On a shared queue a run this node has not
+        // registered runs on another node (or was claimed here a moment ago): its node's
+        // heartbeat hands it the cancel, so nothing is kept here for it, where no worker would
+        // ever release it. This node's own queue keeps the signal for a run claimed since we
+        // looked, for its worker to find.
         let mut m = shared.inflight.lock().unwrap_or_else(|e| e.into_inner());
-        let f = m.entry(id.to_string()).or_default();
-        f.by.get_or_insert_with(|| actor.to_string());
-        f.cancel.cancel();
+        let f = if shared_queue {
+            m.get_mut(id)
+        } else {
+            Some(m.entry(id.to_string()).or_default())
+        };
+        if let Some(f) = f {
+            f.by.get_or_insert_with(|| actor.to_string());
+            f.cancel.cancel();
+        }
     }
     let row = get()?;
     if !matches!(row.status.as_str(), "queued" | "running") {
@@ -537,7 +561,11 @@ pub(crate) fn cancel(shared: &Shared, id: &str, actor: &str) -> Result<Value> {
             status: &row.status,
         },
     )?;
-    Ok(json!({"id": id, "status": "cancelling"}))
+    Ok(RunAccepted {
+        id: id.to_string(),
+        status: "cancelling".into(),
+        session_id: None,
+    })
 }
 
 /// The audit log of `agent`'s run `run_id`, written through the home's current redactor.

@@ -51,6 +51,9 @@ pub struct RunRow {
     pub tool_calls: u64,
     /// How many times a worker claimed it: more than one only after a drain re-queued it.
     pub attempts: u64,
+    /// The caller's own instructions for every role of the turn (`POST /v1/runs`'s `system`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
 }
 
 /// A new run to enqueue: the run request, with the run id and the time the server gave it
@@ -126,6 +129,11 @@ pub trait RunStore: Send {
     fn request_cancel(&mut self, _id: &str, _by: &str) -> Result<()> {
         Ok(())
     }
+    /// True when several nodes share the queue: a cancel reaches whichever node runs the run
+    /// through that node's [`RunStore::heartbeat`].
+    fn is_shared(&self) -> bool {
+        false
+    }
     /// Renews the leases of this node's running runs; returns the cancels asked for them
     /// (run id, by whom). Nothing to do for a queue only this node uses.
     fn heartbeat(&mut self) -> Result<Vec<(String, String)>> {
@@ -145,7 +153,7 @@ pub struct SqliteQueue {
 
 pub(super) const COLUMNS: &str = "id, agent_id, session_id, user_id, message, thinking_mode, profile, source, \
     status, created_at, started_at, finished_at, duration_ms, output, provider, model, error, \
-    tool_calls, attempts, mode";
+    tool_calls, attempts, mode, system";
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
     let error: Option<String> = r.get(16)?;
@@ -170,6 +178,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
         tool_calls: r.get::<_, i64>(17)?.max(0) as u64,
         attempts: r.get::<_, i64>(18)?.max(0) as u64,
         mode: r.get(19)?,
+        system: r.get(20)?,
     })
 }
 
@@ -186,6 +195,7 @@ impl RunRow {
         .with_thinking_mode(&self.thinking_mode)
         .with_profile(&self.profile)
         .with_mode(RunMode::parse(&self.mode).unwrap_or_default())
+        .with_system(self.system.clone())
         .queued(&self.id, &self.created_at)
     }
 }
@@ -244,6 +254,15 @@ impl SqliteQueue {
         )?;
         if !has_mode {
             conn.execute_batch("ALTER TABLE runs ADD COLUMN mode TEXT NOT NULL DEFAULT 'act'")?;
+        }
+        // So did its `system` text: a queue made before it gains the column, its runs none.
+        let has_system: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM pragma_table_info('runs') WHERE name = 'system')",
+            [],
+            |r| r.get(0),
+        )?;
+        if !has_system {
+            conn.execute_batch("ALTER TABLE runs ADD COLUMN system TEXT")?;
         }
         Ok(SqliteQueue { conn })
     }
@@ -319,8 +338,8 @@ impl RunStore for SqliteQueue {
                 };
                 let mut insert = tx.prepare_cached(
                     "INSERT INTO runs (id, agent_id, session_id, user_id, message, thinking_mode,
-                        profile, source, status, created_at, mode)
-                     VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'queued',?9,?10)",
+                        profile, source, status, created_at, mode, system)
+                     VALUES (?1,?2,?3,?4,?5,?6,?7,?8,'queued',?9,?10,?11)",
                 )?;
                 let inserted = insert.execute(params![
                     id,
@@ -332,7 +351,8 @@ impl RunStore for SqliteQueue {
                     run.profile,
                     run.source,
                     created_at,
-                    run.mode.as_str()
+                    run.mode.as_str(),
+                    run.system
                 ]);
                 out.push(inserted.map(|_| n += 1).map_err(Error::from));
             }

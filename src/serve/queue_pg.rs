@@ -87,6 +87,7 @@ fn run_row(r: &postgres::Row) -> RunRow {
         tool_calls: r.get::<_, i64>(17).max(0) as u64,
         attempts: r.get::<_, i64>(18).max(0) as u64,
         mode: r.get(19),
+        system: r.get(20),
     }
 }
 
@@ -144,8 +145,8 @@ impl RunStore for PgQueue {
                 let inserted = tx
                     .execute(
                         "INSERT INTO serve_runs (id, agent_id, session_id, user_id, message,
-                            thinking_mode, profile, source, status, created_at, mode)
-                         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,'queued',$9,$10)
+                            thinking_mode, profile, source, status, created_at, mode, system)
+                         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,'queued',$9,$10,$11)
                          ON CONFLICT (id) DO NOTHING",
                         &[
                             id,
@@ -158,6 +159,7 @@ impl RunStore for PgQueue {
                             &run.source,
                             created_at,
                             &run.mode.as_str(),
+                            &run.system,
                         ],
                     )
                     .map_err(|e| db.error(e))?;
@@ -447,6 +449,10 @@ impl RunStore for PgQueue {
             )
         })?;
         Ok(())
+    }
+
+    fn is_shared(&self) -> bool {
+        true
     }
 
     fn heartbeat(&mut self) -> Result<Vec<(String, String)>> {

@@ -10,6 +10,9 @@ use super::api::{
 };
 use super::queue::RunRow;
 use super::{Shared, auth};
+use crate::contracts::http::{
+    Health, RunAccepted, RunList, RunTrace, RunView, SecretList, SecretStored,
+};
 use crate::contracts::{RunMode, TurnRequest};
 use crate::error::{Code, Error};
 use crate::ids::{self, Kind};
@@ -24,7 +27,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_util::StreamExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -76,11 +79,7 @@ async fn guard(State(shared): State<Arc<Shared>>, req: Request, next: Next) -> R
     if req.uri().path() != "/healthz"
         && let Some(e) = shared.store_down()
     {
-        let err = Error::new(
-            Code::UpstreamError,
-            e["message"].as_str().unwrap_or_default(),
-        )
-        .with("reason", "database_unreachable");
+        let err = Error::new(Code::UpstreamError, e.message).with("reason", "database_unreachable");
         return ApiError::with_status(err, StatusCode::SERVICE_UNAVAILABLE).into_response();
     }
     match tokio::time::timeout(shared.opts.request_timeout, next.run(req)).await {
@@ -204,9 +203,20 @@ async fn require_token(
 }
 
 async fn healthz(State(shared): State<Arc<Shared>>) -> Response {
-    static OK: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| json!({"ok": true}));
+    static OK: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+        serde_json::to_value(Health {
+            ok: true,
+            database: None,
+            error: None,
+        })
+        .unwrap_or_default()
+    });
     if let Some(e) = shared.store_down() {
-        let body = json!({"ok": false, "database": "unreachable", "error": e});
+        let body = Health {
+            ok: false,
+            database: Some("unreachable".into()),
+            error: Some(e),
+        };
         return (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response();
     }
     constant(&OK)
@@ -253,6 +263,22 @@ async fn create_run(
                 .into(),
         );
     }
+    let system = match opt_str(&m, "system")? {
+        None => None,
+        Some(s) if s.trim().is_empty() => {
+            return Err(Error::invalid("system is empty")
+                .with("field", "system")
+                .into());
+        }
+        Some(s) if s.len() > MAX_MESSAGE => {
+            return Err(
+                Error::invalid(format!("system is longer than {MAX_MESSAGE} bytes"))
+                    .with("field", "system")
+                    .into(),
+            );
+        }
+        Some(s) => Some(s.to_string()),
+    };
     let thinking = thinking_mode(&m, shared.default_thinking)?;
     let profile = match opt_str(&m, "profile")? {
         None => Profile::default(),
@@ -284,12 +310,17 @@ async fn create_run(
         .with_thinking_mode(mode_str(thinking))
         .with_profile(profile.as_str())
         .with_mode(mode)
+        .with_system(system)
         .queued(&id, crate::clock::rfc3339(crate::clock::now()?));
     admit_run(&shared, &caller)?;
     enqueue(&shared, run).await?;
     Ok((
         StatusCode::ACCEPTED,
-        axum::Json(json!({"id": id, "status": "queued"})),
+        axum::Json(RunAccepted {
+            id,
+            status: "queued".into(),
+            session_id: None,
+        }),
     )
         .into_response())
 }
@@ -297,7 +328,7 @@ async fn create_run(
 async fn list_runs(
     State(shared): State<Arc<Shared>>,
     axum::extract::RawQuery(q): axum::extract::RawQuery,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<RunList>> {
     let (mut status, mut limit, mut offset) = (None, 50u64, 0u64);
     for (k, v) in url::form_urlencoded::parse(q.unwrap_or_default().as_bytes()) {
         let num = |what: &str| {
@@ -328,10 +359,13 @@ async fn list_runs(
     check_limit(limit)?;
     let (rows, total) =
         with_reader(&shared, move |q| q.list(status.as_deref(), limit, offset)).await?;
-    let runs: Vec<Value> = rows.iter().map(|r| summary(&shared, r)).collect();
-    Ok(axum::Json(
-        json!({"runs": runs, "total": total, "limit": limit, "offset": offset}),
-    ))
+    let runs = rows.iter().map(|r| summary(&shared, r)).collect();
+    Ok(axum::Json(RunList {
+        runs,
+        total,
+        limit,
+        offset,
+    }))
 }
 
 fn checked_id(id: &str) -> ApiResult<&str> {
@@ -352,7 +386,7 @@ async fn fetch_row(shared: &Arc<Shared>, id: &str) -> ApiResult<RunRow> {
 async fn get_run(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<RunView>> {
     let id = checked_id(&id)?;
     let row = fetch_row(&shared, id).await?;
     let mut v = summary(&shared, &row);
@@ -363,7 +397,9 @@ async fn get_run(
         let path = crate::runs::dir(&shared.home, id)?.join("tool_results.json");
         let results: Option<Value> =
             blocking(move || crate::store::read_json::<Value>(&path)).await?;
-        v["trace"] = json!({"tool_execution_results": results.unwrap_or(json!([]))});
+        v.trace = Some(RunTrace {
+            tool_execution_results: results.unwrap_or_else(|| Value::Array(Vec::new())),
+        });
     }
     Ok(axum::Json(v))
 }
@@ -379,7 +415,7 @@ async fn cancel_run(
     let actor = format!("http:{}", caller.0);
     let s2 = shared.clone();
     let out = blocking(move || super::cancel(&s2, &id, &actor)).await?;
-    let status = if out["status"] == "cancelled" {
+    let status = if out.status == "cancelled" {
         StatusCode::OK
     } else {
         StatusCode::ACCEPTED
@@ -388,7 +424,9 @@ async fn cancel_run(
 }
 
 /// `GET /api/admin/secrets`: names and times only.
-async fn list_secrets(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json<Value>> {
+async fn list_secrets(
+    State(shared): State<Arc<Shared>>,
+) -> ApiResult<axum::Json<SecretList<crate::secrets::SecretInfo>>> {
     let home = shared.home.clone();
     let list = blocking(
         move || match crate::secrets::Secrets::open_existing(&home)? {
@@ -397,7 +435,7 @@ async fn list_secrets(State(shared): State<Arc<Shared>>) -> ApiResult<axum::Json
         },
     )
     .await?;
-    Ok(axum::Json(json!({"secrets": list})))
+    Ok(axum::Json(SecretList { secrets: list }))
 }
 
 /// `POST /api/admin/secrets {name, value}`: one-way; the answer never holds the value.
@@ -416,8 +454,12 @@ async fn set_secret(
     .await?;
     Ok((
         StatusCode::CREATED,
-        axum::Json(json!({"name": info.name, "created_at": info.created_at,
-                          "updated_at": info.updated_at, "stored": true})),
+        axum::Json(SecretStored {
+            name: info.name,
+            created_at: info.created_at,
+            updated_at: info.updated_at,
+            stored: true,
+        }),
     )
         .into_response())
 }

@@ -66,21 +66,7 @@ pub struct Policy {
     pub settings: Settings,
 }
 
-/// What the calling human adds on the command line.
-#[derive(Debug, Clone, Default)]
-pub struct PolicyOverrides {
-    pub roots: Vec<PathBuf>,
-    pub enable: Vec<String>,
-    pub enable_all: bool,
-    /// Capabilities granted for this call only (without a session).
-    pub grant: Vec<String>,
-    pub allow_loopback: bool,
-    pub allow_private: bool,
-    /// `--sandbox full|weak`.
-    pub sandbox_mode: Option<crate::sandbox::Mode>,
-    pub shell_rules: Option<PathBuf>,
-    pub max_timeout_ms: Option<u64>,
-}
+pub use crate::contracts::PolicyOverrides;
 
 /// The session's enabled-tools file; empty when absent.
 pub fn load_session_tools(home: &Home, session_id: &str) -> Result<SessionTools> {

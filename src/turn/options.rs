@@ -2,16 +2,16 @@
 //! eval, a schedule) decides before the turn starts. Every front end describes the turn it
 //! wants as a run request ([`TurnRequest`]) and gets its options from
 //! [`TurnOptions::for_request`], the one place a request's fields become the turn's options;
-//! a new request option is added there once.
+//! a new request option is added there once. Only what a process lends the turn (its memory
+//! connections, a live view) is set on the options afterwards: it is no part of what was
+//! asked and is not written with the request.
 
 use super::{Profile, ThinkingMode};
 use crate::contracts::TurnRequest;
 use crate::error::{Error, Result};
 use crate::tools::PolicyOverrides;
 
-/// Most tool-loop rounds of the final role (one LLM call each, plus the closing call): a
-/// request's default.
-pub const MAX_TOOL_ROUNDS: usize = 4;
+pub use crate::contracts::MAX_TOOL_ROUNDS;
 
 /// How to run a turn.
 #[derive(Debug, Clone)]
@@ -53,11 +53,11 @@ pub struct TurnOptions {
 
 impl TurnOptions {
     /// The options of the turn `request` asks for: its session, agent, user, profile,
-    /// thinking mode, chat or act mode, and the run id a queue gave it. What only the caller
-    /// knows starts at its default (no expected revision, no streaming, [`MAX_TOOL_ROUNDS`]
-    /// tool rounds, no replay seed, no policy overrides, the memory store opened per turn,
-    /// nobody watching) for the caller to set on the result. An unknown profile or thinking
-    /// mode is `invalid.request`.
+    /// thinking mode, chat or act mode, the run id a queue gave it, and the caller's knobs
+    /// (expected revision, streaming, tool rounds, replay seed, policy overrides). What a
+    /// process lends the turn starts empty (the memory store opened per turn, nobody
+    /// watching) for the caller to set on the result. An unknown profile or thinking mode is
+    /// `invalid.request`.
     pub fn for_request(
         request: &TurnRequest,
         settings: crate::settings::Settings,
@@ -73,13 +73,13 @@ impl TurnOptions {
             user_id: request.user_id.clone(),
             profile,
             thinking_mode,
-            expect_revision: None,
-            stream: false,
-            max_tool_rounds: MAX_TOOL_ROUNDS,
+            expect_revision: request.expect_revision,
+            stream: request.stream,
+            max_tool_rounds: request.tool_rounds(),
             chat_mode: request.mode.stages_mutations(),
             run_id: request.run_id.clone(),
-            seed: None,
-            policy: PolicyOverrides::default(),
+            seed: request.seed,
+            policy: request.policy.clone(),
             settings,
             memory_pool: None,
             watch: None,
@@ -119,11 +119,31 @@ mod tests {
         );
         assert!(o.chat_mode);
         assert_eq!(o.run_id.as_deref(), Some("run_1"));
-        // What only the caller knows starts at its default.
+        // What only the caller knows starts at its default unless the request says.
         assert_eq!(
             (o.expect_revision, o.stream, o.max_tool_rounds, o.seed),
             (None, false, MAX_TOOL_ROUNDS, None)
         );
+        let knobs = r
+            .with_expect_revision(Some(3))
+            .with_stream(true)
+            .with_max_tool_rounds(99)
+            .with_seed(Some(7))
+            .with_policy(PolicyOverrides {
+                allow_loopback: true,
+                ..Default::default()
+            });
+        let o = TurnOptions::for_request(&knobs, settings()).unwrap();
+        assert_eq!(
+            (o.expect_revision, o.stream, o.max_tool_rounds, o.seed),
+            (
+                Some(3),
+                true,
+                crate::contracts::MAX_TOOL_ROUNDS_CAP,
+                Some(7)
+            )
+        );
+        assert!(o.policy.allow_loopback);
         let act =
             TurnOptions::for_request(&TurnRequest::new("cli", "a", "s", "m"), settings()).unwrap();
         assert!(!act.chat_mode && act.run_id.is_none());

@@ -251,6 +251,69 @@ fn turn_system_instructions_reach_every_role_below_the_rules() {
     assert!(!plain.to_string().contains("Use haiku."));
 }
 
+/// A served run's `system` goes where `bob turn --system` puts it: in every role's system
+/// message, after bob's rules, once; the run's bundle keeps it in `request.json`, and a run
+/// without it sends and records none.
+#[test]
+fn a_served_runs_system_text_reaches_every_role_below_the_rules() {
+    use crate::serve::{Server, create, post, status_is, token, wait_run};
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let srv = OpenAi::start(|req, _| reply_to(req, "bonjour"));
+    let server = Server::start_on(&env, &[], &srv);
+    let a = server.addr;
+    let id = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": "hi", "system": "Answer in French."}),
+    );
+    let run = wait_run(a, &tok, &id, status_is("completed"));
+    assert_eq!(run["output"], "bonjour", "{run}");
+    let reqs = srv.requests();
+    assert_eq!(reqs.len(), 2, "think and respond");
+    for r in &reqs {
+        let first = r.json()["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let rules = first.find("Rules (authoritative").unwrap();
+        let mine = first
+            .find("Answer in French.")
+            .unwrap_or_else(|| panic!("{}: {first}", crate::support::openai::role_of(r)));
+        assert!(mine > rules, "the caller's text comes after bob's rules");
+        assert_eq!(
+            crate::support::openai::all_text(r)
+                .matches("Answer in French.")
+                .count(),
+            1
+        );
+    }
+    let shown = env.json(&["runs", "show", &id], "");
+    assert_eq!(shown["request"]["system"], "Answer in French.", "{shown}");
+    // Without it nothing is added, and the request is written as before.
+    let plain = create(
+        a,
+        &tok,
+        json!({"agent_id": "agent_default", "message": "hi"}),
+    );
+    wait_run(a, &tok, &plain, status_is("completed"));
+    assert_eq!(srv.requests().len(), 4);
+    for r in &srv.requests()[2..] {
+        assert!(!crate::support::openai::all_text(r).contains("Answer in French."));
+    }
+    let shown = env.json(&["runs", "show", &plain], "");
+    assert!(shown["request"].get("system").is_none(), "{shown}");
+    // A blank or non-string instruction is refused and nothing is queued.
+    for body in [
+        json!({"agent_id": "agent_default", "message": "hi", "system": "  "}),
+        json!({"agent_id": "agent_default", "message": "hi", "system": 7}),
+    ] {
+        let e = post(a, "/v1/runs", &tok, &body).error(400, "invalid.request");
+        assert_eq!(e["details"]["field"], "system", "{e}");
+    }
+    assert_eq!(srv.requests().len(), 4);
+}
+
 #[test]
 fn chat_talks_in_a_session_and_continues_the_last_one() {
     let env = TestEnv::new();
