@@ -491,7 +491,9 @@ impl Memory {
         let seen = (
             self.conn
                 .pragma_query_value(None, "data_version", |r| r.get::<_, i64>(0))?,
-            self.conn.total_changes(),
+            self.conn
+                .total_changes()
+                .wrapping_sub(self.scratch_changes.get()),
         );
         let fresh = cache
             .as_ref()
@@ -637,7 +639,14 @@ impl Memory {
         let (q, lex) = std::thread::scope(|s| -> Result<_> {
             let job = s.spawn(embed_query);
             let lex = if mode == Mode::Hybrid {
-                ltm.scored(text, opts, pool, pool as i64)
+                // The ranking writes only its private temp tables: those changes must not make
+                // the vector index recount its rows (a count over every vector, ~8 ms at 100k).
+                let before = self.conn.total_changes();
+                let lex = ltm.scored(text, opts, pool, pool as i64);
+                let made = self.conn.total_changes().wrapping_sub(before);
+                self.scratch_changes
+                    .set(self.scratch_changes.get().wrapping_add(made));
+                lex
             } else {
                 Ok(None)
             };
