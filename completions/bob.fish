@@ -702,7 +702,7 @@ complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcomma
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l format -d 'Output format: json (default when stdout is not a terminal) or table (human view)' -r -f -a "json\t''
 table\t''
 block\t'A command-specific text rendering (`bob memory query`: the RETRIEVED_MEMORY block)'"
-complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l detail -d 'Include per-question results (LongMemEval)'
+complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l detail -d 'Include per-question results (LongMemEval), or each query\'s best 40 per mode with both component scores (JSON Lines set)'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -l json -d 'Force JSON output even on a terminal'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bob -n "__fish_bob_using_subcommand memory; and __fish_seen_subcommand_from bench" -s V -l version -d 'Print version'

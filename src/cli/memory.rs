@@ -215,7 +215,8 @@ pub enum Args {
         /// The dataset: a LongMemEval JSON file (questions with their haystack sessions)
         #[arg(long, value_name = "FILE")]
         dataset: PathBuf,
-        /// Include per-question results (LongMemEval)
+        /// Include per-question results (LongMemEval), or each query's best 40 per mode with
+        /// both component scores (JSON Lines set)
         #[arg(long)]
         detail: bool,
         /// JSON Lines set: also measure the latency with the store grown to N records
@@ -492,7 +493,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let text = output::read_input(Some(&dataset))?;
             if memory::relevance::is_jsonl_set(&text) {
                 let mut bar = None;
-                let report = memory::relevance::run(&text, scale, &mut |done, total| {
+                let report = memory::relevance::run(&text, scale, detail, &mut |done, total| {
                     bar.get_or_insert_with(|| ctx.out.progress(Some(total as u64), "benchmark"))
                         .set(done as u64);
                 })?;

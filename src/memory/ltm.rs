@@ -699,7 +699,7 @@ impl SqliteLtm<'_> {
 impl SqliteLtm<'_> {
     /// Builds the hit for one ranked row: the record's title, tags and date, and an FTS5
     /// snippet around the matched words (the summary when there is none).
-    fn hit(&self, expr: &str, score: f64, rowid: i64, id: String) -> Result<Hit> {
+    pub(crate) fn hit(&self, expr: &str, score: f64, rowid: i64, id: String) -> Result<Hit> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT snippet(ltm_fts, -1, '', '', '…', 24) FROM ltm_fts \
              WHERE ltm_fts MATCH ?1 AND rowid = ?2",
@@ -735,9 +735,40 @@ impl LtmStore for SqliteLtm<'_> {
     }
 
     fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>> {
-        let words = query_words(text);
-        if words.is_empty() || opts.k == 0 {
+        let limit = (opts.k as i64).saturating_mul(4).max(40);
+        let Some(ranking) = self.scored(text, opts, opts.k, limit)? else {
             return Ok(Vec::new());
+        };
+        ranking
+            .rows
+            .into_iter()
+            .map(|(score, rowid, id)| self.hit(&ranking.expr, score, rowid, id))
+            .collect()
+    }
+}
+
+/// A lexical ranking without its hits (see [`SqliteLtm::scored`]).
+pub(crate) struct Scored {
+    /// The FTS5 expression the rows matched (for [`SqliteLtm::hit`]'s excerpt).
+    pub expr: String,
+    /// (score, rowid, id), best first.
+    pub rows: Vec<(f64, i64, String)>,
+}
+
+impl SqliteLtm<'_> {
+    /// The best `want` of the user's live matches of `text` by score, best first, out of the
+    /// best `limit` rows by bm25 (more when filtering by user, expiry and tags leaves fewer
+    /// than `want`), without building their hits; `None` when the text has no words.
+    pub(crate) fn scored(
+        &self,
+        text: &str,
+        opts: &QueryOpts,
+        want: usize,
+        limit: i64,
+    ) -> Result<Option<Scored>> {
+        let words = query_words(text);
+        if words.is_empty() || want == 0 {
+            return Ok(None);
         }
         // Most stores are dominated by one user: the query first runs without the owner term
         // (which would make FTS5 walk a doclist as long as the store) and filters by user
@@ -759,7 +790,7 @@ impl LtmStore for SqliteLtm<'_> {
             }
         };
         let mut owner_filtered = false;
-        let mut limit = (opts.k as i64).saturating_mul(4).max(40);
+        let mut limit = limit.max(1);
         loop {
             let expr = expr_of(owner_filtered);
             let rows = if owner_filtered {
@@ -786,13 +817,10 @@ impl LtmStore for SqliteLtm<'_> {
                 }
                 scored.push((score(rank, best, imp, created, self.now), rowid, id));
             }
-            if scored.len() >= opts.k || !full {
+            if scored.len() >= want || !full {
                 scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
-                scored.truncate(opts.k);
-                return scored
-                    .into_iter()
-                    .map(|(score, rowid, id)| self.hit(&expr, score, rowid, id))
-                    .collect();
+                scored.truncate(want);
+                return Ok(Some(Scored { expr, rows: scored }));
             }
             if owner_filtered {
                 limit = limit.saturating_mul(8);

@@ -154,6 +154,9 @@ pub struct Memory {
     ids: std::cell::RefCell<crate::ids::IdSource>,
     /// The vector index of the last user searched by meaning (see [`vectors`]).
     vectors: std::cell::RefCell<Option<vectors::Index>>,
+    /// Changes counted by the connection's `total_changes` that were writes to the lexical
+    /// ranking's private temp tables, not to the store (the vector index ignores them).
+    scratch_changes: std::cell::Cell<u64>,
     /// The shared database when `database.url` is set: long-term records, candidates and the
     /// approval ledger live there ([`pg`]) instead of `memory.db`.
     pub(crate) shared: Option<&'static crate::db::Database>,
@@ -194,6 +197,7 @@ impl Memory {
             rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
             ids: Default::default(),
             vectors: Default::default(),
+            scratch_changes: Default::default(),
             shared,
         })
     }
@@ -218,6 +222,7 @@ impl Memory {
             rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
             ids: Default::default(),
             vectors: Default::default(),
+            scratch_changes: Default::default(),
             shared: None,
         })
     }

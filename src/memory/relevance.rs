@@ -78,6 +78,32 @@ pub struct SetReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scaled_to: Option<usize>,
     pub modes: BTreeMap<&'static str, ModeReport>,
+    /// With `detail`: every query's best [`DETAIL_DEPTH`] per mode.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_query: Vec<QueryDetail>,
+}
+
+/// How many hits per mode a query's detail lists: the pool each ranking gives the hybrid
+/// fusion of a top-10 query.
+pub const DETAIL_DEPTH: usize = 40;
+
+/// One query's rankings (with `detail`), ids as the set names them.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryDetail {
+    pub query: String,
+    pub relevant: Vec<String>,
+    pub ranked: BTreeMap<&'static str, Vec<RankedId>>,
+}
+
+/// One hit of a detail ranking, with the component scores it carries.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankedId {
+    pub id: String,
+    pub score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<f64>,
 }
 
 fn round4(x: f64) -> f64 {
@@ -127,10 +153,11 @@ fn record_of(text: &str, n: usize) -> MemoryRecord {
 }
 
 /// Runs the evaluation set in `text`; `progress(done, total)` follows the embedding and the
-/// queries.
+/// queries. With `detail`, the report also lists every query's rankings.
 pub fn run(
     text: &str,
     scale: Option<usize>,
+    detail: bool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<SetReport> {
     let mut memories: Vec<(String, String)> = Vec::new();
@@ -244,6 +271,36 @@ pub fn run(
             },
         );
     }
+    let mut per_query = Vec::new();
+    if detail {
+        let deep = QueryOpts {
+            k: DETAIL_DEPTH,
+            ..QueryOpts::default()
+        };
+        for (q, relevant) in &queries {
+            let mut ranked = BTreeMap::new();
+            for &mode in &modes {
+                let hits = mem.query_ranked(q, &deep, mode, true)?.hits;
+                let ids = hits
+                    .into_iter()
+                    .filter_map(|h| {
+                        Some(RankedId {
+                            id: by_record.get(&h.id)?.clone(),
+                            score: h.score,
+                            lexical: h.lexical_score,
+                            semantic: h.semantic_score,
+                        })
+                    })
+                    .collect();
+                ranked.insert(mode.as_str(), ids);
+            }
+            per_query.push(QueryDetail {
+                query: q.clone(),
+                relevant: relevant.clone(),
+                ranked,
+            });
+        }
+    }
     let mut scaled_to = None;
     if let Some(target) = scale.filter(|&t| t > by_record.len()) {
         grow(&mem, &memories, target)?;
@@ -271,6 +328,7 @@ pub fn run(
         embed_per_s,
         scaled_to,
         modes: out,
+        per_query,
     })
 }
 
@@ -315,12 +373,12 @@ mod tests {
 {"query":"where does my sister live","relevant":["b"]}
 {"query":"puppy name","relevant":["a"]}
 "#;
-        let r = run(set, None, &mut |_, _| {}).unwrap();
+        let r = run(set, None, false, &mut |_, _| {}).unwrap();
         assert_eq!((r.memories, r.queries), (2, 2));
         let lex = &r.modes["lexical"];
         assert_eq!(lex.recall_at_1, 1.0);
         assert_eq!(lex.mrr, 1.0);
-        assert!(run("{\"memories\":[]}\n", None, &mut |_, _| {}).is_err());
-        assert!(run("{\"nope\":1}\n", None, &mut |_, _| {}).is_err());
+        assert!(run("{\"memories\":[]}\n", None, false, &mut |_, _| {}).is_err());
+        assert!(run("{\"nope\":1}\n", None, false, &mut |_, _| {}).is_err());
     }
 }

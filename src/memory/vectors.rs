@@ -491,7 +491,9 @@ impl Memory {
         let seen = (
             self.conn
                 .pragma_query_value(None, "data_version", |r| r.get::<_, i64>(0))?,
-            self.conn.total_changes(),
+            self.conn
+                .total_changes()
+                .wrapping_sub(self.scratch_changes.get()),
         );
         let fresh = cache
             .as_ref()
@@ -625,30 +627,33 @@ impl Memory {
         })?;
         let pool = opts.k.saturating_mul(4).max(40);
         let ltm = self.ltm();
-        // The query's embedding runs on its own thread while the lexical ranking runs here.
-        let (q, lex) = std::thread::scope(|s| -> Result<(Vec<f32>, Vec<Hit>)> {
-            let job = (!text.trim().is_empty() && opts.k != 0)
-                .then(|| s.spawn(|| e.embed(&[text.to_string()])));
+        let embed_query = || -> Result<Vec<f32>> {
+            if text.trim().is_empty() || opts.k == 0 {
+                return Ok(Vec::new());
+            }
+            Ok(e.embed(&[text.to_string()])?.pop().unwrap_or_default())
+        };
+        // The query's embedding runs on its own thread while the lexical ranking runs here:
+        // the best `pool` rows by score out of the best `pool` by bm25, scores only (the
+        // excerpts are made at the end, for the kept hits only).
+        let (q, lex) = std::thread::scope(|s| -> Result<_> {
+            let job = s.spawn(embed_query);
             let lex = if mode == Mode::Hybrid {
-                ltm.query(
-                    text,
-                    &QueryOpts {
-                        k: pool,
-                        ..opts.clone()
-                    },
-                )
+                // The ranking writes only its private temp tables: those changes must not make
+                // the vector index recount its rows (a count over every vector, ~8 ms at 100k).
+                let before = self.conn.total_changes();
+                let lex = ltm.scored(text, opts, pool, pool as i64);
+                let made = self.conn.total_changes().wrapping_sub(before);
+                self.scratch_changes
+                    .set(self.scratch_changes.get().wrapping_add(made));
+                lex
             } else {
-                Ok(Vec::new())
+                Ok(None)
             };
-            let q = match job {
-                Some(job) => job
-                    .join()
-                    .unwrap_or_else(|_| Err(Error::internal("the query's embedding panicked")))?
-                    .pop()
-                    .unwrap_or_default(),
-                None => Vec::new(),
-            };
-            Ok((q, lex?))
+            let q = job
+                .join()
+                .map_err(|_| Error::internal("the query's embedding panicked"))?;
+            Ok((q?, lex?))
         })?;
         let now = self.now_unix();
         let (stale, unembedded, semantic) = self.with_index(&opts.user, e.model(), |ix| {
@@ -701,10 +706,11 @@ impl Memory {
             }
         };
         let w = HYBRID_SEMANTIC_WEIGHT;
-        for h in &lex {
-            let i = entry(&mut fused, &h.id);
-            fused[i].score += (1.0 - w) * h.score;
-            fused[i].lexical = Some(h.score);
+        let (expr, lex) = lex.map(|l| (l.expr, l.rows)).unwrap_or_default();
+        for (score, _, id) in &lex {
+            let i = entry(&mut fused, id);
+            fused[i].score += (1.0 - w) * score;
+            fused[i].lexical = Some(*score);
         }
         for (id, s) in &sem {
             let i = entry(&mut fused, id);
@@ -721,8 +727,8 @@ impl Memory {
             semantic,
         } in fused
         {
-            let mut h = match lex.iter().find(|h| h.id == id) {
-                Some(h) => h.clone(),
+            let mut h = match lex.iter().find(|l| l.2 == id) {
+                Some((s, rowid, _)) => ltm.hit(&expr, *s, *rowid, id.clone())?,
                 None => {
                     let Some(rec) = ltm.get(&id)? else { continue };
                     Hit {
