@@ -147,4 +147,21 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE TRIGGER memory_ledger_no_truncate BEFORE TRUNCATE ON memory_ledger
               FOR EACH STATEMENT EXECUTE FUNCTION bob_memory_ledger_refuse();",
     },
+    Migration {
+        version: 6,
+        name: "turn_records",
+        // One row per turn record, in commit order; `record` is the redacted JSON line
+        // `turns.jsonl` holds in a home. `digest` (SHA-256 of `record`) makes a copy of the
+        // same record (`bob db import` run twice) a no-op.
+        sql: "CREATE TABLE turn_records (
+              seq bigserial PRIMARY KEY,
+              run_id text NOT NULL,
+              session_id text NOT NULL,
+              ts text NOT NULL,
+              digest text NOT NULL,
+              record text NOT NULL,
+              UNIQUE (run_id, digest)
+          );
+          CREATE INDEX turn_records_run ON turn_records (run_id, seq);",
+    },
 ];

@@ -43,6 +43,7 @@ mod serve_dashboard;
 mod serve_security;
 mod settings;
 mod shared_memory;
+mod shared_records;
 mod shared_store;
 mod spine;
 mod state;
