@@ -164,4 +164,19 @@ pub static MIGRATIONS: &[Migration] = &[
           );
           CREATE INDEX turn_records_run ON turn_records (run_id, seq);",
     },
+    Migration {
+        version: 7,
+        name: "stm",
+        // Short-term memory, one row per entry, as the `stm` table of a home's memory.db:
+        // `entry` is the entry's JSON (redacted before it is stored).
+        sql: "CREATE TABLE stm (
+              seq bigserial PRIMARY KEY,
+              id text NOT NULL UNIQUE,
+              user_id text NOT NULL,
+              created_unix bigint NOT NULL,
+              entry text NOT NULL
+          );
+          CREATE INDEX stm_user ON stm (user_id, seq);
+          CREATE INDEX stm_created ON stm (created_unix);",
+    },
 ];

@@ -4,7 +4,11 @@
 use crate::shared_store::{Backend, store_suite};
 use serde_json::{Value, json};
 
-store_suite!(turn_records_committed_on_one_node_are_listed_and_shown_on_the_other,);
+store_suite!(
+    turn_records_committed_on_one_node_are_listed_and_shown_on_the_other,
+    short_term_memory_is_one_store_for_both_nodes,
+    racing_touches_of_one_stm_entry_count_every_access,
+);
 
 /// `bob turn` on node a with a replayed model answering "Fine." to every role.
 fn turn_on(b: &Backend, session: &str, message: &str) -> Value {
@@ -63,4 +67,84 @@ fn turn_records_committed_on_one_node_are_listed_and_shown_on_the_other(b: &Back
         }
     }
     b.b.fails(&["runs", "show", "run_absent"], "", 4, "not_found");
+}
+
+fn short_term_memory_is_one_store_for_both_nodes(b: &Backend) {
+    let e = b.a.json(
+        &["memory", "stm", "add", "--session", "s1"],
+        r#"{"intent":"user is building a cinewhoop drone","resolution":"listed frames"}"#,
+    );
+    let eid = e["id"].as_str().unwrap();
+    // The other node sees the entry, and the accesses of both nodes add up.
+    let listed = b.b.jsonl(&["memory", "stm", "list"], "");
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["id"], eid);
+    b.b.json(&["memory", "stm", "touch", eid, "--session", "s2"], "");
+    b.a.json(&["memory", "stm", "touch", eid, "--session", "s1"], "");
+    let t =
+        b.b.json(&["memory", "stm", "touch", eid, "--session", "s2"], "");
+    assert_eq!(t["access_count"], 3, "{t}");
+    assert_eq!(t["sessions_seen"], json!(["s1", "s2"]));
+    // Promotion on node a reads what node b touched, and marks the entry for both.
+    let p = b.a.jsonl(&["memory", "promote"], "");
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(p[0]["stm_id"], eid);
+    assert!(
+        b.b.jsonl(&["memory", "promote"], "").is_empty(),
+        "attempted once"
+    );
+    // Expiry: after 72 hours the entry is hidden on both nodes and gc on either removes it.
+    let later = "2026-02-18T00:00:01Z";
+    let hidden =
+        b.b.bob(&["memory", "stm", "list"])
+            .env("BOB_NOW", later)
+            .output()
+            .unwrap();
+    assert!(hidden.status.success());
+    assert!(
+        hidden.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&hidden.stdout)
+    );
+    let gc =
+        b.a.bob(&["memory", "stm", "gc"])
+            .env("BOB_NOW", later)
+            .output()
+            .unwrap();
+    let gc: Value = serde_json::from_slice(&gc.stdout).unwrap();
+    assert_eq!(gc["short_term_removed"], json!([eid]), "{gc}");
+    b.b.fails(&["memory", "stm", "touch", eid], "", 4, "not_found");
+    if let Some(db) = &b.db {
+        let n: i64 = db
+            .client()
+            .query_one("SELECT count(*) FROM stm", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(n, 0);
+    }
+}
+
+fn racing_touches_of_one_stm_entry_count_every_access(b: &Backend) {
+    let e = b.a.json(&["memory", "stm", "add"], r#"{"intent":"raced"}"#);
+    let eid = e["id"].as_str().unwrap();
+    let children: Vec<_> = (0..6)
+        .map(|i| {
+            let node = if i % 2 == 0 { &b.a } else { &b.b };
+            node.spawn(
+                &["memory", "stm", "touch", eid, "--session", &format!("r{i}")],
+                "",
+            )
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let listed = b.b.jsonl(&["memory", "stm", "list"], "");
+    assert_eq!(listed[0]["access_count"], 6, "{listed:?}");
+    assert_eq!(listed[0]["sessions_seen"].as_array().unwrap().len(), 6);
 }
