@@ -5,6 +5,9 @@
 //! serialized as compact JSON must be at most [`STM_MAX_ENTRY_BYTES`] bytes; at most 3 open
 //! questions; entries older than [`STM_TTL_HOURS`] (from `created_at`) are hidden and removed by
 //! `gc`; nothing is written for a turn in an error state. STM never appears in LTM queries.
+//!
+//! Where the entries live is decided in one place ([`StmRows`], picked by the memory's
+//! backend): the home's SQLite database, or the shared database when `database.url` is set.
 
 mod pg;
 
