@@ -44,3 +44,4 @@ pub mod serve;
 pub mod shared_import;
 pub mod tools;
 pub mod turn;
+pub mod turn_records;

@@ -23,6 +23,13 @@
 //! then rewrites the bundle from `turns.jsonl`) reads a malformed `record.json` as no bundle;
 //! [`show`] (`bob runs show`) reports a bundle with a malformed file as a `conflict` naming the
 //! file and where the durable copies are.
+//!
+//! # The shared store
+//!
+//! With `database.url` set the turn records live in the database ([`crate::turn_records`]), so
+//! a run another node ran has a record here but no bundle: [`list`] lists it from its latest
+//! record and [`show`] shows that record with no request, events or tool results (`path` is
+//! `null`; those stay on the node that ran it).
 
 use crate::contracts::{TurnRecord, TurnRequest};
 use crate::error::{Code, Error, Result};
@@ -299,6 +306,18 @@ fn bundle_json(dir: &std::path::Path, run_id: &str, name: &str) -> Result<Option
 pub fn show(home: &Home, run_id: &str) -> Result<Value> {
     let dir = dir(home, run_id)?;
     let Some(record) = bundle_json(&dir, run_id, "record.json")? else {
+        // On the shared store a run another node ran has its record here but no bundle: its
+        // request, events and tool results stay on that node.
+        if let Some(record) = crate::turn_records::log(home)?.latest_of_run(run_id)? {
+            return Ok(json!({
+                "run_id": run_id,
+                "path": null,
+                "request": null,
+                "record": record,
+                "events": [],
+                "tool_results": [],
+            }));
+        }
         return Err(Error::not_found(format!("no run bundle {run_id:?}")).with("run_id", run_id));
     };
     let request = bundle_json(&dir, run_id, "request.json")?;
@@ -324,9 +343,36 @@ pub fn show(home: &Home, run_id: &str) -> Result<Value> {
     }))
 }
 
-/// Summaries of every whole bundle, newest first: `{run_id, session_id, agent_id, status, ts,
+/// Summaries of every whole bundle (and, on the shared store, of the runs other nodes ran),
+/// newest first: `{run_id, session_id, agent_id, status, ts,
 /// tools, output_chars}`.
 pub fn list(home: &Home) -> Result<Vec<Value>> {
+    let mut out = bundled(home)?;
+    // On the shared store, the runs other nodes ran (no bundle here) are listed from their
+    // records.
+    if let Some(records) = crate::turn_records::log(home)?.latest_of_every_run()? {
+        let bundled: std::collections::HashSet<String> = out
+            .iter()
+            .filter_map(|s| s["run_id"].as_str().map(str::to_string))
+            .collect();
+        out.extend(
+            records
+                .iter()
+                .filter(|r| !bundled.contains(&r.run_id))
+                .map(summary_of),
+        );
+    }
+    out.sort_by(|a, b| {
+        b["ts"]
+            .as_str()
+            .cmp(&a["ts"].as_str())
+            .then_with(|| b["run_id"].as_str().cmp(&a["run_id"].as_str()))
+    });
+    Ok(out)
+}
+
+/// The summaries of the whole bundles under the home, in no order.
+fn bundled(home: &Home) -> Result<Vec<Value>> {
     let dir = home.runs_dir();
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
@@ -343,19 +389,17 @@ pub fn list(home: &Home) -> Result<Vec<Value>> {
         let Ok(Some(r)) = record(home, &name) else {
             continue;
         };
-        out.push(json!({
-            "run_id": r.run_id, "session_id": r.session_id, "agent_id": r.agent_id,
-            "status": r.status, "ts": r.ts, "tools": r.tools.len(),
-            "output_chars": r.output.chars().count(),
-        }));
+        out.push(summary_of(&r));
     }
-    out.sort_by(|a, b| {
-        b["ts"]
-            .as_str()
-            .cmp(&a["ts"].as_str())
-            .then_with(|| b["run_id"].as_str().cmp(&a["run_id"].as_str()))
-    });
     Ok(out)
+}
+
+fn summary_of(r: &TurnRecord) -> Value {
+    json!({
+        "run_id": r.run_id, "session_id": r.session_id, "agent_id": r.agent_id,
+        "status": r.status, "ts": r.ts, "tools": r.tools.len(),
+        "output_chars": r.output.chars().count(),
+    })
 }
 
 #[cfg(test)]

@@ -191,4 +191,36 @@ pub static MIGRATIONS: &[Migration] = &[
         // runs queued before.
         sql: "ALTER TABLE serve_runs ADD COLUMN system text;",
     },
+    Migration {
+        version: 9,
+        name: "turn_records",
+        // One row per turn record, in commit order; `record` is the redacted JSON line
+        // `turns.jsonl` holds in a home. `digest` (SHA-256 of `record`) makes a copy of the
+        // same record (`bob db import` run twice) a no-op.
+        sql: "CREATE TABLE turn_records (
+              seq bigserial PRIMARY KEY,
+              run_id text NOT NULL,
+              session_id text NOT NULL,
+              ts text NOT NULL,
+              digest text NOT NULL,
+              record text NOT NULL,
+              UNIQUE (run_id, digest)
+          );
+          CREATE INDEX turn_records_run ON turn_records (run_id, seq);",
+    },
+    Migration {
+        version: 10,
+        name: "stm",
+        // Short-term memory, one row per entry, as the `stm` table of a home's memory.db:
+        // `entry` is the entry's JSON (redacted before it is stored).
+        sql: "CREATE TABLE stm (
+              seq bigserial PRIMARY KEY,
+              id text NOT NULL UNIQUE,
+              user_id text NOT NULL,
+              created_unix bigint NOT NULL,
+              entry text NOT NULL
+          );
+          CREATE INDEX stm_user ON stm (user_id, seq);
+          CREATE INDEX stm_created ON stm (created_unix);",
+    },
 ];

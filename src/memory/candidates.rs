@@ -1017,7 +1017,7 @@ impl Memory {
                 Some(e.id.clone()),
             )?;
             e.promotion_attempted_at = Some(clock::rfc3339(self.now()?));
-            self.stm_save(&self.conn, &e)?;
+            self.stm_save(&e)?;
             out.push(Promotion::Proposed {
                 stm_id: e.id,
                 candidate: Box::new(row),

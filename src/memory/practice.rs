@@ -51,10 +51,10 @@ struct ToolTally {
 /// Candidates from the turn records at or after `cutoff`: one per tool that failed in at
 /// least two calls, the most failures first (ties by name). Returns them and the turns read.
 pub fn from_turns(home: &Home, cutoff: DateTime<Utc>) -> Result<(Vec<MemoryCandidate>, usize)> {
-    let log = store::read_jsonl(&home.turns_path())?;
+    let log = crate::turn_records::log(home)?.all()?;
     let mut tally: BTreeMap<String, ToolTally> = BTreeMap::new();
     let mut read = 0;
-    for (_, t) in &log.records {
+    for t in &log {
         let Some(ts) = t["ts"]
             .as_str()
             .and_then(|s| crate::clock::parse_rfc3339(s).ok())

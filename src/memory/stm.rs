@@ -5,6 +5,11 @@
 //! serialized as compact JSON must be at most [`STM_MAX_ENTRY_BYTES`] bytes; at most 3 open
 //! questions; entries older than [`STM_TTL_HOURS`] (from `created_at`) are hidden and removed by
 //! `gc`; nothing is written for a turn in an error state. STM never appears in LTM queries.
+//!
+//! Where the entries live is decided in one place ([`StmRows`], picked by the memory's
+//! backend): the home's SQLite database, or the shared database when `database.url` is set.
+
+mod pg;
 
 use super::Memory;
 use crate::clock;
@@ -33,7 +38,7 @@ pub fn content_size(e: &StmEntry) -> usize {
     .len()
 }
 
-fn parse_entry(s: &str) -> Result<StmEntry> {
+pub(crate) fn parse_entry(s: &str) -> Result<StmEntry> {
     serde_json::from_str(s).map_err(|e| Error::internal(format!("stm row: {e}")))
 }
 
@@ -44,7 +49,11 @@ impl Memory {
 
     /// Writes one STM entry (refused when `error_state` is set, when it is too large or has
     /// more than 3 open questions); evicts the user's oldest entries beyond 200.
-    pub fn stm_add(&self, mut entry: StmEntry) -> Result<StmEntry> {
+    pub fn stm_add(&self, entry: StmEntry) -> Result<StmEntry> {
+        self.stm_add_with(entry, true)
+    }
+
+    fn stm_add_with(&self, mut entry: StmEntry, synced: bool) -> Result<StmEntry> {
         if entry.error_state {
             return Err(Error::denied(
                 "no short-term memory is written while the turn is in an error state",
@@ -88,29 +97,18 @@ impl Memory {
             entry.sessions_seen.push(s);
         }
         entry.promotion_attempted_at = None;
-        let text = serde_json::to_string(&entry).map_err(|e| Error::internal(e.to_string()))?;
-        let tx = self.begin()?;
-        tx.prepare_cached(
-            "INSERT INTO stm(id, user, created_unix, entry) VALUES (?1, ?2, ?3, ?4)",
-        )?
-        .execute(params![entry.id, user, now.timestamp(), text])?;
-        // Everything older than the user's newest STM_MAX_ENTRIES goes (a walk of the index).
-        tx.prepare_cached(
-            "DELETE FROM stm WHERE user = ?1 AND seq <= \
-             (SELECT seq FROM stm WHERE user = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
-        )?
-        .execute(params![user, STM_MAX_ENTRIES])?;
-        tx.commit()?;
+        self.stm_rows()
+            .insert(&user, now.timestamp(), &entry, synced)?;
         Ok(entry)
     }
 
     /// [`Memory::stm_add`] for the entry a turn leaves, committed without an fsync of its own
     /// (see [`Memory::unsynced`]): the entry is a non-authoritative summary of a turn whose
-    /// record is durable in `turns.jsonl`. It survives a killed process; a power loss before
+    /// record is durable in the turn log. It survives a killed process; a power loss before
     /// the next synced commit or checkpoint (`bob turn` closing its connection checkpoints
     /// the WAL, with syncs) can lose it, as if it had expired. One fsync fewer per turn.
     pub fn stm_add_unsynced(&self, entry: StmEntry) -> Result<StmEntry> {
-        self.unsynced(|| self.stm_add(entry))
+        self.stm_add_with(entry, false)
     }
 
     /// Runs `f` with this connection's commits at `synchronous=NORMAL`: in WAL mode a commit
@@ -130,12 +128,16 @@ impl Memory {
     /// Records an access: bumps `access_count`, sets `last_accessed`, adds `session` to
     /// `sessions_seen`. An expired or unknown entry is `not_found`.
     pub fn stm_touch(&self, id: &str, session: Option<&str>) -> Result<StmEntry> {
-        let tx = self.begin()?;
         let now = clock::rfc3339(self.now()?);
-        let Some(e) = self.touch_in(&tx, id, session, &now)? else {
+        let ids = [id.to_string()];
+        let touch = |e: &mut StmEntry| touched(e, session, &now);
+        let Some(e) = self
+            .stm_rows()
+            .touch(&ids, self.stm_cutoff(), &touch, true)?
+            .pop()
+        else {
             return Err(Error::not_found(format!("no live short-term entry {id:?}")).with("id", id));
         };
-        tx.commit()?;
         Ok(e)
     }
 
@@ -150,100 +152,42 @@ impl Memory {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        self.unsynced(|| self.stm_touch_many_tx(ids, session))
-    }
-
-    fn stm_touch_many_tx(&self, ids: &[String], session: Option<&str>) -> Result<Vec<StmEntry>> {
-        let tx = self.begin()?;
         let now = clock::rfc3339(self.now()?);
-        let mut out = Vec::new();
-        for id in ids {
-            out.extend(self.touch_in(&tx, id, session, &now)?);
-        }
-        tx.commit()?;
-        Ok(out)
+        let touch = |e: &mut StmEntry| touched(e, session, &now);
+        self.stm_rows().touch(ids, self.stm_cutoff(), &touch, false)
     }
 
-    /// One access of the live entry `id` at `now`, saved in `conn`'s transaction; `None` for
-    /// an expired or unknown id.
-    fn touch_in(
-        &self,
-        conn: &rusqlite::Connection,
-        id: &str,
-        session: Option<&str>,
-        now: &str,
-    ) -> Result<Option<StmEntry>> {
-        let row: Option<String> = conn
-            .query_row(
-                "SELECT entry FROM stm WHERE id = ?1 AND created_unix > ?2",
-                params![id, self.stm_cutoff()],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let Some(row) = row else { return Ok(None) };
-        let mut e = parse_entry(&row)?;
-        e.access_count += 1;
-        e.last_accessed = now.to_string();
-        if let Some(s) = session
-            && !e.sessions_seen.iter().any(|x| x == s)
-            && e.sessions_seen.len() < STM_MAX_SESSIONS
-        {
-            e.sessions_seen.push(s.to_string());
-        }
-        self.stm_save(conn, &e)?;
-        Ok(Some(e))
-    }
-
-    pub(crate) fn stm_save(&self, conn: &rusqlite::Connection, e: &StmEntry) -> Result<()> {
-        let text = serde_json::to_string(e).map_err(|e| Error::internal(e.to_string()))?;
-        conn.execute(
-            "UPDATE stm SET entry = ?2 WHERE id = ?1",
-            params![e.id, text],
-        )?;
-        Ok(())
+    /// Replaces a stored entry with `e` (same id).
+    pub(crate) fn stm_save(&self, e: &StmEntry) -> Result<()> {
+        self.stm_rows().save(e)
     }
 
     /// Live (unexpired) entries, newest first; all users when `user` is `None`.
     pub fn stm_list(&self, user: Option<&str>, limit: usize) -> Result<Vec<StmEntry>> {
         let user = user.map(|u| self.resolve_user(u)).transpose()?;
-        let mut stmt = self.conn.prepare(
-            "SELECT entry FROM stm WHERE created_unix > ?1 AND (?2 IS NULL OR user = ?2) \
-             ORDER BY seq DESC LIMIT ?3",
-        )?;
-        let rows = stmt.query_map(
-            params![self.stm_cutoff(), user, limit.min(i64::MAX as usize) as i64],
-            |r| r.get::<_, String>(0),
-        )?;
-        rows.map(|r| parse_entry(&r?)).collect()
+        self.stm_rows()
+            .list(user.as_deref(), self.stm_cutoff(), limit)
     }
 
     /// The memory user a short-term entry belongs to (`None`: no such entry).
     pub fn stm_owner(&self, id: &str) -> Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row("SELECT user FROM stm WHERE id = ?1", [id], |r| r.get(0))
-            .optional()?)
+        self.stm_rows().owner(id)
     }
 
     /// Deletes expired entries (of one memory user, or of all when `user` is `None`); returns
     /// their ids.
     pub fn stm_gc(&self, user: Option<&str>) -> Result<Vec<String>> {
         let user = user.map(|u| self.resolve_user(u)).transpose()?;
-        let tx = self.begin()?;
-        let ids: Vec<String> = {
-            let mut stmt = tx.prepare(
-                "SELECT id FROM stm WHERE created_unix <= ?1 AND (?2 IS NULL OR user = ?2) \
-                 ORDER BY seq",
-            )?;
-            let rows = stmt.query_map(params![self.stm_cutoff(), user], |r| r.get(0))?;
-            rows.collect::<std::result::Result<_, _>>()?
-        };
-        tx.execute(
-            "DELETE FROM stm WHERE created_unix <= ?1 AND (?2 IS NULL OR user = ?2)",
-            params![self.stm_cutoff(), user],
-        )?;
-        tx.commit()?;
-        Ok(ids)
+        self.stm_rows().gc(user.as_deref(), self.stm_cutoff())
+    }
+
+    /// Where this memory's STM lives: the shared database when `database.url` is set, else
+    /// the home's SQLite database.
+    fn stm_rows(&self) -> Box<dyn StmRows + '_> {
+        match self.shared {
+            Some(db) => Box::new(pg::PgStm::new(db)),
+            None => Box::new(SqliteStm { mem: self }),
+        }
     }
 
     /// Entries eligible for promotion (the Bob v0 runtime): access_count ≥ 3, sessions_seen ≥ 2, within
@@ -261,4 +205,159 @@ impl Memory {
             .rev()
             .collect())
     }
+}
+
+/// One access of `e` at `now` from `session`.
+fn touched(e: &mut StmEntry, session: Option<&str>, now: &str) {
+    e.access_count += 1;
+    e.last_accessed = now.to_string();
+    if let Some(s) = session
+        && !e.sessions_seen.iter().any(|x| x == s)
+        && e.sessions_seen.len() < STM_MAX_SESSIONS
+    {
+        e.sessions_seen.push(s.to_string());
+    }
+}
+
+/// Where STM entries live: the home's SQLite database ([`SqliteStm`]) or the shared database
+/// (`pg::PgStm`). Both keep the same rules: at most [`STM_MAX_ENTRIES`] per user (the
+/// oldest evicted in the insert's own transaction), entries at or before `cutoff` (unix
+/// seconds) are expired, newest first by insertion order.
+pub(crate) trait StmRows {
+    /// Stores a new entry and evicts the user's entries beyond [`STM_MAX_ENTRIES`], in one
+    /// transaction (`synced`: fsynced on its own, where the backend can tell).
+    fn insert(&self, user: &str, created_unix: i64, entry: &StmEntry, synced: bool) -> Result<()>;
+    /// Applies `touch` to each live entry of `ids` and saves it, in one transaction (each row
+    /// locked while it is edited); returns the touched entries, skipping expired or unknown ids.
+    fn touch(
+        &self,
+        ids: &[String],
+        cutoff: i64,
+        touch: &dyn Fn(&mut StmEntry),
+        synced: bool,
+    ) -> Result<Vec<StmEntry>>;
+    /// Replaces the stored entry with the same id.
+    fn save(&self, e: &StmEntry) -> Result<()>;
+    /// Live entries, newest first; all users when `user` is `None`.
+    fn list(&self, user: Option<&str>, cutoff: i64, limit: usize) -> Result<Vec<StmEntry>>;
+    /// The memory user an entry belongs to.
+    fn owner(&self, id: &str) -> Result<Option<String>>;
+    /// Deletes expired entries; returns their ids, oldest first.
+    fn gc(&self, user: Option<&str>, cutoff: i64) -> Result<Vec<String>>;
+}
+
+/// STM in the home's SQLite database (`stm` table of `memory/memory.db`).
+struct SqliteStm<'a> {
+    mem: &'a Memory,
+}
+
+impl StmRows for SqliteStm<'_> {
+    fn insert(&self, user: &str, created_unix: i64, entry: &StmEntry, synced: bool) -> Result<()> {
+        let write = || -> Result<()> {
+            let text = serde_json::to_string(entry).map_err(|e| Error::internal(e.to_string()))?;
+            let tx = self.mem.begin()?;
+            tx.prepare_cached(
+                "INSERT INTO stm(id, user, created_unix, entry) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![entry.id, user, created_unix, text])?;
+            // Everything older than the user's newest STM_MAX_ENTRIES goes (a walk of the index).
+            tx.prepare_cached(
+                "DELETE FROM stm WHERE user = ?1 AND seq <= \
+                 (SELECT seq FROM stm WHERE user = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
+            )?
+            .execute(params![user, STM_MAX_ENTRIES])?;
+            tx.commit()?;
+            Ok(())
+        };
+        if synced {
+            write()
+        } else {
+            self.mem.unsynced(write)
+        }
+    }
+
+    fn touch(
+        &self,
+        ids: &[String],
+        cutoff: i64,
+        touch: &dyn Fn(&mut StmEntry),
+        synced: bool,
+    ) -> Result<Vec<StmEntry>> {
+        let run = || -> Result<Vec<StmEntry>> {
+            let tx = self.mem.begin()?;
+            let mut out = Vec::new();
+            for id in ids {
+                let row: Option<String> = tx
+                    .query_row(
+                        "SELECT entry FROM stm WHERE id = ?1 AND created_unix > ?2",
+                        params![id, cutoff],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                let Some(row) = row else { continue };
+                let mut e = parse_entry(&row)?;
+                touch(&mut e);
+                save_in(&tx, &e)?;
+                out.push(e);
+            }
+            tx.commit()?;
+            Ok(out)
+        };
+        if synced {
+            run()
+        } else {
+            self.mem.unsynced(run)
+        }
+    }
+
+    fn save(&self, e: &StmEntry) -> Result<()> {
+        save_in(&self.mem.conn, e)
+    }
+
+    fn list(&self, user: Option<&str>, cutoff: i64, limit: usize) -> Result<Vec<StmEntry>> {
+        let mut stmt = self.mem.conn.prepare(
+            "SELECT entry FROM stm WHERE created_unix > ?1 AND (?2 IS NULL OR user = ?2) \
+             ORDER BY seq DESC LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(
+            params![cutoff, user, limit.min(i64::MAX as usize) as i64],
+            |r| r.get::<_, String>(0),
+        )?;
+        rows.map(|r| parse_entry(&r?)).collect()
+    }
+
+    fn owner(&self, id: &str) -> Result<Option<String>> {
+        Ok(self
+            .mem
+            .conn
+            .query_row("SELECT user FROM stm WHERE id = ?1", [id], |r| r.get(0))
+            .optional()?)
+    }
+
+    fn gc(&self, user: Option<&str>, cutoff: i64) -> Result<Vec<String>> {
+        let tx = self.mem.begin()?;
+        let ids: Vec<String> = {
+            let mut stmt = tx.prepare(
+                "SELECT id FROM stm WHERE created_unix <= ?1 AND (?2 IS NULL OR user = ?2) \
+                 ORDER BY seq",
+            )?;
+            let rows = stmt.query_map(params![cutoff, user], |r| r.get(0))?;
+            rows.collect::<std::result::Result<_, _>>()?
+        };
+        tx.execute(
+            "DELETE FROM stm WHERE created_unix <= ?1 AND (?2 IS NULL OR user = ?2)",
+            params![cutoff, user],
+        )?;
+        tx.commit()?;
+        Ok(ids)
+    }
+}
+
+fn save_in(conn: &rusqlite::Connection, e: &StmEntry) -> Result<()> {
+    let text = serde_json::to_string(e).map_err(|e| Error::internal(e.to_string()))?;
+    conn.execute(
+        "UPDATE stm SET entry = ?2 WHERE id = ?1",
+        params![e.id, text],
+    )?;
+    Ok(())
 }

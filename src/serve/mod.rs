@@ -596,12 +596,12 @@ fn recover_rows(home: &Home, q: &mut Queue, stale: &[RunRow]) -> Result<usize> {
     if stale.is_empty() {
         return Ok(0);
     }
-    // Turn records the queue did not hear about, from turns.jsonl (the bundle may be missing),
+    // Turn records the queue did not hear about, from the turn log (the bundle may be missing),
     // in the order they were written: one per attempt that got as far as its record.
     let mut records: std::collections::HashMap<String, Vec<TurnRecord>> = Default::default();
-    for (_, r) in crate::store::read_jsonl(&home.turns_path())?.records {
+    let ids: Vec<&str> = stale.iter().map(|s| s.id.as_str()).collect();
+    for r in crate::turn_records::log(home)?.of_runs(&ids)? {
         if let Some(id) = r.get("run_id").and_then(Value::as_str)
-            && stale.iter().any(|s| s.id == id)
             && let Ok(rec) = serde_json::from_value::<TurnRecord>(r.clone())
         {
             records.entry(id.to_string()).or_default().push(rec);

@@ -67,7 +67,6 @@ use crate::error::{Code, Error, Result};
 use crate::home::Home;
 use crate::ids::{self, Kind};
 use crate::sanitize;
-use crate::store;
 use crate::tools::{self};
 use serde_json::Value;
 use std::time::Instant;
@@ -325,7 +324,7 @@ pub(super) fn run_with(
     // The trace, then the record, are durable before the run's remaining audit events, the
     // terminal one last (one audit write for all of them).
     let flushed = w.flush_trace(true);
-    let appended = store::append_jsonl(&home.turns_path(), &record);
+    let appended = crate::turn_records::log(home).and_then(|log| log.append(&record));
     // Openclawssy has three terminal events: an incomplete turn did not do what was asked, so it
     // ends in `run.failed` (its payload's `status` says `incomplete`).
     w.audit(&audit::RunEnded {

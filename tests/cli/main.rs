@@ -45,6 +45,7 @@ mod serve_security;
 mod settings;
 mod shared_audit;
 mod shared_memory;
+mod shared_records;
 mod shared_store;
 mod spine;
 mod state;

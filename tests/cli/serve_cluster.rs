@@ -11,12 +11,16 @@ use crate::support::pg;
 use serde_json::{Value, json};
 use std::time::Duration;
 
+/// Turns of `run_id` this node ran: its run bundle's record (turn records themselves live in
+/// the shared database, which does not say which node wrote one).
 fn turns_with(env: &TestEnv, run_id: &str) -> usize {
-    std::fs::read_to_string(env.home().join("turns.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| serde_json::from_str::<Value>(l).unwrap()["run_id"] == run_id)
-        .count()
+    usize::from(
+        env.home()
+            .join("runs")
+            .join(run_id)
+            .join("record.json")
+            .exists(),
+    )
 }
 
 /// A token made in the shared database (every node accepts it).
