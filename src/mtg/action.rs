@@ -83,6 +83,8 @@ pub enum Action {
     Discard { cards: Vec<String> },
     /// Choose the target of the triggered ability being put on the stack.
     ChooseTarget { target: String },
+    /// The cards a library search finds (from the decision's `choose_from`, at most `count`).
+    Search { cards: Vec<String> },
     /// Concede the game.
     Concede,
 }
@@ -185,6 +187,7 @@ impl Action {
                 Target::parse(target)
                     .ok_or_else(|| format!("{target:?} is not a target (a card id or p1/p2)"))?,
             ),
+            Action::Search { cards } => Move::Search(ids(cards)?),
             Action::Concede => Move::Concede,
         })
     }
@@ -246,6 +249,9 @@ impl Action {
             },
             Move::ChooseTarget(t) => Action::ChooseTarget {
                 target: t.to_string(),
+            },
+            Move::Search(v) => Action::Search {
+                cards: v.iter().map(s).collect(),
             },
             Move::Concede => Action::Concede,
         }
@@ -360,7 +366,7 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
 
 /// The ActionSurface: `{decision_id, player, kind, options}`. Every option of `priority`,
 /// `mulligan` is a complete action; `declare_attackers`, `declare_blockers`,
-/// `assign_damage`, `bottom` and `discard` list per-object choices to combine.
+/// `assign_damage`, `bottom`, `discard` and `search` list per-object choices to combine.
 pub fn surface(s: &State) -> Value {
     let player = s.decider();
     let kind = s.kind();
@@ -412,6 +418,14 @@ pub fn surface(s: &State) -> Value {
                     .collect(),
             )
         }
+        Pending::Search { player, search } => json!([{
+            "type": kind, "count": search.count,
+            "at_least": s.search_minimum(player, search),
+            "to": search.to,
+            "choose_from": s.search_candidates(player, search).iter()
+                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .collect::<Vec<_>>(),
+        }]),
         Pending::DeclareAttackers => json!([{
             "type": "declare_attackers",
             "defender": s.active.other(),

@@ -90,6 +90,14 @@ impl Agent {
                 let moves = s.priority_moves();
                 self.pick(&moves)
             }
+            Pending::Search { player, search } => {
+                // Any legal number of the candidates, each equally likely.
+                let c = s.search_candidates(player, search);
+                let min = s.search_minimum(player, search);
+                let max = (search.count as usize).min(c.len());
+                let n = min + below(&mut self.rng, max - min + 1);
+                Move::Search(self.sample(&c, n))
+            }
             Pending::ChooseTarget { .. } => {
                 let moves: Vec<Move> = s
                     .trigger_target_options()
@@ -185,6 +193,13 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             }
         }
         Pending::Priority => heuristic_priority(s, me, opp),
+        Pending::Search { player, search } => {
+            // Find as many as allowed: the costliest cards first (a land search finds lands).
+            let mut c = s.search_candidates(player, search);
+            c.sort_by_key(|&i| std::cmp::Reverse(s.card(i).cost.total()));
+            c.truncate(search.count as usize);
+            Move::Search(c)
+        }
         Pending::ChooseTarget { item, .. } => {
             // A harmful ability aims at the opponent's most valuable object (or the opponent),
             // a helpful one at its own.

@@ -10,7 +10,7 @@
 
 use super::facts::parse_cost;
 pub use super::facts::{COLORS, CardData, ManaCost};
-pub use super::lower::{Activated, Effect, TargetKind, kw};
+pub use super::lower::{Activated, Effect, Found, Search, TargetKind, kw};
 use super::{compile, lower};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -133,7 +133,9 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             Ok(c)
         }
         "Land" => {
-            if lowered.mana == 0 {
+            // A land without a mana ability plays through its other abilities (a fetch land
+            // such as Evolving Wilds); one with none at all is refused.
+            if lowered.mana == 0 && lowered.activated.is_empty() {
                 return Err("a land without a mana ability is not supported".into());
             }
             Ok(card(Kind::Land(lowered.mana), 0, 0, None))

@@ -11,7 +11,8 @@
 //! it is produced; `cards` re-exports it.
 
 use super::compile::{
-    Ability, Condition, Control, Cost, Effect as E, Filter, Keyword, Static, Subject as S, Trigger,
+    Ability, Condition, Control, Cost, Effect as E, Filter, Keyword, SearchFor, SearchTo, Static,
+    Subject as S, Trigger,
 };
 use super::facts::{CardData, ManaCost};
 
@@ -121,6 +122,36 @@ pub enum Effect {
     /// An intervening-if clause (CR 603.4), first of a triggered ability's effects: the
     /// ability triggers only if it holds, and does nothing on resolution if it no longer does.
     If(Cond),
+    /// "[you may] search your library for [up to] N [basic land] card(s), put them <where>,
+    /// then shuffle" (CR 701.23): the controller chooses the cards as it resolves, a hidden
+    /// decision; always the last effect of its spell or ability.
+    Search(Search),
+}
+
+/// A library search in the engine's form (CR 701.23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Search {
+    /// Only basic land cards (CR 205.4c); else any card.
+    pub basic: bool,
+    /// At most this many cards are found.
+    pub count: u8,
+    pub to: Found,
+    /// "You may search": finding no card declines the search (no shuffle).
+    pub optional: bool,
+    /// "a card" (no stated quality, not "up to"): as many as asked must be found while the
+    /// library has them (CR 701.23b frees only searches for cards with a stated quality).
+    pub must: bool,
+}
+
+/// Where a search puts the cards it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Found {
+    Hand,
+    Battlefield,
+    BattlefieldTapped,
+    /// "then shuffle and put that card on top".
+    Top,
 }
 
 /// The engine's form of an intervening-if condition ([`Condition`]); "you" is the ability's
@@ -167,7 +198,8 @@ impl Effect {
             | Effect::PumpYours(..)
             | Effect::Mill(_)
             | Effect::Tokens(..)
-            | Effect::If(_) => None,
+            | Effect::If(_)
+            | Effect::Search(_) => None,
         }
     }
 }
@@ -182,6 +214,9 @@ pub struct Activated {
     pub tap: bool,
     /// "Pay N life" (CR 119.4).
     pub life: u8,
+    /// "Sacrifice this …" (CR 701.17): the source goes to its owner's graveyard as the cost
+    /// is paid.
+    pub sacrifice: bool,
     pub effects: Vec<Effect>,
     pub sorcery: bool,
 }
@@ -446,6 +481,13 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             Effect::Counters(if *plus { n } else { -n }, creature_or_that(on, earlier)?)
         }
         E::Mill(n) => Effect::Mill(*n),
+        E::Search {
+            what,
+            count,
+            up_to,
+            to,
+            optional,
+        } => search(*what, *count, *up_to, *to, *optional)?,
         _ => return None,
     })
 }
@@ -466,20 +508,55 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
     source_effects(es, Some(tokens))
 }
 
-/// An activated ability: a cost the engine pays (mana, {T}, life; not sacrifice yet) and
-/// effects with one target at most, where "this creature" is the source.
+/// An activated ability: a cost the engine pays (mana, {T}, life, sacrificing the source)
+/// and effects with one target at most, where "this creature" is the source.
 fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
-    if cost.sacrifice_self {
+    let effects = source_effects(es, None)?;
+    // A sacrificed source is gone as the ability resolves: nothing may act on it.
+    if cost.sacrifice_self && effects.iter().any(on_source) {
         return None;
     }
-    let effects = source_effects(es, None)?;
     Some(Activated {
         mana: cost.mana,
         tap: cost.tap,
         life: cost.life,
+        sacrifice: cost.sacrifice_self,
         effects,
         sorcery,
     })
+}
+
+fn on_source(e: &Effect) -> bool {
+    matches!(
+        e,
+        Effect::Pump(_, _, _, TargetKind::Source) | Effect::Counters(_, TargetKind::Source)
+    )
+}
+
+/// A search in the engine's form.
+fn search(what: SearchFor, count: u8, up_to: bool, to: SearchTo, optional: bool) -> Option<Effect> {
+    Some(Effect::Search(Search {
+        must: what == SearchFor::AnyCard && !up_to,
+        basic: what == SearchFor::BasicLand,
+        count,
+        to: match to {
+            SearchTo::Hand => Found::Hand,
+            SearchTo::Battlefield { tapped: false } => Found::Battlefield,
+            SearchTo::Battlefield { tapped: true } => Found::BattlefieldTapped,
+            SearchTo::TopOfLibrary => Found::Top,
+        },
+        optional,
+    }))
+}
+
+/// A decision made as its ability resolves ends the resolution: it must be the last effect.
+fn decision_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
+    let n = v.len();
+    let early = v
+        .iter()
+        .take(n.saturating_sub(1))
+        .any(|e| matches!(e, Effect::Search(_)));
+    (!early).then_some(v)
 }
 
 /// The effects of an ability of a permanent, with one target at most: "this creature" is
@@ -513,7 +590,7 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
         }
         v.push(l);
     }
-    Some(v)
+    decision_last(v)
 }
 
 /// A spell's effects, with one target among them at most ("it" names that same target).
@@ -537,7 +614,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
         }
         v.push(l);
     }
-    Some(v)
+    decision_last(v)
 }
 
 #[cfg(test)]
@@ -578,6 +655,48 @@ mod tests {
             "Destroy target creature. Return target creature you control to its owner's hand.",
         );
         assert_eq!(two.unwrap_err(), "spell destroy+bounce");
+    }
+
+    #[test]
+    fn cr_701_23_a_search_lowers_last_and_a_sacrifice_cost_with_it() {
+        let l = lowered(
+            "Land",
+            "{T}, Sacrifice this land: Search your library for a basic land card, put it onto \
+             the battlefield tapped, then shuffle.",
+        )
+        .unwrap();
+        let a = &l.activated[0];
+        assert!(a.tap && a.sacrifice);
+        assert_eq!(
+            a.effects,
+            [Effect::Search(Search {
+                basic: true,
+                count: 1,
+                to: Found::BattlefieldTapped,
+                optional: false,
+                must: false,
+            })]
+        );
+        // "a card": as many as asked must be found (CR 701.23b frees only a stated quality).
+        let demon = lowered(
+            "Creature — Test",
+            "When this creature enters, search your library for a card, put it into your hand, \
+             then shuffle.",
+        )
+        .unwrap();
+        assert!(matches!(
+            demon.triggers[0].1[..],
+            [Effect::Search(Search { must: true, .. })]
+        ));
+        // A search ends the resolution (its decision): an effect after it is refused.
+        assert!(
+            lowered(
+                "Sorcery",
+                "Search your library for a basic land card, put it into your hand, then shuffle. \
+                 You gain 2 life."
+            )
+            .is_err()
+        );
     }
 
     #[test]

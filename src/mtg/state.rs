@@ -312,6 +312,12 @@ pub enum Pending {
         player: Seat,
         item: u8,
     },
+    /// The controller of a resolving spell or ability searches its library (CR 701.23): a
+    /// hidden decision, its options shown only to that seat.
+    Search {
+        player: Seat,
+        search: super::cards::Search,
+    },
     GameOver,
 }
 
@@ -416,6 +422,7 @@ impl State {
             Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
             Pending::Discard { player, .. } => Some(player),
             Pending::ChooseTarget { player, .. } => Some(player),
+            Pending::Search { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),

@@ -27,6 +27,10 @@ fn in_surface(s: &State, m: &Move) -> bool {
             Pending::Bottom { player, count } | Pending::Discard { player, count },
             Move::Bottom(v) | Move::Discard(v),
         ) => v.len() == count as usize && v.iter().all(|c| s.players[player.i()].hand.contains(c)),
+        (Pending::Search { player, search }, Move::Search(v)) => {
+            let c = s.search_candidates(player, search);
+            v.len() <= search.count as usize && v.iter().all(|x| c.contains(x))
+        }
         (Pending::DeclareAttackers, Move::Attack(v)) => {
             let c = s.attack_candidates();
             v.iter().all(|a| c.contains(a))

@@ -25,6 +25,7 @@ mod mtg;
 mod mtg_audit;
 mod mtg_cards;
 mod mtg_engine;
+mod mtg_spells;
 mod mtg_templates;
 mod netpolicy;
 mod notes;

@@ -26,7 +26,7 @@ pub(crate) fn act(env: &TestEnv, id: &str, action: Value) -> Value {
 }
 
 /// Acts with the current decision id; expects invalid.request and no change.
-fn refused(env: &TestEnv, id: &str, action: Value) -> Value {
+pub(crate) fn refused(env: &TestEnv, id: &str, action: Value) -> Value {
     let before = std::fs::read(env.home().join("mtg").join(id).join("state.json")).unwrap();
     let mut a = action;
     a["decision_id"] = decision(env, id)["decision_id"].clone();

@@ -87,6 +87,7 @@ impl State {
             (Effect::Tokens(n, def, tapped), _) => {
                 self.create_tokens(source, by, n, def, tapped, ev)
             }
+            (Effect::Search(search), _) => self.begin_search(by, search),
             (Effect::Damage(..), None) => {}
             // Checked by the caller as the ability triggers and resolves (CR 603.4).
             (Effect::If(_), _) => {}

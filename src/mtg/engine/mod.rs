@@ -3,7 +3,8 @@
 //! from a described position), `step` (applying one move), `turn` (turn structure and running
 //! forward), `casting` (lands, spells, targets, the legal priority moves), `mana` (paying
 //! with lands and other mana sources), `activated` (activated abilities of permanents), `stack`
-//! (priority passing and resolution), `effects` (what spells and abilities do), `triggers`
+//! (priority passing and resolution), `effects` (what spells and abilities do), `search`
+//! (library searches, a decision as a spell or ability resolves), `triggers`
 //! (triggered abilities onto the stack), `keywords` (menace, indestructible), `combat` and
 //! `sba` (draws, deaths, state-based actions).
 //! This module holds the move and event vocabulary and the game's random stream.
@@ -35,6 +36,7 @@ mod keywords;
 mod mana;
 mod position;
 mod sba;
+mod search;
 mod setup;
 mod stack;
 mod step;
@@ -47,7 +49,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v4";
+pub const RULES_VERSION: &str = "core-v5";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +96,8 @@ pub enum Move {
     Discard(Vec<Id>),
     /// The target of the triggered ability being put on the stack (CR 603.3d).
     ChooseTarget(Target),
+    /// The cards a library search finds (CR 701.23).
+    Search(Vec<Id>),
     Concede,
 }
 
@@ -215,6 +219,21 @@ pub enum Event {
     TokenCreated {
         card: Id,
     },
+    /// A permanent was sacrificed to pay a cost (CR 701.17).
+    Sacrificed {
+        card: Id,
+    },
+    /// A player searched their library (CR 701.23) and found `found` cards; cards put into a
+    /// hand are not named (they are hidden there).
+    Searched {
+        player: Seat,
+        found: u8,
+        shuffled: bool,
+    },
+    /// A card was put onto the battlefield by an effect (not cast or played).
+    EnteredBattlefield {
+        card: Id,
+    },
     Conceded {
         player: Seat,
     },
@@ -278,6 +297,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Bottom(_) => "bottom",
         Move::Discard(_) => "discard",
         Move::ChooseTarget(_) => "choose_target",
+        Move::Search(_) => "search",
         Move::Concede => "concede",
     }
 }

@@ -109,6 +109,11 @@ impl State {
                 self.decisions += 1;
                 self.set_trigger_target(item as usize, *t);
             }
+            (Pending::Search { player, search }, Move::Search(cards)) => {
+                self.check_search(player, search, cards)?;
+                self.decisions += 1;
+                self.finish_search(player, search, cards, ev);
+            }
             (Pending::DeclareAttackers, Move::Attack(ids)) => {
                 let cands = self.attack_candidates();
                 for (i, id) in ids.iter().enumerate() {

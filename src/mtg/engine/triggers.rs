@@ -55,6 +55,27 @@ impl State {
                 Event::Died { card, .. } | Event::Destroyed { card } => {
                     fire(self, *card, Trigger::Dies, &mut out)
                 }
+                // CR 700.4: a sacrificed creature dies too.
+                Event::Sacrificed { card } if self.is_creature(*card) => {
+                    fire(self, *card, Trigger::Dies, &mut out)
+                }
+                // A card an effect put onto the battlefield enters like one played (CR 603.6a).
+                Event::EnteredBattlefield { card } => {
+                    let owner = self.obj(*card).owner;
+                    fire(self, *card, Trigger::Enters, &mut out);
+                    if matches!(self.card(*card).kind, Kind::Land(_)) {
+                        for b in yours(self, owner) {
+                            fire(self, b, Trigger::Landfall, &mut out);
+                        }
+                    }
+                    if self.is_creature(*card) {
+                        for b in yours(self, owner) {
+                            if b != *card {
+                                fire(self, b, Trigger::AnotherCreatureEnters, &mut out);
+                            }
+                        }
+                    }
+                }
                 Event::Attacked { attackers } => {
                     for a in attackers {
                         fire(self, *a, Trigger::Attacks, &mut out);

@@ -15,6 +15,7 @@ impl State {
             Pending::AssignDamage { .. } => "assign_damage",
             Pending::Discard { .. } => "discard",
             Pending::ChooseTarget { .. } => "choose_target",
+            Pending::Search { .. } => "search",
             Pending::GameOver => "game_over",
         }
     }

@@ -1,0 +1,205 @@
+//! Spell and effect templates through the binary, one `--setup` scenario each, named by the
+//! Comprehensive Rules number it implements: library searches (CR 701.23) and sacrifice costs
+//! (CR 701.17).
+
+use crate::TestEnv;
+use crate::mtg::{act, decision, events_of, on_battlefield, refused, setup, state};
+use serde_json::{Value, json};
+
+fn library_ids(s: &Value, seat: &str) -> Vec<String> {
+    s["players"][seat]["library"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn actions_as(env: &TestEnv, id: &str, seat: &str) -> Value {
+    env.json(&["mtg", "actions", "--game", id, "--as", seat], "")
+}
+
+/// The cards a pending search offers, as seen by `seat`.
+fn choose_from(env: &TestEnv, id: &str, seat: &str) -> Vec<String> {
+    let d = actions_as(env, id, seat);
+    assert_eq!(d["kind"], "search", "{d}");
+    d["options"][0]["choose_from"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["card"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn cr_701_23_evolving_wilds_sacrifices_itself_and_finds_a_basic_land_tapped() {
+    let env = TestEnv::new();
+    // p1: library Forest c1, Grizzly Bears c2, Plains c3; Evolving Wilds c4 in play.
+    setup(
+        &env,
+        "wilds",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Grizzly Bears", "Plains"],
+                           "battlefield": [{"card": "Evolving Wilds"}]},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    let r = act(
+        &env,
+        "wilds",
+        json!({"type": "activate", "card": "c4", "ability": 0}),
+    );
+    let ev = events_of(&r);
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "sacrificed" && e["card"] == "c4"),
+        "{ev:?}"
+    );
+    // The ability resolved into p1's search: a hidden decision, its options shown to p1 only.
+    let d = decision(&env, "wilds");
+    assert_eq!(d["kind"], "search", "{d}");
+    assert_eq!(d["options"], json!([]), "{d}");
+    assert!(d["options_hidden"].is_string(), "{d}");
+    let p2 = actions_as(&env, "wilds", "p2");
+    assert!(!p2.to_string().contains("Plains"), "{p2}");
+    assert_eq!(choose_from(&env, "wilds", "p1"), ["c1", "c3"]);
+    // A nonbasic card and two cards are refused; nothing changes.
+    refused(&env, "wilds", json!({"type": "search", "cards": ["c2"]}));
+    refused(
+        &env,
+        "wilds",
+        json!({"type": "search", "cards": ["c1", "c3"]}),
+    );
+    let r = act(&env, "wilds", json!({"type": "search", "cards": ["c3"]}));
+    let ev = events_of(&r);
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "searched" && e["found"] == 1 && e["shuffled"] == true),
+        "{ev:?}"
+    );
+    let s = state(&env, "wilds");
+    let plains = on_battlefield(&s, "c3").expect("the Plains entered");
+    assert_eq!(plains["tapped"], true, "{s}");
+    assert!(on_battlefield(&s, "c4").is_none(), "{s}");
+    assert_eq!(s["players"]["p1"]["graveyard"][0]["id"], "c4", "{s}");
+    let mut lib = library_ids(&s, "p1");
+    lib.sort();
+    assert_eq!(lib, ["c1", "c2"]);
+}
+
+#[test]
+fn cr_701_23_a_search_for_a_card_must_find_one_and_a_declined_search_does_not_shuffle() {
+    let env = TestEnv::new();
+    // Rune-Scarred Demon (c4) searches for "a card": finding none is refused.
+    let mut bf: Vec<Value> = (0..7).map(|_| json!({"card": "Swamp"})).collect();
+    bf.push(json!({"card": "Forest"}));
+    setup(
+        &env,
+        "demon",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Lightning Bolt", "Plains"],
+                           "hand": ["Rune-Scarred Demon"], "battlefield": bf},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    act(&env, "demon", json!({"type": "cast", "card": "c4"}));
+    while decision(&env, "demon")["kind"] == "priority" {
+        act(&env, "demon", json!({"type": "pass"}));
+    }
+    assert_eq!(choose_from(&env, "demon", "p1"), ["c1", "c2", "c3"]);
+    let e = refused(&env, "demon", json!({"type": "search", "cards": []}));
+    assert!(e.to_string().contains("choose 1 card"), "{e}");
+    let r = act(&env, "demon", json!({"type": "search", "cards": ["c2"]}));
+    // A card put into the hand is not named in the events.
+    assert!(!r["events"].to_string().contains("c2"), "{r}");
+    let s = state(&env, "demon");
+    assert_eq!(
+        s["players"]["p1"]["hand"][0]["name"], "Lightning Bolt",
+        "{s}"
+    );
+
+    // Campus Guide (c4): "you may search"; finding nothing declines, the library keeps its
+    // order.
+    setup(
+        &env,
+        "guide",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Lightning Bolt", "Plains", "Island"],
+                           "hand": ["Campus Guide"],
+                           "battlefield": [{"card": "Forest"}, {"card": "Forest"}]},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    act(&env, "guide", json!({"type": "cast", "card": "c5"}));
+    while decision(&env, "guide")["kind"] == "priority" {
+        act(&env, "guide", json!({"type": "pass"}));
+    }
+    assert_eq!(choose_from(&env, "guide", "p1"), ["c1", "c3", "c4"]);
+    let r = act(&env, "guide", json!({"type": "search", "cards": []}));
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "searched" && e["shuffled"] == false),
+        "{r}"
+    );
+    assert_eq!(
+        library_ids(&state(&env, "guide"), "p1"),
+        ["c1", "c2", "c3", "c4"]
+    );
+    // Finding the Island: it goes on top after the shuffle (CR 701.23).
+    setup(
+        &env,
+        "guide2",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Lightning Bolt", "Plains", "Island"],
+                           "hand": ["Campus Guide"],
+                           "battlefield": [{"card": "Forest"}, {"card": "Forest"}]},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    act(&env, "guide2", json!({"type": "cast", "card": "c5"}));
+    while decision(&env, "guide2")["kind"] == "priority" {
+        act(&env, "guide2", json!({"type": "pass"}));
+    }
+    act(&env, "guide2", json!({"type": "search", "cards": ["c4"]}));
+    assert_eq!(library_ids(&state(&env, "guide2"), "p1")[0], "c4");
+}
+
+#[test]
+fn cr_701_17_burnished_hart_is_sacrificed_as_a_cost_and_finds_up_to_two_lands() {
+    let env = TestEnv::new();
+    let mut bf: Vec<Value> = (0..3).map(|_| json!({"card": "Forest"})).collect();
+    bf.push(json!({"card": "Burnished Hart"}));
+    setup(
+        &env,
+        "hart",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Island", "Plains"], "battlefield": bf},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    let r = act(
+        &env,
+        "hart",
+        json!({"type": "activate", "card": "c7", "ability": 0}),
+    );
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "sacrificed" && e["card"] == "c7"),
+        "{r}"
+    );
+    while decision(&env, "hart")["kind"] == "priority" {
+        act(&env, "hart", json!({"type": "pass"}));
+    }
+    refused(
+        &env,
+        "hart",
+        json!({"type": "search", "cards": ["c1", "c2", "c3"]}),
+    );
+    act(
+        &env,
+        "hart",
+        json!({"type": "search", "cards": ["c1", "c2"]}),
+    );
+    let s = state(&env, "hart");
+    for c in ["c1", "c2"] {
+        assert_eq!(on_battlefield(&s, c).unwrap()["tapped"], true, "{s}");
+    }
+    assert_eq!(s["players"]["p1"]["graveyard"][0]["name"], "Burnished Hart");
+}
