@@ -79,7 +79,8 @@ pub enum Action {
     Mulligan,
     /// Put these cards from your hand on the bottom of your library after a mulligan.
     Bottom { cards: Vec<String> },
-    /// Discard these cards down to seven in the cleanup step.
+    /// Discard these cards: down to seven in the cleanup step, or as many as a resolving
+    /// effect asks.
     Discard { cards: Vec<String> },
     /// Choose the target of the triggered ability being put on the stack.
     ChooseTarget { target: String },
@@ -380,7 +381,9 @@ pub fn surface(s: &State) -> Value {
             }
             Value::Array(v)
         }
-        Pending::Bottom { player, count } | Pending::Discard { player, count } => {
+        Pending::Bottom { player, count }
+        | Pending::Discard { player, count }
+        | Pending::Discarding { player, count } => {
             json!([{
                 "type": kind, "count": count,
                 "choose_from": s.players[player.i()].hand.iter()

@@ -83,7 +83,7 @@ impl Agent {
             Pending::Bottom { player, count } => {
                 Move::Bottom(self.sample(&s.players[player.i()].hand, count as usize))
             }
-            Pending::Discard { player, count } => {
+            Pending::Discard { player, count } | Pending::Discarding { player, count } => {
                 Move::Discard(self.sample(&s.players[player.i()].hand, count as usize))
             }
             Pending::Priority => {
@@ -169,7 +169,9 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                 Move::Mulligan
             }
         }
-        Pending::Bottom { player, count } | Pending::Discard { player, count } => {
+        Pending::Bottom { player, count }
+        | Pending::Discard { player, count }
+        | Pending::Discarding { player, count } => {
             // Keep a curve: shed the most expensive spells, or lands when flooded.
             let hand = &s.players[player.i()].hand;
             let lands = hand

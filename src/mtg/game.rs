@@ -140,7 +140,10 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
             let mut out = surface(&s);
             if let (
                 Some(d),
-                Pending::Bottom { .. } | Pending::Discard { .. } | Pending::Search { .. },
+                Pending::Bottom { .. }
+                | Pending::Discard { .. }
+                | Pending::Discarding { .. }
+                | Pending::Search { .. },
             ) = (s.decider(), s.pending)
                 && let Some(o) = out.as_object_mut()
             {

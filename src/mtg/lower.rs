@@ -126,6 +126,9 @@ pub enum Effect {
     /// then shuffle" (CR 701.23): the controller chooses the cards as it resolves, a hidden
     /// decision; always the last effect of its spell or ability.
     Search(Search),
+    /// "[you] discard N cards" (`false`) or "each opponent discards N cards" (`true`) (CR
+    /// 701.9): the discarding player chooses as it resolves; always the last effect.
+    Discard(u8, bool),
 }
 
 /// A library search in the engine's form (CR 701.23).
@@ -199,7 +202,8 @@ impl Effect {
             | Effect::Mill(_)
             | Effect::Tokens(..)
             | Effect::If(_)
-            | Effect::Search(_) => None,
+            | Effect::Search(_)
+            | Effect::Discard(..) => None,
         }
     }
 }
@@ -481,6 +485,11 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             Effect::Counters(if *plus { n } else { -n }, creature_or_that(on, earlier)?)
         }
         E::Mill(n) => Effect::Mill(*n),
+        E::Discard { who: S::You, count } => Effect::Discard(*count, false),
+        E::Discard {
+            who: S::EachOpponent,
+            count,
+        } => Effect::Discard(*count, true),
         E::Search {
             what,
             count,
@@ -555,7 +564,7 @@ fn decision_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
     let early = v
         .iter()
         .take(n.saturating_sub(1))
-        .any(|e| matches!(e, Effect::Search(_)));
+        .any(|e| matches!(e, Effect::Search(_) | Effect::Discard(..)));
     (!early).then_some(v)
 }
 

@@ -318,6 +318,12 @@ pub enum Pending {
         player: Seat,
         search: super::cards::Search,
     },
+    /// A player discards as a spell or ability resolves (CR 701.9): the `discard` action, as
+    /// in the cleanup step.
+    Discarding {
+        player: Seat,
+        count: u8,
+    },
     GameOver,
 }
 
@@ -422,7 +428,7 @@ impl State {
             Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
             Pending::Discard { player, .. } => Some(player),
             Pending::ChooseTarget { player, .. } => Some(player),
-            Pending::Search { player, .. } => Some(player),
+            Pending::Search { player, .. } | Pending::Discarding { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),

@@ -24,7 +24,9 @@ fn in_surface(s: &State, m: &Move) -> bool {
         (Pending::Priority, m) => s.priority_moves().contains(m),
         (Pending::Mulligan { .. }, Move::Keep | Move::Mulligan) => true,
         (
-            Pending::Bottom { player, count } | Pending::Discard { player, count },
+            Pending::Bottom { player, count }
+            | Pending::Discard { player, count }
+            | Pending::Discarding { player, count },
             Move::Bottom(v) | Move::Discard(v),
         ) => v.len() == count as usize && v.iter().all(|c| s.players[player.i()].hand.contains(c)),
         (Pending::Search { player, search }, Move::Search(v)) => {

@@ -203,3 +203,86 @@ fn cr_701_17_burnished_hart_is_sacrificed_as_a_cost_and_finds_up_to_two_lands() 
     }
     assert_eq!(s["players"]["p1"]["graveyard"][0]["name"], "Burnished Hart");
 }
+
+/// Passes until the decision is not a priority one (at most 20 passes).
+fn pass_until_decision(env: &TestEnv, id: &str) -> Value {
+    for _ in 0..20 {
+        let d = decision(env, id);
+        if d["kind"] != "priority" {
+            return d;
+        }
+        act(env, id, json!({"type": "pass"}));
+    }
+    panic!("no decision came: {}", state(env, id));
+}
+
+#[test]
+fn cr_701_9_draw_then_discard_asks_the_controller_as_the_trigger_resolves() {
+    let env = TestEnv::new();
+    // p1: library Forest c1, Plains c2; hand Icewind Elemental c3, Lightning Bolt c4.
+    let bf: Vec<Value> = (0..5).map(|_| json!({"card": "Island"})).collect();
+    setup(
+        &env,
+        "icewind",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Plains"],
+                           "hand": ["Icewind Elemental", "Lightning Bolt"], "battlefield": bf},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    act(&env, "icewind", json!({"type": "cast", "card": "c3"}));
+    let d = pass_until_decision(&env, "icewind");
+    assert_eq!(d["kind"], "discard", "{d}");
+    assert_eq!(d["player"], "p1", "{d}");
+    // The options name p1's hand: hidden from everyone else.
+    assert_eq!(d["options"], json!([]), "{d}");
+    let mine = actions_as(&env, "icewind", "p1");
+    assert_eq!(mine["options"][0]["count"], 1, "{mine}");
+    refused(
+        &env,
+        "icewind",
+        json!({"type": "discard", "cards": ["c4", "c1"]}),
+    );
+    let r = act(&env, "icewind", json!({"type": "discard", "cards": ["c4"]}));
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "discarded" && e["card"] == "c4"),
+        "{r}"
+    );
+    let s = state(&env, "icewind");
+    assert_eq!(s["players"]["p1"]["hand"][0]["id"], "c1", "{s}");
+    assert_eq!(s["players"]["p1"]["graveyard"][0]["id"], "c4", "{s}");
+    assert_eq!(decision(&env, "icewind")["kind"], "priority");
+}
+
+#[test]
+fn cr_701_9_each_opponent_discards_is_the_opponents_choice() {
+    let env = TestEnv::new();
+    let rat_game = |id: &str, p2_hand: Value| {
+        setup(
+            &env,
+            id,
+            json!({"active": "p1", "turn": 3, "step": "main1",
+            "players": {"p1": {"library": ["Forest"], "hand": ["Burglar Rat"],
+                               "battlefield": [{"card": "Swamp"}, {"card": "Swamp"}]},
+                        "p2": {"library": ["Forest"], "hand": p2_hand}}}),
+        );
+    };
+    // p2 holds Forest c6 and Plains c7: p2 chooses.
+    rat_game("rat", json!(["Forest", "Plains"]));
+    act(&env, "rat", json!({"type": "cast", "card": "c2"}));
+    let d = pass_until_decision(&env, "rat");
+    assert_eq!(
+        (d["kind"].as_str(), d["player"].as_str()),
+        (Some("discard"), Some("p2"))
+    );
+    act(&env, "rat", json!({"type": "discard", "cards": ["c7"]}));
+    let s = state(&env, "rat");
+    assert_eq!(s["players"]["p2"]["graveyard"][0]["name"], "Plains", "{s}");
+    assert_eq!(s["players"]["p2"]["hand"][0]["name"], "Forest", "{s}");
+    // With one card there is nothing to choose: it is discarded at once.
+    rat_game("rat1", json!(["Plains"]));
+    act(&env, "rat1", json!({"type": "cast", "card": "c2"}));
+    let s = state(&env, "rat1");
+    assert_eq!(s["players"]["p2"]["graveyard"][0]["name"], "Plains", "{s}");
+}

@@ -88,6 +88,9 @@ impl State {
                 self.create_tokens(source, by, n, def, tapped, ev)
             }
             (Effect::Search(search), _) => self.begin_search(by, search),
+            (Effect::Discard(n, opponent), _) => {
+                self.begin_discard(if opponent { by.other() } else { by }, n, ev)
+            }
             (Effect::Damage(..), None) => {}
             // Checked by the caller as the ability triggers and resolves (CR 603.4).
             (Effect::If(_), _) => {}

@@ -1,5 +1,5 @@
-//! Library searches (CR 701.23): a decision its searcher makes as a spell or ability
-//! resolves.
+//! Decisions made as a spell or ability resolves: library searches (CR 701.23) and discards
+//! (CR 701.9).
 //!
 //! Promises:
 //! - a search is the last effect of its spell or ability (lowering refuses any other order),
@@ -13,12 +13,44 @@
 //!   "put that card on top" puts it on top after the shuffle;
 //! - cards put onto the battlefield enter under the searcher's control (tapped if the effect
 //!   says so) and trigger "enters" and landfall abilities like a land played; cards put into
-//!   the hand are not named in the events.
+//!   the hand are not named in the events;
+//! - a discard effect is also the last effect: its player (the controller, or the opponent for
+//!   "each opponent discards") chooses the cards with the `discard` action, the same as in the
+//!   cleanup step, unless the hand holds no more than that many cards, when all of them go.
 
 use super::*;
 use crate::mtg::cards::{Found, Search};
 
 impl State {
+    /// Starts a discard of `n` cards by `who` as an effect resolves (CR 701.9): a decision
+    /// when the player holds more cards than that, else the whole hand goes at once (the hand
+    /// size is public, so skipping the decision tells nobody anything).
+    pub(super) fn begin_discard(&mut self, who: Seat, n: u8, ev: &mut Vec<Event>) {
+        let hand = self.players[who.i()].hand.clone();
+        if hand.len() > n as usize {
+            self.pending = Pending::Discarding {
+                player: who,
+                count: n,
+            };
+        } else {
+            self.discard_cards(who, &hand, ev);
+        }
+    }
+
+    /// Puts cards from `who`'s hand into the graveyard (checked by the caller).
+    pub(super) fn discard_cards(&mut self, who: Seat, cards: &[Id], ev: &mut Vec<Event>) {
+        for &id in cards {
+            let p = &mut self.players[who.i()];
+            p.hand.retain(|&h| h != id);
+            p.graveyard.push(id);
+            self.objs[id.i()].zone = Zone::Graveyard;
+            ev.push(Event::Discarded {
+                player: who,
+                card: id,
+            });
+        }
+    }
+
     /// Starts the search decision of `by` (called as the effect resolves).
     pub(super) fn begin_search(&mut self, by: Seat, search: Search) {
         self.pending = Pending::Search { player: by, search };

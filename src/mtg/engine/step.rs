@@ -49,13 +49,7 @@ impl State {
             (Pending::Discard { player, count }, Move::Discard(cards)) => {
                 self.check_hand_subset(player, cards, count as usize, "discard")?;
                 self.decisions += 1;
-                for &id in cards {
-                    let p = &mut self.players[player.i()];
-                    p.hand.retain(|&h| h != id);
-                    p.graveyard.push(id);
-                    self.objs[id.i()].zone = Zone::Graveyard;
-                    ev.push(Event::Discarded { player, card: id });
-                }
+                self.discard_cards(player, cards, ev);
                 self.cleanup_rest(ev);
             }
             (Pending::Priority, Move::Pass) => {
@@ -108,6 +102,12 @@ impl State {
                 }
                 self.decisions += 1;
                 self.set_trigger_target(item as usize, *t);
+            }
+            (Pending::Discarding { player, count }, Move::Discard(cards)) => {
+                self.check_hand_subset(player, cards, count as usize, "discard")?;
+                self.decisions += 1;
+                self.discard_cards(player, cards, ev);
+                self.pending = Pending::Priority;
             }
             (Pending::Search { player, search }, Move::Search(cards)) => {
                 self.check_search(player, search, cards)?;

@@ -13,7 +13,7 @@ impl State {
             Pending::DeclareAttackers => "declare_attackers",
             Pending::DeclareBlockers => "declare_blockers",
             Pending::AssignDamage { .. } => "assign_damage",
-            Pending::Discard { .. } => "discard",
+            Pending::Discard { .. } | Pending::Discarding { .. } => "discard",
             Pending::ChooseTarget { .. } => "choose_target",
             Pending::Search { .. } => "search",
             Pending::GameOver => "game_over",
