@@ -52,6 +52,9 @@ pub enum Action {
         targets: Vec<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tap: Option<Vec<String>>,
+        /// The mode of a modal spell ("Choose one —"), 0 for the first; chosen as it is cast.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<u8>,
     },
     /// Activate an activated ability of a permanent you control (`ability`: its index among
     /// the card's activated abilities, 0 for the first). `targets` and `tap` as for `cast`.
@@ -84,6 +87,8 @@ pub enum Action {
     Discard { cards: Vec<String> },
     /// Choose the target of the triggered ability being put on the stack.
     ChooseTarget { target: String },
+    /// The mode of the modal triggered ability being put on the stack (0 for the first).
+    ChooseMode { mode: u8 },
     /// The cards a library search finds (from the decision's `choose_from`, at most `count`).
     Search { cards: Vec<String> },
     /// Concede the game.
@@ -104,7 +109,12 @@ impl Action {
         Ok(match self {
             Action::Pass => Move::Pass,
             Action::PlayLand { card } => Move::PlayLand(id(card)?),
-            Action::Cast { card, targets, tap } => {
+            Action::Cast {
+                card,
+                targets,
+                tap,
+                mode,
+            } => {
                 if targets.len() > 1 {
                     return Err("cast: at most one target in this rules subset".into());
                 }
@@ -119,6 +129,7 @@ impl Action {
                     card: id(card)?,
                     target,
                     tap: tap.as_deref().map(ids).transpose()?,
+                    mode: *mode,
                 }
             }
             Action::Activate {
@@ -189,6 +200,7 @@ impl Action {
                     .ok_or_else(|| format!("{target:?} is not a target (a card id or p1/p2)"))?,
             ),
             Action::Search { cards } => Move::Search(ids(cards)?),
+            Action::ChooseMode { mode } => Move::ChooseMode(*mode),
             Action::Concede => Move::Concede,
         })
     }
@@ -199,10 +211,16 @@ impl Action {
         match m {
             Move::Pass => Action::Pass,
             Move::PlayLand(c) => Action::PlayLand { card: s(c) },
-            Move::Cast { card, target, tap } => Action::Cast {
+            Move::Cast {
+                card,
+                target,
+                tap,
+                mode,
+            } => Action::Cast {
                 card: s(card),
                 targets: target.iter().map(|t| t.to_string()).collect(),
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                mode: *mode,
             },
             Move::Activate {
                 card,
@@ -251,6 +269,7 @@ impl Action {
             Move::ChooseTarget(t) => Action::ChooseTarget {
                 target: t.to_string(),
             },
+            Move::ChooseMode(m) => Action::ChooseMode { mode: *m },
             Move::Search(v) => Action::Search {
                 cards: v.iter().map(s).collect(),
             },
@@ -414,6 +433,20 @@ pub fn surface(s: &State) -> Value {
                     .iter()
                     .map(|t| {
                         let mut v = act(&Move::ChooseTarget(*t));
+                        v["source"] = json!(source);
+                        v["name"] = json!(s.card(source).data.name);
+                        v
+                    })
+                    .collect(),
+            )
+        }
+        Pending::ChooseMode { item, .. } => {
+            let source = s.stack[item as usize].card;
+            Value::Array(
+                s.trigger_mode_options()
+                    .iter()
+                    .map(|m| {
+                        let mut v = act(&Move::ChooseMode(*m));
                         v["source"] = json!(source);
                         v["name"] = json!(s.card(source).data.name);
                         v

@@ -98,6 +98,14 @@ impl Agent {
                 let n = min + below(&mut self.rng, max - min + 1);
                 Move::Search(self.sample(&c, n))
             }
+            Pending::ChooseMode { .. } => {
+                let moves: Vec<Move> = s
+                    .trigger_mode_options()
+                    .into_iter()
+                    .map(Move::ChooseMode)
+                    .collect();
+                self.pick(&moves)
+            }
             Pending::ChooseTarget { .. } => {
                 let moves: Vec<Move> = s
                     .trigger_target_options()
@@ -195,6 +203,8 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             }
         }
         Pending::Priority => heuristic_priority(s, me, opp),
+        // The first mode it may choose.
+        Pending::ChooseMode { .. } => Move::ChooseMode(*s.trigger_mode_options().first()?),
         Pending::Search { player, search } => {
             // Find as many as allowed: the costliest cards first (a land search finds lands).
             let mut c = s.search_candidates(player, search);

@@ -57,9 +57,20 @@ pub struct Card {
 }
 
 impl Card {
-    /// The one target kind of a spell, if it targets (CR 601.2c).
+    /// The one target kind of a spell, if it targets (CR 601.2c); of a modal spell, the target
+    /// of no mode (see [`Card::target_of`]).
     pub fn target(&self) -> Option<TargetKind> {
-        self.effects.iter().find_map(Effect::target)
+        self.target_of(None)
+    }
+
+    /// The one target kind of a spell cast with `mode` (CR 700.2a: the mode decides it).
+    pub fn target_of(&self, mode: Option<u8>) -> Option<TargetKind> {
+        super::lower::mode_target(&self.effects, mode)
+    }
+
+    /// How many modes a modal spell has (0 if it is not modal, CR 700.2).
+    pub fn modes(&self) -> u8 {
+        super::lower::mode_count(&self.effects)
     }
 }
 

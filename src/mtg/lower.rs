@@ -129,6 +129,34 @@ pub enum Effect {
     /// "[you] discard N cards" (`false`) or "each opponent discards N cards" (`true`) (CR
     /// 701.9): the discarding player chooses as it resolves; always the last effect.
     Discard(u8, bool),
+    /// "creatures your opponents control get +P/+T until end of turn" (CR 611.2c).
+    PumpOpponents(i8, i8),
+    /// The start of mode N of a modal spell or ability (CR 700.2): the effects after it up to
+    /// the next marker are that mode's; effects before the first marker (an intervening-if)
+    /// belong to every mode.
+    Mode(u8),
+}
+
+/// The effects of `mode` of an effect list (every effect of a list without modes).
+pub fn mode_effects(es: &[Effect], mode: Option<u8>) -> impl Iterator<Item = &Effect> {
+    let mut current: Option<u8> = None;
+    es.iter().filter(move |e| match e {
+        Effect::Mode(k) => {
+            current = Some(*k);
+            false
+        }
+        _ => current.is_none() || current == mode,
+    })
+}
+
+/// How many modes an effect list has (0: not modal).
+pub fn mode_count(es: &[Effect]) -> u8 {
+    es.iter().filter(|e| matches!(e, Effect::Mode(_))).count() as u8
+}
+
+/// The one target kind of `mode` of an effect list, if it targets.
+pub fn mode_target(es: &[Effect], mode: Option<u8>) -> Option<TargetKind> {
+    mode_effects(es, mode).find_map(Effect::target)
 }
 
 /// A library search in the engine's form (CR 701.23).
@@ -203,7 +231,9 @@ impl Effect {
             | Effect::Tokens(..)
             | Effect::If(_)
             | Effect::Search(_)
-            | Effect::Discard(..) => None,
+            | Effect::Discard(..)
+            | Effect::PumpOpponents(..)
+            | Effect::Mode(_) => None,
         }
     }
 }
@@ -254,7 +284,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
     for a in abilities {
         let ok = match a {
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),
-            Ability::Spell(es) if spell => match spell_effects(es, &mut out.tokens) {
+            Ability::Spell(es) if spell => match modal(es, |m| spell_effects(m, &mut out.tokens)) {
                 Some(v) => {
                     out.effects = v;
                     true
@@ -464,6 +494,12 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             amount,
         } => Effect::OpponentLosesLife(*amount),
         E::Pump {
+            who: S::EachCreature(Control::Opponent),
+            power,
+            toughness,
+            keywords: k,
+        } if k.is_empty() => Effect::PumpOpponents(*power, *toughness),
+        E::Pump {
             who: S::EachCreature(Control::You),
             power,
             toughness,
@@ -486,8 +522,10 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
         }
         E::Mill(n) => Effect::Mill(*n),
         E::Discard { who: S::You, count } => Effect::Discard(*count, false),
+        // With two players "target opponent" is the opponent, and no player here can have
+        // hexproof, so the target is always legal.
         E::Discard {
-            who: S::EachOpponent,
+            who: S::EachOpponent | S::TargetOpponent,
             count,
         } => Effect::Discard(*count, true),
         E::Search {
@@ -514,7 +552,23 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
     ) {
         return None;
     }
-    source_effects(es, Some(tokens))
+    modal(es, |m| source_effects(m, Some(&mut *tokens)))
+}
+
+/// A "choose one —" list (CR 700.2) as mode markers, each mode lowered by `f`; any other list
+/// by `f` alone.
+fn modal(es: &[E], mut f: impl FnMut(&[E]) -> Option<Vec<Effect>>) -> Option<Vec<Effect>> {
+    match es {
+        [E::Modal { choose: 1, modes }] => {
+            let mut v = Vec::new();
+            for (k, m) in modes.iter().enumerate() {
+                v.push(Effect::Mode(u8::try_from(k).ok()?));
+                v.extend(f(m)?);
+            }
+            Some(v)
+        }
+        _ => f(es),
+    }
 }
 
 /// An activated ability: a cost the engine pays (mana, {T}, life, sacrificing the source)
@@ -706,6 +760,42 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn cr_700_2_modes_lower_as_marked_effect_lists() {
+        let l = lowered(
+            "Instant",
+            "Choose one —\n• Creatures you control get +2/+0 until end of turn.\n• You gain 4 life.",
+        )
+        .unwrap();
+        assert_eq!(
+            l.effects,
+            [
+                Effect::Mode(0),
+                Effect::PumpYours(2, 0, 0),
+                Effect::Mode(1),
+                Effect::GainLife(4)
+            ]
+        );
+        assert_eq!(mode_count(&l.effects), 2);
+        assert_eq!(
+            mode_effects(&l.effects, Some(1)).collect::<Vec<_>>(),
+            [&Effect::GainLife(4)]
+        );
+        // Each mode has its own target (CR 700.2a).
+        let t = lowered(
+            "Creature — Test",
+            "When this creature enters, choose one —\n• Put two +1/+1 counters on target \
+             creature you control.\n• You gain 4 life.",
+        )
+        .unwrap();
+        let es = &t.triggers[0].1;
+        assert_eq!(
+            mode_target(es, Some(0)),
+            Some(TargetKind::CreatureYouControl)
+        );
+        assert_eq!(mode_target(es, Some(1)), None);
     }
 
     #[test]

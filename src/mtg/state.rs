@@ -249,6 +249,10 @@ pub struct StackItem {
     /// `ability` is an activated ability (CR 602), not a triggered one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub activated: bool,
+    /// The chosen mode of a modal spell or ability (CR 700.2a); None until a modal triggered
+    /// ability's controller chooses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -309,6 +313,12 @@ pub enum Pending {
     /// The controller of the triggered ability on the stack at `item` (index from the
     /// bottom) chooses its target as it is put on the stack (CR 603.3d).
     ChooseTarget {
+        player: Seat,
+        item: u8,
+    },
+    /// The controller of the modal triggered ability on the stack at `item` chooses its mode as
+    /// it is put on the stack (CR 700.2a), before its target.
+    ChooseMode {
         player: Seat,
         item: u8,
     },
@@ -427,7 +437,9 @@ impl State {
         match self.pending {
             Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
             Pending::Discard { player, .. } => Some(player),
-            Pending::ChooseTarget { player, .. } => Some(player),
+            Pending::ChooseTarget { player, .. } | Pending::ChooseMode { player, .. } => {
+                Some(player)
+            }
             Pending::Search { player, .. } | Pending::Discarding { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),

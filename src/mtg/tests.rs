@@ -73,6 +73,7 @@ fn fuzz_move(s: &State, k: u8, a: u16, b: u16) -> Move {
         0 => Move::Pass,
         1 => Move::PlayLand(id(a)),
         2 => Move::Cast {
+            mode: None,
             card: id(a),
             target: if b.is_multiple_of(3) {
                 None

@@ -286,3 +286,106 @@ fn cr_701_9_each_opponent_discards_is_the_opponents_choice() {
     let s = state(&env, "rat1");
     assert_eq!(s["players"]["p2"]["graveyard"][0]["name"], "Plains", "{s}");
 }
+
+/// p1: library Forest c1, hand `card` c2, then `lands` and Grizzly Bears.
+fn modal_game(env: &TestEnv, id: &str, card: &str, land: &str, lands: usize) {
+    let mut bf: Vec<Value> = (0..lands).map(|_| json!({"card": land})).collect();
+    bf.push(json!({"card": "Grizzly Bears"}));
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest"], "hand": [card], "battlefield": bf},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+}
+
+#[test]
+fn cr_700_2_a_modal_spell_is_cast_with_its_mode() {
+    let env = TestEnv::new();
+    // Goblin Surprise c2; Grizzly Bears c6.
+    modal_game(&env, "surprise", "Goblin Surprise", "Mountain", 3);
+    let d = decision(&env, "surprise");
+    let modes: Vec<Value> = d["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["card"] == "c2")
+        .map(|o| o["mode"].clone())
+        .collect();
+    assert_eq!(modes, [json!(0), json!(1)], "{d}");
+    let e = refused(&env, "surprise", json!({"type": "cast", "card": "c2"}));
+    assert!(e.to_string().contains("choose a mode"), "{e}");
+    refused(
+        &env,
+        "surprise",
+        json!({"type": "cast", "card": "c2", "mode": 2}),
+    );
+    act(
+        &env,
+        "surprise",
+        json!({"type": "cast", "card": "c2", "mode": 1}),
+    );
+    pass_until_decision(&env, "surprise");
+    let s = state(&env, "surprise");
+    let goblins = s["battlefield"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"] == "Goblin Token")
+        .count();
+    assert_eq!(goblins, 2, "{s}");
+    assert_eq!(on_battlefield(&s, "c6").unwrap()["power"], 2, "{s}");
+
+    // The other mode: creatures you control get +2/+0, no tokens.
+    modal_game(&env, "surprise0", "Goblin Surprise", "Mountain", 3);
+    let r = act(
+        &env,
+        "surprise0",
+        json!({"type": "cast", "card": "c2", "mode": 0}),
+    );
+    assert!(!r.to_string().contains("token_created"), "{r}");
+    let s = state(&env, "surprise0");
+    assert_eq!(on_battlefield(&s, "c6").unwrap()["power"], 4, "{s}");
+}
+
+#[test]
+fn cr_700_2a_a_modal_trigger_chooses_its_mode_then_its_target_on_the_stack() {
+    let env = TestEnv::new();
+    // Apothecary Stomper c2; Grizzly Bears c9.
+    modal_game(&env, "stomper", "Apothecary Stomper", "Forest", 6);
+    act(&env, "stomper", json!({"type": "cast", "card": "c2"}));
+    let d = pass_until_decision(&env, "stomper");
+    assert_eq!(d["kind"], "choose_mode", "{d}");
+    let modes: Vec<Value> = d["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["mode"].clone())
+        .collect();
+    assert_eq!(modes, [json!(0), json!(1)], "{d}");
+    refused(&env, "stomper", json!({"type": "choose_mode", "mode": 5}));
+    act(&env, "stomper", json!({"type": "choose_mode", "mode": 0}));
+    let d = decision(&env, "stomper");
+    assert_eq!(d["kind"], "choose_target", "{d}");
+    act(
+        &env,
+        "stomper",
+        json!({"type": "choose_target", "target": "c9"}),
+    );
+    let s = state(&env, "stomper");
+    assert_eq!(on_battlefield(&s, "c9").unwrap()["counters"], 2, "{s}");
+    assert_eq!(s["players"]["p1"]["life"], 20, "{s}");
+
+    // The life mode has no target: no target decision follows.
+    modal_game(&env, "stomper1", "Apothecary Stomper", "Forest", 6);
+    act(&env, "stomper1", json!({"type": "cast", "card": "c2"}));
+    pass_until_decision(&env, "stomper1");
+    act(&env, "stomper1", json!({"type": "choose_mode", "mode": 1}));
+    let s = state(&env, "stomper1");
+    assert_eq!(s["players"]["p1"]["life"], 24, "{s}");
+    assert!(
+        on_battlefield(&s, "c9").unwrap()["counters"].is_null(),
+        "{s}"
+    );
+}

@@ -208,6 +208,7 @@ impl State {
             target_moves,
             ability: Some(ability),
             activated: true,
+            mode: None,
         });
         self.passes = 0; // CR 117.3c
         ev.push(Event::Activated {

@@ -120,7 +120,7 @@ impl State {
             && !matches!(c.kind, Kind::Land(_))
             && self.timing_ok(seat, id)
             && affordable(c, avail)
-            && c.target().is_none_or(|k| self.has_target(seat, k))
+            && !self.choosable_modes(seat, &c.effects).is_empty()
     }
 
     /// Whether `seat` has any legal action besides passing priority.
@@ -161,19 +161,24 @@ impl State {
             if self.can_play_land(seat, id) {
                 v.push(Move::PlayLand(id));
             } else if self.castable(seat, id, &avail) {
-                match self.card(id).target() {
-                    None => v.push(Move::Cast {
-                        card: id,
-                        target: None,
-                        tap: None,
-                    }),
-                    Some(k) => {
-                        for t in self.targets(seat, k) {
-                            v.push(Move::Cast {
-                                card: id,
-                                target: Some(t),
-                                tap: None,
-                            });
+                let c = self.card(id);
+                for mode in self.choosable_modes(seat, &c.effects) {
+                    match c.target_of(mode) {
+                        None => v.push(Move::Cast {
+                            card: id,
+                            target: None,
+                            tap: None,
+                            mode,
+                        }),
+                        Some(k) => {
+                            for t in self.targets(seat, k) {
+                                v.push(Move::Cast {
+                                    card: id,
+                                    target: Some(t),
+                                    tap: None,
+                                    mode,
+                                });
+                            }
                         }
                     }
                 }
@@ -189,6 +194,7 @@ impl State {
         id: Id,
         target: Option<Target>,
         tap: Option<&[Id]>,
+        mode: Option<u8>,
     ) -> Result<Vec<Id>, Illegal> {
         let seat = self.priority;
         if !self.valid_id(id) || self.obj(id).zone != Zone::Hand || self.obj(id).owner != seat {
@@ -204,7 +210,23 @@ impl State {
                 c.data.name
             ));
         }
-        match (c.target(), target) {
+        // CR 700.2a: a modal spell's mode is chosen as it is cast.
+        match (c.modes(), mode) {
+            (0, None) => {}
+            (0, Some(_)) => return illegal(format!("{} is not modal: no mode", c.data.name)),
+            (n, None) => {
+                return illegal(format!(
+                    "{} is modal: choose a mode (0 to {})",
+                    c.data.name,
+                    n - 1
+                ));
+            }
+            (n, Some(m)) if m >= n => {
+                return illegal(format!("{} has modes 0 to {}, not {m}", c.data.name, n - 1));
+            }
+            _ => {}
+        }
+        match (c.target_of(mode), target) {
             (None, None) => {}
             (None, Some(_)) => return illegal(format!("{} takes no target", c.data.name)),
             (Some(_), None) => return illegal(format!("{} needs a target", c.data.name)),
@@ -230,6 +252,7 @@ impl State {
         id: Id,
         target: Option<Target>,
         taps: &[Id],
+        mode: Option<u8>,
         ev: &mut Vec<Event>,
     ) {
         let seat = self.priority;
@@ -247,6 +270,7 @@ impl State {
             target_moves,
             ability: None,
             activated: false,
+            mode,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;
@@ -254,6 +278,7 @@ impl State {
             player: seat,
             card: id,
             target,
+            mode,
         });
     }
 }

@@ -48,12 +48,16 @@ impl State {
                     self.pump(c, p, t, k);
                 }
             }
-            (Effect::PumpYours(p, t, k), _) => {
+            (Effect::PumpYours(p, t, _) | Effect::PumpOpponents(p, t), _) => {
+                let (side, k) = match effect {
+                    Effect::PumpYours(_, _, k) => (by, k),
+                    _ => (by.other(), 0),
+                };
                 let mine: Vec<Id> = self
                     .battlefield
                     .iter()
                     .copied()
-                    .filter(|&c| self.obj(c).owner == by && self.is_creature(c))
+                    .filter(|&c| self.obj(c).owner == side && self.is_creature(c))
                     .collect();
                 for c in mine {
                     self.pump(c, p, t, k);
@@ -92,8 +96,9 @@ impl State {
                 self.begin_discard(if opponent { by.other() } else { by }, n, ev)
             }
             (Effect::Damage(..), None) => {}
-            // Checked by the caller as the ability triggers and resolves (CR 603.4).
-            (Effect::If(_), _) => {}
+            // Checked by the caller as the ability triggers and resolves (CR 603.4); mode
+            // markers are read by the caller (CR 700.2).
+            (Effect::If(_) | Effect::Mode(_), _) => {}
         }
     }
 

@@ -74,6 +74,8 @@ pub enum Move {
         card: Id,
         target: Option<Target>,
         tap: Option<Vec<Id>>,
+        /// The mode of a modal spell (CR 700.2a), chosen as it is cast.
+        mode: Option<u8>,
     },
     /// Activate activated ability `ability` (index into the card's) of a permanent (CR 602).
     Activate {
@@ -98,6 +100,8 @@ pub enum Move {
     ChooseTarget(Target),
     /// The cards a library search finds (CR 701.23).
     Search(Vec<Id>),
+    /// The mode of the modal triggered ability being put on the stack (CR 700.2a).
+    ChooseMode(u8),
     Concede,
 }
 
@@ -148,6 +152,8 @@ pub enum Event {
         card: Id,
         #[serde(skip_serializing_if = "Option::is_none")]
         target: Option<Target>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mode: Option<u8>,
     },
     /// An activated ability of `card` was put on the stack, its costs paid (CR 602.2).
     Activated {
@@ -298,6 +304,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Discard(_) => "discard",
         Move::ChooseTarget(_) => "choose_target",
         Move::Search(_) => "search",
+        Move::ChooseMode(_) => "choose_mode",
         Move::Concede => "concede",
     }
 }

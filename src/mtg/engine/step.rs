@@ -76,10 +76,18 @@ impl State {
                     card: *id,
                 });
             }
-            (Pending::Priority, Move::Cast { card, target, tap }) => {
-                let taps = self.validate_cast(*card, *target, tap.as_deref())?;
+            (
+                Pending::Priority,
+                Move::Cast {
+                    card,
+                    target,
+                    tap,
+                    mode,
+                },
+            ) => {
+                let taps = self.validate_cast(*card, *target, tap.as_deref(), *mode)?;
                 self.decisions += 1;
-                self.cast(*card, *target, &taps, ev);
+                self.cast(*card, *target, &taps, *mode, ev);
             }
             (
                 Pending::Priority,
@@ -108,6 +116,20 @@ impl State {
                 self.decisions += 1;
                 self.discard_cards(player, cards, ev);
                 self.pending = Pending::Priority;
+            }
+            (Pending::ChooseMode { item, .. }, Move::ChooseMode(m)) => {
+                if !self.trigger_mode_options().contains(m) {
+                    return illegal(format!(
+                        "mode {m} cannot be chosen for that ability (it has {} modes; a mode \
+                         whose target has no legal choice cannot be chosen, CR 700.2a)",
+                        self.card(self.stack[item as usize].card)
+                            .triggers
+                            .get(self.stack[item as usize].ability.unwrap_or(0) as usize)
+                            .map_or(0, |t| crate::mtg::lower::mode_count(&t.1))
+                    ));
+                }
+                self.decisions += 1;
+                self.set_trigger_mode(item as usize, *m);
             }
             (Pending::Search { player, search }, Move::Search(cards)) => {
                 self.check_search(player, search, cards)?;

@@ -16,6 +16,7 @@ impl State {
             Pending::Discard { .. } | Pending::Discarding { .. } => "discard",
             Pending::ChooseTarget { .. } => "choose_target",
             Pending::Search { .. } => "search",
+            Pending::ChooseMode { .. } => "choose_mode",
             Pending::GameOver => "game_over",
         }
     }
