@@ -87,6 +87,8 @@ pub enum TargetKind {
     NonlandPermanentOpponent,
     /// Not a target: the ability's own source ("this creature").
     Source,
+    /// "target spell": a spell on the stack (CR 115.1a, 701.5).
+    Spell,
 }
 
 /// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
@@ -131,6 +133,8 @@ pub enum Effect {
     Discard(u8, bool),
     /// "creatures your opponents control get +P/+T until end of turn" (CR 611.2c).
     PumpOpponents(i8, i8),
+    /// "counter target spell" (CR 701.5): the spell goes to its owner's graveyard.
+    Counter(TargetKind),
     /// The start of mode N of a modal spell or ability (CR 700.2): the effects after it up to
     /// the next marker are that mode's; effects before the first marker (an intervening-if)
     /// belong to every mode.
@@ -220,7 +224,8 @@ impl Effect {
             | Effect::Bounce(t)
             | Effect::Tap(t)
             | Effect::Pump(_, _, _, t)
-            | Effect::Counters(_, t) => Some(t).filter(|t| *t != TargetKind::Source),
+            | Effect::Counters(_, t)
+            | Effect::Counter(t) => Some(t).filter(|t| *t != TargetKind::Source),
             Effect::DamageOpponents(_)
             | Effect::Draw(_)
             | Effect::GainLife(_)
@@ -521,6 +526,7 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             Effect::Counters(if *plus { n } else { -n }, creature_or_that(on, earlier)?)
         }
         E::Mill(n) => Effect::Mill(*n),
+        E::CounterSpell => Effect::Counter(TargetKind::Spell),
         E::Discard { who: S::You, count } => Effect::Discard(*count, false),
         // With two players "target opponent" is the opponent, and no player here can have
         // hexproof, so the target is always legal.
@@ -796,6 +802,23 @@ mod tests {
             Some(TargetKind::CreatureYouControl)
         );
         assert_eq!(mode_target(es, Some(1)), None);
+    }
+
+    #[test]
+    fn cr_701_5_counter_target_spell_targets_a_spell() {
+        let l = lowered(
+            "Instant",
+            "Counter target spell. Draw a card, then discard a card.",
+        )
+        .unwrap();
+        assert_eq!(
+            l.effects,
+            [
+                Effect::Counter(TargetKind::Spell),
+                Effect::Draw(1),
+                Effect::Discard(1, false)
+            ]
+        );
     }
 
     #[test]

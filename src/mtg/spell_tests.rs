@@ -1,5 +1,5 @@
 //! Self-play with decks of the spell and effect templates (library searches, sacrifice costs,
-//! discards, modes): random games end without an engine error, every decision kind they add is
+//! discards, modes, a counterspell): random games end without an engine error, every decision kind they add is
 //! met, and each game replays from the wire form of its moves (as a journal holds them) to the
 //! same state hash.
 
@@ -32,7 +32,7 @@ fn spell_template_decks_play_and_replay_from_the_wire_form() {
             "Campus Guide",
             "Burnished Hart",
             "Lightning Bolt",
-            "Shock",
+            "Refute",
         ],
         ["Island", "Mountain"],
     );
@@ -51,6 +51,7 @@ fn spell_template_decks_play_and_replay_from_the_wire_form() {
     );
     let template = game_template("spells", [&a, &b], &pool).unwrap();
     let (mut searches, mut modes, mut discards, mut sacrifices, mut modal_casts) = (0, 0, 0, 0, 0);
+    let mut counters = 0;
     for seed in 0..150u64 {
         let (mut s, _) = start_game(&template, seed);
         let start = s.clone();
@@ -80,6 +81,10 @@ fn spell_template_decks_play_and_replay_from_the_wire_form() {
                 .iter()
                 .filter(|e| matches!(e, Event::Sacrificed { .. }))
                 .count();
+            counters += ev
+                .iter()
+                .filter(|e| matches!(e, Event::Countered { .. }))
+                .count();
             s.check_invariants()
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         }
@@ -97,6 +102,7 @@ fn spell_template_decks_play_and_replay_from_the_wire_form() {
         ("discard as an effect resolves", discards),
         ("sacrifice", sacrifices),
         ("modal cast", modal_casts),
+        ("countered spell", counters),
     ] {
         assert!(n > 0, "no {what} in 150 games");
     }

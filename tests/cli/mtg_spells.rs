@@ -389,3 +389,69 @@ fn cr_700_2a_a_modal_trigger_chooses_its_mode_then_its_target_on_the_stack() {
         "{s}"
     );
 }
+
+#[test]
+fn cr_701_5_refute_counters_a_spell_then_draws_and_discards() {
+    let env = TestEnv::new();
+    // p1: library Forest c1, Plains c2; hand Grizzly Bears c3, Refute c4, Lightning Bolt c5;
+    // Islands c6-c8, Forests c9-c10.
+    let mut bf: Vec<Value> = (0..3).map(|_| json!({"card": "Island"})).collect();
+    bf.extend((0..2).map(|_| json!({"card": "Forest"})));
+    setup(
+        &env,
+        "refute",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Plains"],
+                           "hand": ["Grizzly Bears", "Refute", "Lightning Bolt"],
+                           "battlefield": bf},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    // Refute needs a spell to target: none on the stack yet.
+    let d = decision(&env, "refute");
+    assert!(
+        !d["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["card"] == "c4"),
+        "{d}"
+    );
+    act(
+        &env,
+        "refute",
+        json!({"type": "cast", "card": "c3", "tap": ["c9", "c10"]}),
+    );
+    let d = decision(&env, "refute");
+    let targets: Vec<Value> = d["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["card"] == "c4")
+        .map(|o| o["targets"].clone())
+        .collect();
+    assert_eq!(targets, [json!(["c3"])], "{d}");
+    // A permanent is not a spell.
+    refused(
+        &env,
+        "refute",
+        json!({"type": "cast", "card": "c4", "targets": ["c6"]}),
+    );
+    act(
+        &env,
+        "refute",
+        json!({"type": "cast", "card": "c4", "targets": ["c3"]}),
+    );
+    let d = pass_until_decision(&env, "refute");
+    assert_eq!(d["kind"], "discard", "{d}");
+    act(&env, "refute", json!({"type": "discard", "cards": ["c5"]}));
+    let s = state(&env, "refute");
+    let yard: Vec<&str> = s["players"]["p1"]["graveyard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(yard, ["c3", "c4", "c5"], "{s}");
+    assert!(on_battlefield(&s, "c3").is_none(), "{s}");
+    assert_eq!(s["players"]["p1"]["hand"][0]["id"], "c1", "{s}");
+}

@@ -45,6 +45,13 @@ impl State {
     /// Whether `t` is a legal target of kind `k` now for a spell or ability `by` controls
     /// (CR 115, 608.2b; 702.11b hexproof).
     pub(crate) fn target_ok(&self, by: Seat, k: TargetKind, t: Target) -> bool {
+        // A spell on the stack (hexproof works only on the battlefield, CR 702.11a).
+        if k == TargetKind::Spell {
+            return matches!(t, Target::Obj(id) if self
+                .stack
+                .iter()
+                .any(|it| it.card == id && it.ability.is_none()));
+        }
         if let Target::Obj(id) = t
             && id.i() < self.objs.len()
             && self.obj(id).owner != by
@@ -92,7 +99,11 @@ impl State {
                 v.push(Target::Player(p));
             }
         }
-        if !matches!(k, TargetKind::Player | TargetKind::Opponent) {
+        if k == TargetKind::Spell {
+            for it in self.stack.iter().filter(|it| it.ability.is_none()) {
+                v.push(Target::Obj(it.card));
+            }
+        } else if !matches!(k, TargetKind::Player | TargetKind::Opponent) {
             for &id in &self.battlefield {
                 if self.target_ok(by, k, Target::Obj(id)) {
                     v.push(Target::Obj(id));
@@ -106,10 +117,11 @@ impl State {
         matches!(
             k,
             TargetKind::Any | TargetKind::Player | TargetKind::Opponent
-        ) || self
-            .battlefield
-            .iter()
-            .any(|&id| self.target_ok(by, k, Target::Obj(id)))
+        ) || (k == TargetKind::Spell && self.stack.iter().any(|it| it.ability.is_none()))
+            || self
+                .battlefield
+                .iter()
+                .any(|&id| self.target_ok(by, k, Target::Obj(id)))
     }
 
     /// Whether `seat` could cast `id` now with some target and automatic payment.

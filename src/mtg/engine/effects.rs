@@ -92,6 +92,21 @@ impl State {
                 self.create_tokens(source, by, n, def, tapped, ev)
             }
             (Effect::Search(search), _) => self.begin_search(by, search),
+            // CR 701.5a: the countered spell leaves the stack for its owner's graveyard.
+            (Effect::Counter(_), _) => {
+                if let Some(c) = obj
+                    && let Some(i) = self
+                        .stack
+                        .iter()
+                        .position(|it| it.card == c && it.ability.is_none())
+                {
+                    self.stack.remove(i);
+                    let owner = self.obj(c).owner;
+                    self.objs[c.i()].zone = Zone::Graveyard;
+                    self.players[owner.i()].graveyard.push(c);
+                    ev.push(Event::Countered { card: c });
+                }
+            }
             (Effect::Discard(n, opponent), _) => {
                 self.begin_discard(if opponent { by.other() } else { by }, n, ev)
             }

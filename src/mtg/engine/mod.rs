@@ -225,6 +225,10 @@ pub enum Event {
     TokenCreated {
         card: Id,
     },
+    /// A spell was countered (CR 701.5).
+    Countered {
+        card: Id,
+    },
     /// A permanent was sacrificed to pay a cost (CR 701.17).
     Sacrificed {
         card: Id,
