@@ -52,6 +52,9 @@ pub enum Action {
         targets: Vec<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tap: Option<Vec<String>>,
+        /// The mode of a modal spell ("Choose one —"), 0 for the first; chosen as it is cast.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<u8>,
     },
     /// Activate an activated ability of a permanent you control (`ability`: its index among
     /// the card's activated abilities, 0 for the first). `targets` and `tap` as for `cast`.
@@ -79,13 +82,18 @@ pub enum Action {
     Mulligan,
     /// Put these cards from your hand on the bottom of your library after a mulligan.
     Bottom { cards: Vec<String> },
-    /// Discard these cards down to seven in the cleanup step.
+    /// Discard these cards: down to seven in the cleanup step, or as many as a resolving
+    /// effect asks.
     Discard { cards: Vec<String> },
     /// Choose the target of the triggered ability being put on the stack.
     ChooseTarget { target: String },
     /// Surveil: put these of the cards looked at into your graveyard (the rest stay on top,
     /// in their order).
     Surveil { graveyard: Vec<String> },
+    /// The mode of the modal triggered ability being put on the stack (0 for the first).
+    ChooseMode { mode: u8 },
+    /// The cards a library search finds (from the decision's `choose_from`, at most `count`).
+    Search { cards: Vec<String> },
     /// Concede the game.
     Concede,
 }
@@ -104,7 +112,12 @@ impl Action {
         Ok(match self {
             Action::Pass => Move::Pass,
             Action::PlayLand { card } => Move::PlayLand(id(card)?),
-            Action::Cast { card, targets, tap } => {
+            Action::Cast {
+                card,
+                targets,
+                tap,
+                mode,
+            } => {
                 if targets.len() > 1 {
                     return Err("cast: at most one target in this rules subset".into());
                 }
@@ -119,6 +132,7 @@ impl Action {
                     card: id(card)?,
                     target,
                     tap: tap.as_deref().map(ids).transpose()?,
+                    mode: *mode,
                 }
             }
             Action::Activate {
@@ -189,6 +203,8 @@ impl Action {
                     .ok_or_else(|| format!("{target:?} is not a target (a card id or p1/p2)"))?,
             ),
             Action::Surveil { graveyard } => Move::Surveil(ids(graveyard)?),
+            Action::Search { cards } => Move::Search(ids(cards)?),
+            Action::ChooseMode { mode } => Move::ChooseMode(*mode),
             Action::Concede => Move::Concede,
         })
     }
@@ -199,10 +215,16 @@ impl Action {
         match m {
             Move::Pass => Action::Pass,
             Move::PlayLand(c) => Action::PlayLand { card: s(c) },
-            Move::Cast { card, target, tap } => Action::Cast {
+            Move::Cast {
+                card,
+                target,
+                tap,
+                mode,
+            } => Action::Cast {
                 card: s(card),
                 targets: target.iter().map(|t| t.to_string()).collect(),
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                mode: *mode,
             },
             Move::Activate {
                 card,
@@ -253,6 +275,10 @@ impl Action {
             },
             Move::Surveil(v) => Action::Surveil {
                 graveyard: v.iter().map(s).collect(),
+            },
+            Move::ChooseMode(m) => Action::ChooseMode { mode: *m },
+            Move::Search(v) => Action::Search {
+                cards: v.iter().map(s).collect(),
             },
             Move::Concede => Action::Concede,
         }
@@ -370,7 +396,7 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
 
 /// The ActionSurface: `{decision_id, player, kind, options}`. Every option of `priority`,
 /// `mulligan` is a complete action; `declare_attackers`, `declare_blockers`,
-/// `assign_damage`, `bottom` and `discard` list per-object choices to combine.
+/// `assign_damage`, `bottom`, `discard` and `search` list per-object choices to combine.
 pub fn surface(s: &State) -> Value {
     let player = s.decider();
     let kind = s.kind();
@@ -390,7 +416,9 @@ pub fn surface(s: &State) -> Value {
                 .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
         }]),
-        Pending::Bottom { player, count } | Pending::Discard { player, count } => {
+        Pending::Bottom { player, count }
+        | Pending::Discard { player, count }
+        | Pending::Discarding { player, count } => {
             json!([{
                 "type": kind, "count": count,
                 "choose_from": s.players[player.i()].hand.iter()
@@ -428,6 +456,28 @@ pub fn surface(s: &State) -> Value {
                     .collect(),
             )
         }
+        Pending::ChooseMode { item, .. } => {
+            let source = s.stack[item as usize].card;
+            Value::Array(
+                s.trigger_mode_options()
+                    .iter()
+                    .map(|m| {
+                        let mut v = act(&Move::ChooseMode(*m));
+                        v["source"] = json!(source);
+                        v["name"] = json!(s.card(source).data.name);
+                        v
+                    })
+                    .collect(),
+            )
+        }
+        Pending::Search { player, search } => json!([{
+            "type": kind, "count": search.count,
+            "at_least": s.search_minimum(player, search),
+            "to": search.to,
+            "choose_from": s.search_candidates(player, search).iter()
+                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .collect::<Vec<_>>(),
+        }]),
         Pending::DeclareAttackers => json!([{
             "type": "declare_attackers",
             "defender": s.active.other(),

@@ -83,7 +83,7 @@ impl Agent {
             Pending::Bottom { player, count } => {
                 Move::Bottom(self.sample(&s.players[player.i()].hand, count as usize))
             }
-            Pending::Discard { player, count } => {
+            Pending::Discard { player, count } | Pending::Discarding { player, count } => {
                 Move::Discard(self.sample(&s.players[player.i()].hand, count as usize))
             }
             Pending::Surveil { player, count } => {
@@ -93,6 +93,22 @@ impl Agent {
             }
             Pending::Priority => {
                 let moves = s.priority_moves();
+                self.pick(&moves)
+            }
+            Pending::Search { player, search } => {
+                // Any legal number of the candidates, each equally likely.
+                let c = s.search_candidates(player, search);
+                let min = s.search_minimum(player, search);
+                let max = (search.count as usize).min(c.len());
+                let n = min + below(&mut self.rng, max - min + 1);
+                Move::Search(self.sample(&c, n))
+            }
+            Pending::ChooseMode { .. } => {
+                let moves: Vec<Move> = s
+                    .trigger_mode_options()
+                    .into_iter()
+                    .map(Move::ChooseMode)
+                    .collect();
                 self.pick(&moves)
             }
             Pending::ChooseTarget { .. } => {
@@ -166,7 +182,9 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                 Move::Mulligan
             }
         }
-        Pending::Bottom { player, count } | Pending::Discard { player, count } => {
+        Pending::Bottom { player, count }
+        | Pending::Discard { player, count }
+        | Pending::Discarding { player, count } => {
             // Keep a curve: shed the most expensive spells, or lands when flooded.
             let hand = &s.players[player.i()].hand;
             let lands = hand
@@ -205,6 +223,15 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             )
         }
         Pending::Priority => heuristic_priority(s, me, opp),
+        // The first mode it may choose.
+        Pending::ChooseMode { .. } => Move::ChooseMode(*s.trigger_mode_options().first()?),
+        Pending::Search { player, search } => {
+            // Find as many as allowed: the costliest cards first (a land search finds lands).
+            let mut c = s.search_candidates(player, search);
+            c.sort_by_key(|&i| std::cmp::Reverse(s.card(i).cost.total()));
+            c.truncate(search.count as usize);
+            Move::Search(c)
+        }
         Pending::ChooseTarget { item, .. } => {
             // A harmful ability aims at the opponent's most valuable object (or the opponent),
             // a helpful one at its own.

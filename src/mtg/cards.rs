@@ -10,7 +10,7 @@
 
 use super::facts::parse_cost;
 pub use super::facts::{COLORS, CardData, ManaCost};
-pub use super::lower::{Activated, Affects, Effect, StaticEffect, TargetKind, kw};
+pub use super::lower::{Activated, Affects, Effect, Found, Search, StaticEffect, TargetKind, kw};
 use super::{compile, lower};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -90,9 +90,20 @@ impl Card {
                 .is_some_and(|t| t.contains("Artifact") || t.contains("Enchantment"))
     }
 
-    /// The one target kind of a spell, if it targets (CR 601.2c).
+    /// The one target kind of a spell, if it targets (CR 601.2c); of a modal spell, the target
+    /// of no mode (see [`Card::target_of`]).
     pub fn target(&self) -> Option<TargetKind> {
-        self.effects.iter().find_map(Effect::target)
+        self.target_of(None)
+    }
+
+    /// The one target kind of a spell cast with `mode` (CR 700.2a: the mode decides it).
+    pub fn target_of(&self, mode: Option<u8>) -> Option<TargetKind> {
+        super::lower::mode_target(&self.effects, mode)
+    }
+
+    /// How many modes a modal spell has (0 if it is not modal, CR 700.2).
+    pub fn modes(&self) -> u8 {
+        super::lower::mode_count(&self.effects)
     }
 }
 
@@ -196,7 +207,9 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
             Ok(c)
         }
         "Land" => {
-            if lowered.mana == 0 {
+            // A land without a mana ability plays through its other abilities (a fetch land
+            // such as Evolving Wilds); one with none at all is refused.
+            if lowered.mana == 0 && lowered.activated.is_empty() {
                 return Err("a land without a mana ability is not supported".into());
             }
             Ok(card(Kind::Land(lowered.mana), 0, 0, None))

@@ -131,7 +131,7 @@ pub fn seat_view(home: &Home, game: &str, seat: Option<Seat>) -> Result<Value> {
 /// The ActionSurface of a game as `viewer` may see it. A seat sees the options only of its
 /// own decision (another seat's options name its hidden cards); without a viewer the options
 /// are shown except those of a hidden-information decision (the cards to put on the bottom or
-/// to discard are the decider's hand), which only that seat sees.
+/// to discard are the decider's hand, a search's are its library), which only that seat sees.
 pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
     let s = load(home, game)?;
     Ok(match viewer {
@@ -140,7 +140,11 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
             let mut out = surface(&s);
             if let (
                 Some(d),
-                Pending::Bottom { .. } | Pending::Discard { .. } | Pending::Surveil { .. },
+                Pending::Bottom { .. }
+                | Pending::Discard { .. }
+                | Pending::Discarding { .. }
+                | Pending::Search { .. }
+                | Pending::Surveil { .. },
             ) = (s.decider(), s.pending)
                 && let Some(o) = out.as_object_mut()
             {

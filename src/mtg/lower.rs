@@ -11,8 +11,8 @@
 //! it is produced; `cards` re-exports it.
 
 use super::compile::{
-    Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, Static,
-    StaticCondition, Subject as S, Trigger,
+    Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, SearchFor, SearchTo,
+    Static, StaticCondition, Subject as S, Trigger,
 };
 use super::facts::{CardData, ManaCost};
 
@@ -92,6 +92,8 @@ pub enum TargetKind {
     /// Not a target: the creature the source Aura or Equipment is attached to ("equipped
     /// creature", CR 301.5, 303.4).
     Attached,
+    /// "target spell": a spell on the stack (CR 115.1a, 701.5).
+    Spell,
 }
 
 /// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
@@ -130,13 +132,72 @@ pub enum Effect {
     /// "Attach to target creature you control" (equip, CR 702.6a): the source Equipment
     /// becomes attached to the target (CR 301.5c).
     Attach(TargetKind),
-    /// "[you] discard N cards" (CR 701.9): the controller chooses them as the effect resolves
-    /// (a `discard` decision); always an ability's last effect.
-    Discard(u8),
-    /// "each opponent discards N cards": the opponent chooses (CR 701.9b); last effect too.
-    OpponentDiscards(u8),
-    /// "surveil N" (CR 701.25a): the controller's `surveil` decision; last effect too.
+    /// "surveil N" (CR 701.25a): the controller's `surveil` decision; always an ability's last
+    /// effect.
     Surveil(u8),
+    /// "[you may] search your library for [up to] N [basic land] card(s), put them <where>,
+    /// then shuffle" (CR 701.23): the controller chooses the cards as it resolves, a hidden
+    /// decision; always the last effect of its spell or ability.
+    Search(Search),
+    /// "[you] discard N cards" (`false`) or "each opponent discards N cards" (`true`) (CR
+    /// 701.9): the discarding player chooses as it resolves; always the last effect.
+    Discard(u8, bool),
+    /// "creatures your opponents control get +P/+T until end of turn" (CR 611.2c).
+    PumpOpponents(i8, i8),
+    /// "counter target spell" (CR 701.5): the spell goes to its owner's graveyard.
+    Counter(TargetKind),
+    /// The start of mode N of a modal spell or ability (CR 700.2): the effects after it up to
+    /// the next marker are that mode's; effects before the first marker (an intervening-if)
+    /// belong to every mode.
+    Mode(u8),
+}
+
+/// The effects of `mode` of an effect list (every effect of a list without modes).
+pub fn mode_effects(es: &[Effect], mode: Option<u8>) -> impl Iterator<Item = &Effect> {
+    let mut current: Option<u8> = None;
+    es.iter().filter(move |e| match e {
+        Effect::Mode(k) => {
+            current = Some(*k);
+            false
+        }
+        _ => current.is_none() || current == mode,
+    })
+}
+
+/// How many modes an effect list has (0: not modal).
+pub fn mode_count(es: &[Effect]) -> u8 {
+    es.iter().filter(|e| matches!(e, Effect::Mode(_))).count() as u8
+}
+
+/// The one target kind of `mode` of an effect list, if it targets.
+pub fn mode_target(es: &[Effect], mode: Option<u8>) -> Option<TargetKind> {
+    mode_effects(es, mode).find_map(Effect::target)
+}
+
+/// A library search in the engine's form (CR 701.23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Search {
+    /// Only basic land cards (CR 205.4c); else any card.
+    pub basic: bool,
+    /// At most this many cards are found.
+    pub count: u8,
+    pub to: Found,
+    /// "You may search": finding no card declines the search (no shuffle).
+    pub optional: bool,
+    /// "a card" (no stated quality, not "up to"): as many as asked must be found while the
+    /// library has them (CR 701.23b frees only searches for cards with a stated quality).
+    pub must: bool,
+}
+
+/// Where a search puts the cards it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Found {
+    Hand,
+    Battlefield,
+    BattlefieldTapped,
+    /// "then shuffle and put that card on top".
+    Top,
 }
 
 /// The engine's form of an intervening-if condition ([`Condition`]); "you" is the ability's
@@ -175,7 +236,8 @@ impl Effect {
             | Effect::Tap(t)
             | Effect::Pump(_, _, _, t)
             | Effect::Counters(_, t)
-            | Effect::Attach(t) => {
+            | Effect::Attach(t)
+            | Effect::Counter(t) => {
                 Some(t).filter(|t| !matches!(t, TargetKind::Source | TargetKind::Attached))
             }
             Effect::DamageOpponents(_)
@@ -187,9 +249,11 @@ impl Effect {
             | Effect::Mill(_)
             | Effect::Tokens(..)
             | Effect::If(_)
-            | Effect::Discard(_)
-            | Effect::OpponentDiscards(_)
-            | Effect::Surveil(_) => None,
+            | Effect::Surveil(_)
+            | Effect::Search(_)
+            | Effect::Discard(..)
+            | Effect::PumpOpponents(..)
+            | Effect::Mode(_) => None,
         }
     }
 }
@@ -204,11 +268,11 @@ pub struct Activated {
     pub tap: bool,
     /// "Pay N life" (CR 119.4).
     pub life: u8,
+    /// "Sacrifice this …" (CR 701.17): the source goes to its owner's graveyard as the cost
+    /// is paid.
+    pub sacrifice: bool,
     pub effects: Vec<Effect>,
     pub sorcery: bool,
-    /// "Sacrifice this" in the cost (CR 701.17a): paid as it is activated, so the ability
-    /// resolves without its source (CR 113.7a).
-    pub sacrifice_self: bool,
 }
 
 impl Activated {
@@ -295,7 +359,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                     life: 0,
                     effects: vec![Effect::Attach(TargetKind::CreatureYouControl)],
                     sorcery: true,
-                    sacrifice_self: false,
+                    sacrifice: false,
                 });
                 out.ability_keywords.push("Equip");
                 true
@@ -306,7 +370,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 true
             }
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),
-            Ability::Spell(es) if spell => match spell_effects(es, &mut out.tokens) {
+            Ability::Spell(es) if spell => match modal(es, |m| spell_effects(m, &mut out.tokens)) {
                 Some(v) => {
                     out.effects = v;
                     true
@@ -579,6 +643,12 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             amount,
         } => Effect::OpponentLosesLife(*amount),
         E::Pump {
+            who: S::EachCreature(Control::Opponent),
+            power,
+            toughness,
+            keywords: k,
+        } if k.is_empty() => Effect::PumpOpponents(*power, *toughness),
+        E::Pump {
             who: S::EachCreature(Control::You),
             power,
             toughness,
@@ -600,11 +670,21 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             Effect::Counters(if *plus { n } else { -n }, creature_or_that(on, earlier)?)
         }
         E::Mill(n) => Effect::Mill(*n),
-        E::Discard { who: S::You, count } => Effect::Discard(*count),
+        E::CounterSpell => Effect::Counter(TargetKind::Spell),
+        E::Discard { who: S::You, count } => Effect::Discard(*count, false),
+        // With two players "target opponent" is the opponent, and no player here can have
+        // hexproof, so the target is always legal.
         E::Discard {
-            who: S::EachOpponent,
+            who: S::EachOpponent | S::TargetOpponent,
             count,
-        } => Effect::OpponentDiscards(*count),
+        } => Effect::Discard(*count, true),
+        E::Search {
+            what,
+            count,
+            up_to,
+            to,
+            optional,
+        } => search(*what, *count, *up_to, *to, *optional)?,
         E::Surveil(n) => Effect::Surveil(*n),
         _ => return None,
     })
@@ -621,32 +701,77 @@ fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Optio
     ) {
         return None;
     }
-    source_effects(es, Some(tokens))
+    modal(es, |m| source_effects(m, Some(&mut *tokens)))
 }
 
-/// An activated ability: a cost the engine pays (mana, {T}, life; not sacrifice yet) and
-/// effects with one target at most, where "this creature" is the source.
+/// A "choose one —" list (CR 700.2) as mode markers, each mode lowered by `f`; any other list
+/// by `f` alone.
+fn modal(es: &[E], mut f: impl FnMut(&[E]) -> Option<Vec<Effect>>) -> Option<Vec<Effect>> {
+    match es {
+        [E::Modal { choose: 1, modes }] => {
+            let mut v = Vec::new();
+            for (k, m) in modes.iter().enumerate() {
+                v.push(Effect::Mode(u8::try_from(k).ok()?));
+                v.extend(f(m)?);
+            }
+            Some(v)
+        }
+        _ => f(es),
+    }
+}
+
+/// An activated ability: a cost the engine pays (mana, {T}, life, sacrificing the source)
+/// and effects with one target at most, where "this creature" is the source.
 fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
     let effects = source_effects(es, None)?;
-    // A sacrificed source is gone when the ability resolves: nothing may act on it.
-    let on_source = effects.iter().any(|e| {
-        matches!(
-            e,
-            Effect::Pump(_, _, _, TargetKind::Source | TargetKind::Attached)
-                | Effect::Counters(_, TargetKind::Source)
-        )
-    });
-    if cost.sacrifice_self && on_source {
+    // A sacrificed source is gone as the ability resolves: nothing may act on it.
+    if cost.sacrifice_self && effects.iter().any(on_source) {
         return None;
     }
     Some(Activated {
         mana: cost.mana,
         tap: cost.tap,
         life: cost.life,
+        sacrifice: cost.sacrifice_self,
         effects,
         sorcery,
-        sacrifice_self: cost.sacrifice_self,
     })
+}
+
+fn on_source(e: &Effect) -> bool {
+    matches!(
+        e,
+        Effect::Pump(_, _, _, TargetKind::Source | TargetKind::Attached)
+            | Effect::Counters(_, TargetKind::Source)
+    )
+}
+
+/// A search in the engine's form.
+fn search(what: SearchFor, count: u8, up_to: bool, to: SearchTo, optional: bool) -> Option<Effect> {
+    Some(Effect::Search(Search {
+        must: what == SearchFor::AnyCard && !up_to,
+        basic: what == SearchFor::BasicLand,
+        count,
+        to: match to {
+            SearchTo::Hand => Found::Hand,
+            SearchTo::Battlefield { tapped: false } => Found::Battlefield,
+            SearchTo::Battlefield { tapped: true } => Found::BattlefieldTapped,
+            SearchTo::TopOfLibrary => Found::Top,
+        },
+        optional,
+    }))
+}
+
+/// A decision made as its ability resolves ends the resolution: it must be the last effect.
+fn decision_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
+    let n = v.len();
+    let early = v.iter().take(n.saturating_sub(1)).any(|e| {
+        matches!(
+            e,
+            Effect::Search(_) | Effect::Discard(..) | Effect::Surveil(_)
+        )
+    });
+    (!early).then_some(v)
 }
 
 /// The effects of an ability of a permanent, with one target at most: "this creature" is
@@ -686,23 +811,7 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
         }
         v.push(l);
     }
-    discard_last(v)
-}
-
-/// Effects with a discard (or surveil) only as the last one: it is a decision that ends the
-/// resolution (CR 608.2c: the effects before it are done first).
-fn discard_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
-    let discards = |e: &Effect| {
-        matches!(
-            e,
-            Effect::Discard(_) | Effect::OpponentDiscards(_) | Effect::Surveil(_)
-        )
-    };
-    let n = v.len();
-    v.iter()
-        .enumerate()
-        .all(|(i, e)| !discards(e) || i + 1 == n)
-        .then_some(v)
+    decision_last(v)
 }
 
 /// A spell's effects, with one target among them at most ("it" names that same target).
@@ -726,7 +835,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
         }
         v.push(l);
     }
-    discard_last(v)
+    decision_last(v)
 }
 
 #[cfg(test)]
@@ -767,6 +876,101 @@ mod tests {
             "Destroy target creature. Return target creature you control to its owner's hand.",
         );
         assert_eq!(two.unwrap_err(), "spell destroy+bounce");
+    }
+
+    #[test]
+    fn cr_701_23_a_search_lowers_last_and_a_sacrifice_cost_with_it() {
+        let l = lowered(
+            "Land",
+            "{T}, Sacrifice this land: Search your library for a basic land card, put it onto \
+             the battlefield tapped, then shuffle.",
+        )
+        .unwrap();
+        let a = &l.activated[0];
+        assert!(a.tap && a.sacrifice);
+        assert_eq!(
+            a.effects,
+            [Effect::Search(Search {
+                basic: true,
+                count: 1,
+                to: Found::BattlefieldTapped,
+                optional: false,
+                must: false,
+            })]
+        );
+        // "a card": as many as asked must be found (CR 701.23b frees only a stated quality).
+        let demon = lowered(
+            "Creature — Test",
+            "When this creature enters, search your library for a card, put it into your hand, \
+             then shuffle.",
+        )
+        .unwrap();
+        assert!(matches!(
+            demon.triggers[0].1[..],
+            [Effect::Search(Search { must: true, .. })]
+        ));
+        // A search ends the resolution (its decision): an effect after it is refused.
+        assert!(
+            lowered(
+                "Sorcery",
+                "Search your library for a basic land card, put it into your hand, then shuffle. \
+                 You gain 2 life."
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn cr_700_2_modes_lower_as_marked_effect_lists() {
+        let l = lowered(
+            "Instant",
+            "Choose one —\n• Creatures you control get +2/+0 until end of turn.\n• You gain 4 life.",
+        )
+        .unwrap();
+        assert_eq!(
+            l.effects,
+            [
+                Effect::Mode(0),
+                Effect::PumpYours(2, 0, 0),
+                Effect::Mode(1),
+                Effect::GainLife(4)
+            ]
+        );
+        assert_eq!(mode_count(&l.effects), 2);
+        assert_eq!(
+            mode_effects(&l.effects, Some(1)).collect::<Vec<_>>(),
+            [&Effect::GainLife(4)]
+        );
+        // Each mode has its own target (CR 700.2a).
+        let t = lowered(
+            "Creature — Test",
+            "When this creature enters, choose one —\n• Put two +1/+1 counters on target \
+             creature you control.\n• You gain 4 life.",
+        )
+        .unwrap();
+        let es = &t.triggers[0].1;
+        assert_eq!(
+            mode_target(es, Some(0)),
+            Some(TargetKind::CreatureYouControl)
+        );
+        assert_eq!(mode_target(es, Some(1)), None);
+    }
+
+    #[test]
+    fn cr_701_5_counter_target_spell_targets_a_spell() {
+        let l = lowered(
+            "Instant",
+            "Counter target spell. Draw a card, then discard a card.",
+        )
+        .unwrap();
+        assert_eq!(
+            l.effects,
+            [
+                Effect::Counter(TargetKind::Spell),
+                Effect::Draw(1),
+                Effect::Discard(1, false)
+            ]
+        );
     }
 
     #[test]
@@ -896,16 +1100,16 @@ mod tests {
         .unwrap();
         assert_eq!(
             l.activated[0].effects,
-            [Effect::Draw(1), Effect::Discard(1)]
+            [Effect::Draw(1), Effect::Discard(1, false)]
         );
         let l = lowered(
             "Creature — Test",
             "When this creature enters, each opponent discards a card.",
         )
         .unwrap();
-        assert_eq!(l.triggers[0].1, [Effect::OpponentDiscards(1)]);
+        assert_eq!(l.triggers[0].1, [Effect::Discard(1, true)]);
         assert_eq!(
-            discard_last(vec![Effect::Discard(1), Effect::Draw(1)]),
+            decision_last(vec![Effect::Discard(1, false), Effect::Draw(1)]),
             None
         );
         // CR 701.25a: surveil is a decision too, last in its ability.
@@ -916,7 +1120,7 @@ mod tests {
             "{1}, Sacrifice this creature: Destroy target artifact or enchantment.",
         )
         .unwrap();
-        assert!(l.activated[0].sacrifice_self);
+        assert!(l.activated[0].sacrifice);
         assert_eq!(
             l.activated[0].effects,
             [Effect::Destroy(TargetKind::ArtifactOrEnchantment)]

@@ -22,6 +22,8 @@ pub mod lessons;
 pub mod lower;
 pub mod model;
 pub mod play;
+#[cfg(test)]
+mod spell_tests;
 pub mod state;
 #[cfg(test)]
 mod tests;

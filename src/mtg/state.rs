@@ -253,6 +253,10 @@ pub struct StackItem {
     /// `ability` is an activated ability (CR 602), not a triggered one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub activated: bool,
+    /// The chosen mode of a modal spell or ability (CR 700.2a); None until a modal triggered
+    /// ability's controller chooses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -319,6 +323,24 @@ pub enum Pending {
     /// Surveil (CR 701.25a): `player` looks at the top `count` cards of their library and
     /// puts any number of them into their graveyard, as a spell or ability resolves.
     Surveil {
+        player: Seat,
+        count: u8,
+    },
+    /// The controller of the modal triggered ability on the stack at `item` chooses its mode as
+    /// it is put on the stack (CR 700.2a), before its target.
+    ChooseMode {
+        player: Seat,
+        item: u8,
+    },
+    /// The controller of a resolving spell or ability searches its library (CR 701.23): a
+    /// hidden decision, its options shown only to that seat.
+    Search {
+        player: Seat,
+        search: super::cards::Search,
+    },
+    /// A player discards as a spell or ability resolves (CR 701.9): the `discard` action, as
+    /// in the cleanup step.
+    Discarding {
         player: Seat,
         count: u8,
     },
@@ -497,7 +519,10 @@ impl State {
         match self.pending {
             Pending::Mulligan { player } | Pending::Bottom { player, .. } => Some(player),
             Pending::Discard { player, .. } => Some(player),
-            Pending::ChooseTarget { player, .. } => Some(player),
+            Pending::ChooseTarget { player, .. } | Pending::ChooseMode { player, .. } => {
+                Some(player)
+            }
+            Pending::Search { player, .. } | Pending::Discarding { player, .. } => Some(player),
             Pending::Surveil { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),

@@ -24,13 +24,19 @@ fn in_surface(s: &State, m: &Move) -> bool {
         (Pending::Priority, m) => s.priority_moves().contains(m),
         (Pending::Mulligan { .. }, Move::Keep | Move::Mulligan) => true,
         (
-            Pending::Bottom { player, count } | Pending::Discard { player, count },
+            Pending::Bottom { player, count }
+            | Pending::Discard { player, count }
+            | Pending::Discarding { player, count },
             Move::Bottom(v) | Move::Discard(v),
         ) => v.len() == count as usize && v.iter().all(|c| s.players[player.i()].hand.contains(c)),
         (Pending::Surveil { player, count }, Move::Surveil(v)) => {
             v.iter().enumerate().all(|(i, c)| {
                 s.players[player.i()].library[..count as usize].contains(c) && !v[..i].contains(c)
             })
+        }
+        (Pending::Search { player, search }, Move::Search(v)) => {
+            let c = s.search_candidates(player, search);
+            v.len() <= search.count as usize && v.iter().all(|x| c.contains(x))
         }
         (Pending::DeclareAttackers, Move::Attack(v)) => {
             let c = s.attack_candidates();
@@ -72,6 +78,7 @@ fn fuzz_move(s: &State, k: u8, a: u16, b: u16) -> Move {
         0 => Move::Pass,
         1 => Move::PlayLand(id(a)),
         2 => Move::Cast {
+            mode: None,
             card: id(a),
             target: if b.is_multiple_of(3) {
                 None

@@ -323,7 +323,7 @@ fn cr_701_17a_a_sacrifice_cost_is_paid_on_activation_and_the_ability_still_resol
     let ev = events_of(&r);
     assert!(
         ev.iter()
-            .any(|e| e["type"] == "died" && e["card"] == "c4" && e["reason"] == "sacrificed"),
+            .any(|e| e["type"] == "sacrificed" && e["card"] == "c4"),
         "{ev:?}"
     );
     resolve_all(&env, "commando");

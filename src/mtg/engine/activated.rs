@@ -7,7 +7,8 @@
 //! are paid in full as it is activated (CR 602.2b, 601.2g-h): mana by tapping sources, {T}
 //! by tapping the permanent (not while a creature is summoning sick without haste, CR
 //! 602.5a; not a permanent already tapped), life only up to the life the player has (CR
-//! 119.4). A source tapped by its own {T} cost does not also pay mana. The ability goes on
+//! 119.4), sacrificing the source by putting it into its owner's graveyard (CR 701.17; a
+//! sacrificed creature dies). A source tapped by its own {T} cost does not also pay mana. The ability goes on
 //! the stack with its one target, independent of its source (CR 113.7a): it resolves even if
 //! the source has left; its target is checked again on resolution (CR 608.2b).
 
@@ -177,10 +178,16 @@ impl State {
         let seat = self.priority;
         self.tap_for_mana(seat, taps);
         let a = &self.card(id).activated[ability as usize];
-        let (tap, life, sacrifice) = (a.tap, a.life, a.sacrifice_self);
+        let (tap, life, sacrifice) = (a.tap, a.life, a.sacrifice);
         if tap {
             self.objs[id.i()].tapped = true;
             self.recount(seat);
+        }
+        if sacrifice {
+            // CR 701.17a: the source goes to its owner's graveyard as the cost is paid.
+            self.put_in_graveyard(id);
+            self.sba_check = true;
+            ev.push(Event::Sacrificed { card: id });
         }
         if life > 0 {
             self.players[seat.i()].life -= life as i32;
@@ -188,24 +195,6 @@ impl State {
             ev.push(Event::LifeLost {
                 player: seat,
                 amount: life as i16,
-            });
-        }
-        if sacrifice {
-            // CR 701.17a: sacrificed as a cost; a creature put into the graveyard from the
-            // battlefield dies (CR 700.4).
-            let creature = self.is_creature(id);
-            self.put_in_graveyard(id);
-            self.sba_check = true;
-            ev.push(if creature {
-                Event::Died {
-                    card: id,
-                    reason: "sacrificed",
-                }
-            } else {
-                Event::PutIntoGraveyard {
-                    card: id,
-                    reason: "sacrificed",
-                }
             });
         }
         let target_moves = match target {
@@ -219,6 +208,7 @@ impl State {
             target_moves,
             ability: Some(ability),
             activated: true,
+            mode: None,
         });
         self.passes = 0; // CR 117.3c
         ev.push(Event::Activated {

@@ -45,6 +45,13 @@ impl State {
     /// Whether `t` is a legal target of kind `k` now for a spell or ability `by` controls
     /// (CR 115, 608.2b; 702.11b hexproof).
     pub(crate) fn target_ok(&self, by: Seat, k: TargetKind, t: Target) -> bool {
+        // A spell on the stack (hexproof works only on the battlefield, CR 702.11a).
+        if k == TargetKind::Spell {
+            return matches!(t, Target::Obj(id) if self
+                .stack
+                .iter()
+                .any(|it| it.card == id && it.ability.is_none()));
+        }
         if let Target::Obj(id) = t
             && id.i() < self.objs.len()
             && self.obj(id).owner != by
@@ -93,7 +100,11 @@ impl State {
                 v.push(Target::Player(p));
             }
         }
-        if !matches!(k, TargetKind::Player | TargetKind::Opponent) {
+        if k == TargetKind::Spell {
+            for it in self.stack.iter().filter(|it| it.ability.is_none()) {
+                v.push(Target::Obj(it.card));
+            }
+        } else if !matches!(k, TargetKind::Player | TargetKind::Opponent) {
             for &id in &self.battlefield {
                 if self.target_ok(by, k, Target::Obj(id)) {
                     v.push(Target::Obj(id));
@@ -107,10 +118,11 @@ impl State {
         matches!(
             k,
             TargetKind::Any | TargetKind::Player | TargetKind::Opponent
-        ) || self
-            .battlefield
-            .iter()
-            .any(|&id| self.target_ok(by, k, Target::Obj(id)))
+        ) || (k == TargetKind::Spell && self.stack.iter().any(|it| it.ability.is_none()))
+            || self
+                .battlefield
+                .iter()
+                .any(|&id| self.target_ok(by, k, Target::Obj(id)))
     }
 
     /// Whether `seat` could cast `id` now with some target and automatic payment.
@@ -121,7 +133,7 @@ impl State {
             && !matches!(c.kind, Kind::Land(_))
             && self.timing_ok(seat, id)
             && affordable(c, avail)
-            && c.target().is_none_or(|k| self.has_target(seat, k))
+            && !self.choosable_modes(seat, &c.effects).is_empty()
     }
 
     /// Whether `seat` has any legal action besides passing priority.
@@ -162,19 +174,24 @@ impl State {
             if self.can_play_land(seat, id) {
                 v.push(Move::PlayLand(id));
             } else if self.castable(seat, id, &avail) {
-                match self.card(id).target() {
-                    None => v.push(Move::Cast {
-                        card: id,
-                        target: None,
-                        tap: None,
-                    }),
-                    Some(k) => {
-                        for t in self.targets(seat, k) {
-                            v.push(Move::Cast {
-                                card: id,
-                                target: Some(t),
-                                tap: None,
-                            });
+                let c = self.card(id);
+                for mode in self.choosable_modes(seat, &c.effects) {
+                    match c.target_of(mode) {
+                        None => v.push(Move::Cast {
+                            card: id,
+                            target: None,
+                            tap: None,
+                            mode,
+                        }),
+                        Some(k) => {
+                            for t in self.targets(seat, k) {
+                                v.push(Move::Cast {
+                                    card: id,
+                                    target: Some(t),
+                                    tap: None,
+                                    mode,
+                                });
+                            }
                         }
                     }
                 }
@@ -190,6 +207,7 @@ impl State {
         id: Id,
         target: Option<Target>,
         tap: Option<&[Id]>,
+        mode: Option<u8>,
     ) -> Result<Vec<Id>, Illegal> {
         let seat = self.priority;
         if !self.valid_id(id) || self.obj(id).zone != Zone::Hand || self.obj(id).owner != seat {
@@ -205,7 +223,23 @@ impl State {
                 c.data.name
             ));
         }
-        match (c.target(), target) {
+        // CR 700.2a: a modal spell's mode is chosen as it is cast.
+        match (c.modes(), mode) {
+            (0, None) => {}
+            (0, Some(_)) => return illegal(format!("{} is not modal: no mode", c.data.name)),
+            (n, None) => {
+                return illegal(format!(
+                    "{} is modal: choose a mode (0 to {})",
+                    c.data.name,
+                    n - 1
+                ));
+            }
+            (n, Some(m)) if m >= n => {
+                return illegal(format!("{} has modes 0 to {}, not {m}", c.data.name, n - 1));
+            }
+            _ => {}
+        }
+        match (c.target_of(mode), target) {
             (None, None) => {}
             (None, Some(_)) => return illegal(format!("{} takes no target", c.data.name)),
             (Some(_), None) => return illegal(format!("{} needs a target", c.data.name)),
@@ -231,6 +265,7 @@ impl State {
         id: Id,
         target: Option<Target>,
         taps: &[Id],
+        mode: Option<u8>,
         ev: &mut Vec<Event>,
     ) {
         let seat = self.priority;
@@ -248,6 +283,7 @@ impl State {
             target_moves,
             ability: None,
             activated: false,
+            mode,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;
@@ -255,6 +291,7 @@ impl State {
             player: seat,
             card: id,
             target,
+            mode,
         });
     }
 }

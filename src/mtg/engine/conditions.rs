@@ -23,7 +23,7 @@ impl State {
         match e {
             Event::TurnStarted { .. } => *t = ThisTurn::default(),
             Event::Attacked { attackers } if !attackers.is_empty() => t.attacked = true,
-            Event::Died { card, .. } | Event::Destroyed { card }
+            Event::Died { card, .. } | Event::Destroyed { card } | Event::Sacrificed { card }
                 if self.cards[self.objs[card.i()].card as usize].kind == Kind::Creature =>
             {
                 self.this_turn.creature_died = true

@@ -51,12 +51,16 @@ impl State {
                     self.pump(c, p, t, k);
                 }
             }
-            (Effect::PumpYours(p, t, k), _) => {
+            (Effect::PumpYours(p, t, _) | Effect::PumpOpponents(p, t), _) => {
+                let (side, k) = match effect {
+                    Effect::PumpYours(_, _, k) => (by, k),
+                    _ => (by.other(), 0),
+                };
                 let mine: Vec<Id> = self
                     .battlefield
                     .iter()
                     .copied()
-                    .filter(|&c| self.obj(c).owner == by && self.is_creature(c))
+                    .filter(|&c| self.obj(c).owner == side && self.is_creature(c))
                     .collect();
                 for c in mine {
                     self.pump(c, p, t, k);
@@ -90,11 +94,29 @@ impl State {
             (Effect::Tokens(n, def, tapped), _) => {
                 self.create_tokens(source, by, n, def, tapped, ev)
             }
+            (Effect::Search(search), _) => self.begin_search(by, search),
+            // CR 701.5a: the countered spell leaves the stack for its owner's graveyard.
+            (Effect::Counter(_), _) => {
+                if let Some(c) = obj
+                    && let Some(i) = self
+                        .stack
+                        .iter()
+                        .position(|it| it.card == c && it.ability.is_none())
+                {
+                    self.stack.remove(i);
+                    let owner = self.obj(c).owner;
+                    self.objs[c.i()].zone = Zone::Graveyard;
+                    self.players[owner.i()].graveyard.push(c);
+                    ev.push(Event::Countered { card: c });
+                }
+            }
+            (Effect::Discard(n, opponent), _) => {
+                self.begin_discard(if opponent { by.other() } else { by }, n, ev)
+            }
             (Effect::Damage(..), None) => {}
-            // Checked by the caller as the ability triggers and resolves (CR 603.4).
-            (Effect::If(_), _) => {}
-            (Effect::Discard(n), _) => self.ask_discard(by, n),
-            (Effect::OpponentDiscards(n), _) => self.ask_discard(by.other(), n),
+            // Checked by the caller as the ability triggers and resolves (CR 603.4); mode
+            // markers are read by the caller (CR 700.2).
+            (Effect::If(_) | Effect::Mode(_), _) => {}
             (Effect::Surveil(n), _) => {
                 let count = n.min(self.players[by.i()].library.len() as u8);
                 if count > 0 {
@@ -106,16 +128,6 @@ impl State {
                     self.attach(source, c, ev);
                 }
             }
-        }
-    }
-
-    /// CR 701.9: `who` discards `n` cards of their choice (all of them if fewer): a
-    /// `discard` decision, answered before anyone receives priority again. Only the discarding
-    /// player sees the options (the hand is hidden).
-    fn ask_discard(&mut self, who: Seat, n: u8) {
-        let count = n.min(self.players[who.i()].hand.len() as u8);
-        if count > 0 {
-            self.pending = Pending::Discard { player: who, count };
         }
     }
 

@@ -3,7 +3,8 @@
 //! from a described position), `step` (applying one move), `turn` (turn structure and running
 //! forward), `casting` (lands, spells, targets, the legal priority moves), `mana` (paying
 //! with lands and other mana sources), `activated` (activated abilities of permanents), `stack`
-//! (priority passing and resolution), `effects` (what spells and abilities do), `triggers`
+//! (priority passing and resolution), `effects` (what spells and abilities do), `search`
+//! (library searches, a decision as a spell or ability resolves), `triggers`
 //! (triggered abilities onto the stack), `keywords` (menace, indestructible), `combat` and
 //! `sba` (draws, deaths, state-based actions).
 //! This module holds the move and event vocabulary and the game's random stream.
@@ -36,6 +37,7 @@ mod keywords;
 mod mana;
 mod position;
 mod sba;
+mod search;
 mod setup;
 mod stack;
 mod step;
@@ -73,6 +75,8 @@ pub enum Move {
         card: Id,
         target: Option<Target>,
         tap: Option<Vec<Id>>,
+        /// The mode of a modal spell (CR 700.2a), chosen as it is cast.
+        mode: Option<u8>,
     },
     /// Activate activated ability `ability` (index into the card's) of a permanent (CR 602).
     Activate {
@@ -98,6 +102,10 @@ pub enum Move {
     /// The surveilled cards to put into the graveyard (CR 701.25a); the others stay on top
     /// in the order they were.
     Surveil(Vec<Id>),
+    /// The cards a library search finds (CR 701.23).
+    Search(Vec<Id>),
+    /// The mode of the modal triggered ability being put on the stack (CR 700.2a).
+    ChooseMode(u8),
     Concede,
 }
 
@@ -148,6 +156,8 @@ pub enum Event {
         card: Id,
         #[serde(skip_serializing_if = "Option::is_none")]
         target: Option<Target>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mode: Option<u8>,
     },
     /// An activated ability of `card` was put on the stack, its costs paid (CR 602.2).
     Activated {
@@ -236,6 +246,25 @@ pub enum Event {
         card: Id,
         reason: &'static str,
     },
+    /// A spell was countered (CR 701.5).
+    Countered {
+        card: Id,
+    },
+    /// A permanent was sacrificed to pay a cost (CR 701.17).
+    Sacrificed {
+        card: Id,
+    },
+    /// A player searched their library (CR 701.23) and found `found` cards; cards put into a
+    /// hand are not named (they are hidden there).
+    Searched {
+        player: Seat,
+        found: u8,
+        shuffled: bool,
+    },
+    /// A card was put onto the battlefield by an effect (not cast or played).
+    EnteredBattlefield {
+        card: Id,
+    },
     Conceded {
         player: Seat,
     },
@@ -300,6 +329,8 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Discard(_) => "discard",
         Move::ChooseTarget(_) => "choose_target",
         Move::Surveil(_) => "surveil",
+        Move::Search(_) => "search",
+        Move::ChooseMode(_) => "choose_mode",
         Move::Concede => "concede",
     }
 }

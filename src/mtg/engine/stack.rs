@@ -58,7 +58,7 @@ impl State {
         }
         // CR 608.2b: a spell whose targets are all illegal does nothing; a target object that
         // left the battlefield since is a new object (CR 400.7).
-        let fizzled = match (self.card(id).target(), item.target) {
+        let fizzled = match (self.card(id).target_of(item.mode), item.target) {
             (Some(k), Some(t)) => {
                 !self.target_ok(item.controller, k, t)
                     || matches!(t, Target::Obj(o) if self.obj(o).moves != item.target_moves)
@@ -68,7 +68,12 @@ impl State {
         if fizzled {
             ev.push(Event::Fizzled { card: id });
         } else {
-            let effects = self.cards[self.objs[id.i()].card as usize].effects.clone();
+            let effects: Vec<Effect> = crate::mtg::lower::mode_effects(
+                &self.cards[self.objs[id.i()].card as usize].effects,
+                item.mode,
+            )
+            .copied()
+            .collect();
             for e in effects {
                 self.perform(id, item.controller, e, item.target, ev);
             }

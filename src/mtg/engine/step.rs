@@ -49,21 +49,8 @@ impl State {
             (Pending::Discard { player, count }, Move::Discard(cards)) => {
                 self.check_hand_subset(player, cards, count as usize, "discard")?;
                 self.decisions += 1;
-                for &id in cards {
-                    let p = &mut self.players[player.i()];
-                    p.hand.retain(|&h| h != id);
-                    p.graveyard.push(id);
-                    self.objs[id.i()].zone = Zone::Graveyard;
-                    ev.push(Event::Discarded { player, card: id });
-                }
-                if self.step == Step::Cleanup {
-                    self.cleanup_rest(ev);
-                } else {
-                    // A discard effect of a spell or ability (CR 701.9): the resolution is
-                    // over, the active player receives priority (CR 117.3b).
-                    self.pending = Pending::Priority;
-                    self.priority = self.active;
-                }
+                self.discard_cards(player, cards, ev);
+                self.cleanup_rest(ev);
             }
             (Pending::Surveil { player, count }, Move::Surveil(cards)) => {
                 let top = &self.players[player.i()].library[..count as usize];
@@ -114,10 +101,18 @@ impl State {
                     card: *id,
                 });
             }
-            (Pending::Priority, Move::Cast { card, target, tap }) => {
-                let taps = self.validate_cast(*card, *target, tap.as_deref())?;
+            (
+                Pending::Priority,
+                Move::Cast {
+                    card,
+                    target,
+                    tap,
+                    mode,
+                },
+            ) => {
+                let taps = self.validate_cast(*card, *target, tap.as_deref(), *mode)?;
                 self.decisions += 1;
-                self.cast(*card, *target, &taps, ev);
+                self.cast(*card, *target, &taps, *mode, ev);
             }
             (
                 Pending::Priority,
@@ -140,6 +135,31 @@ impl State {
                 }
                 self.decisions += 1;
                 self.set_trigger_target(item as usize, *t);
+            }
+            (Pending::Discarding { player, count }, Move::Discard(cards)) => {
+                self.check_hand_subset(player, cards, count as usize, "discard")?;
+                self.decisions += 1;
+                self.discard_cards(player, cards, ev);
+                self.pending = Pending::Priority;
+            }
+            (Pending::ChooseMode { item, .. }, Move::ChooseMode(m)) => {
+                if !self.trigger_mode_options().contains(m) {
+                    return illegal(format!(
+                        "mode {m} cannot be chosen for that ability (it has {} modes; a mode \
+                         whose target has no legal choice cannot be chosen, CR 700.2a)",
+                        self.card(self.stack[item as usize].card)
+                            .triggers
+                            .get(self.stack[item as usize].ability.unwrap_or(0) as usize)
+                            .map_or(0, |t| crate::mtg::lower::mode_count(&t.1))
+                    ));
+                }
+                self.decisions += 1;
+                self.set_trigger_mode(item as usize, *m);
+            }
+            (Pending::Search { player, search }, Move::Search(cards)) => {
+                self.check_search(player, search, cards)?;
+                self.decisions += 1;
+                self.finish_search(player, search, cards, ev);
             }
             (Pending::DeclareAttackers, Move::Attack(ids)) => {
                 let cands = self.attack_candidates();

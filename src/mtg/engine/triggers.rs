@@ -11,6 +11,7 @@
 
 use super::*;
 use crate::mtg::compile::Trigger;
+use crate::mtg::lower::{mode_count, mode_effects, mode_target};
 
 impl State {
     /// The triggered abilities of the events from `from` on, as (source, ability index).
@@ -64,6 +65,27 @@ impl State {
                 }
                 Event::Died { card, .. } | Event::Destroyed { card } => {
                     fire(self, *card, Trigger::Dies, &mut out)
+                }
+                // CR 700.4: a sacrificed creature dies too.
+                Event::Sacrificed { card } if self.is_creature(*card) => {
+                    fire(self, *card, Trigger::Dies, &mut out)
+                }
+                // A card an effect put onto the battlefield enters like one played (CR 603.6a).
+                Event::EnteredBattlefield { card } => {
+                    let owner = self.obj(*card).owner;
+                    fire(self, *card, Trigger::Enters, &mut out);
+                    if matches!(self.card(*card).kind, Kind::Land(_)) {
+                        for b in yours(self, owner) {
+                            fire(self, b, Trigger::Landfall, &mut out);
+                        }
+                    }
+                    if self.is_creature(*card) {
+                        for b in yours(self, owner) {
+                            if b != *card {
+                                fire(self, b, Trigger::AnotherCreatureEnters, &mut out);
+                            }
+                        }
+                    }
                 }
                 Event::Attacked { attackers } => {
                     for a in attackers {
@@ -145,12 +167,11 @@ impl State {
                 .filter(|(id, _)| self.obj(*id).owner == seat)
                 .collect();
             for (id, ability) in theirs {
-                let k = self.card(id).triggers[ability as usize]
-                    .1
-                    .iter()
-                    .find_map(Effect::target);
-                if k.is_some_and(|k| !self.has_target(seat, k)) {
-                    continue; // CR 603.3d: no legal target, removed from the stack
+                let effects = &self.card(id).triggers[ability as usize].1;
+                // CR 603.3d / 700.2a: removed from the stack when no mode can be chosen
+                // (a mode whose target has no legal choice cannot be).
+                if self.choosable_modes(seat, effects).is_empty() {
+                    continue;
                 }
                 self.stack.push(StackItem {
                     card: id,
@@ -159,6 +180,7 @@ impl State {
                     target_moves: 0,
                     ability: Some(ability),
                     activated: false,
+                    mode: None,
                 });
                 events.push(Event::Triggered { card: id, ability });
             }
@@ -171,19 +193,53 @@ impl State {
         true
     }
 
-    /// The target kind of a triggered ability on the stack, if it targets.
+    /// The target kind of a triggered ability on the stack, if it targets (of its chosen
+    /// mode, if modal).
     pub(super) fn trigger_target_kind(&self, it: &StackItem) -> Option<TargetKind> {
         match it.ability {
-            Some(a) if !it.activated => self.card(it.card).triggers[a as usize]
-                .1
-                .iter()
-                .find_map(Effect::target),
+            Some(a) if !it.activated => {
+                mode_target(&self.card(it.card).triggers[a as usize].1, it.mode)
+            }
             _ => None,
         }
     }
 
-    /// Asks for the target of the lowest triggered ability on the stack still without one.
+    /// The modes of a modal triggered ability on the stack (0 if not modal).
+    fn trigger_modes(&self, it: &StackItem) -> u8 {
+        match it.ability {
+            Some(a) if !it.activated => mode_count(&self.card(it.card).triggers[a as usize].1),
+            _ => 0,
+        }
+    }
+
+    /// The modes `seat` may choose for an effect list: those whose target has a legal choice
+    /// (CR 700.2a); `[None]` for a list without modes whose target (if any) has one.
+    pub(crate) fn choosable_modes(&self, seat: Seat, effects: &[Effect]) -> Vec<Option<u8>> {
+        let n = mode_count(effects);
+        let all: Vec<Option<u8>> = if n == 0 {
+            vec![None]
+        } else {
+            (0..n).map(Some).collect()
+        };
+        all.into_iter()
+            .filter(|&m| mode_target(effects, m).is_none_or(|k| self.has_target(seat, k)))
+            .collect()
+    }
+
+    /// Asks for the mode, then the target, of the lowest triggered ability on the stack still
+    /// without them.
     fn next_target_choice(&mut self) {
+        let moding = self
+            .stack
+            .iter()
+            .position(|it| it.mode.is_none() && self.trigger_modes(it) > 0);
+        if let Some(i) = moding {
+            self.pending = Pending::ChooseMode {
+                player: self.stack[i].controller,
+                item: i as u8,
+            };
+            return;
+        }
         let waiting = self
             .stack
             .iter()
@@ -194,6 +250,34 @@ impl State {
                 item: i as u8,
             };
         }
+    }
+
+    /// The modes the ability awaiting its mode may take.
+    pub fn trigger_mode_options(&self) -> Vec<u8> {
+        match self.pending {
+            Pending::ChooseMode { player, item } => self
+                .stack
+                .get(item as usize)
+                .and_then(|it| {
+                    it.ability
+                        .map(|a| &self.card(it.card).triggers[a as usize].1)
+                })
+                .map(|es| {
+                    self.choosable_modes(player, es)
+                        .into_iter()
+                        .flatten()
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Records a chosen mode (checked by the caller) and asks for what comes next.
+    pub(super) fn set_trigger_mode(&mut self, item: usize, mode: u8) {
+        self.stack[item].mode = Some(mode);
+        self.pending = Pending::Priority;
+        self.next_target_choice();
     }
 
     /// Records a chosen target (checked legal by the caller) and asks for the next one.
@@ -226,10 +310,12 @@ impl State {
     pub(super) fn resolve_ability(&mut self, item: &StackItem, ability: u8, ev: &mut Vec<Event>) {
         self.sba_check = true;
         let card = self.card(item.card);
-        let effects = if item.activated {
+        let effects: Vec<Effect> = if item.activated {
             card.activated[ability as usize].effects.clone()
         } else {
-            card.triggers[ability as usize].1.clone()
+            mode_effects(&card.triggers[ability as usize].1, item.mode)
+                .copied()
+                .collect()
         };
         // CR 608.2b: an ability whose target is illegal now (or a new object, CR 400.7) does
         // nothing.

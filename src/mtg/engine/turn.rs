@@ -13,9 +13,11 @@ impl State {
             Pending::DeclareAttackers => "declare_attackers",
             Pending::DeclareBlockers => "declare_blockers",
             Pending::AssignDamage { .. } => "assign_damage",
-            Pending::Discard { .. } => "discard",
+            Pending::Discard { .. } | Pending::Discarding { .. } => "discard",
             Pending::ChooseTarget { .. } => "choose_target",
             Pending::Surveil { .. } => "surveil",
+            Pending::Search { .. } => "search",
+            Pending::ChooseMode { .. } => "choose_mode",
             Pending::GameOver => "game_over",
         }
     }
