@@ -8,6 +8,7 @@ store_suite!(
     turn_records_committed_on_one_node_are_listed_and_shown_on_the_other,
     short_term_memory_is_one_store_for_both_nodes,
     racing_touches_of_one_stm_entry_count_every_access,
+    a_secret_in_a_turn_is_at_rest_in_no_row_and_no_file,
 );
 
 /// `bob turn` on node a with a replayed model answering "Fine." to every role.
@@ -147,4 +148,60 @@ fn racing_touches_of_one_stm_entry_count_every_access(b: &Backend) {
     let listed = b.b.jsonl(&["memory", "stm", "list"], "");
     assert_eq!(listed[0]["access_count"], 6, "{listed:?}");
     assert_eq!(listed[0]["sessions_seen"].as_array().unwrap().len(), 6);
+}
+
+/// A stored secret that the user sends and the model echoes back reaches neither the home's
+/// files nor any row of any table of the shared database (audit events, turn records, STM):
+/// redaction sits in front of every durable write, on both backends.
+fn a_secret_in_a_turn_is_at_rest_in_no_row_and_no_file(b: &Backend) {
+    const CANARY: &str = "cnry-7Qw2Zp9Lx4Vb8Rt6";
+    b.a.json(&["secrets", "set", "canary"], &format!("{CANARY}\n"));
+    let text: String = (0..2)
+        .map(|_| format!("{}\n", json!({"content": format!("Echo: {CANARY}")})))
+        .collect();
+    let script = b.a.env.write("script-canary.jsonl", &text);
+    let spec = format!("replay:{}", script.display());
+    let rec = b.a.json(
+        &["turn", "--backend", &spec, "--session", "canary"],
+        &format!("please remember {CANARY}"),
+    );
+    assert_eq!(rec["status"], "completed", "{rec}");
+    for file in crate::support::files_under(&b.a.env.home()) {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(CANARY),
+            "the secret is at rest in {}",
+            file.display()
+        );
+    }
+    if let Some(db) = &b.db {
+        let mut client = db.client();
+        let tables: Vec<String> = client
+            .query(
+                "SELECT tablename::text FROM pg_tables WHERE schemaname = 'public'",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert!(tables.iter().any(|t| t == "audit_events"), "{tables:?}");
+        let (mut rows, mut echoed) = (0, false);
+        for table in &tables {
+            let sql = format!("SELECT t::text FROM \"{table}\" t");
+            for row in client.query(&sql, &[]).unwrap() {
+                let line: String = row.get(0);
+                rows += 1;
+                echoed |= line.contains("Echo: [REDACTED]");
+                assert!(
+                    !line.contains(CANARY),
+                    "the secret is at rest in {table}: {line}"
+                );
+            }
+        }
+        // The turn did write to the database (its audit events, turn record, STM entry and
+        // checkpoint), the answer masked.
+        assert!(rows > 2, "only {rows} rows in the database");
+        assert!(echoed, "the model's answer reached no row");
+    }
 }
