@@ -31,12 +31,12 @@
 //! record and [`show`] shows that record with no request, events or tool results (`path` is
 //! `null`; those stay on the node that ran it).
 
-use crate::contracts::{TurnRecord, TurnRequest};
+use crate::contracts::{RunBundle, RunSummary, ToolResultLine, TurnRecord, TurnRequest};
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
 use crate::ids;
 use crate::store;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -117,7 +117,7 @@ fn run_tail(path: &std::path::Path, run_id: &str) -> Result<Vec<Value>> {
 }
 
 /// Openclawssy `trace.tool_execution_results` from a run's audit events.
-pub fn tool_results(events: &[Value]) -> Vec<Value> {
+pub fn tool_results(events: &[Value]) -> Vec<ToolResultLine> {
     events
         .iter()
         .filter(|e| e["event_type"] == "tool.result")
@@ -137,13 +137,13 @@ pub fn tool_results(events: &[Value]) -> Vec<Value> {
                 Value::String(s) => s.clone(),
                 o => o.to_string(),
             };
-            json!({
-                "tool": tool,
-                "tool_call_id": p["request_id"],
-                "summary": summary(tool, &p["output"], &error),
-                "output": output,
-                "error": error,
-            })
+            ToolResultLine {
+                tool: tool.to_string(),
+                tool_call_id: p["request_id"].clone(),
+                summary: summary(tool, &p["output"], &error),
+                output,
+                error,
+            }
         })
         .collect()
 }
@@ -270,7 +270,10 @@ pub fn write_with_events(
             ("events.jsonl", lines),
             (
                 "tool_results.json",
-                pretty(&Value::from(tool_results(&events)))?,
+                pretty(
+                    &serde_json::to_value(tool_results(&events))
+                        .map_err(|e| Error::internal(e.to_string()))?,
+                )?,
             ),
             ("record.json", pretty(&record)?),
         ],
@@ -303,20 +306,20 @@ fn bundle_json(dir: &std::path::Path, run_id: &str, name: &str) -> Result<Option
 }
 
 /// One bundle, read back: `{run_id, path, request, record, events, tool_results}`.
-pub fn show(home: &Home, run_id: &str) -> Result<Value> {
+pub fn show(home: &Home, run_id: &str) -> Result<RunBundle> {
     let dir = dir(home, run_id)?;
     let Some(record) = bundle_json(&dir, run_id, "record.json")? else {
         // On the shared store a run another node ran has its record here but no bundle: its
         // request, events and tool results stay on that node.
         if let Some(record) = crate::turn_records::log(home)?.latest_of_run(run_id)? {
-            return Ok(json!({
-                "run_id": run_id,
-                "path": null,
-                "request": null,
-                "record": record,
-                "events": [],
-                "tool_results": [],
-            }));
+            return Ok(RunBundle {
+                run_id: run_id.to_string(),
+                path: None,
+                request: None,
+                record: serde_json::to_value(record).map_err(|e| Error::internal(e.to_string()))?,
+                events: Vec::new(),
+                tool_results: Value::Array(Vec::new()),
+            });
         }
         return Err(Error::not_found(format!("no run bundle {run_id:?}")).with("run_id", run_id));
     };
@@ -333,28 +336,26 @@ pub fn show(home: &Home, run_id: &str) -> Result<Value> {
     }
     let events: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
     let tools = bundle_json(&dir, run_id, "tool_results.json")?;
-    Ok(json!({
-        "run_id": run_id,
-        "path": dir.display().to_string(),
-        "request": request,
-        "record": record,
-        "events": events,
-        "tool_results": tools.unwrap_or(json!([])),
-    }))
+    Ok(RunBundle {
+        run_id: run_id.to_string(),
+        path: Some(dir.display().to_string()),
+        request,
+        record,
+        events,
+        tool_results: tools.unwrap_or_else(|| Value::Array(Vec::new())),
+    })
 }
 
 /// Summaries of every whole bundle (and, on the shared store, of the runs other nodes ran),
 /// newest first: `{run_id, session_id, agent_id, status, ts,
 /// tools, output_chars}`.
-pub fn list(home: &Home) -> Result<Vec<Value>> {
+pub fn list(home: &Home) -> Result<Vec<RunSummary>> {
     let mut out = bundled(home)?;
     // On the shared store, the runs other nodes ran (no bundle here) are listed from their
     // records.
     if let Some(records) = crate::turn_records::log(home)?.latest_of_every_run()? {
-        let bundled: std::collections::HashSet<String> = out
-            .iter()
-            .filter_map(|s| s["run_id"].as_str().map(str::to_string))
-            .collect();
+        let bundled: std::collections::HashSet<String> =
+            out.iter().map(|s| s.run_id.clone()).collect();
         out.extend(
             records
                 .iter()
@@ -362,17 +363,12 @@ pub fn list(home: &Home) -> Result<Vec<Value>> {
                 .map(summary_of),
         );
     }
-    out.sort_by(|a, b| {
-        b["ts"]
-            .as_str()
-            .cmp(&a["ts"].as_str())
-            .then_with(|| b["run_id"].as_str().cmp(&a["run_id"].as_str()))
-    });
+    out.sort_by(|a, b| b.ts.cmp(&a.ts).then_with(|| b.run_id.cmp(&a.run_id)));
     Ok(out)
 }
 
 /// The summaries of the whole bundles under the home, in no order.
-fn bundled(home: &Home) -> Result<Vec<Value>> {
+fn bundled(home: &Home) -> Result<Vec<RunSummary>> {
     let dir = home.runs_dir();
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
@@ -394,17 +390,22 @@ fn bundled(home: &Home) -> Result<Vec<Value>> {
     Ok(out)
 }
 
-fn summary_of(r: &TurnRecord) -> Value {
-    json!({
-        "run_id": r.run_id, "session_id": r.session_id, "agent_id": r.agent_id,
-        "status": r.status, "ts": r.ts, "tools": r.tools.len(),
-        "output_chars": r.output.chars().count(),
-    })
+fn summary_of(r: &TurnRecord) -> RunSummary {
+    RunSummary {
+        run_id: r.run_id.clone(),
+        session_id: r.session_id.clone(),
+        agent_id: r.agent_id.clone(),
+        status: r.status.clone(),
+        ts: r.ts.clone(),
+        tools: r.tools.len() as u64,
+        output_chars: r.output.chars().count() as u64,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn line(run: &str, ty: &str, n: usize) -> String {
         format!(

@@ -434,3 +434,164 @@ pub struct ErrorAnswerBody {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_seconds: Option<u64>,
 }
+
+/// `GET /api/admin/runs`: every run of the home, newest first.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AdminRunList {
+    pub runs: Vec<AdminRun>,
+    pub total: u64,
+    pub limit: u64,
+    pub offset: u64,
+}
+
+/// One run of [`AdminRunList`]: a run with a bundle under `runs/`, or one only the server's
+/// queue holds (queued, running, or ended before it had a bundle).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum AdminRun {
+    Bundled(BundledRun),
+    Queued(QueuedRun),
+}
+
+/// A run with a bundle, filled in from its request and turn record.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct BundledRun {
+    pub id: String,
+    pub session_id: String,
+    pub agent_id: String,
+    /// The queue's status for a served run, else the turn record's.
+    pub status: String,
+    pub ts: String,
+    pub tool_calls: u64,
+    /// The server's queue knows it (`GET /v1/runs/{id}` answers).
+    pub queued_here: bool,
+    /// `cli`, `http`, `chat`, `schedule`, `eval` (`unknown` when the request does not say).
+    pub source: Value,
+    /// The scheduler job that started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<String>,
+    /// The request's message, cut to 200 characters.
+    pub message: String,
+    #[serde(flatten)]
+    pub outcome: Option<RunOutcome>,
+}
+
+/// What a bundled run's turn record says of its end.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunOutcome {
+    /// The answer, cut to 200 characters.
+    pub output: String,
+    pub duration_ms: u64,
+    pub error: Option<ErrorAnswerBrief>,
+}
+
+/// A run only the server's queue holds.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct QueuedRun {
+    pub id: String,
+    pub session_id: String,
+    pub agent_id: String,
+    pub source: String,
+    pub status: String,
+    pub ts: String,
+    pub tool_calls: u64,
+    pub duration_ms: Option<u64>,
+    /// The message, cut to 200 characters.
+    pub message: String,
+    /// The answer so far, cut to 200 characters.
+    pub output: String,
+    pub error: Option<ErrorBrief>,
+    /// Always `true`.
+    pub queued_here: bool,
+}
+
+/// `GET /api/admin/sessions`: sessions with runs or a checkpoint, most recently active first.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AdminSessionList {
+    pub sessions: Vec<AdminSession>,
+    pub total: u64,
+    pub limit: u64,
+    pub offset: u64,
+}
+
+/// One session of [`AdminSessionList`].
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AdminSession {
+    pub session_id: String,
+    /// `null` for a session with a checkpoint and no run.
+    pub agent_id: Option<String>,
+    pub runs: u64,
+    pub last_ts: Option<String>,
+    pub last_run: Option<String>,
+    /// The last run's message, cut to 200 characters.
+    pub last_message: String,
+    /// The checkpoint's revision.
+    pub revision: Option<u64>,
+}
+
+/// `GET /api/admin/sessions/{id}/messages`: a session's conversation, oldest first.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AdminConversation {
+    pub session_id: String,
+    pub agent_id: Option<String>,
+    pub revision: Option<u64>,
+    pub episode_summary: Option<String>,
+    pub messages: Vec<AdminMessage>,
+}
+
+/// One message of an [`AdminConversation`]. The fields a run's files hold are as they hold
+/// them.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum AdminMessage {
+    /// A run's message: `pending` while the run is queued or running.
+    User {
+        /// `user`.
+        role: String,
+        content: Value,
+        run_id: String,
+        ts: Value,
+        source: Value,
+        pending: bool,
+    },
+    /// A tool result of a run.
+    Tool {
+        /// `tool`.
+        role: String,
+        tool_name: Value,
+        tool_call_id: Value,
+        /// The result's summary.
+        content: Value,
+        output: Value,
+        error: Value,
+        run_id: String,
+    },
+    /// A run's answer, from its turn record.
+    Answer {
+        /// `assistant`.
+        role: String,
+        content: Value,
+        run_id: String,
+        status: Value,
+        error: Value,
+        usage: Value,
+        cost: Value,
+        latency_ms: Value,
+    },
+    /// The answer of a run that ended without a bundle, from the queue.
+    QueuedAnswer {
+        /// `assistant`.
+        role: String,
+        content: String,
+        run_id: String,
+        status: String,
+        error: Option<Value>,
+    },
+    /// A checkpoint message no run recorded.
+    Kept {
+        role: super::Role,
+        content: String,
+        /// Always `true`.
+        from_checkpoint: bool,
+    },
+}

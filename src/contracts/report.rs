@@ -47,3 +47,46 @@ pub struct FailureLoopReport<S, L> {
     #[serde(rename = "loop")]
     pub record: L,
 }
+
+/// One line of a run bundle's `tool_results.json`: a `tool.result` event, shortened.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ToolResultLine {
+    pub tool: String,
+    /// The tool call's id, as the event held it.
+    pub tool_call_id: serde_json::Value,
+    /// A display-friendly line.
+    pub summary: String,
+    /// The output as text (`""` when there was none).
+    pub output: String,
+    /// `"code: message"`, `""` when the call succeeded.
+    pub error: String,
+}
+
+/// `bob runs list`: one run bundle (or, on the shared store, another node's run), in short.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunSummary {
+    pub run_id: String,
+    pub session_id: String,
+    pub agent_id: String,
+    pub status: String,
+    pub ts: String,
+    /// How many tool calls the turn made.
+    pub tools: u64,
+    pub output_chars: u64,
+}
+
+/// `bob runs show`: one bundle read back. `path` and `request` are `null` for a run another
+/// node ran (its record is in the shared database; its events and tool results stay there).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunBundle {
+    pub run_id: String,
+    pub path: Option<String>,
+    /// The run request as `request.json` holds it.
+    pub request: Option<serde_json::Value>,
+    /// The turn record as `record.json` holds it.
+    pub record: serde_json::Value,
+    /// The run's audit events, as chained in the audit log.
+    pub events: Vec<serde_json::Value>,
+    /// `tool_results.json` (`[]` when the bundle has none).
+    pub tool_results: serde_json::Value,
+}

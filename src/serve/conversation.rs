@@ -24,14 +24,18 @@
 use super::Shared;
 use super::api::{ApiResult, blocking, check_limit, with_reader};
 use super::queue::RunRow;
-use crate::contracts::{ChatMessage, Role};
+use crate::contracts::http::{
+    AdminConversation, AdminMessage, AdminRun, AdminRunList, AdminSession, AdminSessionList,
+    BundledRun, ErrorAnswerBrief, ErrorBrief, QueuedRun, RunOutcome,
+};
+use crate::contracts::{ChatMessage, Role, RunBundle, RunSummary};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::ids;
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
 use axum::routing::get;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -104,16 +108,63 @@ fn request_of(home: &Home, run_id: &str) -> Option<Value> {
     crate::store::read_json::<Value>(&path).ok().flatten()
 }
 
+/// A run of the home before its listing entry is filled in: a bundle (with when its turn
+/// record was written), or a queue row without one.
+enum Listed<'a> {
+    Bundle(RunSummary, u64),
+    Queued(&'a RunRow),
+}
+
+impl Listed<'_> {
+    fn id(&self) -> &str {
+        match self {
+            Listed::Bundle(b, _) => &b.run_id,
+            Listed::Queued(r) => &r.id,
+        }
+    }
+    fn session_id(&self) -> &str {
+        match self {
+            Listed::Bundle(b, _) => &b.session_id,
+            Listed::Queued(r) => &r.session_id,
+        }
+    }
+    fn agent_id(&self) -> &str {
+        match self {
+            Listed::Bundle(b, _) => &b.agent_id,
+            Listed::Queued(r) => &r.agent_id,
+        }
+    }
+    fn ts(&self) -> &str {
+        match self {
+            Listed::Bundle(b, _) => &b.ts,
+            Listed::Queued(r) => &r.created_at,
+        }
+    }
+    /// A run still in the queue without a bundle counts as the newest of its start time.
+    fn written(&self) -> u64 {
+        match self {
+            Listed::Bundle(_, w) => *w,
+            Listed::Queued(_) => u64::MAX,
+        }
+    }
+}
+
 /// A queue row as a listing entry.
-fn row_entry(r: &RunRow) -> Value {
-    json!({
-        "id": r.id, "session_id": r.session_id, "agent_id": r.agent_id, "source": r.source,
-        "status": r.status, "ts": r.created_at, "tool_calls": r.tool_calls,
-        "duration_ms": r.duration_ms, "message": preview(&r.message),
-        "output": preview(r.output.as_deref().unwrap_or_default()),
-        "error": r.error.as_ref().map(|e| json!({"code": e["code"], "message": e["message"]})),
-        "queued_here": true,
-    })
+fn row_entry(r: &RunRow) -> QueuedRun {
+    QueuedRun {
+        id: r.id.clone(),
+        session_id: r.session_id.clone(),
+        agent_id: r.agent_id.clone(),
+        source: r.source.clone(),
+        status: r.status.clone(),
+        ts: r.created_at.clone(),
+        tool_calls: r.tool_calls,
+        duration_ms: r.duration_ms,
+        message: preview(&r.message),
+        output: preview(r.output.as_deref().unwrap_or_default()),
+        error: r.error.as_ref().map(ErrorBrief::of),
+        queued_here: true,
+    }
 }
 
 /// When a bundle's turn record was written (nanoseconds since the epoch; 0 when unknown):
@@ -139,82 +190,80 @@ fn scheduled_runs(home: &Home) -> HashMap<String, String> {
         .collect()
 }
 
-/// Every run of the home (bundles joined with the queue's rows), newest first, as listing
-/// entries without their bundle details (`bundle: true` marks those [`complete`] fills in).
-/// A run still in the queue without a bundle counts as the newest of its start time.
-fn every_run(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<Value>> {
+/// Every run of the home (bundles joined with the queue's rows), newest first, before their
+/// bundle details are read ([`complete`] fills those in).
+fn every_run<'a>(home: &Home, rows: &'a HashMap<String, RunRow>) -> Result<Vec<Listed<'a>>> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     for b in crate::runs::list(home)? {
-        let id = b["run_id"].as_str().unwrap_or_default().to_string();
-        seen.insert(id.clone());
-        out.push(json!({
-            "id": id, "session_id": b["session_id"], "agent_id": b["agent_id"],
-            "status": b["status"], "ts": b["ts"], "tool_calls": b["tools"],
-            "bundle": true, "written": written_ns(home, &id),
-        }));
+        seen.insert(b.run_id.clone());
+        let written = written_ns(home, &b.run_id);
+        out.push(Listed::Bundle(b, written));
     }
     for r in rows.values().filter(|r| !seen.contains(&r.id)) {
-        let mut e = row_entry(r);
-        e["written"] = json!(u64::MAX);
-        out.push(e);
+        out.push(Listed::Queued(r));
     }
     out.sort_by(|a, b| {
-        b["ts"]
-            .as_str()
-            .cmp(&a["ts"].as_str())
-            .then_with(|| b["written"].as_u64().cmp(&a["written"].as_u64()))
-            .then_with(|| b["id"].as_str().cmp(&a["id"].as_str()))
+        b.ts()
+            .cmp(a.ts())
+            .then_with(|| b.written().cmp(&a.written()))
+            .then_with(|| b.id().cmp(a.id()))
     });
-    for e in &mut out {
-        if let Some(m) = e.as_object_mut() {
-            m.remove("written");
-        }
-    }
     Ok(out)
 }
 
-/// Fills a bundle's listing entry from its request and turn record (source, message, output,
-/// duration, error); a served run takes its status from the queue, the server's own record.
+/// A run's listing entry: a bundle's filled in from its request and turn record (source,
+/// message, output, duration, error); a served run takes its status from the queue, the
+/// server's own record.
 fn complete(
     home: &Home,
     rows: &HashMap<String, RunRow>,
     scheduled: &HashMap<String, String>,
-    e: &mut Value,
-) {
-    if e["bundle"] != true {
-        return;
-    }
-    let id = e["id"].as_str().unwrap_or_default().to_string();
-    let request = request_of(home, &id).unwrap_or_default();
-    let record = crate::runs::record(home, &id).ok().flatten();
-    e["source"] = request.get("source").cloned().unwrap_or(json!("unknown"));
-    if let Some(job) = scheduled.get(&id) {
-        e["source"] = json!("schedule");
-        e["job_id"] = json!(job);
-    }
-    e["message"] = json!(preview(request["message"].as_str().unwrap_or_default()));
-    if let Some(r) = record {
-        e["output"] = json!(preview(&r.output));
-        e["duration_ms"] = json!(r.latency_ms);
-        e["error"] = json!(
-            r.error
-                .map(|e| json!({"code": e.code, "message": e.message}))
-        );
-    }
-    if let Some(row) = rows.get(&id) {
-        e["status"] = json!(row.status);
-    }
-    e["queued_here"] =
-        json!(rows.contains_key(&id) || e["source"] == "http" || e["source"] == "chat");
-    if let Some(m) = e.as_object_mut() {
-        m.remove("bundle");
-    }
+    run: Listed,
+) -> AdminRun {
+    let b = match run {
+        Listed::Queued(r) => return AdminRun::Queued(row_entry(r)),
+        Listed::Bundle(b, _) => b,
+    };
+    let request = request_of(home, &b.run_id).unwrap_or_default();
+    let record = crate::runs::record(home, &b.run_id).ok().flatten();
+    let job_id = scheduled.get(&b.run_id).cloned();
+    let source = match job_id {
+        Some(_) => Value::from("schedule"),
+        None => request
+            .get("source")
+            .cloned()
+            .unwrap_or_else(|| Value::from("unknown")),
+    };
+    let status = rows
+        .get(&b.run_id)
+        .map_or(b.status, |row| row.status.clone());
+    let queued_here = rows.contains_key(&b.run_id) || source == "http" || source == "chat";
+    AdminRun::Bundled(BundledRun {
+        message: preview(request["message"].as_str().unwrap_or_default()),
+        outcome: record.map(|r| RunOutcome {
+            output: preview(&r.output),
+            duration_ms: r.latency_ms,
+            error: r.error.map(|e| ErrorAnswerBrief {
+                code: e.code,
+                message: e.message,
+            }),
+        }),
+        id: b.run_id,
+        session_id: b.session_id,
+        agent_id: b.agent_id,
+        status,
+        ts: b.ts,
+        tool_calls: b.tools,
+        queued_here,
+        source,
+        job_id,
+    })
 }
 
 /// The `limit` entries of `all` from `offset` on, and how many there are in all.
-fn one_page(all: Vec<Value>, limit: u64, offset: u64) -> (Vec<Value>, usize) {
-    let total = all.len();
+fn one_page<T>(all: Vec<T>, limit: u64, offset: u64) -> (Vec<T>, u64) {
+    let total = all.len() as u64;
     let page = all
         .into_iter()
         .skip(usize::try_from(offset).unwrap_or(usize::MAX))
@@ -226,28 +275,32 @@ fn one_page(all: Vec<Value>, limit: u64, offset: u64) -> (Vec<Value>, usize) {
 async fn runs(
     State(shared): State<Arc<Shared>>,
     RawQuery(q): RawQuery,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<AdminRunList>> {
     let (limit, offset) = page(q)?;
     let rows = unbundled_rows(&shared).await?;
     let home = shared.home.clone();
-    let (list, total) = blocking(move || {
-        let (mut list, total) = one_page(every_run(&home, &rows)?, limit, offset);
+    let (runs, total) = blocking(move || {
+        let (list, total) = one_page(every_run(&home, &rows)?, limit, offset);
         let scheduled = scheduled_runs(&home);
-        for e in &mut list {
-            complete(&home, &rows, &scheduled, e);
-        }
-        Ok((list, total))
+        let runs = list
+            .into_iter()
+            .map(|run| complete(&home, &rows, &scheduled, run))
+            .collect();
+        Ok((runs, total))
     })
     .await?;
-    Ok(axum::Json(
-        json!({"runs": list, "total": total, "limit": limit, "offset": offset}),
-    ))
+    Ok(axum::Json(AdminRunList {
+        runs,
+        total,
+        limit,
+        offset,
+    }))
 }
 
 async fn run(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<RunBundle>> {
     ids::check("run_id", &id)?;
     let home = shared.home.clone();
     let shown = blocking(move || crate::runs::show(&home, &id)).await?;
@@ -257,49 +310,57 @@ async fn run(
 async fn sessions(
     State(shared): State<Arc<Shared>>,
     RawQuery(q): RawQuery,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<AdminSessionList>> {
     let (limit, offset) = page(q)?;
     let rows = unbundled_rows(&shared).await?;
     let home = shared.home.clone();
-    let (list, total) = blocking(move || {
+    let (sessions, total) = blocking(move || {
         let (mut list, total) = one_page(session_list(&home, &rows)?, limit, offset);
         for s in &mut list {
-            let last = s["last_run"].as_str().unwrap_or_default().to_string();
-            let message = match rows.get(&last) {
-                Some(r) => r.message.clone(),
-                None => request_of(&home, &last)
-                    .and_then(|r| r["message"].as_str().map(str::to_string))
-                    .unwrap_or_default(),
+            let message = match s.last_run.as_deref() {
+                Some(last) => match rows.get(last) {
+                    Some(r) => r.message.clone(),
+                    None => request_of(&home, last)
+                        .and_then(|r| r["message"].as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                },
+                None => String::new(),
             };
-            s["last_message"] = json!(preview(&message));
-            let sid = s["session_id"].as_str().unwrap_or_default().to_string();
-            s["revision"] = json!(
-                crate::checkpoint::load_existing(&home, &sid)
-                    .ok()
-                    .flatten()
-                    .map(|c| c.revision)
-            );
+            s.last_message = preview(&message);
+            s.revision = crate::checkpoint::load_existing(&home, &s.session_id)
+                .ok()
+                .flatten()
+                .map(|c| c.revision);
         }
         Ok((list, total))
     })
     .await?;
-    Ok(axum::Json(
-        json!({"sessions": list, "total": total, "limit": limit, "offset": offset}),
-    ))
+    Ok(axum::Json(AdminSessionList {
+        sessions,
+        total,
+        limit,
+        offset,
+    }))
 }
 
 /// The sessions of every run (see [`every_run`]) and of every checkpoint, most recently
-/// active first: `{session_id, agent_id, runs, last_ts, last_run}`.
-fn session_list(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<Value>> {
-    let mut by: HashMap<String, Value> = HashMap::new();
+/// active first (`last_message` and `revision` left for the caller to fill in).
+fn session_list(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<AdminSession>> {
+    let mut by: HashMap<String, AdminSession> = HashMap::new();
     // Newest first: the first run seen of a session is its latest.
     for r in every_run(home, rows)? {
-        let sid = r["session_id"].as_str().unwrap_or_default().to_string();
-        let e = by.entry(sid.clone()).or_insert_with(|| {
-            json!({"session_id": sid, "agent_id": r["agent_id"], "runs": 0,
-                   "last_ts": r["ts"], "last_run": r["id"]})
-        });
-        e["runs"] = json!(e["runs"].as_u64().unwrap_or(0) + 1);
+        let e = by
+            .entry(r.session_id().to_string())
+            .or_insert_with(|| AdminSession {
+                session_id: r.session_id().to_string(),
+                agent_id: Some(r.agent_id().to_string()),
+                runs: 0,
+                last_ts: Some(r.ts().to_string()),
+                last_run: Some(r.id().to_string()),
+                last_message: String::new(),
+                revision: None,
+            });
+        e.runs += 1;
     }
     let dir = home.root().join("sessions");
     if let Ok(entries) = std::fs::read_dir(&dir) {
@@ -313,18 +374,24 @@ fn session_list(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<Value
                     .map(crate::clock::rfc3339);
                 by.insert(
                     sid.clone(),
-                    json!({"session_id": sid, "agent_id": null, "runs": 0, "last_ts": ts,
-                           "last_run": null}),
+                    AdminSession {
+                        session_id: sid,
+                        agent_id: None,
+                        runs: 0,
+                        last_ts: ts,
+                        last_run: None,
+                        last_message: String::new(),
+                        revision: None,
+                    },
                 );
             }
         }
     }
-    let mut out: Vec<Value> = by.into_values().collect();
+    let mut out: Vec<AdminSession> = by.into_values().collect();
     out.sort_by(|a, b| {
-        b["last_ts"]
-            .as_str()
-            .cmp(&a["last_ts"].as_str())
-            .then_with(|| a["session_id"].as_str().cmp(&b["session_id"].as_str()))
+        b.last_ts
+            .cmp(&a.last_ts)
+            .then_with(|| a.session_id.cmp(&b.session_id))
     });
     Ok(out)
 }
@@ -332,7 +399,7 @@ fn session_list(home: &Home, rows: &HashMap<String, RunRow>) -> Result<Vec<Value
 async fn messages(
     State(shared): State<Arc<Shared>>,
     Path(id): Path<String>,
-) -> ApiResult<axum::Json<Value>> {
+) -> ApiResult<axum::Json<AdminConversation>> {
     ids::check("session_id", &id)?;
     let id2 = id.clone();
     let queued = with_reader(&shared, move |q| q.session_runs(&id2)).await?;
@@ -341,30 +408,44 @@ async fn messages(
     Ok(axum::Json(out))
 }
 
+/// A message's role and text when a person said it: a user message that is not pending, or
+/// an answer, whose content is text.
+fn spoken(m: &AdminMessage) -> Option<(Role, &str)> {
+    match m {
+        AdminMessage::User {
+            content: Value::String(c),
+            pending: false,
+            ..
+        } => Some((Role::User, c)),
+        AdminMessage::Answer {
+            content: Value::String(c),
+            ..
+        } => Some((Role::Assistant, c)),
+        AdminMessage::QueuedAnswer { content, .. } => Some((Role::Assistant, content)),
+        _ => None,
+    }
+}
+
 /// `messages` (from the session's runs) with the user and assistant messages of the
 /// checkpoint that no run recorded (`bob chat -s` exchanges, or a session's history from
 /// before its runs), each placed after the run message it follows in the checkpoint and
 /// marked `from_checkpoint`. The checkpoint's messages are matched to the runs' in order; a
 /// run's tool-calling assistant steps and tool messages are not shown twice.
-fn with_checkpoint_exchanges(messages: Vec<Value>, kept: &[ChatMessage]) -> Vec<Value> {
-    let spoken = |m: &Value| {
-        matches!(m["role"].as_str(), Some("user" | "assistant"))
-            && m["pending"] != true
-            && m["content"].is_string()
-    };
+fn with_checkpoint_exchanges(
+    messages: Vec<AdminMessage>,
+    kept: &[ChatMessage],
+) -> Vec<AdminMessage> {
     // Each run message's place among `messages`, in order.
     let from_runs: Vec<usize> = (0..messages.len())
-        .filter(|&i| spoken(&messages[i]))
+        .filter(|&i| spoken(&messages[i]).is_some())
         .collect();
-    let mut extra: Vec<(Option<usize>, Value)> = Vec::new();
+    let mut extra: Vec<(Option<usize>, AdminMessage)> = Vec::new();
     let (mut next, mut after) = (0, None);
     for m in kept {
         if !matches!(m.role, Role::User | Role::Assistant) || m.tool_calls.is_some() {
             continue;
         }
-        let same = |&i: &usize| {
-            messages[i]["role"] == json!(m.role) && messages[i]["content"] == m.content.as_str()
-        };
+        let same = |&i: &usize| spoken(&messages[i]) == Some((m.role, m.content.as_str()));
         match from_runs[next..].iter().position(same) {
             Some(k) => {
                 after = Some(from_runs[next + k]);
@@ -372,7 +453,11 @@ fn with_checkpoint_exchanges(messages: Vec<Value>, kept: &[ChatMessage]) -> Vec<
             }
             None => extra.push((
                 after,
-                json!({"role": m.role, "content": m.content, "from_checkpoint": true}),
+                AdminMessage::Kept {
+                    role: m.role,
+                    content: m.content.clone(),
+                    from_checkpoint: true,
+                },
             )),
         }
     }
@@ -395,12 +480,12 @@ fn with_checkpoint_exchanges(messages: Vec<Value>, kept: &[ChatMessage]) -> Vec<
 
 /// Session `id`'s conversation (see the module docs); `not_found` when it has no run and no
 /// checkpoint.
-fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<Value> {
+fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<AdminConversation> {
     let rows: HashMap<String, RunRow> = queued.into_iter().map(|r| (r.id.clone(), r)).collect();
     // This session's runs, oldest first.
-    let mut runs: Vec<Value> = every_run(home, &rows)?
+    let mut runs: Vec<Listed> = every_run(home, &rows)?
         .into_iter()
-        .filter(|r| r["session_id"] == id)
+        .filter(|r| r.session_id() == id)
         .collect();
     runs.reverse();
     let checkpoint = crate::checkpoint::load_existing(home, id)?;
@@ -409,57 +494,80 @@ fn conversation(home: &Home, id: &str, queued: Vec<RunRow>) -> Result<Value> {
     }
     let scheduled = scheduled_runs(home);
     let mut messages = Vec::new();
-    let mut agent = Value::Null;
+    let mut agent = None;
     for r in &runs {
-        let run_id = r["id"].as_str().unwrap_or_default();
-        agent = r["agent_id"].clone();
-        if r["bundle"] != true {
-            let row = &rows[run_id];
+        let run_id = r.id().to_string();
+        agent = Some(r.agent_id().to_string());
+        let Listed::Bundle(..) = r else {
+            let row = &rows[&run_id];
             let pending = matches!(row.status.as_str(), "queued" | "running");
-            messages.push(
-                json!({"role": "user", "content": row.message, "run_id": run_id,
-                                 "ts": row.created_at, "source": row.source,
-                                 "pending": pending}),
-            );
+            messages.push(AdminMessage::User {
+                role: "user".into(),
+                content: Value::from(row.message.clone()),
+                run_id: run_id.clone(),
+                ts: Value::from(row.created_at.clone()),
+                source: Value::from(row.source.clone()),
+                pending,
+            });
             if !pending {
-                messages.push(json!({"role": "assistant",
-                    "content": row.output.clone().unwrap_or_default(), "run_id": run_id,
-                    "status": row.status, "error": row.error}));
+                messages.push(AdminMessage::QueuedAnswer {
+                    role: "assistant".into(),
+                    content: row.output.clone().unwrap_or_default(),
+                    run_id,
+                    status: row.status.clone(),
+                    error: row.error.clone(),
+                });
             }
             continue;
-        }
-        let shown = crate::runs::show(home, run_id)?;
-        let record = &shown["record"];
-        let source = match scheduled.contains_key(run_id) {
-            true => json!("schedule"),
-            false => shown["request"]["source"].clone(),
         };
-        messages.push(
-            json!({"role": "user", "content": shown["request"]["message"],
-                             "run_id": run_id, "ts": record["ts"],
-                             "source": source, "pending": false}),
-        );
-        for t in shown["tool_results"].as_array().into_iter().flatten() {
-            messages.push(json!({"role": "tool", "tool_name": t["tool"],
-                "tool_call_id": t["tool_call_id"], "content": t["summary"],
-                "output": t["output"], "error": t["error"], "run_id": run_id}));
+        let shown = crate::runs::show(home, &run_id)?;
+        let record = &shown.record;
+        let request = shown.request.unwrap_or_default();
+        let source = match scheduled.contains_key(&run_id) {
+            true => Value::from("schedule"),
+            false => request["source"].clone(),
+        };
+        messages.push(AdminMessage::User {
+            role: "user".into(),
+            content: request["message"].clone(),
+            run_id: run_id.clone(),
+            ts: record["ts"].clone(),
+            source,
+            pending: false,
+        });
+        for t in shown.tool_results.as_array().into_iter().flatten() {
+            messages.push(AdminMessage::Tool {
+                role: "tool".into(),
+                tool_name: t["tool"].clone(),
+                tool_call_id: t["tool_call_id"].clone(),
+                content: t["summary"].clone(),
+                output: t["output"].clone(),
+                error: t["error"].clone(),
+                run_id: run_id.clone(),
+            });
         }
-        let status = rows
-            .get(run_id)
-            .map_or(record["status"].clone(), |row| json!(row.status));
-        messages.push(json!({"role": "assistant", "content": record["output"],
-            "run_id": run_id, "status": status, "error": record["error"],
-            "usage": record["usage"], "cost": record["cost"],
-            "latency_ms": record["latency_ms"]}));
+        let status = rows.get(&run_id).map_or(record["status"].clone(), |row| {
+            Value::from(row.status.clone())
+        });
+        messages.push(AdminMessage::Answer {
+            role: "assistant".into(),
+            content: record["output"].clone(),
+            run_id,
+            status,
+            error: record["error"].clone(),
+            usage: record["usage"].clone(),
+            cost: record["cost"].clone(),
+            latency_ms: record["latency_ms"].clone(),
+        });
     }
     if let Some(cp) = &checkpoint {
         messages = with_checkpoint_exchanges(messages, &cp.recent_messages);
     }
-    Ok(json!({
-        "session_id": id,
-        "agent_id": agent,
-        "revision": checkpoint.as_ref().map(|c| c.revision),
-        "episode_summary": checkpoint.as_ref().map(|c| c.state.episode_summary.clone()),
-        "messages": messages,
-    }))
+    Ok(AdminConversation {
+        session_id: id.to_string(),
+        agent_id: agent,
+        revision: checkpoint.as_ref().map(|c| c.revision),
+        episode_summary: checkpoint.map(|c| c.state.episode_summary),
+        messages,
+    })
 }
