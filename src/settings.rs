@@ -45,10 +45,11 @@
 //! ([`Settings::env_var`]).
 
 use crate::clock::{self, Clock};
+use crate::contracts::{ConfigShow, SettingShown};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -785,46 +786,42 @@ impl Settings {
     /// The effective settings as JSON (`bob config show`): for each key its value (typed),
     /// source, origin, and the variables and flag that set it; secrets are `"***"` with
     /// `"set": true`, never their value.
-    pub fn show(&self) -> Value {
-        let mut settings = serde_json::Map::new();
+    pub fn show(&self) -> ConfigShow {
+        let mut settings = Vec::new();
         for sp in SPECS {
             let e = self.get(sp.key);
             let value = match e {
                 None => Value::Null,
-                Some(_) if sp.secret => json!("***"),
-                Some(e) if sp.key == crate::db::SETTING => json!(crate::db::shown_url(&e.value)),
+                Some(_) if sp.secret => Value::from("***"),
+                Some(e) if sp.key == crate::db::SETTING => {
+                    Value::from(crate::db::shown_url(&e.value))
+                }
                 Some(e) => typed(sp, e, self),
             };
-            let mut row = serde_json::Map::new();
-            row.insert("value".into(), value);
-            if sp.secret {
-                row.insert("set".into(), json!(e.is_some()));
-            }
-            row.insert("source".into(), json!(self.source(sp.key).as_str()));
-            row.insert(
-                "origin".into(),
-                json!(e.map_or("default", |e| e.origin.as_str())),
-            );
-            if !sp.env.is_empty() {
-                row.insert("env".into(), json!(sp.env));
-            }
-            if !sp.flag.is_empty() {
-                row.insert("flag".into(), json!(sp.flag));
-            }
-            row.insert("kind".into(), json!(sp.kind.name()));
-            settings.insert(sp.key.into(), Value::Object(row));
+            let row = SettingShown {
+                value,
+                set: sp.secret.then_some(e.is_some()),
+                source: self.source(sp.key).as_str().to_string(),
+                origin: e.map_or("default", |e| e.origin.as_str()).to_string(),
+                env: sp.env.iter().map(|v| v.to_string()).collect(),
+                flag: sp.flag.to_string(),
+                kind: sp.kind.name().to_string(),
+            };
+            settings.push((sp.key.to_string(), row));
         }
-        json!({
-            "home": self.home.root().display().to_string(),
-            "config_file": self.home.config_path().display().to_string(),
-            "config_file_exists": self.home.config_path().is_file(),
-            "user_config_file": self.user_config.as_ref().map(|p| p.display().to_string()),
-            "settings": settings,
+        ConfigShow {
+            home: self.home.root().display().to_string(),
+            config_file: self.home.config_path().display().to_string(),
+            config_file_exists: self.home.config_path().is_file(),
+            user_config_file: self.user_config.as_ref().map(|p| p.display().to_string()),
+            settings,
             // The open tables ([`OPEN_TABLES`]) as config.toml has them (prices, not secrets).
-            "tables": self.open.iter()
+            tables: self
+                .open
+                .iter()
                 .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
-                .collect::<serde_json::Map<_, _>>(),
-        })
+                .collect(),
+        }
     }
 }
 
@@ -869,17 +866,20 @@ pub fn markdown_table() -> String {
 /// The value of a row for `config show`, typed when it parses (else the raw text).
 fn typed(sp: &Spec, e: &Entry, s: &Settings) -> Value {
     match sp.kind {
-        Kind::Bool => s.bool(sp.key).map(Value::Bool).unwrap_or(json!(e.value)),
+        Kind::Bool => s
+            .bool(sp.key)
+            .map(Value::Bool)
+            .unwrap_or_else(|_| Value::from(e.value.clone())),
         Kind::Count => match s.u64(sp.key) {
-            Ok(Some(n)) => json!(n),
-            _ => json!(e.value),
+            Ok(Some(n)) => Value::from(n),
+            _ => Value::from(e.value.clone()),
         },
         Kind::Seconds => match s.seconds(sp.key) {
-            Ok(Some(x)) => json!(x),
-            _ => json!(e.value),
+            Ok(Some(x)) => Value::from(x),
+            _ => Value::from(e.value.clone()),
         },
-        Kind::List => json!(s.list(sp.key)),
-        _ => json!(e.value),
+        Kind::List => Value::from(s.list(sp.key)),
+        _ => Value::from(e.value.clone()),
     }
 }
 
@@ -1004,7 +1004,7 @@ fn unknown(name: &str, key: &str) -> Error {
     ))
     .with("key", key.to_string());
     if !known.is_empty() {
-        e = e.with("known", json!(known));
+        e = e.with("known", known);
     }
     e
 }

@@ -4,7 +4,7 @@
 use super::Ctx;
 use super::output::{table, write_stdout};
 use crate::error::{Error, Result};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
@@ -80,50 +80,61 @@ fn path(ctx: &Ctx) -> Result<()> {
         }
         return write_stdout(t.as_bytes());
     }
-    ctx.out.doc(&json!({
-        "home": ctx.home.root().display().to_string(),
-        "config_file": file.display().to_string(),
-        "config_file_exists": file.is_file(),
-        "user_config_file": user.map(|u| u.display().to_string()),
-        "user_config_file_exists": user.is_some_and(|u| u.is_file()),
-    }))
+    ctx.out.doc(&crate::contracts::ConfigPaths {
+        home: ctx.home.root().display().to_string(),
+        config_file: file.display().to_string(),
+        config_file_exists: file.is_file(),
+        user_config_file: user.map(|u| u.display().to_string()),
+        user_config_file_exists: user.is_some_and(|u| u.is_file()),
+    })
 }
 
 fn show(ctx: &Ctx, keys: &[String]) -> Result<()> {
     let mut doc = ctx.settings.show();
     if !keys.is_empty() {
-        let all = doc["settings"].as_object().cloned().unwrap_or_default();
-        let mut picked = serde_json::Map::new();
+        let mut picked = Vec::new();
         for k in keys {
-            let row = all.get(k).ok_or_else(|| {
-                Error::not_found(format!(
-                    "no setting named {k:?} (`bob config show` lists them all)"
-                ))
-                .with("key", k.clone())
-            })?;
-            picked.insert(k.clone(), row.clone());
+            let row = doc
+                .settings
+                .iter()
+                .find(|(key, _)| key == k)
+                .ok_or_else(|| {
+                    Error::not_found(format!(
+                        "no setting named {k:?} (`bob config show` lists them all)"
+                    ))
+                    .with("key", k.clone())
+                })?;
+            // A key named twice is shown once, where it was first named.
+            if !picked.iter().any(|(key, _)| key == k) {
+                picked.push(row.clone());
+            }
         }
-        doc["settings"] = Value::Object(picked);
+        doc.settings = picked;
     }
     if ctx.out.is_human() {
-        let rows: Vec<Value> = doc["settings"]
-            .as_object()
-            .into_iter()
-            .flatten()
+        let rows: Vec<Value> = doc
+            .settings
+            .iter()
             .map(|(k, r)| {
-                json!({
-                    "key": k,
-                    "value": match &r["value"] { Value::String(s) => json!(s), Value::Null => Value::Null, v => json!(v.to_string()) },
-                    "source": r["source"],
-                    "origin": r["origin"],
+                let value = match &r.value {
+                    Value::String(s) => Value::from(s.clone()),
+                    Value::Null => Value::Null,
+                    v => Value::from(v.to_string()),
+                };
+                serde_json::to_value(SettingRow {
+                    key: k,
+                    value,
+                    source: &r.source,
+                    origin: &r.origin,
                 })
+                .unwrap_or_default()
             })
             .collect();
         let head = format!(
             "home: {}\nconfig: {}{}\n\n",
-            doc["home"].as_str().unwrap_or_default(),
-            doc["config_file"].as_str().unwrap_or_default(),
-            if doc["config_file_exists"] == json!(true) {
+            doc.home,
+            doc.config_file,
+            if doc.config_file_exists {
                 ""
             } else {
                 " (absent)"
@@ -132,4 +143,13 @@ fn show(ctx: &Ctx, keys: &[String]) -> Result<()> {
         return write_stdout(format!("{head}{}", table(&rows)).as_bytes());
     }
     ctx.out.doc(&doc)
+}
+
+/// A row of `bob config show`'s table.
+#[derive(serde::Serialize)]
+struct SettingRow<'a> {
+    key: &'a str,
+    value: Value,
+    source: &'a str,
+    origin: &'a str,
 }

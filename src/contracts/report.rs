@@ -90,3 +90,55 @@ pub struct RunBundle {
     /// `tool_results.json` (`[]` when the bundle has none).
     pub tool_results: serde_json::Value,
 }
+
+/// `bob config show`: the effective settings and the files they came from.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ConfigShow {
+    pub home: String,
+    pub config_file: String,
+    pub config_file_exists: bool,
+    pub user_config_file: Option<String>,
+    /// Each setting by its `config.toml` key, in the order of the settings table.
+    #[serde(serialize_with = "as_map")]
+    #[schemars(with = "std::collections::BTreeMap<String, SettingShown>")]
+    pub settings: Vec<(String, SettingShown)>,
+    /// The open tables (`prices`) as config.toml has them: free-form.
+    pub tables: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One setting of [`ConfigShow`].
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SettingShown {
+    /// Typed when it parses (a bool, number or list), else the text; `"***"` for a secret
+    /// that is set; `null` when unset.
+    pub value: serde_json::Value,
+    /// Secrets only: whether it is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set: Option<bool>,
+    /// `flag`, `env`, `config`, `default`.
+    pub source: String,
+    /// The variable, file or flag that set it (`default` when none did).
+    pub origin: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub flag: String,
+    pub kind: String,
+}
+
+fn as_map<S: serde::Serializer, V: Serialize>(
+    pairs: &[(String, V)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_map(pairs.iter().map(|(k, v)| (k, v)))
+}
+
+/// `bob config path`: the config files bob reads.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ConfigPaths {
+    pub home: String,
+    pub config_file: String,
+    pub config_file_exists: bool,
+    pub user_config_file: Option<String>,
+    pub user_config_file_exists: bool,
+}
