@@ -12,8 +12,8 @@ use crate::clock;
 use crate::error::{Code, Error, Result};
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::time::Duration;
 
 /// The `game.knowledge_search` tool.
@@ -45,23 +45,56 @@ fn d_k() -> usize {
 }
 
 /// One JSON I/O SearchResultItem from a search API hit.
-pub fn item(url: &str, title: &str, snippet: &str, score: f64, source: &str) -> Result<Value> {
+pub fn item(
+    url: &str,
+    title: &str,
+    snippet: &str,
+    score: f64,
+    source: &str,
+) -> Result<SearchResultItem> {
     let domain = url::Url::parse(url)
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))
         .unwrap_or_default();
-    Ok(json!({
-        "url": url,
-        "title": title,
-        "snippet": snippet,
-        "content_md": snippet,
-        "token_est": snippet.len().div_ceil(4),
-        "score": score,
-        "source": source,
-        "domain": domain,
-        "fetched_at": clock::rfc3339(clock::now()?),
-        "staged_path": null,
-    }))
+    Ok(SearchResultItem {
+        url: url.to_string(),
+        title: title.to_string(),
+        snippet: snippet.to_string(),
+        content_md: snippet.to_string(),
+        token_est: snippet.len().div_ceil(4) as u64,
+        score,
+        source: source.to_string(),
+        domain,
+        fetched_at: clock::rfc3339(clock::now()?),
+        staged_path: None,
+    })
+}
+
+/// A JSON I/O SearchResultItem: a page found (and, by `web.search`, fetched and staged).
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResultItem {
+    pub url: String,
+    pub title: String,
+    pub snippet: String,
+    /// The page as Markdown (the snippet when nothing was fetched).
+    pub content_md: String,
+    pub token_est: u64,
+    pub score: f64,
+    /// `serpapi`, `searxng`, `web`, `file`, `search_api`.
+    pub source: String,
+    pub domain: String,
+    pub fetched_at: String,
+    /// Where it was staged under the home (`scrape_staging/<id>/`); `null` when it was not.
+    pub staged_path: Option<String>,
+}
+
+/// `game.knowledge_search`'s answer.
+#[derive(Serialize)]
+struct Found {
+    query: String,
+    provider: &'static str,
+    count: usize,
+    results: Vec<SearchResultItem>,
 }
 
 pub fn search(ctx: &Ctx<'_>, i: &KnowledgeInput) -> Result<Value> {
@@ -141,7 +174,13 @@ pub fn search(ctx: &Ctx<'_>, i: &KnowledgeInput) -> Result<Value> {
         searxng_items(&r, i.k)
     }
     .map_err(|e| scrub(e, s.serpapi_key.as_deref()))?;
-    let out = json!({"query": q, "provider": provider, "count": results.len(), "results": results});
+    let out = serde_json::to_value(Found {
+        query: q,
+        provider,
+        count: results.len(),
+        results,
+    })
+    .map_err(|e| Error::internal(e.to_string()))?;
     cache.put(&key, &out)?;
     Ok(out)
 }
@@ -159,7 +198,7 @@ pub fn scrub(e: Error, key: Option<&str>) -> Error {
 
 /// SerpAPI Google results; its `{"error": "Google hasn't returned any results…"}` is an empty
 /// result, any other `error` an `upstream.error` (401/403: the key).
-pub fn serpapi_items(r: &super::Response, k: usize) -> Result<Vec<Value>> {
+pub fn serpapi_items(r: &super::Response, k: usize) -> Result<Vec<SearchResultItem>> {
     let v = match r.json("SerpAPI") {
         Ok(v) => v,
         Err(e) if r.status != 200 => {
@@ -203,7 +242,7 @@ pub fn serpapi_items(r: &super::Response, k: usize) -> Result<Vec<Value>> {
         .collect()
 }
 
-fn searxng_items(r: &super::Response, k: usize) -> Result<Vec<Value>> {
+fn searxng_items(r: &super::Response, k: usize) -> Result<Vec<SearchResultItem>> {
     if r.status != 200 {
         return Err(status_error("SearXNG", r));
     }

@@ -16,8 +16,8 @@ use super::{Cache, Ctx, RateLimit, clip, get_limited, status_error};
 use crate::error::{Code, Error, Result};
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 /// The `scryfall.lookup` tool.
@@ -146,7 +146,13 @@ pub fn lookup(ctx: &Ctx<'_>, i: &ScryfallInput) -> Result<Value> {
             if v.get("object").and_then(Value::as_str) != Some("error") {
                 return Err(status_error("Scryfall", &r));
             }
-            json!({"query": i.query, "page": i.page.unwrap_or(1), "total_cards": 0, "has_more": false, "cards": []})
+            to_value(&CardList {
+                query: i.query.clone(),
+                page: i.page.unwrap_or(1),
+                total_cards: 0,
+                has_more: false,
+                cards: Vec::new(),
+            })?
         }
         400 | 404 | 422 => {
             let v = r.json("Scryfall")?;
@@ -181,27 +187,91 @@ fn list_of(v: &Value, i: &ScryfallInput) -> Result<Value> {
         .and_then(Value::as_array)
         .ok_or_else(|| Error::new(Code::UpstreamError, "Scryfall list has no data array"))?
         .iter()
-        .map(card_of)
+        .map(card)
         .collect::<Result<Vec<_>>>()?;
-    Ok(json!({
-        "query": i.query,
-        "page": i.page.unwrap_or(1),
-        "total_cards": v.get("total_cards").and_then(Value::as_u64).unwrap_or(cards.len() as u64),
-        "has_more": v.get("has_more").and_then(Value::as_bool).unwrap_or(false),
-        "cards": cards,
-    }))
+    to_value(&CardList {
+        query: i.query.clone(),
+        page: i.page.unwrap_or(1),
+        total_cards: v
+            .get("total_cards")
+            .and_then(Value::as_u64)
+            .unwrap_or(cards.len() as u64),
+        has_more: v.get("has_more").and_then(Value::as_bool).unwrap_or(false),
+        cards,
+    })
 }
 
-const TEXT_FIELDS: &[&str] = &[
-    "mana_cost",
-    "type_line",
-    "oracle_text",
-    "power",
-    "toughness",
-];
+fn to_value<T: Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// A page of a card search.
+#[derive(Serialize)]
+struct CardList {
+    query: Option<String>,
+    page: u32,
+    total_cards: u64,
+    has_more: bool,
+    cards: Vec<Card>,
+}
+
+/// One card, in short (see the module docs). Scryfall's own objects (colours, legalities,
+/// prices, image links) are passed on as Scryfall shapes them.
+#[derive(Serialize)]
+struct Card {
+    name: Option<String>,
+    #[serde(flatten)]
+    text: CardText,
+    colors: Value,
+    legalities: Value,
+    prices: Value,
+    image_uris: Value,
+    set: Option<String>,
+    set_name: Option<String>,
+    rarity: Option<String>,
+    scryfall_uri: Option<String>,
+    faces: Vec<Face>,
+}
+
+/// The text fields of a card or a face.
+#[derive(Serialize)]
+struct CardText {
+    mana_cost: Option<String>,
+    type_line: Option<String>,
+    oracle_text: Option<String>,
+    power: Option<String>,
+    toughness: Option<String>,
+}
+
+impl CardText {
+    /// The text fields, each read by `field` from its name.
+    fn of(field: impl Fn(&str) -> Option<String>) -> CardText {
+        CardText {
+            mana_cost: field("mana_cost"),
+            type_line: field("type_line"),
+            oracle_text: field("oracle_text"),
+            power: field("power"),
+            toughness: field("toughness"),
+        }
+    }
+}
+
+/// One face of a multi-face card.
+#[derive(Serialize)]
+struct Face {
+    name: Option<String>,
+    #[serde(flatten)]
+    text: CardText,
+    colors: Value,
+    image_uris: Value,
+}
 
 /// The summary of one Scryfall card object (see the module docs).
 pub fn card_of(v: &Value) -> Result<Value> {
+    to_value(&card(v)?)
+}
+
+fn card(v: &Value) -> Result<Card> {
     if v.get("object").and_then(Value::as_str) != Some("card") {
         return Err(Error::new(
             Code::UpstreamError,
@@ -209,46 +279,23 @@ pub fn card_of(v: &Value) -> Result<Value> {
         ));
     }
     let s = |o: &Value, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
-    let faces: Vec<Value> = v
+    let raw: &[Value] = v
         .get("card_faces")
         .and_then(Value::as_array)
-        .map(|fs| {
-            fs.iter()
-                .map(|f| {
-                    let mut m = Map::new();
-                    m.insert("name".into(), json!(s(f, "name")));
-                    for k in TEXT_FIELDS {
-                        m.insert((*k).into(), json!(s(f, k)));
-                    }
-                    m.insert(
-                        "colors".into(),
-                        f.get("colors").cloned().unwrap_or(Value::Null),
-                    );
-                    m.insert(
-                        "image_uris".into(),
-                        f.get("image_uris").cloned().unwrap_or(Value::Null),
-                    );
-                    Value::Object(m)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut out = Map::new();
-    out.insert("name".into(), json!(s(v, "name")));
-    for k in TEXT_FIELDS {
-        let top = s(v, k).or_else(|| {
-            let parts: Vec<String> = faces
+        .map_or(&[], Vec::as_slice);
+    let text = CardText::of(|k| {
+        s(v, k).or_else(|| {
+            let parts: Vec<String> = raw
                 .iter()
-                .filter_map(|f| f.get(*k).and_then(Value::as_str).map(str::to_string))
+                .filter_map(|f| f.get(k).and_then(Value::as_str).map(str::to_string))
                 .filter(|p| !p.is_empty())
                 .collect();
             (!parts.is_empty()).then(|| parts.join(" // "))
-        });
-        out.insert((*k).into(), json!(top));
-    }
+        })
+    });
     let colors = v.get("colors").cloned().or_else(|| {
         // Transform cards carry colours per face: the card's are their union.
-        let mut all: Vec<String> = faces
+        let mut all: Vec<String> = raw
             .iter()
             .filter_map(|f| f.get("colors").and_then(Value::as_array))
             .flatten()
@@ -256,33 +303,40 @@ pub fn card_of(v: &Value) -> Result<Value> {
             .collect();
         all.sort();
         all.dedup();
-        (!faces.is_empty()).then(|| json!(all))
+        (!raw.is_empty()).then(|| Value::from(all))
     });
-    out.insert("colors".into(), colors.unwrap_or(json!([])));
-    out.insert(
-        "legalities".into(),
-        v.get("legalities").cloned().unwrap_or(json!({})),
-    );
-    out.insert(
-        "prices".into(),
-        v.get("prices").cloned().unwrap_or(json!({})),
-    );
     let images = v.get("image_uris").cloned().or_else(|| {
-        faces
-            .iter()
+        raw.iter()
             .find_map(|f| f.get("image_uris").filter(|i| !i.is_null()).cloned())
     });
-    out.insert("image_uris".into(), images.unwrap_or(json!({})));
-    for k in ["set", "set_name", "rarity", "scryfall_uri"] {
-        out.insert(k.into(), json!(s(v, k)));
-    }
-    out.insert("faces".into(), Value::Array(faces));
-    Ok(Value::Object(out))
+    let empty = || Value::Object(Map::new());
+    Ok(Card {
+        name: s(v, "name"),
+        text,
+        colors: colors.unwrap_or_else(|| Value::Array(Vec::new())),
+        legalities: v.get("legalities").cloned().unwrap_or_else(empty),
+        prices: v.get("prices").cloned().unwrap_or_else(empty),
+        image_uris: images.unwrap_or_else(empty),
+        set: s(v, "set"),
+        set_name: s(v, "set_name"),
+        rarity: s(v, "rarity"),
+        scryfall_uri: s(v, "scryfall_uri"),
+        faces: raw
+            .iter()
+            .map(|f| Face {
+                name: s(f, "name"),
+                text: CardText::of(|k| s(f, k)),
+                colors: f.get("colors").cloned().unwrap_or(Value::Null),
+                image_uris: f.get("image_uris").cloned().unwrap_or(Value::Null),
+            })
+            .collect(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_transform_card_takes_its_text_from_the_faces() {

@@ -23,7 +23,8 @@
 //! through a human: `persist_memory: true` proposes one pending memory candidate per item
 //! (`bob memory candidates`), nothing more.
 
-use super::{Ctx, knowledge, web};
+use super::knowledge::{self, SearchResultItem};
+use super::{Ctx, web};
 use crate::clock;
 use crate::error::{Code, Error, Result};
 use crate::redact::Redactor;
@@ -31,8 +32,8 @@ use crate::store;
 use crate::tools::fs::Sandbox;
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// The `web.search` tool.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -160,7 +161,7 @@ fn stage(
     raw: Option<&str>,
     score: f64,
     source: &str,
-) -> Result<Value> {
+) -> Result<SearchResultItem> {
     let id = ctx.uuid4().to_string();
     let rel = format!("scrape_staging/{id}/");
     let dir = ctx.home.root().join("scrape_staging").join(&id);
@@ -180,10 +181,10 @@ fn stage(
         .take(300)
         .collect();
     let mut item = knowledge::item(url, title, &snippet, score, source)?;
-    item["content_md"] = json!(content);
-    item["token_est"] = json!(content.len().div_ceil(4));
-    item["staged_path"] = json!(rel);
-    let mut stored = item.clone();
+    item.token_est = content.len().div_ceil(4) as u64;
+    item.content_md = content;
+    item.staged_path = Some(rel);
+    let mut stored = serde_json::to_value(&item).map_err(|e| Error::internal(e.to_string()))?;
     redactor.redact_value(&mut stored, "");
     store::write_json_atomic(&dir.join("item.json"), &stored)?;
     Ok(item)
@@ -193,8 +194,8 @@ fn stage(
 pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Result<Value> {
     check(r)?;
     let redactor = Redactor::load(ctx.home)?;
-    let mut items: Vec<Value> = Vec::new();
-    let mut errors: Vec<Value> = Vec::new();
+    let mut items: Vec<SearchResultItem> = Vec::new();
+    let mut errors: Vec<PageFailure> = Vec::new();
     for q in &r.queries {
         match r.fetch_mode {
             FetchMode::Http => {
@@ -298,15 +299,14 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
         for it in &items {
             let mut text = format!(
                 "{}\n\n{}\n\nSource: {} (staged at {})",
-                it["title"].as_str().unwrap_or(""),
-                it["snippet"].as_str().unwrap_or(""),
-                it["url"].as_str().unwrap_or(""),
-                it["staged_path"].as_str().unwrap_or("")
+                it.title,
+                it.snippet,
+                it.url,
+                it.staged_path.as_deref().unwrap_or("")
             );
             text.truncate(text.char_indices().nth(3000).map_or(text.len(), |(i, _)| i));
             let mut c = crate::contracts::MemoryCandidate::new(text);
-            c.title = it["title"]
-                .as_str()
+            c.title = Some(it.title.as_str())
                 .filter(|t| !t.is_empty())
                 .map(|t| t.chars().take(120).collect());
             c.kind = "reference".into();
@@ -321,17 +321,53 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
                     run_id: None,
                 },
             )?;
-            candidates.push(json!(row.id));
+            candidates.push(row.id);
         }
     }
-    Ok(json!({
-        "fetch_mode": r.fetch_mode,
-        "count": items.len(),
-        "items": items,
-        "errors": errors,
-        "memory_candidates": candidates,
-        "fetched_at": clock::rfc3339(clock::now()?),
-    }))
+    to_value(&Searched {
+        fetch_mode: r.fetch_mode,
+        count: items.len(),
+        items,
+        errors,
+        memory_candidates: candidates,
+        fetched_at: clock::rfc3339(clock::now()?),
+    })
+}
+
+fn to_value<T: Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// `web.search`'s answer.
+#[derive(Serialize)]
+struct Searched {
+    fetch_mode: FetchMode,
+    count: usize,
+    items: Vec<SearchResultItem>,
+    errors: Vec<PageFailure>,
+    memory_candidates: Vec<String>,
+    fetched_at: String,
+}
+
+/// A page that was not staged, and why.
+#[derive(Serialize)]
+struct PageFailure {
+    query: String,
+    url: String,
+    error: Failure,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Failure {
+    /// Refused before fetching (a deny pattern) or answered with an HTTP error status.
+    Refused {
+        code: &'static str,
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+    },
+    Failed(Error),
 }
 
 /// A file of the sandbox as a page (HTML by its extension); its `url` is the path as given.
@@ -411,8 +447,8 @@ impl Crawl<'_> {
         start: &str,
         fetch: &mut dyn FnMut(&str) -> Result<web::Page>,
         follow: &dyn Fn(&web::Page) -> Vec<String>,
-        items: &mut Vec<Value>,
-        errors: &mut Vec<Value>,
+        items: &mut Vec<SearchResultItem>,
+        errors: &mut Vec<PageFailure>,
     ) -> Result<bool> {
         let mut frontier = vec![start.to_string()];
         let mut seen: Vec<String> = Vec::new();
@@ -435,7 +471,15 @@ impl Crawl<'_> {
                 }
                 seen.push(url.clone());
                 if denied(r, &url) {
-                    errors.push(json!({"query": query, "url": url, "error": {"code": "policy.denied", "message": "matches a deny pattern"}}));
+                    errors.push(PageFailure {
+                        query: query.to_string(),
+                        url,
+                        error: Failure::Refused {
+                            code: "policy.denied",
+                            message: "matches a deny pattern".into(),
+                            status: None,
+                        },
+                    });
                     continue;
                 }
                 pages += 1;
@@ -464,8 +508,20 @@ impl Crawl<'_> {
                         )?);
                         start_staged |= depth == 0;
                     }
-                    Ok(p) => errors.push(json!({"query": query, "url": url, "error": {"code": "upstream.error", "message": format!("HTTP {}", p.status), "status": p.status}})),
-                    Err(e) => errors.push(json!({"query": query, "url": url, "error": e})),
+                    Ok(p) => errors.push(PageFailure {
+                        query: query.to_string(),
+                        url,
+                        error: Failure::Refused {
+                            code: "upstream.error",
+                            message: format!("HTTP {}", p.status),
+                            status: Some(p.status),
+                        },
+                    }),
+                    Err(e) => errors.push(PageFailure {
+                        query: query.to_string(),
+                        url,
+                        error: Failure::Failed(e),
+                    }),
                 }
             }
             frontier = next;
@@ -497,7 +553,11 @@ pub fn gc_staging(
     let rd = match std::fs::read_dir(&dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(json!({"staging_dir": dir.display().to_string(), "removed": 0, "kept": 0}));
+            return to_value(&Pruned {
+                staging_dir: dir.display().to_string(),
+                removed: 0,
+                kept: 0,
+            });
         }
         Err(e) => return Err(Error::io(&dir, e)),
     };
@@ -543,5 +603,17 @@ pub fn gc_staging(
             Err(e) => return Err(Error::io(path, e)),
         }
     }
-    Ok(json!({"staging_dir": dir.display().to_string(), "removed": removed, "kept": kept}))
+    to_value(&Pruned {
+        staging_dir: dir.display().to_string(),
+        removed,
+        kept,
+    })
+}
+
+/// What a prune of the staging area did.
+#[derive(Serialize)]
+struct Pruned {
+    staging_dir: String,
+    removed: u64,
+    kept: u64,
 }
