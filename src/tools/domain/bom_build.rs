@@ -15,8 +15,8 @@ use crate::error::Result;
 use crate::tools::fs::Sandbox;
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// The `bom.build` tool.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -54,12 +54,53 @@ fn d_csv() -> Format {
 
 fn done(
     status: &str,
-    rows: &[Value],
+    rows: &[BomRow],
     path: Option<String>,
     message: Option<String>,
     url: &str,
 ) -> Value {
-    json!({"status": status, "rows": rows, "count": rows.len(), "spreadsheet_path": path, "message": message, "source_url": url})
+    serde_json::to_value(Built {
+        status,
+        rows,
+        count: rows.len(),
+        spreadsheet_path: path,
+        message,
+        source_url: url,
+    })
+    .unwrap_or_default()
+}
+
+/// `bom.build`'s answer.
+#[derive(Serialize)]
+struct Built<'a> {
+    /// `ok`, `pricing_missing`, `fetch_failed`, `no_rows`, …
+    status: &'a str,
+    rows: &'a [BomRow],
+    count: usize,
+    spreadsheet_path: Option<String>,
+    message: Option<String>,
+    source_url: &'a str,
+}
+
+/// One row of the bill of materials (and of its spreadsheet).
+#[derive(Serialize)]
+struct BomRow {
+    part: String,
+    quantity: u32,
+    notes: Option<String>,
+    /// The best offer, when the row was priced.
+    #[serde(flatten)]
+    offer: Option<Offer>,
+    source: String,
+}
+
+/// The best offer for a row, as `commerce.search_offers` gave it.
+#[derive(Serialize)]
+struct Offer {
+    price: Value,
+    currency: Value,
+    seller: Value,
+    link: Value,
 }
 
 pub fn build(ctx: &Ctx<'_>, sb: &Sandbox, i: &BuildInput) -> Result<Value> {
@@ -98,14 +139,14 @@ pub fn build(ctx: &Ctx<'_>, sb: &Sandbox, i: &BuildInput) -> Result<Value> {
             &i.url,
         ));
     }
-    let mut rows: Vec<Map<String, Value>> = parsed
+    let mut rows: Vec<BomRow> = parsed
         .iter()
-        .map(|r| {
-            let mut m = Map::new();
-            m.insert("part".into(), json!(r.part));
-            m.insert("quantity".into(), json!(r.quantity));
-            m.insert("notes".into(), json!(r.notes));
-            m
+        .map(|r| BomRow {
+            part: r.part.clone(),
+            quantity: r.quantity,
+            notes: r.notes.clone(),
+            offer: None,
+            source: i.url.clone(),
         })
         .collect();
     let mut missing: Vec<String> = Vec::new();
@@ -114,7 +155,7 @@ pub fn build(ctx: &Ctx<'_>, sb: &Sandbox, i: &BuildInput) -> Result<Value> {
             missing.push("no SerpAPI key (set SERPAPI_API_KEY)".into());
         } else {
             for (n, row) in rows.iter_mut().enumerate() {
-                let part = row["part"].as_str().unwrap_or("").to_string();
+                let part = row.part.clone();
                 if n >= MAX_PRICED_ROWS {
                     missing.push(format!(
                         "{part}: not priced (more than {MAX_PRICED_ROWS} rows)"
@@ -123,7 +164,7 @@ pub fn build(ctx: &Ctx<'_>, sb: &Sandbox, i: &BuildInput) -> Result<Value> {
                 }
                 let q = commerce::OffersInput {
                     query: part.clone(),
-                    extra_query: row["notes"].as_str().map(str::to_string),
+                    extra_query: row.notes.clone(),
                     max_results: 5,
                     country: "us".into(),
                     language: "en".into(),
@@ -131,10 +172,12 @@ pub fn build(ctx: &Ctx<'_>, sb: &Sandbox, i: &BuildInput) -> Result<Value> {
                 match commerce::search(ctx, &q) {
                     Ok(v) if v["best_offer"].is_object() => {
                         let b = &v["best_offer"];
-                        row.insert("price".into(), b["price"].clone());
-                        row.insert("currency".into(), b["currency"].clone());
-                        row.insert("seller".into(), b["source"].clone());
-                        row.insert("link".into(), b["link"].clone());
+                        row.offer = Some(Offer {
+                            price: b["price"].clone(),
+                            currency: b["currency"].clone(),
+                            seller: b["source"].clone(),
+                            link: b["link"].clone(),
+                        });
                     }
                     Ok(_) => missing.push(format!("{part}: no offers found")),
                     Err(e) => missing.push(format!("{part}: {}", e.message)),
@@ -142,21 +185,23 @@ pub fn build(ctx: &Ctx<'_>, sb: &Sandbox, i: &BuildInput) -> Result<Value> {
             }
         }
     }
-    for r in rows.iter_mut() {
-        r.insert("source".into(), json!(i.url));
-    }
     let name = format!("bom_{}", clock::now()?.format("%Y%m%d_%H%M%S"));
     let written = spreadsheet::write(
         sb,
         &spreadsheet::SpreadsheetInput {
             repo: i.repo.clone(),
-            rows: rows.clone(),
+            rows: rows
+                .iter()
+                .map(|r| match serde_json::to_value(r) {
+                    Ok(Value::Object(m)) => m,
+                    _ => Map::new(),
+                })
+                .collect(),
             filename: name,
             format: i.format,
             overwrite: false,
         },
     )?;
-    let rows: Vec<Value> = rows.into_iter().map(Value::Object).collect();
     let path = written["path"].as_str().map(str::to_string);
     Ok(if i.use_serpapi && !missing.is_empty() {
         done(

@@ -21,8 +21,8 @@ use crate::clock;
 use crate::error::{Code, Error, Result};
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::collections::HashSet;
 
 /// The `news.headline_search` tool.
@@ -103,21 +103,80 @@ fn parse_feed(url: &str, body: &[u8]) -> Result<Value> {
         .as_ref()
         .map(|t| t.content.clone())
         .unwrap_or_else(|| url.to_string());
-    let entries: Vec<Value> = feed
+    let entries: Vec<FeedEntry> = feed
         .entries
         .iter()
         .take(MAX_ENTRIES_PER_FEED)
-        .map(|e| {
-            let published = e.published.or(e.updated).map(clock::rfc3339);
-            json!({
-                "title": e.title.as_ref().map(|t| clip(t.content.trim(), 500)),
-                "link": e.links.first().map(|l| l.href.clone()),
-                "summary": e.summary.as_ref().map(|s| clip(s.content.trim(), 1000)),
-                "published": published,
-            })
+        .map(|e| FeedEntry {
+            title: e.title.as_ref().map(|t| clip(t.content.trim(), 500)),
+            link: e.links.first().map(|l| l.href.clone()),
+            summary: e.summary.as_ref().map(|s| clip(s.content.trim(), 1000)),
+            published: e.published.or(e.updated).map(clock::rfc3339),
         })
         .collect();
-    Ok(json!({"source": source, "entries": entries}))
+    to_value(&Feed { source, entries })
+}
+
+fn to_value<T: Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// A feed as cached: its title and its newest entries.
+#[derive(Serialize)]
+struct Feed {
+    source: String,
+    entries: Vec<FeedEntry>,
+}
+
+#[derive(Serialize)]
+struct FeedEntry {
+    title: Option<String>,
+    link: Option<String>,
+    summary: Option<String>,
+    published: Option<String>,
+}
+
+/// `news.headline_search`'s answer.
+#[derive(Serialize)]
+struct Headlines {
+    query: String,
+    count: usize,
+    headlines: Vec<Headline>,
+    feeds: Vec<FeedReport>,
+    feeds_failed: usize,
+}
+
+/// One headline; its fields as the (cached) feed holds them.
+#[derive(Serialize)]
+struct Headline {
+    title: Value,
+    link: Value,
+    source: Value,
+    published: Value,
+}
+
+/// How reading one feed went.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum FeedReport {
+    Read {
+        url: String,
+        /// `true`.
+        ok: bool,
+        source: Value,
+        entries: usize,
+        cached: Value,
+    },
+    Failed {
+        url: String,
+        /// `false`.
+        ok: bool,
+        error: Error,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        retry_after_s: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        skipped: Option<bool>,
+    },
 }
 
 pub fn search(ctx: &Ctx<'_>, i: &NewsInput) -> Result<Value> {
@@ -201,7 +260,13 @@ pub fn search(ctx: &Ctx<'_>, i: &NewsInput) -> Result<Value> {
         match got {
             Ok(v) => {
                 let n = v["entries"].as_array().map_or(0, Vec::len);
-                reports.push(json!({"url": feed, "ok": true, "source": v["source"], "entries": n, "cached": v.get("cached").cloned().unwrap_or(json!(false))}));
+                reports.push(FeedReport::Read {
+                    url: feed.clone(),
+                    ok: true,
+                    source: v["source"].clone(),
+                    entries: n,
+                    cached: v.get("cached").cloned().unwrap_or(Value::Bool(false)),
+                });
                 for e in v["entries"].as_array().into_iter().flatten() {
                     let mut e = e.clone();
                     e["source"] = v["source"].clone();
@@ -209,18 +274,23 @@ pub fn search(ctx: &Ctx<'_>, i: &NewsInput) -> Result<Value> {
                 }
             }
             Err(e) => {
-                let mut r = json!({"url": feed, "ok": false, "error": e});
-                if let Some(secs) = e.details.get("retry_after_s") {
-                    r["retry_after_s"] = secs.clone();
-                    r["skipped"] = json!(e.details.get("skipped").is_some());
-                }
-                reports.push(r);
+                let retry_after_s = e.details.get("retry_after_s").cloned();
+                let skipped = retry_after_s
+                    .is_some()
+                    .then(|| e.details.contains_key("skipped"));
+                reports.push(FeedReport::Failed {
+                    url: feed.clone(),
+                    ok: false,
+                    error: e,
+                    retry_after_s,
+                    skipped,
+                });
             }
         }
     }
     let words: Vec<String> = i.query.split_whitespace().map(str::to_lowercase).collect();
     let mut seen = HashSet::new();
-    let mut hits: Vec<Value> = all
+    let mut hits: Vec<Headline> = all
         .into_iter()
         .filter(|e| {
             let hay = format!(
@@ -244,24 +314,30 @@ pub fn search(ctx: &Ctx<'_>, i: &NewsInput) -> Result<Value> {
                 .unwrap_or_default();
             !key.is_empty() && seen.insert(key)
         })
-        .map(|e| {
-            json!({"title": e["title"], "link": e["link"], "source": e["source"], "published": e["published"]})
+        .map(|e| Headline {
+            title: e["title"].clone(),
+            link: e["link"].clone(),
+            source: e["source"].clone(),
+            published: e["published"].clone(),
         })
         .collect();
     // RFC 3339 in UTC sorts as text; undated headlines last.
     hits.sort_by(|a, b| {
-        b["published"]
+        b.published
             .as_str()
             .unwrap_or("")
-            .cmp(a["published"].as_str().unwrap_or(""))
+            .cmp(a.published.as_str().unwrap_or(""))
     });
     hits.truncate(i.limit);
-    let failed = reports.iter().filter(|r| r["ok"] == false).count();
-    Ok(json!({
-        "query": i.query,
-        "count": hits.len(),
-        "headlines": hits,
-        "feeds": reports,
-        "feeds_failed": failed,
-    }))
+    let failed = reports
+        .iter()
+        .filter(|r| matches!(r, FeedReport::Failed { .. }))
+        .count();
+    to_value(&Headlines {
+        query: i.query.clone(),
+        count: hits.len(),
+        headlines: hits,
+        feeds: reports,
+        feeds_failed: failed,
+    })
 }

@@ -11,8 +11,8 @@ use super::{Cache, Ctx, RateLimit, get_limited, status_error};
 use crate::error::{Code, Error, Result};
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::time::Duration;
 
 /// The `steam.game_lookup` tool.
@@ -41,17 +41,78 @@ pub struct SteamInput {
     pub cc: Option<String>,
 }
 
-fn price(p: &Value) -> Value {
+/// A price, in cents and as text; Steam's own fields are passed on as Steam shapes them.
+#[derive(Serialize)]
+struct Price {
+    currency: Option<Value>,
+    initial_cents: Option<i64>,
+    final_cents: Option<i64>,
+    #[serde(rename = "final")]
+    final_: Option<String>,
+    discount_percent: i64,
+    final_formatted: Option<Value>,
+}
+
+fn price(p: &Value) -> Price {
     let cents = |k: &str| p.get(k).and_then(Value::as_i64);
     let fin = cents("final");
-    json!({
-        "currency": p.get("currency"),
-        "initial_cents": cents("initial"),
-        "final_cents": fin,
-        "final": fin.map(|c| format!("{}.{:02}", c / 100, c % 100)),
-        "discount_percent": p.get("discount_percent").and_then(Value::as_i64).unwrap_or(0),
-        "final_formatted": p.get("final_formatted"),
-    })
+    Price {
+        currency: p.get("currency").cloned(),
+        initial_cents: cents("initial"),
+        final_cents: fin,
+        final_: fin.map(|c| format!("{}.{:02}", c / 100, c % 100)),
+        discount_percent: p
+            .get("discount_percent")
+            .and_then(Value::as_i64)
+            .unwrap_or(0),
+        final_formatted: p.get("final_formatted").cloned(),
+    }
+}
+
+/// One app's store page, in short.
+#[derive(Serialize)]
+struct App {
+    appid: u64,
+    requested_appid: u64,
+    name: Option<Value>,
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    is_free: bool,
+    short_description: Option<Value>,
+    developers: Value,
+    publishers: Value,
+    genres: Vec<String>,
+    categories: Vec<String>,
+    release_date: Option<Value>,
+    platforms: Option<Value>,
+    price: Option<Price>,
+    header_image: Option<Value>,
+    website: Option<Value>,
+}
+
+/// A store search's hits.
+#[derive(Serialize)]
+struct Found {
+    term: String,
+    total: u64,
+    items: Vec<Hit>,
+}
+
+/// One store search hit.
+#[derive(Serialize)]
+struct Hit {
+    appid: Option<Value>,
+    name: Option<Value>,
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    price: Option<Price>,
+    metascore: Option<Value>,
+    platforms: Option<Value>,
+    tiny_image: Option<Value>,
+}
+
+fn to_value<T: Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
 }
 
 pub fn lookup(ctx: &Ctx<'_>, i: &SteamInput) -> Result<Value> {
@@ -126,34 +187,40 @@ fn details(v: &Value, id: u64) -> Result<Value> {
         .filter(|d| d.is_object())
         .ok_or_else(|| Error::new(Code::UpstreamError, "Steam appdetails entry has no data"))?;
     let appid = d.get("steam_appid").and_then(Value::as_u64).unwrap_or(id);
-    let names = |k: &str| -> Value {
+    let names = |k: &str| -> Vec<String> {
         d.get(k)
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
                     .filter_map(|g| g.get("description").and_then(Value::as_str))
-                    .map(|s| json!(s))
+                    .map(str::to_string)
                     .collect()
             })
-            .unwrap_or(json!([]))
+            .unwrap_or_default()
     };
-    Ok(json!({
-        "appid": appid,
-        "requested_appid": id,
-        "name": d.get("name"),
-        "type": d.get("type"),
-        "is_free": d.get("is_free").and_then(Value::as_bool).unwrap_or(false),
-        "short_description": d.get("short_description"),
-        "developers": d.get("developers").cloned().unwrap_or(json!([])),
-        "publishers": d.get("publishers").cloned().unwrap_or(json!([])),
-        "genres": names("genres"),
-        "categories": names("categories"),
-        "release_date": d.get("release_date"),
-        "platforms": d.get("platforms"),
-        "price": d.get("price_overview").map(price),
-        "header_image": d.get("header_image"),
-        "website": d.get("website"),
-    }))
+    let field = |k: &str| d.get(k).cloned();
+    let list = |k: &str| {
+        d.get(k)
+            .cloned()
+            .unwrap_or_else(|| Value::Array(Vec::new()))
+    };
+    to_value(&App {
+        appid,
+        requested_appid: id,
+        name: field("name"),
+        kind: field("type"),
+        is_free: d.get("is_free").and_then(Value::as_bool).unwrap_or(false),
+        short_description: field("short_description"),
+        developers: list("developers"),
+        publishers: list("publishers"),
+        genres: names("genres"),
+        categories: names("categories"),
+        release_date: field("release_date"),
+        platforms: field("platforms"),
+        price: d.get("price_overview").map(price),
+        header_image: field("header_image"),
+        website: field("website"),
+    })
 }
 
 fn search(v: &Value, term: &str) -> Result<Value> {
@@ -161,23 +228,24 @@ fn search(v: &Value, term: &str) -> Result<Value> {
         .get("items")
         .and_then(Value::as_array)
         .ok_or_else(|| Error::new(Code::UpstreamError, "Steam storesearch has no items array"))?;
-    let items: Vec<Value> = items
+    let items: Vec<Hit> = items
         .iter()
-        .map(|it| {
-            json!({
-                "appid": it.get("id"),
-                "name": it.get("name"),
-                "type": it.get("type"),
-                "price": it.get("price").map(price),
-                "metascore": it.get("metascore"),
-                "platforms": it.get("platforms"),
-                "tiny_image": it.get("tiny_image"),
-            })
+        .map(|it| Hit {
+            appid: it.get("id").cloned(),
+            name: it.get("name").cloned(),
+            kind: it.get("type").cloned(),
+            price: it.get("price").map(price),
+            metascore: it.get("metascore").cloned(),
+            platforms: it.get("platforms").cloned(),
+            tiny_image: it.get("tiny_image").cloned(),
         })
         .collect();
-    Ok(json!({
-        "term": term,
-        "total": v.get("total").and_then(Value::as_u64).unwrap_or(items.len() as u64),
-        "items": items,
-    }))
+    to_value(&Found {
+        term: term.to_string(),
+        total: v
+            .get("total")
+            .and_then(Value::as_u64)
+            .unwrap_or(items.len() as u64),
+        items,
+    })
 }
