@@ -194,6 +194,7 @@ pub struct StoreDown {
 
 /// `GET /v1/chat/sessions`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "ChatSessionList")]
 pub struct ChatSessionList<S> {
     pub sessions: Vec<S>,
     pub total: u64,
@@ -203,12 +204,14 @@ pub struct ChatSessionList<S> {
 
 /// `GET /api/admin/secrets`: names and times, never values.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "SecretList")]
 pub struct SecretList<S> {
     pub secrets: Vec<S>,
 }
 
 /// `GET /v1/chat/sessions/{id}/messages`: the chat session and its messages, oldest first.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "ChatConversation")]
 pub struct ChatConversation<S> {
     pub session: S,
     pub messages: Vec<ChatLine>,
@@ -323,6 +326,7 @@ pub struct ErrorAnswerBrief {
 /// `GET /api/admin/scheduler/jobs`: the jobs file, when a tick last began and whether one
 /// began recently.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "SchedulerView")]
 pub struct SchedulerView<J> {
     pub paused: bool,
     pub jobs: Vec<J>,
@@ -332,6 +336,7 @@ pub struct SchedulerView<J> {
 
 /// `DELETE /api/admin/scheduler/jobs/{id}`: the job removed.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "JobDeleted")]
 pub struct JobDeleted<J> {
     pub deleted: J,
 }
@@ -340,6 +345,7 @@ pub struct JobDeleted<J> {
 /// state and how many jobs it holds.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(rename = "SchedulerControlAnswer")]
 pub enum SchedulerControlAnswer<J> {
     Job { job: J },
     All(super::SchedulerPaused),
@@ -347,6 +353,7 @@ pub enum SchedulerControlAnswer<J> {
 
 /// `GET /api/admin/memory/candidates`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "CandidateList")]
 pub struct CandidateList<C> {
     pub candidates: Vec<C>,
 }
@@ -594,4 +601,82 @@ pub enum AdminMessage {
         /// Always `true`.
         from_checkpoint: bool,
     },
+}
+
+/// A persisted chat session: the runs of its messages share its id as their session.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ChatSession {
+    pub id: String,
+    pub agent_id: String,
+    pub user_id: String,
+    pub room_id: String,
+    pub created_at: String,
+    pub active: bool,
+}
+
+/// A stored secret as `GET /api/admin/secrets` lists it: never its value.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SecretShown {
+    pub name: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// The origin the secret is sent to; absent until it is bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound_to: Option<String>,
+}
+
+/// `POST /api/admin/memory/candidates/{id}/{action}`: the candidate as decided, the ledger
+/// entry's seq, and for an approval the record stored.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CandidateDecided {
+    pub candidate: super::CandidateRow,
+    pub ledger_seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<super::MemoryRecord>,
+    /// Ids of the copies written to a shared user's store.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mirrored: Vec<String>,
+    /// Why the stored record is not embedded yet (queued for `bob memory reindex`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<String>,
+}
+
+/// Lists every answer body of `bob serve` once: `bob schema NAME` prints each, and the
+/// OpenAPI document's components hold the same schemas under their type names.
+macro_rules! answers {
+    ($($name:literal => $t:ty,)*) => {
+        /// `(bob schema name, schema)` of every answer body of `bob serve`.
+        pub const ANSWER_SCHEMAS: &[(&str, super::SchemaFn)] =
+            &[$(($name, || schemars::schema_for!($t)),)*];
+
+        /// Adds every answer body's schema to an OpenAPI generator's components.
+        pub fn add_answers(g: &mut schemars::SchemaGenerator) {
+            $(let _ = g.subschema_for::<$t>();)*
+        }
+    };
+}
+
+answers! {
+    "http-health" => Health,
+    "http-run-accepted" => RunAccepted,
+    "http-run-view" => RunView,
+    "http-run-list" => RunList,
+    "http-chat-command-answer" => ChatCommandAnswer,
+    "http-chat-session-list" => ChatSessionList<ChatSession>,
+    "http-chat-conversation" => ChatConversation<ChatSession>,
+    "http-admin-status" => AdminStatus,
+    "http-config-view" => ConfigView,
+    "http-secret-list" => SecretList<SecretShown>,
+    "http-secret-stored" => SecretStored,
+    "http-scheduler-view" => SchedulerView<super::Job>,
+    "http-job-deleted" => JobDeleted<super::Job>,
+    "http-scheduler-control-answer" => SchedulerControlAnswer<super::Job>,
+    "http-candidate-list" => CandidateList<super::CandidateRow>,
+    "http-candidate-decided" => CandidateDecided,
+    "http-admin-run-list" => AdminRunList,
+    "http-run-bundle" => super::RunBundle,
+    "http-admin-session-list" => AdminSessionList,
+    "http-admin-conversation" => AdminConversation,
+    "http-turbotime-view" => TurbotimeView,
+    "http-error-answer" => ErrorAnswer,
 }

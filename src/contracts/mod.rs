@@ -68,6 +68,25 @@ pub const SCHEMAS: &[(&str, SchemaFn)] = &[
     ("trace-notes-patch-rejected", || {
         schemars::schema_for!(NotesPatchRejected)
     }),
+    ("run-summary", || schemars::schema_for!(RunSummary)),
+    ("run-bundle", || schemars::schema_for!(RunBundle)),
+    ("tool-result-line", || schemars::schema_for!(ToolResultLine)),
+    ("config-show", || schemars::schema_for!(ConfigShow)),
+    ("config-paths", || schemars::schema_for!(ConfigPaths)),
+    ("config-set", || schemars::schema_for!(ConfigSet)),
+    ("config-unset", || schemars::schema_for!(ConfigUnset)),
+    ("trace-appended", || schemars::schema_for!(TraceAppended)),
+    ("tool-schema", || schemars::schema_for!(ToolSchema)),
+    ("serve-ready", || schemars::schema_for!(ServeReady)),
+    ("token-created", || schemars::schema_for!(TokenCreated)),
+    ("token-listed", || schemars::schema_for!(TokenListed)),
+    ("token-revoked", || schemars::schema_for!(TokenRevoked)),
+    ("scheduler-status", || {
+        schemars::schema_for!(SchedulerStatus)
+    }),
+    ("scheduler-paused", || {
+        schemars::schema_for!(SchedulerPaused)
+    }),
 ];
 
 /// Looks up a published schema by name.
@@ -75,13 +94,15 @@ pub fn schema(name: &str) -> Option<schemars::Schema> {
     all_schemas().find(|(n, _)| *n == name).map(|(_, f)| f())
 }
 
-/// Every published schema: [`SCHEMAS`], then the turn's trace kinds ([`trace::TRACE_SCHEMAS`])
-/// and the audit payloads ([`audit::AUDIT_SCHEMAS`]).
+/// Every published schema: [`SCHEMAS`], then the turn's trace kinds ([`trace::TRACE_SCHEMAS`]),
+/// the audit payloads ([`audit::AUDIT_SCHEMAS`]) and the answers of `bob serve`
+/// ([`http::ANSWER_SCHEMAS`]).
 pub fn all_schemas() -> impl Iterator<Item = &'static (&'static str, SchemaFn)> {
     SCHEMAS
         .iter()
         .chain(trace::TRACE_SCHEMAS)
         .chain(audit::AUDIT_SCHEMAS)
+        .chain(http::ANSWER_SCHEMAS)
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ pub struct Endpoint {
 
 pub enum Answer {
     Schema(&'static str),
-    /// Any JSON object (admin answers whose shape follows the subsystem's own contract).
+    /// Any JSON object (a free-form document: this OpenAPI document itself).
     Object,
     Media(&'static str),
 }
@@ -69,7 +69,15 @@ const fn public(
 
 /// Every endpoint `bob serve` answers.
 pub const ENDPOINTS: &[Endpoint] = &[
-    public("get", "/healthz", "Liveness: {\"ok\": true}", (200, Object)),
+    Endpoint {
+        also: Some((503, Schema("Health"))),
+        ..public(
+            "get",
+            "/healthz",
+            "Liveness: {\"ok\": true}; 503 with the shared database unreachable",
+            (200, Schema("Health")),
+        )
+    },
     public("get", "/openapi.json", "This document", (200, Object)),
     public("get", "/", "The dashboard page", (200, Media("text/html"))),
     public(
@@ -140,119 +148,119 @@ pub const ENDPOINTS: &[Endpoint] = &[
         "/api/admin/status",
         "Run counts, recent runs, workers, backend",
         None,
-        (200, Object),
+        (200, Schema("AdminStatus")),
     ),
     ep(
         "get",
         "/api/admin/config",
         "config.toml as JSON, credentials blanked",
         None,
-        (200, Object),
+        (200, Schema("ConfigView")),
     ),
     ep(
         "post",
         "/api/admin/config",
         "Replace config.toml (validated, atomic)",
         Some("ConfigRequest"),
-        (200, Object),
+        (200, Schema("ConfigView")),
     ),
     ep(
         "get",
         "/api/admin/secrets",
         "Secret names (never values)",
         None,
-        (200, Object),
+        (200, Schema("SecretList")),
     ),
     ep(
         "post",
         "/api/admin/secrets",
         "Store a secret (one-way)",
         Some("SecretRequest"),
-        (201, Object),
+        (201, Schema("SecretStored")),
     ),
     ep(
         "get",
         "/api/admin/scheduler/jobs",
         "Scheduler jobs and the global pause",
         None,
-        (200, Object),
+        (200, Schema("SchedulerView")),
     ),
     ep(
         "post",
         "/api/admin/scheduler/jobs",
         "Add a scheduler job (the scheduler job contract)",
         Some("JobRequest"),
-        (201, Object),
+        (201, Schema("Job")),
     ),
     ep(
         "delete",
         "/api/admin/scheduler/jobs/{id}",
         "Delete a scheduler job",
         None,
-        (200, Object),
+        (200, Schema("JobDeleted")),
     ),
     ep(
         "post",
         "/api/admin/scheduler/control",
         "Pause or resume the scheduler or one job",
         Some("SchedulerControl"),
-        (200, Object),
+        (200, Schema("SchedulerControlAnswer")),
     ),
     ep(
         "get",
         "/api/admin/chat/sessions",
         "Chat sessions (?agent_id, ?user_id, ?room_id, ?limit, ?offset)",
         None,
-        (200, Object),
+        (200, Schema("ChatSessionList")),
     ),
     ep(
         "get",
         "/api/admin/chat/sessions/{id}/messages",
         "A chat session's messages, in order",
         None,
-        (200, Object),
+        (200, Schema("ChatConversation")),
     ),
     ep(
         "get",
         "/api/admin/runs",
         "Every run of the home, newest first, whoever started it (bob turn, the scheduler, this server), with its source (?limit, ?offset)",
         None,
-        (200, Object),
+        (200, Schema("AdminRunList")),
     ),
     ep(
         "get",
         "/api/admin/runs/{id}",
         "One run's bundle: request, turn record, events, tool results",
         None,
-        (200, Object),
+        (200, Schema("RunBundle")),
     ),
     ep(
         "get",
         "/api/admin/sessions",
         "Sessions with runs or a checkpoint, most recently active first (?limit, ?offset)",
         None,
-        (200, Object),
+        (200, Schema("AdminSessionList")),
     ),
     ep(
         "get",
         "/api/admin/sessions/{id}/messages",
         "A session's conversation, oldest first: messages, tool results, answers (send the next with POST /v1/runs {session_id})",
         None,
-        (200, Object),
+        (200, Schema("AdminConversation")),
     ),
     ep(
         "get",
         "/api/admin/memory/candidates",
         "Memory candidates (?status, ?user)",
         None,
-        (200, Object),
+        (200, Schema("CandidateList")),
     ),
     ep(
         "post",
         "/api/admin/memory/candidates/{id}/{action}",
         "approve, edit or reject a candidate (a human act)",
         Some("CandidateDecisionRequest"),
-        (200, Object),
+        (200, Schema("CandidateDecided")),
     ),
     ep(
         "get",
@@ -276,19 +284,14 @@ fn components() -> Map<String, Value> {
         let _ = g.subschema_for::<T>();
     }
     add::<RunRequest>(&mut g);
-    add::<RunAccepted>(&mut g);
-    add::<RunView>(&mut g);
-    add::<RunList>(&mut g);
     add::<ChatRequest>(&mut g);
-    add::<ChatCommandAnswer>(&mut g);
     add::<SecretRequest>(&mut g);
     add::<ConfigRequest>(&mut g);
     add::<SchedulerControl>(&mut g);
     add::<CandidateDecisionRequest>(&mut g);
     add::<TurbotimeRequest>(&mut g);
-    add::<TurbotimeView>(&mut g);
-    add::<ErrorAnswer>(&mut g);
     add::<crate::contracts::Job>(&mut g);
+    add_answers(&mut g);
     let mut defs = g.take_definitions(true);
     constrain(&mut defs);
     defs

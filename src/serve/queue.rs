@@ -586,16 +586,7 @@ pub struct ChatFilter {
     pub room_id: Option<String>,
 }
 
-/// A persisted chat session: the runs of its messages share its id as their session.
-#[derive(Debug, Clone, Serialize)]
-pub struct ChatSession {
-    pub id: String,
-    pub agent_id: String,
-    pub user_id: String,
-    pub room_id: String,
-    pub created_at: String,
-    pub active: bool,
-}
+pub use crate::contracts::http::ChatSession;
 
 pub(super) const CHAT_COLUMNS: &str = "id, agent_id, user_id, room_id, created_at, active";
 

@@ -30,6 +30,7 @@ mod mtg_spells;
 mod mtg_templates;
 mod netpolicy;
 mod notes;
+mod openapi;
 mod progress;
 mod prompts;
 mod redaction;
