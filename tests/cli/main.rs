@@ -47,6 +47,7 @@ mod settings;
 mod shared_audit;
 mod shared_memory;
 mod shared_records;
+mod shared_secrets;
 mod shared_store;
 mod spine;
 mod state;
