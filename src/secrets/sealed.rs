@@ -148,7 +148,8 @@ pub fn holds_secrets(home: &Home) -> Result<bool> {
     Ok(conn.prepare("SELECT 1 FROM secrets LIMIT 1")?.exists([])?)
 }
 
-fn read_key(path: &Path) -> Result<[u8; 32]> {
+/// A key file's 32 bytes, refusing one readable by group or others (`policy.denied`).
+pub fn read_key(path: &Path) -> Result<[u8; 32]> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.permissions().mode() & 0o077 != 0 {
         return Err(Error::denied(format!(

@@ -45,6 +45,7 @@ mod serve_dashboard;
 mod serve_security;
 mod settings;
 mod shared_audit;
+mod shared_import;
 mod shared_memory;
 mod shared_records;
 mod shared_secrets;
