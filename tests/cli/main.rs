@@ -44,6 +44,7 @@ mod serve_cluster;
 mod serve_dashboard;
 mod serve_security;
 mod settings;
+mod shared_anchor;
 mod shared_audit;
 mod shared_import;
 mod shared_memory;
