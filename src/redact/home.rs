@@ -75,6 +75,12 @@ pub fn watch_sources() {
 
 pub(super) fn for_root(root: &Path) -> Result<Arc<Redactor>> {
     static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
+    if WATCHING.load(std::sync::atomic::Ordering::Relaxed) {
+        // A long-lived process follows the shared database's secrets from a thread of its own
+        // (the redactor is also used on async threads, which must not wait on the database);
+        // started by the first load after the process asked to watch (a no-op after that).
+        crate::secrets::follow_shared(&Home::at(root))?;
+    }
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(l) = loaded.iter_mut().find(|l| l.root == root) {
         let shared_now = crate::secrets::shared_generation();
@@ -95,11 +101,6 @@ pub(super) fn for_root(root: &Path) -> Result<Arc<Redactor>> {
     }
     let watch = watch_for(root);
     let seen = sources(root);
-    if WATCHING.load(std::sync::atomic::Ordering::Relaxed) {
-        // A long-lived process follows the shared database's secrets from a thread of its own
-        // (the redactor is also used on async threads, which must not wait on the database).
-        crate::secrets::follow_shared(&Home::at(root))?;
-    }
     let shared = crate::secrets::shared_generation();
     let redactor = Arc::new(Redactor::load_at(root)?);
     loaded.push(Loaded {
