@@ -1299,10 +1299,11 @@ impl ChainReport {
     }
 }
 
+/// A chain's head as an anchor keeps it: its last record's `seq` and `hash`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Head {
-    seq: u64,
-    hash: String,
+pub struct Head {
+    pub seq: u64,
+    pub hash: String,
 }
 
 fn head_path(path: &Path) -> PathBuf {
@@ -1344,6 +1345,10 @@ pub struct Anchor {
     pub epoch: u64,
     pub generation: u64,
     files: BTreeMap<String, Head>,
+    /// The heads of the chains kept outside the home (the shared database's, named as
+    /// `bob ledger verify` reports them); absent when there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub shared: BTreeMap<String, Head>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mac: Option<String>,
 }
@@ -1360,6 +1365,13 @@ fn anchor_body(a: &Anchor) -> Result<Vec<u8>> {
 /// lock, signed with the chain key. Refused (`conflict`) when the key or the manifest cannot
 /// be trusted (the same checks as an append).
 pub fn anchor_statement(home_root: &Path) -> Result<Anchor> {
+    anchor_statement_with(home_root, BTreeMap::new())
+}
+
+/// [`anchor_statement`] with the heads of chains kept outside the home (`shared`) signed in
+/// too. With such heads, a home that has chained nothing itself yet (no manifest) is anchored
+/// with no files.
+pub fn anchor_statement_with(home_root: &Path, shared: BTreeMap<String, Head>) -> Result<Anchor> {
     let root = absolute(home_root);
     let keys = match Keyring::load(&root)? {
         Some(k) => k,
@@ -1375,18 +1387,22 @@ pub fn anchor_statement(home_root: &Path) -> Result<Anchor> {
     };
     let manifest = {
         let _lock = Lock::exclusive(&store::lock_path(&keys.manifest_path()))?;
-        keys.manifest_or_missing()?
+        if shared.is_empty() {
+            Some(keys.manifest_or_missing()?)
+        } else {
+            keys.read_manifest_as_read()?.map(|m| m.manifest)
+        }
     };
     let mut a = Anchor {
         anchor: 1,
         home: root.display().to_string(),
         ts: clock::rfc3339(clock::now()?),
         key_id: keys.key_id.clone(),
-        epoch: manifest.epoch(),
-        generation: manifest.generation,
+        epoch: manifest.as_ref().map_or(1, Manifest::epoch),
+        generation: manifest.as_ref().map_or(0, |m| m.generation),
         files: manifest
-            .files
             .iter()
+            .flat_map(|m| m.files.iter())
             .map(|(rel, e)| {
                 (
                     rel.clone(),
@@ -1397,6 +1413,7 @@ pub fn anchor_statement(home_root: &Path) -> Result<Anchor> {
                 )
             })
             .collect(),
+        shared,
         mac: None,
     };
     a.mac = Some(keys.mac_hex(&anchor_body(&a)?));

@@ -19,7 +19,9 @@
 //!   written again under the imported key), a secrets key with no stored secret. A different
 //!   key that records or secrets depend on is `conflict` (exit 5), naming both fingerprints:
 //!   import into a fresh home instead. There is no `--force`: a replaced key in use would leave
-//!   this node's logs unverifiable or its secrets unreadable.
+//!   this node's logs unverifiable or its secrets unreadable. On the shared database, a
+//!   secrets key that does not open every secret the database holds is `conflict` too (naming
+//!   the secret): the bundle must come from a node of that database.
 //! * **Audited.** An import that changed anything is recorded as a human act
 //!   (`keys.import`, fingerprints only), under the imported chain key.
 
@@ -300,6 +302,8 @@ pub fn import(home: &Home, bundle: &Bundle) -> Result<Imported> {
             KeyChange::Replaced
         }
     };
+    // On the shared database every node must open the secrets other nodes sealed.
+    crate::secrets::check_shared_key(&secrets_key, &bundle.secrets_key_id)?;
     // Keys moving out of the home (keys.file set since): the home's own secrets key must be
     // the imported one when secrets depend on it.
     let home_secrets = crate::secrets::home_key_path(home);

@@ -2,9 +2,11 @@
 //! verify logs against the home's key, manifest and a kept anchor; list a log's records through
 //! a [`Filter`]; rekey the home as an audited human act. The chain itself is [`crate::chain`].
 //! With `database.url` set, the shared store's chains are verified and shown too ([`pg`]), and
-//! the approval ledger shown by default is the database's.
+//! the approval ledger shown by default is the database's; their heads are anchored outside
+//! the database, in the home ([`shared_anchor`]), so deleting their newest rows is found.
 
 pub mod pg;
+pub mod shared_anchor;
 
 use crate::chain::{self, ChainReport};
 use crate::error::{Error, Result};
@@ -35,6 +37,17 @@ pub fn verify(
     {
         shared.extend(crate::memory::pg::verify_ledger(db, home.root())?);
         shared.extend(crate::audit::pg::verify(db, home.root())?);
+        // The database's chains against the anchor given, else the one the home keeps: the
+        // rows alone cannot show that their newest were deleted.
+        let kept = match anchor {
+            Some(bytes) => Some(chain::read_anchor(home.root(), bytes)?),
+            None => shared_anchor::kept(home)?,
+        };
+        if let Some(a) = kept.filter(|a| !a.shared.is_empty())
+            && let Some(keys) = chain::Keyring::load(home.root())?
+        {
+            shared_anchor::check(db, &keys, &a, &mut shared)?;
+        }
     }
     let files = if files.is_empty() {
         verifier.all_logs(home.root())
@@ -109,9 +122,33 @@ pub fn show(
     Ok((name, rows, log.bad))
 }
 
+/// The anchor statement of the home (`bob ledger anchor`); on the shared store it signs the
+/// database's chain heads in too and is kept in the home ([`shared_anchor`]).
+pub fn anchor(home: &Home) -> Result<chain::Anchor> {
+    match crate::db::shared()? {
+        Some(db) => shared_anchor::anchor(home, db),
+        None => chain::anchor_statement(home.root()),
+    }
+}
+
 /// Rekeys the home's chains ([`chain::rekey`]), then records it as a human act under the new
 /// key (the human acts' log cannot take the record before the rekey that makes it writable).
+///
+/// Refused (`invalid.request`) with `database.url` set: the database's chains are keyed with
+/// the key every node shares, a rekey changes one node's key file only, and re-keying the
+/// database's rows cannot be made one transaction with the other nodes' key files.
 pub fn rekey(home: &Home) -> Result<chain::Rekeyed> {
+    if crate::db::is_configured() {
+        return Err(Error::invalid(format!(
+            "bob ledger rekey is not supported on the shared store ({} is set): the \
+             database's chains are keyed with the chain key every node shares (keys.file), and \
+             a rekey would change this node's key only, leaving the other nodes appending and \
+             verifying under another key, and the database's rows under the retired one. Rotating \
+             the key of a shared store is not supported yet: keep the key",
+            crate::db::SETTING
+        ))
+        .with("setting", crate::db::SETTING));
+    }
     let done = chain::rekey(home.root())?;
     crate::audit::human_act(home, &done)?;
     Ok(done)

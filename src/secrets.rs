@@ -5,6 +5,13 @@
 //!   the chain key lives outside the home (`keys.file`, `BOB_KEY_FILE`, systemd's credential),
 //!   the secrets key lives next to it as `bob-secrets.key` ([`key_path`]), so every node of one
 //!   cluster can hold the same pair of keys and neither sits in the home or the database.
+//! * The sealed rows: the home's `secrets/secrets.db`, or the table `secrets` of the shared
+//!   database when `database.url` is set (the one place: [`Secrets::open`]), so a secret set on
+//!   one node is resolved and masked on every node of that database. The key never enters the
+//!   database: every node holds the same secrets key file (`bob keys export` / `import`), and a
+//!   key that does not open the database's secrets is refused ([`check_shared_key`]). Only the
+//!   secret the database URL's password names stays in the home's own store
+//!   ([`Secrets::open_for`]): it unlocks the database, so it cannot live there.
 //! * `secrets/secrets.db`: SQLite, one row per secret: name, a fresh 24-byte nonce per write,
 //!   and the XChaCha20-Poly1305 ciphertext with the secret's name as associated data (a
 //!   ciphertext moved to another name does not decrypt). SQLite rather than a JSON document so
@@ -24,43 +31,30 @@
 //! (`policy.denied`, naming the setting) to hand the value to any other origin: pointing a base
 //! URL elsewhere needs the secret set again at the machine, with `--for` the new URL.
 
+mod pg;
+pub mod sealed;
+
+pub use sealed::{
+    OUTSIDE_KEY_FILE, REF_PREFIX, SecretInfo, dir, ensure_key, holds_secrets, home_key_path,
+    install_key_file, key_path, load_key,
+};
+
 use crate::error::{Error, Result};
 use crate::home::Home;
-use chacha20poly1305::aead::{Aead, KeyInit, Payload};
-use chacha20poly1305::{XChaCha20Poly1305, XNonce};
-use rand::RngCore;
-use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use sealed::{HomeSecretRows, Sealer, SecretRows};
 
 /// Longest secret value accepted, in bytes.
 pub const MAX_VALUE: usize = 64 * 1024;
 /// Shortest secret value accepted, in characters: every value is masked wherever it appears
 /// in anything bob writes, so a value of a few characters would mask ordinary text.
 pub const MIN_VALUE: usize = 8;
-/// What a config value starts with to name a secret: `api_key = "secret:openai"`.
-pub const REF_PREFIX: &str = "secret:";
-
-/// A stored secret, without its value.
-#[derive(Debug, Clone, Serialize)]
-pub struct SecretInfo {
-    pub name: String,
-    pub created_at: String,
-    pub updated_at: String,
-    /// The origin the secret is sent to; absent until it is bound (see the module docs).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bound_to: Option<String>,
-}
 
 pub struct Secrets {
-    conn: Connection,
-    cipher: XChaCha20Poly1305,
-}
-
-pub fn dir(home: &Home) -> PathBuf {
-    home.root().join("secrets")
+    rows: Box<dyn SecretRows>,
+    sealer: Sealer,
+    /// On the shared database: the home, whose own store's values are masked too (the
+    /// database password's secret).
+    local_home: Option<Home>,
 }
 
 /// Secret names: 1-64 characters of `[A-Za-z0-9_.-]`.
@@ -80,163 +74,93 @@ pub fn check_name(name: &str) -> Result<&str> {
     }
 }
 
-/// The secrets key's file name next to the chain key when the keys live outside the home.
-pub const OUTSIDE_KEY_FILE: &str = "bob-secrets.key";
-
-/// Where the secrets key lives when it is not `<home>/secrets/key` (installed once per process
-/// by the settings: next to the chain key when that is outside the home).
-static KEY_FILE_OVERRIDE: std::sync::RwLock<Option<PathBuf>> = std::sync::RwLock::new(None);
-
-/// Sets the secrets key's file for every home this process opens (`None`: `<home>/secrets/key`).
-pub fn install_key_file(path: Option<PathBuf>) {
-    *KEY_FILE_OVERRIDE.write().unwrap_or_else(|e| e.into_inner()) =
-        path.map(|p| std::path::absolute(&p).unwrap_or(p));
-}
-
-/// The secrets key's file for `home`: the installed one (outside the home), else
-/// `<home>/secrets/key`.
-pub fn key_path(home: &Home) -> PathBuf {
-    KEY_FILE_OVERRIDE
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
-        .unwrap_or_else(|| home_key_path(home))
-}
-
-/// The secrets key's file inside the home (used when no key file is installed).
-pub fn home_key_path(home: &Home) -> PathBuf {
-    dir(home).join("key")
-}
-
-/// Creates the key file if missing (owner-only), else checks its mode. Returns the key.
-///
-/// With the key outside the home, a missing outside key while the home still holds its own
-/// `secrets/key` is `conflict`: making a new key there would leave every stored secret
-/// undecryptable, so the home's key must be moved (or imported with `bob keys import`) first.
-pub fn ensure_key(home: &Home) -> Result<[u8; 32]> {
-    let d = dir(home);
-    if !d.is_dir() {
-        std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
-        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| Error::io(&d, e))?;
-    }
-    let path = key_path(home);
-    let inside = home_key_path(home);
-    if path != inside && !path.exists() && inside.exists() {
-        return Err(Error::conflict(format!(
-            "the secrets key belongs at {} (next to the chain key outside the home), but this \
-             home still holds its own key {}: move that file there (or run `bob keys export` \
-             without keys.file, then `bob keys import`), so the stored secrets stay readable",
-            path.display(),
-            inside.display()
-        ))
-        .with("path", path.display().to_string())
-        .retryable(false));
-    }
-    if let Some(parent) = path.parent()
-        && !parent.is_dir()
-    {
-        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-        std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| Error::io(parent, e))?;
-    }
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-    {
-        Ok(mut f) => {
-            let mut key = [0u8; 32];
-            rand::rngs::OsRng.fill_bytes(&mut key);
-            f.write_all(&key).map_err(|e| Error::io(&path, e))?;
-            f.sync_all().map_err(|e| Error::io(&path, e))?;
-            Ok(key)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_key(&path),
-        Err(e) => Err(Error::io(&path, e)),
-    }
-}
-
-/// The secrets key if this home has one (never creates it).
-pub fn load_key(home: &Home) -> Result<Option<[u8; 32]>> {
-    let path = key_path(home);
-    if !path.exists() {
-        return Ok(None);
-    }
-    read_key(&path).map(Some)
-}
-
-/// Whether the home's secret store holds at least one secret (encrypted under the current key).
-pub fn holds_secrets(home: &Home) -> Result<bool> {
-    if !dir(home).join("secrets.db").exists() {
-        return Ok(false);
-    }
-    let conn = Connection::open(dir(home).join("secrets.db"))?;
-    let has_table: bool = conn
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'secrets'")?
-        .exists([])?;
-    if !has_table {
-        return Ok(false);
-    }
-    Ok(conn.prepare("SELECT 1 FROM secrets LIMIT 1")?.exists([])?)
-}
-
-fn read_key(path: &Path) -> Result<[u8; 32]> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if meta.permissions().mode() & 0o077 != 0 {
-        return Err(Error::denied(format!(
-            "{} is readable by others (mode {:o}); it must be 0600",
-            path.display(),
-            meta.permissions().mode() & 0o777
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    bytes
-        .try_into()
-        .map_err(|_| Error::internal(format!("{} is not a 32-byte key", path.display())))
+/// The name of the secret the shared database's password names (`secret:NAME` in
+/// `database.url`): that one is kept in the home's own store.
+fn node_local_name() -> Option<String> {
+    crate::db::password_secret()
 }
 
 impl Secrets {
-    /// Opens the store, creating the key and the database on first use.
+    /// Opens the store, creating the key (and the home's database) on first use: the shared
+    /// database's rows when `database.url` is set, else the home's `secrets/secrets.db`.
     pub fn open(home: &Home) -> Result<Secrets> {
-        let key = ensure_key(home)?;
-        let path = dir(home).join("secrets.db");
-        let conn = Connection::open(&path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        let _: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS secrets (
-                name TEXT PRIMARY KEY,
-                nonce BLOB NOT NULL,
-                ciphertext BLOB NOT NULL,
-                created_at TEXT NOT NULL,
-                updated_at TEXT NOT NULL)",
-        )?;
-        // The origin each secret may be sent to (a column added to stores made before it).
-        let has_bound: bool = conn
-            .prepare("SELECT 1 FROM pragma_table_info('secrets') WHERE name = 'bound_to'")?
-            .exists([])?;
-        if !has_bound
-            && let Err(e) = conn.execute_batch("ALTER TABLE secrets ADD COLUMN bound_to TEXT")
-            && !e.to_string().contains("duplicate column")
-        {
-            return Err(e.into());
+        match crate::db::secrets_connection()? {
+            Some(db) => {
+                let key = ensure_key(home)?;
+                Ok(Secrets {
+                    rows: Box::new(pg::PgSecretRows::new(db)),
+                    sealer: Sealer::new(&key),
+                    local_home: Some(home.clone()),
+                })
+            }
+            None => Secrets::open_local(home),
         }
-        let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+    }
+
+    /// The store secret `name` lives in: the home's own for the database password's secret,
+    /// else [`Secrets::open`]'s.
+    pub fn open_for(home: &Home, name: &str) -> Result<Secrets> {
+        if node_local_name().as_deref() == Some(name) {
+            return Secrets::open_local(home);
+        }
+        Secrets::open(home)
+    }
+
+    /// [`Secrets::open_for`] only if that store exists (nothing is created).
+    pub fn open_existing_for(home: &Home, name: &str) -> Result<Option<Secrets>> {
+        if node_local_name().as_deref() == Some(name) {
+            return Secrets::open_local_existing(home);
+        }
+        Secrets::open_existing(home)
+    }
+
+    /// Opens the store only if one exists (readers: nothing is created). On the shared
+    /// database: when it holds a secret (which this node must then be able to open: a node
+    /// without the cluster's secrets key is `conflict`, never a new key) or the home has a
+    /// store of its own.
+    pub fn open_existing(home: &Home) -> Result<Option<Secrets>> {
+        let Some(db) = crate::db::secrets_connection()? else {
+            return Secrets::open_local_existing(home);
+        };
+        let rows = pg::PgSecretRows::new(db);
+        if !rows.any()? && !HomeSecretRows::exists(home) {
+            return Ok(None);
+        }
+        let key = match load_key(home)? {
+            Some(k) => k,
+            None if !rows.any()? => ensure_key(home)?,
+            None => {
+                return Err(Error::conflict(format!(
+                    "the shared database holds secrets but this node has no secrets key ({}): \
+                     install the cluster's keys with `bob keys import`",
+                    key_path(home).display()
+                ))
+                .retryable(false));
+            }
+        };
+        Ok(Some(Secrets {
+            rows: Box::new(rows),
+            sealer: Sealer::new(&key),
+            local_home: Some(home.clone()),
+        }))
+    }
+
+    /// The home's own store (`secrets/secrets.db`), whatever `database.url` says.
+    pub fn open_local(home: &Home) -> Result<Secrets> {
+        let key = ensure_key(home)?;
         Ok(Secrets {
-            conn,
-            cipher: XChaCha20Poly1305::new(&key.into()),
+            rows: Box::new(HomeSecretRows::open(home)?),
+            sealer: Sealer::new(&key),
+            local_home: None,
         })
     }
 
-    /// Opens the store only if one exists (readers: nothing is created).
-    pub fn open_existing(home: &Home) -> Result<Option<Secrets>> {
-        if !dir(home).join("secrets.db").exists() {
+    /// [`Secrets::open_local`] only if the home has a store (nothing is created).
+    pub fn open_local_existing(home: &Home) -> Result<Option<Secrets>> {
+        if !HomeSecretRows::exists(home) {
             return Ok(None);
         }
-        Secrets::open(home).map(Some)
+        Secrets::open_local(home).map(Some)
     }
 
     /// Stores (or replaces) a secret; a replaced one keeps its binding, a new one is unbound.
@@ -277,142 +201,203 @@ impl Secrets {
             ))
             .with("field", "value"));
         }
-        let mut nonce = [0u8; 24];
-        rand::rngs::OsRng.fill_bytes(&mut nonce);
-        let ct = self
-            .cipher
-            .encrypt(
-                XNonce::from_slice(&nonce),
-                Payload {
-                    msg: value.as_bytes(),
-                    aad: name.as_bytes(),
-                },
-            )
-            .map_err(|_| Error::internal("encrypting the secret failed"))?;
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "INSERT INTO secrets (name, nonce, ciphertext, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?4)
-             ON CONFLICT(name) DO UPDATE SET nonce = ?2, ciphertext = ?3, updated_at = ?4",
-            params![name, nonce.to_vec(), ct, now],
-        )?;
-        if let Some(b) = binding {
-            tx.execute(
-                "UPDATE secrets SET bound_to = ?2 WHERE name = ?1",
-                params![name, b],
-            )?;
-        }
-        tx.commit()?;
-        self.info(name)?
+        let (nonce, ct) = self.sealer.seal(name, value)?;
+        self.rows.upsert(name, &nonce, &ct, now, binding)?;
+        self.rows
+            .info(name)?
             .ok_or_else(|| Error::internal("the secret vanished after it was written"))
-    }
-
-    fn info(&self, name: &str) -> Result<Option<SecretInfo>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT name, created_at, updated_at, bound_to FROM secrets WHERE name = ?1",
-                params![name],
-                |r| {
-                    Ok(SecretInfo {
-                        name: r.get(0)?,
-                        created_at: r.get(1)?,
-                        updated_at: r.get(2)?,
-                        bound_to: r.get(3)?,
-                    })
-                },
-            )
-            .optional()?)
     }
 
     /// Names and times, sorted by name.
     pub fn list(&self) -> Result<Vec<SecretInfo>> {
-        let mut st = self
-            .conn
-            .prepare("SELECT name, created_at, updated_at, bound_to FROM secrets ORDER BY name")?;
-        let rows = st
-            .query_map([], |r| {
-                Ok(SecretInfo {
-                    name: r.get(0)?,
-                    created_at: r.get(1)?,
-                    updated_at: r.get(2)?,
-                    bound_to: r.get(3)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.rows.list()
     }
 
     /// Removes a secret (`not_found` if there is none).
     pub fn remove(&mut self, name: &str) -> Result<()> {
         check_name(name)?;
-        if self
-            .conn
-            .execute("DELETE FROM secrets WHERE name = ?1", params![name])?
-            == 0
-        {
+        if !self.rows.remove(name)? {
             return Err(Error::not_found(format!("no secret named {name:?}")).with("name", name));
         }
         Ok(())
     }
 
-    fn decrypt(&self, name: &str, nonce: &[u8], ct: &[u8]) -> Result<String> {
-        if nonce.len() != 24 {
-            return Err(Error::internal(format!("secret {name:?}: bad nonce")));
-        }
-        let pt = self
-            .cipher
-            .decrypt(
-                XNonce::from_slice(nonce),
-                Payload {
-                    msg: ct,
-                    aad: name.as_bytes(),
-                },
-            )
-            .map_err(|_| {
-                Error::internal(format!(
-                    "secret {name:?} does not decrypt with this home's key (tampered, or the key changed)"
-                ))
-            })?;
-        String::from_utf8(pt).map_err(|_| Error::internal(format!("secret {name:?} is not UTF-8")))
+    /// The values of this store's own rows.
+    fn shared_values(&self) -> Result<Vec<String>> {
+        self.rows
+            .all_sealed()?
+            .iter()
+            .map(|(n, nonce, ct)| self.sealer.open(n, nonce, ct))
+            .collect()
     }
 
     /// The value of one secret, for the process that uses it. Never print or return it.
     pub fn value(&self, name: &str) -> Result<String> {
         check_name(name)?;
-        let row: Option<(Vec<u8>, Vec<u8>)> = self
-            .conn
-            .query_row(
-                "SELECT nonce, ciphertext FROM secrets WHERE name = ?1",
-                params![name],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let (nonce, ct) = row.ok_or_else(|| {
+        let (nonce, ct) = self.rows.sealed(name)?.ok_or_else(|| {
             Error::not_found(format!("no secret named {name:?} (bob secrets set {name})"))
                 .with("name", name)
         })?;
-        self.decrypt(name, &nonce, &ct)
+        self.sealer.open(name, &nonce, &ct)
     }
 
-    /// Every stored value (for the redactor's exact-match literals).
+    /// Every stored value (for the redactor's exact-match literals); on the shared database
+    /// also those of the home's own store (the database password's secret).
     pub fn values(&self) -> Result<Vec<String>> {
-        let mut st = self
-            .conn
-            .prepare("SELECT name, nonce, ciphertext FROM secrets")?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Vec<u8>>(1)?,
-                    r.get::<_, Vec<u8>>(2)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.iter()
-            .map(|(n, nonce, ct)| self.decrypt(n, nonce, ct))
-            .collect()
+        let mut values = self.shared_values()?;
+        if let Some(home) = &self.local_home
+            && let Some(local) = Secrets::open_local_existing(home)?
+        {
+            values.extend(local.values()?);
+        }
+        Ok(values)
     }
+}
+
+/// Every secret `bob secrets list` shows, sorted by name: the store's, and on the shared
+/// database also the database password's secret from the home's own store.
+pub fn list(home: &Home) -> Result<Vec<SecretInfo>> {
+    let mut all = match Secrets::open_existing(home)? {
+        Some(s) => s.list()?,
+        None => Vec::new(),
+    };
+    if crate::db::is_configured()
+        && let Some(name) = node_local_name()
+        && let Some(local) = Secrets::open_local_existing(home)?
+        && let Some(info) = local.rows.info(&name)?
+        && !all.iter().any(|i| i.name == name)
+    {
+        all.push(info);
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    Ok(all)
+}
+
+/// Every value the redactor masks by exact match: the store's (on the shared database, the
+/// copy [`follow_shared`] keeps when this process follows it, so no database call is made) and
+/// the home's own store's.
+pub fn values_to_mask(home: &Home) -> Result<Vec<String>> {
+    let followed = FOLLOWED
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|f| f.values.clone());
+    match followed {
+        Some(mut values) => {
+            if let Some(local) = Secrets::open_local_existing(home)? {
+                values.extend(local.values()?);
+            }
+            Ok(values)
+        }
+        None => match Secrets::open_existing(home)? {
+            Some(store) => store.values(),
+            None => Ok(Vec::new()),
+        },
+    }
+}
+
+/// The shared database's secrets as a following process last read them.
+struct Followed {
+    /// The database's count of changes to its secrets when they were read.
+    changes: i64,
+    values: Vec<String>,
+}
+
+static FOLLOWED: std::sync::RwLock<Option<Followed>> = std::sync::RwLock::new(None);
+
+/// How often a following process asks the shared database whether its secrets changed.
+const FOLLOW_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// For a long-lived process on the shared database (`bob serve`): reads the database's secrets
+/// now, then from a thread of its own every [`FOLLOW_EVERY`] reads the database's count of
+/// changes to them and, when it moved, the values again, so a secret set or removed on another
+/// node is masked here within a second ([`shared_generation`] says when to reload). Nothing to
+/// do when `database.url` is unset; started once per process.
+pub fn follow_shared(home: &Home) -> Result<()> {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    if !crate::db::is_configured() || STARTED.is_completed() {
+        return Ok(());
+    }
+    let first = read_followed(home)?;
+    let mut started = false;
+    STARTED.call_once(|| started = true);
+    if !started {
+        return Ok(());
+    }
+    *FOLLOWED.write().unwrap_or_else(|e| e.into_inner()) = Some(first);
+    let home = home.clone();
+    std::thread::Builder::new()
+        .name("bob-secrets-follow".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(FOLLOW_EVERY);
+                let seen = FOLLOWED
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .as_ref()
+                    .map(|f| f.changes);
+                let Ok(Some(db)) = crate::db::secrets_connection() else {
+                    continue;
+                };
+                // A database that does not answer keeps the last values until it does.
+                if matches!(pg::changes(db), Ok(c) if Some(c) != seen)
+                    && let Ok(now) = read_followed(&home)
+                {
+                    *FOLLOWED.write().unwrap_or_else(|e| e.into_inner()) = Some(now);
+                }
+            }
+        })
+        .map_err(|e| Error::internal(format!("starting the secrets follower failed: {e}")))?;
+    Ok(())
+}
+
+/// The count of changes first, then the values: a change in between is read again next time.
+fn read_followed(home: &Home) -> Result<Followed> {
+    let Some(db) = crate::db::secrets_connection()? else {
+        return Ok(Followed {
+            changes: 0,
+            values: Vec::new(),
+        });
+    };
+    let changes = pg::changes(db)?;
+    let values = match Secrets::open_existing(home)? {
+        Some(store) => store.shared_values()?,
+        None => Vec::new(),
+    };
+    Ok(Followed { changes, values })
+}
+
+/// The generation of the shared database's secrets this process follows (`None` when it does
+/// not follow them): a redactor loaded at another generation is out of date.
+pub fn shared_generation() -> Option<i64> {
+    FOLLOWED
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|f| f.changes)
+}
+
+/// Refuses (`conflict`) a secrets key that does not open every secret of the shared database
+/// (nothing to check when `database.url` is unset or the database holds none): a node with
+/// such a key could neither resolve nor mask the cluster's secrets.
+pub fn check_shared_key(key: &[u8; 32], key_id: &str) -> Result<()> {
+    let Some(db) = crate::db::secrets_connection()? else {
+        return Ok(());
+    };
+    let sealer = Sealer::new(key);
+    for (name, nonce, ct) in pg::PgSecretRows::new(db).all_sealed()? {
+        if sealer.open(&name, &nonce, &ct).is_err() {
+            return Err(Error::conflict(format!(
+                "the secrets key {key_id} does not open the shared database's secret {name:?}: \
+                 the database's secrets were sealed with another key; import the bundle \
+                 exported from a node of this database"
+            ))
+            .with("secret", name)
+            .with("imported_key_id", key_id.to_string())
+            .retryable(false));
+        }
+    }
+    Ok(())
 }
 
 /// The origin (`scheme://host[:port]`, the port only when not the scheme's default) a secret
@@ -432,19 +417,7 @@ impl Secrets {
     /// Binds an unbound secret to `origin`, then checks that it is bound there: the origin it
     /// is bound to otherwise.
     fn bind_or_check(&self, name: &str, origin: &str) -> Result<std::result::Result<(), String>> {
-        self.conn.execute(
-            "UPDATE secrets SET bound_to = ?2 WHERE name = ?1 AND bound_to IS NULL",
-            params![name, origin],
-        )?;
-        let bound: Option<String> = self
-            .conn
-            .query_row(
-                "SELECT bound_to FROM secrets WHERE name = ?1",
-                params![name],
-                |r| r.get(0),
-            )
-            .optional()?
-            .flatten();
+        let bound = self.rows.bind(name, origin)?;
         Ok(match bound {
             Some(b) if b == origin => Ok(()),
             Some(b) => Err(b),
@@ -461,7 +434,7 @@ pub fn resolve_ref(home: &Home, value: &str, url: &str, setting: &str) -> Result
     match value.strip_prefix(REF_PREFIX) {
         Some(name) => {
             let name = name.trim();
-            let store = Secrets::open_existing(home)?.ok_or_else(|| {
+            let store = Secrets::open_existing_for(home, name)?.ok_or_else(|| {
                 Error::not_found(format!(
                     "config names secret {name:?} but this home has no secrets (bob secrets set {name})"
                 ))

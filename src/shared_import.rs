@@ -3,10 +3,14 @@
 //! This module promises:
 //!
 //! * **What is copied.** Every long-term memory, candidate (with its status), approval-ledger
-//!   record, audit event ([`audit`]) and session checkpoint of the home at `--from`, read without writing to it (its
-//!   `memory.db` is opened read-only).
-//! * **All or nothing.** Everything is written in one transaction: an error (the database
-//!   unreachable, a ledger that does not fit) leaves the database as it was.
+//!   record, audit event ([`audit`]), session checkpoint, turn record and short-term memory
+//!   entry ([`records`]), scheduler job ([`jobs`]), run and chat session of its `bob serve`
+//!   ([`runs`]) and secret ([`secrets`]) of the home at `--from`, read without writing to it
+//!   (its SQLite files are opened read-only). Serve tokens are not copied (make new ones).
+//! * **All or nothing.** Everything is read and checked first, then written in one
+//!   transaction (the large stores with multi-row statements): an error (the database
+//!   unreachable, a ledger that does not fit, a run still running in the home) leaves the
+//!   database as it was.
 //! * **Idempotent.** A row whose id is already in the database is left as it is: counted
 //!   `unchanged` when it is the same, `differing` when the database holds another version
 //!   (the database's wins: it may have been decided or edited on another node since). So a
@@ -20,6 +24,10 @@
 //!   verify.
 
 mod audit;
+mod jobs;
+mod records;
+mod runs;
+mod secrets;
 
 use crate::db::Database;
 use crate::error::{Error, Result};
@@ -49,6 +57,18 @@ pub struct Imported {
     pub checkpoints: Counts,
     /// The audit events, each day file one chain of the database ([`audit`]).
     pub audit: Counts,
+    /// The lines of `turns.jsonl` ([`records`]).
+    pub turn_records: Counts,
+    /// Short-term memory entries ([`records`]).
+    pub stm: Counts,
+    /// The scheduler's jobs ([`jobs`]).
+    pub jobs: Counts,
+    /// The runs of the home's `bob serve` queue ([`runs`]).
+    pub runs: Counts,
+    /// The chat sessions of its rooms ([`runs`]).
+    pub chat_sessions: Counts,
+    /// The secrets, sealed again with this node's key ([`secrets`]).
+    pub secrets: Counts,
     /// Stores of the home that do not live in the shared database yet and were not copied.
     pub not_copied: Vec<&'static str>,
 }
@@ -101,6 +121,10 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         }
     }
     let audit_files = audit::read(from, key_id.as_deref())?;
+    let turns = records::read_turns(from)?;
+    let jobs = jobs::read(from)?;
+    let queue = runs::read(from)?;
+    let secrets = secrets::read(from, current)?;
     let mut out = Imported {
         from: root.display().to_string(),
         url: db.url().shown().to_string(),
@@ -109,18 +133,22 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         ledger: Counts::default(),
         checkpoints: Counts::default(),
         audit: Counts::default(),
-        not_copied: vec![
-            "short-term memory",
-            "turn records",
-            "runs",
-            "schedules",
-            "serve tokens",
-            "secrets",
-        ],
+        turn_records: Counts::default(),
+        stm: Counts::default(),
+        jobs: Counts::default(),
+        runs: Counts::default(),
+        chat_sessions: Counts::default(),
+        secrets: Counts::default(),
+        not_copied: vec!["serve tokens"],
     };
     db.transaction(|tx| {
         copy_ledger(db, tx, &source.ledger, &mut out.ledger)?;
         audit::copy(db, tx, &audit_files, &mut out.audit)?;
+        records::copy_turns(db, tx, &turns, &mut out.turn_records)?;
+        records::copy_stm(db, tx, &source.stm, &mut out.stm)?;
+        jobs::copy(db, tx, &jobs, &mut out.jobs)?;
+        runs::copy(db, tx, &queue, &mut out.runs, &mut out.chat_sessions)?;
+        secrets::copy(db, tx, current, &secrets, &mut out.secrets)?;
         for text in &source.records {
             let r: crate::contracts::MemoryRecord = serde_json::from_str(text)
                 .map_err(|e| Error::internal(format!("memory record of {}: {e}", root.display())))?;
@@ -246,6 +274,7 @@ struct Source {
     ledger: Vec<serde_json::Map<String, Value>>,
     /// (session id, revision, document)
     checkpoints: Vec<(String, i64, String)>,
+    stm: Vec<records::StmRow>,
 }
 
 fn read_source(from: &Home) -> Result<Source> {
@@ -254,6 +283,7 @@ fn read_source(from: &Home) -> Result<Source> {
         candidates: Vec::new(),
         ledger: Vec::new(),
         checkpoints: Vec::new(),
+        stm: Vec::new(),
     };
     let path = from.memory_db();
     if path.exists() {
@@ -282,6 +312,7 @@ fn read_source(from: &Home) -> Result<Source> {
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;
+        source.stm = records::read_stm(Some(&conn))?;
     }
     let log = crate::store::read_jsonl(&from.ledger_path())?;
     if let Some(bad) = log.bad.first() {

@@ -20,16 +20,18 @@ pub enum Args {
     /// first use; this is for doing it ahead of time. invalid.request (exit 2) when
     /// database.url is unset; upstream.error (exit 6) when the database cannot be reached.
     Migrate,
-    /// Copy an embedded home's memories, candidates, approval ledger and session checkpoints
-    /// into the database
+    /// Copy an embedded home's stores into the database: memories, candidates, approval
+    /// ledger, audit events, checkpoints, turn records, STM, jobs, serve runs and secrets
     ///
-    /// JSON {from, url, memories, candidates, ledger, checkpoints: {copied, unchanged,
-    /// differing}, not_copied: [STORE…]}. All in one transaction; the home is only read. A row
-    /// already in the database is left as it is (differing: the database holds another
-    /// version), so a second run copies nothing. The home's ledger records are copied as they
-    /// are: where the database's ledger and the home's overlap they must be the same records,
-    /// and they must be keyed with this node's chain key (keys.file), else conflict (exit 5) and nothing is
-    /// written.
+    /// JSON {from, url, memories, candidates, ledger, checkpoints, audit, turn_records, stm,
+    /// jobs, runs, chat_sessions, secrets: {copied, unchanged, differing}, not_copied:
+    /// [STORE…]}. All in one transaction; the home is only read. A row already in the database
+    /// is left as it is (differing: the database holds another version), so a second run
+    /// copies nothing. The home's ledger records are copied as they are: where the database's
+    /// ledger and the home's overlap they must be the same records, and they must be keyed
+    /// with this node's chain key (keys.file), else conflict (exit 5) and nothing is written.
+    /// Secrets are sealed again with this node's secrets key; a run still running in the home
+    /// is conflict.
     Import {
         /// The home to copy from (its directory)
         #[arg(long, value_name = "HOME")]

@@ -42,14 +42,18 @@ pub enum Args {
     /// Print a signed statement of every chain's head: the manifest's heads and generation,
     /// a timestamp and the key's fingerprint, under the chain key's MAC. Keep it outside the
     /// home (e.g. cron it to another host); `bob ledger verify --anchor FILE` then finds a
-    /// home restored from an older copy.
+    /// home restored from an older copy. With database.url set it also signs the head of every
+    /// chain of the database (shared) and keeps the statement in the home
+    /// (keys/shared_anchor.json), which `bob ledger verify --all` then checks the database
+    /// against: a chain whose newest rows were deleted fails.
     Anchor,
     /// Start a new key epoch (a human act, audited): needed when the chain key is missing or
     /// is not the key the manifest names, and for a rotation. The configured key file is used
     /// when it holds a key the manifest does not name, created when missing, replaced when it
     /// is the manifest's own key (a rotation). The previous key, when still at hand, is kept in
     /// keys/retired/ so its epoch stays verifiable; a lost key's epoch is reported as
-    /// unverifiable. Every chained log is adopted as it stands now.
+    /// unverifiable. Every chained log is adopted as it stands now. Refused (invalid.request)
+    /// with database.url set: the database's chains use the key every node shares.
     Rekey,
     /// Print a hash-chained log's records as JSON Lines, oldest first [default: the approval
     /// ledger, the shared store's when database.url is set]. Filters combine with AND; --limit
@@ -147,7 +151,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             }
             ctx.out.rows(&rows)
         }
-        Args::Anchor => ctx.out.doc(&chain::anchor_statement(ctx.home.root())?),
+        Args::Anchor => ctx.out.doc(&ledger::anchor(&ctx.home)?),
         Args::Rekey => {
             let done = ledger::rekey(&ctx.home)?;
             ctx.out.doc(&done)

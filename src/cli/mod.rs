@@ -257,7 +257,9 @@ command_line! {
     /// redacted wherever bob writes (audit, traces, ledger, run bundles). A secret is sent to
     /// one origin only (scheme://host[:port]): the one named by `set --for URL`, else the one it
     /// is first sent to; sending it anywhere else is refused (policy.denied) until it is set
-    /// again with --for.
+    /// again with --for. With database.url set the sealed values live in the database (every
+    /// node must hold the same key), except the secret the database URL's password names,
+    /// which stays in this home.
     Secrets(Group<secrets::Args>),
     /// Serve the HTTP API (runs queue, SSE events) and manage its tokens
     Serve(serve::Args),

@@ -49,22 +49,25 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 read_value(std::io::stdin().lock())?
             };
             let now = crate::clock::rfc3339(crate::clock::now()?);
-            let info = Secrets::open(&ctx.home)?.set_for(&name, &value, &now, origin.as_deref())?;
+            let info = Secrets::open_for(&ctx.home, &name)?.set_for(
+                &name,
+                &value,
+                &now,
+                origin.as_deref(),
+            )?;
             ctx.out
                 .doc(&json!({"name": info.name, "created_at": info.created_at,
                                 "updated_at": info.updated_at, "bound_to": info.bound_to,
                                 "stored": true}))
         }
         Args::List => {
-            if let Some(s) = Secrets::open_existing(&ctx.home)? {
-                for i in s.list()? {
-                    ctx.out.line(&i)?;
-                }
+            for i in secrets::list(&ctx.home)? {
+                ctx.out.line(&i)?;
             }
             Ok(())
         }
         Args::Rm { name } => {
-            let mut s = Secrets::open_existing(&ctx.home)?
+            let mut s = Secrets::open_existing_for(&ctx.home, &name)?
                 .ok_or_else(|| Error::not_found(format!("no secret named {name:?}")))?;
             s.remove(&name)?;
             ctx.out.doc(&json!({"name": name, "removed": true}))

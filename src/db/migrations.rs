@@ -223,4 +223,34 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE INDEX stm_user ON stm (user_id, seq);
           CREATE INDEX stm_created ON stm (created_unix);",
     },
+    Migration {
+        version: 11,
+        name: "secrets",
+        // Sealed secrets, as a home's `secrets/secrets.db` holds them: XChaCha20-Poly1305
+        // ciphertexts under the nodes' secrets key (a file, never a row). `secrets_changes`
+        // counts the rows changed, so a serving node learns of another node's change with one
+        // small read.
+        sql: "CREATE TABLE secrets (
+              name text PRIMARY KEY,
+              nonce bytea NOT NULL,
+              ciphertext bytea NOT NULL,
+              created_at text NOT NULL,
+              updated_at text NOT NULL,
+              bound_to text
+          );
+          CREATE TABLE secrets_changes (
+              one boolean PRIMARY KEY DEFAULT true CHECK (one),
+              changes bigint NOT NULL
+          );
+          INSERT INTO secrets_changes (one, changes) VALUES (true, 0);
+          CREATE FUNCTION bob_secrets_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+              UPDATE secrets_changes SET changes = changes + 1;
+              RETURN NULL;
+          END $$;
+          CREATE TRIGGER secrets_changed AFTER INSERT OR UPDATE OR DELETE ON secrets
+              FOR EACH ROW EXECUTE FUNCTION bob_secrets_changed();
+          CREATE TRIGGER secrets_truncated AFTER TRUNCATE ON secrets
+              FOR EACH STATEMENT EXECUTE FUNCTION bob_secrets_changed();",
+    },
 ];

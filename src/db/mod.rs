@@ -103,7 +103,7 @@ impl DbUrl {
         let password_ref = config
             .get_password()
             .and_then(|p| std::str::from_utf8(p).ok())
-            .and_then(|p| p.strip_prefix(crate::secrets::REF_PREFIX))
+            .and_then(|p| p.strip_prefix(crate::secrets::sealed::REF_PREFIX))
             .map(|name| name.trim().to_string());
         Ok(DbUrl {
             config,
@@ -207,14 +207,16 @@ impl Database {
     pub fn open(url: DbUrl, home: &Home) -> Result<Database> {
         let mut config = url.config.clone();
         if let Some(name) = &url.password_ref {
-            let store = crate::secrets::Secrets::open_existing(home)?.ok_or_else(|| {
+            // From the home's own store, never the database: the password unlocks it.
+            let password = crate::secrets::sealed::local_value(home, name)?.ok_or_else(|| {
                 Error::not_found(format!(
-                    "{SETTING} names secret {name:?} but this home has no secrets \
-                     (bob secrets set {name})"
+                    "{SETTING} names secret {name:?} but this home's own secret store has no \
+                     such secret (bob secrets set {name})"
                 ))
                 .with("setting", SETTING)
+                .with("name", name.as_str())
             })?;
-            config.password(store.value(name)?);
+            config.password(password);
         }
         config.connect_timeout(CONNECT_TIMEOUT);
         let db = Database {
@@ -486,25 +488,44 @@ pub fn shared() -> Result<Option<&'static Database>> {
 }
 
 static AUDIT: OnceLock<Database> = OnceLock::new();
+static SECRETS: OnceLock<Database> = OnceLock::new();
 
 /// A second connection of this process to the shared database, for the audit log (`None` when
 /// `database.url` is unset). An act is audited while the store carrying it out may hold its
 /// own transaction open on [`shared`]'s connection (the act is recorded before the change
 /// commits), so the audit writes need a connection of their own: the audit row commits first.
 pub fn audit_connection() -> Result<Option<&'static Database>> {
+    side_connection(&AUDIT)
+}
+
+/// A connection of this process to the shared database for the secrets store (`None` when
+/// `database.url` is unset): the redactor reads the secrets during any durable write, which may
+/// happen while a store holds its transaction open on [`shared`]'s connection.
+pub fn secrets_connection() -> Result<Option<&'static Database>> {
+    side_connection(&SECRETS)
+}
+
+fn side_connection(cell: &'static OnceLock<Database>) -> Result<Option<&'static Database>> {
     let Some(main) = shared()? else {
         return Ok(None);
     };
-    if let Some(db) = AUDIT.get() {
+    if let Some(db) = cell.get() {
         return Ok(Some(db));
     }
     let _one = CONNECTING.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(db) = AUDIT.get() {
+    if let Some(db) = cell.get() {
         return Ok(Some(db));
     }
     let installed = INSTALLED.get().expect("shared() found it installed");
     let db = Database::open(main.url().clone(), &installed.home)?;
-    Ok(Some(AUDIT.get_or_init(|| db)))
+    Ok(Some(cell.get_or_init(|| db)))
+}
+
+/// The secret the installed `database.url`'s password names (`secret:NAME`), if any: that
+/// secret stays in the home's own store.
+pub fn password_secret() -> Option<String> {
+    let text = INSTALLED.get()?.url.as_deref()?;
+    DbUrl::parse(text).ok()?.password_ref
 }
 
 /// What `bob db status` reports.

@@ -1,5 +1,6 @@
 //! The process-wide redactor of a home: loaded once per process and home, loaded again when
-//! one of its sources (the secrets store, the rule file) changes, and the storage layer's
+//! one of its sources (the secrets store, the rule file, and in a long-lived process on the
+//! shared database its secrets, followed twice a second) changes, and the storage layer's
 //! redactor.
 
 use super::installed::rules_file;
@@ -56,6 +57,9 @@ struct Loaded {
     seen: Sources,
     redactor: Arc<Redactor>,
     watch: Option<watch::Watch>,
+    /// The shared database's generation of secrets it was loaded with (`database.url` set and
+    /// sources watched: [`crate::secrets::shared_generation`]).
+    shared: Option<i64>,
 }
 
 static WATCHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -71,29 +75,40 @@ pub fn watch_sources() {
 
 pub(super) fn for_root(root: &Path) -> Result<Arc<Redactor>> {
     static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
+    if WATCHING.load(std::sync::atomic::Ordering::Relaxed) {
+        // A long-lived process follows the shared database's secrets from a thread of its own
+        // (the redactor is also used on async threads, which must not wait on the database);
+        // started by the first load after the process asked to watch (a no-op after that).
+        crate::secrets::follow_shared(&Home::at(root))?;
+    }
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(l) = loaded.iter_mut().find(|l| l.root == root) {
-        if l.watch.as_mut().is_some_and(|w| w.quiet()) {
+        let shared_now = crate::secrets::shared_generation();
+        let shared_changed = shared_now != l.shared;
+        if !shared_changed && l.watch.as_mut().is_some_and(|w| w.quiet()) {
             return Ok(l.redactor.clone());
         }
         // Something may have changed (or nothing is watched): the watch is made again before
         // the sources are compared, so a change after the comparison is seen next time.
         l.watch = watch_for(root);
         let now = sources(root);
-        if now != l.seen {
+        if shared_changed || now != l.seen {
             l.redactor = Arc::new(Redactor::load_at(root)?);
             l.seen = now;
+            l.shared = shared_now;
         }
         return Ok(l.redactor.clone());
     }
     let watch = watch_for(root);
     let seen = sources(root);
+    let shared = crate::secrets::shared_generation();
     let redactor = Arc::new(Redactor::load_at(root)?);
     loaded.push(Loaded {
         root: root.to_path_buf(),
         seen,
         redactor: redactor.clone(),
         watch,
+        shared,
     });
     Ok(redactor)
 }

@@ -66,10 +66,8 @@ impl Redactor {
             Err(e) => return Err(Error::io(&path, e)),
         }
         // Every value of the home's secrets store is masked by exact match.
-        if let Some(store) = crate::secrets::Secrets::open_existing(&Home::at(root))? {
-            for v in store.values()? {
-                r.add_literal(v);
-            }
+        for v in crate::secrets::values_to_mask(&Home::at(root))? {
+            r.add_literal(v);
         }
         Ok(r)
     }
