@@ -90,6 +90,17 @@ impl Card {
                 .is_some_and(|t| t.contains("Artifact") || t.contains("Enchantment"))
     }
 
+    /// An artifact (CR 301), an artifact creature included.
+    pub fn is_artifact(&self) -> bool {
+        self.kind == Kind::Artifact
+            || self
+                .data
+                .type_line
+                .split('\u{2014}')
+                .next()
+                .is_some_and(|t| t.contains("Artifact"))
+    }
+
     /// The one target kind of a spell, if it targets (CR 601.2c); of a modal spell, the target
     /// of no mode (see [`Card::target_of`]).
     pub fn target(&self) -> Option<TargetKind> {

@@ -94,6 +94,24 @@ pub enum TargetKind {
     Attached,
     /// "target spell": a spell on the stack (CR 115.1a, 701.5).
     Spell,
+    /// "target artifact" (an artifact creature included).
+    Artifact,
+    /// "target artifact, enchantment, or creature with flying".
+    ArtifactEnchantmentOrFlyer,
+    /// "target creature spell" (CR 701.5).
+    CreatureSpell,
+    /// "target noncreature spell" (CR 701.5).
+    NoncreatureSpell,
+}
+
+impl TargetKind {
+    /// A spell on the stack, not a permanent or a player (CR 115.1a).
+    pub fn is_spell(self) -> bool {
+        matches!(
+            self,
+            TargetKind::Spell | TargetKind::CreatureSpell | TargetKind::NoncreatureSpell
+        )
+    }
 }
 
 /// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
@@ -150,6 +168,11 @@ pub enum Effect {
     /// the next marker are that mode's; effects before the first marker (an intervening-if)
     /// belong to every mode.
     Mode(u8),
+    /// "~ deals N damage to each creature [without K]" (CR 120.3): every creature on the
+    /// battlefield as it resolves that lacks the keywords of the mask (0: every creature).
+    DamageCreatures(u8, u16),
+    /// "return all attacking creatures to their owner's hand" (CR 400.7, 506.4).
+    BounceAttackers,
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -253,7 +276,9 @@ impl Effect {
             | Effect::Search(_)
             | Effect::Discard(..)
             | Effect::PumpOpponents(..)
-            | Effect::Mode(_) => None,
+            | Effect::Mode(_)
+            | Effect::DamageCreatures(..)
+            | Effect::BounceAttackers => None,
         }
     }
 }
@@ -521,6 +546,10 @@ fn target(s: &S) -> Option<TargetKind> {
             (Filter::NonlandPermanent, Control::Anyone) => TargetKind::NonlandPermanent,
             (Filter::NonlandPermanent, Control::Opponent) => TargetKind::NonlandPermanentOpponent,
             (Filter::ArtifactOrEnchantment, Control::Anyone) => TargetKind::ArtifactOrEnchantment,
+            (Filter::Artifact, Control::Anyone) => TargetKind::Artifact,
+            (Filter::ArtifactEnchantmentOrFlyer, Control::Anyone) => {
+                TargetKind::ArtifactEnchantmentOrFlyer
+            }
             _ => return None,
         },
         _ => return None,
@@ -538,6 +567,8 @@ fn creature(s: &S) -> Option<TargetKind> {
             TargetKind::NonlandPermanent
                 | TargetKind::NonlandPermanentOpponent
                 | TargetKind::ArtifactOrEnchantment
+                | TargetKind::Artifact
+                | TargetKind::ArtifactEnchantmentOrFlyer
         )
     })
 }
@@ -620,6 +651,9 @@ fn tokens_effect(e: &E, tokens: &mut Vec<CardData>) -> Option<Effect> {
 }
 
 fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
+    if let Some(l) = spells::effect(e) {
+        return Some(l);
+    }
     Some(match e {
         E::Damage {
             amount,
@@ -838,5 +872,6 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     decision_last(v)
 }
 
+mod spells;
 #[cfg(test)]
 mod tests;

@@ -79,6 +79,8 @@ pub enum Filter {
     Enchantment,
     Artifact,
     Permanent,
+    /// "artifact, enchantment, or creature with flying".
+    ArtifactEnchantmentOrFlyer,
 }
 
 /// Whose objects a filter admits.
@@ -114,6 +116,10 @@ pub enum Subject {
     EachCreature(Control),
     /// The permanent an Aura or Equipment is attached to (CR 303.4, 301.5).
     Attached,
+    /// Not targeted: "each creature without flying" (CR 702.9b).
+    EachCreatureWithoutFlying,
+    /// Not targeted: "all attacking creatures" (CR 506.4).
+    AllAttacking,
 }
 
 impl Subject {
@@ -215,6 +221,11 @@ pub enum Effect {
     Modal {
         choose: u8,
         modes: Vec<Vec<Effect>>,
+    },
+    /// 701.5: "counter target creature spell" (`creature`) / "counter target noncreature
+    /// spell".
+    CounterSpellOf {
+        creature: bool,
     },
 }
 
@@ -468,6 +479,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Food(_) => "food",
         Effect::Search { .. } => "search library",
         Effect::ExileFromGraveyard(_) => "exile from graveyard",
+        Effect::CounterSpellOf { .. } => "counter spell",
     }
 }
 

@@ -223,6 +223,19 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
             Some(b) => (b, true),
             None => (body.trim_end_matches('.'), false),
         };
+        // CR 608.2h / 113.7a: in "Sacrifice this: It deals N damage …" the pronoun is the
+        // sacrificed source, which deals the damage as it last existed.
+        let pronoun;
+        let body = match body.strip_prefix("it deals ") {
+            Some(rest)
+                if cost.sacrifice_self
+                    && rest.split(' ').next().is_some_and(|n| number(n).is_some()) =>
+            {
+                pronoun = format!("~ deals {rest}");
+                pronoun.as_str()
+            }
+            _ => body,
+        };
         return Ok(Ability::Activated {
             cost,
             effects: effects(body)?,
@@ -651,3 +664,5 @@ fn static_shape(line: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod zone_tests;

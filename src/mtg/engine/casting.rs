@@ -46,11 +46,12 @@ impl State {
     /// (CR 115, 608.2b; 702.11b hexproof).
     pub(crate) fn target_ok(&self, by: Seat, k: TargetKind, t: Target) -> bool {
         // A spell on the stack (hexproof works only on the battlefield, CR 702.11a).
-        if k == TargetKind::Spell {
+        if k.is_spell() {
             return matches!(t, Target::Obj(id) if self
                 .stack
                 .iter()
-                .any(|it| it.card == id && it.ability.is_none()));
+                .any(|it| it.card == id && it.ability.is_none())
+                && self.spell_kind_ok(k, id));
         }
         if let Target::Obj(id) = t
             && id.i() < self.objs.len()
@@ -81,6 +82,11 @@ impl State {
                         !mine && !matches!(self.card(id).kind, Kind::Land(_))
                     }
                     TargetKind::ArtifactOrEnchantment => self.card(id).is_artifact_or_enchantment(),
+                    TargetKind::Artifact => self.card(id).is_artifact(),
+                    TargetKind::ArtifactEnchantmentOrFlyer => {
+                        self.card(id).is_artifact_or_enchantment()
+                            || (self.is_creature(id) && self.has(id, kw::FLYING))
+                    }
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,
@@ -100,9 +106,11 @@ impl State {
                 v.push(Target::Player(p));
             }
         }
-        if k == TargetKind::Spell {
+        if k.is_spell() {
             for it in self.stack.iter().filter(|it| it.ability.is_none()) {
-                v.push(Target::Obj(it.card));
+                if self.spell_kind_ok(k, it.card) {
+                    v.push(Target::Obj(it.card));
+                }
             }
         } else if !matches!(k, TargetKind::Player | TargetKind::Opponent) {
             for &id in &self.battlefield {
@@ -118,7 +126,11 @@ impl State {
         matches!(
             k,
             TargetKind::Any | TargetKind::Player | TargetKind::Opponent
-        ) || (k == TargetKind::Spell && self.stack.iter().any(|it| it.ability.is_none()))
+        ) || (k.is_spell()
+            && self
+                .stack
+                .iter()
+                .any(|it| it.ability.is_none() && self.spell_kind_ok(k, it.card)))
             || self
                 .battlefield
                 .iter()

@@ -128,6 +128,10 @@ impl State {
                     self.attach(source, c, ev);
                 }
             }
+            (Effect::DamageCreatures(n, without), _) => {
+                self.damage_each_creature(source, n, without, ev)
+            }
+            (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
         }
     }
 
@@ -199,7 +203,7 @@ impl State {
     }
 
     /// CR 400.7: a permanent returned to its owner's hand is a new object there.
-    fn return_to_hand(&mut self, c: Id, ev: &mut Vec<Event>) {
+    pub(super) fn return_to_hand(&mut self, c: Id, ev: &mut Vec<Event>) {
         self.leave_battlefield(c);
         if self.card(c).token {
             self.objs[c.i()].zone = Zone::Gone; // CR 704.5d

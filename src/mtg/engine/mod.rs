@@ -6,7 +6,8 @@
 //! (priority passing and resolution), `effects` (what spells and abilities do), `search`
 //! (library searches, a decision as a spell or ability resolves), `triggers`
 //! (triggered abilities onto the stack), `keywords` (menace, indestructible), `combat` and
-//! `sba` (draws, deaths, state-based actions).
+//! `sba` (draws, deaths, state-based actions), `zones` (spells by type, mass effects, graveyard
+//! and exile).
 //! This module holds the move and event vocabulary and the game's random stream.
 //!
 //! [`State::step`] validates the whole move before it changes anything, so an illegal move
@@ -43,6 +44,7 @@ mod stack;
 mod step;
 mod triggers;
 mod turn;
+mod zones;
 
 use mana::{affordable, mana_available};
 pub use position::{Position, PositionPermanent, PositionPlayer, PositionPlayers, from_position};
@@ -50,7 +52,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v5";
+pub const RULES_VERSION: &str = "core-v6";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,51 @@
+//! Templates of spells, costs and zones, one test each, named by the Comprehensive Rules
+//! section it implements.
+
+use super::*;
+
+fn card(name: &str, type_line: &str, text: &str) -> CardData {
+    CardData {
+        name: name.into(),
+        mana_cost: "{1}".into(),
+        type_line: type_line.into(),
+        oracle_text: text.into(),
+        power: Some("1".into()),
+        toughness: Some("1".into()),
+        keywords: vec![],
+        loyalty: None,
+    }
+}
+
+fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
+    compile(&card(name, type_line, text))
+        .unwrap_or_else(|e| panic!("{text}: {e:?}"))
+        .abilities
+}
+
+#[test]
+fn cr_113_7a_a_sacrificed_source_that_deals_damage_is_it() {
+    let a = abilities(
+        "Fanatical Firebrand",
+        "Creature — Goblin Pirate",
+        "{T}, Sacrifice Fanatical Firebrand: It deals 1 damage to any target.",
+    );
+    let Ability::Activated { cost, effects, .. } = &a[0] else {
+        panic!("{a:?}")
+    };
+    assert!(cost.tap && cost.sacrifice_self);
+    assert_eq!(
+        effects,
+        &[Effect::Damage {
+            amount: 1,
+            to: Subject::AnyTarget
+        }]
+    );
+    // Without the sacrifice, "it" is not read as the source.
+    let e = compile(&card(
+        "Spark Thrower",
+        "Creature — Goblin",
+        "{T}: It deals 1 damage to any target.",
+    ))
+    .unwrap_err();
+    assert_eq!(e.shape, "effect: it deals N");
+}

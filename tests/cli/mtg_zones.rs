@@ -1,0 +1,225 @@
+//! Spells, costs and zones through the binary, one `--setup` scenario each, named by the
+//! Comprehensive Rules number it implements: counterspells by spell type (CR 701.5), mass
+//! damage and returns (CR 120.3, 506.4), sacrificed sources that deal damage (CR 113.7a),
+//! artifact targets (CR 115.1).
+
+use crate::TestEnv;
+use crate::mtg::{act, decision, events_of, in_graveyard, on_battlefield, setup, state};
+use serde_json::{Value, json};
+
+fn lands(name: &str, n: usize) -> Vec<Value> {
+    (0..n).map(|_| json!({"card": name})).collect()
+}
+
+/// The targets the current decision offers for casting or activating `card`.
+fn targets_for(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
+    decision(env, id)["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["card"] == card)
+        .map(|o| o["targets"].clone())
+        .collect()
+}
+
+/// Passes until the stack is empty (at most 10 passes); returns the events.
+fn pass_until_resolved(env: &TestEnv, id: &str) -> Vec<Value> {
+    let mut ev = Vec::new();
+    for _ in 0..10 {
+        if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty) {
+            return ev;
+        }
+        ev.extend(events_of(&act(env, id, json!({"type": "pass"}))));
+    }
+    panic!("the stack never emptied: {}", state(env, id));
+}
+
+#[test]
+fn cr_701_5_essence_scatter_counters_only_a_creature_spell() {
+    let env = TestEnv::new();
+    // p1: hand Grizzly Bears c3, Lightning Bolt c4, Essence Scatter c5; lands c6-c10.
+    let mut bf = lands("Forest", 2);
+    bf.extend(lands("Mountain", 1));
+    bf.extend(lands("Island", 2));
+    setup(
+        &env,
+        "scatter",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"],
+                           "hand": ["Grizzly Bears", "Lightning Bolt", "Essence Scatter"],
+                           "battlefield": bf},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    act(
+        &env,
+        "scatter",
+        json!({"type": "cast", "card": "c3", "tap": ["c6", "c7"]}),
+    );
+    act(
+        &env,
+        "scatter",
+        json!({"type": "cast", "card": "c4", "targets": ["p2"], "tap": ["c8"]}),
+    );
+    // Two spells on the stack; only the creature spell is a legal target.
+    assert_eq!(targets_for(&env, "scatter", "c5"), [json!(["c3"])]);
+    let e = crate::mtg::refused(
+        &env,
+        "scatter",
+        json!({"type": "cast", "card": "c5", "targets": ["c4"]}),
+    );
+    assert!(e.to_string().contains("not a legal target"), "{e}");
+    act(
+        &env,
+        "scatter",
+        json!({"type": "cast", "card": "c5", "targets": ["c3"]}),
+    );
+    pass_until_resolved(&env, "scatter");
+    let s = state(&env, "scatter");
+    assert!(in_graveyard(&s, "p1", "c3"), "{s}");
+    assert!(on_battlefield(&s, "c3").is_none(), "{s}");
+    assert_eq!(s["players"]["p2"]["life"], 17, "{s}");
+}
+
+#[test]
+fn cr_120_3_seismic_rupture_damages_each_creature_without_flying() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Seismic Rupture c3; Mountains c4-c6, Grizzly Bears c7; p2:
+    // library c8-c9, Wind Drake c10, Hill Giant c11.
+    let mut bf = lands("Mountain", 3);
+    bf.push(json!({"card": "Grizzly Bears"}));
+    setup(
+        &env,
+        "rupture",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Seismic Rupture"],
+                           "battlefield": bf},
+                    "p2": {"library": ["Forest", "Forest"],
+                           "battlefield": [{"card": "Wind Drake"}, {"card": "Hill Giant"}]}}}),
+    );
+    let mut ev = events_of(&act(&env, "rupture", json!({"type": "cast", "card": "c3"})));
+    ev.extend(pass_until_resolved(&env, "rupture"));
+    let hit: Vec<(&str, i64)> = ev
+        .iter()
+        .filter(|e| e["type"] == "damage")
+        .map(|e| (e["target"].as_str().unwrap(), e["amount"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(hit, [("c7", 2), ("c11", 2)], "{ev:?}");
+    let s = state(&env, "rupture");
+    assert!(in_graveyard(&s, "p1", "c7"), "the 2/2 died: {s}");
+    assert!(on_battlefield(&s, "c10").is_some(), "{s}");
+    assert_eq!(s["players"]["p2"]["life"], 20, "{s}");
+}
+
+#[test]
+fn cr_506_4_aetherize_returns_every_attacking_creature() {
+    let env = TestEnv::new();
+    // p1 attacks with Grizzly Bears c3 and Hill Giant c4 (Serra Angel c5 stays home);
+    // p2: hand Aetherize c8, Islands c9-c12.
+    setup(
+        &env,
+        "aeth",
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": ["Forest", "Forest"],
+                           "battlefield": [{"card": "Grizzly Bears"}, {"card": "Hill Giant"},
+                                           {"card": "Serra Angel"}]},
+                    "p2": {"library": ["Forest", "Forest"], "hand": ["Aetherize"],
+                           "battlefield": lands("Island", 4)}}}),
+    );
+    act(
+        &env,
+        "aeth",
+        json!({"type": "declare_attackers", "attackers": [
+            {"attacker": "c3", "defender": "p2"}, {"attacker": "c4", "defender": "p2"}]}),
+    );
+    for _ in 0..5 {
+        let d = decision(&env, "aeth");
+        if d["player"] == "p2" && d["kind"] == "priority" {
+            break;
+        }
+        act(&env, "aeth", json!({"type": "pass"}));
+    }
+    act(&env, "aeth", json!({"type": "cast", "card": "c8"}));
+    pass_until_resolved(&env, "aeth");
+    let s = state(&env, "aeth");
+    let hand: Vec<&str> = s["players"]["p1"]["hand"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(hand.contains(&"c3") && hand.contains(&"c4"), "{s}");
+    assert!(on_battlefield(&s, "c5").is_some(), "{s}");
+    assert_eq!(s["players"]["p2"]["life"], 20, "{s}");
+}
+
+#[test]
+fn cr_113_7a_fanatical_firebrand_is_sacrificed_and_still_deals_its_damage() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "brand",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest"], "battlefield": [{"card": "Fanatical Firebrand"}]},
+                    "p2": {"library": ["Forest"]}}}),
+    );
+    let r = act(
+        &env,
+        "brand",
+        json!({"type": "activate", "card": "c2", "ability": 0, "targets": ["p2"]}),
+    );
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "sacrificed" && e["card"] == "c2"),
+        "{r}"
+    );
+    pass_until_resolved(&env, "brand");
+    let s = state(&env, "brand");
+    assert_eq!(s["players"]["p2"]["life"], 19, "{s}");
+    assert!(in_graveyard(&s, "p1", "c2"), "{s}");
+}
+
+#[test]
+fn cr_115_1_abrade_and_broken_wings_target_only_what_they_name() {
+    let env = TestEnv::new();
+    // p1: hand Abrade c1, Broken Wings c2; lands c3-c7; p2: Burnished Hart c8 (an artifact
+    // creature), Wind Drake c9, Grizzly Bears c10.
+    let mut bf = lands("Mountain", 2);
+    bf.extend(lands("Forest", 3));
+    setup(
+        &env,
+        "abrade",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"hand": ["Abrade", "Broken Wings"], "battlefield": bf},
+                    "p2": {"battlefield": [{"card": "Burnished Hart"}, {"card": "Wind Drake"},
+                                           {"card": "Grizzly Bears"}]}}}),
+    );
+    let abrade: Vec<Value> = decision(&env, "abrade")["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["card"] == "c1" && o["mode"] == 1)
+        .map(|o| o["targets"].clone())
+        .collect();
+    assert_eq!(abrade, [json!(["c8"])], "destroy target artifact");
+    let wings = targets_for(&env, "abrade", "c2");
+    assert_eq!(wings, [json!(["c8"]), json!(["c9"])], "no Grizzly Bears");
+    act(
+        &env,
+        "abrade",
+        json!({"type": "cast", "card": "c2", "targets": ["c9"], "tap": ["c5", "c6", "c7"]}),
+    );
+    pass_until_resolved(&env, "abrade");
+    act(
+        &env,
+        "abrade",
+        json!({"type": "cast", "card": "c1", "mode": 1, "targets": ["c8"]}),
+    );
+    pass_until_resolved(&env, "abrade");
+    let s = state(&env, "abrade");
+    assert!(
+        in_graveyard(&s, "p2", "c8") && in_graveyard(&s, "p2", "c9"),
+        "{s}"
+    );
+    assert!(on_battlefield(&s, "c10").is_some(), "{s}");
+}
