@@ -102,9 +102,21 @@ pub enum TargetKind {
     CreatureSpell,
     /// "target noncreature spell" (CR 701.5).
     NoncreatureSpell,
+    /// "target creature card from your graveyard" (CR 115.1, 400.7).
+    CreatureCardInYourGraveyard,
+    /// "target permanent card from your graveyard".
+    PermanentCardInYourGraveyard,
 }
 
 impl TargetKind {
+    /// A card in its controller's graveyard (CR 115.1, 400.7), not a permanent.
+    pub fn in_graveyard(self) -> bool {
+        matches!(
+            self,
+            TargetKind::CreatureCardInYourGraveyard | TargetKind::PermanentCardInYourGraveyard
+        )
+    }
+
     /// A spell on the stack, not a permanent or a player (CR 115.1a).
     pub fn is_spell(self) -> bool {
         matches!(
@@ -173,6 +185,9 @@ pub enum Effect {
     DamageCreatures(u8, u16),
     /// "return all attacking creatures to their owner's hand" (CR 400.7, 506.4).
     BounceAttackers,
+    /// "return target … card from your graveyard to your hand" (`false`) or "to the
+    /// battlefield" (`true`) (CR 400.7).
+    ReturnFromGraveyard(TargetKind, bool),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -260,7 +275,8 @@ impl Effect {
             | Effect::Pump(_, _, _, t)
             | Effect::Counters(_, t)
             | Effect::Attach(t)
-            | Effect::Counter(t) => {
+            | Effect::Counter(t)
+            | Effect::ReturnFromGraveyard(t, _) => {
                 Some(t).filter(|t| !matches!(t, TargetKind::Source | TargetKind::Attached))
             }
             Effect::DamageOpponents(_)
@@ -569,6 +585,8 @@ fn creature(s: &S) -> Option<TargetKind> {
                 | TargetKind::ArtifactOrEnchantment
                 | TargetKind::Artifact
                 | TargetKind::ArtifactEnchantmentOrFlyer
+                | TargetKind::CreatureCardInYourGraveyard
+                | TargetKind::PermanentCardInYourGraveyard
         )
     })
 }

@@ -22,11 +22,14 @@ fn targets_for(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
         .collect()
 }
 
-/// Passes until the stack is empty (at most 10 passes); returns the events.
+/// Passes until the stack is empty or a decision other than priority is asked (at most 10
+/// passes); returns the events.
 fn pass_until_resolved(env: &TestEnv, id: &str) -> Vec<Value> {
     let mut ev = Vec::new();
     for _ in 0..10 {
-        if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty) {
+        if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty)
+            || decision(env, id)["kind"] != "priority"
+        {
             return ev;
         }
         ev.extend(events_of(&act(env, id, json!({"type": "pass"}))));
@@ -222,4 +225,71 @@ fn cr_115_1_abrade_and_broken_wings_target_only_what_they_name() {
         "{s}"
     );
     assert!(on_battlefield(&s, "c10").is_some(), "{s}");
+}
+
+#[test]
+fn cr_400_7_zombify_returns_a_creature_card_and_its_enters_trigger_fetches_another() {
+    let env = TestEnv::new();
+    // p1: library c1-c2; hand Zombify c3; graveyard Vampire Soulcaller c4, Grizzly Bears c5,
+    // Lightning Bolt c6; Swamps c7-c10.
+    setup(
+        &env,
+        "zombify",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Zombify"],
+                           "graveyard": ["Vampire Soulcaller", "Grizzly Bears", "Lightning Bolt"],
+                           "battlefield": lands("Swamp", 4)},
+                    "p2": {"library": ["Forest", "Forest"],
+                           "graveyard": ["Hill Giant"]}}}),
+    );
+    // Only creature cards of p1's own graveyard are targets (not the Bolt, not p2's Giant).
+    assert_eq!(
+        targets_for(&env, "zombify", "c3"),
+        [json!(["c4"]), json!(["c5"])]
+    );
+    crate::mtg::refused(
+        &env,
+        "zombify",
+        json!({"type": "cast", "card": "c3", "targets": ["c6"]}),
+    );
+    let mut ev = events_of(&act(
+        &env,
+        "zombify",
+        json!({"type": "cast", "card": "c3", "targets": ["c4"]}),
+    ));
+    ev.extend(pass_until_resolved(&env, "zombify"));
+    assert!(
+        ev.iter().any(|e| e["type"] == "returned_from_graveyard"
+            && e["card"] == "c4"
+            && e["to"] == "battlefield"),
+        "{ev:?}"
+    );
+    // The Soulcaller entered: its trigger targets a creature card in p1's graveyard.
+    let d = decision(&env, "zombify");
+    assert_eq!(d["kind"], "choose_target", "{d}");
+    let opts = d["options"].to_string();
+    assert!(
+        opts.contains("c5") && !opts.contains("c6") && !opts.contains("c13"),
+        "{d}"
+    );
+    act(
+        &env,
+        "zombify",
+        json!({"type": "choose_target", "target": "c5"}),
+    );
+    pass_until_resolved(&env, "zombify");
+    let s = state(&env, "zombify");
+    assert!(on_battlefield(&s, "c4").is_some(), "{s}");
+    assert!(
+        s["players"]["p1"]["hand"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "c5"),
+        "{s}"
+    );
+    assert!(
+        !in_graveyard(&s, "p1", "c5") && in_graveyard(&s, "p1", "c6"),
+        "{s}"
+    );
 }

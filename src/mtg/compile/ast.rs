@@ -227,6 +227,12 @@ pub enum Effect {
     CounterSpellOf {
         creature: bool,
     },
+    /// 400.7: "return target creature card (`creature`) / permanent card from your graveyard
+    /// to your hand" or "… to the battlefield" (`battlefield`).
+    ReturnFromGraveyard {
+        creature: bool,
+        battlefield: bool,
+    },
 }
 
 /// What a library search looks for (CR 701.23a).
@@ -480,6 +486,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Search { .. } => "search library",
         Effect::ExileFromGraveyard(_) => "exile from graveyard",
         Effect::CounterSpellOf { .. } => "counter spell",
+        Effect::ReturnFromGraveyard { .. } => "return from graveyard",
     }
 }
 

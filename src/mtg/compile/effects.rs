@@ -159,6 +159,24 @@ pub fn effect(s: &str) -> Option<Effect> {
         "counter target noncreature spell" => {
             return Some(Effect::CounterSpellOf { creature: false });
         }
+        "return target creature card from your graveyard to your hand" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: true,
+                battlefield: false,
+            });
+        }
+        "return target creature card from your graveyard to the battlefield" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: true,
+                battlefield: true,
+            });
+        }
+        "return target permanent card from your graveyard to your hand" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: false,
+                battlefield: false,
+            });
+        }
         // CR 400.7 / 506.4: a mass return, not targeted.
         "return all attacking creatures to their owner's hand" => {
             return Some(Effect::Bounce(Subject::AllAttacking));

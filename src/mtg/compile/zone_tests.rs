@@ -49,3 +49,39 @@ fn cr_113_7a_a_sacrificed_source_that_deals_damage_is_it() {
     .unwrap_err();
     assert_eq!(e.shape, "effect: it deals N");
 }
+
+#[test]
+fn cr_400_7_return_a_card_from_your_graveyard() {
+    let a = abilities(
+        "Zombify",
+        "Sorcery",
+        "Return target creature card from your graveyard to the battlefield.",
+    );
+    assert_eq!(
+        a,
+        [Ability::Spell(vec![Effect::ReturnFromGraveyard {
+            creature: true,
+            battlefield: true
+        }])]
+    );
+    let t = abilities(
+        "Elvish Regrower",
+        "Creature — Elf Druid",
+        "When this creature enters, return target permanent card from your graveyard to your hand.",
+    );
+    assert!(matches!(
+        &t[0],
+        Ability::Triggered { effects, .. } if effects == &[Effect::ReturnFromGraveyard {
+            creature: false,
+            battlefield: false
+        }]
+    ));
+    // A card of another quality, or from any graveyard, is not guessed.
+    let e = compile(&card(
+        "Grim Return",
+        "Sorcery",
+        "Return target creature card from a graveyard to the battlefield.",
+    ))
+    .unwrap_err();
+    assert_eq!(e.shape, "effect: return target creature");
+}

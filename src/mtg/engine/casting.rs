@@ -53,6 +53,9 @@ impl State {
                 .any(|it| it.card == id && it.ability.is_none())
                 && self.spell_kind_ok(k, id));
         }
+        if k.in_graveyard() {
+            return matches!(t, Target::Obj(id) if self.graveyard_target_ok(by, k, id));
+        }
         if let Target::Obj(id) = t
             && id.i() < self.objs.len()
             && self.obj(id).owner != by
@@ -106,7 +109,13 @@ impl State {
                 v.push(Target::Player(p));
             }
         }
-        if k.is_spell() {
+        if k.in_graveyard() {
+            for &id in &self.players[by.i()].graveyard {
+                if self.graveyard_target_ok(by, k, id) {
+                    v.push(Target::Obj(id));
+                }
+            }
+        } else if k.is_spell() {
             for it in self.stack.iter().filter(|it| it.ability.is_none()) {
                 if self.spell_kind_ok(k, it.card) {
                     v.push(Target::Obj(it.card));
@@ -131,6 +140,11 @@ impl State {
                 .stack
                 .iter()
                 .any(|it| it.ability.is_none() && self.spell_kind_ok(k, it.card)))
+            || (k.in_graveyard()
+                && self.players[by.i()]
+                    .graveyard
+                    .iter()
+                    .any(|&id| self.graveyard_target_ok(by, k, id)))
             || self
                 .battlefield
                 .iter()

@@ -132,6 +132,11 @@ impl State {
                 self.damage_each_creature(source, n, without, ev)
             }
             (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
+            (Effect::ReturnFromGraveyard(_, battlefield), _) => {
+                if let Some(c) = obj {
+                    self.return_from_graveyard(c, battlefield, ev);
+                }
+            }
         }
     }
 

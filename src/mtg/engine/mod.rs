@@ -278,6 +278,17 @@ pub enum Event {
         winner: Option<Seat>,
         reason: String,
     },
+    /// A card left its owner's graveyard for `to` (a hand or the battlefield) by an effect
+    /// (CR 400.7).
+    ReturnedFromGraveyard {
+        card: Id,
+        to: Zone,
+    },
+    /// A card was exiled from `from` (CR 406.3).
+    Exiled {
+        card: Id,
+        from: Zone,
+    },
 }
 
 /// The pure reducer: the state after `mv` and the events it caused, or why it is illegal.

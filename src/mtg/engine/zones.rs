@@ -1,6 +1,8 @@
 //! Spells by type on the stack and mass effects: which spells a "target creature spell" or
 //! "target noncreature spell" admits (CR 701.5), damage to each creature [without flying]
-//! (CR 120.3) and returning all attacking creatures (CR 400.7, 506.4).
+//! (CR 120.3), returning all attacking creatures (CR 400.7, 506.4) and cards returned from a
+//! graveyard (CR 400.7: the returned card is a new object; an effect putting a permanent card
+//! onto the battlefield makes it enter like one played, its "enters" abilities included).
 
 use super::*;
 
@@ -46,6 +48,61 @@ impl State {
             .collect();
         for c in attacking {
             self.return_to_hand(c, ev);
+        }
+    }
+
+    /// Whether `id` is a card in `by`'s graveyard of the kind a graveyard target asks for.
+    pub(super) fn graveyard_target_ok(&self, by: Seat, k: TargetKind, id: Id) -> bool {
+        if id.i() >= self.objs.len() {
+            return false;
+        }
+        let o = self.obj(id);
+        o.zone == Zone::Graveyard
+            && o.owner == by
+            && match k {
+                TargetKind::CreatureCardInYourGraveyard => self.is_creature(id),
+                TargetKind::PermanentCardInYourGraveyard => self.card(id).kind.is_permanent(),
+                _ => false,
+            }
+    }
+
+    /// CR 400.7: the graveyard card `id` goes to its owner's hand or onto the battlefield
+    /// (tapped if its card enters tapped, with the counters it enters with).
+    pub(super) fn return_from_graveyard(&mut self, id: Id, battlefield: bool, ev: &mut Vec<Event>) {
+        let owner = self.obj(id).owner;
+        let yard = &mut self.players[owner.i()].graveyard;
+        let Some(i) = yard.iter().position(|&c| c == id) else {
+            return;
+        };
+        yard.remove(i);
+        if !battlefield {
+            self.objs[id.i()].zone = Zone::Hand;
+            self.players[owner.i()].hand.push(id);
+            ev.push(Event::ReturnedFromGraveyard {
+                card: id,
+                to: Zone::Hand,
+            });
+            return;
+        }
+        let tapped = self.card(id).enters_tapped;
+        let o = &mut self.objs[id.i()];
+        o.zone = Zone::Battlefield;
+        o.sick = true;
+        o.tapped = tapped;
+        self.battlefield.push(id);
+        self.recount(owner);
+        self.sba_check = true;
+        ev.push(Event::ReturnedFromGraveyard {
+            card: id,
+            to: Zone::Battlefield,
+        });
+        let counters = self.enters_with_counters(id, owner);
+        ev.push(Event::EnteredBattlefield { card: id });
+        if counters != 0 {
+            ev.push(Event::Counters {
+                card: id,
+                amount: counters,
+            });
         }
     }
 }

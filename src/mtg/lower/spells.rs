@@ -1,5 +1,5 @@
 //! Lowering of the spell, cost and zone templates added after the first engine: mass damage
-//! and returns, counterspells by spell type. Kept apart from the core lowering so each file
+//! and returns, counterspells by spell type, returns from a graveyard. Kept apart from the core lowering so each file
 //! stays readable.
 
 use super::{Effect, TargetKind};
@@ -23,6 +23,17 @@ pub(super) fn effect(e: &E) -> Option<Effect> {
         } else {
             TargetKind::NoncreatureSpell
         }),
+        E::ReturnFromGraveyard {
+            creature,
+            battlefield,
+        } => Effect::ReturnFromGraveyard(
+            if *creature {
+                TargetKind::CreatureCardInYourGraveyard
+            } else {
+                TargetKind::PermanentCardInYourGraveyard
+            },
+            *battlefield,
+        ),
         _ => return None,
     })
 }
