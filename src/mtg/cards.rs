@@ -76,6 +76,11 @@ pub struct Card {
     pub aura: bool,
     /// An Equipment (CR 301.5): it attaches with its equip ability.
     pub equipment: bool,
+    /// Its own cost reduction (CR 601.2f, 702.41a): generic mana less, and when.
+    pub costs_less: Option<(u8, super::lower::CostReduction)>,
+    /// How much less generic mana the instants and sorceries its controller casts cost while
+    /// it is on the battlefield (CR 601.2f).
+    pub instant_sorcery_discount: u8,
 }
 
 impl Card {
@@ -187,6 +192,8 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         statics: lowered.statics.clone(),
         aura: false,
         equipment: false,
+        costs_less: lowered.costs_less.clone(),
+        instant_sorcery_discount: lowered.instant_sorcery_discount,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

@@ -10,6 +10,7 @@
 //! The engine's vocabulary of keywords ([`kw`]), targets and effects is defined here, where
 //! it is produced; `cards` re-exports it.
 
+pub use super::compile::CostReduction;
 use super::compile::{
     Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, SearchFor, SearchTo,
     Static, StaticCondition, Subject as S, Trigger,
@@ -374,6 +375,10 @@ pub struct Lowered {
     /// Keyword abilities the engine plays as other abilities (prowess as a trigger, equip as
     /// an activated ability, enchant as a target), by printed name.
     pub ability_keywords: Vec<&'static str>,
+    /// "This spell costs {N} less to cast …" / affinity (CR 601.2f, 702.41a).
+    pub costs_less: Option<(u8, CostReduction)>,
+    /// "Instant and sorcery spells you cast cost {N} less to cast" (CR 601.2f).
+    pub instant_sorcery_discount: u8,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -470,6 +475,17 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                         true
                     }
                 }
+            }
+            Ability::Static(Static::CostsLess { amount, when }) if out.costs_less.is_none() => {
+                out.costs_less = Some((*amount, when.clone()));
+                if matches!(when, CostReduction::PerControlled(_)) {
+                    out.ability_keywords.push("Affinity");
+                }
+                true
+            }
+            Ability::Static(Static::InstantSorceryCostLess(n)) if !spell => {
+                out.instant_sorcery_discount += n;
+                true
             }
             _ => false,
         };

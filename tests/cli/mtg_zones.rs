@@ -293,3 +293,65 @@ fn cr_400_7_zombify_returns_a_creature_card_and_its_enters_trigger_fetches_anoth
         "{s}"
     );
 }
+
+#[test]
+fn cr_601_2f_luminous_rebuke_costs_less_only_against_a_tapped_creature() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Luminous Rebuke c3, Plains c4-c5; p2: library c6-c7, Grizzly
+    // Bears c8 (tapped), Hill Giant c9.
+    setup(
+        &env,
+        "rebuke",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Luminous Rebuke"],
+                           "battlefield": lands("Plains", 2)},
+                    "p2": {"library": ["Forest", "Forest"],
+                           "battlefield": [{"card": "Grizzly Bears", "tapped": true},
+                                           {"card": "Hill Giant"}]}}}),
+    );
+    // Two lands pay {1}{W}: only the tapped creature makes it that cheap.
+    assert_eq!(targets_for(&env, "rebuke", "c3"), [json!(["c8"])]);
+    let e = crate::mtg::refused(
+        &env,
+        "rebuke",
+        json!({"type": "cast", "card": "c3", "targets": ["c9"]}),
+    );
+    assert!(e.to_string().contains("not enough"), "{e}");
+    act(
+        &env,
+        "rebuke",
+        json!({"type": "cast", "card": "c3", "targets": ["c8"]}),
+    );
+    pass_until_resolved(&env, "rebuke");
+    let s = state(&env, "rebuke");
+    assert!(in_graveyard(&s, "p2", "c8"), "{s}");
+}
+
+#[test]
+fn cr_702_41a_affinity_and_a_mocking_sprite_make_claws_out_cost_two() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Claws Out c3; Plains c4-c5, Mocking Sprite c6, Savannah Lions
+    // c7-c8.
+    let mut bf = lands("Plains", 2);
+    bf.push(json!({"card": "Mocking Sprite"}));
+    bf.extend((0..2).map(|_| json!({"card": "Savannah Lions"})));
+    setup(
+        &env,
+        "claws",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Claws Out"],
+                           "battlefield": bf},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    // {3}{W}{W}, less 2 for two Cats and 1 for the Sprite: the two Plains pay it exactly.
+    act(
+        &env,
+        "claws",
+        json!({"type": "cast", "card": "c3", "tap": ["c4", "c5"]}),
+    );
+    pass_until_resolved(&env, "claws");
+    let s = state(&env, "claws");
+    // The 2/1 Lions and Sprite got +2/+2.
+    assert_eq!(on_battlefield(&s, "c7").unwrap()["power"], 4, "{s}");
+    assert_eq!(on_battlefield(&s, "c6").unwrap()["toughness"], 3, "{s}");
+}

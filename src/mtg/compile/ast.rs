@@ -365,6 +365,24 @@ pub enum Static {
         count: u8,
         condition: Option<Condition>,
     },
+    /// 601.2f: "This spell costs {N} less to cast <when>" and "Affinity for <type>"
+    /// (702.41a): a reduction of the generic part of its own cost.
+    CostsLess { amount: u8, when: CostReduction },
+    /// 601.2f: "Instant and sorcery spells you cast cost {N} less to cast."
+    InstantSorceryCostLess(u8),
+}
+
+/// When (or how often) a spell's own cost reduction applies (CR 601.2f).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CostReduction {
+    /// "if you control a <type>" (a permanent of that subtype, CR 205.3).
+    IfControl(String),
+    /// "if it targets a tapped creature".
+    IfTargetsTapped,
+    /// "Affinity for <type>s" (702.41a): for each permanent of that subtype you control.
+    PerControlled(String),
+    /// "for each instant and sorcery card in your graveyard".
+    PerInstantSorceryInYourGraveyard,
 }
 
 /// Which of its controller's creatures a lord's static changes.
@@ -451,6 +469,7 @@ fn static_name(s: &Static) -> &'static str {
         Static::CantBeBlocked => "can't be blocked",
         Static::While { .. } => "conditional",
         Static::EntersWithCounters { .. } => "enters with counters",
+        Static::CostsLess { .. } | Static::InstantSorceryCostLess(_) => "cost change",
     }
 }
 

@@ -15,6 +15,7 @@
 //! says only what the text means.
 
 pub mod ast;
+mod costs;
 mod effects;
 
 pub use ast::*;
@@ -170,6 +171,10 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
         }
         if let Some(k) = keyword_line(line) {
             abilities.extend(k.into_iter().map(Ability::Keyword));
+            continue;
+        }
+        if let Some(st) = costs::cost_static(line) {
+            abilities.push(Ability::Static(st));
             continue;
         }
         if is_spell {

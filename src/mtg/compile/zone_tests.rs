@@ -85,3 +85,62 @@ fn cr_400_7_return_a_card_from_your_graveyard() {
     .unwrap_err();
     assert_eq!(e.shape, "effect: return target creature");
 }
+
+#[test]
+fn cr_601_2f_cost_reductions_and_702_41a_affinity() {
+    let sprite = abilities(
+        "Mocking Sprite",
+        "Creature — Faerie Rogue",
+        "Flying\nInstant and sorcery spells you cast cost {1} less to cast.",
+    );
+    assert_eq!(
+        sprite[1],
+        Ability::Static(Static::InstantSorceryCostLess(1))
+    );
+    let rebuke = abilities(
+        "Luminous Rebuke",
+        "Instant",
+        "This spell costs {3} less to cast if it targets a tapped creature.\nDestroy target creature.",
+    );
+    assert_eq!(
+        rebuke[0],
+        Ability::Static(Static::CostsLess {
+            amount: 3,
+            when: CostReduction::IfTargetsTapped
+        })
+    );
+    let epiphany = abilities(
+        "Arcane Epiphany",
+        "Instant",
+        "This spell costs {1} less to cast if you control a Wizard.\nDraw three cards.",
+    );
+    assert_eq!(
+        epiphany[0],
+        Ability::Static(Static::CostsLess {
+            amount: 1,
+            when: CostReduction::IfControl("Wizard".into())
+        })
+    );
+    let claws = abilities(
+        "Claws Out",
+        "Instant",
+        "Affinity for Cats (This spell costs {1} less to cast for each Cat you control.)\nCreatures you control get +2/+2 until end of turn.",
+    );
+    assert_eq!(
+        claws[0],
+        Ability::Static(Static::CostsLess {
+            amount: 1,
+            when: CostReduction::PerControlled("Cat".into())
+        })
+    );
+    // A cost increase, or a reduction with another condition, is not guessed.
+    for text in [
+        "This spell costs {1} more to cast if you control a Wizard.\nDraw a card.",
+        "This spell costs {1} less to cast if you control two Wizards.\nDraw a card.",
+    ] {
+        assert!(
+            compile(&card("Odd Spell", "Instant", text)).is_err(),
+            "{text}"
+        );
+    }
+}

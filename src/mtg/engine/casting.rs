@@ -158,7 +158,7 @@ impl State {
             && self.obj(id).owner == seat
             && !matches!(c.kind, Kind::Land(_))
             && self.timing_ok(seat, id)
-            && affordable(c, avail)
+            && self.affordable_now(seat, id, avail)
             && !self.choosable_modes(seat, &c.effects).is_empty()
     }
 
@@ -211,6 +211,15 @@ impl State {
                         }),
                         Some(k) => {
                             for t in self.targets(seat, k) {
+                                // A reduction for this target may be what makes it payable.
+                                if c.costs_less.is_some()
+                                    && !mana::affordable_cost(
+                                        &self.cast_cost(seat, id, Some(t)),
+                                        &avail,
+                                    )
+                                {
+                                    continue;
+                                }
                                 v.push(Move::Cast {
                                     card: id,
                                     target: Some(t),
@@ -275,14 +284,15 @@ impl State {
                 }
             }
         }
+        let cost = self.cast_cost(seat, id, target);
         match tap {
-            None => self.auto_pay(seat, &c.cost, None).ok_or_else(|| {
+            None => self.auto_pay(seat, &cost, None).ok_or_else(|| {
                 Illegal(format!(
                     "not enough untapped mana sources to pay {}",
                     c.data.mana_cost
                 ))
             }),
-            Some(list) => self.check_payment(seat, &c.cost, &c.data.mana_cost, list),
+            Some(list) => self.check_payment(seat, &cost, &c.data.mana_cost, list),
         }
     }
 

@@ -2,7 +2,7 @@
 //! needs, one file per rules area: `setup` (card table, start, mulligans), `position` (a game
 //! from a described position), `step` (applying one move), `turn` (turn structure and running
 //! forward), `casting` (lands, spells, targets, the legal priority moves), `mana` (paying
-//! with lands and other mana sources), `activated` (activated abilities of permanents), `stack`
+//! with lands and other mana sources), `costs` (cost reductions), `activated` (activated abilities of permanents), `stack`
 //! (priority passing and resolution), `effects` (what spells and abilities do), `search`
 //! (library searches, a decision as a spell or ability resolves), `triggers`
 //! (triggered abilities onto the stack), `keywords` (menace, indestructible), `combat` and
@@ -33,6 +33,7 @@ mod attach;
 mod casting;
 mod combat;
 mod conditions;
+mod costs;
 mod effects;
 mod keywords;
 mod mana;
@@ -46,7 +47,7 @@ mod triggers;
 mod turn;
 mod zones;
 
-use mana::{affordable, mana_available};
+use mana::mana_available;
 pub use position::{Position, PositionPermanent, PositionPlayer, PositionPlayers, from_position};
 use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};

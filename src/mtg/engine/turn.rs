@@ -172,7 +172,8 @@ impl State {
         }
         let lands: u32 = mana_available(self, seat).total();
         self.cards.iter().any(|c| {
-            (c.kind == Kind::Instant || c.keywords & kw::FLASH != 0) && c.cost.total() <= lands
+            (c.kind == Kind::Instant || c.keywords & kw::FLASH != 0)
+                && self.least_cost(seat, c) <= lands
         })
     }
 
