@@ -81,6 +81,9 @@ pub struct Card {
     /// How much less generic mana the instants and sorceries its controller casts cost while
     /// it is on the battlefield (CR 601.2f).
     pub instant_sorcery_discount: u8,
+    /// Its flashback cost (CR 702.34a): an instant or sorcery castable from its owner's
+    /// graveyard for it, exiled as it leaves the stack.
+    pub flashback: Option<ManaCost>,
 }
 
 impl Card {
@@ -194,6 +197,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         equipment: false,
         costs_less: lowered.costs_less.clone(),
         instant_sorcery_discount: lowered.instant_sorcery_discount,
+        flashback: lowered.flashback,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

@@ -189,6 +189,8 @@ pub enum Effect {
     /// "return target … card from your graveyard to your hand" (`false`) or "to the
     /// battlefield" (`true`) (CR 400.7).
     ReturnFromGraveyard(TargetKind, bool),
+    /// "exile target player's graveyard" (CR 406.3).
+    ExileGraveyard(TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -277,7 +279,8 @@ impl Effect {
             | Effect::Counters(_, t)
             | Effect::Attach(t)
             | Effect::Counter(t)
-            | Effect::ReturnFromGraveyard(t, _) => {
+            | Effect::ReturnFromGraveyard(t, _)
+            | Effect::ExileGraveyard(t) => {
                 Some(t).filter(|t| !matches!(t, TargetKind::Source | TargetKind::Attached))
             }
             Effect::DamageOpponents(_)
@@ -379,6 +382,8 @@ pub struct Lowered {
     pub costs_less: Option<(u8, CostReduction)>,
     /// "Instant and sorcery spells you cast cost {N} less to cast" (CR 601.2f).
     pub instant_sorcery_discount: u8,
+    /// "Flashback {cost}" (CR 702.34a): cast from its owner's graveyard for this cost.
+    pub flashback: Option<ManaCost>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -413,6 +418,11 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             Ability::Keyword(Keyword::EnchantCreature) if !spell => {
                 out.enchant = true;
                 out.ability_keywords.push("Enchant");
+                true
+            }
+            Ability::Keyword(Keyword::Flashback(cost)) if spell => {
+                out.flashback = Some(*cost);
+                out.ability_keywords.push("Flashback");
                 true
             }
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),

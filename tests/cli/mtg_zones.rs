@@ -355,3 +355,86 @@ fn cr_702_41a_affinity_and_a_mocking_sprite_make_claws_out_cost_two() {
     assert_eq!(on_battlefield(&s, "c7").unwrap()["power"], 4, "{s}");
     assert_eq!(on_battlefield(&s, "c6").unwrap()["toughness"], 3, "{s}");
 }
+
+#[test]
+fn cr_702_34a_think_twice_is_cast_again_with_flashback_then_exiled() {
+    let env = TestEnv::new();
+    // p1: library c1-c4, hand Think Twice c5; Islands c6-c10.
+    setup(
+        &env,
+        "think",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest", "Forest", "Forest"],
+                           "hand": ["Think Twice"], "battlefield": lands("Island", 5)},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    act(
+        &env,
+        "think",
+        json!({"type": "cast", "card": "c5", "tap": ["c6", "c7"]}),
+    );
+    pass_until_resolved(&env, "think");
+    let s = state(&env, "think");
+    assert!(in_graveyard(&s, "p1", "c5"), "{s}");
+    // From the graveyard it costs its flashback cost {2}{U}: two lands are not enough.
+    let e = crate::mtg::refused(
+        &env,
+        "think",
+        json!({"type": "cast", "card": "c5", "tap": ["c8", "c9"]}),
+    );
+    assert!(e.to_string().contains("pay"), "{e}");
+    let mut ev = events_of(&act(
+        &env,
+        "think",
+        json!({"type": "cast", "card": "c5", "tap": ["c8", "c9", "c10"]}),
+    ));
+    ev.extend(pass_until_resolved(&env, "think"));
+    let s = state(&env, "think");
+    assert!(!in_graveyard(&s, "p1", "c5"), "{s}");
+    assert_eq!(s["players"]["p1"]["exile"][0]["id"], "c5", "{s}");
+    assert_eq!(
+        s["players"]["p1"]["hand"].as_array().unwrap().len(),
+        2,
+        "{s}"
+    );
+    let exiled: Vec<&Value> = ev.iter().filter(|e| e["type"] == "exiled").collect();
+    assert_eq!(exiled.len(), 1, "{ev:?}");
+    assert_eq!(exiled[0]["from"], "stack", "{ev:?}");
+    // Exiled, it can't be cast again.
+    crate::mtg::refused(&env, "think", json!({"type": "cast", "card": "c5"}));
+}
+
+#[test]
+fn cr_406_3_angel_of_finality_exiles_target_players_graveyard() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Angel of Finality c3; Plains c4-c7; p2: library c8-c9,
+    // graveyard Grizzly Bears c10, Shock c11.
+    setup(
+        &env,
+        "angel",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Angel of Finality"],
+                           "battlefield": lands("Plains", 4)},
+                    "p2": {"library": ["Forest", "Forest"],
+                           "graveyard": ["Grizzly Bears", "Shock"]}}}),
+    );
+    act(&env, "angel", json!({"type": "cast", "card": "c3"}));
+    pass_until_resolved(&env, "angel");
+    let d = decision(&env, "angel");
+    assert_eq!(d["kind"], "choose_target", "{d}");
+    act(
+        &env,
+        "angel",
+        json!({"type": "choose_target", "target": "p2"}),
+    );
+    pass_until_resolved(&env, "angel");
+    let s = state(&env, "angel");
+    assert_eq!(s["players"]["p2"]["graveyard"], json!([]), "{s}");
+    let exiled: Vec<&str> = s["players"]["p2"]["exile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(exiled, ["c10", "c11"], "{s}");
+}

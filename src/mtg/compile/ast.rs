@@ -233,6 +233,8 @@ pub enum Effect {
         creature: bool,
         battlefield: bool,
     },
+    /// 406.3: "exile target player's graveyard" (every card in it).
+    ExileGraveyard(Subject),
 }
 
 /// What a library search looks for (CR 701.23a).
@@ -506,6 +508,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::ExileFromGraveyard(_) => "exile from graveyard",
         Effect::CounterSpellOf { .. } => "counter spell",
         Effect::ReturnFromGraveyard { .. } => "return from graveyard",
+        Effect::ExileGraveyard(_) => "exile a graveyard",
     }
 }
 

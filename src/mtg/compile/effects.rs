@@ -122,6 +122,39 @@ fn count_of(s: &str, singular: &str, plural: &str) -> Option<u8> {
 /// One effect template, or None.
 pub fn effect(s: &str) -> Option<Effect> {
     let s = s.trim().trim_end_matches('.');
+    match s {
+        "counter target spell" => return Some(Effect::CounterSpell),
+        "counter target creature spell" => return Some(Effect::CounterSpellOf { creature: true }),
+        "counter target noncreature spell" => {
+            return Some(Effect::CounterSpellOf { creature: false });
+        }
+        "return target creature card from your graveyard to your hand" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: true,
+                battlefield: false,
+            });
+        }
+        "return target creature card from your graveyard to the battlefield" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: true,
+                battlefield: true,
+            });
+        }
+        "return target permanent card from your graveyard to your hand" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: false,
+                battlefield: false,
+            });
+        }
+        "exile target player's graveyard" => {
+            return Some(Effect::ExileGraveyard(Subject::TargetPlayer));
+        }
+        // CR 400.7 / 506.4: a mass return, not targeted.
+        "return all attacking creatures to their owner's hand" => {
+            return Some(Effect::Bounce(Subject::AllAttacking));
+        }
+        _ => {}
+    }
     // CR 120: "~ deals N damage to S".
     if let Some(rest) = s.strip_prefix("~ deals ") {
         let (n, to) = rest.split_once(" damage to ")?;
@@ -152,36 +185,6 @@ pub fn effect(s: &str) -> Option<Effect> {
     }
     if let Some(t) = s.strip_prefix("tap ") {
         return Some(Effect::Tap(targeted(subject(t)?)?));
-    }
-    match s {
-        "counter target spell" => return Some(Effect::CounterSpell),
-        "counter target creature spell" => return Some(Effect::CounterSpellOf { creature: true }),
-        "counter target noncreature spell" => {
-            return Some(Effect::CounterSpellOf { creature: false });
-        }
-        "return target creature card from your graveyard to your hand" => {
-            return Some(Effect::ReturnFromGraveyard {
-                creature: true,
-                battlefield: false,
-            });
-        }
-        "return target creature card from your graveyard to the battlefield" => {
-            return Some(Effect::ReturnFromGraveyard {
-                creature: true,
-                battlefield: true,
-            });
-        }
-        "return target permanent card from your graveyard to your hand" => {
-            return Some(Effect::ReturnFromGraveyard {
-                creature: false,
-                battlefield: false,
-            });
-        }
-        // CR 400.7 / 506.4: a mass return, not targeted.
-        "return all attacking creatures to their owner's hand" => {
-            return Some(Effect::Bounce(Subject::AllAttacking));
-        }
-        _ => {}
     }
     if let Some(n) = s.strip_prefix("scry ") {
         return Some(Effect::Scry(number(n)?));

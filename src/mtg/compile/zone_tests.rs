@@ -144,3 +144,33 @@ fn cr_601_2f_cost_reductions_and_702_41a_affinity() {
         );
     }
 }
+
+#[test]
+fn cr_702_34a_flashback_and_406_3_exile_a_graveyard() {
+    let think = abilities(
+        "Think Twice",
+        "Instant",
+        "Draw a card.\nFlashback {2}{U} (You may cast this card from your graveyard for its flashback cost. Then exile it.)",
+    );
+    let Ability::Keyword(Keyword::Flashback(cost)) = &think[0] else {
+        panic!("{think:?}")
+    };
+    assert_eq!((cost.generic, cost.colored[1]), (2, 1));
+    let angel = abilities(
+        "Angel of Finality",
+        "Creature — Angel",
+        "Flying\nWhen Angel of Finality enters, exile target player's graveyard.",
+    );
+    assert!(matches!(
+        &angel[1],
+        Ability::Triggered { effects, .. }
+            if effects == &[Effect::ExileGraveyard(Subject::TargetPlayer)]
+    ));
+    let e = compile(&card(
+        "Odd Angel",
+        "Creature — Angel",
+        "When this creature enters, exile each opponent's graveyard.",
+    ))
+    .unwrap_err();
+    assert_eq!(e.shape, "effect: exile each opponent's");
+}

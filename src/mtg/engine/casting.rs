@@ -154,7 +154,7 @@ impl State {
     /// Whether `seat` could cast `id` now with some target and automatic payment.
     pub(crate) fn castable(&self, seat: Seat, id: Id, avail: &mana::Avail) -> bool {
         let c = self.card(id);
-        self.obj(id).zone == Zone::Hand
+        self.castable_zone(id)
             && self.obj(id).owner == seat
             && !matches!(c.kind, Kind::Land(_))
             && self.timing_ok(seat, id)
@@ -166,6 +166,9 @@ impl State {
     pub fn has_play(&self, seat: Seat) -> bool {
         let hand = &self.players[seat.i()].hand;
         if self.can_activate_any(seat) {
+            return true;
+        }
+        if self.flashback_castable(seat) {
             return true;
         }
         if hand.is_empty() {
@@ -196,7 +199,11 @@ impl State {
         let seat = self.priority;
         let mut v = vec![Move::Pass];
         let avail = mana_available(self, seat);
-        for &id in &self.players[seat.i()].hand {
+        for &id in self.players[seat.i()]
+            .hand
+            .iter()
+            .chain(self.flashback_cards(seat).iter())
+        {
             if self.can_play_land(seat, id) {
                 v.push(Move::PlayLand(id));
             } else if self.castable(seat, id, &avail) {
@@ -245,8 +252,10 @@ impl State {
         mode: Option<u8>,
     ) -> Result<Vec<Id>, Illegal> {
         let seat = self.priority;
-        if !self.valid_id(id) || self.obj(id).zone != Zone::Hand || self.obj(id).owner != seat {
-            return illegal(format!("{id} is not a card in your hand"));
+        if !self.valid_id(id) || !self.castable_zone(id) || self.obj(id).owner != seat {
+            return illegal(format!(
+                "{id} is not a card in your hand (or one with flashback in your graveyard)"
+            ));
         }
         let c = self.card(id);
         if matches!(c.kind, Kind::Land(_)) {
@@ -306,7 +315,9 @@ impl State {
     ) {
         let seat = self.priority;
         self.tap_for_mana(seat, taps);
+        let flashback = self.obj(id).zone == Zone::Graveyard;
         self.players[seat.i()].hand.retain(|&h| h != id);
+        self.players[seat.i()].graveyard.retain(|&h| h != id);
         self.objs[id.i()].zone = Zone::Stack;
         let target_moves = match target {
             Some(Target::Obj(t)) => self.obj(t).moves,
@@ -320,6 +331,7 @@ impl State {
             ability: None,
             activated: false,
             mode,
+            flashback,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;

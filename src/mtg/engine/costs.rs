@@ -31,7 +31,12 @@ impl State {
         if matches!(c.kind, Kind::Instant | Kind::Sorcery) {
             cut += self.spell_discount(seat);
         }
-        let mut cost = c.cost;
+        // CR 702.34a / 601.2f: cast with flashback, the flashback cost is paid instead, and
+        // reductions apply to it.
+        let mut cost = match c.flashback {
+            Some(f) if self.obj(id).zone == Zone::Graveyard => f,
+            _ => c.cost,
+        };
         cost.generic = (cost.generic as u32).saturating_sub(cut) as u8;
         cost
     }
@@ -71,6 +76,9 @@ impl State {
     /// for the public stop rule: a reduction that depends on the game counts as its largest.
     pub(super) fn least_cost(&self, seat: Seat, c: &Card) -> u32 {
         let mut total = c.cost.total();
+        if let Some(f) = c.flashback {
+            total = total.min(f.total());
+        }
         if c.costs_less.is_some() {
             total -= c.cost.generic as u32;
         }

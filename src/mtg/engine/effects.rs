@@ -103,11 +103,9 @@ impl State {
                         .iter()
                         .position(|it| it.card == c && it.ability.is_none())
                 {
-                    self.stack.remove(i);
-                    let owner = self.obj(c).owner;
-                    self.objs[c.i()].zone = Zone::Graveyard;
-                    self.players[owner.i()].graveyard.push(c);
+                    let item = self.stack.remove(i);
                     ev.push(Event::Countered { card: c });
+                    self.spell_to_graveyard(c, &item, ev);
                 }
             }
             (Effect::Discard(n, opponent), _) => {
@@ -132,6 +130,8 @@ impl State {
                 self.damage_each_creature(source, n, without, ev)
             }
             (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
+            (Effect::ExileGraveyard(_), Some(Target::Player(p))) => self.exile_graveyard(p, ev),
+            (Effect::ExileGraveyard(_), _) => {}
             (Effect::ReturnFromGraveyard(_, battlefield), _) => {
                 if let Some(c) = obj {
                     self.return_from_graveyard(c, battlefield, ev);

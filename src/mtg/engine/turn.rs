@@ -164,6 +164,10 @@ impl State {
         if self.can_activate_any(seat) {
             return true;
         }
+        // A card with flashback in a graveyard is public: it stops its owner when castable.
+        if self.flashback_castable(seat) {
+            return true;
+        }
         if self.players[seat.i()].hand.is_empty() {
             return false;
         }

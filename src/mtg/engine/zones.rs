@@ -105,4 +105,51 @@ impl State {
             });
         }
     }
+
+    /// Whether `id` is where it can be cast from: a hand, or a graveyard for a card with
+    /// flashback (CR 702.34a).
+    pub(super) fn castable_zone(&self, id: Id) -> bool {
+        match self.obj(id).zone {
+            Zone::Hand => true,
+            Zone::Graveyard => self.card(id).flashback.is_some(),
+            _ => false,
+        }
+    }
+
+    /// The cards with flashback in `seat`'s graveyard.
+    pub(super) fn flashback_cards(&self, seat: Seat) -> Vec<Id> {
+        self.players[seat.i()]
+            .graveyard
+            .iter()
+            .copied()
+            .filter(|&g| self.card(g).flashback.is_some())
+            .collect()
+    }
+
+    /// Whether `seat` could cast a card with flashback from its graveyard now.
+    pub(super) fn flashback_castable(&self, seat: Seat) -> bool {
+        let cards = self.flashback_cards(seat);
+        if cards.is_empty() {
+            return false;
+        }
+        let avail = mana_available(self, seat);
+        cards.iter().any(|&g| self.castable(seat, g, &avail))
+    }
+
+    /// CR 406.3: `id` goes from wherever it is (already taken out of its zone's list) to its
+    /// owner's exile.
+    pub(super) fn put_in_exile(&mut self, id: Id, from: Zone, ev: &mut Vec<Event>) {
+        let owner = self.obj(id).owner;
+        self.objs[id.i()].zone = Zone::Exile;
+        self.players[owner.i()].exile.push(id);
+        ev.push(Event::Exiled { card: id, from });
+    }
+
+    /// CR 406.3: every card of `player`'s graveyard is exiled.
+    pub(super) fn exile_graveyard(&mut self, player: Seat, ev: &mut Vec<Event>) {
+        let cards = std::mem::take(&mut self.players[player.i()].graveyard);
+        for c in cards {
+            self.put_in_exile(c, Zone::Graveyard, ev);
+        }
+    }
 }

@@ -34,6 +34,7 @@ pub(super) fn effect(e: &E) -> Option<Effect> {
             },
             *battlefield,
         ),
+        E::ExileGraveyard(S::TargetPlayer) => Effect::ExileGraveyard(TargetKind::Player),
         _ => return None,
     })
 }
