@@ -328,6 +328,12 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
             "graveyard".into(),
             Value::Array(p.graveyard.iter().map(|&i| card_brief(s, i)).collect()),
         );
+        if !p.exile.is_empty() {
+            m.insert(
+                "exile".into(),
+                Value::Array(p.exile.iter().map(|&i| card_brief(s, i)).collect()),
+            );
+        }
         m.insert("lands_played".into(), json!(p.lands_played));
         m.insert("mulligans".into(), json!(p.mulligans));
         players.insert(seat.name().into(), Value::Object(m));

@@ -76,6 +76,14 @@ pub struct Card {
     pub aura: bool,
     /// An Equipment (CR 301.5): it attaches with its equip ability.
     pub equipment: bool,
+    /// Its own cost reduction (CR 601.2f, 702.41a): generic mana less, and when.
+    pub costs_less: Option<(u8, super::lower::CostReduction)>,
+    /// How much less generic mana the instants and sorceries its controller casts cost while
+    /// it is on the battlefield (CR 601.2f).
+    pub instant_sorcery_discount: u8,
+    /// Its flashback cost (CR 702.34a): an instant or sorcery castable from its owner's
+    /// graveyard for it, exiled as it leaves the stack.
+    pub flashback: Option<ManaCost>,
 }
 
 impl Card {
@@ -88,6 +96,17 @@ impl Card {
                 .split('\u{2014}')
                 .next()
                 .is_some_and(|t| t.contains("Artifact") || t.contains("Enchantment"))
+    }
+
+    /// An artifact (CR 301), an artifact creature included.
+    pub fn is_artifact(&self) -> bool {
+        self.kind == Kind::Artifact
+            || self
+                .data
+                .type_line
+                .split('\u{2014}')
+                .next()
+                .is_some_and(|t| t.contains("Artifact"))
     }
 
     /// The one target kind of a spell, if it targets (CR 601.2c); of a modal spell, the target
@@ -176,6 +195,9 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         statics: lowered.statics.clone(),
         aura: false,
         equipment: false,
+        costs_less: lowered.costs_less.clone(),
+        instant_sorcery_discount: lowered.instant_sorcery_discount,
+        flashback: lowered.flashback,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

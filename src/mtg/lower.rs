@@ -10,6 +10,7 @@
 //! The engine's vocabulary of keywords ([`kw`]), targets and effects is defined here, where
 //! it is produced; `cards` re-exports it.
 
+pub use super::compile::CostReduction;
 use super::compile::{
     Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, SearchFor, SearchTo,
     Static, StaticCondition, Subject as S, Trigger,
@@ -94,6 +95,36 @@ pub enum TargetKind {
     Attached,
     /// "target spell": a spell on the stack (CR 115.1a, 701.5).
     Spell,
+    /// "target artifact" (an artifact creature included).
+    Artifact,
+    /// "target artifact, enchantment, or creature with flying".
+    ArtifactEnchantmentOrFlyer,
+    /// "target creature spell" (CR 701.5).
+    CreatureSpell,
+    /// "target noncreature spell" (CR 701.5).
+    NoncreatureSpell,
+    /// "target creature card from your graveyard" (CR 115.1, 400.7).
+    CreatureCardInYourGraveyard,
+    /// "target permanent card from your graveyard".
+    PermanentCardInYourGraveyard,
+}
+
+impl TargetKind {
+    /// A card in its controller's graveyard (CR 115.1, 400.7), not a permanent.
+    pub fn in_graveyard(self) -> bool {
+        matches!(
+            self,
+            TargetKind::CreatureCardInYourGraveyard | TargetKind::PermanentCardInYourGraveyard
+        )
+    }
+
+    /// A spell on the stack, not a permanent or a player (CR 115.1a).
+    pub fn is_spell(self) -> bool {
+        matches!(
+            self,
+            TargetKind::Spell | TargetKind::CreatureSpell | TargetKind::NoncreatureSpell
+        )
+    }
 }
 
 /// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
@@ -150,6 +181,16 @@ pub enum Effect {
     /// the next marker are that mode's; effects before the first marker (an intervening-if)
     /// belong to every mode.
     Mode(u8),
+    /// "~ deals N damage to each creature [without K]" (CR 120.3): every creature on the
+    /// battlefield as it resolves that lacks the keywords of the mask (0: every creature).
+    DamageCreatures(u8, u16),
+    /// "return all attacking creatures to their owner's hand" (CR 400.7, 506.4).
+    BounceAttackers,
+    /// "return target … card from your graveyard to your hand" (`false`) or "to the
+    /// battlefield" (`true`) (CR 400.7).
+    ReturnFromGraveyard(TargetKind, bool),
+    /// "exile target player's graveyard" (CR 406.3).
+    ExileGraveyard(TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -237,7 +278,9 @@ impl Effect {
             | Effect::Pump(_, _, _, t)
             | Effect::Counters(_, t)
             | Effect::Attach(t)
-            | Effect::Counter(t) => {
+            | Effect::Counter(t)
+            | Effect::ReturnFromGraveyard(t, _)
+            | Effect::ExileGraveyard(t) => {
                 Some(t).filter(|t| !matches!(t, TargetKind::Source | TargetKind::Attached))
             }
             Effect::DamageOpponents(_)
@@ -253,7 +296,9 @@ impl Effect {
             | Effect::Search(_)
             | Effect::Discard(..)
             | Effect::PumpOpponents(..)
-            | Effect::Mode(_) => None,
+            | Effect::Mode(_)
+            | Effect::DamageCreatures(..)
+            | Effect::BounceAttackers => None,
         }
     }
 }
@@ -333,6 +378,12 @@ pub struct Lowered {
     /// Keyword abilities the engine plays as other abilities (prowess as a trigger, equip as
     /// an activated ability, enchant as a target), by printed name.
     pub ability_keywords: Vec<&'static str>,
+    /// "This spell costs {N} less to cast …" / affinity (CR 601.2f, 702.41a).
+    pub costs_less: Option<(u8, CostReduction)>,
+    /// "Instant and sorcery spells you cast cost {N} less to cast" (CR 601.2f).
+    pub instant_sorcery_discount: u8,
+    /// "Flashback {cost}" (CR 702.34a): cast from its owner's graveyard for this cost.
+    pub flashback: Option<ManaCost>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -367,6 +418,11 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             Ability::Keyword(Keyword::EnchantCreature) if !spell => {
                 out.enchant = true;
                 out.ability_keywords.push("Enchant");
+                true
+            }
+            Ability::Keyword(Keyword::Flashback(cost)) if spell => {
+                out.flashback = Some(*cost);
+                out.ability_keywords.push("Flashback");
                 true
             }
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),
@@ -429,6 +485,17 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                         true
                     }
                 }
+            }
+            Ability::Static(Static::CostsLess { amount, when }) if out.costs_less.is_none() => {
+                out.costs_less = Some((*amount, when.clone()));
+                if matches!(when, CostReduction::PerControlled(_)) {
+                    out.ability_keywords.push("Affinity");
+                }
+                true
+            }
+            Ability::Static(Static::InstantSorceryCostLess(n)) if !spell => {
+                out.instant_sorcery_discount += n;
+                true
             }
             _ => false,
         };
@@ -521,6 +588,10 @@ fn target(s: &S) -> Option<TargetKind> {
             (Filter::NonlandPermanent, Control::Anyone) => TargetKind::NonlandPermanent,
             (Filter::NonlandPermanent, Control::Opponent) => TargetKind::NonlandPermanentOpponent,
             (Filter::ArtifactOrEnchantment, Control::Anyone) => TargetKind::ArtifactOrEnchantment,
+            (Filter::Artifact, Control::Anyone) => TargetKind::Artifact,
+            (Filter::ArtifactEnchantmentOrFlyer, Control::Anyone) => {
+                TargetKind::ArtifactEnchantmentOrFlyer
+            }
             _ => return None,
         },
         _ => return None,
@@ -538,6 +609,10 @@ fn creature(s: &S) -> Option<TargetKind> {
             TargetKind::NonlandPermanent
                 | TargetKind::NonlandPermanentOpponent
                 | TargetKind::ArtifactOrEnchantment
+                | TargetKind::Artifact
+                | TargetKind::ArtifactEnchantmentOrFlyer
+                | TargetKind::CreatureCardInYourGraveyard
+                | TargetKind::PermanentCardInYourGraveyard
         )
     })
 }
@@ -620,6 +695,9 @@ fn tokens_effect(e: &E, tokens: &mut Vec<CardData>) -> Option<Effect> {
 }
 
 fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
+    if let Some(l) = spells::effect(e) {
+        return Some(l);
+    }
     Some(match e {
         E::Damage {
             amount,
@@ -838,5 +916,6 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     decision_last(v)
 }
 
+mod spells;
 #[cfg(test)]
 mod tests;

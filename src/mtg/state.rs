@@ -121,6 +121,8 @@ pub enum Zone {
     Graveyard,
     /// A token that left the battlefield and ceased to exist (CR 704.5d).
     Gone,
+    /// CR 406: exiled (a public zone here: every card in it is face up).
+    Exile,
 }
 
 /// The steps of a turn (CR 500.1), by their contract names.
@@ -236,6 +238,9 @@ pub struct Player {
     /// Untapped basic (one-colour) lands on the battlefield by colour (WUBRG), kept up to
     /// date by the engine.
     pub untapped: [u8; 5],
+    /// The cards this player owns in exile (CR 406), in the order they were exiled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exile: Vec<Id>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -257,6 +262,10 @@ pub struct StackItem {
     /// ability's controller chooses it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<u8>,
+    /// Cast from a graveyard with flashback (CR 702.34a): exiled instead of going anywhere
+    /// else as it leaves the stack.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flashback: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -541,7 +550,7 @@ impl State {
     pub fn zone_counts(&self) -> usize {
         self.players
             .iter()
-            .map(|p| p.library.len() + p.hand.len() + p.graveyard.len())
+            .map(|p| p.library.len() + p.hand.len() + p.graveyard.len() + p.exile.len())
             .sum::<usize>()
             + self.battlefield.len()
             + self.stack.iter().filter(|it| it.ability.is_none()).count()
@@ -578,6 +587,9 @@ impl State {
             }
             for &id in &p.graveyard {
                 mark(id, Zone::Graveyard, s)?;
+            }
+            for &id in &p.exile {
+                mark(id, Zone::Exile, s)?;
             }
         }
         for &id in &self.battlefield {

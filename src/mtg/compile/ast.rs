@@ -79,6 +79,8 @@ pub enum Filter {
     Enchantment,
     Artifact,
     Permanent,
+    /// "artifact, enchantment, or creature with flying".
+    ArtifactEnchantmentOrFlyer,
 }
 
 /// Whose objects a filter admits.
@@ -114,6 +116,10 @@ pub enum Subject {
     EachCreature(Control),
     /// The permanent an Aura or Equipment is attached to (CR 303.4, 301.5).
     Attached,
+    /// Not targeted: "each creature without flying" (CR 702.9b).
+    EachCreatureWithoutFlying,
+    /// Not targeted: "all attacking creatures" (CR 506.4).
+    AllAttacking,
 }
 
 impl Subject {
@@ -216,6 +222,19 @@ pub enum Effect {
         choose: u8,
         modes: Vec<Vec<Effect>>,
     },
+    /// 701.5: "counter target creature spell" (`creature`) / "counter target noncreature
+    /// spell".
+    CounterSpellOf {
+        creature: bool,
+    },
+    /// 400.7: "return target creature card (`creature`) / permanent card from your graveyard
+    /// to your hand" or "… to the battlefield" (`battlefield`).
+    ReturnFromGraveyard {
+        creature: bool,
+        battlefield: bool,
+    },
+    /// 406.3: "exile target player's graveyard" (every card in it).
+    ExileGraveyard(Subject),
 }
 
 /// What a library search looks for (CR 701.23a).
@@ -348,6 +367,24 @@ pub enum Static {
         count: u8,
         condition: Option<Condition>,
     },
+    /// 601.2f: "This spell costs {N} less to cast <when>" and "Affinity for <type>"
+    /// (702.41a): a reduction of the generic part of its own cost.
+    CostsLess { amount: u8, when: CostReduction },
+    /// 601.2f: "Instant and sorcery spells you cast cost {N} less to cast."
+    InstantSorceryCostLess(u8),
+}
+
+/// When (or how often) a spell's own cost reduction applies (CR 601.2f).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CostReduction {
+    /// "if you control a <type>" (a permanent of that subtype, CR 205.3).
+    IfControl(String),
+    /// "if it targets a tapped creature".
+    IfTargetsTapped,
+    /// "Affinity for <type>s" (702.41a): for each permanent of that subtype you control.
+    PerControlled(String),
+    /// "for each instant and sorcery card in your graveyard".
+    PerInstantSorceryInYourGraveyard,
 }
 
 /// Which of its controller's creatures a lord's static changes.
@@ -434,6 +471,7 @@ fn static_name(s: &Static) -> &'static str {
         Static::CantBeBlocked => "can't be blocked",
         Static::While { .. } => "conditional",
         Static::EntersWithCounters { .. } => "enters with counters",
+        Static::CostsLess { .. } | Static::InstantSorceryCostLess(_) => "cost change",
     }
 }
 
@@ -468,6 +506,9 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Food(_) => "food",
         Effect::Search { .. } => "search library",
         Effect::ExileFromGraveyard(_) => "exile from graveyard",
+        Effect::CounterSpellOf { .. } => "counter spell",
+        Effect::ReturnFromGraveyard { .. } => "return from graveyard",
+        Effect::ExileGraveyard(_) => "exile a graveyard",
     }
 }
 

@@ -64,6 +64,8 @@ pub fn subject(s: &str) -> Option<Subject> {
         "creatures your opponents control" => Subject::EachCreature(Control::Opponent),
         "each creature" | "all creatures" => Subject::EachCreature(Control::Anyone),
         "enchanted creature" | "equipped creature" => Subject::Attached,
+        "each creature without flying" => Subject::EachCreatureWithoutFlying,
+        "all attacking creatures" => Subject::AllAttacking,
         _ => {
             let rest = s.strip_prefix("target ")?;
             let (f, control) = if let Some(f) = rest.strip_suffix(" you control") {
@@ -91,6 +93,7 @@ fn filter(s: &str) -> Option<Filter> {
         "enchantment" => Filter::Enchantment,
         "artifact" => Filter::Artifact,
         "permanent" => Filter::Permanent,
+        "artifact, enchantment, or creature with flying" => Filter::ArtifactEnchantmentOrFlyer,
         _ => return None,
     })
 }
@@ -119,6 +122,39 @@ fn count_of(s: &str, singular: &str, plural: &str) -> Option<u8> {
 /// One effect template, or None.
 pub fn effect(s: &str) -> Option<Effect> {
     let s = s.trim().trim_end_matches('.');
+    match s {
+        "counter target spell" => return Some(Effect::CounterSpell),
+        "counter target creature spell" => return Some(Effect::CounterSpellOf { creature: true }),
+        "counter target noncreature spell" => {
+            return Some(Effect::CounterSpellOf { creature: false });
+        }
+        "return target creature card from your graveyard to your hand" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: true,
+                battlefield: false,
+            });
+        }
+        "return target creature card from your graveyard to the battlefield" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: true,
+                battlefield: true,
+            });
+        }
+        "return target permanent card from your graveyard to your hand" => {
+            return Some(Effect::ReturnFromGraveyard {
+                creature: false,
+                battlefield: false,
+            });
+        }
+        "exile target player's graveyard" => {
+            return Some(Effect::ExileGraveyard(Subject::TargetPlayer));
+        }
+        // CR 400.7 / 506.4: a mass return, not targeted.
+        "return all attacking creatures to their owner's hand" => {
+            return Some(Effect::Bounce(Subject::AllAttacking));
+        }
+        _ => {}
+    }
     // CR 120: "~ deals N damage to S".
     if let Some(rest) = s.strip_prefix("~ deals ") {
         let (n, to) = rest.split_once(" damage to ")?;
@@ -149,9 +185,6 @@ pub fn effect(s: &str) -> Option<Effect> {
     }
     if let Some(t) = s.strip_prefix("tap ") {
         return Some(Effect::Tap(targeted(subject(t)?)?));
-    }
-    if s == "counter target spell" {
-        return Some(Effect::CounterSpell);
     }
     if let Some(n) = s.strip_prefix("scry ") {
         return Some(Effect::Scry(number(n)?));
@@ -534,6 +567,39 @@ mod tests {
         // A Food is an artifact token (CR 111.10b), its own template.
         assert_eq!(effect("create a food token"), Some(Effect::Food(1)));
         assert_eq!(effect("create a 1/1 food token"), None);
+    }
+
+    #[test]
+    fn cr_701_5_counter_by_spell_type_and_120_3_mass_damage_and_506_4_mass_return() {
+        assert_eq!(
+            effect("counter target creature spell"),
+            Some(Effect::CounterSpellOf { creature: true })
+        );
+        assert_eq!(
+            effect("counter target noncreature spell"),
+            Some(Effect::CounterSpellOf { creature: false })
+        );
+        assert_eq!(
+            effect("~ deals 2 damage to each creature without flying"),
+            Some(Effect::Damage {
+                amount: 2,
+                to: Subject::EachCreatureWithoutFlying
+            })
+        );
+        assert_eq!(
+            effect("return all attacking creatures to their owner's hand"),
+            Some(Effect::Bounce(Subject::AllAttacking))
+        );
+        assert_eq!(
+            effect("destroy target artifact, enchantment, or creature with flying"),
+            Some(Effect::Destroy(Subject::Target(
+                Filter::ArtifactEnchantmentOrFlyer,
+                Control::Anyone
+            )))
+        );
+        // A counterspell of another spell type is not guessed.
+        assert_eq!(effect("counter target artifact spell"), None);
+        assert_eq!(effect("return all creatures to their owner's hand"), None);
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! says only what the text means.
 
 pub mod ast;
+mod costs;
 mod effects;
 
 pub use ast::*;
@@ -172,6 +173,10 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
             abilities.extend(k.into_iter().map(Ability::Keyword));
             continue;
         }
+        if let Some(st) = costs::cost_static(line) {
+            abilities.push(Ability::Static(st));
+            continue;
+        }
         if is_spell {
             match effects(line) {
                 Ok(e) => spell_effects.extend(e),
@@ -222,6 +227,19 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
         let (body, sorcery) = match body.strip_suffix(". activate only as a sorcery") {
             Some(b) => (b, true),
             None => (body.trim_end_matches('.'), false),
+        };
+        // CR 608.2h / 113.7a: in "Sacrifice this: It deals N damage …" the pronoun is the
+        // sacrificed source, which deals the damage as it last existed.
+        let pronoun;
+        let body = match body.strip_prefix("it deals ") {
+            Some(rest)
+                if cost.sacrifice_self
+                    && rest.split(' ').next().is_some_and(|n| number(n).is_some()) =>
+            {
+                pronoun = format!("~ deals {rest}");
+                pronoun.as_str()
+            }
+            _ => body,
         };
         return Ok(Ability::Activated {
             cost,
@@ -651,3 +669,5 @@ fn static_shape(line: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod zone_tests;

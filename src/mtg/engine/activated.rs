@@ -209,6 +209,7 @@ impl State {
             ability: Some(ability),
             activated: true,
             mode: None,
+            flashback: false,
         });
         self.passes = 0; // CR 117.3c
         ev.push(Event::Activated {

@@ -46,11 +46,15 @@ impl State {
     /// (CR 115, 608.2b; 702.11b hexproof).
     pub(crate) fn target_ok(&self, by: Seat, k: TargetKind, t: Target) -> bool {
         // A spell on the stack (hexproof works only on the battlefield, CR 702.11a).
-        if k == TargetKind::Spell {
+        if k.is_spell() {
             return matches!(t, Target::Obj(id) if self
                 .stack
                 .iter()
-                .any(|it| it.card == id && it.ability.is_none()));
+                .any(|it| it.card == id && it.ability.is_none())
+                && self.spell_kind_ok(k, id));
+        }
+        if k.in_graveyard() {
+            return matches!(t, Target::Obj(id) if self.graveyard_target_ok(by, k, id));
         }
         if let Target::Obj(id) = t
             && id.i() < self.objs.len()
@@ -81,6 +85,11 @@ impl State {
                         !mine && !matches!(self.card(id).kind, Kind::Land(_))
                     }
                     TargetKind::ArtifactOrEnchantment => self.card(id).is_artifact_or_enchantment(),
+                    TargetKind::Artifact => self.card(id).is_artifact(),
+                    TargetKind::ArtifactEnchantmentOrFlyer => {
+                        self.card(id).is_artifact_or_enchantment()
+                            || (self.is_creature(id) && self.has(id, kw::FLYING))
+                    }
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,
@@ -100,9 +109,17 @@ impl State {
                 v.push(Target::Player(p));
             }
         }
-        if k == TargetKind::Spell {
+        if k.in_graveyard() {
+            for &id in &self.players[by.i()].graveyard {
+                if self.graveyard_target_ok(by, k, id) {
+                    v.push(Target::Obj(id));
+                }
+            }
+        } else if k.is_spell() {
             for it in self.stack.iter().filter(|it| it.ability.is_none()) {
-                v.push(Target::Obj(it.card));
+                if self.spell_kind_ok(k, it.card) {
+                    v.push(Target::Obj(it.card));
+                }
             }
         } else if !matches!(k, TargetKind::Player | TargetKind::Opponent) {
             for &id in &self.battlefield {
@@ -118,7 +135,16 @@ impl State {
         matches!(
             k,
             TargetKind::Any | TargetKind::Player | TargetKind::Opponent
-        ) || (k == TargetKind::Spell && self.stack.iter().any(|it| it.ability.is_none()))
+        ) || (k.is_spell()
+            && self
+                .stack
+                .iter()
+                .any(|it| it.ability.is_none() && self.spell_kind_ok(k, it.card)))
+            || (k.in_graveyard()
+                && self.players[by.i()]
+                    .graveyard
+                    .iter()
+                    .any(|&id| self.graveyard_target_ok(by, k, id)))
             || self
                 .battlefield
                 .iter()
@@ -128,11 +154,11 @@ impl State {
     /// Whether `seat` could cast `id` now with some target and automatic payment.
     pub(crate) fn castable(&self, seat: Seat, id: Id, avail: &mana::Avail) -> bool {
         let c = self.card(id);
-        self.obj(id).zone == Zone::Hand
+        self.castable_zone(id)
             && self.obj(id).owner == seat
             && !matches!(c.kind, Kind::Land(_))
             && self.timing_ok(seat, id)
-            && affordable(c, avail)
+            && self.affordable_now(seat, id, avail)
             && !self.choosable_modes(seat, &c.effects).is_empty()
     }
 
@@ -140,6 +166,9 @@ impl State {
     pub fn has_play(&self, seat: Seat) -> bool {
         let hand = &self.players[seat.i()].hand;
         if self.can_activate_any(seat) {
+            return true;
+        }
+        if self.flashback_castable(seat) {
             return true;
         }
         if hand.is_empty() {
@@ -170,7 +199,11 @@ impl State {
         let seat = self.priority;
         let mut v = vec![Move::Pass];
         let avail = mana_available(self, seat);
-        for &id in &self.players[seat.i()].hand {
+        for &id in self.players[seat.i()]
+            .hand
+            .iter()
+            .chain(self.flashback_cards(seat).iter())
+        {
             if self.can_play_land(seat, id) {
                 v.push(Move::PlayLand(id));
             } else if self.castable(seat, id, &avail) {
@@ -185,6 +218,15 @@ impl State {
                         }),
                         Some(k) => {
                             for t in self.targets(seat, k) {
+                                // A reduction for this target may be what makes it payable.
+                                if c.costs_less.is_some()
+                                    && !mana::affordable_cost(
+                                        &self.cast_cost(seat, id, Some(t)),
+                                        &avail,
+                                    )
+                                {
+                                    continue;
+                                }
                                 v.push(Move::Cast {
                                     card: id,
                                     target: Some(t),
@@ -210,8 +252,10 @@ impl State {
         mode: Option<u8>,
     ) -> Result<Vec<Id>, Illegal> {
         let seat = self.priority;
-        if !self.valid_id(id) || self.obj(id).zone != Zone::Hand || self.obj(id).owner != seat {
-            return illegal(format!("{id} is not a card in your hand"));
+        if !self.valid_id(id) || !self.castable_zone(id) || self.obj(id).owner != seat {
+            return illegal(format!(
+                "{id} is not a card in your hand (or one with flashback in your graveyard)"
+            ));
         }
         let c = self.card(id);
         if matches!(c.kind, Kind::Land(_)) {
@@ -249,14 +293,15 @@ impl State {
                 }
             }
         }
+        let cost = self.cast_cost(seat, id, target);
         match tap {
-            None => self.auto_pay(seat, &c.cost, None).ok_or_else(|| {
+            None => self.auto_pay(seat, &cost, None).ok_or_else(|| {
                 Illegal(format!(
                     "not enough untapped mana sources to pay {}",
                     c.data.mana_cost
                 ))
             }),
-            Some(list) => self.check_payment(seat, &c.cost, &c.data.mana_cost, list),
+            Some(list) => self.check_payment(seat, &cost, &c.data.mana_cost, list),
         }
     }
 
@@ -270,7 +315,9 @@ impl State {
     ) {
         let seat = self.priority;
         self.tap_for_mana(seat, taps);
+        let flashback = self.obj(id).zone == Zone::Graveyard;
         self.players[seat.i()].hand.retain(|&h| h != id);
+        self.players[seat.i()].graveyard.retain(|&h| h != id);
         self.objs[id.i()].zone = Zone::Stack;
         let target_moves = match target {
             Some(Target::Obj(t)) => self.obj(t).moves,
@@ -284,6 +331,7 @@ impl State {
             ability: None,
             activated: false,
             mode,
+            flashback,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;

@@ -103,11 +103,9 @@ impl State {
                         .iter()
                         .position(|it| it.card == c && it.ability.is_none())
                 {
-                    self.stack.remove(i);
-                    let owner = self.obj(c).owner;
-                    self.objs[c.i()].zone = Zone::Graveyard;
-                    self.players[owner.i()].graveyard.push(c);
+                    let item = self.stack.remove(i);
                     ev.push(Event::Countered { card: c });
+                    self.spell_to_graveyard(c, &item, ev);
                 }
             }
             (Effect::Discard(n, opponent), _) => {
@@ -126,6 +124,17 @@ impl State {
             (Effect::Attach(_), _) => {
                 if let Some(c) = obj {
                     self.attach(source, c, ev);
+                }
+            }
+            (Effect::DamageCreatures(n, without), _) => {
+                self.damage_each_creature(source, n, without, ev)
+            }
+            (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
+            (Effect::ExileGraveyard(_), Some(Target::Player(p))) => self.exile_graveyard(p, ev),
+            (Effect::ExileGraveyard(_), _) => {}
+            (Effect::ReturnFromGraveyard(_, battlefield), _) => {
+                if let Some(c) = obj {
+                    self.return_from_graveyard(c, battlefield, ev);
                 }
             }
         }
@@ -199,7 +208,7 @@ impl State {
     }
 
     /// CR 400.7: a permanent returned to its owner's hand is a new object there.
-    fn return_to_hand(&mut self, c: Id, ev: &mut Vec<Event>) {
+    pub(super) fn return_to_hand(&mut self, c: Id, ev: &mut Vec<Event>) {
         self.leave_battlefield(c);
         if self.card(c).token {
             self.objs[c.i()].zone = Zone::Gone; // CR 704.5d

@@ -111,10 +111,6 @@ pub(crate) fn affordable_cost(cost: &ManaCost, avail: &Avail) -> bool {
     match_symbols(&short, &masks).is_some()
 }
 
-pub(super) fn affordable(card: &Card, avail: &Avail) -> bool {
-    affordable_cost(&card.cost, avail)
-}
-
 impl State {
     pub(super) fn recount(&mut self, seat: Seat) {
         self.players[seat.i()].untapped = count_untapped(self, seat);

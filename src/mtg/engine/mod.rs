@@ -2,11 +2,12 @@
 //! needs, one file per rules area: `setup` (card table, start, mulligans), `position` (a game
 //! from a described position), `step` (applying one move), `turn` (turn structure and running
 //! forward), `casting` (lands, spells, targets, the legal priority moves), `mana` (paying
-//! with lands and other mana sources), `activated` (activated abilities of permanents), `stack`
+//! with lands and other mana sources), `costs` (cost reductions), `activated` (activated abilities of permanents), `stack`
 //! (priority passing and resolution), `effects` (what spells and abilities do), `search`
 //! (library searches, a decision as a spell or ability resolves), `triggers`
 //! (triggered abilities onto the stack), `keywords` (menace, indestructible), `combat` and
-//! `sba` (draws, deaths, state-based actions).
+//! `sba` (draws, deaths, state-based actions), `zones` (spells by type, mass effects, graveyard
+//! and exile).
 //! This module holds the move and event vocabulary and the game's random stream.
 //!
 //! [`State::step`] validates the whole move before it changes anything, so an illegal move
@@ -32,6 +33,7 @@ mod attach;
 mod casting;
 mod combat;
 mod conditions;
+mod costs;
 mod effects;
 mod keywords;
 mod mana;
@@ -43,14 +45,15 @@ mod stack;
 mod step;
 mod triggers;
 mod turn;
+mod zones;
 
-use mana::{affordable, mana_available};
+use mana::mana_available;
 pub use position::{Position, PositionPermanent, PositionPlayer, PositionPlayers, from_position};
 use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v5";
+pub const RULES_VERSION: &str = "core-v6";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -275,6 +278,17 @@ pub enum Event {
     GameOver {
         winner: Option<Seat>,
         reason: String,
+    },
+    /// A card left its owner's graveyard for `to` (a hand or the battlefield) by an effect
+    /// (CR 400.7).
+    ReturnedFromGraveyard {
+        card: Id,
+        to: Zone,
+    },
+    /// A card was exiled from `from` (CR 406.3).
+    Exiled {
+        card: Id,
+        from: Zone,
     },
 }
 

@@ -15,6 +15,7 @@ pub(super) fn new_player(life: i32) -> Player {
         opening: Opening::Undecided,
         lost: false,
         untapped: [0; 5],
+        exile: Vec::new(),
     }
 }
 

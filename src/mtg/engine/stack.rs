@@ -31,7 +31,7 @@ impl State {
         if kind.is_permanent() && self.aura_target_lost(&item) {
             // CR 608.3b: an Aura spell whose target is illegal does not resolve.
             ev.push(Event::Fizzled { card: id });
-            self.spell_to_graveyard(id);
+            self.spell_to_graveyard(id, &item, ev);
             return;
         }
         if kind.is_permanent() {
@@ -79,11 +79,15 @@ impl State {
             }
             ev.push(Event::Resolved { card: id });
         }
-        self.spell_to_graveyard(id);
+        self.spell_to_graveyard(id, &item, ev);
     }
 
-    /// CR 608.2n: a resolved instant or sorcery goes to its owner's graveyard.
-    fn spell_to_graveyard(&mut self, id: Id) {
+    /// CR 608.2n: a resolved instant or sorcery goes to its owner's graveyard; one cast with
+    /// flashback is exiled instead (CR 702.34a).
+    pub(super) fn spell_to_graveyard(&mut self, id: Id, item: &StackItem, ev: &mut Vec<Event>) {
+        if item.flashback {
+            return self.put_in_exile(id, Zone::Stack, ev);
+        }
         let owner = self.obj(id).owner;
         self.objs[id.i()].zone = Zone::Graveyard;
         self.players[owner.i()].graveyard.push(id);

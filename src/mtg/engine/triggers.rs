@@ -181,6 +181,7 @@ impl State {
                     ability: Some(ability),
                     activated: false,
                     mode: None,
+                    flashback: false,
                 });
                 events.push(Event::Triggered { card: id, ability });
             }

@@ -164,6 +164,10 @@ impl State {
         if self.can_activate_any(seat) {
             return true;
         }
+        // A card with flashback in a graveyard is public: it stops its owner when castable.
+        if self.flashback_castable(seat) {
+            return true;
+        }
         if self.players[seat.i()].hand.is_empty() {
             return false;
         }
@@ -172,7 +176,8 @@ impl State {
         }
         let lands: u32 = mana_available(self, seat).total();
         self.cards.iter().any(|c| {
-            (c.kind == Kind::Instant || c.keywords & kw::FLASH != 0) && c.cost.total() <= lands
+            (c.kind == Kind::Instant || c.keywords & kw::FLASH != 0)
+                && self.least_cost(seat, c) <= lands
         })
     }
 
