@@ -445,11 +445,11 @@ impl Memory {
         actor: &str,
         user: Option<&str>,
     ) -> Result<Decided> {
-        if let Some(db) = self.shared {
-            return self.decide_shared(db, id, decision, actor, user);
-        }
-        let before = self.ltm().max_rid()?;
-        let mut decided = self.decide_unembedded(id, decision, actor, user)?;
+        let before = self.max_rid()?;
+        let mut decided = match self.shared {
+            Some(db) => self.decide_shared(db, id, decision, actor, user)?,
+            None => self.decide_unembedded(id, decision, actor, user)?,
+        };
         decided.embedding = self.embed_after(before);
         Ok(decided)
     }

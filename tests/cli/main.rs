@@ -48,6 +48,7 @@ mod shared_audit;
 mod shared_memory;
 mod shared_records;
 mod shared_store;
+mod shared_vectors;
 mod spine;
 mod state;
 mod storage;
