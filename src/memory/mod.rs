@@ -17,6 +17,7 @@ pub mod io;
 pub mod ltm;
 pub mod mtg_lessons;
 pub mod pg;
+pub mod pg_batch;
 pub mod pg_rank;
 pub mod pg_vectors;
 pub mod practice;
@@ -327,18 +328,6 @@ impl Memory {
         match self.shared {
             Some(db) => pg_vectors::max_rid(db),
             None => self.ltm().max_rid(),
-        }
-    }
-
-    /// Refuses an operation that does not run on the shared store yet (`invalid.request`), so
-    /// it never writes a node-local copy that the other nodes would not see.
-    pub(crate) fn not_on_shared_store(&self, what: &str) -> Result<()> {
-        match self.shared {
-            Some(_) => Err(Error::invalid(format!(
-                "{what} does not run on the shared store (database.url) yet"
-            ))
-            .with("setting", crate::db::SETTING)),
-            None => Ok(()),
         }
     }
 

@@ -408,34 +408,7 @@ impl Memory {
             }
             let entry = self.ledger_entry(&row, decision, actor)?;
             let map = self.ledger_map(&entry)?;
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LEDGER_LOCK])
-                .map_err(|e| db.error(e))?;
-            let last = tx
-                .query_opt(
-                    "SELECT seq, record FROM memory_ledger ORDER BY seq DESC LIMIT 1",
-                    &[],
-                )
-                .map_err(|e| db.error(e))?;
-            let (seq, prev) = match last {
-                None => (0u64, crate::chain::GENESIS.to_string()),
-                Some(r) => {
-                    let last: Value = serde_json::from_str(r.get(1)).unwrap_or_default();
-                    let Some(hash) = last.get("hash").and_then(Value::as_str) else {
-                        return Err(Error::conflict(
-                            "the shared ledger's last record carries no hash: it was \
-                             tampered with; run `bob ledger verify`",
-                        )
-                        .retryable(false));
-                    };
-                    (r.get::<_, i64>(0) as u64 + 1, hash.to_string())
-                }
-            };
-            let linked = crate::chain::link(&keys, seq, &prev, map)?;
-            tx.execute(
-                "INSERT INTO memory_ledger (seq, record) VALUES ($1, $2)",
-                &[&(seq as i64), &to_json(&linked)?],
-            )
-            .map_err(|e| db.error(e))?;
+            let seq = append_ledger(db, tx, &keys, map)?;
             let record = super::final_candidate(&row, &entry)
                 .map(|c| self.decision_records(&row, &c, &entry.ts, seq))
                 .transpose()?;
@@ -476,6 +449,45 @@ impl Memory {
         )?;
         Ok(decided)
     }
+}
+
+/// Appends `map` to the shared ledger in `tx`, chained after its last record under the ledger's
+/// advisory lock (held until `tx` ends, so `seq` never forks); returns its `seq`.
+pub(crate) fn append_ledger(
+    db: &'static Database,
+    tx: &mut postgres::Transaction<'_>,
+    keys: &crate::chain::Keyring,
+    map: serde_json::Map<String, Value>,
+) -> Result<u64> {
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LEDGER_LOCK])
+        .map_err(|e| db.error(e))?;
+    let last = tx
+        .query_opt(
+            "SELECT seq, record FROM memory_ledger ORDER BY seq DESC LIMIT 1",
+            &[],
+        )
+        .map_err(|e| db.error(e))?;
+    let (seq, prev) = match last {
+        None => (0u64, crate::chain::GENESIS.to_string()),
+        Some(r) => {
+            let last: Value = serde_json::from_str(r.get(1)).unwrap_or_default();
+            let Some(hash) = last.get("hash").and_then(Value::as_str) else {
+                return Err(Error::conflict(
+                    "the shared ledger's last record carries no hash: it was \
+                     tampered with; run `bob ledger verify`",
+                )
+                .retryable(false));
+            };
+            (r.get::<_, i64>(0) as u64 + 1, hash.to_string())
+        }
+    };
+    let linked = crate::chain::link(keys, seq, &prev, map)?;
+    tx.execute(
+        "INSERT INTO memory_ledger (seq, record) VALUES ($1, $2)",
+        &[&(seq as i64), &to_json(&linked)?],
+    )
+    .map_err(|e| db.error(e))?;
+    Ok(seq)
 }
 
 /// Verifies the shared ledger's chain with this node's chain key (see

@@ -46,6 +46,7 @@ mod serve_security;
 mod settings;
 mod shared_audit;
 mod shared_memory;
+mod shared_memory_io;
 mod shared_records;
 mod shared_store;
 mod shared_vectors;
