@@ -81,7 +81,7 @@ impl DbUrl {
             )));
         }
         let shown = blank_password(&url);
-        let config = postgres::Config::from_str(text).map_err(bad_url)?;
+        let config = postgres::Config::from_str(&query_host_wins(text, &url)).map_err(bad_url)?;
         if matches!(config.get_ssl_mode(), postgres::config::SslMode::Require) {
             return Err(bad_url(
                 "sslmode=require is not supported by this build (TLS is not built in); \
@@ -134,6 +134,32 @@ impl DbUrl {
     pub fn host(&self) -> &str {
         &self.host
     }
+}
+
+/// `text` without the host of its authority when its query names `host` too and the authority
+/// names no port (`postgresql://bob@localhost/db?host=/run/postgresql`): the query's host
+/// wins, as in libpq, so the client never tries (and waits on) a server the URL did not mean.
+fn query_host_wins(text: &str, url: &url::Url) -> String {
+    if !url.query_pairs().any(|(k, _)| k == "host") || url.port().is_some() {
+        return text.to_string();
+    }
+    let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
+        return text.to_string();
+    };
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return text.to_string();
+    };
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let (user, at) = match authority.rfind('@') {
+        Some(i) => (&authority[..i], "@"),
+        None => ("", ""),
+    };
+    let host_part = &authority[user.len() + at.len()..];
+    if !host_part.eq_ignore_ascii_case(host) {
+        return text.to_string();
+    }
+    format!("{scheme}://{user}{at}{tail}")
 }
 
 /// `text` with its password blanked, for `bob config show`: the URL with `***` for the
@@ -390,17 +416,21 @@ fn too_new(current: i32, latest: i32) -> Error {
     .with("latest_version", latest)
 }
 
+/// The schema version, in one round trip (every command of a node asks it once): a simple
+/// query, no statement prepared first; a database with no `bob_schema` table is at 0.
 fn schema_version(c: &mut postgres::Client) -> std::result::Result<i32, postgres::Error> {
-    let exists: bool = c
-        .query_one("SELECT to_regclass('bob_schema') IS NOT NULL", &[])?
-        .get(0);
-    if !exists {
-        return Ok(0);
-    }
-    Ok(
-        c.query_one("SELECT coalesce(max(version), 0) FROM bob_schema", &[])?
-            .get(0),
-    )
+    let rows = match c.simple_query("SELECT coalesce(max(version), 0) FROM bob_schema") {
+        Ok(rows) => rows,
+        Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_TABLE) => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    Ok(rows
+        .iter()
+        .find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => r.get(0).and_then(|v| v.parse().ok()),
+            _ => None,
+        })
+        .unwrap_or(0))
 }
 
 fn schema_version_tx(
@@ -605,4 +635,26 @@ pub fn migrate() -> Result<Migrated> {
         applied,
         schema_version: db.schema_version()?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_in_the_query_wins_over_the_authoritys() {
+        let u = DbUrl::parse("postgresql://bob@localhost/bob?host=/run/pg").unwrap();
+        assert_eq!(u.host(), "/run/pg");
+        assert_eq!(u.config.get_hosts().len(), 1);
+        assert_eq!(u.config.get_user(), Some("bob"));
+        assert_eq!(u.config.get_dbname(), Some("bob"));
+        let u = DbUrl::parse("postgresql://bob:pw@LOCALHOST/bob?host=/run/pg").unwrap();
+        assert_eq!(u.host(), "/run/pg");
+        assert_eq!(u.literal_password().as_deref(), Some("pw"));
+        // With a port, or without a host in the query, the URL is read as written.
+        let u = DbUrl::parse("postgresql://bob@db:5433/bob?host=/run/pg").unwrap();
+        assert_eq!(u.host(), "db:5433");
+        let u = DbUrl::parse("postgresql://bob@db/bob").unwrap();
+        assert_eq!(u.host(), "db:5432");
+    }
 }

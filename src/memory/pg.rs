@@ -271,12 +271,15 @@ impl PgLtm {
         // nothing but terms and `or`. A headline is the costly part: made for these rows only.
         let q = ltm::query_words(text).join(" or ");
         let found = self.db.with(|c| {
-            c.query(
+            c.query_typed(
                 "SELECT record, CASE WHEN $1 = '' THEN '' ELSE ts_headline('english', body, \
                      websearch_to_tsquery('english', $1), \
                      'StartSel=\"\", StopSel=\"\", MaxWords=24, MinWords=8, MaxFragments=1') END \
                  FROM memory_records WHERE id = ANY($2)",
-                &[&q, &ids],
+                &[
+                    (&q, postgres::types::Type::TEXT),
+                    (&ids, postgres::types::Type::TEXT_ARRAY),
+                ],
             )
         })?;
         found

@@ -192,11 +192,11 @@ struct Marks {
 
 fn marks(db: &Database, user: &str, model: &str) -> Result<Marks> {
     let rows = db.with(|c| {
-        c.query(
+        c.query_typed(
             "SELECT s.token, m.model, coalesce(m.n, 0), coalesce(m.high, 0), \
                  (SELECT coalesce(max(rid), 0) FROM memory_records) \
              FROM memory_vector_store s LEFT JOIN memory_vector_marks m ON m.user_id = $1",
-            &[&user],
+            &[(&user, postgres::types::Type::TEXT)],
         )
     })?;
     let first = rows
