@@ -212,6 +212,9 @@ pub struct Database {
     slots: Vec<Mutex<Option<postgres::Client>>>,
     /// Where a call that finds every connection busy waits next (round robin).
     next: AtomicUsize,
+    /// Another database of this process whose idle open connections this one uses before
+    /// opening its own (the audit log's, see [`audit_connection`]).
+    borrows_from: Option<&'static Database>,
 }
 
 impl std::fmt::Debug for Database {
@@ -248,9 +251,33 @@ impl Database {
             config,
             slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
+            borrows_from: None,
         };
         drop(db.client()?);
         Ok(db)
+    }
+
+    /// A database on `main`'s URL that uses an idle open connection of `main` when there is
+    /// one and opens its own only when all of `main`'s are busy (never waiting for them): so
+    /// a command that audits outside a store's transaction uses one connection, not two.
+    fn beside(main: &'static Database) -> Database {
+        Database {
+            url: main.url.clone(),
+            config: main.config.clone(),
+            slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
+            borrows_from: Some(main),
+        }
+    }
+
+    /// One of this database's open connections that nobody uses now.
+    fn idle_open(&self) -> Option<MutexGuard<'_, Option<postgres::Client>>> {
+        let size = POOL_SIZE.load(Ordering::Relaxed).clamp(1, self.slots.len());
+        self.slots[..size].iter().find_map(|m| {
+            m.try_lock()
+                .ok()
+                .filter(|g| g.as_ref().is_some_and(|c| !c.is_closed()))
+        })
     }
 
     /// The URL this database was opened with.
@@ -261,6 +288,9 @@ impl Database {
     /// A free connection (one already open first), opened (again) when there is none or it
     /// was closed; when all [`set_pool_size`] are busy, waits for one.
     fn client(&self) -> Result<MutexGuard<'_, Option<postgres::Client>>> {
+        if let Some(g) = self.borrows_from.and_then(Database::idle_open) {
+            return Ok(g);
+        }
         let size = POOL_SIZE.load(Ordering::Relaxed).clamp(1, self.slots.len());
         let slots = &self.slots[..size];
         let free = |open: bool| {
@@ -517,10 +547,12 @@ pub fn shared() -> Result<Option<&'static Database>> {
 
 static AUDIT: OnceLock<Database> = OnceLock::new();
 
-/// A second connection of this process to the shared database, for the audit log (`None` when
-/// `database.url` is unset). An act is audited while the store carrying it out may hold its
-/// own transaction open on [`shared`]'s connection (the act is recorded before the change
-/// commits), so the audit writes need a connection of their own: the audit row commits first.
+/// The audit log's connections to the shared database (`None` when `database.url` is unset).
+/// An act is audited while the store carrying it out may hold its own transaction open on
+/// [`shared`]'s connection (the act is recorded before the change commits), so an audit write
+/// made then needs a connection of its own: the audit row commits first. One made while
+/// [`shared`]'s connection is idle uses that one (see [`Database::beside`]), so a command
+/// opens a second connection only when it needs one.
 pub fn audit_connection() -> Result<Option<&'static Database>> {
     let Some(main) = shared()? else {
         return Ok(None);
@@ -532,9 +564,7 @@ pub fn audit_connection() -> Result<Option<&'static Database>> {
     if let Some(db) = AUDIT.get() {
         return Ok(Some(db));
     }
-    let installed = INSTALLED.get().expect("shared() found it installed");
-    let db = Database::open(main.url().clone(), &installed.home)?;
-    Ok(Some(AUDIT.get_or_init(|| db)))
+    Ok(Some(AUDIT.get_or_init(|| Database::beside(main))))
 }
 
 /// What `bob db status` reports.
