@@ -149,6 +149,16 @@ fn a_bad_import_writes_nothing_on_either_node(b: &Backend) {
 }
 
 fn gc_removes_each_expired_record_once_across_nodes(b: &Backend) {
+    let server = OpenAi::start(|req, _| {
+        embeddings(req, 64).unwrap_or_else(|| Reply::json(200, &completion("ok")))
+    });
+    let toml = format!(
+        "[memory]\nembeddings = \"openai\"\nembed_base_url = \"{}\"\nembed_model = \"hash-64\"\n",
+        server.base_url()
+    );
+    for node in [&b.a, &b.b] {
+        node.env.write("home/config.toml", &toml);
+    }
     let rows = b.a.jsonl(
         &["memory", "propose"],
         r#"[{"text":"temporary parking spot level 3","ttl_days":1},
@@ -196,4 +206,26 @@ fn gc_removes_each_expired_record_once_across_nodes(b: &Backend) {
         assert!(left[0]["body_md"].as_str().unwrap().contains("bobnet"));
         verifies(node);
     }
+    // In the database, the removed record's vector went with it, and the user's count of
+    // vectors (what each node's cache is checked against) says so.
+    if let Some(db) = &b.db {
+        let mut c = db.client();
+        let n: i64 = c
+            .query_one("SELECT count(*) FROM memory_vectors", &[])
+            .unwrap()
+            .get(0);
+        let marked: i64 = c
+            .query_one(
+                "SELECT n FROM memory_vector_marks WHERE user_id = 'default'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!((n, marked), (1, 1));
+    }
+    let hits = b.b.jsonl(
+        &["memory", "query", "office wifi", "--mode", "semantic"],
+        "",
+    );
+    assert_eq!(hits.len(), 1, "{hits:?}");
 }
