@@ -253,4 +253,55 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE TRIGGER secrets_truncated AFTER TRUNCATE ON secrets
               FOR EACH STATEMENT EXECUTE FUNCTION bob_secrets_changed();",
     },
+    Migration {
+        version: 12,
+        name: "memory_vectors",
+        // The vector of a long-term record (one per record: the model that made it, its
+        // dimension, `dim` little-endian f32 of unit length), gone with its record.
+        // `memory_vector_marks` counts each user's vectors per model, and `high` is that
+        // user and model's change counter: every insert, update or delete of one of its vectors
+        // raises it by one and an inserted or updated vector takes the new value as its `seq`,
+        // both under the marks row's lock, so `seq` grows in commit order and a node's cache
+        // of the vectors is brought up to date by reading the rows above the `high` it saw.
+        // `memory_vector_store` names this database, so a cache is never taken for another's.
+        sql: "CREATE TABLE memory_vectors (
+              rid bigint PRIMARY KEY REFERENCES memory_records (rid) ON DELETE CASCADE,
+              id text NOT NULL,
+              user_id text NOT NULL,
+              model text NOT NULL,
+              dim integer NOT NULL CHECK (dim > 0),
+              vector bytea NOT NULL CHECK (length(vector) = 4 * dim),
+              seq bigint NOT NULL DEFAULT 0
+          );
+          CREATE INDEX memory_vectors_user ON memory_vectors (user_id, model, seq);
+          CREATE TABLE memory_vector_marks (
+              user_id text NOT NULL,
+              model text NOT NULL,
+              n bigint NOT NULL,
+              high bigint NOT NULL,
+              PRIMARY KEY (user_id, model)
+          );
+          CREATE TABLE memory_vector_store (token text PRIMARY KEY);
+          INSERT INTO memory_vector_store
+              VALUES (md5(random()::text || clock_timestamp()::text || pg_backend_pid()));
+          CREATE FUNCTION bob_memory_vector_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+          DECLARE h bigint;
+          BEGIN
+              IF TG_OP IN ('DELETE', 'UPDATE') THEN
+                  UPDATE memory_vector_marks SET n = n - 1, high = high + 1
+                      WHERE user_id = OLD.user_id AND model = OLD.model;
+              END IF;
+              IF TG_OP = 'DELETE' THEN
+                  RETURN OLD;
+              END IF;
+              INSERT INTO memory_vector_marks AS m (user_id, model, n, high)
+                  VALUES (NEW.user_id, NEW.model, 1, 1)
+                  ON CONFLICT (user_id, model) DO UPDATE SET n = m.n + 1, high = m.high + 1
+                  RETURNING m.high INTO h;
+              NEW.seq := h;
+              RETURN NEW;
+          END $$;
+          CREATE TRIGGER memory_vectors_mark BEFORE INSERT OR UPDATE OR DELETE ON memory_vectors
+              FOR EACH ROW EXECUTE FUNCTION bob_memory_vector_mark();",
+    },
 ];

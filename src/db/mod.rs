@@ -81,7 +81,7 @@ impl DbUrl {
             )));
         }
         let shown = blank_password(&url);
-        let config = postgres::Config::from_str(text).map_err(bad_url)?;
+        let config = postgres::Config::from_str(&query_host_wins(text, &url)).map_err(bad_url)?;
         if matches!(config.get_ssl_mode(), postgres::config::SslMode::Require) {
             return Err(bad_url(
                 "sslmode=require is not supported by this build (TLS is not built in); \
@@ -136,6 +136,32 @@ impl DbUrl {
     }
 }
 
+/// `text` without the host of its authority when its query names `host` too and the authority
+/// names no port (`postgresql://bob@localhost/db?host=/run/postgresql`): the query's host
+/// wins, as in libpq, so the client never tries (and waits on) a server the URL did not mean.
+fn query_host_wins(text: &str, url: &url::Url) -> String {
+    if !url.query_pairs().any(|(k, _)| k == "host") || url.port().is_some() {
+        return text.to_string();
+    }
+    let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
+        return text.to_string();
+    };
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return text.to_string();
+    };
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let (user, at) = match authority.rfind('@') {
+        Some(i) => (&authority[..i], "@"),
+        None => ("", ""),
+    };
+    let host_part = &authority[user.len() + at.len()..];
+    if !host_part.eq_ignore_ascii_case(host) {
+        return text.to_string();
+    }
+    format!("{scheme}://{user}{at}{tail}")
+}
+
 /// `text` with its password blanked, for `bob config show`: the URL with `***` for the
 /// password when it parses as a URL, else `***` whole (a malformed value may hold anything).
 pub fn shown_url(text: &str) -> String {
@@ -186,6 +212,9 @@ pub struct Database {
     slots: Vec<Mutex<Option<postgres::Client>>>,
     /// Where a call that finds every connection busy waits next (round robin).
     next: AtomicUsize,
+    /// Another database of this process whose idle open connections this one uses before
+    /// opening its own (the audit log's, see [`audit_connection`]).
+    borrows_from: Option<&'static Database>,
 }
 
 impl std::fmt::Debug for Database {
@@ -224,9 +253,33 @@ impl Database {
             config,
             slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
+            borrows_from: None,
         };
         drop(db.client()?);
         Ok(db)
+    }
+
+    /// A database on `main`'s URL that uses an idle open connection of `main` when there is
+    /// one and opens its own only when all of `main`'s are busy (never waiting for them): so
+    /// a command that audits outside a store's transaction uses one connection, not two.
+    fn beside(main: &'static Database) -> Database {
+        Database {
+            url: main.url.clone(),
+            config: main.config.clone(),
+            slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
+            borrows_from: Some(main),
+        }
+    }
+
+    /// One of this database's open connections that nobody uses now.
+    fn idle_open(&self) -> Option<MutexGuard<'_, Option<postgres::Client>>> {
+        let size = POOL_SIZE.load(Ordering::Relaxed).clamp(1, self.slots.len());
+        self.slots[..size].iter().find_map(|m| {
+            m.try_lock()
+                .ok()
+                .filter(|g| g.as_ref().is_some_and(|c| !c.is_closed()))
+        })
     }
 
     /// The URL this database was opened with.
@@ -237,6 +290,9 @@ impl Database {
     /// A free connection (one already open first), opened (again) when there is none or it
     /// was closed; when all [`set_pool_size`] are busy, waits for one.
     fn client(&self) -> Result<MutexGuard<'_, Option<postgres::Client>>> {
+        if let Some(g) = self.borrows_from.and_then(Database::idle_open) {
+            return Ok(g);
+        }
         let size = POOL_SIZE.load(Ordering::Relaxed).clamp(1, self.slots.len());
         let slots = &self.slots[..size];
         let free = |open: bool| {
@@ -392,17 +448,21 @@ fn too_new(current: i32, latest: i32) -> Error {
     .with("latest_version", latest)
 }
 
+/// The schema version, in one round trip (every command of a node asks it once): a simple
+/// query, no statement prepared first; a database with no `bob_schema` table is at 0.
 fn schema_version(c: &mut postgres::Client) -> std::result::Result<i32, postgres::Error> {
-    let exists: bool = c
-        .query_one("SELECT to_regclass('bob_schema') IS NOT NULL", &[])?
-        .get(0);
-    if !exists {
-        return Ok(0);
-    }
-    Ok(
-        c.query_one("SELECT coalesce(max(version), 0) FROM bob_schema", &[])?
-            .get(0),
-    )
+    let rows = match c.simple_query("SELECT coalesce(max(version), 0) FROM bob_schema") {
+        Ok(rows) => rows,
+        Err(e) if e.code() == Some(&postgres::error::SqlState::UNDEFINED_TABLE) => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    Ok(rows
+        .iter()
+        .find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => r.get(0).and_then(|v| v.parse().ok()),
+            _ => None,
+        })
+        .unwrap_or(0))
 }
 
 fn schema_version_tx(
@@ -490,10 +550,12 @@ pub fn shared() -> Result<Option<&'static Database>> {
 static AUDIT: OnceLock<Database> = OnceLock::new();
 static SECRETS: OnceLock<Database> = OnceLock::new();
 
-/// A second connection of this process to the shared database, for the audit log (`None` when
-/// `database.url` is unset). An act is audited while the store carrying it out may hold its
-/// own transaction open on [`shared`]'s connection (the act is recorded before the change
-/// commits), so the audit writes need a connection of their own: the audit row commits first.
+/// The audit log's connections to the shared database (`None` when `database.url` is unset).
+/// An act is audited while the store carrying it out may hold its own transaction open on
+/// [`shared`]'s connection (the act is recorded before the change commits), so an audit write
+/// made then needs a connection of its own: the audit row commits first. One made while
+/// [`shared`]'s connection is idle uses that one (see [`Database::beside`]), so a command
+/// opens a second connection only when it needs one.
 pub fn audit_connection() -> Result<Option<&'static Database>> {
     side_connection(&AUDIT)
 }
@@ -516,9 +578,7 @@ fn side_connection(cell: &'static OnceLock<Database>) -> Result<Option<&'static 
     if let Some(db) = cell.get() {
         return Ok(Some(db));
     }
-    let installed = INSTALLED.get().expect("shared() found it installed");
-    let db = Database::open(main.url().clone(), &installed.home)?;
-    Ok(Some(cell.get_or_init(|| db)))
+    Ok(Some(cell.get_or_init(|| Database::beside(main))))
 }
 
 /// The secret the installed `database.url`'s password names (`secret:NAME`), if any: that
@@ -626,4 +686,26 @@ pub fn migrate() -> Result<Migrated> {
         applied,
         schema_version: db.schema_version()?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_in_the_query_wins_over_the_authoritys() {
+        let u = DbUrl::parse("postgresql://bob@localhost/bob?host=/run/pg").unwrap();
+        assert_eq!(u.host(), "/run/pg");
+        assert_eq!(u.config.get_hosts().len(), 1);
+        assert_eq!(u.config.get_user(), Some("bob"));
+        assert_eq!(u.config.get_dbname(), Some("bob"));
+        let u = DbUrl::parse("postgresql://bob:pw@LOCALHOST/bob?host=/run/pg").unwrap();
+        assert_eq!(u.host(), "/run/pg");
+        assert_eq!(u.literal_password().as_deref(), Some("pw"));
+        // With a port, or without a host in the query, the URL is read as written.
+        let u = DbUrl::parse("postgresql://bob@db:5433/bob?host=/run/pg").unwrap();
+        assert_eq!(u.host(), "db:5433");
+        let u = DbUrl::parse("postgresql://bob@db/bob").unwrap();
+        assert_eq!(u.host(), "db:5432");
+    }
 }

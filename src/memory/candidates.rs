@@ -445,11 +445,11 @@ impl Memory {
         actor: &str,
         user: Option<&str>,
     ) -> Result<Decided> {
-        if let Some(db) = self.shared {
-            return self.decide_shared(db, id, decision, actor, user);
-        }
-        let before = self.ltm().max_rid()?;
-        let mut decided = self.decide_unembedded(id, decision, actor, user)?;
+        let before = self.max_rid()?;
+        let mut decided = match self.shared {
+            Some(db) => self.decide_shared(db, id, decision, actor, user)?,
+            None => self.decide_unembedded(id, decision, actor, user)?,
+        };
         decided.embedding = self.embed_after(before);
         Ok(decided)
     }
@@ -826,8 +826,10 @@ impl Memory {
     /// Removes expired long-term records (of one memory user, or of all when `user` is
     /// `None`): one `gc` ledger record first, then the deletion. Returns the ids removed.
     pub fn ltm_gc(&self, actor: &str, user: Option<&str>) -> Result<Vec<String>> {
-        self.not_on_shared_store("removing expired long-term memories")?;
         let user = user.map(|u| self.resolve_user(u)).transpose()?;
+        if let Some(db) = self.shared {
+            return self.ltm_gc_shared(db, actor, user);
+        }
         let _lock = self.ledger_lock()?;
         self.reconcile_locked()?;
         let now = self.now_unix();
@@ -908,9 +910,11 @@ impl Memory {
         source_path: &str,
         source: &mut dyn FnMut(&mut dyn FnMut(MemoryRecord) -> Result<()>) -> Result<()>,
     ) -> Result<ImportReport> {
-        self.not_on_shared_store("importing memories")?;
-        let before = self.ltm().max_rid()?;
-        let mut report = self.import_unembedded(actor, user, source_path, source)?;
+        let before = self.max_rid()?;
+        let mut report = match self.shared {
+            Some(db) => self.import_shared(db, actor, user, source_path, source)?,
+            None => self.import_unembedded(actor, user, source_path, source)?,
+        };
         if report.imported > 0 {
             report.embedding = self.embed_after(before);
         }
@@ -1103,13 +1107,13 @@ pub fn batch_digest<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> Stri
 
 /// Incremental [`batch_digest`].
 #[derive(Default)]
-struct BatchDigest {
+pub(crate) struct BatchDigest {
     hasher: sha2::Sha256,
-    count: usize,
+    pub(crate) count: usize,
 }
 
 impl BatchDigest {
-    fn add(&mut self, id: &str, digest: &str) {
+    pub(crate) fn add(&mut self, id: &str, digest: &str) {
         use sha2::Digest;
         self.hasher.update(id.as_bytes());
         self.hasher.update(b" ");
@@ -1117,7 +1121,7 @@ impl BatchDigest {
         self.hasher.update(b"\n");
         self.count += 1;
     }
-    fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         use sha2::Digest;
         hex::encode(self.hasher.finalize())
     }

@@ -17,7 +17,9 @@ pub mod io;
 pub mod ltm;
 pub mod mtg_lessons;
 pub mod pg;
+pub mod pg_batch;
 pub mod pg_rank;
+pub mod pg_vectors;
 pub mod practice;
 pub mod relevance;
 pub mod stm;
@@ -320,15 +322,12 @@ impl Memory {
             .map(|db| pg::PgLtm::new(db, self.now_unix()).with_rank_budget(budget))
     }
 
-    /// Refuses an operation that does not run on the shared store yet (`invalid.request`), so
-    /// it never writes a node-local copy that the other nodes would not see.
-    pub(crate) fn not_on_shared_store(&self, what: &str) -> Result<()> {
+    /// The newest long-term record's row id (of whichever backend holds them): what
+    /// [`Memory::embed_after`] is given after a write.
+    pub(crate) fn max_rid(&self) -> Result<i64> {
         match self.shared {
-            Some(_) => Err(Error::invalid(format!(
-                "{what} does not run on the shared store (database.url) yet"
-            ))
-            .with("setting", crate::db::SETTING)),
-            None => Ok(()),
+            Some(db) => pg_vectors::max_rid(db),
+            None => self.ltm().max_rid(),
         }
     }
 
@@ -351,6 +350,86 @@ impl Memory {
 
     pub fn set_rank_budget(&self, budget: Option<u64>) {
         self.rank_budget.set(budget);
+    }
+
+    /// Ranked long-term query of one user's store in `mode` (see [`vectors`]), on whichever
+    /// backend holds it. When the embedder cannot be used and `strict` is false, the lexical
+    /// ranking is returned with `fallback` saying why; with `strict`, that is the error.
+    pub fn query_ranked(
+        &self,
+        text: &str,
+        opts: &QueryOpts,
+        mode: vectors::Mode,
+        strict: bool,
+    ) -> Result<vectors::Ranked> {
+        let mut opts = opts.clone();
+        opts.user = self.resolve_user(&opts.user)?;
+        let shared = self.shared_ltm();
+        let lexical = |opts: &QueryOpts| match &shared {
+            Some(s) => s.query(text, opts),
+            None => self.ltm().query(text, opts),
+        };
+        if mode == vectors::Mode::Lexical {
+            let mut hits = lexical(&opts)?;
+            if embed::provider() != embed::Provider::None {
+                for h in &mut hits {
+                    h.lexical_score = Some(h.score);
+                }
+            }
+            return Ok(vectors::Ranked {
+                hits,
+                mode,
+                fallback: None,
+                unembedded: 0,
+            });
+        }
+        let ranked = match &shared {
+            Some(s) => pg_vectors::vector_ranked(s, self.home.as_ref(), text, &opts, mode),
+            None => self.vector_ranked(text, &opts, mode),
+        };
+        match ranked {
+            Ok(r) => Ok(r),
+            Err(e) if !strict => Ok(vectors::Ranked {
+                hits: lexical(&opts)?,
+                mode: vectors::Mode::Lexical,
+                fallback: Some(e.message),
+                unembedded: 0,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Embeds the records stored after row `after` (see [`Memory::max_rid`]) that have no
+    /// vector yet (the hook after an approval or import). Never fails the write that called
+    /// it: when embeddings are off it does nothing; when the embedder fails, the records stay
+    /// queued and the returned note says so.
+    pub fn embed_after(&self, after: i64) -> Option<String> {
+        let e = match vectors::write_embedder() {
+            Ok(e) => e,
+            Err(note) => return note,
+        };
+        let done = match self.shared {
+            Some(db) => pg_vectors::embed_after(db, e.as_ref(), after),
+            None => self.embed_new(e.as_ref(), after),
+        };
+        done.err().map(|err| vectors::queued_note(&err))
+    }
+
+    /// Embeds every record (`missing_only`: only those with no vector of the configured
+    /// model), shortest texts first, in chunks of [`vectors::REINDEX_CHUNK`] records, each
+    /// chunk's vectors written in one transaction (an interrupted reindex keeps the chunks it
+    /// finished); `progress(done, total)`.
+    pub fn reindex(
+        &self,
+        missing_only: bool,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<vectors::ReindexReport> {
+        let started = std::time::Instant::now();
+        let e = embed::shared()?.ok_or_else(vectors::reindex_needs_embeddings)?;
+        match self.shared {
+            Some(db) => pg_vectors::reindex(db, e.as_ref(), missing_only, started, progress),
+            None => self.reindex_embedded(e.as_ref(), missing_only, started, progress),
+        }
     }
 
     /// Ranked long-term query of one user's store (never STM, never another user's records).

@@ -76,6 +76,16 @@ impl PgLtm {
         self
     }
 
+    /// The database it reads.
+    pub(crate) fn db(&self) -> &'static Database {
+        self.db
+    }
+
+    /// Its "now", in unix seconds.
+    pub(crate) fn now(&self) -> i64 {
+        self.now
+    }
+
     /// One record by id.
     pub fn get(&self, id: &str) -> Result<Option<MemoryRecord>> {
         let row = self
@@ -180,14 +190,53 @@ impl LtmStore for PgLtm {
     }
 
     fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>> {
+        let scored = self.scored(text, opts, opts.k)?;
+        let found = self.excerpted(text, scored.iter().map(|(_, id)| id.as_str()))?;
+        scored
+            .into_iter()
+            .map(|(score, id)| {
+                let (rec, snip) = found
+                    .get(&id)
+                    .ok_or_else(|| Error::internal(format!("memory record {id} vanished")))?;
+                Ok(hit(rec.clone(), score, Some(snip)))
+            })
+            .collect()
+    }
+}
+
+/// The hit of a record: `excerpt` the query's headline in its body, else (none, or empty) its
+/// summary.
+pub(crate) fn hit(rec: MemoryRecord, score: f64, excerpt: Option<&str>) -> Hit {
+    let excerpt = match excerpt {
+        Some(e) if !e.is_empty() => e.to_string(),
+        _ => rec.summary,
+    };
+    Hit {
+        id: rec.id,
+        score,
+        excerpt,
+        title: rec.title,
+        tags: rec.tags,
+        created_at: rec.created_at,
+        lexical_score: None,
+        semantic_score: None,
+    }
+}
+
+impl PgLtm {
+    /// The best `k` records of `opts.user` for the words of `text` (score in 0..1, id), best
+    /// first (ties by id): the ranking of [`LtmStore::query`] without the excerpts.
+    pub(crate) fn scored(
+        &self,
+        text: &str,
+        opts: &QueryOpts,
+        k: usize,
+    ) -> Result<Vec<(f64, String)>> {
         let words = ltm::query_words(text);
-        if words.is_empty() || opts.k == 0 {
+        if words.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
-        // The words are letters and digits only (query_words), so the websearch syntax sees
-        // nothing but terms and `or` (the excerpts below).
-        let q = words.join(" or ");
-        let limit = opts.k.saturating_mul(4).max(40);
+        let limit = k.saturating_mul(4).max(40);
         let filter = super::pg_rank::Filter {
             user: &opts.user,
             now: self.now,
@@ -195,55 +244,54 @@ impl LtmStore for PgLtm {
         };
         let rows = super::pg_rank::ranked(self.db, &words, &filter, limit, self.budget)?;
         let best = rows.iter().map(|r| r.bm25).fold(0.0f64, f64::max);
-        let mut scored: Vec<(f64, usize)> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
+        let mut scored: Vec<(f64, String)> = rows
+            .into_iter()
+            .map(|r| {
                 let s = ltm::score(-r.bm25, best, r.importance, r.created_unix, self.now);
-                (s, i)
+                (s, r.id)
             })
             .collect();
-        scored.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| rows[a.1].id.cmp(&rows[b.1].id))
-        });
-        scored.truncate(opts.k);
-        // The records and excerpts of the hits only (a headline is the costly part).
-        let ids: Vec<&str> = scored.iter().map(|(_, i)| rows[*i].id.as_str()).collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        scored.truncate(k);
+        Ok(scored)
+    }
+
+    /// The records of `ids` with the query's headline in each body, one line (empty when the
+    /// query has no words); ids not stored are left out.
+    pub(crate) fn excerpted<'a>(
+        &self,
+        text: &str,
+        ids: impl Iterator<Item = &'a str>,
+    ) -> Result<std::collections::HashMap<String, (MemoryRecord, String)>> {
+        let ids: Vec<&str> = ids.collect();
+        if ids.is_empty() {
+            return Ok(Default::default());
+        }
+        // The words are letters and digits only (query_words), so the websearch syntax sees
+        // nothing but terms and `or`. A headline is the costly part: made for these rows only.
+        let q = ltm::query_words(text).join(" or ");
         let found = self.db.with(|c| {
-            c.query(
-                "SELECT id, record, ts_headline('english', body, \
+            c.query_typed(
+                "SELECT record, CASE WHEN $1 = '' THEN '' ELSE ts_headline('english', body, \
                      websearch_to_tsquery('english', $1), \
-                     'StartSel=\"\", StopSel=\"\", MaxWords=24, MinWords=8, MaxFragments=1') \
+                     'StartSel=\"\", StopSel=\"\", MaxWords=24, MinWords=8, MaxFragments=1') END \
                  FROM memory_records WHERE id = ANY($2)",
-                &[&q, &ids],
+                &[
+                    (&q, postgres::types::Type::TEXT),
+                    (&ids, postgres::types::Type::TEXT_ARRAY),
+                ],
             )
         })?;
-        let by_id: std::collections::HashMap<&str, &postgres::Row> =
-            found.iter().map(|r| (r.get::<_, &str>(0), r)).collect();
-        scored
-            .into_iter()
-            .map(|(score, i)| {
-                let id = rows[i].id.as_str();
-                let row = by_id
-                    .get(id)
-                    .ok_or_else(|| Error::internal(format!("memory record {id} vanished")))?;
-                let rec = parse_record(row.get(1))?;
+        found
+            .iter()
+            .map(|row| {
+                let rec = parse_record(row.get(0))?;
                 let snip = row
-                    .get::<_, &str>(2)
+                    .get::<_, &str>(1)
                     .split_whitespace()
                     .collect::<Vec<_>>()
                     .join(" ");
-                Ok(Hit {
-                    id: rec.id,
-                    score,
-                    excerpt: if snip.is_empty() { rec.summary } else { snip },
-                    title: rec.title,
-                    tags: rec.tags,
-                    created_at: rec.created_at,
-                    lexical_score: None,
-                    semantic_score: None,
-                })
+                Ok((rec.id.clone(), (rec, snip)))
             })
             .collect()
     }
@@ -363,34 +411,7 @@ impl Memory {
             }
             let entry = self.ledger_entry(&row, decision, actor)?;
             let map = self.ledger_map(&entry)?;
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LEDGER_LOCK])
-                .map_err(|e| db.error(e))?;
-            let last = tx
-                .query_opt(
-                    "SELECT seq, record FROM memory_ledger ORDER BY seq DESC LIMIT 1",
-                    &[],
-                )
-                .map_err(|e| db.error(e))?;
-            let (seq, prev) = match last {
-                None => (0u64, crate::chain::GENESIS.to_string()),
-                Some(r) => {
-                    let last: Value = serde_json::from_str(r.get(1)).unwrap_or_default();
-                    let Some(hash) = last.get("hash").and_then(Value::as_str) else {
-                        return Err(Error::conflict(
-                            "the shared ledger's last record carries no hash: it was \
-                             tampered with; run `bob ledger verify`",
-                        )
-                        .retryable(false));
-                    };
-                    (r.get::<_, i64>(0) as u64 + 1, hash.to_string())
-                }
-            };
-            let linked = crate::chain::link(&keys, seq, &prev, map)?;
-            tx.execute(
-                "INSERT INTO memory_ledger (seq, record) VALUES ($1, $2)",
-                &[&(seq as i64), &to_json(&linked)?],
-            )
-            .map_err(|e| db.error(e))?;
+            let seq = append_ledger(db, tx, &keys, map)?;
             let record = super::final_candidate(&row, &entry)
                 .map(|c| self.decision_records(&row, &c, &entry.ts, seq))
                 .transpose()?;
@@ -431,6 +452,45 @@ impl Memory {
         )?;
         Ok(decided)
     }
+}
+
+/// Appends `map` to the shared ledger in `tx`, chained after its last record under the ledger's
+/// advisory lock (held until `tx` ends, so `seq` never forks); returns its `seq`.
+pub(crate) fn append_ledger(
+    db: &'static Database,
+    tx: &mut postgres::Transaction<'_>,
+    keys: &crate::chain::Keyring,
+    map: serde_json::Map<String, Value>,
+) -> Result<u64> {
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LEDGER_LOCK])
+        .map_err(|e| db.error(e))?;
+    let last = tx
+        .query_opt(
+            "SELECT seq, record FROM memory_ledger ORDER BY seq DESC LIMIT 1",
+            &[],
+        )
+        .map_err(|e| db.error(e))?;
+    let (seq, prev) = match last {
+        None => (0u64, crate::chain::GENESIS.to_string()),
+        Some(r) => {
+            let last: Value = serde_json::from_str(r.get(1)).unwrap_or_default();
+            let Some(hash) = last.get("hash").and_then(Value::as_str) else {
+                return Err(Error::conflict(
+                    "the shared ledger's last record carries no hash: it was \
+                     tampered with; run `bob ledger verify`",
+                )
+                .retryable(false));
+            };
+            (r.get::<_, i64>(0) as u64 + 1, hash.to_string())
+        }
+    };
+    let linked = crate::chain::link(keys, seq, &prev, map)?;
+    tx.execute(
+        "INSERT INTO memory_ledger (seq, record) VALUES ($1, $2)",
+        &[&(seq as i64), &to_json(&linked)?],
+    )
+    .map_err(|e| db.error(e))?;
+    Ok(seq)
 }
 
 /// Verifies the shared ledger's chain with this node's chain key (see

@@ -122,8 +122,9 @@ fn estimates(db: &'static Database, words: &[String]) -> Result<(Vec<Estimate>, 
     // most_common_elem_freqs holds one frequency per element, then the least and the greatest
     // of them and the frequency of nulls: a lexeme missing from the list is rarer than the
     // least.
+    // Typed: sent with its parameters in one round trip, no statement prepared first.
     let rows = db.with(|c| {
-        c.query(
+        c.query_typed(
             "WITH w AS (SELECT unnest(tsvector_to_array(to_tsvector('english', $1))) AS lexeme), \
                   s AS (SELECT most_common_elems::text::text[] AS e, most_common_elem_freqs AS f \
                         FROM pg_stats WHERE schemaname = current_schema() \
@@ -135,7 +136,7 @@ fn estimates(db: &'static Database, words: &[String]) -> Result<(Vec<Estimate>, 
                              (SELECT s.f[array_length(s.e, 1) + 1] FROM s))::float8, \
                     (SELECT n FROM n) \
              FROM w",
-            &[&words.join(" ")],
+            &[(&words.join(" "), Type::TEXT)],
         )
     })?;
     let n = rows
@@ -250,12 +251,17 @@ pub(crate) fn ranked(
     let rows = loop {
         let q = tsquery(&order[..take]);
         let rows = db.with(|c| {
-            c.query(
+            c.query_typed(
                 "SELECT m.id, m.importance, m.created_unix, m.tsv \
                  FROM memory_records m \
                  WHERE m.tsv @@ $1::text::tsquery AND m.user_id = $2 \
                    AND (m.expires_unix IS NULL OR m.expires_unix > $3) AND m.tags @> $4",
-                &[&q, &filter.user, &filter.now, &filter.tags],
+                &[
+                    (&q, Type::TEXT),
+                    (&filter.user, Type::TEXT),
+                    (&filter.now, Type::INT8),
+                    (&filter.tags, Type::TEXT_ARRAY),
+                ],
             )
         })?;
         if rows.len() >= limit || take >= order.len() {

@@ -37,7 +37,7 @@
 //! retrieval falls back to lexical ranking and says so in its trace.
 
 use super::embed::{self, Embedder};
-use super::{LtmStore, Memory, QueryOpts};
+use super::{Memory, QueryOpts};
 use crate::contracts::Hit;
 use crate::error::{Error, Result};
 use rusqlite::{OptionalExtension, params};
@@ -224,6 +224,14 @@ impl Index {
     pub fn id(&self, i: usize) -> &str {
         &self.ids[i]
     }
+
+    /// The `i`th vector and when its record expires (unix seconds).
+    pub fn entry(&self, i: usize) -> (&[f32], Option<i64>) {
+        (
+            &self.data[i * self.dim..(i + 1) * self.dim],
+            self.expires[i],
+        )
+    }
 }
 
 /// Stores up to this many vectors are scanned exactly in f32; larger ones in bytes first.
@@ -311,11 +319,106 @@ pub fn extend_from_blob(out: &mut Vec<f32>, b: &[u8]) {
 
 /// One record in the fused ranking.
 #[derive(Default)]
-struct Fused {
-    id: String,
-    score: f64,
-    lexical: Option<f64>,
-    semantic: Option<f64>,
+pub(crate) struct Fused {
+    pub id: String,
+    pub score: f64,
+    pub lexical: Option<f64>,
+    pub semantic: Option<f64>,
+}
+
+/// The best `k` of the lexical ranking `lex` (score in 0..1, id) and the vector ranking `sem`
+/// (id, cosine) fused as `mode` ranks (see the module docs), best first (ties by id); the
+/// shared store ranks with it too.
+pub(crate) fn fuse<'a>(
+    lex: impl Iterator<Item = (f64, &'a str)>,
+    sem: &[(String, f64)],
+    mode: Mode,
+    k: usize,
+) -> Vec<Fused> {
+    let mut fused: Vec<Fused> = Vec::new();
+    let entry = |fused: &mut Vec<Fused>, id: &str| -> usize {
+        match fused.iter().position(|f| f.id == id) {
+            Some(i) => i,
+            None => {
+                fused.push(Fused {
+                    id: id.to_string(),
+                    ..Fused::default()
+                });
+                fused.len() - 1
+            }
+        }
+    };
+    let w = HYBRID_SEMANTIC_WEIGHT;
+    for (score, id) in lex {
+        let i = entry(&mut fused, id);
+        fused[i].score += (1.0 - w) * score;
+        fused[i].lexical = Some(score);
+    }
+    for (id, s) in sem {
+        let i = entry(&mut fused, id);
+        fused[i].score += if mode == Mode::Hybrid { w * s } else { *s };
+        fused[i].semantic = Some(round3(*s));
+    }
+    fused.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    fused.truncate(k);
+    fused
+}
+
+/// A score as hits show it: three decimals.
+pub(crate) fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The error of a vector ranking asked for with no embeddings configured.
+pub(crate) fn needs_embeddings(mode: Mode) -> Error {
+    Error::invalid(format!(
+        "--mode {} needs embeddings: set memory.embeddings (BOB_MEMORY_EMBEDDINGS) to local or openai",
+        mode.as_str()
+    ))
+    .with("setting", "memory.embeddings")
+}
+
+/// The error of a vector ranking over vectors of another model than the configured one.
+pub(crate) fn stale_vectors(stale: i64, user: &str, model: &str) -> Error {
+    Error::conflict(format!(
+        "{stale} memories of user {user:?} were embedded by another model than the configured {model}; run `bob memory reindex`"
+    ))
+    .with("model", model)
+    .with("stale", stale)
+}
+
+/// The embedder a write embeds its new records with, or why they stay queued (`None`:
+/// embeddings are off, nothing is queued).
+pub(crate) fn write_embedder() -> std::result::Result<std::sync::Arc<dyn Embedder>, Option<String>>
+{
+    if embed::provider() != embed::Provider::None
+        && embed::queue_policy() == embed::QueuePolicy::Defer
+    {
+        return Err(Some(
+            "queued for `bob memory reindex --missing` (memory.embed_queue is defer)".into(),
+        ));
+    }
+    match embed::shared() {
+        Ok(Some(e)) => Ok(e),
+        Ok(None) => Err(None),
+        Err(err) => Err(Some(queued_note(&err))),
+    }
+}
+
+/// The note of records a failed embedding left queued.
+pub(crate) fn queued_note(err: &Error) -> String {
+    format!(
+        "not embedded, queued for `bob memory reindex --missing`: {}",
+        err.message
+    )
+}
+
+/// The error of a reindex with no embeddings configured.
+pub(crate) fn reindex_needs_embeddings() -> Error {
+    Error::invalid(
+        "no embeddings are configured: set memory.embeddings (BOB_MEMORY_EMBEDDINGS) to local or openai",
+    )
+    .with("setting", "memory.embeddings")
 }
 
 /// One record to embed.
@@ -397,64 +500,28 @@ impl Memory {
         Ok(())
     }
 
-    /// Embeds the records stored after row `after` that have no vector yet (the hook after
-    /// an approval or import). Never fails the write that called it: when embeddings are off
-    /// it does nothing; when the embedder fails, the records stay queued and the returned
-    /// note says so.
-    pub fn embed_after(&self, after: i64) -> Option<String> {
-        if embed::provider() != embed::Provider::None
-            && embed::queue_policy() == embed::QueuePolicy::Defer
-        {
-            return Some(
-                "queued for `bob memory reindex --missing` (memory.embed_queue is defer)".into(),
-            );
+    /// Embeds the records of the home's store after row `after` with no vector of `e`'s
+    /// model (see [`Memory::embed_after`]); how many.
+    pub(crate) fn embed_new(&self, e: &dyn Embedder, after: i64) -> Result<usize> {
+        self.ensure_vectors_table()?;
+        let rows = self.pending(e.model(), after, false)?;
+        if rows.is_empty() {
+            return Ok(0);
         }
-        let e = match embed::shared() {
-            Ok(Some(e)) => e,
-            Ok(None) => return None,
-            Err(err) => {
-                return Some(format!(
-                    "not embedded, queued for `bob memory reindex --missing`: {}",
-                    err.message
-                ));
-            }
-        };
-        let run = || -> Result<usize> {
-            self.ensure_vectors_table()?;
-            let rows = self.pending(e.model(), after, false)?;
-            if rows.is_empty() {
-                return Ok(0);
-            }
-            let texts: Vec<String> = rows.iter().map(|p| p.text.clone()).collect();
-            let vecs = e.embed(&texts)?;
-            self.store_vectors(e.as_ref(), &rows, &vecs)?;
-            Ok(rows.len())
-        };
-        match run() {
-            Ok(_) => None,
-            Err(err) => Some(format!(
-                "not embedded, queued for `bob memory reindex --missing`: {}",
-                err.message
-            )),
-        }
+        let texts: Vec<String> = rows.iter().map(|p| p.text.clone()).collect();
+        let vecs = e.embed(&texts)?;
+        self.store_vectors(e, &rows, &vecs)?;
+        Ok(rows.len())
     }
 
-    /// Embeds every record (`missing_only`: only those with no vector of the configured
-    /// model), shortest texts first, in chunks of [`REINDEX_CHUNK`] records, each chunk's
-    /// vectors written in one transaction (an interrupted reindex keeps the chunks it
-    /// finished); `progress(done, total)`.
-    pub fn reindex(
+    /// [`Memory::reindex`] of the home's store, with `e`.
+    pub(crate) fn reindex_embedded(
         &self,
+        e: &dyn Embedder,
         missing_only: bool,
+        started: std::time::Instant,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<ReindexReport> {
-        let started = std::time::Instant::now();
-        let e = embed::shared()?.ok_or_else(|| {
-            Error::invalid(
-                "no embeddings are configured: set memory.embeddings (BOB_MEMORY_EMBEDDINGS) to local or openai",
-            )
-            .with("setting", "memory.embeddings")
-        })?;
         self.ensure_vectors_table()?;
         let mut rows = self.pending(e.model(), 0, !missing_only)?;
         // Shortest first across the whole set, so every forward batch holds texts of about
@@ -466,7 +533,7 @@ impl Memory {
         for chunk in rows.chunks(REINDEX_CHUNK) {
             let texts: Vec<String> = chunk.iter().map(|p| p.text.clone()).collect();
             let vecs = e.embed(&texts)?;
-            self.store_vectors(e.as_ref(), chunk, &vecs)?;
+            self.store_vectors(e, chunk, &vecs)?;
             done += chunk.len();
             progress(done, total);
         }
@@ -576,55 +643,10 @@ impl Memory {
         Ok(ix)
     }
 
-    /// Ranked long-term query of one user's store in `mode` (see the module docs). When the
-    /// embedder cannot be used and `strict` is false, the lexical ranking is returned with
-    /// `fallback` saying why; with `strict`, that is the error.
-    pub fn query_ranked(
-        &self,
-        text: &str,
-        opts: &QueryOpts,
-        mode: Mode,
-        strict: bool,
-    ) -> Result<Ranked> {
-        let mut opts = opts.clone();
-        opts.user = self.resolve_user(&opts.user)?;
-        if let Some(shared) = self.shared_ltm() {
-            return shared_ranked(&shared, text, &opts, mode, strict);
-        }
-        if mode == Mode::Lexical {
-            let mut hits = self.ltm().query(text, &opts)?;
-            if embed::provider() != embed::Provider::None {
-                for h in &mut hits {
-                    h.lexical_score = Some(h.score);
-                }
-            }
-            return Ok(Ranked {
-                hits,
-                mode,
-                fallback: None,
-                unembedded: 0,
-            });
-        }
-        match self.vector_ranked(text, &opts, mode) {
-            Ok(r) => Ok(r),
-            Err(e) if !strict => Ok(Ranked {
-                hits: self.ltm().query(text, &opts)?,
-                mode: Mode::Lexical,
-                fallback: Some(e.message),
-                unembedded: 0,
-            }),
-            Err(e) => Err(e),
-        }
-    }
-
-    fn vector_ranked(&self, text: &str, opts: &QueryOpts, mode: Mode) -> Result<Ranked> {
-        let e = embed::shared()?.ok_or_else(|| {
-            Error::invalid(format!(
-                "--mode {} needs embeddings: set memory.embeddings (BOB_MEMORY_EMBEDDINGS) to local or openai",
-                mode.as_str()
-            ))
-            .with("setting", "memory.embeddings")
-        })?;
+    /// The vector ranking of the home's store (`opts.user` resolved; see
+    /// [`Memory::query_ranked`]).
+    pub(crate) fn vector_ranked(&self, text: &str, opts: &QueryOpts, mode: Mode) -> Result<Ranked> {
+        let e = embed::shared()?.ok_or_else(|| needs_embeddings(mode))?;
         let pool = opts.k.saturating_mul(4).max(40);
         let ltm = self.ltm();
         let embed_query = || -> Result<Vec<f32>> {
@@ -670,13 +692,7 @@ impl Memory {
             (ix.stale, ix.unembedded, found)
         })?;
         if stale > 0 {
-            return Err(Error::conflict(format!(
-                "{stale} memories of user {:?} were embedded by another model than the configured {}; run `bob memory reindex`",
-                opts.user,
-                e.model()
-            ))
-            .with("model", e.model())
-            .with("stale", stale));
+            return Err(stale_vectors(stale, &opts.user, e.model()));
         }
         let mut sem: Vec<(String, f64)> = Vec::new();
         for (id, s) in semantic {
@@ -691,34 +707,13 @@ impl Memory {
             }
             sem.push((id, f64::from(s.clamp(-1.0, 1.0))));
         }
-        let round = |x: f64| (x * 1000.0).round() / 1000.0;
-        let mut fused: Vec<Fused> = Vec::new();
-        let entry = |fused: &mut Vec<Fused>, id: &str| -> usize {
-            match fused.iter().position(|f| f.id == id) {
-                Some(i) => i,
-                None => {
-                    fused.push(Fused {
-                        id: id.to_string(),
-                        ..Fused::default()
-                    });
-                    fused.len() - 1
-                }
-            }
-        };
-        let w = HYBRID_SEMANTIC_WEIGHT;
         let (expr, lex) = lex.map(|l| (l.expr, l.rows)).unwrap_or_default();
-        for (score, _, id) in &lex {
-            let i = entry(&mut fused, id);
-            fused[i].score += (1.0 - w) * score;
-            fused[i].lexical = Some(*score);
-        }
-        for (id, s) in &sem {
-            let i = entry(&mut fused, id);
-            fused[i].score += if mode == Mode::Hybrid { w * s } else { *s };
-            fused[i].semantic = Some(round(*s));
-        }
-        fused.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-        fused.truncate(opts.k);
+        let fused = fuse(
+            lex.iter().map(|(s, _, id)| (*s, id.as_str())),
+            &sem,
+            mode,
+            opts.k,
+        );
         let mut hits = Vec::with_capacity(fused.len());
         for Fused {
             id,
@@ -743,7 +738,7 @@ impl Memory {
                     }
                 }
             };
-            h.score = round(score.max(0.0));
+            h.score = round3(score.max(0.0));
             h.lexical_score = lexical;
             h.semantic_score = semantic;
             hits.push(h);
@@ -755,39 +750,6 @@ impl Memory {
             unembedded: unembedded.max(0) as usize,
         })
     }
-}
-
-/// A query of the shared store's records: ranked full-text. A semantic or hybrid ranking
-/// (vectors are not in the shared store yet) falls back to the full-text one with the reason
-/// in `fallback`, or is `invalid.request` when `strict` (an explicit `--mode`).
-fn shared_ranked(
-    store: &super::pg::PgLtm,
-    text: &str,
-    opts: &QueryOpts,
-    mode: Mode,
-    strict: bool,
-) -> Result<Ranked> {
-    let fallback = match mode {
-        Mode::Lexical => None,
-        m if strict => {
-            return Err(Error::invalid(format!(
-                "--mode {} is not available on the shared store (database.url) yet: \
-                 use --mode lexical",
-                m.as_str()
-            ))
-            .with("setting", crate::db::SETTING));
-        }
-        m => Some(format!(
-            "{} ranking is not available on the shared store yet",
-            m.as_str()
-        )),
-    };
-    Ok(Ranked {
-        hits: super::LtmStore::query(store, text, opts)?,
-        mode: Mode::Lexical,
-        fallback,
-        unembedded: 0,
-    })
 }
 
 #[cfg(test)]
