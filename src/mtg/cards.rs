@@ -170,7 +170,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         tokens: lowered.tokens.clone(),
         mana: lowered.mana,
         activated: lowered.activated.clone(),
-        token: types == "Token Creature",
+        token: types.starts_with("Token "),
         legendary,
         subtypes: subtypes.split_whitespace().map(str::to_string).collect(),
         statics: lowered.statics.clone(),
@@ -227,7 +227,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         }
         // CR 303 / 301: a noncreature enchantment or artifact; an Aura targets the creature
         // it will enchant as it is cast (CR 303.4a).
-        "Enchantment" | "Artifact" => {
+        "Enchantment" | "Artifact" | "Token Artifact" => {
             // Flash is a casting rule (CR 702.8a); other keywords of a noncreature
             // permanent would have nothing to act on.
             if keywords & !kw::FLASH != 0 {

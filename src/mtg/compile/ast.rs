@@ -79,6 +79,8 @@ pub enum Filter {
     Enchantment,
     Artifact,
     Permanent,
+    /// "target vampire you control": a creature of one creature type (CR 205.3m).
+    OfType(&'static str),
 }
 
 /// Whose objects a filter admits.
@@ -216,6 +218,22 @@ pub enum Effect {
         choose: u8,
         modes: Vec<Vec<Effect>>,
     },
+    /// 111.1: "create a number of <tokens> equal to <count>" / "create <a token> for each
+    /// <count>": `tokens` is an [`Effect::Tokens`] of one token, made once per object counted
+    /// as the effect happens (CR 608.2h).
+    CountedTokens {
+        per: Per,
+        tokens: Box<Effect>,
+    },
+}
+
+/// What a counted effect counts, as it happens (CR 608.2h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    /// "the number of other creatures you control named ~".
+    OtherCreaturesNamedThis,
+    /// "each creature card in your graveyard".
+    CreatureCardsInYourGraveyard,
 }
 
 /// What a library search looks for (CR 701.23a).
@@ -273,6 +291,25 @@ pub enum Trigger {
     CreatureYouControlDies,
     /// 603.6a: "Whenever a creature you control with power N or greater enters".
     CreatureWithPowerEnters(u8),
+    /// 508.3a / 603.2: "Whenever this attacks while you control a creature with power N or
+    /// greater": triggers only if you control one as the attack is declared.
+    AttacksWhileControlPower(u8),
+    /// 508.3a: "Whenever you attack" (1) / "Whenever you attack with N or more creatures":
+    /// you declared at least N attackers.
+    YouAttackWith(u8),
+    /// 121.2: "Whenever you draw a card".
+    YouDraw,
+    /// 119.9: "Whenever you gain life for the first time each turn" (`your_turn`: "during each
+    /// of your turns").
+    GainLifeFirstTime { your_turn: bool },
+    /// 700.4 / 603.10a: "Whenever this creature or another creature you control dies".
+    ThisOrAnotherCreatureYouControlDies,
+    /// 603.6a: "Whenever another <creature type> you control enters".
+    AnotherOfTypeEnters(&'static str),
+    /// 601.2i: "Whenever you cast a spell during an opponent's turn".
+    CastSpellOpponentsTurn,
+    /// 601.2i: "Whenever you cast a noncreature or <creature type> spell".
+    CastNoncreatureOrType(&'static str),
 }
 
 /// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
@@ -348,6 +385,9 @@ pub enum Static {
         count: u8,
         condition: Option<Condition>,
     },
+    /// 100.2a: "A deck can have any number of cards named ~": a deck-construction rule that
+    /// changes nothing in a game.
+    DeckAnyNumber,
 }
 
 /// Which of its controller's creatures a lord's static changes.
@@ -434,6 +474,7 @@ fn static_name(s: &Static) -> &'static str {
         Static::CantBeBlocked => "can't be blocked",
         Static::While { .. } => "conditional",
         Static::EntersWithCounters { .. } => "enters with counters",
+        Static::DeckAnyNumber => "any number in a deck",
     }
 }
 
@@ -468,6 +509,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Food(_) => "food",
         Effect::Search { .. } => "search library",
         Effect::ExileFromGraveyard(_) => "exile from graveyard",
+        Effect::CountedTokens { .. } => "counted tokens",
     }
 }
 

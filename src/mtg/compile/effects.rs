@@ -2,6 +2,7 @@
 //! the card's own name and "this creature" written `~`, no reminder text, no final period).
 
 use super::ast::*;
+use super::types::creature_type;
 use super::{Fail, keywords_list, number};
 
 /// Parses the effects of a spell or ability: sentences in order, each one a template.
@@ -91,7 +92,7 @@ fn filter(s: &str) -> Option<Filter> {
         "enchantment" => Filter::Enchantment,
         "artifact" => Filter::Artifact,
         "permanent" => Filter::Permanent,
-        _ => return None,
+        t => Filter::OfType(creature_type(t)?),
     })
 }
 
@@ -162,7 +163,17 @@ pub fn effect(s: &str) -> Option<Effect> {
     if let Some(n) = s.strip_prefix("mill ") {
         return Some(Effect::Mill(count_of(n, "card", "cards")?));
     }
+    // CR 611.2a: "until end of turn, <subject> get(s) …" is the pump written the other way.
+    if let Some(r) = s.strip_prefix("until end of turn, ") {
+        return match effect(&format!("{r} until end of turn"))? {
+            e @ Effect::Pump { .. } => Some(e),
+            _ => None,
+        };
+    }
     if let Some(r) = s.strip_prefix("create ") {
+        if let Some(e) = counted_tokens(r) {
+            return Some(e);
+        }
         if let Some(n) = r
             .strip_suffix(" food token")
             .or_else(|| r.strip_suffix(" food tokens"))
@@ -338,9 +349,11 @@ fn tokens(r: &str) -> Option<Effect> {
         Some((b, k)) => (b, keywords_list(k)?),
         None => (rest, Vec::new()),
     };
-    let body = body
-        .strip_suffix(" creature token")
-        .or_else(|| body.strip_suffix(" creature tokens"))?;
+    // CR 111.4: a token with power and toughness is a creature token, whether or not the
+    // text says "creature" ("a 1/1 blue Faerie token with flying").
+    let body = [" creature token", " creature tokens", " token", " tokens"]
+        .iter()
+        .find_map(|t| body.strip_suffix(t))?;
     let mut colors = Vec::new();
     let mut words = body.split(' ').peekable();
     let mut subtypes = Vec::new();
@@ -352,7 +365,8 @@ fn tokens(r: &str) -> Option<Effect> {
             }
         } else if w == "colorless" {
         } else {
-            subtypes.push(capitalize(w));
+            // CR 205.3m: only creature types (an unknown word refuses the card).
+            subtypes.push(creature_type(w)?.to_string());
         }
     }
     if subtypes.is_empty() {
@@ -366,6 +380,33 @@ fn tokens(r: &str) -> Option<Effect> {
         subtypes,
         keywords: kws,
         tapped,
+    })
+}
+
+/// CR 111.1 / 608.2h: "a number of <tokens> equal to the number of other creatures you
+/// control named ~" and "<a token> for each creature card in your graveyard".
+fn counted_tokens(r: &str) -> Option<Effect> {
+    let (one, per) = if let Some(rest) = r.strip_prefix("a number of ") {
+        let (t, count) = rest.split_once(" equal to ")?;
+        let per = match count {
+            "the number of other creatures you control named ~" => Per::OtherCreaturesNamedThis,
+            _ => return None,
+        };
+        // "1/1 white rabbit creature tokens" as one token.
+        (format!("a {}", t.strip_suffix('s')?), per)
+    } else {
+        let (t, count) = r.split_once(" for each ")?;
+        let per = match count {
+            "creature card in your graveyard" => Per::CreatureCardsInYourGraveyard,
+            _ => return None,
+        };
+        (t.to_string(), per)
+    };
+    let tokens = self::tokens(&one)?;
+    matches!(tokens, Effect::Tokens { count: 1, .. }).then_some(())?;
+    Some(Effect::CountedTokens {
+        per,
+        tokens: Box::new(tokens),
     })
 }
 

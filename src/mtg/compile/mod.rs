@@ -16,6 +16,8 @@
 
 pub mod ast;
 mod effects;
+mod triggers;
+pub(crate) mod types;
 
 pub use ast::*;
 use effects::{effects, pt_change, subject};
@@ -176,6 +178,12 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
             match effects(line) {
                 Ok(e) => spell_effects.extend(e),
                 Err(f) => return Err(f.into()),
+            }
+            continue;
+        }
+        if let Some(both) = triggers::either_event(line) {
+            for l in both {
+                abilities.push(permanent_line(&l).map_err(Unparsed::from)?);
             }
             continue;
         }
@@ -397,7 +405,8 @@ fn triggered_with(line: &str, modal: Option<Effect>) -> Result<Ability, Fail> {
         .iter()
         .find(|(c, _)| *c == cond)
         .map(|(_, t)| *t)
-        .or(powerful);
+        .or(powerful)
+        .or_else(|| triggers::trigger(cond));
     let Some(when) = found.as_ref() else {
         return Err(Fail::new(
             cond,
@@ -500,6 +509,7 @@ fn plain_static(line: &str) -> Option<Static> {
         "~ enters tapped" => return Some(Static::EntersTapped),
         "~ can't block" => return Some(Static::CantBlock),
         "~ can't be blocked" => return Some(Static::CantBeBlocked),
+        "a deck can have any number of cards named ~" => return Some(Static::DeckAnyNumber),
         _ => {}
     }
     if let Some(s) = enters_with_counters(line) {

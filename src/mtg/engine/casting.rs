@@ -86,6 +86,9 @@ impl State {
                     TargetKind::CreatureYouControl => mine,
                     TargetKind::CreatureOpponentControls => !mine,
                     TargetKind::CombatCreature => in_combat(),
+                    TargetKind::CreatureTypeYouControl(t) => {
+                        mine && self.card(id).subtypes.iter().any(|s| s == t)
+                    }
                     _ => true,
                 }
             }

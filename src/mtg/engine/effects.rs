@@ -94,6 +94,11 @@ impl State {
             (Effect::Tokens(n, def, tapped), _) => {
                 self.create_tokens(source, by, n, def, tapped, ev)
             }
+            // CR 608.2h: the number is counted as the effect happens.
+            (Effect::TokensPer(per, def, tapped), _) => {
+                let n = self.count_per(per, source, by);
+                self.create_tokens(source, by, n, def, tapped, ev)
+            }
             (Effect::Search(search), _) => self.begin_search(by, search),
             // CR 701.5a: the countered spell leaves the stack for its owner's graveyard.
             (Effect::Counter(_), _) => {
@@ -183,6 +188,10 @@ impl State {
 
     pub(super) fn gain_life(&mut self, who: Seat, n: i16, ev: &mut Vec<Event>) {
         self.players[who.i()].life += n as i32;
+        if n > 0 {
+            let k = &mut self.this_turn.gains[who.i()];
+            *k = k.saturating_add(1);
+        }
         ev.push(Event::LifeGained {
             player: who,
             amount: n,

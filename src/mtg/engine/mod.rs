@@ -41,6 +41,7 @@ mod search;
 mod setup;
 mod stack;
 mod step;
+mod trigger_events;
 mod triggers;
 mod turn;
 
@@ -50,7 +51,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v5";
+pub const RULES_VERSION: &str = "core-v6";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
