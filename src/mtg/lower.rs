@@ -158,6 +158,12 @@ pub enum Effect {
     /// "create a number of … tokens equal to …" / "create … for each …" (CR 111.1, 608.2h):
     /// what is counted, the token's index into [`Card::tokens`], tapped.
     TokensPer(Per, u8, bool),
+    /// "Its controller creates N … tokens" (CR 111.2): the controller of the spell's target
+    /// as it resolves gets them; count, token index, tapped.
+    TokensForTargetController(u8, u8, bool),
+    /// "double the number of +1/+1 counters on this creature" (CR 122.1): it gets as many
+    /// more as it has.
+    DoubleCounters(TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -273,7 +279,9 @@ impl Effect {
             | Effect::Discard(..)
             | Effect::PumpOpponents(..)
             | Effect::Mode(_)
-            | Effect::TokensPer(..) => None,
+            | Effect::TokensPer(..)
+            | Effect::TokensForTargetController(..)
+            | Effect::DoubleCounters(_) => None,
         }
     }
 }
@@ -426,7 +434,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 cost,
                 effects,
                 sorcery,
-            } if !spell => match activated(cost, effects, *sorcery) {
+            } if !spell => match activated(cost, effects, *sorcery, &mut out.tokens) {
                 Some(a) => {
                     out.activated.push(a);
                     true
@@ -692,8 +700,13 @@ fn modal(es: &[E], mut f: impl FnMut(&[E]) -> Option<Vec<Effect>>) -> Option<Vec
 
 /// An activated ability: a cost the engine pays (mana, {T}, life, sacrificing the source)
 /// and effects with one target at most, where "this creature" is the source.
-fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
-    let effects = source_effects(es, None)?;
+fn activated(
+    cost: &Cost,
+    es: &[E],
+    sorcery: bool,
+    tokens: &mut Vec<CardData>,
+) -> Option<Activated> {
+    let effects = source_effects(es, Some(tokens))?;
     // A sacrificed source is gone as the ability resolves: nothing may act on it.
     if cost.sacrifice_self && effects.iter().any(on_source) {
         return None;
@@ -774,6 +787,7 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
             E::Tokens { .. } | E::Food(_) | E::CountedTokens { .. } => {
                 tokens::any_tokens_effect(e, tokens.as_deref_mut()?)??
             }
+            E::DoubleCounters(S::This) => Effect::DoubleCounters(TargetKind::Source),
             // "that creature" before any target: the trigger's event object (checked by the
             // caller: only triggers whose event names a creature keep it).
             E::Counters {
@@ -807,6 +821,13 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
         let l = match e {
             E::Tokens { .. } | E::Food(_) | E::CountedTokens { .. } => {
                 tokens::any_tokens_effect(e, tokens)??
+            }
+            // "Its controller" is the controller of the spell's one target, named earlier.
+            E::TargetControllerCreates(t) if first.is_some_and(|k| k != TargetKind::Any) => {
+                match tokens::tokens_effect(t, tokens)? {
+                    Effect::Tokens(n, d, tapped) => Effect::TokensForTargetController(n, d, tapped),
+                    _ => return None,
+                }
             }
             _ => effect(e, first)?,
         };

@@ -394,3 +394,73 @@ fn cr_205_3m_a_counter_on_target_vampire_you_control_after_an_opponent_lost_life
     resolve_all(&env, "thief");
     assert_eq!(counters(&state(&env, "thief"), "c5"), 1);
 }
+
+#[test]
+fn cr_111_2_stroke_of_midnight_gives_the_token_to_the_destroyed_permanents_controller() {
+    let env = TestEnv::new();
+    // Stroke of Midnight c4, three Plains c5-c7; p2's Grizzly Bears c11.
+    game(
+        &env,
+        "stroke",
+        "main1",
+        &["Stroke of Midnight"],
+        &["Plains", "Plains", "Plains"],
+        &["Grizzly Bears"],
+    );
+    act(
+        &env,
+        "stroke",
+        json!({"type": "cast", "card": "c4", "targets": ["c11"]}),
+    );
+    resolve_all(&env, "stroke");
+    let s = state(&env, "stroke");
+    let humans = named(&s, "Human Token");
+    assert_eq!(humans.len(), 1, "{s}");
+    assert_eq!(humans[0]["controller"], "p2");
+    assert!(on_battlefield(&s, "c11").is_none());
+}
+
+#[test]
+fn cr_122_1_mossborn_hydra_doubles_its_counters_on_landfall() {
+    let env = TestEnv::new();
+    // Mossborn Hydra c4 and a Forest c5 in hand; three Forests c6-c8.
+    game(
+        &env,
+        "hydra",
+        "main1",
+        &["Mossborn Hydra", "Forest"],
+        &["Forest", "Forest", "Forest"],
+        &[],
+    );
+    act(&env, "hydra", json!({"type": "cast", "card": "c4"}));
+    resolve_all(&env, "hydra");
+    assert_eq!(
+        counters(&state(&env, "hydra"), "c4"),
+        1,
+        "it enters with one"
+    );
+    act(&env, "hydra", json!({"type": "play_land", "card": "c5"}));
+    resolve_all(&env, "hydra");
+    assert_eq!(counters(&state(&env, "hydra"), "c4"), 2);
+}
+
+#[test]
+fn cr_608_2h_krenko_counts_the_goblins_as_the_ability_resolves() {
+    let env = TestEnv::new();
+    // Krenko c4 and a Searslicer Goblin c5: two Goblins, two tokens.
+    game(
+        &env,
+        "krenko",
+        "main1",
+        &[],
+        &["Krenko, Mob Boss", "Searslicer Goblin"],
+        &[],
+    );
+    act(
+        &env,
+        "krenko",
+        json!({"type": "activate", "card": "c4", "ability": 0}),
+    );
+    resolve_all(&env, "krenko");
+    assert_eq!(named(&state(&env, "krenko"), "Goblin Token").len(), 2);
+}

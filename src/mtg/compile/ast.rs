@@ -225,6 +225,12 @@ pub enum Effect {
         per: Per,
         tokens: Box<Effect>,
     },
+    /// 111.2: "Its controller creates <tokens>": the controller of the earlier effect's target
+    /// gets them.
+    TargetControllerCreates(Box<Effect>),
+    /// 122.1 / 701.10e-like doubling: "double the number of +1/+1 counters on S": S gets as
+    /// many more as it has.
+    DoubleCounters(Subject),
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -234,6 +240,8 @@ pub enum Per {
     OtherCreaturesNamedThis,
     /// "each creature card in your graveyard".
     CreatureCardsInYourGraveyard,
+    /// "the number of <creature type>s you control" (the source included).
+    OfTypeYouControl(&'static str),
 }
 
 /// What a library search looks for (CR 701.23a).
@@ -310,6 +318,8 @@ pub enum Trigger {
     CastSpellOpponentsTurn,
     /// 601.2i: "Whenever you cast a noncreature or <creature type> spell".
     CastNoncreatureOrType(&'static str),
+    /// 601.2i: "Whenever you cast an instant or sorcery spell".
+    CastInstantOrSorcery,
 }
 
 /// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
@@ -510,6 +520,8 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Search { .. } => "search library",
         Effect::ExileFromGraveyard(_) => "exile from graveyard",
         Effect::CountedTokens { .. } => "counted tokens",
+        Effect::TargetControllerCreates(_) => "tokens for the target's controller",
+        Effect::DoubleCounters(_) => "double counters",
     }
 }
 

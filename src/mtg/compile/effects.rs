@@ -170,6 +170,12 @@ pub fn effect(s: &str) -> Option<Effect> {
             _ => None,
         };
     }
+    if let Some(r) = s.strip_prefix("its controller creates ") {
+        return Some(Effect::TargetControllerCreates(Box::new(tokens(r)?)));
+    }
+    if let Some(r) = s.strip_prefix("double the number of +1/+1 counters on ") {
+        return Some(Effect::DoubleCounters(subject(r)?));
+    }
     if let Some(r) = s.strip_prefix("create ") {
         if let Some(e) = counted_tokens(r) {
             return Some(e);
@@ -386,7 +392,16 @@ fn tokens(r: &str) -> Option<Effect> {
 /// CR 111.1 / 608.2h: "a number of <tokens> equal to the number of other creatures you
 /// control named ~" and "<a token> for each creature card in your graveyard".
 fn counted_tokens(r: &str) -> Option<Effect> {
-    let (one, per) = if let Some(rest) = r.strip_prefix("a number of ") {
+    let (one, per) = if let Some(rest) = r.strip_prefix("x ") {
+        // "X 1/1 red Goblin creature tokens, where X is the number of Goblins you control".
+        let (t, count) = rest.split_once(", where x is the number of ")?;
+        let kind = count.strip_suffix(" you control")?;
+        let kind = creature_type(kind.strip_suffix('s')?)?;
+        (
+            format!("a {}", t.strip_suffix('s')?),
+            Per::OfTypeYouControl(kind),
+        )
+    } else if let Some(rest) = r.strip_prefix("a number of ") {
         let (t, count) = rest.split_once(" equal to ")?;
         let per = match count {
             "the number of other creatures you control named ~" => Per::OtherCreaturesNamedThis,

@@ -624,6 +624,18 @@ fn lord(line: &str) -> Option<Static> {
 
 /// CR 614.1c: "~ enters with N +1/+1 counters on it [if you attacked this turn]".
 fn enters_with_counters(line: &str) -> Option<Static> {
+    // CR 702.33d: "If ~ was kicked, it enters with N +1/+1 counters on it."
+    if let Some(r) = line
+        .strip_prefix("if ~ was kicked, it enters with ")
+        .and_then(|r| r.strip_suffix(" on it"))
+    {
+        let (n, body) = r.split_once(' ')?;
+        matches!(body, "+1/+1 counter" | "+1/+1 counters").then_some(())?;
+        return Some(Static::EntersWithCounters {
+            count: number(n)?,
+            condition: Some(Condition::Kicked),
+        });
+    }
     let rest = line.strip_prefix("~ enters with ")?;
     let (n, rest) = rest.split_once(' ')?;
     let (body, condition) = match rest.split_once(" on it if ") {

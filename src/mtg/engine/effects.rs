@@ -99,6 +99,24 @@ impl State {
                 let n = self.count_per(per, source, by);
                 self.create_tokens(source, by, n, def, tapped, ev)
             }
+            // CR 111.2: the target's controller (its owner: control never changes here),
+            // wherever the target went as the spell resolved.
+            (Effect::TokensForTargetController(n, def, tapped), Some(Target::Obj(c))) => {
+                let them = self.obj(c).owner;
+                self.create_tokens(source, them, n, def, tapped, ev)
+            }
+            (Effect::TokensForTargetController(..), _) => {}
+            (Effect::DoubleCounters(_), _) => {
+                let on = Some(source).filter(|&s| self.obj(s).zone == Zone::Battlefield);
+                if let Some(c) = on
+                    && self.objs[c.i()].counters > 0
+                {
+                    let n = self.objs[c.i()].counters;
+                    self.objs[c.i()].counters += n;
+                    self.sba_check = true;
+                    ev.push(Event::Counters { card: c, amount: n });
+                }
+            }
             (Effect::Search(search), _) => self.begin_search(by, search),
             // CR 701.5a: the countered spell leaves the stack for its owner's graveyard.
             (Effect::Counter(_), _) => {

@@ -123,6 +123,8 @@ impl State {
             Event::Cast { player, card, .. } => {
                 let theirs = self.active != *player;
                 let noncreature = !self.is_creature(*card);
+                let instant_or_sorcery =
+                    matches!(self.card(*card).kind, Kind::Instant | Kind::Sorcery);
                 let types = &self.card(*card).subtypes;
                 for b in self.with_triggers(*player) {
                     self.fire_where(b, None, out, |t| match t {
@@ -130,6 +132,7 @@ impl State {
                         Trigger::CastNoncreatureOrType(k) => {
                             noncreature || types.iter().any(|s| s == k)
                         }
+                        Trigger::CastInstantOrSorcery => instant_or_sorcery,
                         _ => false,
                     });
                 }
@@ -208,6 +211,15 @@ impl State {
                 .graveyard
                 .iter()
                 .filter(|&&c| self.is_creature(c))
+                .count(),
+            Per::OfTypeYouControl(t) => self
+                .battlefield
+                .iter()
+                .filter(|&&b| {
+                    self.obj(b).owner == by
+                        && self.is_creature(b)
+                        && self.card(b).subtypes.iter().any(|s| s == t)
+                })
                 .count(),
         };
         u8::try_from(n).unwrap_or(u8::MAX)

@@ -244,3 +244,82 @@ fn cr_603_2_new_trigger_events_compile_and_lower() {
         ]
     );
 }
+
+#[test]
+fn cr_111_2_its_controller_creates_the_token_and_608_2h_x_goblins() {
+    let stroke = lowered(
+        "Stroke of Midnight",
+        "Instant",
+        "Destroy target nonland permanent. Its controller creates a 1/1 white Human creature \
+         token.",
+    )
+    .unwrap();
+    assert_eq!(
+        stroke.effects,
+        [
+            Effect::Destroy(TargetKind::NonlandPermanent),
+            Effect::TokensForTargetController(1, 0, false)
+        ]
+    );
+    // Without a target before it, "its controller" names no one.
+    assert!(
+        lowered(
+            "T",
+            "Sorcery",
+            "Its controller creates a 1/1 white Human creature token."
+        )
+        .is_err()
+    );
+    let krenko = lowered(
+        "Krenko, Mob Boss",
+        "Legendary Creature — Goblin Warrior",
+        "{T}: Create X 1/1 red Goblin creature tokens, where X is the number of Goblins you \
+         control.",
+    )
+    .unwrap();
+    assert_eq!(
+        krenko.activated[0].effects,
+        [Effect::TokensPer(Per::OfTypeYouControl("Goblin"), 0, false)]
+    );
+}
+
+#[test]
+fn cr_122_1_double_the_counters_and_702_33d_kicked_enters_with_counters() {
+    let hydra = lowered(
+        "Mossborn Hydra",
+        "Creature — Elemental Hydra",
+        "Trample\nThis creature enters with a +1/+1 counter on it.\nLandfall — Whenever a \
+         land you control enters, double the number of +1/+1 counters on this creature.",
+    )
+    .unwrap();
+    assert_eq!(
+        hydra.triggers,
+        [(
+            Trigger::Landfall,
+            vec![Effect::DoubleCounters(TargetKind::Source)]
+        )]
+    );
+    assert_eq!(hydra.enters_with, Some((1, None)));
+    let colony = abilities(
+        "Gnarlid Colony",
+        "Creature — Beast",
+        "If Gnarlid Colony was kicked, it enters with two +1/+1 counters on it.",
+    );
+    assert_eq!(
+        colony,
+        [Ability::Static(
+            crate::mtg::compile::Static::EntersWithCounters {
+                count: 2,
+                condition: Some(Condition::Kicked)
+            }
+        )]
+    );
+    let rite = lowered(
+        "Rite of the Dragoncaller",
+        "Enchantment",
+        "Whenever you cast an instant or sorcery spell, create a 5/5 red Dragon creature token \
+         with flying.",
+    )
+    .unwrap();
+    assert_eq!(rite.triggers[0].0, Trigger::CastInstantOrSorcery);
+}
