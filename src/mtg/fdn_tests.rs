@@ -7,9 +7,28 @@ use super::decks;
 use super::engine::{game_template, start_game};
 
 fn fdn_decks() -> [Vec<String>; 2] {
+    let [a, b, _] = fdn_three();
+    [a, b]
+}
+
+/// The three shipped Foundations decks: Boros, Golgari and Dimir.
+fn fdn_three() -> [Vec<String>; 3] {
     let ds = decks::builtin();
     let get = |n: &str| ds.iter().find(|d| d.name == n).expect(n).names();
-    [get("fdn-boros-60"), get("fdn-golgari-60")]
+    [
+        get("fdn-boros-60"),
+        get("fdn-golgari-60"),
+        get("fdn-dimir-60"),
+    ]
+}
+
+/// How many seeds the replay test plays per pairing: 200, or `BOB_FDN_REPLAY_GAMES` for a
+/// longer run by hand.
+fn replay_games() -> u64 {
+    std::env::var("BOB_FDN_REPLAY_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200)
 }
 
 #[test]
@@ -29,9 +48,16 @@ fn fdn_decks_play_200_games_without_an_engine_error() {
 #[test]
 fn fdn_games_replay_to_the_same_state_hash() {
     let pool = Pool::builtin();
-    let [a, b] = fdn_decks();
-    let template = game_template("replay", [&a, &b], &pool).unwrap();
-    for seed in 0..200u64 {
+    let [boros, golgari, dimir] = fdn_three();
+    for [a, b] in [[&boros, &golgari], [&dimir, &boros], [&golgari, &dimir]] {
+        replay_all(&pool, a, b);
+    }
+}
+
+/// Plays `replay_games()` random games of `a` against `b` and replays each from its moves.
+fn replay_all(pool: &Pool, a: &[String], b: &[String]) {
+    let template = game_template("replay", [a, b], pool).unwrap();
+    for seed in 0..replay_games() {
         let (mut s, _) = start_game(&template, seed);
         let start = s.clone();
         let mut ag = [
