@@ -76,6 +76,8 @@ pub struct Card {
     pub aura: bool,
     /// An Equipment (CR 301.5): it attaches with its equip ability.
     pub equipment: bool,
+    /// Its mana ability sacrifices it as it is paid with (a Treasure, CR 111.10a).
+    pub mana_sacrifice: bool,
 }
 
 impl Card {
@@ -176,6 +178,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         statics: lowered.statics.clone(),
         aura: false,
         equipment: false,
+        mana_sacrifice: lowered.mana_sacrifice,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

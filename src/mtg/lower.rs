@@ -361,6 +361,9 @@ pub struct Lowered {
     /// Keyword abilities the engine plays as other abilities (prowess as a trigger, equip as
     /// an activated ability, enchant as a target), by printed name.
     pub ability_keywords: Vec<&'static str>,
+    /// Its mana ability also sacrifices it ("{T}, Sacrifice ~: Add one mana of any color",
+    /// CR 111.10a).
+    pub mana_sacrifice: bool,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -446,6 +449,11 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 true
             }
             Ability::Static(Static::DeckAnyNumber) => true,
+            Ability::SacrificeMana { colors } if !spell && out.mana == 0 && !colors.is_empty() => {
+                out.mana = colors.iter().fold(0u8, |m, &c| m | 1 << c);
+                out.mana_sacrifice = true;
+                true
+            }
             Ability::Static(Static::EntersTapped) => {
                 out.enters_tapped = true;
                 true
@@ -784,7 +792,7 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
                 let n = i8::try_from(*count).ok()?;
                 Effect::Counters(if *plus { n } else { -n }, TargetKind::Source)
             }
-            E::Tokens { .. } | E::Food(_) | E::CountedTokens { .. } => {
+            E::Tokens { .. } | E::Food(_) | E::Treasure(_) | E::CountedTokens { .. } => {
                 tokens::any_tokens_effect(e, tokens.as_deref_mut()?)??
             }
             E::DoubleCounters(S::This) => Effect::DoubleCounters(TargetKind::Source),
@@ -819,7 +827,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
             E::Pump { who: S::That, .. } | E::Counters { on: S::That, .. }
         );
         let l = match e {
-            E::Tokens { .. } | E::Food(_) | E::CountedTokens { .. } => {
+            E::Tokens { .. } | E::Food(_) | E::Treasure(_) | E::CountedTokens { .. } => {
                 tokens::any_tokens_effect(e, tokens)??
             }
             // "Its controller" is the controller of the spell's one target, named earlier.

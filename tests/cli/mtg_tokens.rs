@@ -464,3 +464,45 @@ fn cr_608_2h_krenko_counts_the_goblins_as_the_ability_resolves() {
     resolve_all(&env, "krenko");
     assert_eq!(named(&state(&env, "krenko"), "Goblin Token").len(), 2);
 }
+
+#[test]
+fn cr_111_10a_a_treasure_pays_one_mana_of_any_color_and_is_sacrificed() {
+    let env = TestEnv::new();
+    // Lightning Bolt c4, two Shocks c5-c6; Gleaming Barrier c7 and two Mountains c8-c9.
+    game(
+        &env,
+        "treasure",
+        "main1",
+        &["Lightning Bolt", "Shock", "Shock"],
+        &["Gleaming Barrier", "Mountain", "Mountain"],
+        &[],
+    );
+    for spell in ["c4", "c5"] {
+        act(
+            &env,
+            "treasure",
+            json!({"type": "cast", "card": spell, "targets": ["c7"]}),
+        );
+        resolve_all(&env, "treasure");
+    }
+    let s = state(&env, "treasure");
+    let t = named(&s, "Treasure Token");
+    assert_eq!(t.len(), 1, "the Barrier died: {s}");
+    let id = t[0]["id"].as_str().unwrap().to_string();
+    // Both Mountains are tapped: only the Treasure can pay for the second Shock.
+    let r = act(
+        &env,
+        "treasure",
+        json!({"type": "cast", "card": "c6", "targets": ["p2"], "tap": [id]}),
+    );
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "sacrificed" && e["card"] == id.as_str()),
+        "{r}"
+    );
+    resolve_all(&env, "treasure");
+    let s = state(&env, "treasure");
+    assert!(named(&s, "Treasure Token").is_empty(), "{s}");
+    assert_eq!(life(&s, "p2"), 18);
+}

@@ -231,6 +231,9 @@ pub enum Effect {
     /// 122.1 / 701.10e-like doubling: "double the number of +1/+1 counters on S": S gets as
     /// many more as it has.
     DoubleCounters(Subject),
+    /// 111.10a: "create N Treasure tokens" (colorless Treasure artifacts with "{T}, Sacrifice
+    /// this token: Add one mana of any color.").
+    Treasure(u8),
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -320,6 +323,8 @@ pub enum Trigger {
     CastNoncreatureOrType(&'static str),
     /// 601.2i: "Whenever you cast an instant or sorcery spell".
     CastInstantOrSorcery,
+    /// 510.3a: "Whenever equipped creature deals combat damage to a player" (of an Equipment).
+    EquippedCombatDamageToPlayer,
 }
 
 /// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
@@ -449,6 +454,11 @@ pub enum Ability {
         effects: Vec<Effect>,
     },
     Static(Static),
+    /// CR 605.1a / 111.10a: "{T}, Sacrifice ~: Add one mana of any color" (a Treasure's
+    /// ability): a mana ability whose cost also sacrifices its source.
+    SacrificeMana {
+        colors: Vec<u8>,
+    },
 }
 
 impl Ability {
@@ -471,6 +481,7 @@ impl Ability {
             Ability::Mana { .. } => "mana ability".into(),
             Ability::Loyalty { .. } => "loyalty ability".into(),
             Ability::Static(s) => format!("static {}", static_name(s)),
+            Ability::SacrificeMana { .. } => "sacrifice mana ability".into(),
         }
     }
 }
@@ -522,6 +533,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::CountedTokens { .. } => "counted tokens",
         Effect::TargetControllerCreates(_) => "tokens for the target's controller",
         Effect::DoubleCounters(_) => "double counters",
+        Effect::Treasure(_) => "treasure",
     }
 }
 

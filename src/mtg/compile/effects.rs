@@ -177,6 +177,12 @@ pub fn effect(s: &str) -> Option<Effect> {
         return Some(Effect::DoubleCounters(subject(r)?));
     }
     if let Some(r) = s.strip_prefix("create ") {
+        if let Some(n) = r
+            .strip_suffix(" treasure token")
+            .or_else(|| r.strip_suffix(" treasure tokens"))
+        {
+            return Some(Effect::Treasure(number(n)?));
+        }
         if let Some(e) = counted_tokens(r) {
             return Some(e);
         }

@@ -221,6 +221,17 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
         }
         let cost = activation_cost(cost)
             .ok_or_else(|| Fail::new(cost, &format!("cost: {}", cost_shape(cost))))?;
+        // A Treasure's "{T}, Sacrifice ~: Add one mana of any color" (CR 111.10a).
+        if body.trim_end_matches('.') == "add one mana of any color"
+            && cost.tap
+            && cost.sacrifice_self
+            && cost.mana.total() == 0
+            && cost.life == 0
+        {
+            return Ok(Ability::SacrificeMana {
+                colors: (0..5).collect(),
+            });
+        }
         if let Some(colors) = mana_produced(body) {
             return Ok(Ability::Mana {
                 tap: cost.tap,

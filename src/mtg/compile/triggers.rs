@@ -22,6 +22,9 @@ pub fn trigger(cond: &str) -> Option<Trigger> {
         "whenever you cast a spell during an opponent's turn" => {
             return Some(Trigger::CastSpellOpponentsTurn);
         }
+        "whenever equipped creature deals combat damage to a player" => {
+            return Some(Trigger::EquippedCombatDamageToPlayer);
+        }
         "whenever you cast an instant or sorcery spell" => {
             return Some(Trigger::CastInstantOrSorcery);
         }

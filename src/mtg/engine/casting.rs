@@ -272,7 +272,7 @@ impl State {
         ev: &mut Vec<Event>,
     ) {
         let seat = self.priority;
-        self.tap_for_mana(seat, taps);
+        self.tap_for_mana(seat, taps, ev);
         self.players[seat.i()].hand.retain(|&h| h != id);
         self.objs[id.i()].zone = Zone::Stack;
         let target_moves = match target {

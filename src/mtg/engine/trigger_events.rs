@@ -120,6 +120,23 @@ impl State {
                     });
                 }
             }
+            // CR 510.3a: combat damage to a player by a creature an Equipment is attached to.
+            Event::Damage {
+                source,
+                target: Target::Player(_),
+                amount,
+            } if *amount > 0
+                && matches!(self.step, Step::FirstStrikeDamage | Step::CombatDamage)
+                && self.combat.attackers.iter().any(|a| a.id == *source) =>
+            {
+                for &b in &self.battlefield {
+                    if self.obj(b).attached == Some(*source) {
+                        self.fire_where(b, None, out, |t| {
+                            t == Trigger::EquippedCombatDamageToPlayer
+                        });
+                    }
+                }
+            }
             Event::Cast { player, card, .. } => {
                 let theirs = self.active != *player;
                 let noncreature = !self.is_creature(*card);

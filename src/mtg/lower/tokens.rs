@@ -84,6 +84,20 @@ fn food_card() -> CardData {
     }
 }
 
+/// CR 111.10a: the Treasure token's card object.
+fn treasure_card() -> CardData {
+    CardData {
+        name: "Treasure Token".into(),
+        mana_cost: String::new(),
+        type_line: "Token Artifact — Treasure".into(),
+        oracle_text: "{T}, Sacrifice this token: Add one mana of any color.".into(),
+        power: None,
+        toughness: None,
+        keywords: Vec::new(),
+        loyalty: None,
+    }
+}
+
 /// The index of `card` in `tokens`, adding it if it is new.
 fn index_of(card: CardData, tokens: &mut Vec<CardData>) -> Option<u8> {
     let i = match tokens.iter().position(|t| *t == card) {
@@ -117,6 +131,11 @@ pub(super) fn any_tokens_effect(e: &E, tokens: &mut Vec<CardData>) -> Option<Opt
     Some(match e {
         E::Tokens { .. } => tokens_effect(e, tokens),
         E::Food(n) => food_effect(*n, tokens),
+        E::Treasure(n) => Some(Effect::Tokens(
+            *n,
+            index_of(treasure_card(), tokens)?,
+            false,
+        )),
         E::CountedTokens { .. } => counted_tokens_effect(e, tokens),
         _ => return None,
     })

@@ -323,3 +323,37 @@ fn cr_122_1_double_the_counters_and_702_33d_kicked_enters_with_counters() {
     .unwrap();
     assert_eq!(rite.triggers[0].0, Trigger::CastInstantOrSorcery);
 }
+
+#[test]
+fn cr_111_10a_treasure_is_a_mana_ability_that_sacrifices_its_source() {
+    let barrier = lowered(
+        "Gleaming Barrier",
+        "Artifact Creature — Wall",
+        "Defender\nWhen Gleaming Barrier dies, create a Treasure token.",
+    )
+    .unwrap();
+    assert_eq!(
+        barrier.triggers,
+        [(Trigger::Dies, vec![Effect::Tokens(1, 0, false)])]
+    );
+    let treasure = crate::mtg::cards::parse(&barrier.tokens[0]).unwrap();
+    assert!(treasure.token && treasure.mana_sacrifice);
+    assert_eq!(treasure.mana, 0b11111, "one mana of any color");
+    assert!(treasure.activated.is_empty());
+    // A mana ability with another cost is not this template.
+    assert!(
+        compile(&data(
+            "Test Relic",
+            "Artifact",
+            "{1}, {T}, Sacrifice this artifact: Add one mana of any color."
+        ))
+        .is_err()
+    );
+    let pick = lowered(
+        "Goldvein Pick",
+        "Artifact — Equipment",
+        "Whenever equipped creature deals combat damage to a player, create a Treasure token.",
+    )
+    .unwrap();
+    assert_eq!(pick.triggers[0].0, Trigger::EquippedCombatDamageToPlayer);
+}
