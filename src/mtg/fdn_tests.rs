@@ -22,15 +22,6 @@ fn fdn_three() -> [Vec<String>; 3] {
     ]
 }
 
-/// How many seeds the replay test plays per pairing: 200, or `BOB_FDN_REPLAY_GAMES` for a
-/// longer run by hand.
-fn replay_games() -> u64 {
-    std::env::var("BOB_FDN_REPLAY_GAMES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200)
-}
-
 #[test]
 fn fdn_decks_play_200_games_without_an_engine_error() {
     let pool = Pool::builtin();
@@ -50,14 +41,26 @@ fn fdn_games_replay_to_the_same_state_hash() {
     let pool = Pool::builtin();
     let [boros, golgari, dimir] = fdn_three();
     for [a, b] in [[&boros, &golgari], [&dimir, &boros], [&golgari, &dimir]] {
-        replay_all(&pool, a, b);
+        replay_all(&pool, a, b, 200);
     }
 }
 
-/// Plays `replay_games()` random games of `a` against `b` and replays each from its moves.
-fn replay_all(pool: &Pool, a: &[String], b: &[String]) {
+/// The long run by hand (`cargo test --lib fdn_tests -- --ignored`): 2,100 games, 700 per
+/// pairing, each replayed from its moves to the same state hash.
+#[test]
+#[ignore = "a long run by hand"]
+fn fdn_games_replay_to_the_same_state_hash_2100_games() {
+    let pool = Pool::builtin();
+    let [boros, golgari, dimir] = fdn_three();
+    for [a, b] in [[&boros, &golgari], [&dimir, &boros], [&golgari, &dimir]] {
+        replay_all(&pool, a, b, 700);
+    }
+}
+
+/// Plays `games` random games of `a` against `b` and replays each from its moves.
+fn replay_all(pool: &Pool, a: &[String], b: &[String], games: u64) {
     let template = game_template("replay", [a, b], pool).unwrap();
-    for seed in 0..replay_games() {
+    for seed in 0..games {
         let (mut s, _) = start_game(&template, seed);
         let start = s.clone();
         let mut ag = [
