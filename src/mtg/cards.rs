@@ -84,6 +84,8 @@ pub struct Card {
     /// Its flashback cost (CR 702.34a): an instant or sorcery castable from its owner's
     /// graveyard for it, exiled as it leaves the stack.
     pub flashback: Option<ManaCost>,
+    /// Its mana ability sacrifices it as it is paid with (a Treasure, CR 111.10a).
+    pub mana_sacrifice: bool,
 }
 
 impl Card {
@@ -189,7 +191,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         tokens: lowered.tokens.clone(),
         mana: lowered.mana,
         activated: lowered.activated.clone(),
-        token: types == "Token Creature",
+        token: types.starts_with("Token "),
         legendary,
         subtypes: subtypes.split_whitespace().map(str::to_string).collect(),
         statics: lowered.statics.clone(),
@@ -198,6 +200,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         costs_less: lowered.costs_less.clone(),
         instant_sorcery_discount: lowered.instant_sorcery_discount,
         flashback: lowered.flashback,
+        mana_sacrifice: lowered.mana_sacrifice,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");
@@ -249,7 +252,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         }
         // CR 303 / 301: a noncreature enchantment or artifact; an Aura targets the creature
         // it will enchant as it is cast (CR 303.4a).
-        "Enchantment" | "Artifact" => {
+        "Enchantment" | "Artifact" | "Token Artifact" => {
             // Flash is a casting rule (CR 702.8a); other keywords of a noncreature
             // permanent would have nothing to act on.
             if keywords & !kw::FLASH != 0 {

@@ -12,8 +12,8 @@
 
 pub use super::compile::CostReduction;
 use super::compile::{
-    Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, SearchFor, SearchTo,
-    Static, StaticCondition, Subject as S, Trigger,
+    Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, Per, SearchFor,
+    SearchTo, Static, StaticCondition, Subject as S, Trigger,
 };
 use super::facts::{CardData, ManaCost};
 
@@ -95,6 +95,11 @@ pub enum TargetKind {
     Attached,
     /// "target spell": a spell on the stack (CR 115.1a, 701.5).
     Spell,
+    /// Not a target: the object the trigger's event names ("put a +1/+1 counter on that
+    /// creature" of "whenever another creature you control enters", CR 603.2, 608.2c).
+    Triggering,
+    /// "target <creature type> you control" (CR 205.3m).
+    CreatureTypeYouControl(&'static str),
     /// "target artifact" (an artifact creature included).
     Artifact,
     /// "target artifact, enchantment, or creature with flying".
@@ -191,6 +196,15 @@ pub enum Effect {
     ReturnFromGraveyard(TargetKind, bool),
     /// "exile target player's graveyard" (CR 406.3).
     ExileGraveyard(TargetKind),
+    /// "create a number of … tokens equal to …" / "create … for each …" (CR 111.1, 608.2h):
+    /// what is counted, the token's index into [`Card::tokens`], tapped.
+    TokensPer(Per, u8, bool),
+    /// "Its controller creates N … tokens" (CR 111.2): the controller of the spell's target
+    /// as it resolves gets them; count, token index, tapped.
+    TokensForTargetController(u8, u8, bool),
+    /// "double the number of +1/+1 counters on this creature" (CR 122.1): it gets as many
+    /// more as it has.
+    DoubleCounters(TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -250,7 +264,12 @@ pub enum Cond {
     OpponentLostLife,
     YouGainedLife,
     GraveyardAtLeast(u8),
-    ControlPower { another: bool, power: u8 },
+    ControlPower {
+        another: bool,
+        power: u8,
+    },
+    /// "if you control another <creature type>" (CR 205.3m).
+    ControlAnother(&'static str),
 }
 
 fn cond(c: &Condition) -> Option<Cond> {
@@ -264,7 +283,10 @@ fn cond(c: &Condition) -> Option<Cond> {
             another: *another,
             power: *power,
         },
-        Condition::ControlAnother(_) | Condition::Kicked => return None,
+        Condition::ControlAnother(t) => {
+            Cond::ControlAnother(super::compile::types::creature_type(t)?)
+        }
+        Condition::Kicked => return None,
     })
 }
 
@@ -280,9 +302,12 @@ impl Effect {
             | Effect::Attach(t)
             | Effect::Counter(t)
             | Effect::ReturnFromGraveyard(t, _)
-            | Effect::ExileGraveyard(t) => {
-                Some(t).filter(|t| !matches!(t, TargetKind::Source | TargetKind::Attached))
-            }
+            | Effect::ExileGraveyard(t) => Some(t).filter(|t| {
+                !matches!(
+                    t,
+                    TargetKind::Source | TargetKind::Attached | TargetKind::Triggering
+                )
+            }),
             Effect::DamageOpponents(_)
             | Effect::Draw(_)
             | Effect::GainLife(_)
@@ -298,7 +323,10 @@ impl Effect {
             | Effect::PumpOpponents(..)
             | Effect::Mode(_)
             | Effect::DamageCreatures(..)
-            | Effect::BounceAttackers => None,
+            | Effect::BounceAttackers
+            | Effect::TokensPer(..)
+            | Effect::TokensForTargetController(..)
+            | Effect::DoubleCounters(_) => None,
         }
     }
 }
@@ -384,6 +412,9 @@ pub struct Lowered {
     pub instant_sorcery_discount: u8,
     /// "Flashback {cost}" (CR 702.34a): cast from its owner's graveyard for this cost.
     pub flashback: Option<ManaCost>,
+    /// Its mana ability also sacrifices it ("{T}, Sacrifice ~: Add one mana of any color",
+    /// CR 111.10a).
+    pub mana_sacrifice: bool,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -462,7 +493,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 cost,
                 effects,
                 sorcery,
-            } if !spell => match activated(cost, effects, *sorcery) {
+            } if !spell => match activated(cost, effects, *sorcery, &mut out.tokens) {
                 Some(a) => {
                     out.activated.push(a);
                     true
@@ -471,6 +502,12 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             },
             Ability::Static(st) if !spell && static_effect(st).is_some() => {
                 out.statics.extend(static_effect(st));
+                true
+            }
+            Ability::Static(Static::DeckAnyNumber) => true,
+            Ability::SacrificeMana { colors } if !spell && out.mana == 0 && !colors.is_empty() => {
+                out.mana = colors.iter().fold(0u8, |m, &c| m | 1 << c);
+                out.mana_sacrifice = true;
                 true
             }
             Ability::Static(Static::EntersTapped) => {
@@ -592,6 +629,7 @@ fn target(s: &S) -> Option<TargetKind> {
             (Filter::ArtifactEnchantmentOrFlyer, Control::Anyone) => {
                 TargetKind::ArtifactEnchantmentOrFlyer
             }
+            (Filter::OfType(t), Control::You) => TargetKind::CreatureTypeYouControl(t),
             _ => return None,
         },
         _ => return None,
@@ -625,75 +663,6 @@ fn creature_or_that(s: &S, earlier: Option<TargetKind>) -> Option<TargetKind> {
     }
 }
 
-/// The card object of a token (CR 111.4): named for its subtypes, with its keywords as text.
-fn token_card(
-    power: i8,
-    toughness: i8,
-    colors: &[char],
-    subtypes: &[String],
-    ks: &[Keyword],
-) -> Option<CardData> {
-    keywords(ks)?;
-    let names: Vec<&str> = ks.iter().map(Keyword::name).collect();
-    let text = names.join(", ");
-    let mut text_cased = text.to_lowercase();
-    if let Some(f) = text_cased.get_mut(0..1) {
-        f.make_ascii_uppercase();
-    }
-    let color_words: Vec<&str> = colors
-        .iter()
-        .filter_map(|c| match c {
-            'W' => Some("white"),
-            'U' => Some("blue"),
-            'B' => Some("black"),
-            'R' => Some("red"),
-            'G' => Some("green"),
-            _ => None,
-        })
-        .collect();
-    Some(CardData {
-        name: format!("{} Token", subtypes.join(" ")),
-        mana_cost: String::new(),
-        type_line: format!("Token Creature — {}", subtypes.join(" ")),
-        oracle_text: if color_words.is_empty() {
-            text_cased
-        } else {
-            format!("{text_cased}\n({} token.)", color_words.join(" and "))
-        }
-        .trim()
-        .to_string(),
-        power: Some(power.to_string()),
-        toughness: Some(toughness.to_string()),
-        keywords: names.iter().map(|n| n.to_string()).collect(),
-        loyalty: None,
-    })
-}
-
-/// Lowers a token effect, adding the token's card object to `tokens`.
-fn tokens_effect(e: &E, tokens: &mut Vec<CardData>) -> Option<Effect> {
-    let E::Tokens {
-        count,
-        power,
-        toughness,
-        colors,
-        subtypes,
-        keywords: ks,
-        tapped,
-    } = e
-    else {
-        return None;
-    };
-    let card = token_card(*power, *toughness, colors, subtypes, ks)?;
-    let i = match tokens.iter().position(|t| *t == card) {
-        Some(i) => i,
-        None => {
-            tokens.push(card);
-            tokens.len() - 1
-        }
-    };
-    Some(Effect::Tokens(*count, u8::try_from(i).ok()?, *tapped))
-}
-
 fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     if let Some(l) = spells::effect(e) {
         return Some(l);
@@ -716,8 +685,10 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             who: S::You,
             amount,
         } => Effect::LoseLife(*amount),
+        // With two players "target opponent" is the opponent, and no player here can have
+        // hexproof, so the target is always legal (as for discarding below).
         E::LoseLife {
-            who: S::EachOpponent,
+            who: S::EachOpponent | S::TargetOpponent,
             amount,
         } => Effect::OpponentLosesLife(*amount),
         E::Pump {
@@ -768,18 +739,33 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     })
 }
 
-/// A triggered ability's effects: the engine plays triggers of the events it watches (not
-/// yet a second draw or another creature's death) with one
+/// A triggered ability's effects: the engine plays triggers of the events it watches with one
 /// target at most, chosen as the ability is put on the stack (CR 603.3d); "this creature" is
-/// the source.
+/// the source, and "that creature" of a trigger on a creature entering is that creature.
 fn trigger_effects(when: Trigger, es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
-    if matches!(
+    let names_one = matches!(
         when,
-        Trigger::SecondDrawEachTurn | Trigger::CreatureYouControlDies
-    ) {
-        return None;
-    }
-    modal(es, |m| source_effects(m, Some(&mut *tokens)))
+        Trigger::AnotherCreatureEnters
+            | Trigger::AnotherOfTypeEnters(_)
+            | Trigger::CreatureWithPowerEnters(_)
+    );
+    let v = modal(es, |m| {
+        let out = source_effects(m, Some(&mut *tokens))?;
+        if names_one
+            && m.iter()
+                .any(|e| matches!(e, E::Counters { on: S::That, .. }))
+        {
+            // The event's object rides in the target slot: no real target beside it.
+            out.iter().all(|e| e.target().is_none()).then_some(())?;
+        }
+        Some(out)
+    });
+    v.filter(|v| {
+        names_one
+            || !v
+                .iter()
+                .any(|e| matches!(e, Effect::Counters(_, TargetKind::Triggering)))
+    })
 }
 
 /// A "choose one —" list (CR 700.2) as mode markers, each mode lowered by `f`; any other list
@@ -800,8 +786,13 @@ fn modal(es: &[E], mut f: impl FnMut(&[E]) -> Option<Vec<Effect>>) -> Option<Vec
 
 /// An activated ability: a cost the engine pays (mana, {T}, life, sacrificing the source)
 /// and effects with one target at most, where "this creature" is the source.
-fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
-    let effects = source_effects(es, None)?;
+fn activated(
+    cost: &Cost,
+    es: &[E],
+    sorcery: bool,
+    tokens: &mut Vec<CardData>,
+) -> Option<Activated> {
+    let effects = source_effects(es, Some(tokens))?;
     // A sacrificed source is gone as the ability resolves: nothing may act on it.
     if cost.sacrifice_self && effects.iter().any(on_source) {
         return None;
@@ -879,7 +870,19 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
                 let n = i8::try_from(*count).ok()?;
                 Effect::Counters(if *plus { n } else { -n }, TargetKind::Source)
             }
-            E::Tokens { .. } => tokens_effect(e, tokens.as_deref_mut()?)?,
+            E::Tokens { .. } | E::Food(_) | E::Treasure(_) | E::CountedTokens { .. } => {
+                tokens::any_tokens_effect(e, tokens.as_deref_mut()?)??
+            }
+            E::DoubleCounters(S::This) => Effect::DoubleCounters(TargetKind::Source),
+            // "that creature" before any target: the trigger's event object (checked by the
+            // caller: only triggers whose event names a creature keep it).
+            E::Counters {
+                on: S::That,
+                count,
+                plus: true,
+            } if first.is_none() && tokens.is_some() => {
+                Effect::Counters(i8::try_from(*count).ok()?, TargetKind::Triggering)
+            }
             other => effect(other, first)?,
         };
         match (l.target(), first) {
@@ -902,7 +905,16 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
             E::Pump { who: S::That, .. } | E::Counters { on: S::That, .. }
         );
         let l = match e {
-            E::Tokens { .. } => tokens_effect(e, tokens)?,
+            E::Tokens { .. } | E::Food(_) | E::Treasure(_) | E::CountedTokens { .. } => {
+                tokens::any_tokens_effect(e, tokens)??
+            }
+            // "Its controller" is the controller of the spell's one target, named earlier.
+            E::TargetControllerCreates(t) if first.is_some_and(|k| k != TargetKind::Any) => {
+                match tokens::tokens_effect(t, tokens)? {
+                    Effect::Tokens(n, d, tapped) => Effect::TokensForTargetController(n, d, tapped),
+                    _ => return None,
+                }
+            }
             _ => effect(e, first)?,
         };
         match (l.target(), first) {
@@ -917,5 +929,9 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
 }
 
 mod spells;
+mod tokens;
+
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tokens_tests;

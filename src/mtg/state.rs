@@ -413,6 +413,12 @@ pub struct ThisTurn {
     /// Each player gained life (CR 119.9), by seat index.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub gained_life: [bool; 2],
+    /// Cards each player drew this turn (CR 121.2), by seat index; counted as drawn.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drawn: [u8; 2],
+    /// Times each player gained life this turn (CR 119.9), by seat index; counted as gained.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gains: [u8; 2],
 }
 
 mod card_table {

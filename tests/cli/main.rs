@@ -28,6 +28,7 @@ mod mtg_engine;
 mod mtg_permanents;
 mod mtg_spells;
 mod mtg_templates;
+mod mtg_tokens;
 mod mtg_zones;
 mod netpolicy;
 mod notes;

@@ -81,6 +81,8 @@ pub enum Filter {
     Permanent,
     /// "artifact, enchantment, or creature with flying".
     ArtifactEnchantmentOrFlyer,
+    /// "target vampire you control": a creature of one creature type (CR 205.3m).
+    OfType(&'static str),
 }
 
 /// Whose objects a filter admits.
@@ -235,6 +237,33 @@ pub enum Effect {
     },
     /// 406.3: "exile target player's graveyard" (every card in it).
     ExileGraveyard(Subject),
+    /// 111.1: "create a number of <tokens> equal to <count>" / "create <a token> for each
+    /// <count>": `tokens` is an [`Effect::Tokens`] of one token, made once per object counted
+    /// as the effect happens (CR 608.2h).
+    CountedTokens {
+        per: Per,
+        tokens: Box<Effect>,
+    },
+    /// 111.2: "Its controller creates <tokens>": the controller of the earlier effect's target
+    /// gets them.
+    TargetControllerCreates(Box<Effect>),
+    /// 122.1 / 701.10e-like doubling: "double the number of +1/+1 counters on S": S gets as
+    /// many more as it has.
+    DoubleCounters(Subject),
+    /// 111.10a: "create N Treasure tokens" (colorless Treasure artifacts with "{T}, Sacrifice
+    /// this token: Add one mana of any color.").
+    Treasure(u8),
+}
+
+/// What a counted effect counts, as it happens (CR 608.2h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Per {
+    /// "the number of other creatures you control named ~".
+    OtherCreaturesNamedThis,
+    /// "each creature card in your graveyard".
+    CreatureCardsInYourGraveyard,
+    /// "the number of <creature type>s you control" (the source included).
+    OfTypeYouControl(&'static str),
 }
 
 /// What a library search looks for (CR 701.23a).
@@ -292,6 +321,29 @@ pub enum Trigger {
     CreatureYouControlDies,
     /// 603.6a: "Whenever a creature you control with power N or greater enters".
     CreatureWithPowerEnters(u8),
+    /// 508.3a / 603.2: "Whenever this attacks while you control a creature with power N or
+    /// greater": triggers only if you control one as the attack is declared.
+    AttacksWhileControlPower(u8),
+    /// 508.3a: "Whenever you attack" (1) / "Whenever you attack with N or more creatures":
+    /// you declared at least N attackers.
+    YouAttackWith(u8),
+    /// 121.2: "Whenever you draw a card".
+    YouDraw,
+    /// 119.9: "Whenever you gain life for the first time each turn" (`your_turn`: "during each
+    /// of your turns").
+    GainLifeFirstTime { your_turn: bool },
+    /// 700.4 / 603.10a: "Whenever this creature or another creature you control dies".
+    ThisOrAnotherCreatureYouControlDies,
+    /// 603.6a: "Whenever another <creature type> you control enters".
+    AnotherOfTypeEnters(&'static str),
+    /// 601.2i: "Whenever you cast a spell during an opponent's turn".
+    CastSpellOpponentsTurn,
+    /// 601.2i: "Whenever you cast a noncreature or <creature type> spell".
+    CastNoncreatureOrType(&'static str),
+    /// 601.2i: "Whenever you cast an instant or sorcery spell".
+    CastInstantOrSorcery,
+    /// 510.3a: "Whenever equipped creature deals combat damage to a player" (of an Equipment).
+    EquippedCombatDamageToPlayer,
 }
 
 /// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
@@ -367,6 +419,9 @@ pub enum Static {
         count: u8,
         condition: Option<Condition>,
     },
+    /// 100.2a: "A deck can have any number of cards named ~": a deck-construction rule that
+    /// changes nothing in a game.
+    DeckAnyNumber,
     /// 601.2f: "This spell costs {N} less to cast <when>" and "Affinity for <type>"
     /// (702.41a): a reduction of the generic part of its own cost.
     CostsLess { amount: u8, when: CostReduction },
@@ -436,6 +491,11 @@ pub enum Ability {
         effects: Vec<Effect>,
     },
     Static(Static),
+    /// CR 605.1a / 111.10a: "{T}, Sacrifice ~: Add one mana of any color" (a Treasure's
+    /// ability): a mana ability whose cost also sacrifices its source.
+    SacrificeMana {
+        colors: Vec<u8>,
+    },
 }
 
 impl Ability {
@@ -458,6 +518,7 @@ impl Ability {
             Ability::Mana { .. } => "mana ability".into(),
             Ability::Loyalty { .. } => "loyalty ability".into(),
             Ability::Static(s) => format!("static {}", static_name(s)),
+            Ability::SacrificeMana { .. } => "sacrifice mana ability".into(),
         }
     }
 }
@@ -472,6 +533,7 @@ fn static_name(s: &Static) -> &'static str {
         Static::While { .. } => "conditional",
         Static::EntersWithCounters { .. } => "enters with counters",
         Static::CostsLess { .. } | Static::InstantSorceryCostLess(_) => "cost change",
+        Static::DeckAnyNumber => "any number in a deck",
     }
 }
 
@@ -509,6 +571,10 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::CounterSpellOf { .. } => "counter spell",
         Effect::ReturnFromGraveyard { .. } => "return from graveyard",
         Effect::ExileGraveyard(_) => "exile a graveyard",
+        Effect::CountedTokens { .. } => "counted tokens",
+        Effect::TargetControllerCreates(_) => "tokens for the target's controller",
+        Effect::DoubleCounters(_) => "double counters",
+        Effect::Treasure(_) => "treasure",
     }
 }
 

@@ -2,6 +2,7 @@
 //! the card's own name and "this creature" written `~`, no reminder text, no final period).
 
 use super::ast::*;
+use super::types::creature_type;
 use super::{Fail, keywords_list, number};
 
 /// Parses the effects of a spell or ability: sentences in order, each one a template.
@@ -94,7 +95,7 @@ fn filter(s: &str) -> Option<Filter> {
         "artifact" => Filter::Artifact,
         "permanent" => Filter::Permanent,
         "artifact, enchantment, or creature with flying" => Filter::ArtifactEnchantmentOrFlyer,
-        _ => return None,
+        t => Filter::OfType(creature_type(t)?),
     })
 }
 
@@ -195,7 +196,29 @@ pub fn effect(s: &str) -> Option<Effect> {
     if let Some(n) = s.strip_prefix("mill ") {
         return Some(Effect::Mill(count_of(n, "card", "cards")?));
     }
+    // CR 611.2a: "until end of turn, <subject> get(s) …" is the pump written the other way.
+    if let Some(r) = s.strip_prefix("until end of turn, ") {
+        return match effect(&format!("{r} until end of turn"))? {
+            e @ Effect::Pump { .. } => Some(e),
+            _ => None,
+        };
+    }
+    if let Some(r) = s.strip_prefix("its controller creates ") {
+        return Some(Effect::TargetControllerCreates(Box::new(tokens(r)?)));
+    }
+    if let Some(r) = s.strip_prefix("double the number of +1/+1 counters on ") {
+        return Some(Effect::DoubleCounters(subject(r)?));
+    }
     if let Some(r) = s.strip_prefix("create ") {
+        if let Some(n) = r
+            .strip_suffix(" treasure token")
+            .or_else(|| r.strip_suffix(" treasure tokens"))
+        {
+            return Some(Effect::Treasure(number(n)?));
+        }
+        if let Some(e) = counted_tokens(r) {
+            return Some(e);
+        }
         if let Some(n) = r
             .strip_suffix(" food token")
             .or_else(|| r.strip_suffix(" food tokens"))
@@ -371,9 +394,11 @@ fn tokens(r: &str) -> Option<Effect> {
         Some((b, k)) => (b, keywords_list(k)?),
         None => (rest, Vec::new()),
     };
-    let body = body
-        .strip_suffix(" creature token")
-        .or_else(|| body.strip_suffix(" creature tokens"))?;
+    // CR 111.4: a token with power and toughness is a creature token, whether or not the
+    // text says "creature" ("a 1/1 blue Faerie token with flying").
+    let body = [" creature token", " creature tokens", " token", " tokens"]
+        .iter()
+        .find_map(|t| body.strip_suffix(t))?;
     let mut colors = Vec::new();
     let mut words = body.split(' ').peekable();
     let mut subtypes = Vec::new();
@@ -385,7 +410,8 @@ fn tokens(r: &str) -> Option<Effect> {
             }
         } else if w == "colorless" {
         } else {
-            subtypes.push(capitalize(w));
+            // CR 205.3m: only creature types (an unknown word refuses the card).
+            subtypes.push(creature_type(w)?.to_string());
         }
     }
     if subtypes.is_empty() {
@@ -399,6 +425,42 @@ fn tokens(r: &str) -> Option<Effect> {
         subtypes,
         keywords: kws,
         tapped,
+    })
+}
+
+/// CR 111.1 / 608.2h: "a number of <tokens> equal to the number of other creatures you
+/// control named ~" and "<a token> for each creature card in your graveyard".
+fn counted_tokens(r: &str) -> Option<Effect> {
+    let (one, per) = if let Some(rest) = r.strip_prefix("x ") {
+        // "X 1/1 red Goblin creature tokens, where X is the number of Goblins you control".
+        let (t, count) = rest.split_once(", where x is the number of ")?;
+        let kind = count.strip_suffix(" you control")?;
+        let kind = creature_type(kind.strip_suffix('s')?)?;
+        (
+            format!("a {}", t.strip_suffix('s')?),
+            Per::OfTypeYouControl(kind),
+        )
+    } else if let Some(rest) = r.strip_prefix("a number of ") {
+        let (t, count) = rest.split_once(" equal to ")?;
+        let per = match count {
+            "the number of other creatures you control named ~" => Per::OtherCreaturesNamedThis,
+            _ => return None,
+        };
+        // "1/1 white rabbit creature tokens" as one token.
+        (format!("a {}", t.strip_suffix('s')?), per)
+    } else {
+        let (t, count) = r.split_once(" for each ")?;
+        let per = match count {
+            "creature card in your graveyard" => Per::CreatureCardsInYourGraveyard,
+            _ => return None,
+        };
+        (t.to_string(), per)
+    };
+    let tokens = self::tokens(&one)?;
+    matches!(tokens, Effect::Tokens { count: 1, .. }).then_some(())?;
+    Some(Effect::CountedTokens {
+        per,
+        tokens: Box::new(tokens),
     })
 }
 

@@ -17,6 +17,8 @@
 pub mod ast;
 mod costs;
 mod effects;
+mod triggers;
+pub(crate) mod types;
 
 pub use ast::*;
 use effects::{effects, pt_change, subject};
@@ -184,6 +186,12 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
             }
             continue;
         }
+        if let Some(both) = triggers::either_event(line) {
+            for l in both {
+                abilities.push(permanent_line(&l).map_err(Unparsed::from)?);
+            }
+            continue;
+        }
         abilities.push(permanent_line(line).map_err(Unparsed::from)?);
     }
     if !spell_effects.is_empty() {
@@ -218,6 +226,17 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
         }
         let cost = activation_cost(cost)
             .ok_or_else(|| Fail::new(cost, &format!("cost: {}", cost_shape(cost))))?;
+        // A Treasure's "{T}, Sacrifice ~: Add one mana of any color" (CR 111.10a).
+        if body.trim_end_matches('.') == "add one mana of any color"
+            && cost.tap
+            && cost.sacrifice_self
+            && cost.mana.total() == 0
+            && cost.life == 0
+        {
+            return Ok(Ability::SacrificeMana {
+                colors: (0..5).collect(),
+            });
+        }
         if let Some(colors) = mana_produced(body) {
             return Ok(Ability::Mana {
                 tap: cost.tap,
@@ -415,7 +434,8 @@ fn triggered_with(line: &str, modal: Option<Effect>) -> Result<Ability, Fail> {
         .iter()
         .find(|(c, _)| *c == cond)
         .map(|(_, t)| *t)
-        .or(powerful);
+        .or(powerful)
+        .or_else(|| triggers::trigger(cond));
     let Some(when) = found.as_ref() else {
         return Err(Fail::new(
             cond,
@@ -518,6 +538,7 @@ fn plain_static(line: &str) -> Option<Static> {
         "~ enters tapped" => return Some(Static::EntersTapped),
         "~ can't block" => return Some(Static::CantBlock),
         "~ can't be blocked" => return Some(Static::CantBeBlocked),
+        "a deck can have any number of cards named ~" => return Some(Static::DeckAnyNumber),
         _ => {}
     }
     if let Some(s) = enters_with_counters(line) {
@@ -632,6 +653,18 @@ fn lord(line: &str) -> Option<Static> {
 
 /// CR 614.1c: "~ enters with N +1/+1 counters on it [if you attacked this turn]".
 fn enters_with_counters(line: &str) -> Option<Static> {
+    // CR 702.33d: "If ~ was kicked, it enters with N +1/+1 counters on it."
+    if let Some(r) = line
+        .strip_prefix("if ~ was kicked, it enters with ")
+        .and_then(|r| r.strip_suffix(" on it"))
+    {
+        let (n, body) = r.split_once(' ')?;
+        matches!(body, "+1/+1 counter" | "+1/+1 counters").then_some(())?;
+        return Some(Static::EntersWithCounters {
+            count: number(n)?,
+            condition: Some(Condition::Kicked),
+        });
+    }
     let rest = line.strip_prefix("~ enters with ")?;
     let (n, rest) = rest.split_once(' ')?;
     let (body, condition) = match rest.split_once(" on it if ") {

@@ -176,7 +176,7 @@ impl State {
         ev: &mut Vec<Event>,
     ) {
         let seat = self.priority;
-        self.tap_for_mana(seat, taps);
+        self.tap_for_mana(seat, taps, ev);
         let a = &self.card(id).activated[ability as usize];
         let (tap, life, sacrifice) = (a.tap, a.life, a.sacrifice);
         if tap {

@@ -95,6 +95,9 @@ impl State {
                     TargetKind::CreatureYouControl => mine,
                     TargetKind::CreatureOpponentControls => !mine,
                     TargetKind::CombatCreature => in_combat(),
+                    TargetKind::CreatureTypeYouControl(t) => {
+                        mine && self.card(id).subtypes.iter().any(|s| s == t)
+                    }
                     _ => true,
                 }
             }
@@ -314,7 +317,7 @@ impl State {
         ev: &mut Vec<Event>,
     ) {
         let seat = self.priority;
-        self.tap_for_mana(seat, taps);
+        self.tap_for_mana(seat, taps, ev);
         let flashback = self.obj(id).zone == Zone::Graveyard;
         self.players[seat.i()].hand.retain(|&h| h != id);
         self.players[seat.i()].graveyard.retain(|&h| h != id);

@@ -21,7 +21,15 @@ impl State {
     pub(super) fn note_turn(&mut self, e: &Event) {
         let t = &mut self.this_turn;
         match e {
-            Event::TurnStarted { .. } => *t = ThisTurn::default(),
+            // The counts are kept as cards are drawn and life is gained, and cleared as the
+            // turn begins (`begin_turn`), so noting an event again does not change them.
+            Event::TurnStarted { .. } => {
+                *t = ThisTurn {
+                    drawn: t.drawn,
+                    gains: t.gains,
+                    ..ThisTurn::default()
+                }
+            }
             Event::Attacked { attackers } if !attackers.is_empty() => t.attacked = true,
             Event::Died { card, .. } | Event::Destroyed { card } | Event::Sacrificed { card }
                 if self.cards[self.objs[card.i()].card as usize].kind == Kind::Creature =>
@@ -75,6 +83,12 @@ impl State {
                     && self.is_creature(b)
                     && self.power(b) >= power as i16
                     && !(another && b == source)
+            }),
+            Cond::ControlAnother(t) => self.battlefield.iter().any(|&b| {
+                b != source
+                    && self.obj(b).owner == you
+                    && self.is_creature(b)
+                    && self.card(b).subtypes.iter().any(|s| s == t)
             }),
         }
     }

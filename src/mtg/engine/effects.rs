@@ -94,6 +94,29 @@ impl State {
             (Effect::Tokens(n, def, tapped), _) => {
                 self.create_tokens(source, by, n, def, tapped, ev)
             }
+            // CR 608.2h: the number is counted as the effect happens.
+            (Effect::TokensPer(per, def, tapped), _) => {
+                let n = self.count_per(per, source, by);
+                self.create_tokens(source, by, n, def, tapped, ev)
+            }
+            // CR 111.2: the target's controller (its owner: control never changes here),
+            // wherever the target went as the spell resolved.
+            (Effect::TokensForTargetController(n, def, tapped), Some(Target::Obj(c))) => {
+                let them = self.obj(c).owner;
+                self.create_tokens(source, them, n, def, tapped, ev)
+            }
+            (Effect::TokensForTargetController(..), _) => {}
+            (Effect::DoubleCounters(_), _) => {
+                let on = Some(source).filter(|&s| self.obj(s).zone == Zone::Battlefield);
+                if let Some(c) = on
+                    && self.objs[c.i()].counters > 0
+                {
+                    let n = self.objs[c.i()].counters;
+                    self.objs[c.i()].counters += n;
+                    self.sba_check = true;
+                    ev.push(Event::Counters { card: c, amount: n });
+                }
+            }
             (Effect::Search(search), _) => self.begin_search(by, search),
             // CR 701.5a: the countered spell leaves the stack for its owner's graveyard.
             (Effect::Counter(_), _) => {
@@ -192,6 +215,10 @@ impl State {
 
     pub(super) fn gain_life(&mut self, who: Seat, n: i16, ev: &mut Vec<Event>) {
         self.players[who.i()].life += n as i32;
+        if n > 0 {
+            let k = &mut self.this_turn.gains[who.i()];
+            *k = k.saturating_add(1);
+        }
         ev.push(Event::LifeGained {
             player: who,
             amount: n,

@@ -181,8 +181,14 @@ impl State {
             .filter(|(_, u)| !**u)
             .map(|((id, _), _)| *id)
             .collect();
-        // Creatures are tapped for generic mana last.
-        rest.sort_by_key(|&id| std::cmp::Reverse(self.is_creature(id)));
+        // Creatures are tapped for generic mana last, and sources that sacrifice themselves
+        // (Treasures) after them.
+        rest.sort_by_key(|&id| {
+            (
+                std::cmp::Reverse(self.card(id).mana_sacrifice),
+                std::cmp::Reverse(self.is_creature(id)),
+            )
+        });
         for _ in 0..cost.generic {
             let basic = lands
                 .iter()
@@ -199,10 +205,16 @@ impl State {
     }
 
     /// Taps the chosen sources: their mana abilities are activated while paying
-    /// (CR 106.12, 605.3a).
-    pub(super) fn tap_for_mana(&mut self, seat: Seat, taps: &[Id]) {
+    /// (CR 106.12, 605.3a); a source whose ability also sacrifices it (a Treasure) is
+    /// sacrificed (CR 701.17a).
+    pub(super) fn tap_for_mana(&mut self, seat: Seat, taps: &[Id], ev: &mut Vec<Event>) {
         for &l in taps {
             self.objs[l.i()].tapped = true;
+            if self.card(l).mana_sacrifice {
+                self.put_in_graveyard(l);
+                self.sba_check = true;
+                ev.push(Event::Sacrificed { card: l });
+            }
         }
         if !taps.is_empty() {
             self.recount(seat);

@@ -43,6 +43,7 @@ mod search;
 mod setup;
 mod stack;
 mod step;
+mod trigger_events;
 mod triggers;
 mod turn;
 mod zones;

@@ -15,6 +15,8 @@ impl State {
         let id = p.library.remove(0);
         p.hand.push(id);
         self.objs[id.i()].zone = Zone::Hand;
+        let n = &mut self.this_turn.drawn[seat.i()];
+        *n = n.saturating_add(1);
         ev.push(Event::Drew { player: seat });
     }
 

@@ -116,11 +116,7 @@ impl State {
         });
         if self.has(source, kw::LIFELINK) {
             let owner = self.obj(source).owner;
-            self.players[owner.i()].life += n as i32;
-            ev.push(Event::LifeGained {
-                player: owner,
-                amount: n,
-            });
+            self.gain_life(owner, n, ev);
         }
     }
 }

@@ -9,13 +9,16 @@
 //! effects act on their controller, the opponent or the source itself. A leaves-the-battlefield ability ("dies") looks back at
 //! the source as it last existed (CR 603.10a): its card's abilities, its owner as controller.
 
+use super::trigger_events::Fired;
 use super::*;
 use crate::mtg::compile::Trigger;
 use crate::mtg::lower::{mode_count, mode_effects, mode_target};
 
 impl State {
-    /// The triggered abilities of the events from `from` on, as (source, ability index).
-    fn triggered(&self, events: &[Event]) -> Vec<(Id, u8)> {
+    /// The triggered abilities of `events[i]`, as (source, ability index, the object the
+    /// event names for "that creature").
+    fn triggered(&self, all: &[Event], i: usize) -> Vec<Fired> {
+        let events = &all[i..=i];
         let mut out = Vec::new();
         let fire = |s: &State, id: Id, when: Trigger, out: &mut Vec<(Id, u8)>| {
             for (i, (t, _)) in s.card(id).triggers.iter().enumerate() {
@@ -138,6 +141,24 @@ impl State {
                 _ => {}
             }
         }
+        // "That creature" of a trigger on a creature entering is the entering creature.
+        let entered = match events[0] {
+            Event::Resolved { card }
+            | Event::TokenCreated { card }
+            | Event::EnteredBattlefield { card } => Some(card),
+            _ => None,
+        };
+        let mut out: Vec<Fired> = out
+            .into_iter()
+            .map(|(id, a)| {
+                let names = matches!(
+                    self.card(id).triggers[a as usize].0,
+                    Trigger::AnotherCreatureEnters | Trigger::CreatureWithPowerEnters(_)
+                );
+                (id, a, entered.filter(|_| names))
+            })
+            .collect();
+        self.event_triggers(all, i, &mut out);
         out
     }
 
@@ -149,10 +170,10 @@ impl State {
         let mut fired = Vec::new();
         for i in (*seen).min(events.len())..events.len() {
             self.note_turn(&events[i]);
-            let now = self.triggered(&events[i..=i]);
+            let now = self.triggered(events, i);
             fired.extend(
                 now.into_iter()
-                    .filter(|&(id, a)| self.condition_holds(id, a)),
+                    .filter(|&(id, a, _)| self.condition_holds(id, a)),
             );
         }
         *seen = events.len();
@@ -161,23 +182,25 @@ impl State {
         }
         let active = self.active;
         for seat in [active, active.other()] {
-            let theirs: Vec<(Id, u8)> = fired
+            let theirs: Vec<Fired> = fired
                 .iter()
                 .copied()
-                .filter(|(id, _)| self.obj(*id).owner == seat)
+                .filter(|(id, _, _)| self.obj(*id).owner == seat)
                 .collect();
-            for (id, ability) in theirs {
+            for (id, ability, named) in theirs {
                 let effects = &self.card(id).triggers[ability as usize].1;
                 // CR 603.3d / 700.2a: removed from the stack when no mode can be chosen
                 // (a mode whose target has no legal choice cannot be).
                 if self.choosable_modes(seat, effects).is_empty() {
                     continue;
                 }
+                // The object the event names rides in the target slot (the ability has no
+                // target then, see `lower`), with its zone-change count (CR 400.7).
                 self.stack.push(StackItem {
                     card: id,
                     controller: seat,
-                    target: None,
-                    target_moves: 0,
+                    target: named.map(Target::Obj),
+                    target_moves: named.map_or(0, |o| self.obj(o).moves),
                     ability: Some(ability),
                     activated: false,
                     mode: None,
@@ -332,7 +355,13 @@ impl State {
             Some(Effect::If(c)) => self.holds(*c, item.card, item.controller),
             _ => true,
         };
+        // "That creature" gone (or a new object, CR 400.7): the effects on it do nothing.
+        let named_gone = matches!(item.target, Some(Target::Obj(o))
+            if self.obj(o).zone != Zone::Battlefield || self.obj(o).moves != item.target_moves);
         for e in effects.into_iter().filter(|_| live) {
+            if named_gone && matches!(e, Effect::Counters(_, TargetKind::Triggering)) {
+                continue;
+            }
             self.perform(item.card, item.controller, e, item.target, ev);
         }
         ev.push(Event::AbilityResolved {

@@ -27,6 +27,8 @@ impl State {
         self.active = active;
         self.priority = active;
         self.players[active.i()].lands_played = 0;
+        self.this_turn.drawn = [0; 2];
+        self.this_turn.gains = [0; 2];
         ev.push(Event::TurnStarted {
             turn: self.turn,
             active,
