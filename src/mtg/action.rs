@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 pub struct AttackDecl {
     /// Card id of the attacking creature, e.g. `c12`.
     pub attacker: String,
-    /// The player attacked: the opponent (`p1` or `p2`).
+    /// What it attacks: the opponent (`p1` or `p2`) or a planeswalker that player controls
+    /// (its card id, CR 508.1b).
     pub defender: String,
 }
 
@@ -162,16 +163,25 @@ impl Action {
                 let def = state.active.other();
                 let mut v = Vec::new();
                 for a in attackers {
-                    if Seat::parse(&a.defender) != Some(def) {
-                        return Err(format!(
-                            "{} is not the defending player ({})",
-                            a.defender,
-                            def.name()
-                        ));
-                    }
-                    v.push(id(&a.attacker)?);
+                    let at = match Target::parse(&a.defender) {
+                        Some(Target::Player(p)) if p == def => None,
+                        Some(Target::Obj(pw)) => Some(pw),
+                        _ => {
+                            return Err(format!(
+                                "{} is not the defending player ({}) or a planeswalker",
+                                a.defender,
+                                def.name()
+                            ));
+                        }
+                    };
+                    v.push((id(&a.attacker)?, at));
                 }
-                Move::Attack(v)
+                // An attack on the player alone keeps its old form (and its journal line).
+                if v.iter().all(|p| p.1.is_none()) {
+                    Move::Attack(v.into_iter().map(|p| p.0).collect())
+                } else {
+                    Move::AttackWith(v)
+                }
             }
             Action::DeclareBlockers { blocks } => Move::Block(
                 blocks
@@ -243,6 +253,18 @@ impl Action {
                     .map(|a| AttackDecl {
                         attacker: s(a),
                         defender: state.active.other().name().into(),
+                    })
+                    .collect(),
+            },
+            Move::AttackWith(v) => Action::DeclareAttackers {
+                attackers: v
+                    .iter()
+                    .map(|(a, pw)| AttackDecl {
+                        attacker: s(a),
+                        defender: match pw {
+                            Some(pw) => s(pw),
+                            None => state.active.other().name().into(),
+                        },
                     })
                     .collect(),
             },
@@ -353,7 +375,13 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
                 v["attached_to"] = json!(t);
             }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
-                v["attacking"] = json!(a.defender);
+                v["attacking"] = match a.planeswalker {
+                    Some(pw) => json!(pw),
+                    None => json!(a.defender),
+                };
+            }
+            if s.is_planeswalker(id) {
+                v["loyalty"] = json!(o.loyalty);
             }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.blockers.contains(&id)) {
                 v["blocking"] = json!(a.id);
@@ -478,11 +506,21 @@ pub fn surface(s: &State) -> Value {
                 .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
         }]),
-        Pending::DeclareAttackers => json!([{
-            "type": "declare_attackers",
-            "defender": s.active.other(),
-            "choose_from": s.attack_candidates().iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>(),
-        }]),
+        Pending::DeclareAttackers => {
+            let mut v = json!({
+                "type": "declare_attackers",
+                "defender": s.active.other(),
+                "choose_from": s.attack_candidates().iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>(),
+            });
+            // CR 508.1b: a creature may attack a planeswalker the defending player controls
+            // instead (its id as the `defender`).
+            let pws = s.attackable_planeswalkers();
+            if !pws.is_empty() {
+                v["planeswalkers"] =
+                    json!(pws.iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>());
+            }
+            json!([v])
+        }
         Pending::DeclareBlockers => json!([{
             "type": "declare_blockers",
             "choose_from": s.block_candidates().iter().map(|(b, a)| json!({
@@ -495,10 +533,8 @@ pub fn surface(s: &State) -> Value {
                 .iter()
                 .map(|&b| json!({"target": b, "lethal": s.lethal(b, dt)}))
                 .collect();
-            if trample {
-                targets.push(
-                    json!({"target": s.active.other(), "only_after_lethal_to_all_blockers": true}),
-                );
+            if trample && let Some(t) = s.attack_target(attacker) {
+                targets.push(json!({"target": t, "only_after_lethal_to_all_blockers": true}));
             }
             json!([{"type": "assign_damage", "attacker": attacker, "power": power,
                     "trample": trample, "deathtouch": dt, "targets": targets}])

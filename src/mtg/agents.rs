@@ -121,7 +121,22 @@ impl Agent {
             }
             Pending::DeclareAttackers => {
                 let c = s.attack_candidates();
-                Move::Attack(c.into_iter().filter(|_| self.coin()).collect())
+                let attackers: Vec<Id> = c.into_iter().filter(|_| self.coin()).collect();
+                // CR 508.1b: with planeswalkers to attack, each attacker picks the player or
+                // one of them.
+                let pws = s.attackable_planeswalkers();
+                if pws.is_empty() || attackers.is_empty() {
+                    Move::Attack(attackers)
+                } else {
+                    let at = attackers
+                        .into_iter()
+                        .map(|a| {
+                            let k = below(&mut self.rng, pws.len() + 1);
+                            (a, pws.get(k).copied())
+                        })
+                        .collect();
+                    Move::AttackWith(at)
+                }
             }
             Pending::DeclareBlockers => {
                 let mut blocks = Vec::new();

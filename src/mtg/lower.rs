@@ -2,8 +2,7 @@
 //! playable when every ability it has lowers; the first one that does not is named by its
 //! template, so coverage reports say which rule the engine still lacks.
 //!
-//! Choices written down here: "target creature or planeswalker" lowers to a creature target
-//! because the engine plays no planeswalker card, so none is ever on the battlefield; a spell
+//! Choices written down here: a spell
 //! lowers only with at most one target (every targeted effect acts on it); "target opponent"
 //! is not lowered (the engine's spells target objects and players only through one slot).
 //!
@@ -67,8 +66,7 @@ pub mod kw {
 /// What a spell may target (CR 115.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetKind {
-    /// "any target": a creature or a player (CR 115.4; planeswalkers are not played, so none
-    /// is ever on the battlefield to be targeted).
+    /// "any target": a creature, a player or a planeswalker (CR 115.4).
     Any,
     Creature,
     TappedCreature,
@@ -94,6 +92,8 @@ pub enum TargetKind {
     Attached,
     /// "target spell": a spell on the stack (CR 115.1a, 701.5).
     Spell,
+    /// "target creature or planeswalker" (CR 115.1).
+    CreatureOrPlaneswalker,
 }
 
 /// One effect of a spell in the engine's form, in the order the spell lists them (CR 608.2c).
@@ -273,6 +273,9 @@ pub struct Activated {
     pub sacrifice: bool,
     pub effects: Vec<Effect>,
     pub sorcery: bool,
+    /// A loyalty ability (CR 606): its cost is this loyalty change ("+N", "-N", "0"); it is
+    /// activated as a sorcery, once per turn per permanent (CR 606.3).
+    pub loyalty: Option<i8>,
 }
 
 impl Activated {
@@ -360,6 +363,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                     effects: vec![Effect::Attach(TargetKind::CreatureYouControl)],
                     sorcery: true,
                     sacrifice: false,
+                    loyalty: None,
                 });
                 out.ability_keywords.push("Equip");
                 true
@@ -413,6 +417,25 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 }
                 None => false,
             },
+            // CR 606.3-4: a loyalty ability, activated as a sorcery once per turn; its
+            // effects are lowered as an activated ability's (tokens included).
+            Ability::Loyalty { change, effects } if !spell => {
+                match source_effects(effects, Some(&mut out.tokens)) {
+                    Some(effects) => {
+                        out.activated.push(Activated {
+                            mana: ManaCost::default(),
+                            tap: false,
+                            life: 0,
+                            sacrifice: false,
+                            effects,
+                            sorcery: true,
+                            loyalty: Some(*change),
+                        });
+                        true
+                    }
+                    None => false,
+                }
+            }
             Ability::Static(st) if !spell && static_effect(st).is_some() => {
                 out.statics.extend(static_effect(st));
                 true
@@ -511,7 +534,7 @@ fn target(s: &S) -> Option<TargetKind> {
     Some(match s {
         S::AnyTarget => TargetKind::Any,
         S::TargetPlayer => TargetKind::Player,
-        S::TargetCreatureOrPlaneswalker => TargetKind::Creature,
+        S::TargetCreatureOrPlaneswalker => TargetKind::CreatureOrPlaneswalker,
         S::Target(f, c) => match (f, c) {
             (Filter::Creature, Control::Anyone) => TargetKind::Creature,
             (Filter::TappedCreature, Control::Anyone) => TargetKind::TappedCreature,
@@ -538,6 +561,7 @@ fn creature(s: &S) -> Option<TargetKind> {
             TargetKind::NonlandPermanent
                 | TargetKind::NonlandPermanentOpponent
                 | TargetKind::ArtifactOrEnchantment
+                | TargetKind::CreatureOrPlaneswalker
         )
     })
 }
@@ -735,6 +759,7 @@ fn activated(cost: &Cost, es: &[E], sorcery: bool) -> Option<Activated> {
         sacrifice: cost.sacrifice_self,
         effects,
         sorcery,
+        loyalty: None,
     })
 }
 

@@ -212,6 +212,13 @@ pub struct Obj {
     /// The permanent this Aura or Equipment is attached to (CR 301.5, 303.4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attached: Option<Id>,
+    /// Loyalty counters on a planeswalker (CR 306.5b, 122.1e): its loyalty.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loyalty: i16,
+    /// The turn in which a loyalty ability of this permanent was last activated (0: never):
+    /// one per turn (CR 606.3).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loyalty_turn: u32,
 }
 
 fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
@@ -268,6 +275,9 @@ pub struct Attacker {
     pub blocked: bool,
     /// The attacking player's damage division for the current damage step (CR 510.1c-d).
     pub assignment: Vec<(Target, i16)>,
+    /// The planeswalker it attacks (CR 508.1b), controlled by `defender`; None: the player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planeswalker: Option<Id>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -429,6 +439,10 @@ impl State {
     }
     pub fn is_creature(&self, id: Id) -> bool {
         self.card(id).kind == Kind::Creature
+    }
+    /// A planeswalker (CR 306).
+    pub fn is_planeswalker(&self, id: Id) -> bool {
+        self.card(id).kind == Kind::Planeswalker
     }
     /// Power after the layers (CR 613.4): the printed value (7a/7b: nothing here sets it),
     /// then in 7c counters, "until end of turn" changes and static abilities; all of 7c adds,

@@ -81,6 +81,12 @@ impl State {
                         !mine && !matches!(self.card(id).kind, Kind::Land(_))
                     }
                     TargetKind::ArtifactOrEnchantment => self.card(id).is_artifact_or_enchantment(),
+                    // CR 115.4: "any target" is a creature, a player or a planeswalker.
+                    TargetKind::Any | TargetKind::CreatureOrPlaneswalker
+                        if self.is_planeswalker(id) =>
+                    {
+                        true
+                    }
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,

@@ -166,6 +166,8 @@ impl State {
                 gained: 0,
                 moves: 0,
                 attached: None,
+                loyalty: 0,
+                loyalty_turn: 0,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -230,6 +232,8 @@ impl State {
         o.counters = 0;
         o.gained = 0;
         o.sick = false;
+        o.loyalty = 0;
+        o.loyalty_turn = 0;
         self.detach_from(c);
     }
 }

@@ -35,6 +35,7 @@ mod conditions;
 mod effects;
 mod keywords;
 mod mana;
+mod planeswalker;
 mod position;
 mod sba;
 mod search;
@@ -50,7 +51,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v5";
+pub const RULES_VERSION: &str = "core-v6";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +108,10 @@ pub enum Move {
     /// The mode of the modal triggered ability being put on the stack (CR 700.2a).
     ChooseMode(u8),
     Concede,
+    /// All attackers at once, each with what it attacks (CR 508.1b): a planeswalker the
+    /// defending player controls, or None for that player. An attack on the player alone
+    /// is [`Move::Attack`].
+    AttackWith(Vec<(Id, Option<Id>)>),
 }
 
 /// What a move caused, in order.
@@ -276,6 +281,12 @@ pub enum Event {
         winner: Option<Seat>,
         reason: String,
     },
+    /// Loyalty counters were put on or removed from a planeswalker to pay a loyalty cost
+    /// (CR 606.4).
+    Loyalty {
+        card: Id,
+        amount: i16,
+    },
 }
 
 /// The pure reducer: the state after `mv` and the events it caused, or why it is illegal.
@@ -332,5 +343,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Search(_) => "search",
         Move::ChooseMode(_) => "choose_mode",
         Move::Concede => "concede",
+        Move::AttackWith(_) => "declare_attackers",
     }
 }

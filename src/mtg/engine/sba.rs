@@ -106,6 +106,7 @@ impl State {
                 ev.push(Event::Died { card: id, reason });
                 did = true;
             }
+            did |= self.loyalty_sba(ev); // 704.5i
             did |= self.attachment_and_legend_sba(ev);
             if !did {
                 break;

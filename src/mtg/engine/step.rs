@@ -161,7 +161,14 @@ impl State {
                 self.decisions += 1;
                 self.finish_search(player, search, cards, ev);
             }
-            (Pending::DeclareAttackers, Move::Attack(ids)) => {
+            (Pending::DeclareAttackers, Move::Attack(_) | Move::AttackWith(_)) => {
+                let at: Vec<(Id, Option<Id>)> = match mv {
+                    Move::AttackWith(v) => v.clone(),
+                    Move::Attack(ids) => ids.iter().map(|&a| (a, None)).collect(),
+                    _ => unreachable!("matched above"),
+                };
+                let ids: Vec<Id> = at.iter().map(|p| p.0).collect();
+                let ids = &ids;
                 let cands = self.attack_candidates();
                 for (i, id) in ids.iter().enumerate() {
                     if !cands.contains(id) {
@@ -173,8 +180,9 @@ impl State {
                         return illegal(format!("{id} is declared twice"));
                     }
                 }
+                self.check_attacked(&at)?;
                 self.decisions += 1;
-                self.declare_attackers(ids, ev);
+                self.declare_attackers(&at, ev);
             }
             (Pending::DeclareBlockers, Move::Block(pairs)) => {
                 let def = self.active.other();
