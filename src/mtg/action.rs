@@ -97,6 +97,14 @@ pub enum Action {
     Search { cards: Vec<String> },
     /// Concede the game.
     Concede,
+    /// Answer a ward trigger (CR 702.21a): `pay` its cost (`tap` as for `cast`; omitted =
+    /// automatic payment), or not, and the spell or ability that targeted the ward permanent
+    /// is countered.
+    Ward {
+        pay: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tap: Option<Vec<String>>,
+    },
 }
 
 fn id(s: &str) -> Result<Id, String> {
@@ -216,6 +224,10 @@ impl Action {
             Action::Search { cards } => Move::Search(ids(cards)?),
             Action::ChooseMode { mode } => Move::ChooseMode(*mode),
             Action::Concede => Move::Concede,
+            Action::Ward { pay, tap } => Move::Ward {
+                pay: *pay,
+                tap: tap.as_deref().map(ids).transpose()?,
+            },
         })
     }
 
@@ -267,6 +279,10 @@ impl Action {
                         },
                     })
                     .collect(),
+            },
+            Move::Ward { pay, tap } => Action::Ward {
+                pay: *pay,
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
             },
             Move::Block(v) => Action::DeclareBlockers {
                 blocks: v
@@ -401,6 +417,12 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
                 if it.activated {
                     v["activated"] = json!(true);
                 }
+                // A ward trigger (CR 702.21a): the card whose spell or ability it counters
+                // unless its controller pays.
+                if let Some(w) = it.ward {
+                    v["ward"] = json!({"counters": w.card, "cost": w.cost, "payer": w.player});
+                    v.as_object_mut().map(|o| o.remove("ability"));
+                }
             }
             v
         })
@@ -438,6 +460,13 @@ pub fn surface(s: &State) -> Value {
             }
             Value::Array(v)
         }
+        // CR 702.21a: pay the ward cost (mana sources tapped as for a cast) or not.
+        Pending::WardPayment { warded, .. } => json!([
+            {"type": kind, "pay": true, "cost": format!("{{{}}}", warded.cost),
+             "counters": warded.card, "name": s.card(warded.card).data.name},
+            {"type": kind, "pay": false, "counters": warded.card,
+             "name": s.card(warded.card).data.name},
+        ]),
         Pending::Surveil { player, count } => json!([{
             "type": kind, "count": count,
             "look_at": s.players[player.i()].library[..count as usize].iter()

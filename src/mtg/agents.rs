@@ -86,6 +86,10 @@ impl Agent {
             Pending::Discard { player, count } | Pending::Discarding { player, count } => {
                 Move::Discard(self.sample(&s.players[player.i()].hand, count as usize))
             }
+            Pending::WardPayment { .. } => Move::Ward {
+                pay: self.coin(),
+                tap: None,
+            },
             Pending::Surveil { player, count } => {
                 let top = &s.players[player.i()].library[..count as usize];
                 let n = below(&mut self.rng, count as usize + 1);
@@ -222,6 +226,11 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                 Move::Discard(chosen)
             }
         }
+        // Ward: always pay when it can (the decision is offered only then).
+        Pending::WardPayment { .. } => Move::Ward {
+            pay: true,
+            tap: None,
+        },
         // Surveil: lands go to the graveyard once five are on the battlefield.
         Pending::Surveil { player, count } => {
             let lands = s

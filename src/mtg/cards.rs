@@ -81,6 +81,8 @@ pub struct Card {
     pub equipment: bool,
     /// A planeswalker's printed loyalty (CR 306.5b); 0 for every other card.
     pub loyalty: i16,
+    /// "Ward {N}" (CR 702.21a): N generic mana; 0 without ward.
+    pub ward: u8,
 }
 
 impl Card {
@@ -182,6 +184,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         aura: false,
         equipment: false,
         loyalty: 0,
+        ward: lowered.ward,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

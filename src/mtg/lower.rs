@@ -336,6 +336,8 @@ pub struct Lowered {
     /// Keyword abilities the engine plays as other abilities (prowess as a trigger, equip as
     /// an activated ability, enchant as a target), by printed name.
     pub ability_keywords: Vec<&'static str>,
+    /// "Ward {N}" (CR 702.21a): a trigger the engine puts on the stack itself; N generic.
+    pub ward: u8,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -366,6 +368,12 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                     loyalty: None,
                 });
                 out.ability_keywords.push("Equip");
+                true
+            }
+            // CR 702.21a: one ward ability with a generic mana cost.
+            Ability::Keyword(Keyword::Ward(n)) if !spell && out.ward == 0 && *n > 0 => {
+                out.ward = *n;
+                out.ability_keywords.push("Ward");
                 true
             }
             Ability::Keyword(Keyword::EnchantCreature) if !spell => {

@@ -264,6 +264,24 @@ pub struct StackItem {
     /// ability's controller chooses it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<u8>,
+    /// A ward trigger of `card` (CR 702.21a), not one of its printed abilities: the spell or
+    /// ability it counters unless that one's controller pays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ward: Option<Warded>,
+}
+
+/// What a ward trigger counters unless its controller pays `cost` generic mana (CR 702.21a):
+/// the stack item of `card` with that `ability` (None: the spell itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warded {
+    pub card: Id,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ability: Option<u8>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub activated: bool,
+    pub cost: u8,
+    /// Who must pay (the controller of the targeting spell or ability).
+    pub player: Seat,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -347,6 +365,12 @@ pub enum Pending {
     Search {
         player: Seat,
         search: super::cards::Search,
+    },
+    /// A ward trigger resolves (CR 702.21a): `warded.player` pays its cost or the spell or
+    /// ability that targeted the ward permanent is countered.
+    WardPayment {
+        player: Seat,
+        warded: Warded,
     },
     /// A player discards as a spell or ability resolves (CR 701.9): the `discard` action, as
     /// in the cleanup step.
@@ -538,6 +562,7 @@ impl State {
             }
             Pending::Search { player, .. } | Pending::Discarding { player, .. } => Some(player),
             Pending::Surveil { player, .. } => Some(player),
+            Pending::WardPayment { player, .. } => Some(player),
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),

@@ -29,6 +29,7 @@ mod mtg_permanents;
 mod mtg_planeswalkers;
 mod mtg_spells;
 mod mtg_templates;
+mod mtg_ward;
 mod netpolicy;
 mod notes;
 mod progress;

@@ -31,7 +31,7 @@ fn loyalty(s: &Value, card: &str) -> Value {
 }
 
 /// Passes until the stack is empty (at most 20 decisions).
-fn resolve_all(env: &TestEnv, id: &str) {
+pub(crate) fn resolve_all(env: &TestEnv, id: &str) {
     for _ in 0..20 {
         if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty) {
             return;
@@ -42,7 +42,7 @@ fn resolve_all(env: &TestEnv, id: &str) {
 }
 
 /// Acts, then passes until the stack is empty; returns every event on the way.
-fn act_and_resolve(env: &TestEnv, id: &str, action: Value) -> Vec<Value> {
+pub(crate) fn act_and_resolve(env: &TestEnv, id: &str, action: Value) -> Vec<Value> {
     let mut ev = events_of(&act(env, id, action));
     for _ in 0..20 {
         if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty) {

@@ -213,6 +213,7 @@ impl State {
             ability: Some(ability),
             activated: true,
             mode: None,
+            ward: None,
         });
         self.passes = 0; // CR 117.3c
         ev.push(Event::Activated {

@@ -290,6 +290,7 @@ impl State {
             ability: None,
             activated: false,
             mode,
+            ward: None,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;

@@ -44,6 +44,7 @@ mod stack;
 mod step;
 mod triggers;
 mod turn;
+mod ward;
 
 use mana::{affordable, mana_available};
 pub use position::{Position, PositionPermanent, PositionPlayer, PositionPlayers, from_position};
@@ -112,6 +113,12 @@ pub enum Move {
     /// defending player controls, or None for that player. An attack on the player alone
     /// is [`Move::Attack`].
     AttackWith(Vec<(Id, Option<Id>)>),
+    /// Pay a ward cost (CR 702.21a) with these mana sources (None: tapped automatically), or
+    /// decline and let the spell or ability be countered.
+    Ward {
+        pay: bool,
+        tap: Option<Vec<Id>>,
+    },
 }
 
 /// What a move caused, in order.
@@ -281,6 +288,17 @@ pub enum Event {
         winner: Option<Seat>,
         reason: String,
     },
+    /// A ward ability triggered (CR 702.21a): `card` became the target of `by`'s spell or
+    /// ability of `source`.
+    WardTriggered {
+        card: Id,
+        source: Id,
+    },
+    /// A ward cost was paid (CR 702.21a); the spell or ability of `source` goes on.
+    WardPaid {
+        player: Seat,
+        source: Id,
+    },
     /// Loyalty counters were put on or removed from a planeswalker to pay a loyalty cost
     /// (CR 606.4).
     Loyalty {
@@ -344,5 +362,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::ChooseMode(_) => "choose_mode",
         Move::Concede => "concede",
         Move::AttackWith(_) => "declare_attackers",
+        Move::Ward { .. } => "ward",
     }
 }

@@ -22,6 +22,9 @@ impl State {
 
     /// CR 608.2: resolve an instant, sorcery or creature spell.
     pub(super) fn resolve(&mut self, item: StackItem, ev: &mut Vec<Event>) {
+        if let Some(warded) = item.ward {
+            return self.resolve_ward(warded, ev);
+        }
         if let Some(ability) = item.ability {
             return self.resolve_ability(&item, ability, ev);
         }

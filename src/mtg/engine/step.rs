@@ -113,6 +113,7 @@ impl State {
                 let taps = self.validate_cast(*card, *target, tap.as_deref(), *mode)?;
                 self.decisions += 1;
                 self.cast(*card, *target, &taps, *mode, ev);
+                self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
             }
             (
                 Pending::Priority,
@@ -126,6 +127,7 @@ impl State {
                 let taps = self.validate_activate(*card, *ability, *target, tap.as_deref())?;
                 self.decisions += 1;
                 self.activate(*card, *ability, *target, &taps, ev);
+                self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
             }
             (Pending::ChooseTarget { player, item }, Move::ChooseTarget(t)) => {
                 let it = &self.stack[item as usize];
@@ -135,6 +137,12 @@ impl State {
                 }
                 self.decisions += 1;
                 self.set_trigger_target(item as usize, *t);
+                self.ward_check(player, Some(*t), item as usize, ev);
+            }
+            (Pending::WardPayment { warded, .. }, Move::Ward { pay, tap }) => {
+                let taps = self.validate_ward(&warded, *pay, tap.as_deref())?;
+                self.decisions += 1;
+                self.answer_ward(warded, *pay, &taps, ev);
             }
             (Pending::Discarding { player, count }, Move::Discard(cards)) => {
                 self.check_hand_subset(player, cards, count as usize, "discard")?;

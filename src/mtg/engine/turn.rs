@@ -18,6 +18,7 @@ impl State {
             Pending::Surveil { .. } => "surveil",
             Pending::Search { .. } => "search",
             Pending::ChooseMode { .. } => "choose_mode",
+            Pending::WardPayment { .. } => "ward",
             Pending::GameOver => "game_over",
         }
     }
