@@ -105,6 +105,9 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tap: Option<Vec<String>>,
     },
+    /// The legend rule: the one of your same-named legendary permanents to keep (the others
+    /// go to the graveyard).
+    LegendRule { keep: String },
 }
 
 fn id(s: &str) -> Result<Id, String> {
@@ -224,6 +227,7 @@ impl Action {
             Action::Search { cards } => Move::Search(ids(cards)?),
             Action::ChooseMode { mode } => Move::ChooseMode(*mode),
             Action::Concede => Move::Concede,
+            Action::LegendRule { keep } => Move::KeepLegend(id(keep)?),
             Action::Ward { pay, tap } => Move::Ward {
                 pay: *pay,
                 tap: tap.as_deref().map(ids).transpose()?,
@@ -280,6 +284,7 @@ impl Action {
                     })
                     .collect(),
             },
+            Move::KeepLegend(k) => Action::LegendRule { keep: s(k) },
             Move::Ward { pay, tap } => Action::Ward {
                 pay: *pay,
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
@@ -460,6 +465,15 @@ pub fn surface(s: &State) -> Value {
             }
             Value::Array(v)
         }
+        // CR 704.5j: one option per same-named legend, each naming its card.
+        Pending::LegendRule { .. } => Value::Array(
+            s.legend_group()
+                .map(|(_, g)| g)
+                .unwrap_or_default()
+                .iter()
+                .map(|&i| json!({"type": kind, "keep": i, "name": s.card(i).data.name}))
+                .collect(),
+        ),
         // CR 702.21a: pay the ward cost (mana sources tapped as for a cast) or not.
         Pending::WardPayment { warded, .. } => json!([
             {"type": kind, "pay": true, "cost": format!("{{{}}}", warded.cost),

@@ -90,6 +90,10 @@ impl Agent {
                 pay: self.coin(),
                 tap: None,
             },
+            Pending::LegendRule { .. } => {
+                let group = s.legend_group().map(|(_, g)| g).unwrap_or_default();
+                Move::KeepLegend(*self.sample(&group, 1).first()?)
+            }
             Pending::Surveil { player, count } => {
                 let top = &s.players[player.i()].library[..count as usize];
                 let n = below(&mut self.rng, count as usize + 1);
@@ -226,6 +230,8 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                 Move::Discard(chosen)
             }
         }
+        // The legend rule: keep the newest (it may carry what entered with it).
+        Pending::LegendRule { .. } => Move::KeepLegend(*s.legend_group()?.1.last()?),
         // Ward: always pay when it can (the decision is offered only then).
         Pending::WardPayment { .. } => Move::Ward {
             pay: true,

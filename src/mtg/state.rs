@@ -372,6 +372,12 @@ pub enum Pending {
         player: Seat,
         warded: Warded,
     },
+    /// The legend rule (CR 704.5j): `player` controls two or more legendary permanents named
+    /// like `card` and chooses the one to keep.
+    LegendRule {
+        player: Seat,
+        card: Id,
+    },
     /// A player discards as a spell or ability resolves (CR 701.9): the `discard` action, as
     /// in the cleanup step.
     Discarding {
@@ -562,7 +568,9 @@ impl State {
             }
             Pending::Search { player, .. } | Pending::Discarding { player, .. } => Some(player),
             Pending::Surveil { player, .. } => Some(player),
-            Pending::WardPayment { player, .. } => Some(player),
+            Pending::WardPayment { player, .. } | Pending::LegendRule { player, .. } => {
+                Some(player)
+            }
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),

@@ -164,6 +164,29 @@ fn cr_704_5j_the_legend_rule_keeps_one_of_two_same_named_legends() {
     );
     act(&env, "legend", json!({"type": "cast", "card": "c4"}));
     resolve_all(&env, "legend");
+    // The controller chooses which to keep (a decision of that seat, each option named).
+    let d = decision(&env, "legend");
+    assert_eq!(d["kind"], "legend_rule", "{d}");
+    assert_eq!(d["player"], "p1");
+    let keep: Vec<&str> = d["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["keep"].as_str().unwrap())
+        .collect();
+    assert_eq!(keep, ["c5", "c4"], "{d}");
+    assert_eq!(d["options"][0]["name"], "Tatyova, Benthic Druid");
+    let e = refused(&env, "legend", json!({"type": "legend_rule", "keep": "c6"}));
+    assert!(e.to_string().contains("c6"), "{e}");
+    // Keeping the older one puts the newer into the graveyard (the engine once kept the
+    // newest without asking).
+    let r = act(&env, "legend", json!({"type": "legend_rule", "keep": "c5"}));
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "died" && e["card"] == "c4" && e["reason"] == "legend_rule"),
+        "{r}"
+    );
     let s = state(&env, "legend");
     let tatyovas = s["battlefield"]
         .as_array()
@@ -173,7 +196,7 @@ fn cr_704_5j_the_legend_rule_keeps_one_of_two_same_named_legends() {
         .count();
     assert_eq!(tatyovas, 1, "{s}");
     assert!(
-        on_battlefield(&s, "c4").is_some() && in_graveyard(&s, "p1", "c5"),
+        on_battlefield(&s, "c5").is_some() && in_graveyard(&s, "p1", "c4"),
         "{s}"
     );
 }

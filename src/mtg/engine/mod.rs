@@ -119,6 +119,8 @@ pub enum Move {
         pay: bool,
         tap: Option<Vec<Id>>,
     },
+    /// The legendary permanent to keep under the legend rule (CR 704.5j).
+    KeepLegend(Id),
 }
 
 /// What a move caused, in order.
@@ -363,5 +365,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Concede => "concede",
         Move::AttackWith(_) => "declare_attackers",
         Move::Ward { .. } => "ward",
+        Move::KeepLegend(_) => "legend_rule",
     }
 }

@@ -139,6 +139,11 @@ impl State {
                 self.set_trigger_target(item as usize, *t);
                 self.ward_check(player, Some(*t), item as usize, ev);
             }
+            (Pending::LegendRule { .. }, Move::KeepLegend(keep)) => {
+                self.validate_keep_legend(*keep)?;
+                self.decisions += 1;
+                self.keep_legend(*keep, ev);
+            }
             (Pending::WardPayment { warded, .. }, Move::Ward { pay, tap }) => {
                 let taps = self.validate_ward(&warded, *pay, tap.as_deref())?;
                 self.decisions += 1;

@@ -19,6 +19,7 @@ impl State {
             Pending::Search { .. } => "search",
             Pending::ChooseMode { .. } => "choose_mode",
             Pending::WardPayment { .. } => "ward",
+            Pending::LegendRule { .. } => "legend_rule",
             Pending::GameOver => "game_over",
         }
     }
