@@ -90,7 +90,13 @@ pub enum Action {
     ChooseTarget { target: String },
     /// Surveil: put these of the cards looked at into your graveyard (the rest stay on top,
     /// in their order).
-    Surveil { graveyard: Vec<String> },
+    /// `top`: the rest in the order you put them back, the first on top (CR 701.25a; omitted =
+    /// the order they were in).
+    Surveil {
+        graveyard: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        top: Option<Vec<String>>,
+    },
     /// The mode of the modal triggered ability being put on the stack (0 for the first).
     ChooseMode { mode: u8 },
     /// The cards a library search finds (from the decision's `choose_from`, at most `count`).
@@ -223,7 +229,17 @@ impl Action {
                 Target::parse(target)
                     .ok_or_else(|| format!("{target:?} is not a target (a card id or p1/p2)"))?,
             ),
-            Action::Surveil { graveyard } => Move::Surveil(ids(graveyard)?),
+            Action::Surveil {
+                graveyard,
+                top: None,
+            } => Move::Surveil(ids(graveyard)?),
+            Action::Surveil {
+                graveyard,
+                top: Some(top),
+            } => Move::SurveilOrder {
+                graveyard: ids(graveyard)?,
+                top: ids(top)?,
+            },
             Action::Search { cards } => Move::Search(ids(cards)?),
             Action::ChooseMode { mode } => Move::ChooseMode(*mode),
             Action::Concede => Move::Concede,
@@ -318,6 +334,11 @@ impl Action {
             },
             Move::Surveil(v) => Action::Surveil {
                 graveyard: v.iter().map(s).collect(),
+                top: None,
+            },
+            Move::SurveilOrder { graveyard, top } => Action::Surveil {
+                graveyard: graveyard.iter().map(s).collect(),
+                top: Some(top.iter().map(s).collect()),
             },
             Move::ChooseMode(m) => Action::ChooseMode { mode: *m },
             Move::Search(v) => Action::Search {
@@ -482,7 +503,7 @@ pub fn surface(s: &State) -> Value {
              "name": s.card(warded.card).data.name},
         ]),
         Pending::Surveil { player, count } => json!([{
-            "type": kind, "count": count,
+            "type": kind, "count": count, "top_in_any_order": true,
             "look_at": s.players[player.i()].library[..count as usize].iter()
                 .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),

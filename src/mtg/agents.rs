@@ -97,7 +97,19 @@ impl Agent {
             Pending::Surveil { player, count } => {
                 let top = &s.players[player.i()].library[..count as usize];
                 let n = below(&mut self.rng, count as usize + 1);
-                Move::Surveil(self.sample(top, n))
+                let graveyard = self.sample(top, n);
+                // CR 701.25a: two or more cards left go back in a random order.
+                let rest: Vec<Id> = top
+                    .iter()
+                    .copied()
+                    .filter(|c| !graveyard.contains(c))
+                    .collect();
+                if rest.len() > 1 {
+                    let top = self.sample(&rest, rest.len());
+                    Move::SurveilOrder { graveyard, top }
+                } else {
+                    Move::Surveil(graveyard)
+                }
             }
             Pending::Priority => {
                 let moves = s.priority_moves();

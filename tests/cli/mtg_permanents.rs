@@ -434,3 +434,55 @@ fn cr_701_25a_surveil_is_the_controllers_hidden_choice_as_the_ability_resolves()
     assert!(in_graveyard(&s, "p1", "c1"), "{s}");
     assert_eq!(s["players"]["p1"]["library"][0]["id"], "c2", "{s}");
 }
+
+#[test]
+fn cr_701_25a_surveil_puts_the_rest_back_in_the_order_the_player_chooses() {
+    let env = TestEnv::new();
+    // p1: library c1 (Mountain), c2 (Forest), c3 (Island), c4; Lightshell Duo c5 (hand),
+    // Islands c6-c9.
+    setup(
+        &env,
+        "order",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Mountain", "Forest", "Island", "Forest"],
+                           "hand": ["Lightshell Duo"],
+                           "battlefield": [{"card": "Island"}, {"card": "Island"},
+                                           {"card": "Island"}, {"card": "Island"}]},
+                    "p2": {"library": ["Forest", "Forest", "Forest"]}}}),
+    );
+    act(&env, "order", json!({"type": "cast", "card": "c5"}));
+    for _ in 0..10 {
+        if decision(&env, "order")["kind"] == "surveil" {
+            break;
+        }
+        act(&env, "order", json!({"type": "pass"}));
+    }
+    let d = env.json(&["mtg", "actions", "--game", "order", "--as", "p1"], "");
+    assert_eq!(d["kind"], "surveil", "{d}");
+    assert_eq!(d["options"][0]["count"], 2, "{d}");
+    assert_eq!(d["options"][0]["top_in_any_order"], true, "{d}");
+    // `top` must list every card kept, once.
+    refused(
+        &env,
+        "order",
+        json!({"type": "surveil", "graveyard": [], "top": ["c2"]}),
+    );
+    refused(
+        &env,
+        "order",
+        json!({"type": "surveil", "graveyard": ["c1"], "top": ["c2", "c1"]}),
+    );
+    act(
+        &env,
+        "order",
+        json!({"type": "surveil", "graveyard": [], "top": ["c2", "c1"]}),
+    );
+    let s = state(&env, "order");
+    let lib: Vec<&str> = s["players"]["p1"]["library"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(lib, ["c2", "c1", "c3", "c4"], "{s}");
+}

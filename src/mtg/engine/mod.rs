@@ -121,6 +121,12 @@ pub enum Move {
     },
     /// The legendary permanent to keep under the legend rule (CR 704.5j).
     KeepLegend(Id),
+    /// Surveil with the order of the cards put back (CR 701.25a): `top` holds every card
+    /// looked at and not put into the graveyard, the first on top.
+    SurveilOrder {
+        graveyard: Vec<Id>,
+        top: Vec<Id>,
+    },
 }
 
 /// What a move caused, in order.
@@ -366,5 +372,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::AttackWith(_) => "declare_attackers",
         Move::Ward { .. } => "ward",
         Move::KeepLegend(_) => "legend_rule",
+        Move::SurveilOrder { .. } => "surveil",
     }
 }

@@ -52,7 +52,12 @@ impl State {
                 self.discard_cards(player, cards, ev);
                 self.cleanup_rest(ev);
             }
-            (Pending::Surveil { player, count }, Move::Surveil(cards)) => {
+            (Pending::Surveil { player, count }, Move::Surveil(_) | Move::SurveilOrder { .. }) => {
+                let (cards, order) = match mv {
+                    Move::SurveilOrder { graveyard, top } => (graveyard, Some(top)),
+                    Move::Surveil(cards) => (cards, None),
+                    _ => unreachable!("matched above"),
+                };
                 let top = &self.players[player.i()].library[..count as usize];
                 for (i, c) in cards.iter().enumerate() {
                     if !top.contains(c) || cards[..i].contains(c) {
@@ -61,7 +66,36 @@ impl State {
                         ));
                     }
                 }
+                // CR 701.25a: the rest go back on top in any order the player chooses.
+                let rest: Vec<Id> = top.iter().copied().filter(|c| !cards.contains(c)).collect();
+                if let Some(order) = order {
+                    let same = order.len() == rest.len()
+                        && rest.iter().all(|c| order.contains(c))
+                        && order
+                            .iter()
+                            .enumerate()
+                            .all(|(i, c)| !order[..i].contains(c));
+                    if !same {
+                        return illegal(format!(
+                            "top must list each card looked at and not put into the graveyard \
+                             once ({}), the first on top",
+                            rest.iter()
+                                .map(Id::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ));
+                    }
+                }
                 self.decisions += 1;
+                if let Some(order) = order {
+                    let lib = &mut self.players[player.i()].library;
+                    let mut next = order.iter();
+                    for slot in lib[..count as usize].iter_mut() {
+                        if !cards.contains(slot) {
+                            *slot = *next.next().expect("order holds every card left");
+                        }
+                    }
+                }
                 for &id in cards {
                     let p = &mut self.players[player.i()];
                     p.library.retain(|&l| l != id);
