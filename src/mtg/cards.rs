@@ -83,6 +83,8 @@ pub struct Card {
     pub loyalty: i16,
     /// "Ward {N}" (CR 702.21a): N generic mana; 0 without ward.
     pub ward: u8,
+    /// "This spell can't be countered" (CR 101.2): countering it does nothing.
+    pub uncounterable: bool,
 }
 
 impl Card {
@@ -185,6 +187,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         equipment: false,
         loyalty: 0,
         ward: lowered.ward,
+        uncounterable: lowered.uncounterable,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

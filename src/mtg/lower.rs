@@ -338,6 +338,8 @@ pub struct Lowered {
     pub ability_keywords: Vec<&'static str>,
     /// "Ward {N}" (CR 702.21a): a trigger the engine puts on the stack itself; N generic.
     pub ward: u8,
+    /// "This spell can't be countered" (CR 101.2).
+    pub uncounterable: bool,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -446,6 +448,12 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             }
             Ability::Static(st) if !spell && static_effect(st).is_some() => {
                 out.statics.extend(static_effect(st));
+                true
+            }
+            // CR 101.2: "this spell can't be countered", on a permanent or an instant or
+            // sorcery alike.
+            Ability::Static(Static::CantBeCountered) => {
+                out.uncounterable = true;
                 true
             }
             Ability::Static(Static::EntersTapped) => {

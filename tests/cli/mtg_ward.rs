@@ -1,6 +1,7 @@
 //! Ward through the binary (CR 702.21a), one `--setup` scenario per rule: the trigger as a
 //! spell targets the ward permanent, the payer's `ward` decision (pay or let it be countered),
 //! and the countering at once when the cost cannot be paid. Cackling Prowler (FDN, ward {2}).
+//! Also "this spell can't be countered" (CR 101.2), the static that stops a counterspell.
 
 use crate::TestEnv;
 use crate::mtg::{
@@ -130,4 +131,61 @@ fn act_until_ward(env: &TestEnv, id: &str) {
         act(env, id, json!({"type": "pass"}));
     }
     panic!("no ward decision: {}", state(env, id));
+}
+
+#[test]
+fn cr_101_2_a_spell_that_cant_be_countered_resolves_through_a_counterspell() {
+    let env = TestEnv::new();
+    let f = env.write(
+        "stubborn.json",
+        &json!([{"object": "card", "layout": "normal", "name": "Fixture Stubborn Bear",
+                 "mana_cost": "{1}{G}", "type_line": "Creature — Bear",
+                 "oracle_text": "This spell can't be countered.", "power": "2", "toughness": "2",
+                 "keywords": []}])
+        .to_string(),
+    );
+    env.json(&["mtg", "cards", "import", f.to_str().unwrap()], "");
+    // p1: library Forest c1, Plains c2; hand Fixture Stubborn Bear c3, Refute c4; Islands
+    // c5-c7, Forests c8-c9.
+    setup(
+        &env,
+        "stubborn",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Plains"],
+                           "hand": ["Fixture Stubborn Bear", "Refute"],
+                           "battlefield": [{"card": "Island"}, {"card": "Island"}, {"card": "Island"},
+                                           {"card": "Forest"}, {"card": "Forest"}]},
+                    "p2": {"library": forests(2)}}}),
+    );
+    act(
+        &env,
+        "stubborn",
+        json!({"type": "cast", "card": "c3", "tap": ["c8", "c9"]}),
+    );
+    let mut ev = events_of(&act(
+        &env,
+        "stubborn",
+        json!({"type": "cast", "card": "c4", "targets": ["c3"]}),
+    ));
+    // Refute resolves (draw, then a discard decision) without countering the Bear.
+    for _ in 0..20 {
+        let d = decision(&env, "stubborn");
+        let s = state(&env, "stubborn");
+        if d["kind"] == "discard" {
+            let card = d["options"][0]["choose_from"][0]["card"].clone();
+            ev.extend(events_of(&act(
+                &env,
+                "stubborn",
+                json!({"type": "discard", "cards": [card]}),
+            )));
+        } else if s["stack"].as_array().is_none_or(Vec::is_empty) {
+            break;
+        } else {
+            ev.extend(events_of(&act(&env, "stubborn", json!({"type": "pass"}))));
+        }
+    }
+    assert!(!ev.iter().any(|e| e["type"] == "countered"), "{ev:?}");
+    let s = state(&env, "stubborn");
+    assert!(on_battlefield(&s, "c3").is_some(), "{s}");
+    assert!(in_graveyard(&s, "p1", "c4"), "{s}");
 }

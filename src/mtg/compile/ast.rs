@@ -348,6 +348,9 @@ pub enum Static {
         count: u8,
         condition: Option<Condition>,
     },
+    /// "This spell can't be countered" (CR 101.2: a spell or ability that would counter it
+    /// does nothing to it).
+    CantBeCountered,
 }
 
 /// Which of its controller's creatures a lord's static changes.
@@ -434,6 +437,7 @@ fn static_name(s: &Static) -> &'static str {
         Static::CantBeBlocked => "can't be blocked",
         Static::While { .. } => "conditional",
         Static::EntersWithCounters { .. } => "enters with counters",
+        Static::CantBeCountered => "can't be countered",
     }
 }
 

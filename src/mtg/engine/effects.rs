@@ -97,7 +97,9 @@ impl State {
             (Effect::Search(search), _) => self.begin_search(by, search),
             // CR 701.5a: the countered spell leaves the stack for its owner's graveyard.
             (Effect::Counter(_), _) => {
+                // CR 101.2: a spell that can't be countered stays on the stack.
                 if let Some(c) = obj
+                    && !self.card(c).uncounterable
                     && let Some(i) = self
                         .stack
                         .iter()

@@ -141,6 +141,10 @@ impl State {
         let Some(i) = self.warded_index(w) else {
             return;
         };
+        // CR 101.2: a spell that can't be countered is not.
+        if w.ability.is_none() && self.card(w.card).uncounterable {
+            return;
+        }
         let it = self.stack.remove(i);
         if it.ability.is_none() {
             let owner = self.obj(it.card).owner;
