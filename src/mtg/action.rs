@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 pub struct AttackDecl {
     /// Card id of the attacking creature, e.g. `c12`.
     pub attacker: String,
-    /// The player attacked: the opponent (`p1` or `p2`).
+    /// What it attacks: the opponent (`p1` or `p2`) or a planeswalker that player controls
+    /// (its card id, CR 508.1b).
     pub defender: String,
 }
 
@@ -89,13 +90,30 @@ pub enum Action {
     ChooseTarget { target: String },
     /// Surveil: put these of the cards looked at into your graveyard (the rest stay on top,
     /// in their order).
-    Surveil { graveyard: Vec<String> },
+    /// `top`: the rest in the order you put them back, the first on top (CR 701.25a; omitted =
+    /// the order they were in).
+    Surveil {
+        graveyard: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        top: Option<Vec<String>>,
+    },
     /// The mode of the modal triggered ability being put on the stack (0 for the first).
     ChooseMode { mode: u8 },
     /// The cards a library search finds (from the decision's `choose_from`, at most `count`).
     Search { cards: Vec<String> },
     /// Concede the game.
     Concede,
+    /// Answer a ward trigger (CR 702.21a): `pay` its cost (`tap` as for `cast`; omitted =
+    /// automatic payment), or not, and the spell or ability that targeted the ward permanent
+    /// is countered.
+    Ward {
+        pay: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tap: Option<Vec<String>>,
+    },
+    /// The legend rule: the one of your same-named legendary permanents to keep (the others
+    /// go to the graveyard).
+    LegendRule { keep: String },
 }
 
 fn id(s: &str) -> Result<Id, String> {
@@ -162,16 +180,25 @@ impl Action {
                 let def = state.active.other();
                 let mut v = Vec::new();
                 for a in attackers {
-                    if Seat::parse(&a.defender) != Some(def) {
-                        return Err(format!(
-                            "{} is not the defending player ({})",
-                            a.defender,
-                            def.name()
-                        ));
-                    }
-                    v.push(id(&a.attacker)?);
+                    let at = match Target::parse(&a.defender) {
+                        Some(Target::Player(p)) if p == def => None,
+                        Some(Target::Obj(pw)) => Some(pw),
+                        _ => {
+                            return Err(format!(
+                                "{} is not the defending player ({}) or a planeswalker",
+                                a.defender,
+                                def.name()
+                            ));
+                        }
+                    };
+                    v.push((id(&a.attacker)?, at));
                 }
-                Move::Attack(v)
+                // An attack on the player alone keeps its old form (and its journal line).
+                if v.iter().all(|p| p.1.is_none()) {
+                    Move::Attack(v.into_iter().map(|p| p.0).collect())
+                } else {
+                    Move::AttackWith(v)
+                }
             }
             Action::DeclareBlockers { blocks } => Move::Block(
                 blocks
@@ -202,10 +229,25 @@ impl Action {
                 Target::parse(target)
                     .ok_or_else(|| format!("{target:?} is not a target (a card id or p1/p2)"))?,
             ),
-            Action::Surveil { graveyard } => Move::Surveil(ids(graveyard)?),
+            Action::Surveil {
+                graveyard,
+                top: None,
+            } => Move::Surveil(ids(graveyard)?),
+            Action::Surveil {
+                graveyard,
+                top: Some(top),
+            } => Move::SurveilOrder {
+                graveyard: ids(graveyard)?,
+                top: ids(top)?,
+            },
             Action::Search { cards } => Move::Search(ids(cards)?),
             Action::ChooseMode { mode } => Move::ChooseMode(*mode),
             Action::Concede => Move::Concede,
+            Action::LegendRule { keep } => Move::KeepLegend(id(keep)?),
+            Action::Ward { pay, tap } => Move::Ward {
+                pay: *pay,
+                tap: tap.as_deref().map(ids).transpose()?,
+            },
         })
     }
 
@@ -246,6 +288,23 @@ impl Action {
                     })
                     .collect(),
             },
+            Move::AttackWith(v) => Action::DeclareAttackers {
+                attackers: v
+                    .iter()
+                    .map(|(a, pw)| AttackDecl {
+                        attacker: s(a),
+                        defender: match pw {
+                            Some(pw) => s(pw),
+                            None => state.active.other().name().into(),
+                        },
+                    })
+                    .collect(),
+            },
+            Move::KeepLegend(k) => Action::LegendRule { keep: s(k) },
+            Move::Ward { pay, tap } => Action::Ward {
+                pay: *pay,
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+            },
             Move::Block(v) => Action::DeclareBlockers {
                 blocks: v
                     .iter()
@@ -275,6 +334,11 @@ impl Action {
             },
             Move::Surveil(v) => Action::Surveil {
                 graveyard: v.iter().map(s).collect(),
+                top: None,
+            },
+            Move::SurveilOrder { graveyard, top } => Action::Surveil {
+                graveyard: graveyard.iter().map(s).collect(),
+                top: Some(top.iter().map(s).collect()),
             },
             Move::ChooseMode(m) => Action::ChooseMode { mode: *m },
             Move::Search(v) => Action::Search {
@@ -359,7 +423,13 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
                 v["attached_to"] = json!(t);
             }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
-                v["attacking"] = json!(a.defender);
+                v["attacking"] = match a.planeswalker {
+                    Some(pw) => json!(pw),
+                    None => json!(a.defender),
+                };
+            }
+            if s.is_planeswalker(id) {
+                v["loyalty"] = json!(o.loyalty);
             }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.blockers.contains(&id)) {
                 v["blocking"] = json!(a.id);
@@ -378,6 +448,12 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
                 v["ability"] = json!(a);
                 if it.activated {
                     v["activated"] = json!(true);
+                }
+                // A ward trigger (CR 702.21a): the card whose spell or ability it counters
+                // unless its controller pays.
+                if let Some(w) = it.ward {
+                    v["ward"] = json!({"counters": w.card, "cost": w.cost, "payer": w.player});
+                    v.as_object_mut().map(|o| o.remove("ability"));
                 }
             }
             v
@@ -416,8 +492,24 @@ pub fn surface(s: &State) -> Value {
             }
             Value::Array(v)
         }
+        // CR 704.5j: one option per same-named legend, each naming its card.
+        Pending::LegendRule { .. } => Value::Array(
+            s.legend_group()
+                .map(|(_, g)| g)
+                .unwrap_or_default()
+                .iter()
+                .map(|&i| json!({"type": kind, "keep": i, "name": s.card(i).data.name}))
+                .collect(),
+        ),
+        // CR 702.21a: pay the ward cost (mana sources tapped as for a cast) or not.
+        Pending::WardPayment { warded, .. } => json!([
+            {"type": kind, "pay": true, "cost": format!("{{{}}}", warded.cost),
+             "counters": warded.card, "name": s.card(warded.card).data.name},
+            {"type": kind, "pay": false, "counters": warded.card,
+             "name": s.card(warded.card).data.name},
+        ]),
         Pending::Surveil { player, count } => json!([{
-            "type": kind, "count": count,
+            "type": kind, "count": count, "top_in_any_order": true,
             "look_at": s.players[player.i()].library[..count as usize].iter()
                 .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
@@ -484,11 +576,21 @@ pub fn surface(s: &State) -> Value {
                 .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
         }]),
-        Pending::DeclareAttackers => json!([{
-            "type": "declare_attackers",
-            "defender": s.active.other(),
-            "choose_from": s.attack_candidates().iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>(),
-        }]),
+        Pending::DeclareAttackers => {
+            let mut v = json!({
+                "type": "declare_attackers",
+                "defender": s.active.other(),
+                "choose_from": s.attack_candidates().iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>(),
+            });
+            // CR 508.1b: a creature may attack a planeswalker the defending player controls
+            // instead (its id as the `defender`).
+            let pws = s.attackable_planeswalkers();
+            if !pws.is_empty() {
+                v["planeswalkers"] =
+                    json!(pws.iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>());
+            }
+            json!([v])
+        }
         Pending::DeclareBlockers => json!([{
             "type": "declare_blockers",
             "choose_from": s.block_candidates().iter().map(|(b, a)| json!({
@@ -501,10 +603,8 @@ pub fn surface(s: &State) -> Value {
                 .iter()
                 .map(|&b| json!({"target": b, "lethal": s.lethal(b, dt)}))
                 .collect();
-            if trample {
-                targets.push(
-                    json!({"target": s.active.other(), "only_after_lethal_to_all_blockers": true}),
-                );
+            if trample && let Some(t) = s.attack_target(attacker) {
+                targets.push(json!({"target": t, "only_after_lethal_to_all_blockers": true}));
             }
             json!([{"type": "assign_damage", "attacker": attacker, "power": power,
                     "trample": trample, "deathtouch": dt, "targets": targets}])

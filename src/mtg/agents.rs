@@ -86,10 +86,30 @@ impl Agent {
             Pending::Discard { player, count } | Pending::Discarding { player, count } => {
                 Move::Discard(self.sample(&s.players[player.i()].hand, count as usize))
             }
+            Pending::WardPayment { .. } => Move::Ward {
+                pay: self.coin(),
+                tap: None,
+            },
+            Pending::LegendRule { .. } => {
+                let group = s.legend_group().map(|(_, g)| g).unwrap_or_default();
+                Move::KeepLegend(*self.sample(&group, 1).first()?)
+            }
             Pending::Surveil { player, count } => {
                 let top = &s.players[player.i()].library[..count as usize];
                 let n = below(&mut self.rng, count as usize + 1);
-                Move::Surveil(self.sample(top, n))
+                let graveyard = self.sample(top, n);
+                // CR 701.25a: two or more cards left go back in a random order.
+                let rest: Vec<Id> = top
+                    .iter()
+                    .copied()
+                    .filter(|c| !graveyard.contains(c))
+                    .collect();
+                if rest.len() > 1 {
+                    let top = self.sample(&rest, rest.len());
+                    Move::SurveilOrder { graveyard, top }
+                } else {
+                    Move::Surveil(graveyard)
+                }
             }
             Pending::Priority => {
                 let moves = s.priority_moves();
@@ -121,7 +141,22 @@ impl Agent {
             }
             Pending::DeclareAttackers => {
                 let c = s.attack_candidates();
-                Move::Attack(c.into_iter().filter(|_| self.coin()).collect())
+                let attackers: Vec<Id> = c.into_iter().filter(|_| self.coin()).collect();
+                // CR 508.1b: with planeswalkers to attack, each attacker picks the player or
+                // one of them.
+                let pws = s.attackable_planeswalkers();
+                if pws.is_empty() || attackers.is_empty() {
+                    Move::Attack(attackers)
+                } else {
+                    let at = attackers
+                        .into_iter()
+                        .map(|a| {
+                            let k = below(&mut self.rng, pws.len() + 1);
+                            (a, pws.get(k).copied())
+                        })
+                        .collect();
+                    Move::AttackWith(at)
+                }
             }
             Pending::DeclareBlockers => {
                 let mut blocks = Vec::new();
@@ -207,6 +242,13 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                 Move::Discard(chosen)
             }
         }
+        // The legend rule: keep the newest (it may carry what entered with it).
+        Pending::LegendRule { .. } => Move::KeepLegend(*s.legend_group()?.1.last()?),
+        // Ward: always pay when it can (the decision is offered only then).
+        Pending::WardPayment { .. } => Move::Ward {
+            pay: true,
+            tap: None,
+        },
         // Surveil: lands go to the graveyard once five are on the battlefield.
         Pending::Surveil { player, count } => {
             let lands = s

@@ -2,8 +2,7 @@
 //! playable when every ability it has lowers; the first one that does not is named by its
 //! template, so coverage reports say which rule the engine still lacks.
 //!
-//! Choices written down here: "target creature or planeswalker" lowers to a creature target
-//! because the engine plays no planeswalker card, so none is ever on the battlefield; a spell
+//! Choices written down here: a spell
 //! lowers only with at most one target (every targeted effect acts on it); "target opponent"
 //! is not lowered (the engine's spells target objects and players only through one slot).
 //!
@@ -68,8 +67,7 @@ pub mod kw {
 /// What a spell may target (CR 115.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetKind {
-    /// "any target": a creature or a player (CR 115.4; planeswalkers are not played, so none
-    /// is ever on the battlefield to be targeted).
+    /// "any target": a creature, a player or a planeswalker (CR 115.4).
     Any,
     Creature,
     TappedCreature,
@@ -95,6 +93,8 @@ pub enum TargetKind {
     Attached,
     /// "target spell": a spell on the stack (CR 115.1a, 701.5).
     Spell,
+    /// "target creature or planeswalker" (CR 115.1).
+    CreatureOrPlaneswalker,
     /// Not a target: the object the trigger's event names ("put a +1/+1 counter on that
     /// creature" of "whenever another creature you control enters", CR 603.2, 608.2c).
     Triggering,
@@ -346,6 +346,9 @@ pub struct Activated {
     pub sacrifice: bool,
     pub effects: Vec<Effect>,
     pub sorcery: bool,
+    /// A loyalty ability (CR 606): its cost is this loyalty change ("+N", "-N", "0"); it is
+    /// activated as a sorcery, once per turn per permanent (CR 606.3).
+    pub loyalty: Option<i8>,
 }
 
 impl Activated {
@@ -415,6 +418,10 @@ pub struct Lowered {
     /// Its mana ability also sacrifices it ("{T}, Sacrifice ~: Add one mana of any color",
     /// CR 111.10a).
     pub mana_sacrifice: bool,
+    /// "Ward {N}" (CR 702.21a): a trigger the engine puts on the stack itself; N generic.
+    pub ward: u8,
+    /// "This spell can't be countered" (CR 101.2).
+    pub uncounterable: bool,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -442,8 +449,15 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                     effects: vec![Effect::Attach(TargetKind::CreatureYouControl)],
                     sorcery: true,
                     sacrifice: false,
+                    loyalty: None,
                 });
                 out.ability_keywords.push("Equip");
+                true
+            }
+            // CR 702.21a: one ward ability with a generic mana cost.
+            Ability::Keyword(Keyword::Ward(n)) if !spell && out.ward == 0 && *n > 0 => {
+                out.ward = *n;
+                out.ability_keywords.push("Ward");
                 true
             }
             Ability::Keyword(Keyword::EnchantCreature) if !spell => {
@@ -500,6 +514,25 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 }
                 None => false,
             },
+            // CR 606.3-4: a loyalty ability, activated as a sorcery once per turn; its
+            // effects are lowered as an activated ability's (tokens included).
+            Ability::Loyalty { change, effects } if !spell => {
+                match source_effects(effects, Some(&mut out.tokens)) {
+                    Some(effects) => {
+                        out.activated.push(Activated {
+                            mana: ManaCost::default(),
+                            tap: false,
+                            life: 0,
+                            sacrifice: false,
+                            effects,
+                            sorcery: true,
+                            loyalty: Some(*change),
+                        });
+                        true
+                    }
+                    None => false,
+                }
+            }
             Ability::Static(st) if !spell && static_effect(st).is_some() => {
                 out.statics.extend(static_effect(st));
                 true
@@ -508,6 +541,12 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             Ability::SacrificeMana { colors } if !spell && out.mana == 0 && !colors.is_empty() => {
                 out.mana = colors.iter().fold(0u8, |m, &c| m | 1 << c);
                 out.mana_sacrifice = true;
+                true
+            }
+            // CR 101.2: "this spell can't be countered", on a permanent or an instant or
+            // sorcery alike.
+            Ability::Static(Static::CantBeCountered) => {
+                out.uncounterable = true;
                 true
             }
             Ability::Static(Static::EntersTapped) => {
@@ -615,7 +654,7 @@ fn target(s: &S) -> Option<TargetKind> {
     Some(match s {
         S::AnyTarget => TargetKind::Any,
         S::TargetPlayer => TargetKind::Player,
-        S::TargetCreatureOrPlaneswalker => TargetKind::Creature,
+        S::TargetCreatureOrPlaneswalker => TargetKind::CreatureOrPlaneswalker,
         S::Target(f, c) => match (f, c) {
             (Filter::Creature, Control::Anyone) => TargetKind::Creature,
             (Filter::TappedCreature, Control::Anyone) => TargetKind::TappedCreature,
@@ -651,6 +690,7 @@ fn creature(s: &S) -> Option<TargetKind> {
                 | TargetKind::ArtifactEnchantmentOrFlyer
                 | TargetKind::CreatureCardInYourGraveyard
                 | TargetKind::PermanentCardInYourGraveyard
+                | TargetKind::CreatureOrPlaneswalker
         )
     })
 }
@@ -804,6 +844,7 @@ fn activated(
         sacrifice: cost.sacrifice_self,
         effects,
         sorcery,
+        loyalty: None,
     })
 }
 

@@ -214,6 +214,13 @@ pub struct Obj {
     /// The permanent this Aura or Equipment is attached to (CR 301.5, 303.4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attached: Option<Id>,
+    /// Loyalty counters on a planeswalker (CR 306.5b, 122.1e): its loyalty.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loyalty: i16,
+    /// The turn in which a loyalty ability of this permanent was last activated (0: never):
+    /// one per turn (CR 606.3).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loyalty_turn: u32,
 }
 
 fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
@@ -266,6 +273,24 @@ pub struct StackItem {
     /// else as it leaves the stack.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub flashback: bool,
+    /// A ward trigger of `card` (CR 702.21a), not one of its printed abilities: the spell or
+    /// ability it counters unless that one's controller pays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ward: Option<Warded>,
+}
+
+/// What a ward trigger counters unless its controller pays `cost` generic mana (CR 702.21a):
+/// the stack item of `card` with that `ability` (None: the spell itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warded {
+    pub card: Id,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ability: Option<u8>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub activated: bool,
+    pub cost: u8,
+    /// Who must pay (the controller of the targeting spell or ability).
+    pub player: Seat,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -277,6 +302,9 @@ pub struct Attacker {
     pub blocked: bool,
     /// The attacking player's damage division for the current damage step (CR 510.1c-d).
     pub assignment: Vec<(Target, i16)>,
+    /// The planeswalker it attacks (CR 508.1b), controlled by `defender`; None: the player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planeswalker: Option<Id>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -346,6 +374,18 @@ pub enum Pending {
     Search {
         player: Seat,
         search: super::cards::Search,
+    },
+    /// A ward trigger resolves (CR 702.21a): `warded.player` pays its cost or the spell or
+    /// ability that targeted the ward permanent is countered.
+    WardPayment {
+        player: Seat,
+        warded: Warded,
+    },
+    /// The legend rule (CR 704.5j): `player` controls two or more legendary permanents named
+    /// like `card` and chooses the one to keep.
+    LegendRule {
+        player: Seat,
+        card: Id,
     },
     /// A player discards as a spell or ability resolves (CR 701.9): the `discard` action, as
     /// in the cleanup step.
@@ -445,6 +485,10 @@ impl State {
     pub fn is_creature(&self, id: Id) -> bool {
         self.card(id).kind == Kind::Creature
     }
+    /// A planeswalker (CR 306).
+    pub fn is_planeswalker(&self, id: Id) -> bool {
+        self.card(id).kind == Kind::Planeswalker
+    }
     /// Power after the layers (CR 613.4): the printed value (7a/7b: nothing here sets it),
     /// then in 7c counters, "until end of turn" changes and static abilities; all of 7c adds,
     /// so its order does not change the sum. Nothing changes the base value.
@@ -539,6 +583,9 @@ impl State {
             }
             Pending::Search { player, .. } | Pending::Discarding { player, .. } => Some(player),
             Pending::Surveil { player, .. } => Some(player),
+            Pending::WardPayment { player, .. } | Pending::LegendRule { player, .. } => {
+                Some(player)
+            }
             Pending::Priority => Some(self.priority),
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),

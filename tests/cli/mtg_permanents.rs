@@ -164,6 +164,29 @@ fn cr_704_5j_the_legend_rule_keeps_one_of_two_same_named_legends() {
     );
     act(&env, "legend", json!({"type": "cast", "card": "c4"}));
     resolve_all(&env, "legend");
+    // The controller chooses which to keep (a decision of that seat, each option named).
+    let d = decision(&env, "legend");
+    assert_eq!(d["kind"], "legend_rule", "{d}");
+    assert_eq!(d["player"], "p1");
+    let keep: Vec<&str> = d["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["keep"].as_str().unwrap())
+        .collect();
+    assert_eq!(keep, ["c5", "c4"], "{d}");
+    assert_eq!(d["options"][0]["name"], "Tatyova, Benthic Druid");
+    let e = refused(&env, "legend", json!({"type": "legend_rule", "keep": "c6"}));
+    assert!(e.to_string().contains("c6"), "{e}");
+    // Keeping the older one puts the newer into the graveyard (the engine once kept the
+    // newest without asking).
+    let r = act(&env, "legend", json!({"type": "legend_rule", "keep": "c5"}));
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "died" && e["card"] == "c4" && e["reason"] == "legend_rule"),
+        "{r}"
+    );
     let s = state(&env, "legend");
     let tatyovas = s["battlefield"]
         .as_array()
@@ -173,7 +196,7 @@ fn cr_704_5j_the_legend_rule_keeps_one_of_two_same_named_legends() {
         .count();
     assert_eq!(tatyovas, 1, "{s}");
     assert!(
-        on_battlefield(&s, "c4").is_some() && in_graveyard(&s, "p1", "c5"),
+        on_battlefield(&s, "c5").is_some() && in_graveyard(&s, "p1", "c4"),
         "{s}"
     );
 }
@@ -410,4 +433,56 @@ fn cr_701_25a_surveil_is_the_controllers_hidden_choice_as_the_ability_resolves()
     let s = state(&env, "surveil");
     assert!(in_graveyard(&s, "p1", "c1"), "{s}");
     assert_eq!(s["players"]["p1"]["library"][0]["id"], "c2", "{s}");
+}
+
+#[test]
+fn cr_701_25a_surveil_puts_the_rest_back_in_the_order_the_player_chooses() {
+    let env = TestEnv::new();
+    // p1: library c1 (Mountain), c2 (Forest), c3 (Island), c4; Lightshell Duo c5 (hand),
+    // Islands c6-c9.
+    setup(
+        &env,
+        "order",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Mountain", "Forest", "Island", "Forest"],
+                           "hand": ["Lightshell Duo"],
+                           "battlefield": [{"card": "Island"}, {"card": "Island"},
+                                           {"card": "Island"}, {"card": "Island"}]},
+                    "p2": {"library": ["Forest", "Forest", "Forest"]}}}),
+    );
+    act(&env, "order", json!({"type": "cast", "card": "c5"}));
+    for _ in 0..10 {
+        if decision(&env, "order")["kind"] == "surveil" {
+            break;
+        }
+        act(&env, "order", json!({"type": "pass"}));
+    }
+    let d = env.json(&["mtg", "actions", "--game", "order", "--as", "p1"], "");
+    assert_eq!(d["kind"], "surveil", "{d}");
+    assert_eq!(d["options"][0]["count"], 2, "{d}");
+    assert_eq!(d["options"][0]["top_in_any_order"], true, "{d}");
+    // `top` must list every card kept, once.
+    refused(
+        &env,
+        "order",
+        json!({"type": "surveil", "graveyard": [], "top": ["c2"]}),
+    );
+    refused(
+        &env,
+        "order",
+        json!({"type": "surveil", "graveyard": ["c1"], "top": ["c2", "c1"]}),
+    );
+    act(
+        &env,
+        "order",
+        json!({"type": "surveil", "graveyard": [], "top": ["c2", "c1"]}),
+    );
+    let s = state(&env, "order");
+    let lib: Vec<&str> = s["players"]["p1"]["library"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(lib, ["c2", "c1", "c3", "c4"], "{s}");
 }

@@ -419,6 +419,9 @@ pub enum Static {
         count: u8,
         condition: Option<Condition>,
     },
+    /// "This spell can't be countered" (CR 101.2: a spell or ability that would counter it
+    /// does nothing to it).
+    CantBeCountered,
     /// 100.2a: "A deck can have any number of cards named ~": a deck-construction rule that
     /// changes nothing in a game.
     DeckAnyNumber,
@@ -534,6 +537,7 @@ fn static_name(s: &Static) -> &'static str {
         Static::EntersWithCounters { .. } => "enters with counters",
         Static::CostsLess { .. } | Static::InstantSorceryCostLess(_) => "cost change",
         Static::DeckAnyNumber => "any number in a deck",
+        Static::CantBeCountered => "can't be countered",
     }
 }
 

@@ -179,6 +179,11 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
             abilities.push(Ability::Static(st));
             continue;
         }
+        // CR 101.2: "this spell can't be countered" is a static on any card.
+        if line.trim_end_matches('.') == "~ can't be countered" {
+            abilities.push(Ability::Static(Static::CantBeCountered));
+            continue;
+        }
         if is_spell {
             match effects(line) {
                 Ok(e) => spell_effects.extend(e),
@@ -539,6 +544,7 @@ fn plain_static(line: &str) -> Option<Static> {
         "~ can't block" => return Some(Static::CantBlock),
         "~ can't be blocked" => return Some(Static::CantBeBlocked),
         "a deck can have any number of cards named ~" => return Some(Static::DeckAnyNumber),
+        "~ can't be countered" => return Some(Static::CantBeCountered),
         _ => {}
     }
     if let Some(s) = enters_with_counters(line) {

@@ -642,3 +642,19 @@ fn cr_603_2_triggers_on_draws_deaths_and_powerful_creatures() {
         .is_err()
     );
 }
+
+#[test]
+fn cr_101_2_this_spell_cant_be_countered_is_a_static() {
+    let a = abilities(
+        "Stubborn",
+        "Creature — Bear",
+        "This spell can't be countered.\nFlying",
+    );
+    assert_eq!(a[0], Ability::Static(Static::CantBeCountered));
+    let spell = abilities(
+        "Stubborn Bolt",
+        "Instant",
+        "This spell can't be countered.\nStubborn Bolt deals 3 damage to any target.",
+    );
+    assert_eq!(spell[0], Ability::Static(Static::CantBeCountered));
+}

@@ -43,6 +43,7 @@ impl State {
     /// Checks everything but the target and the payment list of an activation.
     fn activation_ok(&self, seat: Seat, id: Id, a: &Activated) -> Result<(), String> {
         let name = &self.card(id).data.name;
+        self.loyalty_ok(id, a)?;
         if a.sorcery && !self.can_sorcery_speed(seat) {
             return Err(format!(
                 "{name}'s ability is activated only as a sorcery: your main phase, empty stack \
@@ -178,7 +179,10 @@ impl State {
         let seat = self.priority;
         self.tap_for_mana(seat, taps, ev);
         let a = &self.card(id).activated[ability as usize];
-        let (tap, life, sacrifice) = (a.tap, a.life, a.sacrifice);
+        let (tap, life, sacrifice, loyalty) = (a.tap, a.life, a.sacrifice, a.loyalty);
+        if let Some(change) = loyalty {
+            self.pay_loyalty(id, change, ev);
+        }
         if tap {
             self.objs[id.i()].tapped = true;
             self.recount(seat);
@@ -210,6 +214,7 @@ impl State {
             activated: true,
             mode: None,
             flashback: false,
+            ward: None,
         });
         self.passes = 0; // CR 117.3c
         ev.push(Event::Activated {

@@ -12,9 +12,9 @@
 //!   then puts an unattached Aura into its owner's graveyard (704.5m), and an Equipment stays
 //!   on the battlefield unattached (704.5n);
 //! - the legend rule (704.5j): a player who controls two or more legendary permanents with
-//!   the same name keeps one and puts the rest into their owners' graveyards. The rules let
-//!   the player choose which; this engine keeps the one that entered last (the newest) and
-//!   does not yet ask, a choice written down here;
+//!   the same name chooses one of them (a `legend_rule` decision of that player, asked once
+//!   the other state-based actions are done) and puts the rest into their owners'
+//!   graveyards;
 //! - control never changes in this engine, so "controls" is "owns".
 
 use super::*;
@@ -66,11 +66,87 @@ impl State {
         }
     }
 
-    /// CR 704.5j, 704.5m, 704.5n: returns whether any was performed.
+    /// CR 704.5j: the first player with two or more legendary permanents of one name, and
+    /// those permanents in the order they entered.
+    pub fn legend_group(&self) -> Option<(Seat, Vec<Id>)> {
+        for (i, &id) in self.battlefield.iter().enumerate() {
+            let c = self.card(id);
+            if !c.legendary {
+                continue;
+            }
+            let owner = self.obj(id).owner;
+            let same: Vec<Id> = self.battlefield[i..]
+                .iter()
+                .copied()
+                .filter(|&o| {
+                    self.obj(o).owner == owner
+                        && self.card(o).legendary
+                        && self.card(o).data.name == c.data.name
+                })
+                .collect();
+            if same.len() > 1 {
+                return Some((owner, same));
+            }
+        }
+        None
+    }
+
+    /// CR 704.5j: asks the player with same-named legends which to keep; returns whether it
+    /// asked.
+    pub(super) fn ask_legend_rule(&mut self) -> bool {
+        match self.legend_group() {
+            Some((player, group)) => {
+                self.pending = Pending::LegendRule {
+                    player,
+                    card: group[0],
+                };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Checks a `legend_rule` answer: `keep` is one of the same-named legends.
+    pub(super) fn validate_keep_legend(&self, keep: Id) -> Result<(), Illegal> {
+        match self.legend_group() {
+            Some((_, group)) if group.contains(&keep) => Ok(()),
+            Some((_, group)) => illegal(format!(
+                "{keep} is not one of the same-named legendary permanents ({})",
+                group
+                    .iter()
+                    .map(Id::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            None => illegal("no legend rule choice is pending"),
+        }
+    }
+
+    /// CR 704.5j: keeps `keep` and puts the other same-named legends into their owners'
+    /// graveyards.
+    pub(super) fn keep_legend(&mut self, keep: Id, ev: &mut Vec<Event>) {
+        let Some((_, group)) = self.legend_group() else {
+            return;
+        };
+        for id in group.into_iter().filter(|&g| g != keep) {
+            let creature = self.is_creature(id);
+            self.put_in_graveyard(id);
+            let reason = "legend_rule";
+            if creature {
+                ev.push(Event::Died { card: id, reason });
+            } else {
+                ev.push(Event::PutIntoGraveyard { card: id, reason });
+            }
+        }
+        self.pending = Pending::Priority;
+        self.sba_check = true;
+    }
+
+    /// CR 704.5m, 704.5n: returns whether any was performed.
     pub(super) fn attachment_and_legend_sba(&mut self, ev: &mut Vec<Event>) -> bool {
         let mut gone = Vec::new();
         let mut unattach = Vec::new();
-        for (i, &id) in self.battlefield.iter().enumerate() {
+        for &id in &self.battlefield {
             let c = self.card(id);
             let on = self.obj(id).attached;
             let legal = on.is_some_and(|t| {
@@ -82,15 +158,6 @@ impl State {
                 gone.push((id, "aura_unattached")); // 704.5m
             } else if c.equipment && on.is_some() && !legal {
                 unattach.push(id); // 704.5n
-            }
-            if c.legendary
-                && self.battlefield[i + 1..].iter().any(|&later| {
-                    self.obj(later).owner == self.obj(id).owner
-                        && self.card(later).legendary
-                        && self.card(later).data.name == c.data.name
-                })
-            {
-                gone.push((id, "legend_rule")); // 704.5j
             }
         }
         for &id in &unattach {

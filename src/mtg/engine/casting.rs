@@ -90,6 +90,12 @@ impl State {
                         self.card(id).is_artifact_or_enchantment()
                             || (self.is_creature(id) && self.has(id, kw::FLYING))
                     }
+                    // CR 115.4: "any target" is a creature, a player or a planeswalker.
+                    TargetKind::Any | TargetKind::CreatureOrPlaneswalker
+                        if self.is_planeswalker(id) =>
+                    {
+                        true
+                    }
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,
@@ -335,6 +341,7 @@ impl State {
             activated: false,
             mode,
             flashback,
+            ward: None,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;

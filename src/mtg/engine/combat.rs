@@ -78,9 +78,10 @@ impl State {
         }
     }
 
-    pub(super) fn declare_attackers(&mut self, ids: &[Id], ev: &mut Vec<Event>) {
+    pub(super) fn declare_attackers(&mut self, at: &[(Id, Option<Id>)], ev: &mut Vec<Event>) {
         let def = self.active.other();
-        for &id in ids {
+        let ids: Vec<Id> = at.iter().map(|p| p.0).collect();
+        for &(id, planeswalker) in at {
             if !self.has(id, kw::VIGILANCE) {
                 self.objs[id.i()].tapped = true; // CR 508.1f, 702.20b
             }
@@ -90,12 +91,11 @@ impl State {
                 blockers: Vec::new(),
                 blocked: false,
                 assignment: Vec::new(),
+                planeswalker,
             });
         }
         if !ids.is_empty() {
-            ev.push(Event::Attacked {
-                attackers: ids.to_vec(),
-            });
+            ev.push(Event::Attacked { attackers: ids });
         }
         self.pending = Pending::Priority;
         self.priority = self.active;
@@ -165,14 +165,15 @@ impl State {
             if self.deals_now(a.id) {
                 let power = self.power(a.id);
                 if !a.blocked {
-                    hits.push((a.id, Target::Player(a.defender), power));
+                    hits.extend(self.attacked(a).map(|t| (a.id, t, power)));
                 } else if !a.assignment.is_empty() {
                     hits.extend(a.assignment.iter().map(|&(t, n)| (a.id, t, n)));
                 } else if let Some(&b) = live.first() {
                     hits.push((a.id, Target::Obj(b), power));
                 } else if self.has(a.id, kw::TRAMPLE) {
-                    // CR 702.19e: a blocked trampler with no blockers left hits the player.
-                    hits.push((a.id, Target::Player(a.defender), power));
+                    // CR 702.19e: a blocked trampler with no blockers left hits the player
+                    // (or the planeswalker) it attacks.
+                    hits.extend(self.attacked(a).map(|t| (a.id, t, power)));
                 }
             }
             for b in live {
@@ -212,12 +213,12 @@ impl State {
             }
             match t {
                 Target::Obj(b) if live.contains(b) => {}
-                Target::Player(p) if trample && *p == a.defender => to_player += n,
+                t if trample && self.attacked(a) == Some(*t) => to_player += n,
                 _ => {
                     return illegal(format!(
                         "{t} is not a blocker of {attacker}{}",
                         if trample {
-                            " or the defending player"
+                            " or the player or planeswalker it attacks"
                         } else {
                             ""
                         }

@@ -120,7 +120,9 @@ impl State {
             (Effect::Search(search), _) => self.begin_search(by, search),
             // CR 701.5a: the countered spell leaves the stack for its owner's graveyard.
             (Effect::Counter(_), _) => {
+                // CR 101.2: a spell that can't be countered stays on the stack.
                 if let Some(c) = obj
+                    && !self.card(c).uncounterable
                     && let Some(i) = self
                         .stack
                         .iter()
@@ -198,6 +200,8 @@ impl State {
                 gained: 0,
                 moves: 0,
                 attached: None,
+                loyalty: 0,
+                loyalty_turn: 0,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -266,6 +270,8 @@ impl State {
         o.counters = 0;
         o.gained = 0;
         o.sick = false;
+        o.loyalty = 0;
+        o.loyalty_turn = 0;
         self.detach_from(c);
     }
 }

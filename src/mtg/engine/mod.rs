@@ -37,6 +37,7 @@ mod costs;
 mod effects;
 mod keywords;
 mod mana;
+mod planeswalker;
 mod position;
 mod sba;
 mod search;
@@ -46,6 +47,7 @@ mod step;
 mod trigger_events;
 mod triggers;
 mod turn;
+mod ward;
 mod zones;
 
 use mana::mana_available;
@@ -111,6 +113,24 @@ pub enum Move {
     /// The mode of the modal triggered ability being put on the stack (CR 700.2a).
     ChooseMode(u8),
     Concede,
+    /// All attackers at once, each with what it attacks (CR 508.1b): a planeswalker the
+    /// defending player controls, or None for that player. An attack on the player alone
+    /// is [`Move::Attack`].
+    AttackWith(Vec<(Id, Option<Id>)>),
+    /// Pay a ward cost (CR 702.21a) with these mana sources (None: tapped automatically), or
+    /// decline and let the spell or ability be countered.
+    Ward {
+        pay: bool,
+        tap: Option<Vec<Id>>,
+    },
+    /// The legendary permanent to keep under the legend rule (CR 704.5j).
+    KeepLegend(Id),
+    /// Surveil with the order of the cards put back (CR 701.25a): `top` holds every card
+    /// looked at and not put into the graveyard, the first on top.
+    SurveilOrder {
+        graveyard: Vec<Id>,
+        top: Vec<Id>,
+    },
 }
 
 /// What a move caused, in order.
@@ -291,6 +311,23 @@ pub enum Event {
         card: Id,
         from: Zone,
     },
+    /// A ward ability triggered (CR 702.21a): `card` became the target of `by`'s spell or
+    /// ability of `source`.
+    WardTriggered {
+        card: Id,
+        source: Id,
+    },
+    /// A ward cost was paid (CR 702.21a); the spell or ability of `source` goes on.
+    WardPaid {
+        player: Seat,
+        source: Id,
+    },
+    /// Loyalty counters were put on or removed from a planeswalker to pay a loyalty cost
+    /// (CR 606.4).
+    Loyalty {
+        card: Id,
+        amount: i16,
+    },
 }
 
 /// The pure reducer: the state after `mv` and the events it caused, or why it is illegal.
@@ -347,5 +384,9 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Search(_) => "search",
         Move::ChooseMode(_) => "choose_mode",
         Move::Concede => "concede",
+        Move::AttackWith(_) => "declare_attackers",
+        Move::Ward { .. } => "ward",
+        Move::KeepLegend(_) => "legend_rule",
+        Move::SurveilOrder { .. } => "surveil",
     }
 }

@@ -51,6 +51,9 @@ pub struct PositionPermanent {
     pub sick: bool,
     #[serde(default)]
     pub damage: i16,
+    /// A planeswalker's loyalty (CR 306.5b); its printed loyalty if absent.
+    #[serde(default)]
+    pub loyalty: Option<i16>,
 }
 
 /// A game that starts at a position: the active player has priority in `step` (its
@@ -116,6 +119,22 @@ pub fn from_position(
             o.tapped = perm.tapped;
             o.damage = perm.damage;
             o.sick = perm.sick;
+            if b.cards[o.card as usize].kind == Kind::Planeswalker {
+                // CR 306.5b: printed loyalty, unless the position says otherwise.
+                o.loyalty = match perm.loyalty {
+                    Some(l) if l >= 1 => l,
+                    Some(_) => {
+                        return Err(format!(
+                            "players.{who}.battlefield: loyalty must be at least 1"
+                        ));
+                    }
+                    None => b.cards[o.card as usize].loyalty,
+                };
+            } else if perm.loyalty.is_some() {
+                return Err(format!(
+                    "players.{who}.battlefield: only a planeswalker has loyalty"
+                ));
+            }
             battlefield.push(id);
         }
     }

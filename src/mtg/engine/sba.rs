@@ -64,7 +64,7 @@ impl State {
         true
     }
 
-    /// State-based actions (CR 704.3, 704.5a/b/f/g/h, and j/m/n in `attach`), repeated until none apply.
+    /// State-based actions (CR 704.3, 704.5a/b/f/g/h/i, and j/m/n in `attach`), repeated until none apply.
     /// Returns whether any was performed.
     pub(super) fn check_sba(&mut self, ev: &mut Vec<Event>) -> bool {
         if !self.sba_check {
@@ -108,6 +108,7 @@ impl State {
                 ev.push(Event::Died { card: id, reason });
                 did = true;
             }
+            did |= self.loyalty_sba(ev); // 704.5i
             did |= self.attachment_and_legend_sba(ev);
             if !did {
                 break;
@@ -128,6 +129,11 @@ impl State {
                 })
                 .unwrap_or_default();
             self.finish_if_lost(reason, ev);
+        }
+        // 704.5j last: its choice is a decision of the player, asked only while the game
+        // goes on.
+        if self.pending == Pending::Priority && self.ask_legend_rule() {
+            any = true;
         }
         any
     }

@@ -146,6 +146,7 @@ impl State {
                     o.sick = true;
                     o.tapped = tapped;
                     self.battlefield.push(id);
+                    self.enters_with_loyalty(id);
                     ev.push(Event::EnteredBattlefield { card: id });
                 }
             }

@@ -78,6 +78,8 @@ impl Builder {
             gained: 0,
             moves: 0,
             attached: None,
+            loyalty: 0,
+            loyalty_turn: 0,
         });
         Ok(Id((self.objs.len() - 1) as u16))
     }

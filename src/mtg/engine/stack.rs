@@ -22,6 +22,9 @@ impl State {
 
     /// CR 608.2: resolve an instant, sorcery or creature spell.
     pub(super) fn resolve(&mut self, item: StackItem, ev: &mut Vec<Event>) {
+        if let Some(warded) = item.ward {
+            return self.resolve_ward(warded, ev);
+        }
         if let Some(ability) = item.ability {
             return self.resolve_ability(&item, ability, ev);
         }
@@ -43,6 +46,7 @@ impl State {
             o.sick = true;
             o.tapped = tapped;
             self.battlefield.push(id);
+            self.enters_with_loyalty(id);
             let counters = self.enters_with_counters(id, item.controller);
             ev.push(Event::Resolved { card: id });
             if let (true, Some(Target::Obj(t))) = (self.card(id).aura, item.target) {
@@ -94,7 +98,7 @@ impl State {
     }
 
     /// Deals damage from `source` (CR 120.3): to a player, life loss; to a creature, marked
-    /// damage (and the deathtouch mark); lifelink gains its controller that much (702.15b).
+    /// damage (and the deathtouch mark); to a planeswalker, loss of loyalty; lifelink gains its controller that much (702.15b).
     pub(super) fn deal(&mut self, source: Id, target: Target, n: i16, ev: &mut Vec<Event>) {
         if n <= 0 {
             return;
@@ -102,6 +106,7 @@ impl State {
         self.sba_check = true;
         match target {
             Target::Player(p) => self.players[p.i()].life -= n as i32,
+            Target::Obj(c) if self.is_planeswalker(c) => self.damage_planeswalker(c, n),
             Target::Obj(c) => {
                 let dt = self.has(source, kw::DEATHTOUCH);
                 let o = &mut self.objs[c.i()];

@@ -52,7 +52,12 @@ impl State {
                 self.discard_cards(player, cards, ev);
                 self.cleanup_rest(ev);
             }
-            (Pending::Surveil { player, count }, Move::Surveil(cards)) => {
+            (Pending::Surveil { player, count }, Move::Surveil(_) | Move::SurveilOrder { .. }) => {
+                let (cards, order) = match mv {
+                    Move::SurveilOrder { graveyard, top } => (graveyard, Some(top)),
+                    Move::Surveil(cards) => (cards, None),
+                    _ => unreachable!("matched above"),
+                };
                 let top = &self.players[player.i()].library[..count as usize];
                 for (i, c) in cards.iter().enumerate() {
                     if !top.contains(c) || cards[..i].contains(c) {
@@ -61,7 +66,36 @@ impl State {
                         ));
                     }
                 }
+                // CR 701.25a: the rest go back on top in any order the player chooses.
+                let rest: Vec<Id> = top.iter().copied().filter(|c| !cards.contains(c)).collect();
+                if let Some(order) = order {
+                    let same = order.len() == rest.len()
+                        && rest.iter().all(|c| order.contains(c))
+                        && order
+                            .iter()
+                            .enumerate()
+                            .all(|(i, c)| !order[..i].contains(c));
+                    if !same {
+                        return illegal(format!(
+                            "top must list each card looked at and not put into the graveyard \
+                             once ({}), the first on top",
+                            rest.iter()
+                                .map(Id::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ));
+                    }
+                }
                 self.decisions += 1;
+                if let Some(order) = order {
+                    let lib = &mut self.players[player.i()].library;
+                    let mut next = order.iter();
+                    for slot in lib[..count as usize].iter_mut() {
+                        if !cards.contains(slot) {
+                            *slot = *next.next().expect("order holds every card left");
+                        }
+                    }
+                }
                 for &id in cards {
                     let p = &mut self.players[player.i()];
                     p.library.retain(|&l| l != id);
@@ -113,6 +147,7 @@ impl State {
                 let taps = self.validate_cast(*card, *target, tap.as_deref(), *mode)?;
                 self.decisions += 1;
                 self.cast(*card, *target, &taps, *mode, ev);
+                self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
             }
             (
                 Pending::Priority,
@@ -126,6 +161,7 @@ impl State {
                 let taps = self.validate_activate(*card, *ability, *target, tap.as_deref())?;
                 self.decisions += 1;
                 self.activate(*card, *ability, *target, &taps, ev);
+                self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
             }
             (Pending::ChooseTarget { player, item }, Move::ChooseTarget(t)) => {
                 let it = &self.stack[item as usize];
@@ -135,6 +171,17 @@ impl State {
                 }
                 self.decisions += 1;
                 self.set_trigger_target(item as usize, *t);
+                self.ward_check(player, Some(*t), item as usize, ev);
+            }
+            (Pending::LegendRule { .. }, Move::KeepLegend(keep)) => {
+                self.validate_keep_legend(*keep)?;
+                self.decisions += 1;
+                self.keep_legend(*keep, ev);
+            }
+            (Pending::WardPayment { warded, .. }, Move::Ward { pay, tap }) => {
+                let taps = self.validate_ward(&warded, *pay, tap.as_deref())?;
+                self.decisions += 1;
+                self.answer_ward(warded, *pay, &taps, ev);
             }
             (Pending::Discarding { player, count }, Move::Discard(cards)) => {
                 self.check_hand_subset(player, cards, count as usize, "discard")?;
@@ -161,7 +208,14 @@ impl State {
                 self.decisions += 1;
                 self.finish_search(player, search, cards, ev);
             }
-            (Pending::DeclareAttackers, Move::Attack(ids)) => {
+            (Pending::DeclareAttackers, Move::Attack(_) | Move::AttackWith(_)) => {
+                let at: Vec<(Id, Option<Id>)> = match mv {
+                    Move::AttackWith(v) => v.clone(),
+                    Move::Attack(ids) => ids.iter().map(|&a| (a, None)).collect(),
+                    _ => unreachable!("matched above"),
+                };
+                let ids: Vec<Id> = at.iter().map(|p| p.0).collect();
+                let ids = &ids;
                 let cands = self.attack_candidates();
                 for (i, id) in ids.iter().enumerate() {
                     if !cands.contains(id) {
@@ -173,8 +227,9 @@ impl State {
                         return illegal(format!("{id} is declared twice"));
                     }
                 }
+                self.check_attacked(&at)?;
                 self.decisions += 1;
-                self.declare_attackers(ids, ev);
+                self.declare_attackers(&at, ev);
             }
             (Pending::DeclareBlockers, Move::Block(pairs)) => {
                 let def = self.active.other();

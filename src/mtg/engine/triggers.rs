@@ -205,6 +205,7 @@ impl State {
                     activated: false,
                     mode: None,
                     flashback: false,
+                    ward: None,
                 });
                 events.push(Event::Triggered { card: id, ability });
             }
@@ -221,7 +222,7 @@ impl State {
     /// mode, if modal).
     pub(super) fn trigger_target_kind(&self, it: &StackItem) -> Option<TargetKind> {
         match it.ability {
-            Some(a) if !it.activated => {
+            Some(a) if !it.activated && it.ward.is_none() => {
                 mode_target(&self.card(it.card).triggers[a as usize].1, it.mode)
             }
             _ => None,
@@ -231,7 +232,9 @@ impl State {
     /// The modes of a modal triggered ability on the stack (0 if not modal).
     fn trigger_modes(&self, it: &StackItem) -> u8 {
         match it.ability {
-            Some(a) if !it.activated => mode_count(&self.card(it.card).triggers[a as usize].1),
+            Some(a) if !it.activated && it.ward.is_none() => {
+                mode_count(&self.card(it.card).triggers[a as usize].1)
+            }
             _ => 0,
         }
     }

@@ -18,6 +18,8 @@ impl State {
             Pending::Surveil { .. } => "surveil",
             Pending::Search { .. } => "search",
             Pending::ChooseMode { .. } => "choose_mode",
+            Pending::WardPayment { .. } => "ward",
+            Pending::LegendRule { .. } => "legend_rule",
             Pending::GameOver => "game_over",
         }
     }

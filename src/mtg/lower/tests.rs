@@ -135,8 +135,11 @@ fn cr_701_5_counter_target_spell_targets_a_spell() {
 
 #[test]
 fn keywords_the_engine_lacks_are_named() {
+    // CR 702.21a: ward with a generic mana cost lowers to the engine's ward trigger; a
+    // second ward ability is not played.
+    assert_eq!(lowered("Creature — Test", "Ward {2}").unwrap().ward, 2);
     assert_eq!(
-        lowered("Creature — Test", "Ward {2}").unwrap_err(),
+        lowered("Creature — Test", "Ward {2}\nWard {1}").unwrap_err(),
         "keyword Ward"
     );
     assert_eq!(
