@@ -38,7 +38,7 @@ use std::collections::HashMap;
 /// Weight of the cosine in the hybrid score.
 pub const SEMANTIC_WEIGHT: f64 = 0.5;
 /// Weight of the coverage alone in the hybrid score.
-pub const COVERAGE_WEIGHT: f64 = 0.2;
+pub const COVERAGE_WEIGHT: f64 = 0.1;
 /// The power coverage is raised to.
 const COVERAGE_POWER: i32 = 2;
 
@@ -165,6 +165,9 @@ mod tests {
             )
             .unwrap();
         }
+        // The store indexes its own writes; these raw rows are indexed in one go.
+        conn.execute("INSERT INTO ltm_fts(ltm_fts) VALUES ('rebuild')", [])
+            .unwrap();
         let words: Vec<String> = ["zlib", "libraries", "development"]
             .iter()
             .map(|s| s.to_string())
