@@ -4,7 +4,8 @@
 #   * the paraphrase set of everyday personal facts, and
 #   * the Debian package descriptions of this machine (/var/lib/dpkg/status),
 # both written by scripts/memory-eval-sets.py; the query latency again with the store grown
-# to $SCALE records; and the time `bob memory reindex` takes to embed $REINDEX_N records.
+# to $SCALE records; and the time `bob memory reindex` takes to embed $REINDEX_N records of
+# short personal facts and of Debian descriptions.
 #
 #   scripts/bench-memory-semantic.sh
 #   BOB=path/to/bob SCALE=100000 REINDEX_N=10000 scripts/bench-memory-semantic.sh
@@ -23,9 +24,12 @@ export BOB_MEMORY_EMBEDDINGS=local BOB_MEMORY_EMBEDDING_MODEL="$model"
 "$BOB" memory bench --json --dataset "$work/sets/paraphrase.jsonl" --scale "$SCALE" >"$work/paraphrase.json"
 "$BOB" memory bench --json --dataset "$work/sets/debian.jsonl" >"$work/debian.json"
 
-# Reindex: $REINDEX_N records made of the Debian descriptions (cycled, numbered), imported
-# without embeddings, then embedded by one `bob memory reindex`.
-python3 - "$work/sets/debian.jsonl" "$REINDEX_N" >"$work/records.jsonl" <<'PY'
+# Reindex, two workloads of $REINDEX_N records each, imported without embeddings, then
+# embedded by one `bob memory reindex` in a home of their own:
+#   short:  the paraphrase set's personal facts (~15 word pieces each), cycled and numbered;
+#   debian: the Debian descriptions (~80 word pieces, up to 256), cycled and numbered.
+reindex() { # NAME SET_FILE
+  python3 - "$2" "$REINDEX_N" >"$work/records-$1.jsonl" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 texts = [m["text"] for m in json.loads(lines[0])["memories"]]
@@ -33,14 +37,19 @@ for i in range(int(sys.argv[2])):
     t = texts[i % len(texts)]
     print(json.dumps({"title": f"note {i}", "body_md": f"{t} (note {i})", "created_at": "2026-01-01T00:00:00Z"}))
 PY
-BOB_MEMORY_EMBEDDINGS=none "$BOB" memory import --json "$work/records.jsonl" >/dev/null
-start=$(date +%s.%N)
-"$BOB" memory reindex --json >"$work/reindex.json"
-end=$(date +%s.%N)
+  BOB_HOME="$work/home-$1" BOB_MEMORY_EMBEDDINGS=none "$BOB" memory import --json "$work/records-$1.jsonl" >/dev/null
+  local start end
+  start=$(date +%s.%N)
+  BOB_HOME="$work/home-$1" "$BOB" memory reindex --json >"$work/reindex-$1.json"
+  end=$(date +%s.%N)
+  echo "$start $end $(cut -d' ' -f1-3 /proc/loadavg)" >"$work/reindex-$1.time"
+}
+reindex short "$work/sets/paraphrase.jsonl"
+reindex debian "$work/sets/debian.jsonl"
 
-python3 - "$work" "$start" "$end" "$SCALE" <<'PY'
+python3 - "$work" "$SCALE" <<'PY'
 import json, sys
-work, start, end, scale = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+work, scale = sys.argv[1], sys.argv[2]
 print("| set | mode | recall@1 | recall@5 | recall@10 | MRR | nDCG@10 | p50 ms | p95 ms | p50 ms at %s | p95 ms at %s |" % (scale, scale))
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for name in ("paraphrase", "debian"):
@@ -53,6 +62,9 @@ for name in ("paraphrase", "debian"):
 p = json.load(open(f"{work}/paraphrase.json"))["modes"]
 print()
 print(f"hybrid recall@5 - lexical recall@5 (paraphrase): {p['hybrid']['recall_at_5'] - p['lexical']['recall_at_5']:+.3f}")
-rx = json.load(open(f"{work}/reindex.json"))
-print(f"reindex: {rx['embedded']} records in {end - start:.1f} s wall ({rx['embedded'] / (end - start):.0f} records/s), model {rx['model']}")
+for name in ("short", "debian"):
+    rx = json.load(open(f"{work}/reindex-{name}.json"))
+    start, end, *load = open(f"{work}/reindex-{name}.time").read().split()
+    wall = float(end) - float(start)
+    print(f"reindex ({name}): {rx['embedded']} records in {wall:.1f} s wall ({rx['embedded'] / wall:.0f} records/s), load average after {' '.join(load)}, model {rx['model']}")
 PY

@@ -16,6 +16,9 @@ Fusions tried (scores: the lexical score in 0..1, the cosine):
   confident w,g,c  linear w, but when the lexical ranking is confident (its best score is at
                    least c and ahead of its second by at least g), the lexical best is put first
   rrf k,w          w / (k + semantic rank) + (1 - w) / (k + lexical rank)
+  coverage w,b,p   w * cos + (1 - w) * lex * c^p + b * c^p, where c is the share of the query's
+                   words (weighted by rarity) the memory holds, as bob computes it (the
+                   `coverage` of each detail hit; src/memory/fusion.rs)
 Criterion, on dev only: the worst margin of hybrid over lexical on the Debian dev half (recall@1,
 5, 10, MRR, nDCG@10), among the fusions that keep paraphrase recall@5 >= 0.90 and >= lexical +
 0.15 and whose worst margin over semantic on the paraphrase dev set is at least -0.05.
@@ -55,8 +58,35 @@ def pools(q):
     return lex, sem
 
 
+def coverage_of(q):
+    c = {}
+    for mode in ("lexical", "semantic"):
+        for h in q["ranked"][mode]:
+            c[h["id"]] = h.get("coverage", 0.0)
+    return c
+
+
+def covered(w, b, p):
+    def f(q):
+        lex, sem = pools(q)
+        cov = coverage_of(q)
+        s = {}
+        for i, x in lex:
+            s[i] = s.get(i, 0) + (1 - w) * x * cov.get(i, 0.0) ** p
+        for i, x in sem:
+            s[i] = s.get(i, 0) + w * x
+        for i in s:
+            s[i] += b * cov.get(i, 0.0) ** p
+        return sorted(s, key=lambda i: (-s[i], i))
+    return f
+
+
 def lexical(q):
     return [i for i, _ in pools(q)[0]]
+
+
+def hybrid(q):
+    return [h["id"] for h in q["ranked"]["hybrid"]]
 
 
 def semantic(q):
@@ -115,6 +145,9 @@ def main():
             candidates[f"confident w={w} gap={gap} floor={floor}"] = confident(w, gap, floor)
     for k, w in itertools.product([1, 10, 30, 60], [0.5, 0.6, 0.7, 0.8]):
         candidates[f"rrf k={k} w={w}"] = rrf(k, w)
+    for w, b, p in itertools.product([0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9],
+                                     [0, 0.05, 0.1, 0.15, 0.2, 0.3], [1, 2, 3]):
+        candidates[f"coverage w={w} b={b} p={p}"] = covered(w, b, p)
     lex_dev, lex_pdev = metrics(dev, lexical), metrics(para_dev, lexical)
     sem_pdev = metrics(para_dev, semantic)
     scored = []
@@ -138,7 +171,8 @@ def main():
                       ("debian all", debian), ("paraphrase dev", para_dev),
                       ("paraphrase held out", para_held)]:
         for mode, f in [("lexical", lexical), ("semantic", semantic),
-                        ("hybrid now", linear(0.85)), (chosen, candidates[chosen])]:
+                        ("hybrid before (linear 0.85)", linear(0.85)),
+                        ("hybrid of the detail run", hybrid), (chosen, candidates[chosen])]:
             print(f"{label} | {mode} | {fmt(metrics(qs, f))}")
 
 

@@ -343,14 +343,74 @@ impl Embedder for LocalEmbedder {
         // Similar lengths batched together: less padding to compute.
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
+        let batches: Vec<&[usize]> = order.chunks(LOCAL_BATCH).collect();
         let mut out = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(LOCAL_BATCH) {
+        let run = |chunk: &[usize]| -> Result<Vec<Vec<f32>>> {
             let batch: Vec<String> = chunk.iter().map(|&i| texts[i].clone()).collect();
-            for (&i, v) in chunk.iter().zip(self.batch(&batch)?) {
+            self.batch(&batch)
+        };
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(batches.len());
+        if workers <= 1 {
+            // One batch (a query): the matrix products use every core.
+            for chunk in batches {
+                for (&i, v) in chunk.iter().zip(run(chunk)?) {
+                    out[i] = v;
+                }
+            }
+            return Ok(out);
+        }
+        // Many batches (a reindex, an import): one worker per core, each computing whole
+        // batches on its own core. Each runs in a one-thread pool, so the model's matrix
+        // products stay on that core instead of waiting on one another.
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let done = std::thread::scope(|s| -> Result<Vec<(usize, Vec<Vec<f32>>)>> {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    s.spawn(|| -> Result<Vec<(usize, Vec<Vec<f32>>)>> {
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(1)
+                            .build()
+                            .map_err(|e| Error::internal(format!("embedding worker: {e}")))?;
+                        let mut mine = Vec::new();
+                        loop {
+                            let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(chunk) = batches.get(b) else {
+                                return Ok(mine);
+                            };
+                            mine.push((b, pool.install(|| run(chunk))?));
+                        }
+                    })
+                })
+                .collect();
+            let mut all = Vec::new();
+            for h in handles {
+                all.extend(
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::internal("embedding worker panicked")))?,
+                );
+            }
+            Ok(all)
+        })?;
+        for (b, vecs) in done {
+            for (&i, v) in batches[b].iter().zip(vecs) {
                 out[i] = v;
             }
         }
         Ok(out)
+    }
+}
+
+/// Prepares this process for the local model; call before any thread starts. The model's
+/// element-wise steps would otherwise run on candle's own spinning thread pool, which only
+/// waits when every core is already computing a batch of its own ([`LocalEmbedder`] runs
+/// one batch per core). `CANDLE_NUM_THREADS`, when set, is left as the user set it.
+pub fn prepare_process() {
+    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+        // SAFETY: called from `main` before any other thread exists, so no other thread can
+        // read or write the environment at the same time.
+        unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
     }
 }
 

@@ -13,6 +13,7 @@ pub mod bench;
 pub mod candidates;
 pub mod db;
 pub mod embed;
+pub mod fusion;
 pub mod io;
 pub mod ltm;
 pub mod mtg_lessons;

@@ -474,6 +474,47 @@ fn read_file(path: &std::path::Path, token: &str, user: &str, model: &str) -> Op
     })
 }
 
+/// The query words' coverage of each record of `ids` (in that order), as
+/// [`super::fusion::coverage`] weighs it on the embedded store: each word by its bm25 inverse
+/// document frequency over every record, held when the record's full-text vector matches it.
+/// The words are read by the database's own `english` parser (its stop words weigh nothing;
+/// a word it splits is held when every part is).
+fn coverage(db: &Database, words: &[String], ids: &[String]) -> Result<Vec<f64>> {
+    if words.is_empty() || ids.is_empty() {
+        return Ok(vec![0.0; ids.len()]);
+    }
+    let rows = db.with(|c| {
+        c.query(
+            "WITH q AS (
+                 SELECT plainto_tsquery('english', w) AS tq
+                 FROM unnest($1::text[]) AS t(w)
+             )
+             SELECT (SELECT count(*) FROM memory_records m WHERE m.tsv @@ q.tq)::float8,
+                    ARRAY(SELECT c.ord FROM unnest($2::text[]) WITH ORDINALITY AS c(id, ord)
+                          JOIN memory_records m ON m.id = c.id WHERE m.tsv @@ q.tq),
+                    (SELECT greatest(coalesce(max(rid), 0), 1) FROM memory_records)::float8
+             FROM q WHERE numnode(q.tq) > 0",
+            &[&words, &ids],
+        )
+    })?;
+    let mut held = vec![0.0f64; ids.len()];
+    let mut total = 0.0;
+    for r in &rows {
+        let (df, holders, n): (f64, Vec<i64>, f64) = (r.get(0), r.get(1), r.get(2));
+        let weight = (1.0 + (n - df + 0.5).max(0.0) / (df + 0.5)).ln();
+        total += weight;
+        for i in holders {
+            if let Some(h) = usize::try_from(i - 1).ok().and_then(|i| held.get_mut(i)) {
+                *h += weight;
+            }
+        }
+    }
+    Ok(held
+        .into_iter()
+        .map(|h| if total > 0.0 { (h / total).clamp(0.0, 1.0) } else { 0.0 })
+        .collect())
+}
+
 /// The vector ranking of the shared store in `mode` (`opts.user` resolved), as
 /// [`super::Memory::query_ranked`] ranks the embedded store.
 pub(crate) fn vector_ranked(
@@ -538,12 +579,14 @@ pub(crate) fn vector_ranked(
         .take(pool)
         .map(|(id, s)| (id, f64::from(s.clamp(-1.0, 1.0))))
         .collect();
+    let words = super::ltm::query_words(text);
     let fused = vectors::fuse(
         lex.iter().map(|(s, id)| (*s, id.as_str())),
         &sem,
         mode,
         opts.k,
-    );
+        |ids| coverage(db, &words, ids),
+    )?;
     let mut records = store.excerpted(text, fused.iter().map(|f| f.id.as_str()))?;
     let mut hits = Vec::with_capacity(fused.len());
     for f in fused {

@@ -104,6 +104,10 @@ pub struct RankedId {
     pub lexical: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub semantic: Option<f64>,
+    /// The share of the query's words (weighted by rarity) the memory holds, as the hybrid
+    /// fusion computes it ([`super::fusion::coverage`]); in the lexical and semantic lists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
 }
 
 fn round4(x: f64) -> f64 {
@@ -279,8 +283,26 @@ pub fn run(
         };
         for (q, relevant) in &queries {
             let mut ranked = BTreeMap::new();
+            let mut pools = Vec::new();
             for &mode in &modes {
-                let hits = mem.query_ranked(q, &deep, mode, true)?.hits;
+                pools.push((mode, mem.query_ranked(q, &deep, mode, true)?.hits));
+            }
+            // The coverage of every record of the two pools the hybrid ranking fuses.
+            let pooled: Vec<String> = pools
+                .iter()
+                .filter(|(m, _)| *m != Mode::Hybrid)
+                .flat_map(|(_, hits)| hits.iter().map(|h| h.id.clone()))
+                .collect();
+            let cover: HashMap<String, f64> = pooled
+                .iter()
+                .cloned()
+                .zip(super::fusion::coverage(
+                    &mem.conn,
+                    &ltm::query_words(q),
+                    &pooled,
+                )?)
+                .collect();
+            for (mode, hits) in pools {
                 let ids = hits
                     .into_iter()
                     .filter_map(|h| {
@@ -289,6 +311,9 @@ pub fn run(
                             score: h.score,
                             lexical: h.lexical_score,
                             semantic: h.semantic_score,
+                            coverage: (mode != Mode::Hybrid)
+                                .then(|| cover.get(&h.id).map(|c| round4(*c)))
+                                .flatten(),
                         })
                     })
                     .collect();

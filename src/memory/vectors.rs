@@ -24,19 +24,20 @@
 //! (a unit test checks it on random vectors). At 100,000 records × 384 dimensions the scan is
 //! a few milliseconds (docs/performance.md).
 //!
-//! **Hybrid ranking** is a weighted sum of the two scores: `0.85 × cosine + 0.15 × lexical
-//! score` ([`HYBRID_SEMANTIC_WEIGHT`]; the lexical score is [`super::ltm`]'s, in 0..1), over the
-//! best `max(4k, 40)` records of each ranking, a record missing from one ranking scoring 0
-//! there. Unlike reciprocal-rank fusion (which was measured and ranked worse at 1), a weak
-//! lexical match (one shared common word) weighs little against a strong match by meaning,
-//! and a strong lexical match still lifts a record the vectors rank close. Each hit carries
-//! both component scores (`lexical_score`, `semantic_score`).
+//! **Hybrid ranking** scores every record of either ranking's best `max(4k, 40)` by the
+//! cosine, the lexical score ([`super::ltm`]'s, in 0..1) and how much of the query's rare
+//! words the record holds ([`super::fusion`] says the rule and why). Unlike reciprocal-rank
+//! fusion (which was measured and ranked worse at 1), a weak lexical match (one shared common
+//! word) weighs little against a strong match by meaning, and a lexical match on the whole
+//! query keeps its place. Each hit carries both component scores (`lexical_score`,
+//! `semantic_score`).
 //!
 //! **Model change.** Vectors of another model than the configured one make semantic and
 //! hybrid queries fail with `conflict` until `bob memory reindex` re-embeds them; the turn's
 //! retrieval falls back to lexical ranking and says so in its trace.
 
 use super::embed::{self, Embedder};
+use super::fusion;
 use super::{Memory, QueryOpts};
 use crate::contracts::Hit;
 use crate::error::{Error, Result};
@@ -61,10 +62,8 @@ END;
 /// Records embedded and written per transaction by [`Memory::reindex`].
 pub const REINDEX_CHUNK: usize = 512;
 
-/// Weight of the cosine in the hybrid score (the lexical score has the rest). Chosen on the
-/// even-numbered queries of the Debian set and a paraphrase set of another seed, checked on
-/// the odd-numbered Debian queries and the reported paraphrase set (docs/performance.md).
-pub const HYBRID_SEMANTIC_WEIGHT: f64 = 0.85;
+/// Weight of the cosine in the hybrid score; the whole rule is [`fusion::hybrid_score`].
+pub const HYBRID_SEMANTIC_WEIGHT: f64 = fusion::SEMANTIC_WEIGHT;
 
 /// How a query ranks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -323,18 +322,21 @@ pub(crate) struct Fused {
     pub id: String,
     pub score: f64,
     pub lexical: Option<f64>,
+    cosine: Option<f64>,
     pub semantic: Option<f64>,
 }
 
 /// The best `k` of the lexical ranking `lex` (score in 0..1, id) and the vector ranking `sem`
-/// (id, cosine) fused as `mode` ranks (see the module docs), best first (ties by id); the
-/// shared store ranks with it too.
+/// (id, cosine) fused as `mode` ranks (see [`fusion`]), best first (ties by id); the shared
+/// store ranks with it too. `coverage` gives the query's coverage of each pooled record (in
+/// the order of the ids it is given); only the hybrid mode asks for it.
 pub(crate) fn fuse<'a>(
     lex: impl Iterator<Item = (f64, &'a str)>,
     sem: &[(String, f64)],
     mode: Mode,
     k: usize,
-) -> Vec<Fused> {
+    coverage: impl FnOnce(&[String]) -> Result<Vec<f64>>,
+) -> Result<Vec<Fused>> {
     let mut fused: Vec<Fused> = Vec::new();
     let entry = |fused: &mut Vec<Fused>, id: &str| -> usize {
         match fused.iter().position(|f| f.id == id) {
@@ -348,20 +350,28 @@ pub(crate) fn fuse<'a>(
             }
         }
     };
-    let w = HYBRID_SEMANTIC_WEIGHT;
     for (score, id) in lex {
         let i = entry(&mut fused, id);
-        fused[i].score += (1.0 - w) * score;
         fused[i].lexical = Some(score);
     }
     for (id, s) in sem {
         let i = entry(&mut fused, id);
-        fused[i].score += if mode == Mode::Hybrid { w * s } else { *s };
+        fused[i].cosine = Some(*s);
         fused[i].semantic = Some(round3(*s));
+    }
+    if mode == Mode::Hybrid {
+        let ids: Vec<String> = fused.iter().map(|f| f.id.clone()).collect();
+        for (f, c) in fused.iter_mut().zip(coverage(&ids)?) {
+            f.score = fusion::hybrid_score(f.lexical, f.cosine, c);
+        }
+    } else {
+        for f in &mut fused {
+            f.score = f.cosine.unwrap_or(0.0);
+        }
     }
     fused.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
     fused.truncate(k);
-    fused
+    Ok(fused)
 }
 
 /// A score as hits show it: three decimals.
@@ -708,18 +718,28 @@ impl Memory {
             sem.push((id, f64::from(s.clamp(-1.0, 1.0))));
         }
         let (expr, lex) = lex.map(|l| (l.expr, l.rows)).unwrap_or_default();
+        let words = super::ltm::query_words(text);
         let fused = fuse(
             lex.iter().map(|(s, _, id)| (*s, id.as_str())),
             &sem,
             mode,
             opts.k,
-        );
+            |ids| {
+                let before = self.conn.total_changes();
+                let cover = fusion::coverage(&self.conn, &words, ids);
+                let made = self.conn.total_changes().wrapping_sub(before);
+                self.scratch_changes
+                    .set(self.scratch_changes.get().wrapping_add(made));
+                cover
+            },
+        )?;
         let mut hits = Vec::with_capacity(fused.len());
         for Fused {
             id,
             score,
             lexical,
             semantic,
+            ..
         } in fused
         {
             let mut h = match lex.iter().find(|l| l.2 == id) {

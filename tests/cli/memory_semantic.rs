@@ -81,14 +81,15 @@ fn a_paraphrase_is_found_by_meaning_and_hits_carry_both_scores() {
         both[0]["semantic_score"].as_f64().unwrap() > 0.0,
         "{both:?}"
     );
-    // The hybrid score is 0.85 × cosine + 0.15 × lexical score.
+    // The hybrid score is 0.5 × cosine + 0.5 × lexical score × coverage² + 0.1 × coverage²;
+    // the record holds both words of the query ("sister", "lisbon"), so its coverage is 1.
     let (sem, lex) = (
         both[0]["semantic_score"].as_f64().unwrap(),
         both[0]["lexical_score"].as_f64().unwrap(),
     );
     let score = both[0]["score"].as_f64().unwrap();
     assert!(
-        (score - (0.85 * sem + 0.15 * lex)).abs() < 0.002,
+        (score - (0.5 * sem + 0.5 * lex + 0.1)).abs() < 0.002,
         "hybrid score of both rankings: {both:?}"
     );
     // The RETRIEVED_MEMORY block uses the same ranking.

@@ -92,10 +92,11 @@ fn a_paraphrase_approved_on_one_node_is_found_by_meaning_on_the_other(b: &Backen
         both[0]["lexical_score"].as_f64().unwrap(),
     );
     assert!(sem > 0.0 && lex > 0.0, "{both:?}");
-    // The hybrid score is the embedded store's: 0.85 × cosine + 0.15 × lexical score.
+    // The hybrid score is the embedded store's: 0.5 × cosine + 0.5 × lexical × coverage² +
+    // 0.1 × coverage², where the record holds every word of the query (coverage 1).
     let score = both[0]["score"].as_f64().unwrap();
     assert!(
-        (score - (0.85 * sem + 0.15 * lex)).abs() < 0.002,
+        (score - (0.5 * sem + 0.5 * lex + 0.1)).abs() < 0.002,
         "hybrid score of both rankings: {both:?}"
     );
     assert!(
