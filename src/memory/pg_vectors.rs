@@ -511,7 +511,13 @@ fn coverage(db: &Database, words: &[String], ids: &[String]) -> Result<Vec<f64>>
     }
     Ok(held
         .into_iter()
-        .map(|h| if total > 0.0 { (h / total).clamp(0.0, 1.0) } else { 0.0 })
+        .map(|h| {
+            if total > 0.0 {
+                (h / total).clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
+        })
         .collect())
 }
 
