@@ -3,6 +3,5 @@
 fn main() {
     // `bob __sandbox-exec …` is the sandbox helper (src/sandbox/init.rs), not a subcommand.
     bob::sandbox::enter_if_requested();
-    bob::memory::embed::prepare_process();
     std::process::exit(bob::cli::main());
 }

@@ -296,6 +296,8 @@ pub struct Ctx {
 
 /// Parses the command line, runs the subcommand, reports errors; returns the exit code.
 pub fn main() -> i32 {
+    // Before any thread starts: the local embedding model's own thread pool is set up here.
+    crate::memory::embed::prepare_process(std::env::var_os("CANDLE_NUM_THREADS").is_some());
     output::install_panic_hook();
     if std::env::var_os(completion::VAR).is_some() {
         // A shell asks for completions: answer and exit. The home gives the values to offer.

@@ -405,9 +405,10 @@ impl Embedder for LocalEmbedder {
 /// Prepares this process for the local model; call before any thread starts. The model's
 /// element-wise steps would otherwise run on candle's own spinning thread pool, which only
 /// waits when every core is already computing a batch of its own ([`LocalEmbedder`] runs
-/// one batch per core). `CANDLE_NUM_THREADS`, when set, is left as the user set it.
-pub fn prepare_process() {
-    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+/// one batch per core). `CANDLE_NUM_THREADS`, when the user set it (`user_set`), is left as
+/// it is.
+pub fn prepare_process(user_set: bool) {
+    if !user_set {
         // SAFETY: called from `main` before any other thread exists, so no other thread can
         // read or write the environment at the same time.
         unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
