@@ -360,9 +360,26 @@ pub(crate) fn fuse<'a>(
         fused[i].semantic = Some(round3(*s));
     }
     if mode == Mode::Hybrid {
-        let ids: Vec<String> = fused.iter().map(|f| f.id.clone()).collect();
-        for (f, c) in fused.iter_mut().zip(coverage(&ids)?) {
-            f.score = fusion::hybrid_score(f.lexical, f.cosine, c);
+        // The score grows with coverage (0..1), so a record's score lies between its score at
+        // coverage 0 and at coverage 1. Coverage is counted only for records whose best case
+        // reaches the k-th best worst case: the others cannot enter the best `k`, and the
+        // ranking is the same as if every record had been counted.
+        let low = |f: &Fused| fusion::hybrid_score(f.lexical, f.cosine, 0.0);
+        let mut lows: Vec<f64> = fused.iter().map(low).collect();
+        lows.sort_by(|a, b| b.total_cmp(a));
+        let bar = k
+            .checked_sub(1)
+            .and_then(|i| lows.get(i).copied())
+            .unwrap_or(f64::NEG_INFINITY);
+        let counted: Vec<usize> = (0..fused.len())
+            .filter(|&i| fusion::hybrid_score(fused[i].lexical, fused[i].cosine, 1.0) >= bar)
+            .collect();
+        let ids: Vec<String> = counted.iter().map(|&i| fused[i].id.clone()).collect();
+        for f in &mut fused {
+            f.score = low(f);
+        }
+        for (&i, c) in counted.iter().zip(coverage(&ids)?) {
+            fused[i].score = fusion::hybrid_score(fused[i].lexical, fused[i].cosine, c);
         }
     } else {
         for f in &mut fused {
