@@ -13,6 +13,7 @@ pub mod error;
 pub mod home;
 pub mod id_rule;
 pub mod ids;
+pub mod sealed;
 pub mod settings;
 pub mod signals;
 pub mod store;

@@ -32,16 +32,15 @@
 //! URL elsewhere needs the secret set again at the machine, with `--for` the new URL.
 
 mod pg;
-pub mod sealed;
 
-pub use sealed::{
+pub use crate::sealed::{
     OUTSIDE_KEY_FILE, REF_PREFIX, SecretInfo, dir, ensure_key, holds_secrets, home_key_path,
     install_key_file, key_path, load_key,
 };
 
 use crate::error::{Error, Result};
 use crate::home::Home;
-use sealed::{HomeSecretRows, Sealer, SecretRows};
+use crate::sealed::{HomeSecretRows, Sealer, SecretRows};
 
 /// Longest secret value accepted, in bytes.
 pub const MAX_VALUE: usize = 64 * 1024;

@@ -103,7 +103,7 @@ impl DbUrl {
         let password_ref = config
             .get_password()
             .and_then(|p| std::str::from_utf8(p).ok())
-            .and_then(|p| p.strip_prefix(crate::secrets::sealed::REF_PREFIX))
+            .and_then(|p| p.strip_prefix(crate::sealed::REF_PREFIX))
             .map(|name| name.trim().to_string());
         Ok(DbUrl {
             config,
@@ -237,7 +237,7 @@ impl Database {
         let mut config = url.config.clone();
         if let Some(name) = &url.password_ref {
             // From the home's own store, never the database: the password unlocks it.
-            let password = crate::secrets::sealed::local_value(home, name)?.ok_or_else(|| {
+            let password = crate::sealed::local_value(home, name)?.ok_or_else(|| {
                 Error::not_found(format!(
                     "{SETTING} names secret {name:?} but this home's own secret store has no \
                      such secret (bob secrets set {name})"

@@ -6,9 +6,9 @@
 //! a secret is read while another store may hold its transaction open (the redactor is loaded
 //! during a write), and a call here waits for nothing else.
 
-use super::sealed::{Sealed, SecretInfo, SecretRows};
 use crate::db::Database;
 use crate::error::Result;
+use crate::sealed::{Sealed, SecretInfo, SecretRows};
 
 /// Sealed secrets in the shared database.
 pub struct PgSecretRows {

@@ -11,7 +11,7 @@ use super::Counts;
 use crate::db::Database;
 use crate::error::{Error, Result};
 use crate::home::Home;
-use crate::secrets::sealed::{self, Sealer};
+use crate::sealed::{self, Sealer};
 
 /// One secret of the home, opened: name, value, times, binding.
 pub(super) struct Secret {

@@ -2,8 +2,7 @@
 //! and returns, counterspells by spell type, returns from a graveyard. Kept apart from the core lowering so each file
 //! stays readable.
 
-use super::{Effect, TargetKind};
-use crate::mtg::cards::kw;
+use super::{Effect, TargetKind, kw};
 use crate::mtg::compile::{Control, Effect as E, Subject as S};
 
 /// The engine's form of an effect the core lowering does not know, or None.
