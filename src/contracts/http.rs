@@ -151,6 +151,11 @@ pub struct ChatRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("enum" = ["never", "on_error", "always", null]))]
     pub thinking_mode: Option<String>,
+    /// Your own instructions for this message's run, given to every role after bob's rules
+    /// (which they do not override). At most 256 KiB, not blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = NOT_BLANK))]
+    pub system: Option<String>,
 }
 
 /// `200` of `POST /v1/chat/messages` for `/new` and `/resume`, which answer at once.

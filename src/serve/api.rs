@@ -156,6 +156,24 @@ pub(super) fn body_json(body: Result<Bytes, BytesRejection>) -> ApiResult<Map<St
     }
 }
 
+/// The body's `system`: the caller's own instructions for every role of the run, as
+/// `bob turn --system` gives them (`None` when absent); blank, non-string or over
+/// [`MAX_MESSAGE`] bytes is `invalid.request` naming the field.
+pub(super) fn system_text(m: &Map<String, Value>) -> ApiResult<Option<String>> {
+    match opt_str(m, "system")? {
+        None => Ok(None),
+        Some(s) if s.trim().is_empty() => Err(Error::invalid("system is empty")
+            .with("field", "system")
+            .into()),
+        Some(s) if s.len() > MAX_MESSAGE => Err(Error::invalid(format!(
+            "system is longer than {MAX_MESSAGE} bytes"
+        ))
+        .with("field", "system")
+        .into()),
+        Some(s) => Ok(Some(s.to_string())),
+    }
+}
+
 /// The body's `thinking_mode`, or `default` when it has none.
 pub(super) fn thinking_mode(
     m: &Map<String, Value>,

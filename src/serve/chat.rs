@@ -1,5 +1,5 @@
 //! Chat (the HTTP API contract): `POST /v1/chat/messages {user_id, room_id, agent_id, message,
-//! thinking_mode?}` queues a run in the sender's chat session and answers `202 {id, status,
+//! thinking_mode?, system?}` queues a run in the sender's chat session and answers `202 {id, status,
 //! session_id}`. A chat session is persisted per (agent, user, room) in the queue database
 //! (`chat_sessions`); its id is the session of every run it queues, so its messages run one at a
 //! time and share the checkpoint's history. `/new` starts a fresh session and `/resume` goes
@@ -20,8 +20,8 @@
 
 use super::Shared;
 use super::api::{
-    ApiResult, MAX_MESSAGE, blocking, body_json, enqueue, mode_str, req_str, thinking_mode,
-    with_queue, with_reader,
+    ApiResult, MAX_MESSAGE, blocking, body_json, enqueue, mode_str, req_str, system_text,
+    thinking_mode, with_queue, with_reader,
 };
 use super::queue::{ChatFilter, ChatKey};
 use crate::contracts::http::{
@@ -132,6 +132,7 @@ async fn message(
         );
     }
     let thinking = thinking_mode(&m, shared.default_thinking)?;
+    let system = system_text(&m)?;
     if let Err(wait) = admit(
         &shared,
         &sender_key(&key.agent_id, &key.room_id, &key.user_id),
@@ -178,6 +179,7 @@ async fn message(
     let run = crate::contracts::TurnRequest::new("chat", &key.agent_id, &session.id, text)
         .with_user(Some(key.user_id.clone()))
         .with_thinking_mode(mode_str(thinking))
+        .with_system(system)
         .queued(&id, now);
     enqueue(&shared, run).await?;
     Ok((

@@ -6,7 +6,7 @@
 
 use super::api::{
     ApiError, ApiResult, MAX_MESSAGE, STATUSES, admit_run, blocking, body_json, check_limit,
-    enqueue, mode_str, opt_str, req_str, summary, thinking_mode, with_reader,
+    enqueue, mode_str, opt_str, req_str, summary, system_text, thinking_mode, with_reader,
 };
 use super::queue::RunRow;
 use super::{Shared, auth};
@@ -263,22 +263,7 @@ async fn create_run(
                 .into(),
         );
     }
-    let system = match opt_str(&m, "system")? {
-        None => None,
-        Some(s) if s.trim().is_empty() => {
-            return Err(Error::invalid("system is empty")
-                .with("field", "system")
-                .into());
-        }
-        Some(s) if s.len() > MAX_MESSAGE => {
-            return Err(
-                Error::invalid(format!("system is longer than {MAX_MESSAGE} bytes"))
-                    .with("field", "system")
-                    .into(),
-            );
-        }
-        Some(s) => Some(s.to_string()),
-    };
+    let system = system_text(&m)?;
     let thinking = thinking_mode(&m, shared.default_thinking)?;
     let profile = match opt_str(&m, "profile")? {
         None => Profile::default(),

@@ -315,6 +315,58 @@ fn a_served_runs_system_text_reaches_every_role_below_the_rules() {
 }
 
 #[test]
+fn a_chat_messages_system_text_reaches_every_role_and_a_blank_one_is_refused() {
+    use crate::serve::{Server, post, status_is, token, wait_run};
+    let env = TestEnv::new();
+    let tok = token(&env);
+    let srv = OpenAi::start(|req, _| reply_to(req, "bonjour"));
+    let server = Server::start_on(&env, &[], &srv);
+    let a = server.addr;
+    let body = |system: Value| {
+        let mut b = json!({"user_id": "u1", "room_id": "r1", "agent_id": "agent_default",
+            "message": "hi"});
+        if !system.is_null() {
+            b["system"] = system;
+        }
+        b
+    };
+    let r = post(
+        a,
+        "/v1/chat/messages",
+        &tok,
+        &body(json!("Answer in French.")),
+    );
+    assert_eq!(r.status, 202, "{}", r.text());
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    let run = wait_run(a, &tok, &id, status_is("completed"));
+    assert_eq!(run["output"], "bonjour", "{run}");
+    let reqs = srv.requests();
+    assert_eq!(reqs.len(), 2, "think and respond");
+    for r in &reqs {
+        let first = r.json()["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let rules = first.find("Rules (authoritative").unwrap();
+        let mine = first.find("Answer in French.").unwrap();
+        assert!(mine > rules, "the caller's text comes after bob's rules");
+    }
+    // A blank or non-string instruction is refused and nothing is queued.
+    for bad in [json!("  "), json!(7)] {
+        let e = post(a, "/v1/chat/messages", &tok, &body(bad)).error(400, "invalid.request");
+        assert_eq!(e["details"]["field"], "system", "{e}");
+    }
+    assert_eq!(srv.requests().len(), 2);
+    // Without it nothing is added.
+    let r = post(a, "/v1/chat/messages", &tok, &body(Value::Null));
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    wait_run(a, &tok, &id, status_is("completed"));
+    for r in &srv.requests()[2..] {
+        assert!(!crate::support::openai::all_text(r).contains("Answer in French."));
+    }
+}
+
+#[test]
 fn chat_talks_in_a_session_and_continues_the_last_one() {
     let env = TestEnv::new();
     let srv = OpenAi::start(|_, n| Reply::json(200, &completion(&format!("answer {n}"))));
