@@ -289,6 +289,37 @@ pub struct LedgerEntry {
     pub source_path: Option<String>,
 }
 
+impl LedgerEntry {
+    /// An `import` or `gc` entry (`kind`) of `count` records, `records` the ones listed, with
+    /// their batch digest; the decision fields empty, `reason` and `source_path` unset.
+    pub fn batch(
+        kind: &str,
+        ts: String,
+        actor: &str,
+        user: String,
+        records: Vec<LedgerRecordRef>,
+        count: usize,
+        batch_digest: String,
+    ) -> Self {
+        LedgerEntry {
+            kind: kind.into(),
+            ts,
+            actor: actor.into(),
+            user,
+            decision: None,
+            candidate_id: None,
+            memory_id: None,
+            content_digest: None,
+            edited: None,
+            reason: None,
+            records,
+            count: Some(count as u64),
+            batch_digest: Some(batch_digest),
+            source_path: None,
+        }
+    }
+}
+
 /// A record an `import` or `gc` ledger entry concerns: its id and content digest, and for
 /// `gc` its user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -855,22 +855,16 @@ impl Memory {
             })
             .collect();
         let entry = LedgerEntry {
-            kind: "gc".into(),
-            ts: clock::rfc3339(self.now()?),
-            actor: actor.to_string(),
-            user: user.unwrap_or_else(|| "*".into()),
-            decision: None,
-            candidate_id: None,
-            memory_id: None,
-            content_digest: None,
-            edited: None,
             reason: Some("ttl expired".into()),
-            count: Some(records.len() as u64),
-            batch_digest: Some(batch_digest(
-                expired.iter().map(|(i, d, _)| (i.as_str(), d.as_str())),
-            )),
-            records,
-            source_path: None,
+            ..LedgerEntry::batch(
+                "gc",
+                clock::rfc3339(self.now()?),
+                actor,
+                user.unwrap_or_else(|| "*".into()),
+                records,
+                expired.len(),
+                batch_digest(expired.iter().map(|(i, d, _)| (i.as_str(), d.as_str()))),
+            )
         };
         let seq = self.append_ledger(&entry)?;
         self.apply_entry(seq, &entry)?;
@@ -969,20 +963,16 @@ impl Memory {
         }
         ltm.index_after(before)?;
         let entry = LedgerEntry {
-            kind: "import".into(),
-            ts: clock::rfc3339(self.now()?),
-            actor: actor.to_string(),
-            user: user.to_string(),
-            decision: None,
-            candidate_id: None,
-            memory_id: None,
-            content_digest: None,
-            edited: None,
-            reason: None,
-            records: listed,
-            count: Some(count as u64),
-            batch_digest: Some(digest.finish()),
             source_path: Some(source_path.to_string()),
+            ..LedgerEntry::batch(
+                "import",
+                clock::rfc3339(self.now()?),
+                actor,
+                user.to_string(),
+                listed,
+                count,
+                digest.finish(),
+            )
         };
         let seq = self.append_ledger(&entry)?;
         mark_seen(&tx, seq, "import", true)?;

@@ -68,20 +68,16 @@ impl Memory {
                 ids.clear();
             }
             let entry = LedgerEntry {
-                kind: "import".into(),
-                ts: clock::rfc3339(self.now()?),
-                actor: actor.to_string(),
-                user: user.to_string(),
-                decision: None,
-                candidate_id: None,
-                memory_id: None,
-                content_digest: None,
-                edited: None,
-                reason: None,
-                records: listed,
-                count: Some(count as u64),
-                batch_digest: Some(digest.finish()),
                 source_path: Some(source_path.to_string()),
+                ..LedgerEntry::batch(
+                    "import",
+                    clock::rfc3339(self.now()?),
+                    actor,
+                    user.to_string(),
+                    listed,
+                    count,
+                    digest.finish(),
+                )
             };
             let seq = super::pg::append_ledger(db, tx, &keys, self.ledger_map(&entry)?)?;
             Ok(ImportReport {
@@ -120,30 +116,27 @@ impl Memory {
                 .iter()
                 .map(|r| (r.get(0), r.get(1), r.get(2)))
                 .collect();
+            let records: Vec<LedgerRecordRef> = expired
+                .iter()
+                .map(|(id, d, u)| LedgerRecordRef {
+                    id: id.clone(),
+                    digest: d.clone(),
+                    user: Some(u.clone()),
+                })
+                .collect();
             let entry = LedgerEntry {
-                kind: "gc".into(),
-                ts: clock::rfc3339(self.now()?),
-                actor: actor.to_string(),
-                user: user.clone().unwrap_or_else(|| "*".into()),
-                decision: None,
-                candidate_id: None,
-                memory_id: None,
-                content_digest: None,
-                edited: None,
                 reason: Some("ttl expired".into()),
-                count: Some(expired.len() as u64),
-                batch_digest: Some(super::candidates::batch_digest(
-                    expired.iter().map(|(i, d, _)| (i.as_str(), d.as_str())),
-                )),
-                records: expired
-                    .iter()
-                    .map(|(id, d, u)| LedgerRecordRef {
-                        id: id.clone(),
-                        digest: d.clone(),
-                        user: Some(u.clone()),
-                    })
-                    .collect(),
-                source_path: None,
+                ..LedgerEntry::batch(
+                    "gc",
+                    clock::rfc3339(self.now()?),
+                    actor,
+                    user.clone().unwrap_or_else(|| "*".into()),
+                    records,
+                    expired.len(),
+                    super::candidates::batch_digest(
+                        expired.iter().map(|(i, d, _)| (i.as_str(), d.as_str())),
+                    ),
+                )
             };
             super::pg::append_ledger(db, tx, &keys, self.ledger_map(&entry)?)?;
             let ids: Vec<String> = expired.into_iter().map(|(i, _, _)| i).collect();
