@@ -923,7 +923,6 @@ impl Memory {
         source_path: &str,
         source: &mut dyn FnMut(&mut dyn FnMut(MemoryRecord) -> Result<()>) -> Result<()>,
     ) -> Result<ImportReport> {
-        const LISTED: usize = 1000;
         let _lock = self.ledger_lock()?;
         self.reconcile_locked()?;
         // A bigger page cache for the bulk insert (FTS5 segment merges).
@@ -931,49 +930,18 @@ impl Memory {
         let tx = self.begin()?;
         let ltm = self.ltm();
         let before = ltm.max_rid()?;
-        let mut digest = BatchDigest::default();
-        let mut listed: Vec<LedgerRecordRef> = Vec::new();
+        let mut batch = ImportBatch::default();
         let mut imported = 0;
-        let mut ids = Vec::new();
         source(&mut |r| {
-            let d = ltm::record_digest(&r);
-            if digest.count < LISTED {
-                listed.push(LedgerRecordRef {
-                    id: r.id.clone(),
-                    digest: d.clone(),
-                    user: None,
-                });
-                ids.push(r.id.clone());
-            }
-            digest.add(&r.id, &d);
+            batch.add(&r);
             if ltm.insert_row(&r)? {
                 imported += 1;
             }
             Ok(())
         })?;
-        if digest.count == 0 {
-            return Err(Error::invalid(format!(
-                "nothing to import from {source_path}"
-            )));
-        }
-        let count = digest.count;
-        if count > LISTED {
-            listed.clear();
-            ids.clear();
-        }
+        let (entry, count, ids) =
+            batch.finish(clock::rfc3339(self.now()?), actor, user, source_path)?;
         ltm.index_after(before)?;
-        let entry = LedgerEntry {
-            source_path: Some(source_path.to_string()),
-            ..LedgerEntry::batch(
-                "import",
-                clock::rfc3339(self.now()?),
-                actor,
-                user.to_string(),
-                listed,
-                count,
-                digest.finish(),
-            )
-        };
         let seq = self.append_ledger(&entry)?;
         mark_seen(&tx, seq, "import", true)?;
         tx.commit()?;
@@ -1114,5 +1082,67 @@ impl BatchDigest {
     pub(crate) fn finish(self) -> String {
         use sha2::Digest;
         hex::encode(self.hasher.finalize())
+    }
+}
+
+/// An admin import batch as it is read, on either backend: the digest over every record and
+/// the ids and digests its ledger record lists (the first [`ImportBatch::LISTED`], none when
+/// the batch has more).
+#[derive(Default)]
+pub(crate) struct ImportBatch {
+    digest: BatchDigest,
+    listed: Vec<LedgerRecordRef>,
+    ids: Vec<String>,
+}
+
+impl ImportBatch {
+    /// Import batches list their records in the ledger up to this many.
+    const LISTED: usize = 1000;
+
+    pub(crate) fn add(&mut self, r: &MemoryRecord) {
+        let d = ltm::record_digest(r);
+        if self.digest.count < Self::LISTED {
+            self.listed.push(LedgerRecordRef {
+                id: r.id.clone(),
+                digest: d.clone(),
+                user: None,
+            });
+            self.ids.push(r.id.clone());
+        }
+        self.digest.add(&r.id, &d);
+    }
+
+    /// The batch's `import` ledger entry, its count and the ids its report lists; a batch of
+    /// no record is `invalid.request`.
+    pub(crate) fn finish(
+        mut self,
+        ts: String,
+        actor: &str,
+        user: &str,
+        source_path: &str,
+    ) -> Result<(LedgerEntry, usize, Vec<String>)> {
+        let count = self.digest.count;
+        if count == 0 {
+            return Err(Error::invalid(format!(
+                "nothing to import from {source_path}"
+            )));
+        }
+        if count > Self::LISTED {
+            self.listed.clear();
+            self.ids.clear();
+        }
+        let entry = LedgerEntry {
+            source_path: Some(source_path.to_string()),
+            ..LedgerEntry::batch(
+                "import",
+                ts,
+                actor,
+                user.to_string(),
+                self.listed,
+                count,
+                self.digest.finish(),
+            )
+        };
+        Ok((entry, count, self.ids))
     }
 }

@@ -14,15 +14,12 @@
 //!   nodes collecting at once give one ledger record per record removed: the second waits on
 //!   the rows' locks and then finds them gone.
 
-use super::candidates::{BatchDigest, ImportReport};
+use super::candidates::{ImportBatch, ImportReport};
 use super::{Memory, ltm};
 use crate::clock;
 use crate::contracts::{LedgerEntry, LedgerRecordRef, MemoryRecord};
 use crate::db::Database;
-use crate::error::{Error, Result};
-
-/// Import batches list their records in the ledger up to this many.
-const LISTED: usize = 1000;
+use crate::error::Result;
 
 impl Memory {
     /// [`Memory::import_stream`] on the shared store, without the embedding after it.
@@ -37,48 +34,17 @@ impl Memory {
     ) -> Result<ImportReport> {
         let keys = crate::chain::Keyring::open(self.home()?.root())?;
         db.transaction(|tx| {
-            let mut digest = BatchDigest::default();
-            let mut listed: Vec<LedgerRecordRef> = Vec::new();
-            let mut ids = Vec::new();
+            let mut batch = ImportBatch::default();
             let mut imported = 0;
             source(&mut |r| {
-                let d = ltm::record_digest(&r);
-                if digest.count < LISTED {
-                    listed.push(LedgerRecordRef {
-                        id: r.id.clone(),
-                        digest: d.clone(),
-                        user: None,
-                    });
-                    ids.push(r.id.clone());
-                }
-                digest.add(&r.id, &d);
+                batch.add(&r);
                 if !stored_under_legacy_id(db, tx, &r)? && super::pg::insert_record(db, tx, &r)? {
                     imported += 1;
                 }
                 Ok(())
             })?;
-            let count = digest.count;
-            if count == 0 {
-                return Err(Error::invalid(format!(
-                    "nothing to import from {source_path}"
-                )));
-            }
-            if count > LISTED {
-                listed.clear();
-                ids.clear();
-            }
-            let entry = LedgerEntry {
-                source_path: Some(source_path.to_string()),
-                ..LedgerEntry::batch(
-                    "import",
-                    clock::rfc3339(self.now()?),
-                    actor,
-                    user.to_string(),
-                    listed,
-                    count,
-                    digest.finish(),
-                )
-            };
+            let (entry, count, ids) =
+                batch.finish(clock::rfc3339(self.now()?), actor, user, source_path)?;
             let seq = super::pg::append_ledger(db, tx, &keys, self.ledger_map(&entry)?)?;
             Ok(ImportReport {
                 ledger_seq: seq,
