@@ -9,9 +9,11 @@ use crate::error::Result;
 pub enum Args {
     /// Print which store this home uses and, for the database, whether it is reachable
     ///
-    /// JSON {backend: "postgres"|"embedded", url?, host?, reachable, schema_version?,
-    /// latest_version, error?}; the URL's password is blanked. Applies no migration. A database
-    /// that cannot be reached is still reported, then upstream.error (exit 6) naming the host.
+    /// JSON {backend: "postgres"|"embedded", url?, host?, sslmode?, tls?, reachable,
+    /// schema_version?, latest_version, error?}; the URL's password is blanked; sslmode is the
+    /// mode asked for (prefer when the URL names none), tls whether the connection is encrypted.
+    /// Applies no migration. A database that cannot be reached is still reported, then
+    /// upstream.error (exit 6) naming the host (and saying so when TLS failed).
     Status,
     /// Apply the schema migrations this bob knows to the database (each exactly once, under an
     /// advisory lock, so nodes may run it at the same time)

@@ -12,15 +12,16 @@
 //!   dbname, `sslmode`). Anything else is `invalid.request` naming the setting. A password
 //!   written `secret:NAME` is read from the home's secret store when connecting, so the
 //!   password itself sits in no config file. [`DbUrl::shown`] is the URL with every password
-//!   blanked (`***`): the only form bob ever prints or records. TLS is not built in yet:
-//!   `sslmode=require` is refused (use a unix socket, a private network or a tunnel).
+//!   blanked (`***`): the only form bob ever prints or records. `sslmode` and `sslrootcert`
+//!   choose TLS as in libpq ([`tls`]: `prefer` by default; never over a unix socket).
 //! * **Connecting.** [`Database::connect`] connects once per process (with a 10 s connect
 //!   timeout) and brings the schema up to date. A one-shot command uses one connection; a
 //!   long-running process that calls the stores from several threads (`bob serve`) raises
 //!   [`set_pool_size`], and each call then takes a free connection of that many, opened as
 //!   they are first needed (a call finding them all busy waits for one). Any failure to reach or talk to the server
 //!   (refused, unknown host, authentication, a missing database, a dropped connection) is
-//!   `upstream.error` (exit 6) naming the host, never a panic. A connection found closed is
+//!   `upstream.error` (exit 6) naming the host, never a panic (a failed TLS negotiation says
+//!   so, with the mode and why). A connection found closed is
 //!   opened again on the next call; a transaction cut off by a dropped connection is rolled
 //!   back whole by the server.
 //! * **Migrations.** [`MIGRATIONS`] are numbered; [`Database::migrate`] applies the missing
@@ -29,6 +30,7 @@
 //!   knows is refused (`conflict`): an older node never writes into a newer schema.
 
 mod migrations;
+pub mod tls;
 
 pub use migrations::MIGRATIONS;
 
@@ -56,6 +58,9 @@ pub struct DbUrl {
     shown: String,
     host: String,
     password_ref: Option<String>,
+    tls: tls::TlsSettings,
+    /// Whether a host of the URL is reached over TCP (a unix socket never uses TLS).
+    over_tcp: bool,
 }
 
 impl std::fmt::Debug for DbUrl {
@@ -81,13 +86,24 @@ impl DbUrl {
             )));
         }
         let shown = blank_password(&url);
-        let config = postgres::Config::from_str(&query_host_wins(text, &url)).map_err(bad_url)?;
-        if matches!(config.get_ssl_mode(), postgres::config::SslMode::Require) {
-            return Err(bad_url(
-                "sslmode=require is not supported by this build (TLS is not built in); \
-                 connect over a unix socket or a private network, or use sslmode=disable",
-            ));
-        }
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        let tls = tls::TlsSettings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .map_err(bad_url)?;
+        // The TLS keys are read here, not by the client (which knows fewer modes).
+        let text = without_query_keys(&query_host_wins(text, &url), &tls::KEYS);
+        let mut config = postgres::Config::from_str(&text).map_err(bad_url)?;
+        let over_tcp = config
+            .get_hosts()
+            .iter()
+            .any(|h| matches!(h, postgres::config::Host::Tcp(_)));
+        config.ssl_mode(if over_tcp {
+            tls.client_mode()
+        } else {
+            postgres::config::SslMode::Disable
+        });
         let host = match (config.get_hosts().first(), config.get_ports().first()) {
             (None, _) => {
                 return Err(bad_url(
@@ -110,7 +126,14 @@ impl DbUrl {
             shown,
             host,
             password_ref,
+            tls,
+            over_tcp,
         })
+    }
+
+    /// The `sslmode` asked for (`prefer` when the URL names none).
+    pub fn ssl_mode(&self) -> tls::SslMode {
+        self.tls.mode()
     }
 
     /// The URL with every password blanked: the only form bob prints.
@@ -162,6 +185,22 @@ fn query_host_wins(text: &str, url: &url::Url) -> String {
     format!("{scheme}://{user}{at}{tail}")
 }
 
+/// `text` without the query pairs named `keys`.
+fn without_query_keys(text: &str, keys: &[&str]) -> String {
+    let Some((head, query)) = text.split_once('?') else {
+        return text.to_string();
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !keys.contains(&pair.split_once('=').map_or(*pair, |(k, _)| k)))
+        .collect();
+    if kept.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head}?{}", kept.join("&"))
+    }
+}
+
 /// `text` with its password blanked, for `bob config show`: the URL with `***` for the
 /// password when it parses as a URL, else `***` whole (a malformed value may hold anything).
 pub fn shown_url(text: &str) -> String {
@@ -209,6 +248,8 @@ pub fn set_pool_size(n: usize) {
 pub struct Database {
     url: DbUrl,
     config: postgres::Config,
+    /// The TLS connector (`None`: plain connections only, `sslmode=disable` or unix sockets).
+    tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,
     slots: Vec<Mutex<Option<postgres::Client>>>,
     /// Where a call that finds every connection busy waits next (round robin).
     next: AtomicUsize,
@@ -248,9 +289,14 @@ impl Database {
             config.password(password);
         }
         config.connect_timeout(CONNECT_TIMEOUT);
+        let tls = match url.over_tcp {
+            true => url.tls.connector(SETTING)?,
+            false => None,
+        };
         let db = Database {
             url,
             config,
+            tls,
             slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
             borrows_from: None,
@@ -266,6 +312,7 @@ impl Database {
         Database {
             url: main.url.clone(),
             config: main.config.clone(),
+            tls: main.tls.clone(),
             slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
             borrows_from: Some(main),
@@ -314,13 +361,43 @@ impl Database {
         };
         if guard.as_ref().is_none_or(|c| c.is_closed()) {
             *guard = None;
-            let client = self
-                .config
-                .connect(postgres::NoTls)
-                .map_err(|e| self.error(e))?;
-            *guard = Some(client);
+            *guard = Some(self.new_client()?);
         }
         Ok(guard)
+    }
+
+    /// A new connection, with TLS as the URL asks. Under `prefer`, a failed handshake is tried
+    /// again without TLS, as libpq does.
+    fn new_client(&self) -> Result<postgres::Client> {
+        let Some(tls) = &self.tls else {
+            return self
+                .config
+                .connect(postgres::NoTls)
+                .map_err(|e| self.error(e));
+        };
+        match self.config.connect(tls.clone()) {
+            Err(e)
+                if self.url.tls.mode() == tls::SslMode::Prefer
+                    && tls::is_tls_failure(&e).is_some() =>
+            {
+                let mut plain = self.config.clone();
+                plain.ssl_mode(postgres::config::SslMode::Disable);
+                plain.connect(postgres::NoTls).map_err(|e| self.error(e))
+            }
+            other => other.map_err(|e| self.error(e)),
+        }
+    }
+
+    /// Whether this process's connection to the server is encrypted (`None` when the server
+    /// cannot say: it has no `pg_stat_ssl`).
+    pub fn encrypted(&self) -> Option<bool> {
+        self.with(|c| c.simple_query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"))
+            .ok()?
+            .iter()
+            .find_map(|m| match m {
+                postgres::SimpleQueryMessage::Row(r) => r.get(0).map(|v| v == "t"),
+                _ => None,
+            })
     }
 
     /// Runs `f` on the connection; a PostgreSQL error is mapped by [`Database::error`].
@@ -475,6 +552,17 @@ fn schema_version_tx(
 
 fn map_error(url: &DbUrl, e: postgres::Error) -> Error {
     let host = url.host().to_string();
+    if let Some(why) = tls::is_tls_failure(&e) {
+        let mode = url.ssl_mode().name();
+        return Error::new(
+            Code::UpstreamError,
+            format!("database at {host}: TLS failed (sslmode={mode}): {why}"),
+        )
+        .with("host", host)
+        .with("url", url.shown().to_string())
+        .with("sslmode", mode)
+        .with("tls", true);
+    }
     let Some(db) = e.as_db_error() else {
         // No answer from the server: refused, unreachable, timed out, closed mid-way.
         return Error::new(
@@ -599,6 +687,12 @@ pub struct Status {
     /// The server: `host:port` or the unix-socket directory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// The `sslmode` asked for (`prefer` when the URL names none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sslmode: Option<&'static str>,
+    /// Whether the connection is encrypted (absent when unreachable or the server cannot say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls: Option<bool>,
     pub reachable: bool,
     /// The schema version the database is at (0: not migrated yet); absent when unreachable.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -629,6 +723,8 @@ pub fn status() -> Result<(Status, Option<Error>)> {
             backend: "embedded",
             url: None,
             host: None,
+            sslmode: None,
+            tls: None,
             reachable: false,
             schema_version: None,
             latest_version: latest,
@@ -640,15 +736,18 @@ pub fn status() -> Result<(Status, Option<Error>)> {
         backend: "postgres",
         url: Some(url.shown().to_string()),
         host: Some(url.host().to_string()),
+        sslmode: Some(url.ssl_mode().name()),
+        tls: None,
         reachable: false,
         schema_version: None,
         latest_version: latest,
         error: None,
     };
-    match Database::open(url, home).and_then(|db| db.schema_version()) {
-        Ok(v) => {
+    match Database::open(url, home).and_then(|db| Ok((db.schema_version()?, db.encrypted()))) {
+        Ok((v, encrypted)) => {
             status.reachable = true;
             status.schema_version = Some(v);
+            status.tls = encrypted;
             Ok((status, None))
         }
         Err(e) => {
@@ -707,5 +806,25 @@ mod tests {
         assert_eq!(u.host(), "db:5433");
         let u = DbUrl::parse("postgresql://bob@db/bob").unwrap();
         assert_eq!(u.host(), "db:5432");
+    }
+
+    #[test]
+    fn the_tls_keys_are_read_by_bob_and_the_rest_by_the_client() {
+        let u = DbUrl::parse(
+            "postgresql://bob@db:5433/bob?sslmode=verify-full&sslrootcert=/etc/ca.pem&application_name=x",
+        )
+        .unwrap();
+        assert_eq!(u.ssl_mode(), tls::SslMode::VerifyFull);
+        assert_eq!(u.config.get_application_name(), Some("x"));
+        assert_eq!(u.config.get_ssl_mode(), postgres::config::SslMode::Require);
+        // Over a unix socket no TLS is negotiated, whatever the mode.
+        let u = DbUrl::parse("postgresql:///bob?host=/run/pg&sslmode=require").unwrap();
+        assert_eq!(u.ssl_mode(), tls::SslMode::Require);
+        assert_eq!(u.config.get_ssl_mode(), postgres::config::SslMode::Disable);
+        assert!(DbUrl::parse("postgresql://db/bob?sslmode=allow").is_err());
+        assert_eq!(
+            without_query_keys("postgres://h/d?sslmode=require", &tls::KEYS),
+            "postgres://h/d"
+        );
     }
 }

@@ -57,6 +57,7 @@ mod shared_memory_io;
 mod shared_records;
 mod shared_secrets;
 mod shared_store;
+mod shared_tls;
 mod shared_vectors;
 mod spine;
 mod state;

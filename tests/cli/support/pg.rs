@@ -10,6 +10,12 @@
 //!
 //! Roles: `bob` (superuser, trusted on the socket) and `pwuser` (superuser, password
 //! [`PASSWORD`], scram-sha-256), for tests of password handling.
+//!
+//! Two more clusters are started only by the tests that ask for them, since they listen on
+//! TCP (a free port of `localhost`, trusted from loopback): [`tls_cluster`] with `ssl=on` and a
+//! certificate for `localhost` signed by a CA made for the test process (rcgen; its PEM is
+//! [`Cluster::ca_file`], and [`Cluster::other_ca_file`] is a CA that signed nothing), and
+//! [`plain_tcp_cluster`] with `ssl=off`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,8 +26,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub const PASSWORD: &str = "pw-Zq8rT4kL";
 
 pub struct Cluster {
-    /// The directory holding the unix socket (`.s.PGSQL.5432`).
+    /// The directory holding the unix socket (`.s.PGSQL.<port>`).
     pub socket_dir: PathBuf,
+    /// Its port: 5432 for the unix-only cluster, a free TCP port for the others.
+    pub port: u16,
+    /// The TLS cluster's CA (PEM), which signed its certificate for `localhost`.
+    pub ca_file: Option<PathBuf>,
+    /// A CA (PEM) that signed nothing this cluster holds.
+    pub other_ca_file: Option<PathBuf>,
     /// Outlives this process on purpose: it removes the cluster after the process is gone.
     _watchdog: std::process::Child,
 }
@@ -66,7 +78,75 @@ fn run(mut c: Command, what: &str) {
     );
 }
 
-fn start() -> Option<Cluster> {
+/// How a cluster listens besides its unix socket: on `localhost` at a free port, with TLS or
+/// without.
+#[derive(Clone, Copy)]
+enum Tcp {
+    None,
+    Plain,
+    Tls,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+fn chown_to_owner(path: &Path) {
+    if is_root() {
+        let mut c = Command::new("chown");
+        c.arg("nobody:").arg(path);
+        run(c, "chown to the cluster's owner");
+    }
+}
+
+/// A CA (its certificate's PEM and its issuer) made for this test process.
+fn make_ca(name: &str) -> (String, rcgen::Issuer<'static, rcgen::KeyPair>) {
+    let key = rcgen::KeyPair::generate().expect("CA key");
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, name);
+    params.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::CrlSign,
+    ];
+    let pem = params.self_signed(&key).expect("CA certificate").pem();
+    (pem, rcgen::Issuer::new(params, key))
+}
+
+/// Writes the TLS cluster's files into `base`: `server.crt` and `server.key` (for `localhost`
+/// only, signed by `ca.pem`) and `other-ca.pem`; returns the server's `-c` options.
+fn make_certificates(base: &Path) -> String {
+    let (ca_pem, ca) = make_ca("bob test CA");
+    let (other_pem, _) = make_ca("bob other CA");
+    let key = rcgen::KeyPair::generate().expect("server key");
+    let mut params =
+        rcgen::CertificateParams::new(vec!["localhost".to_string()]).expect("server params");
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "localhost");
+    let cert = params.signed_by(&key, &ca).expect("server certificate");
+    let (crt, key_file) = (base.join("server.crt"), base.join("server.key"));
+    std::fs::write(&crt, cert.pem()).unwrap();
+    std::fs::write(&key_file, key.serialize_pem()).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    chown_to_owner(&crt);
+    chown_to_owner(&key_file);
+    std::fs::write(base.join("ca.pem"), ca_pem).unwrap();
+    std::fs::write(base.join("other-ca.pem"), other_pem).unwrap();
+    format!(
+        " -c ssl=on -c ssl_cert_file='{}' -c ssl_key_file='{}'",
+        crt.display(),
+        key_file.display()
+    )
+}
+
+fn start(tcp: Tcp) -> Option<Cluster> {
     let Some(bin) = bin_dir() else {
         let msg = "PostgreSQL (initdb) is not installed: the shared-store tests need Debian's \
                    postgresql package (.ci/run installs it)";
@@ -101,7 +181,26 @@ fn start() -> Option<Cluster> {
     // pwuser signs in with a password; everyone else is trusted on the socket.
     let hba = data.join("pg_hba.conf");
     let rules = std::fs::read_to_string(&hba).unwrap();
-    std::fs::write(&hba, format!("local all pwuser scram-sha-256\n{rules}")).unwrap();
+    let loopback = match tcp {
+        Tcp::None => "",
+        Tcp::Plain | Tcp::Tls => "host all bob 127.0.0.1/32 trust\nhost all bob ::1/128 trust\n",
+    };
+    std::fs::write(
+        &hba,
+        format!("local all pwuser scram-sha-256\n{loopback}{rules}"),
+    )
+    .unwrap();
+    let (port, listen) = match tcp {
+        Tcp::None => (5432, "-c listen_addresses=''".to_string()),
+        Tcp::Plain | Tcp::Tls => {
+            let port = free_port();
+            (port, format!("-c listen_addresses=localhost -p {port}"))
+        }
+    };
+    let ssl = match tcp {
+        Tcp::Tls => make_certificates(&base),
+        Tcp::None | Tcp::Plain => String::new(),
+    };
     let mut c = as_owner(&bin.join("pg_ctl"));
     c.arg("-D")
         .arg(&data)
@@ -109,8 +208,8 @@ fn start() -> Option<Cluster> {
         .arg(base.join("log"))
         .arg("-o")
         .arg(format!(
-            "-k {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off \
-             -c full_page_writes=off -c max_connections=200",
+            "-k {} {listen} -c fsync=off -c synchronous_commit=off \
+             -c full_page_writes=off -c max_connections=200{ssl}",
             base.display()
         ))
         .args(["-w", "-t", "60", "start"]);
@@ -134,8 +233,12 @@ fn start() -> Option<Cluster> {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn the cluster's watchdog");
+    let tls = matches!(tcp, Tcp::Tls);
     let cluster = Cluster {
+        ca_file: tls.then(|| base.join("ca.pem")),
+        other_ca_file: tls.then(|| base.join("other-ca.pem")),
         socket_dir: base,
+        port,
         _watchdog: watchdog,
     };
     let mut admin = cluster.client("postgres", "bob");
@@ -152,6 +255,7 @@ impl Cluster {
     pub fn client(&self, dbname: &str, user: &str) -> postgres::Client {
         postgres::Config::new()
             .host_path(&self.socket_dir)
+            .port(self.port)
             .user(user)
             .dbname(dbname)
             .connect(postgres::NoTls)
@@ -163,7 +267,20 @@ impl Cluster {
 /// installed and not required.
 pub fn cluster() -> Option<&'static Cluster> {
     static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
-    CLUSTER.get_or_init(start).as_ref()
+    CLUSTER.get_or_init(|| start(Tcp::None)).as_ref()
+}
+
+/// A cluster of this test process listening on `localhost` over TCP with `ssl=on` (see the
+/// module docs), started on first use.
+pub fn tls_cluster() -> Option<&'static Cluster> {
+    static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
+    CLUSTER.get_or_init(|| start(Tcp::Tls)).as_ref()
+}
+
+/// A cluster of this test process listening on `localhost` over TCP with `ssl=off`.
+pub fn plain_tcp_cluster() -> Option<&'static Cluster> {
+    static CLUSTER: OnceLock<Option<Cluster>> = OnceLock::new();
+    CLUSTER.get_or_init(|| start(Tcp::Plain)).as_ref()
 }
 
 /// A database of its own for one test.
@@ -206,16 +323,34 @@ impl TestDb {
     pub fn socket_dir(&self) -> &Path {
         &self.cluster.socket_dir
     }
+
+    /// Its URL over TCP to `host` (`localhost`, `127.0.0.1`) at the cluster's port, as `bob`,
+    /// with `query` (e.g. `sslmode=verify-full&sslrootcert=…`; empty: none).
+    pub fn tcp_url(&self, host: &str, query: &str) -> String {
+        let mut url = format!(
+            "postgresql://bob@{host}:{}/{}",
+            self.cluster.port, self.name
+        );
+        if !query.is_empty() {
+            url.push('?');
+            url.push_str(query);
+        }
+        url
+    }
 }
 
 /// A fresh, empty database in the cluster of this test process (see the module docs).
 pub fn fresh_database() -> Option<TestDb> {
+    Some(fresh_database_in(cluster()?))
+}
+
+/// A fresh, empty database in `cluster`.
+pub fn fresh_database_in(cluster: &'static Cluster) -> TestDb {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let cluster = cluster()?;
     let name = format!("t{}", NEXT.fetch_add(1, Ordering::SeqCst));
     cluster
         .client("postgres", "bob")
         .batch_execute(&format!("CREATE DATABASE {name}"))
         .unwrap();
-    Some(TestDb { name, cluster })
+    TestDb { name, cluster }
 }
