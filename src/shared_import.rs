@@ -5,8 +5,9 @@
 //! * **What is copied.** Every long-term memory, candidate (with its status), approval-ledger
 //!   record, audit event ([`audit`]), session checkpoint, turn record and short-term memory
 //!   entry ([`records`]), scheduler job ([`jobs`]), run and chat session of its `bob serve`
-//!   ([`runs`]) and secret ([`secrets`]) of the home at `--from`, read without writing to it
-//!   (its SQLite files are opened read-only). Serve tokens are not copied (make new ones).
+//!   ([`runs`]), secret ([`secrets`]), serve token ([`tokens`]) and memory vector
+//!   ([`vectors`]) of the home at `--from`, read without writing to it (its SQLite files are
+//!   opened read-only).
 //! * **All or nothing.** Everything is read and checked first, then written in one
 //!   transaction (the large stores with multi-row statements): an error (the database
 //!   unreachable, a ledger that does not fit, a run still running in the home) leaves the
@@ -28,6 +29,8 @@ mod jobs;
 mod records;
 mod runs;
 mod secrets;
+mod tokens;
+mod vectors;
 
 use crate::db::Database;
 use crate::error::{Error, Result};
@@ -69,7 +72,12 @@ pub struct Imported {
     pub chat_sessions: Counts,
     /// The secrets, sealed again with this node's key ([`secrets`]).
     pub secrets: Counts,
-    /// Stores of the home that do not live in the shared database yet and were not copied.
+    /// The tokens of its `bob serve` ([`tokens`]).
+    pub serve_tokens: Counts,
+    /// The vectors of its long-term records ([`vectors`]).
+    pub vectors: Counts,
+    /// Stores of the home that do not live in the shared database yet and were not copied
+    /// (none now; kept so a reader of the output can rely on it).
     pub not_copied: Vec<&'static str>,
 }
 
@@ -125,6 +133,8 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
     let jobs = jobs::read(from)?;
     let queue = runs::read(from)?;
     let secrets = secrets::read(from, current)?;
+    let tokens = tokens::read(from)?;
+    let vectors = vectors::read(from)?;
     let mut out = Imported {
         from: root.display().to_string(),
         url: db.url().shown().to_string(),
@@ -139,7 +149,9 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         runs: Counts::default(),
         chat_sessions: Counts::default(),
         secrets: Counts::default(),
-        not_copied: vec!["serve tokens"],
+        serve_tokens: Counts::default(),
+        vectors: Counts::default(),
+        not_copied: Vec::new(),
     };
     db.transaction(|tx| {
         copy_ledger(db, tx, &source.ledger, &mut out.ledger)?;
@@ -149,17 +161,24 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         jobs::copy(db, tx, &jobs, &mut out.jobs)?;
         runs::copy(db, tx, &queue, &mut out.runs, &mut out.chat_sessions)?;
         secrets::copy(db, tx, current, &secrets, &mut out.secrets)?;
+        tokens::copy(db, tx, &tokens, &mut out.serve_tokens)?;
+        let mut differing_records = std::collections::HashSet::new();
         for text in &source.records {
             let r: crate::contracts::MemoryRecord = serde_json::from_str(text)
                 .map_err(|e| Error::internal(format!("memory record of {}: {e}", root.display())))?;
             let inserted = crate::memory::pg::insert_record(db, tx, &r)?;
+            let before = out.memories.differing;
             tally(&mut out.memories, inserted, || {
                 let row = tx
                     .query_one("SELECT record FROM memory_records WHERE id = $1", &[&r.id])
                     .map_err(|e| db.error(e))?;
                 Ok(same_json(row.get(0), text))
             })?;
+            if out.memories.differing > before {
+                differing_records.insert(r.id.clone());
+            }
         }
+        vectors::copy(db, tx, &vectors, &differing_records, &mut out.vectors)?;
         for c in &source.candidates {
             let n = tx
                 .execute(

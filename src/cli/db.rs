@@ -23,11 +23,13 @@ pub enum Args {
     /// database.url is unset; upstream.error (exit 6) when the database cannot be reached.
     Migrate,
     /// Copy an embedded home's stores into the database: memories, candidates, approval
-    /// ledger, audit events, checkpoints, turn records, STM, jobs, serve runs and secrets
+    /// ledger, audit events, checkpoints, turn records, STM, jobs, serve runs, secrets, serve
+    /// tokens and memory vectors
     ///
     /// JSON {from, url, memories, candidates, ledger, checkpoints, audit, turn_records, stm,
-    /// jobs, runs, chat_sessions, secrets: {copied, unchanged, differing}, not_copied:
-    /// [STORE…]}. All in one transaction; the home is only read. A row already in the database
+    /// jobs, runs, chat_sessions, secrets, serve_tokens, vectors: {copied, unchanged,
+    /// differing}, not_copied: []}. Vectors keep their model: with the same model configured,
+    /// semantic queries find the copied records without a reindex. All in one transaction; the home is only read. A row already in the database
     /// is left as it is (differing: the database holds another version), so a second run
     /// copies nothing. The home's ledger records are copied as they are: where the database's
     /// ledger and the home's overlap they must be the same records, and they must be keyed

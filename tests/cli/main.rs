@@ -52,6 +52,7 @@ mod settings;
 mod shared_anchor;
 mod shared_audit;
 mod shared_import;
+mod shared_import_vectors;
 mod shared_memory;
 mod shared_memory_io;
 mod shared_records;
