@@ -242,6 +242,9 @@ pub struct Search {
     /// "a card" (no stated quality, not "up to"): as many as asked must be found while the
     /// library has them (CR 701.23b frees only searches for cards with a stated quality).
     pub must: bool,
+    /// Only instant and sorcery cards of this mana value (CR 202.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spell_mana_value: Option<u8>,
 }
 
 /// Where a search puts the cards it finds.
@@ -270,6 +273,8 @@ pub enum Cond {
     },
     /// "if you control another <creature type>" (CR 205.3m).
     ControlAnother(&'static str),
+    /// "if it was kicked" (CR 702.33d): the source was cast with its kicker paid.
+    Kicked,
 }
 
 fn cond(c: &Condition) -> Option<Cond> {
@@ -286,7 +291,7 @@ fn cond(c: &Condition) -> Option<Cond> {
         Condition::ControlAnother(t) => {
             Cond::ControlAnother(super::compile::types::creature_type(t)?)
         }
-        Condition::Kicked => return None,
+        Condition::Kicked => Cond::Kicked,
     })
 }
 
@@ -422,6 +427,11 @@ pub struct Lowered {
     pub ward: u8,
     /// "This spell can't be countered" (CR 101.2).
     pub uncounterable: bool,
+    /// "Kicker {cost}" (CR 702.33a): an optional additional cost paid as it is cast.
+    pub kicker: Option<ManaCost>,
+    /// What a kicked instant or sorcery does instead of [`Lowered::effects`] (CR 702.33d);
+    /// empty if kicking changes nothing it does.
+    pub kicked_effects: Vec<Effect>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -470,6 +480,12 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 out.ability_keywords.push("Flashback");
                 true
             }
+            Ability::Keyword(Keyword::Kicker(cost)) if out.kicker.is_none() => {
+                out.kicker = Some(*cost);
+                out.ability_keywords.push("Kicker");
+                true
+            }
+            Ability::Spell(es) if spell && kicker::is_kicked(es) => kicker::spell(es, &mut out),
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),
             Ability::Spell(es) if spell => match modal(es, |m| spell_effects(m, &mut out.tokens)) {
                 Some(v) => {
@@ -869,6 +885,10 @@ fn search(what: SearchFor, count: u8, up_to: bool, to: SearchTo, optional: bool)
             SearchTo::TopOfLibrary => Found::Top,
         },
         optional,
+        spell_mana_value: match what {
+            SearchFor::InstantOrSorceryWithManaValue(n) => Some(n),
+            _ => None,
+        },
     }))
 }
 
@@ -969,6 +989,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     decision_last(v)
 }
 
+mod kicker;
 mod spells;
 mod tokens;
 

@@ -435,6 +435,10 @@ pub struct State {
     /// What happened this turn that intervening-if conditions ask about (CR 603.4).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub this_turn: ThisTurn,
+    /// Spells cast with their kicker paid (CR 702.33), and the permanents they became: an
+    /// object leaves the list as it leaves the stack or the battlefield.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kicked: Vec<Id>,
 }
 
 /// What happened so far this turn, for conditions such as raid and morbid; cleared as a turn

@@ -253,6 +253,12 @@ pub enum Effect {
     /// 111.10a: "create N Treasure tokens" (colorless Treasure artifacts with "{T}, Sacrifice
     /// this token: Add one mana of any color.").
     Treasure(u8),
+    /// 702.33d / 608.2c: "<effects>. If this spell was kicked, <kicked> instead.": a kicked
+    /// spell does `kicked` in place of `normal`.
+    Kicked {
+        normal: Vec<Effect>,
+        kicked: Vec<Effect>,
+    },
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -273,6 +279,8 @@ pub enum SearchFor {
     BasicLand,
     /// "a card".
     AnyCard,
+    /// "an instant or sorcery card with mana value N" (CR 202.3).
+    InstantOrSorceryWithManaValue(u8),
 }
 
 /// Where the found cards go.
@@ -579,6 +587,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::TargetControllerCreates(_) => "tokens for the target's controller",
         Effect::DoubleCounters(_) => "double counters",
         Effect::Treasure(_) => "treasure",
+        Effect::Kicked { .. } => "kicked instead",
     }
 }
 

@@ -321,7 +321,11 @@ fn search(r: &str, optional: bool) -> Option<Effect> {
     let what = match noun {
         "basic land card" | "basic land cards" => SearchFor::BasicLand,
         "card" | "cards" => SearchFor::AnyCard,
-        _ => return None,
+        n => {
+            let mv = n.strip_prefix("instant or sorcery card with mana value ")?;
+            (count == 1).then_some(())?;
+            SearchFor::InstantOrSorceryWithManaValue(mv.parse().ok()?)
+        }
     };
     let rest = rest.strip_prefix("reveal it, ").unwrap_or(rest);
     if rest == "then shuffle and put that card on top" {

@@ -17,6 +17,7 @@
 pub mod ast;
 mod costs;
 mod effects;
+mod kicker;
 mod triggers;
 pub(crate) mod types;
 
@@ -182,6 +183,10 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
         // CR 101.2: "this spell can't be countered" is a static on any card.
         if line.trim_end_matches('.') == "~ can't be countered" {
             abilities.push(Ability::Static(Static::CantBeCountered));
+            continue;
+        }
+        if is_spell && let Some(k) = kicker::kicked_instead(line) {
+            spell_effects.push(k.map_err(Unparsed::from)?);
             continue;
         }
         if is_spell {
@@ -706,6 +711,8 @@ fn static_shape(line: &str) -> String {
     )
 }
 
+#[cfg(test)]
+mod round31_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

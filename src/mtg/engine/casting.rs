@@ -248,6 +248,7 @@ impl State {
                 }
             }
         }
+        self.kicked_moves(seat, &avail, &mut v);
         self.activation_moves(seat, &mut v);
         v
     }
@@ -259,6 +260,18 @@ impl State {
         target: Option<Target>,
         tap: Option<&[Id]>,
         mode: Option<u8>,
+    ) -> Result<Vec<Id>, Illegal> {
+        self.validate_cast_paying(id, target, tap, mode, false)
+    }
+
+    /// [`State::validate_cast`], with the kicker cost paid too when `kicked` (CR 702.33a).
+    pub(super) fn validate_cast_paying(
+        &self,
+        id: Id,
+        target: Option<Target>,
+        tap: Option<&[Id]>,
+        mode: Option<u8>,
+        kicked: bool,
     ) -> Result<Vec<Id>, Illegal> {
         let seat = self.priority;
         if !self.valid_id(id) || !self.castable_zone(id) || self.obj(id).owner != seat {
@@ -302,7 +315,7 @@ impl State {
                 }
             }
         }
-        let cost = self.cast_cost(seat, id, target);
+        let cost = self.cast_cost_paying(seat, id, target, kicked);
         match tap {
             None => self.auto_pay(seat, &cost, None).ok_or_else(|| {
                 Illegal(format!(

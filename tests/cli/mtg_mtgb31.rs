@@ -1,0 +1,223 @@
+//! Kicker, searches by mana value and the other spell, cost and zone templates of the second
+//! FDN round through the binary, one `--setup` scenario each, named by the Comprehensive Rules
+//! number it implements: kicker (CR 702.33), a search for an instant or sorcery of a mana value
+//! (CR 701.23, 202.3).
+
+use crate::TestEnv;
+use crate::mtg::{act, decision, events_of, on_battlefield, refused, setup, state};
+use serde_json::{Value, json};
+
+fn cards(name: &str, n: usize) -> Vec<Value> {
+    (0..n).map(|_| json!({"card": name})).collect()
+}
+
+/// A game in p1's first main phase of turn 3: p1's library, hand and battlefield, p2's
+/// library (two Forests) and battlefield, ids in that order.
+fn game(
+    env: &TestEnv,
+    id: &str,
+    library: &[&str],
+    hand: &[&str],
+    mine: Vec<Value>,
+    theirs: Vec<Value>,
+) {
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": library, "hand": hand, "battlefield": mine},
+                    "p2": {"library": ["Forest", "Forest"], "battlefield": theirs}}}),
+    );
+}
+
+/// Passes until the stack is empty or a decision other than priority is asked.
+fn resolve_all(env: &TestEnv, id: &str) -> Vec<Value> {
+    let mut ev = Vec::new();
+    for _ in 0..10 {
+        if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty)
+            || decision(env, id)["kind"] != "priority"
+        {
+            return ev;
+        }
+        ev.extend(events_of(&act(env, id, json!({"type": "pass"}))));
+    }
+    panic!("the stack never emptied: {}", state(env, id));
+}
+
+fn life(env: &TestEnv, id: &str, seat: &str) -> i64 {
+    state(env, id)["players"][seat]["life"].as_i64().unwrap()
+}
+
+/// The cast options the current decision offers for `card`.
+fn cast_options(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
+    decision(env, id)["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["type"] == "cast" && o["card"] == card)
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn cr_702_33_burst_lightning_deals_four_damage_only_when_kicked() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Burst Lightning c3 and c4, Mountains c5-c10.
+    game(
+        &env,
+        "burst",
+        &["Forest", "Forest"],
+        &["Burst Lightning", "Burst Lightning"],
+        cards("Mountain", 6),
+        vec![],
+    );
+    // Both casts are offered, the kicked one with `"kicked": true`.
+    let opts = cast_options(&env, "burst", "c3");
+    assert!(opts.iter().any(|o| o["kicked"] == true), "{opts:?}");
+    assert!(opts.iter().any(|o| o.get("kicked").is_none()), "{opts:?}");
+    act(
+        &env,
+        "burst",
+        json!({"type": "cast", "card": "c3", "targets": ["p2"], "tap": ["c5"]}),
+    );
+    resolve_all(&env, "burst");
+    assert_eq!(life(&env, "burst", "p2"), 18);
+    // The kicker must be paid in full: one Mountain does not pay {R} plus {4}.
+    let e = refused(
+        &env,
+        "burst",
+        json!({"type": "cast", "card": "c4", "targets": ["p2"], "tap": ["c6"], "kicked": true}),
+    );
+    assert!(e.to_string().contains("exactly"), "{e}");
+    act(
+        &env,
+        "burst",
+        json!({"type": "cast", "card": "c4", "targets": ["p2"], "kicked": true}),
+    );
+    let s = state(&env, "burst");
+    assert!(
+        s["battlefield"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["tapped"] == true)
+            .count()
+            == 6,
+        "kicked, it cost five more mana: {s}"
+    );
+    resolve_all(&env, "burst");
+    assert_eq!(life(&env, "burst", "p2"), 14);
+}
+
+#[test]
+fn cr_702_33d_gnarlid_colony_enters_with_counters_only_when_kicked() {
+    let env = TestEnv::new();
+    // p1: hand Gnarlid Colony c3 and c4; Forests c5-c11.
+    game(
+        &env,
+        "gnarlid",
+        &["Forest", "Forest"],
+        &["Gnarlid Colony", "Gnarlid Colony"],
+        cards("Forest", 7),
+        vec![],
+    );
+    act(
+        &env,
+        "gnarlid",
+        json!({"type": "cast", "card": "c3", "kicked": true}),
+    );
+    resolve_all(&env, "gnarlid");
+    act(&env, "gnarlid", json!({"type": "cast", "card": "c4"}));
+    resolve_all(&env, "gnarlid");
+    let s = state(&env, "gnarlid");
+    let kicked = on_battlefield(&s, "c3").unwrap();
+    let plain = on_battlefield(&s, "c4").unwrap();
+    assert_eq!(kicked["counters"], 2, "{kicked}");
+    assert_eq!(kicked["power"], 4, "{kicked}");
+    assert!(
+        kicked.to_string().contains("Trample"),
+        "with a counter it has trample: {kicked}"
+    );
+    assert!(plain["counters"].as_i64().unwrap_or(0) == 0, "{plain}");
+    assert!(!plain.to_string().contains("Trample"), "{plain}");
+    // Kicked is a cast's choice only: a card without kicker refuses it.
+    let env2 = TestEnv::new();
+    game(
+        &env2,
+        "nokick",
+        &["Forest"],
+        &["Grizzly Bears"],
+        cards("Forest", 6),
+        vec![],
+    );
+    let e = refused(
+        &env2,
+        "nokick",
+        json!({"type": "cast", "card": "c2", "kicked": true}),
+    );
+    assert!(e.to_string().contains("no kicker"), "{e}");
+}
+
+#[test]
+fn cr_702_33d_grow_from_the_ashes_kicked_finds_two_basic_lands() {
+    let env = TestEnv::new();
+    // p1: library Forest c1, Plains c2, Grizzly Bears c3; hand Grow from the Ashes c4;
+    // Forests c5-c9.
+    game(
+        &env,
+        "grow",
+        &["Forest", "Plains", "Grizzly Bears"],
+        &["Grow from the Ashes"],
+        cards("Forest", 5),
+        vec![],
+    );
+    act(
+        &env,
+        "grow",
+        json!({"type": "cast", "card": "c4", "kicked": true}),
+    );
+    resolve_all(&env, "grow");
+    let d = env.json(&["mtg", "actions", "--game", "grow", "--as", "p1"], "");
+    assert_eq!(d["kind"], "search", "{d}");
+    assert_eq!(d["options"][0]["count"], 2, "{d}");
+    act(
+        &env,
+        "grow",
+        json!({"type": "search", "cards": ["c1", "c2"]}),
+    );
+    let s = state(&env, "grow");
+    assert!(
+        on_battlefield(&s, "c1").is_some() && on_battlefield(&s, "c2").is_some(),
+        "{s}"
+    );
+}
+
+#[test]
+fn cr_701_23_micromancer_finds_only_an_instant_or_sorcery_of_mana_value_one() {
+    let env = TestEnv::new();
+    // p1: library Shock c1, Essence Scatter c2, Forest c3; hand Micromancer c4; Islands c5-c8.
+    game(
+        &env,
+        "micro",
+        &["Shock", "Essence Scatter", "Forest"],
+        &["Micromancer"],
+        cards("Island", 4),
+        vec![],
+    );
+    act(&env, "micro", json!({"type": "cast", "card": "c4"}));
+    resolve_all(&env, "micro");
+    let d = env.json(&["mtg", "actions", "--game", "micro", "--as", "p1"], "");
+    assert_eq!(d["kind"], "search", "{d}");
+    let from: Vec<&str> = d["options"][0]["choose_from"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["card"].as_str().unwrap())
+        .collect();
+    assert_eq!(from, ["c1"], "{d}");
+    refused(&env, "micro", json!({"type": "search", "cards": ["c2"]}));
+    act(&env, "micro", json!({"type": "search", "cards": ["c1"]}));
+    let s = state(&env, "micro");
+    let hand = s["players"]["p1"]["hand"].to_string();
+    assert!(hand.contains("\"c1\""), "{s}");
+}
