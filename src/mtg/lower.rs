@@ -112,6 +112,9 @@ pub enum TargetKind {
     CreatureCardInYourGraveyard,
     /// "target permanent card from your graveyard".
     PermanentCardInYourGraveyard,
+    /// "target nonland permanent card with mana value N or less from your graveyard" (CR
+    /// 202.3).
+    SmallNonlandPermanentCardInYourGraveyard(u8),
 }
 
 impl TargetKind {
@@ -119,7 +122,9 @@ impl TargetKind {
     pub fn in_graveyard(self) -> bool {
         matches!(
             self,
-            TargetKind::CreatureCardInYourGraveyard | TargetKind::PermanentCardInYourGraveyard
+            TargetKind::CreatureCardInYourGraveyard
+                | TargetKind::PermanentCardInYourGraveyard
+                | TargetKind::SmallNonlandPermanentCardInYourGraveyard(_)
         )
     }
 
@@ -706,6 +711,7 @@ fn creature(s: &S) -> Option<TargetKind> {
                 | TargetKind::ArtifactEnchantmentOrFlyer
                 | TargetKind::CreatureCardInYourGraveyard
                 | TargetKind::PermanentCardInYourGraveyard
+                | TargetKind::SmallNonlandPermanentCardInYourGraveyard(_)
                 | TargetKind::CreatureOrPlaneswalker
         )
     })

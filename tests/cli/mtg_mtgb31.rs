@@ -221,3 +221,56 @@ fn cr_701_23_micromancer_finds_only_an_instant_or_sorcery_of_mana_value_one() {
     let hand = s["players"]["p1"]["hand"].to_string();
     assert!(hand.contains("\"c1\""), "{s}");
 }
+
+#[test]
+fn cr_603_4_sun_blessed_healer_returns_a_small_permanent_only_when_kicked() {
+    let env = TestEnv::new();
+    // p1: library c1-c2; hand Sun-Blessed Healer c3 and c4; graveyard Grizzly Bears c5, Hill
+    // Giant c6, Forest c7; Plains c8-c13.
+    setup(
+        &env,
+        "healer",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"],
+                           "hand": ["Sun-Blessed Healer", "Sun-Blessed Healer"],
+                           "graveyard": ["Grizzly Bears", "Hill Giant", "Forest"],
+                           "battlefield": cards("Plains", 6)},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    act(
+        &env,
+        "healer",
+        json!({"type": "cast", "card": "c3", "kicked": true}),
+    );
+    resolve_all(&env, "healer");
+    // Only the nonland permanent card of mana value 2 or less is a target.
+    let d = decision(&env, "healer");
+    assert_eq!(d["kind"], "choose_target", "{d}");
+    let opts = d["options"].to_string();
+    assert!(
+        opts.contains("c5") && !opts.contains("c6") && !opts.contains("c7"),
+        "{d}"
+    );
+    refused(
+        &env,
+        "healer",
+        json!({"type": "choose_target", "target": "c6"}),
+    );
+    act(
+        &env,
+        "healer",
+        json!({"type": "choose_target", "target": "c5"}),
+    );
+    resolve_all(&env, "healer");
+    let s = state(&env, "healer");
+    assert!(on_battlefield(&s, "c5").is_some(), "{s}");
+    // Not kicked: the enters trigger's condition fails, so it does not trigger at all.
+    act(&env, "healer", json!({"type": "cast", "card": "c4"}));
+    resolve_all(&env, "healer");
+    let d = decision(&env, "healer");
+    assert_eq!(d["kind"], "priority", "{d}");
+    let s = state(&env, "healer");
+    assert!(on_battlefield(&s, "c4").is_some(), "{s}");
+    assert!(s["stack"].as_array().is_none_or(Vec::is_empty), "{s}");
+    assert!(crate::mtg::in_graveyard(&s, "p1", "c6"), "{s}");
+}

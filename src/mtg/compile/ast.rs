@@ -259,6 +259,12 @@ pub enum Effect {
         normal: Vec<Effect>,
         kicked: Vec<Effect>,
     },
+    /// 400.7: "return target nonland permanent card with mana value N or less from your
+    /// graveyard to the battlefield" (`battlefield`) / "… to your hand".
+    ReturnSmallPermanentFromGraveyard {
+        max_mana_value: u8,
+        battlefield: bool,
+    },
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -588,6 +594,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::DoubleCounters(_) => "double counters",
         Effect::Treasure(_) => "treasure",
         Effect::Kicked { .. } => "kicked instead",
+        Effect::ReturnSmallPermanentFromGraveyard { .. } => "return from graveyard",
     }
 }
 

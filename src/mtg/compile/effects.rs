@@ -156,6 +156,18 @@ pub fn effect(s: &str) -> Option<Effect> {
         }
         _ => {}
     }
+    if let Some(r) = s.strip_prefix("return target nonland permanent card with mana value ") {
+        let (n, to) = r.split_once(" or less from your graveyard to ")?;
+        let battlefield = match to {
+            "the battlefield" => true,
+            "your hand" => false,
+            _ => return None,
+        };
+        return Some(Effect::ReturnSmallPermanentFromGraveyard {
+            max_mana_value: n.parse().ok()?,
+            battlefield,
+        });
+    }
     // CR 120: "~ deals N damage to S".
     if let Some(rest) = s.strip_prefix("~ deals ") {
         let (n, to) = rest.split_once(" damage to ")?;

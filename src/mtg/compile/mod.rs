@@ -248,6 +248,11 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
             });
         }
         if let Some(colors) = mana_produced(body) {
+            // The mana ability's form holds {T} only: a cost with mana, life or a sacrifice
+            // beside it ("{1}, {T}: Add {G}") is a template of its own, refused until then.
+            if cost.mana.total() > 0 || cost.life > 0 || cost.sacrifice_self {
+                return Err(Fail::new(line, "mana ability with a cost beyond {T}"));
+            }
             return Ok(Ability::Mana {
                 tap: cost.tap,
                 colors,

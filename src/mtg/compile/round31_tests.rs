@@ -67,3 +67,38 @@ fn cr_702_33a_kicker_is_a_keyword_and_the_kicked_text_an_alternative() {
     assert!(matches!(a[0], Ability::Keyword(Keyword::Kicker(c)) if c.generic == 4));
     assert!(matches!(&a[1], Ability::Spell(e) if matches!(e[..], [Effect::Kicked { .. }])));
 }
+
+#[test]
+fn cr_605_1a_a_mana_ability_that_costs_mana_is_not_read_as_tap_only() {
+    let a = abilities("X", "Creature — Elf", "{T}: Add {G}.");
+    assert_eq!(
+        a,
+        [Ability::Mana {
+            tap: true,
+            colors: vec![4]
+        }]
+    );
+    let e = compile(&card("X", "Creature — Elf", "{1}, {T}: Add {G}.")).unwrap_err();
+    assert_eq!(e.shape, "mana ability with a cost beyond {T}");
+}
+
+#[test]
+fn cr_400_7_return_a_small_nonland_permanent_card_if_kicked() {
+    let a = abilities(
+        "Sun-Blessed Healer",
+        "Creature — Human Cleric",
+        "When this creature enters, if it was kicked, return target nonland permanent card \
+         with mana value 2 or less from your graveyard to the battlefield.",
+    );
+    assert_eq!(
+        a,
+        [Ability::Triggered {
+            when: Trigger::Enters,
+            condition: Some(Condition::Kicked),
+            effects: vec![Effect::ReturnSmallPermanentFromGraveyard {
+                max_mana_value: 2,
+                battlefield: true
+            }],
+        }]
+    );
+}

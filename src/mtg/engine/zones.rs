@@ -62,6 +62,12 @@ impl State {
             && match k {
                 TargetKind::CreatureCardInYourGraveyard => self.is_creature(id),
                 TargetKind::PermanentCardInYourGraveyard => self.card(id).kind.is_permanent(),
+                TargetKind::SmallNonlandPermanentCardInYourGraveyard(mv) => {
+                    let c = self.card(id);
+                    c.kind.is_permanent()
+                        && !matches!(c.kind, Kind::Land(_))
+                        && c.cost.total() <= u32::from(mv)
+                }
                 _ => false,
             }
     }

@@ -34,6 +34,13 @@ pub(super) fn effect(e: &E) -> Option<Effect> {
             *battlefield,
         ),
         E::ExileGraveyard(S::TargetPlayer) => Effect::ExileGraveyard(TargetKind::Player),
+        E::ReturnSmallPermanentFromGraveyard {
+            max_mana_value,
+            battlefield,
+        } => Effect::ReturnFromGraveyard(
+            TargetKind::SmallNonlandPermanentCardInYourGraveyard(*max_mana_value),
+            *battlefield,
+        ),
         _ => return None,
     })
 }
