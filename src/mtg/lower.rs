@@ -210,6 +210,9 @@ pub enum Effect {
     /// "double the number of +1/+1 counters on this creature" (CR 122.1): it gets as many
     /// more as it has.
     DoubleCounters(TargetKind),
+    /// "~ deals damage equal to its power to target …" (CR 120, 208.3): the source's power
+    /// now, or as it last existed on the battlefield if it was sacrificed (CR 608.2h).
+    DamageEqualToPower(TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -312,6 +315,7 @@ impl Effect {
             | Effect::Attach(t)
             | Effect::Counter(t)
             | Effect::ReturnFromGraveyard(t, _)
+            | Effect::DamageEqualToPower(t)
             | Effect::ExileGraveyard(t) => Some(t).filter(|t| {
                 !matches!(
                     t,

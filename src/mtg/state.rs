@@ -439,6 +439,10 @@ pub struct State {
     /// object leaves the list as it leaves the stack or the battlefield.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kicked: Vec<Id>,
+    /// The power of sources sacrificed to pay for an ability that deals damage equal to it,
+    /// as they last existed on the battlefield (CR 608.2h); kept until the ability resolves.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_power: Vec<(Id, i16)>,
 }
 
 /// What happened so far this turn, for conditions such as raid and morbid; cleared as a turn

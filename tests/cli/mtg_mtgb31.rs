@@ -274,3 +274,53 @@ fn cr_603_4_sun_blessed_healer_returns_a_small_permanent_only_when_kicked() {
     assert!(s["stack"].as_array().is_none_or(Vec::is_empty), "{s}");
     assert!(crate::mtg::in_graveyard(&s, "p1", "c6"), "{s}");
 }
+
+#[test]
+fn cr_608_2h_heartfire_immolator_deals_its_last_known_power_after_it_is_sacrificed() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Shock c3; Heartfire Immolator c4, Mountains c5-c6; p2: library
+    // c7-c8, Hill Giant c9.
+    setup(
+        &env,
+        "immolator",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Shock"],
+                           "battlefield": [{"card": "Heartfire Immolator"},
+                                           {"card": "Mountain"}, {"card": "Mountain"}]},
+                    "p2": {"library": ["Forest", "Forest"],
+                           "battlefield": [{"card": "Hill Giant"}]}}}),
+    );
+    // Prowess makes it 3/3 until end of turn.
+    act(
+        &env,
+        "immolator",
+        json!({"type": "cast", "card": "c3", "targets": ["p2"], "tap": ["c5"]}),
+    );
+    resolve_all(&env, "immolator");
+    assert_eq!(
+        on_battlefield(&state(&env, "immolator"), "c4").unwrap()["power"],
+        3
+    );
+    let r = act(
+        &env,
+        "immolator",
+        json!({"type": "activate", "card": "c4", "ability": 0, "targets": ["c9"]}),
+    );
+    assert!(
+        events_of(&r)
+            .iter()
+            .any(|e| e["type"] == "sacrificed" && e["card"] == "c4"),
+        "{r}"
+    );
+    // The damage may come in the same answer (an opponent with nothing to do passes).
+    let mut ev = events_of(&r);
+    ev.extend(resolve_all(&env, "immolator"));
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "damage" && e["target"] == "c9" && e["amount"] == 3),
+        "{ev:?}"
+    );
+    let s = state(&env, "immolator");
+    assert!(crate::mtg::in_graveyard(&s, "p2", "c9"), "{s}");
+    assert!(crate::mtg::in_graveyard(&s, "p1", "c4"), "{s}");
+}

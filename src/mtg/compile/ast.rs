@@ -265,6 +265,9 @@ pub enum Effect {
         max_mana_value: u8,
         battlefield: bool,
     },
+    /// 120 / 208.3: "~ deals damage equal to its power to S" (a sacrificed source's power as
+    /// it last existed on the battlefield, CR 608.2h).
+    DamageEqualToPower(Subject),
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -595,6 +598,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Treasure(_) => "treasure",
         Effect::Kicked { .. } => "kicked instead",
         Effect::ReturnSmallPermanentFromGraveyard { .. } => "return from graveyard",
+        Effect::DamageEqualToPower(_) => "damage equal to power",
     }
 }
 

@@ -168,6 +168,9 @@ pub fn effect(s: &str) -> Option<Effect> {
             battlefield,
         });
     }
+    if let Some(to) = s.strip_prefix("~ deals damage equal to its power to ") {
+        return Some(Effect::DamageEqualToPower(subject(to)?));
+    }
     // CR 120: "~ deals N damage to S".
     if let Some(rest) = s.strip_prefix("~ deals ") {
         let (n, to) = rest.split_once(" damage to ")?;

@@ -268,7 +268,8 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
         let body = match body.strip_prefix("it deals ") {
             Some(rest)
                 if cost.sacrifice_self
-                    && rest.split(' ').next().is_some_and(|n| number(n).is_some()) =>
+                    && (rest.split(' ').next().is_some_and(|n| number(n).is_some())
+                        || rest.starts_with("damage equal to its power to ")) =>
             {
                 pronoun = format!("~ deals {rest}");
                 pronoun.as_str()

@@ -102,3 +102,23 @@ fn cr_400_7_return_a_small_nonland_permanent_card_if_kicked() {
         }]
     );
 }
+
+#[test]
+fn cr_208_3_a_sacrificed_source_deals_damage_equal_to_its_power() {
+    let a = abilities(
+        "Heartfire Immolator",
+        "Creature — Human Wizard",
+        "{R}, Sacrifice Heartfire Immolator: It deals damage equal to its power to target \
+         creature or planeswalker.",
+    );
+    let Ability::Activated { cost, effects, .. } = &a[0] else {
+        panic!("{a:?}")
+    };
+    assert!(cost.sacrifice_self);
+    assert_eq!(
+        effects,
+        &[Effect::DamageEqualToPower(
+            Subject::TargetCreatureOrPlaneswalker
+        )]
+    );
+}

@@ -188,6 +188,7 @@ impl State {
             self.recount(seat);
         }
         if sacrifice {
+            self.remember_power(id, ability);
             // CR 701.17a: the source goes to its owner's graveyard as the cost is paid.
             self.put_in_graveyard(id);
             self.sba_check = true;

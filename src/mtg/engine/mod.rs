@@ -40,6 +40,7 @@ mod kicker;
 mod mana;
 mod planeswalker;
 mod position;
+mod power_damage;
 mod sba;
 mod search;
 mod setup;

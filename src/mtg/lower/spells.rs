@@ -34,6 +34,9 @@ pub(super) fn effect(e: &E) -> Option<Effect> {
             *battlefield,
         ),
         E::ExileGraveyard(S::TargetPlayer) => Effect::ExileGraveyard(TargetKind::Player),
+        E::DamageEqualToPower(to @ (S::TargetCreatureOrPlaneswalker | S::Target(..))) => {
+            Effect::DamageEqualToPower(super::target(to)?)
+        }
         E::ReturnSmallPermanentFromGraveyard {
             max_mana_value,
             battlefield,
