@@ -324,3 +324,46 @@ fn cr_608_2h_heartfire_immolator_deals_its_last_known_power_after_it_is_sacrific
     assert!(crate::mtg::in_graveyard(&s, "p2", "c9"), "{s}");
     assert!(crate::mtg::in_graveyard(&s, "p1", "c4"), "{s}");
 }
+
+#[test]
+fn cr_608_2h_a_kicked_healer_killed_in_response_still_returns_the_card() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Sun-Blessed Healer c3, graveyard Grizzly Bears c4, Plains c5-c8;
+    // p2: library c9-c10, hand Shock c11, Mountain c12.
+    setup(
+        &env,
+        "lki",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Sun-Blessed Healer"],
+                           "graveyard": ["Grizzly Bears"], "battlefield": cards("Plains", 4)},
+                    "p2": {"library": ["Forest", "Forest"], "hand": ["Shock"],
+                           "battlefield": [{"card": "Mountain"}]}}}),
+    );
+    act(
+        &env,
+        "lki",
+        json!({"type": "cast", "card": "c3", "kicked": true}),
+    );
+    resolve_all(&env, "lki");
+    act(
+        &env,
+        "lki",
+        json!({"type": "choose_target", "target": "c4"}),
+    );
+    // p1 passes with the trigger on the stack; p2 kills the Healer in response.
+    act(&env, "lki", json!({"type": "pass"}));
+    let d = decision(&env, "lki");
+    assert_eq!(d["player"], "p2", "{d}");
+    act(
+        &env,
+        "lki",
+        json!({"type": "cast", "card": "c11", "targets": ["c3"]}),
+    );
+    resolve_all(&env, "lki");
+    let s = state(&env, "lki");
+    assert!(crate::mtg::in_graveyard(&s, "p1", "c3"), "{s}");
+    assert!(
+        on_battlefield(&s, "c4").is_some(),
+        "kicked as it last existed: {s}"
+    );
+}

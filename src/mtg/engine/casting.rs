@@ -337,6 +337,9 @@ impl State {
     ) {
         let seat = self.priority;
         self.tap_for_mana(seat, taps, ev);
+        // A new spell (CR 400.7): whatever an earlier object of this card was, this one is not
+        // kicked unless it is cast kicked.
+        self.kicked.retain(|&(k, _)| k != id);
         let flashback = self.obj(id).zone == Zone::Graveyard;
         self.players[seat.i()].hand.retain(|&h| h != id);
         self.players[seat.i()].graveyard.retain(|&h| h != id);

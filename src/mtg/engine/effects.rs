@@ -266,7 +266,6 @@ impl State {
             self.battlefield.remove(i);
             self.objs[c.i()].moves = self.objs[c.i()].moves.wrapping_add(1);
         }
-        self.kicked.retain(|&k| k != c);
         let o = &mut self.objs[c.i()];
         o.tapped = false;
         o.damage = 0;

@@ -74,7 +74,7 @@ impl State {
         } else {
             let card = &self.cards[self.objs[id.i()].card as usize];
             // CR 702.33d: a kicked spell does what its text says it does instead.
-            let list = if self.kicked.contains(&id) && !card.kicked_effects.is_empty() {
+            let list = if self.is_kicked(id) && !card.kicked_effects.is_empty() {
                 &card.kicked_effects
             } else {
                 &card.effects
@@ -93,7 +93,7 @@ impl State {
     /// CR 608.2n: a resolved instant or sorcery goes to its owner's graveyard; one cast with
     /// flashback is exiled instead (CR 702.34a).
     pub(super) fn spell_to_graveyard(&mut self, id: Id, item: &StackItem, ev: &mut Vec<Event>) {
-        self.kicked.retain(|&k| k != id);
+        self.kicked.retain(|&(k, _)| k != id);
         if item.flashback {
             return self.put_in_exile(id, Zone::Stack, ev);
         }
