@@ -213,6 +213,9 @@ pub enum Effect {
     /// "~ deals damage equal to its power to target …" (CR 120, 208.3): the source's power
     /// now, or as it last existed on the battlefield if it was sacrificed (CR 608.2h).
     DamageEqualToPower(TargetKind),
+    /// "Return this card from your graveyard to the battlefield [tapped]" (CR 400.7): an
+    /// activated ability activated only while its card is in its owner's graveyard (CR 113.6).
+    ReturnThisFromGraveyard(bool),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -340,7 +343,8 @@ impl Effect {
             | Effect::BounceAttackers
             | Effect::TokensPer(..)
             | Effect::TokensForTargetController(..)
-            | Effect::DoubleCounters(_) => None,
+            | Effect::DoubleCounters(_)
+            | Effect::ReturnThisFromGraveyard(_) => None,
         }
     }
 }

@@ -367,3 +367,49 @@ fn cr_608_2h_a_kicked_healer_killed_in_response_still_returns_the_card() {
         "kicked as it last existed: {s}"
     );
 }
+
+#[test]
+fn cr_113_6_reassembling_skeleton_returns_itself_from_the_graveyard_tapped() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, hand Reassembling Skeleton c3 (so p1 keeps priority afterwards),
+    // graveyard Reassembling Skeleton c4, Swamps c5-c8.
+    setup(
+        &env,
+        "skeleton",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Reassembling Skeleton"],
+                           "graveyard": ["Reassembling Skeleton"],
+                           "battlefield": cards("Swamp", 4)},
+                    "p2": {"library": ["Forest", "Forest"]}}}),
+    );
+    let d = decision(&env, "skeleton");
+    assert!(
+        d["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["type"] == "activate" && o["card"] == "c4"),
+        "{d}"
+    );
+    let mut ev = events_of(&act(
+        &env,
+        "skeleton",
+        json!({"type": "activate", "card": "c4", "ability": 0, "tap": ["c5", "c6"]}),
+    ));
+    ev.extend(resolve_all(&env, "skeleton"));
+    let s = state(&env, "skeleton");
+    let back = on_battlefield(&s, "c4").unwrap_or_else(|| panic!("{s}"));
+    assert_eq!(back["tapped"], true, "{back}");
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "returned_from_graveyard" && e["card"] == "c4"),
+        "{ev:?}"
+    );
+    // On the battlefield the ability cannot be activated.
+    let e = refused(
+        &env,
+        "skeleton",
+        json!({"type": "activate", "card": "c4", "ability": 0}),
+    );
+    assert!(e.to_string().contains("only from your graveyard"), "{e}");
+}

@@ -268,6 +268,11 @@ pub enum Effect {
     /// 120 / 208.3: "~ deals damage equal to its power to S" (a sacrificed source's power as
     /// it last existed on the battlefield, CR 608.2h).
     DamageEqualToPower(Subject),
+    /// 400.7 / 113.6: "Return ~ from your graveyard to the battlefield [tapped]": an ability
+    /// that works only while its card is in its owner's graveyard.
+    ReturnThisFromGraveyard {
+        tapped: bool,
+    },
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -599,6 +604,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Kicked { .. } => "kicked instead",
         Effect::ReturnSmallPermanentFromGraveyard { .. } => "return from graveyard",
         Effect::DamageEqualToPower(_) => "damage equal to power",
+        Effect::ReturnThisFromGraveyard { .. } => "return this from graveyard",
     }
 }
 

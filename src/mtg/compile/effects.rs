@@ -168,6 +168,15 @@ pub fn effect(s: &str) -> Option<Effect> {
             battlefield,
         });
     }
+    match s {
+        "return ~ from your graveyard to the battlefield tapped" => {
+            return Some(Effect::ReturnThisFromGraveyard { tapped: true });
+        }
+        "return ~ from your graveyard to the battlefield" => {
+            return Some(Effect::ReturnThisFromGraveyard { tapped: false });
+        }
+        _ => {}
+    }
     if let Some(to) = s.strip_prefix("~ deals damage equal to its power to ") {
         return Some(Effect::DamageEqualToPower(subject(to)?));
     }

@@ -122,3 +122,17 @@ fn cr_208_3_a_sacrificed_source_deals_damage_equal_to_its_power() {
         )]
     );
 }
+
+#[test]
+fn cr_113_6_an_ability_that_returns_its_card_from_the_graveyard() {
+    let a = abilities(
+        "Reassembling Skeleton",
+        "Creature — Skeleton Warrior",
+        "{1}{B}: Return Reassembling Skeleton from your graveyard to the battlefield tapped.",
+    );
+    let Ability::Activated { cost, effects, .. } = &a[0] else {
+        panic!("{a:?}")
+    };
+    assert_eq!(cost.mana.total(), 2);
+    assert_eq!(effects, &[Effect::ReturnThisFromGraveyard { tapped: true }]);
+}

@@ -162,6 +162,9 @@ impl State {
                 self.deal(source, t, n, ev)
             }
             (Effect::DamageEqualToPower(_), None) => {}
+            (Effect::ReturnThisFromGraveyard(tapped), _) => {
+                self.return_this_from_graveyard(source, tapped, ev)
+            }
             (Effect::ReturnFromGraveyard(_, battlefield), _) => {
                 if let Some(c) = obj {
                     self.return_from_graveyard(c, battlefield, ev);

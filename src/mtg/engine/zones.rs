@@ -72,6 +72,20 @@ impl State {
             }
     }
 
+    /// "Return this card from your graveyard to the battlefield [tapped]" (CR 400.7): only if
+    /// the card is still in its owner's graveyard as the ability resolves.
+    pub(super) fn return_this_from_graveyard(&mut self, id: Id, tapped: bool, ev: &mut Vec<Event>) {
+        if self.obj(id).zone != Zone::Graveyard {
+            return;
+        }
+        self.return_from_graveyard(id, true, ev);
+        if tapped && self.obj(id).zone == Zone::Battlefield {
+            self.objs[id.i()].tapped = true;
+            let owner = self.obj(id).owner;
+            self.recount(owner);
+        }
+    }
+
     /// CR 400.7: the graveyard card `id` goes to its owner's hand or onto the battlefield
     /// (tapped if its card enters tapped, with the counters it enters with).
     pub(super) fn return_from_graveyard(&mut self, id: Id, battlefield: bool, ev: &mut Vec<Event>) {

@@ -37,6 +37,7 @@ pub(super) fn effect(e: &E) -> Option<Effect> {
         E::DamageEqualToPower(to @ (S::TargetCreatureOrPlaneswalker | S::Target(..))) => {
             Effect::DamageEqualToPower(super::target(to)?)
         }
+        E::ReturnThisFromGraveyard { tapped } => Effect::ReturnThisFromGraveyard(*tapped),
         E::ReturnSmallPermanentFromGraveyard {
             max_mana_value,
             battlefield,
