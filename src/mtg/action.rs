@@ -56,6 +56,9 @@ pub enum Action {
         /// The mode of a modal spell ("Choose one —"), 0 for the first; chosen as it is cast.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mode: Option<u8>,
+        /// Pay the spell's kicker too (CR 702.33a); omitted = not kicked.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        kicked: bool,
     },
     /// Activate an activated ability of a permanent you control (`ability`: its index among
     /// the card's activated abilities, 0 for the first). `targets` and `tap` as for `cast`.
@@ -135,6 +138,7 @@ impl Action {
                 targets,
                 tap,
                 mode,
+                kicked,
             } => {
                 if targets.len() > 1 {
                     return Err("cast: at most one target in this rules subset".into());
@@ -146,11 +150,21 @@ impl Action {
                             .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))?,
                     ),
                 };
-                Move::Cast {
-                    card: id(card)?,
-                    target,
-                    tap: tap.as_deref().map(ids).transpose()?,
-                    mode: *mode,
+                let (card, tap) = (id(card)?, tap.as_deref().map(ids).transpose()?);
+                if *kicked {
+                    Move::CastKicked {
+                        card,
+                        target,
+                        tap,
+                        mode: *mode,
+                    }
+                } else {
+                    Move::Cast {
+                        card,
+                        target,
+                        tap,
+                        mode: *mode,
+                    }
                 }
             }
             Action::Activate {
@@ -267,6 +281,19 @@ impl Action {
                 targets: target.iter().map(|t| t.to_string()).collect(),
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
                 mode: *mode,
+                kicked: false,
+            },
+            Move::CastKicked {
+                card,
+                target,
+                tap,
+                mode,
+            } => Action::Cast {
+                card: s(card),
+                targets: target.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                mode: *mode,
+                kicked: true,
             },
             Move::Activate {
                 card,
@@ -532,6 +559,7 @@ pub fn surface(s: &State) -> Value {
                     let mut v = act(m);
                     if let Move::PlayLand(c)
                     | Move::Cast { card: c, .. }
+                    | Move::CastKicked { card: c, .. }
                     | Move::Activate { card: c, .. } = m
                     {
                         v["name"] = json!(s.card(*c).data.name);

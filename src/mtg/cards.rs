@@ -95,6 +95,11 @@ pub struct Card {
     pub ward: u8,
     /// "This spell can't be countered" (CR 101.2): countering it does nothing.
     pub uncounterable: bool,
+    /// "Kicker {cost}" (CR 702.33a): an optional additional cost paid as it is cast.
+    pub kicker: Option<ManaCost>,
+    /// What the instant or sorcery does instead of [`Card::effects`] when kicked (CR
+    /// 702.33d); empty: the same.
+    pub kicked_effects: Vec<Effect>,
 }
 
 impl Card {
@@ -213,6 +218,8 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         loyalty: 0,
         ward: lowered.ward,
         uncounterable: lowered.uncounterable,
+        kicker: lowered.kicker,
+        kicked_effects: lowered.kicked_effects.clone(),
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

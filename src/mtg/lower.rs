@@ -112,6 +112,9 @@ pub enum TargetKind {
     CreatureCardInYourGraveyard,
     /// "target permanent card from your graveyard".
     PermanentCardInYourGraveyard,
+    /// "target nonland permanent card with mana value N or less from your graveyard" (CR
+    /// 202.3).
+    SmallNonlandPermanentCardInYourGraveyard(u8),
 }
 
 impl TargetKind {
@@ -119,7 +122,9 @@ impl TargetKind {
     pub fn in_graveyard(self) -> bool {
         matches!(
             self,
-            TargetKind::CreatureCardInYourGraveyard | TargetKind::PermanentCardInYourGraveyard
+            TargetKind::CreatureCardInYourGraveyard
+                | TargetKind::PermanentCardInYourGraveyard
+                | TargetKind::SmallNonlandPermanentCardInYourGraveyard(_)
         )
     }
 
@@ -205,6 +210,12 @@ pub enum Effect {
     /// "double the number of +1/+1 counters on this creature" (CR 122.1): it gets as many
     /// more as it has.
     DoubleCounters(TargetKind),
+    /// "~ deals damage equal to its power to target …" (CR 120, 208.3): the source's power
+    /// now, or as it last existed on the battlefield if it was sacrificed (CR 608.2h).
+    DamageEqualToPower(TargetKind),
+    /// "Return this card from your graveyard to the battlefield [tapped]" (CR 400.7): an
+    /// activated ability activated only while its card is in its owner's graveyard (CR 113.6).
+    ReturnThisFromGraveyard(bool),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -242,6 +253,9 @@ pub struct Search {
     /// "a card" (no stated quality, not "up to"): as many as asked must be found while the
     /// library has them (CR 701.23b frees only searches for cards with a stated quality).
     pub must: bool,
+    /// Only instant and sorcery cards of this mana value (CR 202.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spell_mana_value: Option<u8>,
 }
 
 /// Where a search puts the cards it finds.
@@ -270,6 +284,8 @@ pub enum Cond {
     },
     /// "if you control another <creature type>" (CR 205.3m).
     ControlAnother(&'static str),
+    /// "if it was kicked" (CR 702.33d): the source was cast with its kicker paid.
+    Kicked,
 }
 
 fn cond(c: &Condition) -> Option<Cond> {
@@ -286,7 +302,7 @@ fn cond(c: &Condition) -> Option<Cond> {
         Condition::ControlAnother(t) => {
             Cond::ControlAnother(super::compile::types::creature_type(t)?)
         }
-        Condition::Kicked => return None,
+        Condition::Kicked => Cond::Kicked,
     })
 }
 
@@ -302,6 +318,7 @@ impl Effect {
             | Effect::Attach(t)
             | Effect::Counter(t)
             | Effect::ReturnFromGraveyard(t, _)
+            | Effect::DamageEqualToPower(t)
             | Effect::ExileGraveyard(t) => Some(t).filter(|t| {
                 !matches!(
                     t,
@@ -326,7 +343,8 @@ impl Effect {
             | Effect::BounceAttackers
             | Effect::TokensPer(..)
             | Effect::TokensForTargetController(..)
-            | Effect::DoubleCounters(_) => None,
+            | Effect::DoubleCounters(_)
+            | Effect::ReturnThisFromGraveyard(_) => None,
         }
     }
 }
@@ -422,6 +440,11 @@ pub struct Lowered {
     pub ward: u8,
     /// "This spell can't be countered" (CR 101.2).
     pub uncounterable: bool,
+    /// "Kicker {cost}" (CR 702.33a): an optional additional cost paid as it is cast.
+    pub kicker: Option<ManaCost>,
+    /// What a kicked instant or sorcery does instead of [`Lowered::effects`] (CR 702.33d);
+    /// empty if kicking changes nothing it does.
+    pub kicked_effects: Vec<Effect>,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -470,6 +493,12 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 out.ability_keywords.push("Flashback");
                 true
             }
+            Ability::Keyword(Keyword::Kicker(cost)) if out.kicker.is_none() => {
+                out.kicker = Some(*cost);
+                out.ability_keywords.push("Kicker");
+                true
+            }
+            Ability::Spell(es) if spell && kicker::is_kicked(es) => kicker::spell(es, &mut out),
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),
             Ability::Spell(es) if spell => match modal(es, |m| spell_effects(m, &mut out.tokens)) {
                 Some(v) => {
@@ -690,6 +719,7 @@ fn creature(s: &S) -> Option<TargetKind> {
                 | TargetKind::ArtifactEnchantmentOrFlyer
                 | TargetKind::CreatureCardInYourGraveyard
                 | TargetKind::PermanentCardInYourGraveyard
+                | TargetKind::SmallNonlandPermanentCardInYourGraveyard(_)
                 | TargetKind::CreatureOrPlaneswalker
         )
     })
@@ -869,6 +899,10 @@ fn search(what: SearchFor, count: u8, up_to: bool, to: SearchTo, optional: bool)
             SearchTo::TopOfLibrary => Found::Top,
         },
         optional,
+        spell_mana_value: match what {
+            SearchFor::InstantOrSorceryWithManaValue(n) => Some(n),
+            _ => None,
+        },
     }))
 }
 
@@ -969,6 +1003,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     decision_last(v)
 }
 
+mod kicker;
 mod spells;
 mod tokens;
 

@@ -435,6 +435,15 @@ pub struct State {
     /// What happened this turn that intervening-if conditions ask about (CR 603.4).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub this_turn: ThisTurn,
+    /// Spells cast with their kicker paid (CR 702.33), each with its [`Obj::moves`] as it was
+    /// cast: the spell, the permanent it became, and that permanent as it last existed once
+    /// it left the battlefield (CR 608.2h) are kicked; a later object of the card is not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kicked: Vec<(Id, u16)>,
+    /// The power of sources sacrificed to pay for an ability that deals damage equal to it,
+    /// as they last existed on the battlefield (CR 608.2h); kept until the ability resolves.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_power: Vec<(Id, i16)>,
 }
 
 /// What happened so far this turn, for conditions such as raid and morbid; cleared as a turn

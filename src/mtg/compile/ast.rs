@@ -253,6 +253,26 @@ pub enum Effect {
     /// 111.10a: "create N Treasure tokens" (colorless Treasure artifacts with "{T}, Sacrifice
     /// this token: Add one mana of any color.").
     Treasure(u8),
+    /// 702.33d / 608.2c: "<effects>. If this spell was kicked, <kicked> instead.": a kicked
+    /// spell does `kicked` in place of `normal`.
+    Kicked {
+        normal: Vec<Effect>,
+        kicked: Vec<Effect>,
+    },
+    /// 400.7: "return target nonland permanent card with mana value N or less from your
+    /// graveyard to the battlefield" (`battlefield`) / "… to your hand".
+    ReturnSmallPermanentFromGraveyard {
+        max_mana_value: u8,
+        battlefield: bool,
+    },
+    /// 120 / 208.3: "~ deals damage equal to its power to S" (a sacrificed source's power as
+    /// it last existed on the battlefield, CR 608.2h).
+    DamageEqualToPower(Subject),
+    /// 400.7 / 113.6: "Return ~ from your graveyard to the battlefield [tapped]": an ability
+    /// that works only while its card is in its owner's graveyard.
+    ReturnThisFromGraveyard {
+        tapped: bool,
+    },
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -273,6 +293,8 @@ pub enum SearchFor {
     BasicLand,
     /// "a card".
     AnyCard,
+    /// "an instant or sorcery card with mana value N" (CR 202.3).
+    InstantOrSorceryWithManaValue(u8),
 }
 
 /// Where the found cards go.
@@ -579,6 +601,10 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::TargetControllerCreates(_) => "tokens for the target's controller",
         Effect::DoubleCounters(_) => "double counters",
         Effect::Treasure(_) => "treasure",
+        Effect::Kicked { .. } => "kicked instead",
+        Effect::ReturnSmallPermanentFromGraveyard { .. } => "return from graveyard",
+        Effect::DamageEqualToPower(_) => "damage equal to power",
+        Effect::ReturnThisFromGraveyard { .. } => "return this from graveyard",
     }
 }
 

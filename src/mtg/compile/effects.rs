@@ -156,6 +156,30 @@ pub fn effect(s: &str) -> Option<Effect> {
         }
         _ => {}
     }
+    if let Some(r) = s.strip_prefix("return target nonland permanent card with mana value ") {
+        let (n, to) = r.split_once(" or less from your graveyard to ")?;
+        let battlefield = match to {
+            "the battlefield" => true,
+            "your hand" => false,
+            _ => return None,
+        };
+        return Some(Effect::ReturnSmallPermanentFromGraveyard {
+            max_mana_value: n.parse().ok()?,
+            battlefield,
+        });
+    }
+    match s {
+        "return ~ from your graveyard to the battlefield tapped" => {
+            return Some(Effect::ReturnThisFromGraveyard { tapped: true });
+        }
+        "return ~ from your graveyard to the battlefield" => {
+            return Some(Effect::ReturnThisFromGraveyard { tapped: false });
+        }
+        _ => {}
+    }
+    if let Some(to) = s.strip_prefix("~ deals damage equal to its power to ") {
+        return Some(Effect::DamageEqualToPower(subject(to)?));
+    }
     // CR 120: "~ deals N damage to S".
     if let Some(rest) = s.strip_prefix("~ deals ") {
         let (n, to) = rest.split_once(" damage to ")?;
@@ -321,7 +345,11 @@ fn search(r: &str, optional: bool) -> Option<Effect> {
     let what = match noun {
         "basic land card" | "basic land cards" => SearchFor::BasicLand,
         "card" | "cards" => SearchFor::AnyCard,
-        _ => return None,
+        n => {
+            let mv = n.strip_prefix("instant or sorcery card with mana value ")?;
+            (count == 1).then_some(())?;
+            SearchFor::InstantOrSorceryWithManaValue(mv.parse().ok()?)
+        }
     };
     let rest = rest.strip_prefix("reveal it, ").unwrap_or(rest);
     if rest == "then shuffle and put that card on top" {

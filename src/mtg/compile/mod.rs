@@ -17,6 +17,7 @@
 pub mod ast;
 mod costs;
 mod effects;
+mod kicker;
 mod triggers;
 pub(crate) mod types;
 
@@ -184,6 +185,10 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
             abilities.push(Ability::Static(Static::CantBeCountered));
             continue;
         }
+        if is_spell && let Some(k) = kicker::kicked_instead(line) {
+            spell_effects.push(k.map_err(Unparsed::from)?);
+            continue;
+        }
         if is_spell {
             match effects(line) {
                 Ok(e) => spell_effects.extend(e),
@@ -243,6 +248,11 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
             });
         }
         if let Some(colors) = mana_produced(body) {
+            // The mana ability's form holds {T} only: a cost with mana, life or a sacrifice
+            // beside it ("{1}, {T}: Add {G}") is a template of its own, refused until then.
+            if cost.mana.total() > 0 || cost.life > 0 || cost.sacrifice_self {
+                return Err(Fail::new(line, "mana ability with a cost beyond {T}"));
+            }
             return Ok(Ability::Mana {
                 tap: cost.tap,
                 colors,
@@ -258,7 +268,8 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
         let body = match body.strip_prefix("it deals ") {
             Some(rest)
                 if cost.sacrifice_self
-                    && rest.split(' ').next().is_some_and(|n| number(n).is_some()) =>
+                    && (rest.split(' ').next().is_some_and(|n| number(n).is_some())
+                        || rest.starts_with("damage equal to its power to ")) =>
             {
                 pronoun = format!("~ deals {rest}");
                 pronoun.as_str()
@@ -706,6 +717,8 @@ fn static_shape(line: &str) -> String {
     )
 }
 
+#[cfg(test)]
+mod round31_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -19,7 +19,7 @@ impl State {
     /// now with some target and payment, by index.
     pub(crate) fn activatable(&self, seat: Seat, id: Id) -> impl Iterator<Item = u8> + '_ {
         let o = self.obj(id);
-        let ok = o.owner == seat && o.zone == Zone::Battlefield;
+        let ok = o.owner == seat && matches!(o.zone, Zone::Battlefield | Zone::Graveyard);
         let abilities = if ok {
             &self.card(id).activated[..]
         } else {
@@ -35,14 +35,26 @@ impl State {
     /// Whether `seat` could activate some ability now (on public information only: the
     /// battlefield and its untapped mana sources).
     pub(crate) fn can_activate_any(&self, seat: Seat) -> bool {
-        self.battlefield.iter().any(|&id| {
-            !self.card(id).activated.is_empty() && self.activatable(seat, id).next().is_some()
-        })
+        self.battlefield
+            .iter()
+            .chain(self.players[seat.i()].graveyard.iter())
+            .any(|&id| {
+                !self.card(id).activated.is_empty() && self.activatable(seat, id).next().is_some()
+            })
     }
 
     /// Checks everything but the target and the payment list of an activation.
     fn activation_ok(&self, seat: Seat, id: Id, a: &Activated) -> Result<(), String> {
         let name = &self.card(id).data.name;
+        // CR 113.6: an ability that returns its card from the graveyard works only there, and
+        // every other one only on the battlefield.
+        if graveyard_ability(a) != (self.obj(id).zone == Zone::Graveyard) {
+            return Err(if graveyard_ability(a) {
+                format!("{name}'s ability is activated only from your graveyard")
+            } else {
+                format!("{name} is not a permanent you control")
+            });
+        }
         self.loyalty_ok(id, a)?;
         if a.sorcery && !self.can_sorcery_speed(seat) {
             return Err(format!(
@@ -84,7 +96,11 @@ impl State {
 
     /// The activation moves of every permanent the deciding player controls.
     pub(super) fn activation_moves(&self, seat: Seat, v: &mut Vec<Move>) {
-        for &id in &self.battlefield {
+        for &id in self
+            .battlefield
+            .iter()
+            .chain(self.players[seat.i()].graveyard.iter())
+        {
             if self.card(id).activated.is_empty() {
                 continue;
             }
@@ -121,7 +137,7 @@ impl State {
     ) -> Result<Vec<Id>, Illegal> {
         let seat = self.priority;
         if !self.valid_id(id)
-            || self.obj(id).zone != Zone::Battlefield
+            || !matches!(self.obj(id).zone, Zone::Battlefield | Zone::Graveyard)
             || self.obj(id).owner != seat
         {
             return illegal(format!("{id} is not a permanent you control"));
@@ -188,6 +204,7 @@ impl State {
             self.recount(seat);
         }
         if sacrifice {
+            self.remember_power(id, ability);
             // CR 701.17a: the source goes to its owner's graveyard as the cost is paid.
             self.put_in_graveyard(id);
             self.sba_check = true;
@@ -224,4 +241,11 @@ impl State {
             target,
         });
     }
+}
+
+/// An ability that returns its own card from the graveyard (CR 113.6): activated only there.
+pub(super) fn graveyard_ability(a: &Activated) -> bool {
+    a.effects
+        .iter()
+        .any(|e| matches!(e, Effect::ReturnThisFromGraveyard(_)))
 }

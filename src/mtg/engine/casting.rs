@@ -248,6 +248,7 @@ impl State {
                 }
             }
         }
+        self.kicked_moves(seat, &avail, &mut v);
         self.activation_moves(seat, &mut v);
         v
     }
@@ -259,6 +260,18 @@ impl State {
         target: Option<Target>,
         tap: Option<&[Id]>,
         mode: Option<u8>,
+    ) -> Result<Vec<Id>, Illegal> {
+        self.validate_cast_paying(id, target, tap, mode, false)
+    }
+
+    /// [`State::validate_cast`], with the kicker cost paid too when `kicked` (CR 702.33a).
+    pub(super) fn validate_cast_paying(
+        &self,
+        id: Id,
+        target: Option<Target>,
+        tap: Option<&[Id]>,
+        mode: Option<u8>,
+        kicked: bool,
     ) -> Result<Vec<Id>, Illegal> {
         let seat = self.priority;
         if !self.valid_id(id) || !self.castable_zone(id) || self.obj(id).owner != seat {
@@ -302,7 +315,7 @@ impl State {
                 }
             }
         }
-        let cost = self.cast_cost(seat, id, target);
+        let cost = self.cast_cost_paying(seat, id, target, kicked);
         match tap {
             None => self.auto_pay(seat, &cost, None).ok_or_else(|| {
                 Illegal(format!(
@@ -324,6 +337,9 @@ impl State {
     ) {
         let seat = self.priority;
         self.tap_for_mana(seat, taps, ev);
+        // A new spell (CR 400.7): whatever an earlier object of this card was, this one is not
+        // kicked unless it is cast kicked.
+        self.kicked.retain(|&(k, _)| k != id);
         let flashback = self.obj(id).zone == Zone::Graveyard;
         self.players[seat.i()].hand.retain(|&h| h != id);
         self.players[seat.i()].graveyard.retain(|&h| h != id);

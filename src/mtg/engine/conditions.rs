@@ -90,6 +90,7 @@ impl State {
                     && self.is_creature(b)
                     && self.card(b).subtypes.iter().any(|s| s == t)
             }),
+            Cond::Kicked => self.is_kicked(source),
         }
     }
 

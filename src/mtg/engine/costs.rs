@@ -10,6 +10,18 @@ use crate::mtg::lower::CostReduction;
 impl State {
     /// The cost `seat` pays to cast `id` now with `target`.
     pub(super) fn cast_cost(&self, seat: Seat, id: Id, target: Option<Target>) -> ManaCost {
+        self.cast_cost_paying(seat, id, target, false)
+    }
+
+    /// The cost to cast `id` with its kicker paid too when `kicked` (CR 702.33a, 601.2f: the
+    /// additional cost is added before reductions apply).
+    pub(super) fn cast_cost_paying(
+        &self,
+        seat: Seat,
+        id: Id,
+        target: Option<Target>,
+        kicked: bool,
+    ) -> ManaCost {
         let c = self.card(id);
         let mut cut: u32 = 0;
         if let Some((n, when)) = &c.costs_less {
@@ -37,6 +49,9 @@ impl State {
             Some(f) if self.obj(id).zone == Zone::Graveyard => f,
             _ => c.cost,
         };
+        if let (true, Some(k)) = (kicked, c.kicker) {
+            cost = plus(cost, k);
+        }
         cost.generic = (cost.generic as u32).saturating_sub(cut) as u8;
         cost
     }
@@ -87,4 +102,14 @@ impl State {
         }
         total
     }
+}
+
+/// The sum of two mana costs (CR 118.8: an additional cost adds to the total cost).
+pub(super) fn plus(a: ManaCost, b: ManaCost) -> ManaCost {
+    let mut c = a;
+    c.generic = c.generic.saturating_add(b.generic);
+    for (x, y) in c.colored.iter_mut().zip(b.colored.iter()) {
+        *x = x.saturating_add(*y);
+    }
+    c
 }

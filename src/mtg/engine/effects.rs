@@ -157,6 +157,14 @@ impl State {
             (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
             (Effect::ExileGraveyard(_), Some(Target::Player(p))) => self.exile_graveyard(p, ev),
             (Effect::ExileGraveyard(_), _) => {}
+            (Effect::DamageEqualToPower(_), Some(t)) => {
+                let n = self.source_power(source);
+                self.deal(source, t, n, ev)
+            }
+            (Effect::DamageEqualToPower(_), None) => {}
+            (Effect::ReturnThisFromGraveyard(tapped), _) => {
+                self.return_this_from_graveyard(source, tapped, ev)
+            }
             (Effect::ReturnFromGraveyard(_, battlefield), _) => {
                 if let Some(c) = obj {
                     self.return_from_graveyard(c, battlefield, ev);

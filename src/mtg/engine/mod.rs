@@ -36,9 +36,11 @@ mod conditions;
 mod costs;
 mod effects;
 mod keywords;
+mod kicker;
 mod mana;
 mod planeswalker;
 mod position;
+mod power_damage;
 mod sba;
 mod search;
 mod setup;
@@ -56,7 +58,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v6";
+pub const RULES_VERSION: &str = "core-v7";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +132,14 @@ pub enum Move {
     SurveilOrder {
         graveyard: Vec<Id>,
         top: Vec<Id>,
+    },
+    /// Cast a spell with its kicker paid (CR 702.33a): as [`Move::Cast`], the kicker cost
+    /// added to what is paid.
+    CastKicked {
+        card: Id,
+        target: Option<Target>,
+        tap: Option<Vec<Id>>,
+        mode: Option<u8>,
     },
 }
 
@@ -388,5 +398,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::Ward { .. } => "ward",
         Move::KeepLegend(_) => "legend_rule",
         Move::SurveilOrder { .. } => "surveil",
+        Move::CastKicked { .. } => "cast",
     }
 }

@@ -63,6 +63,13 @@ impl State {
             .iter()
             .copied()
             .filter(|&id| !search.basic || self.card(id).data.type_line.starts_with("Basic Land"))
+            .filter(|&id| {
+                search.spell_mana_value.is_none_or(|mv| {
+                    let c = self.card(id);
+                    matches!(c.kind, Kind::Instant | Kind::Sorcery)
+                        && c.cost.total() == u32::from(mv)
+                })
+            })
             .collect()
     }
 
@@ -99,7 +106,13 @@ impl State {
             if !candidates.contains(id) {
                 return illegal(format!(
                     "search: {id} is not a {}card in your library",
-                    if search.basic { "basic land " } else { "" }
+                    if search.basic {
+                        "basic land ".to_string()
+                    } else if let Some(mv) = search.spell_mana_value {
+                        format!("instant or sorcery (mana value {mv}) ")
+                    } else {
+                        String::new()
+                    }
                 ));
             }
             if cards[..i].contains(id) {

@@ -108,6 +108,8 @@ pub(super) fn blank_state(game_id: &str, seed: u64, b: Builder, players: [Player
         outcome: None,
         sba_check: true,
         this_turn: ThisTurn::default(),
+        kicked: Vec::new(),
+        last_power: Vec::new(),
     }
 }
 

@@ -72,12 +72,16 @@ impl State {
         if fizzled {
             ev.push(Event::Fizzled { card: id });
         } else {
-            let effects: Vec<Effect> = crate::mtg::lower::mode_effects(
-                &self.cards[self.objs[id.i()].card as usize].effects,
-                item.mode,
-            )
-            .copied()
-            .collect();
+            let card = &self.cards[self.objs[id.i()].card as usize];
+            // CR 702.33d: a kicked spell does what its text says it does instead.
+            let list = if self.is_kicked(id) && !card.kicked_effects.is_empty() {
+                &card.kicked_effects
+            } else {
+                &card.effects
+            };
+            let effects: Vec<Effect> = crate::mtg::lower::mode_effects(list, item.mode)
+                .copied()
+                .collect();
             for e in effects {
                 self.perform(id, item.controller, e, item.target, ev);
             }
@@ -89,6 +93,7 @@ impl State {
     /// CR 608.2n: a resolved instant or sorcery goes to its owner's graveyard; one cast with
     /// flashback is exiled instead (CR 702.34a).
     pub(super) fn spell_to_graveyard(&mut self, id: Id, item: &StackItem, ev: &mut Vec<Event>) {
+        self.kicked.retain(|&(k, _)| k != id);
         if item.flashback {
             return self.put_in_exile(id, Zone::Stack, ev);
         }

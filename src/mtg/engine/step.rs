@@ -151,6 +151,21 @@ impl State {
             }
             (
                 Pending::Priority,
+                Move::CastKicked {
+                    card,
+                    target,
+                    tap,
+                    mode,
+                },
+            ) => {
+                let taps = self.validate_kicked(*card, *target, tap.as_deref(), *mode)?;
+                self.decisions += 1;
+                self.cast(*card, *target, &taps, *mode, ev);
+                self.kicked.push((*card, self.obj(*card).moves));
+                self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
+            }
+            (
+                Pending::Priority,
                 Move::Activate {
                     card,
                     ability,

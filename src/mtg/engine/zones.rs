@@ -62,8 +62,28 @@ impl State {
             && match k {
                 TargetKind::CreatureCardInYourGraveyard => self.is_creature(id),
                 TargetKind::PermanentCardInYourGraveyard => self.card(id).kind.is_permanent(),
+                TargetKind::SmallNonlandPermanentCardInYourGraveyard(mv) => {
+                    let c = self.card(id);
+                    c.kind.is_permanent()
+                        && !matches!(c.kind, Kind::Land(_))
+                        && c.cost.total() <= u32::from(mv)
+                }
                 _ => false,
             }
+    }
+
+    /// "Return this card from your graveyard to the battlefield [tapped]" (CR 400.7): only if
+    /// the card is still in its owner's graveyard as the ability resolves.
+    pub(super) fn return_this_from_graveyard(&mut self, id: Id, tapped: bool, ev: &mut Vec<Event>) {
+        if self.obj(id).zone != Zone::Graveyard {
+            return;
+        }
+        self.return_from_graveyard(id, true, ev);
+        if tapped && self.obj(id).zone == Zone::Battlefield {
+            self.objs[id.i()].tapped = true;
+            let owner = self.obj(id).owner;
+            self.recount(owner);
+        }
     }
 
     /// CR 400.7: the graveyard card `id` goes to its owner's hand or onto the battlefield

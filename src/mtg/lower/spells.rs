@@ -34,6 +34,17 @@ pub(super) fn effect(e: &E) -> Option<Effect> {
             *battlefield,
         ),
         E::ExileGraveyard(S::TargetPlayer) => Effect::ExileGraveyard(TargetKind::Player),
+        E::DamageEqualToPower(to @ (S::TargetCreatureOrPlaneswalker | S::Target(..))) => {
+            Effect::DamageEqualToPower(super::target(to)?)
+        }
+        E::ReturnThisFromGraveyard { tapped } => Effect::ReturnThisFromGraveyard(*tapped),
+        E::ReturnSmallPermanentFromGraveyard {
+            max_mana_value,
+            battlefield,
+        } => Effect::ReturnFromGraveyard(
+            TargetKind::SmallNonlandPermanentCardInYourGraveyard(*max_mana_value),
+            *battlefield,
+        ),
         _ => return None,
     })
 }

@@ -56,6 +56,7 @@ fn cr_701_23_a_search_lowers_last_and_a_sacrifice_cost_with_it() {
             to: Found::BattlefieldTapped,
             optional: false,
             must: false,
+            spell_mana_value: None,
         })]
     );
     // "a card": as many as asked must be found (CR 701.23b frees only a stated quality).
