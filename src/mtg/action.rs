@@ -422,6 +422,10 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
             if let Some(t) = o.attached {
                 v["attached_to"] = json!(t);
             }
+            // Combat restrictions until the end of the turn (CR 509.1a-b).
+            if o.restricted != 0 {
+                v["this_turn"] = json!(o.restrictions());
+            }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
                 v["attacking"] = match a.planeswalker {
                     Some(pw) => json!(pw),

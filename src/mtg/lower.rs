@@ -9,11 +9,11 @@
 //! The engine's vocabulary of keywords ([`kw`]), targets and effects is defined here, where
 //! it is produced; `cards` re-exports it.
 
-pub use super::compile::CostReduction;
 use super::compile::{
     Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, Per, SearchFor,
     SearchTo, Static, StaticCondition, Subject as S, Trigger,
 };
+pub use super::compile::{CostReduction, Restriction};
 use super::facts::{CardData, ManaCost};
 
 /// Keyword abilities of the rules subset (CR 702), as bits.
@@ -205,6 +205,8 @@ pub enum Effect {
     /// "double the number of +1/+1 counters on this creature" (CR 122.1): it gets as many
     /// more as it has.
     DoubleCounters(TargetKind),
+    /// "target creature can't block / can't be blocked this turn" (CR 509.1a-b, 611.2a).
+    Restrict(Restriction, TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -302,7 +304,8 @@ impl Effect {
             | Effect::Attach(t)
             | Effect::Counter(t)
             | Effect::ReturnFromGraveyard(t, _)
-            | Effect::ExileGraveyard(t) => Some(t).filter(|t| {
+            | Effect::ExileGraveyard(t)
+            | Effect::Restrict(_, t) => Some(t).filter(|t| {
                 !matches!(
                     t,
                     TargetKind::Source | TargetKind::Attached | TargetKind::Triggering
@@ -707,6 +710,9 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     if let Some(l) = spells::effect(e) {
         return Some(l);
     }
+    if let Some(l) = continuous::effect(e, earlier) {
+        return Some(l);
+    }
     Some(match e {
         E::Damage {
             amount,
@@ -969,6 +975,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     decision_last(v)
 }
 
+mod continuous;
 mod spells;
 mod tokens;
 

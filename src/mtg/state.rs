@@ -221,6 +221,31 @@ pub struct Obj {
     /// one per turn (CR 606.3).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub loyalty_turn: u32,
+    /// Combat restrictions effects set on it for the rest of the turn (CR 509.1a-b, 611.2a):
+    /// [`Obj::CANT_BLOCK`] and [`Obj::CANT_BE_BLOCKED`] bits, cleared in the cleanup step.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub restricted: u8,
+}
+
+impl Obj {
+    /// "can't block this turn".
+    pub const CANT_BLOCK: u8 = 1;
+    /// "can't be blocked this turn".
+    pub const CANT_BE_BLOCKED: u8 = 2;
+    /// The contract names of the restriction bits.
+    pub const RESTRICTIONS: [(u8, &'static str); 2] = [
+        (Obj::CANT_BLOCK, "cant_block"),
+        (Obj::CANT_BE_BLOCKED, "cant_be_blocked"),
+    ];
+
+    /// The names of the combat restrictions on it until the end of the turn.
+    pub fn restrictions(&self) -> Vec<&'static str> {
+        Obj::RESTRICTIONS
+            .iter()
+            .filter(|(b, _)| self.restricted & b != 0)
+            .map(|(_, n)| *n)
+            .collect()
+    }
 }
 
 fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
@@ -511,11 +536,11 @@ impl State {
     }
     /// "Can't be blocked" applies to it now (CR 509.1b).
     pub fn unblockable(&self, id: Id) -> bool {
-        self.layered(id).unblockable
+        self.obj(id).restricted & Obj::CANT_BE_BLOCKED != 0 || self.layered(id).unblockable
     }
     /// "Can't block" applies to it now (CR 509.1a).
     pub fn cant_block(&self, id: Id) -> bool {
-        self.layered(id).cant_block
+        self.obj(id).restricted & Obj::CANT_BLOCK != 0 || self.layered(id).cant_block
     }
 
     /// What the static abilities of the permanents on the battlefield add to creature `id`

@@ -253,6 +253,21 @@ pub enum Effect {
     /// 111.10a: "create N Treasure tokens" (colorless Treasure artifacts with "{T}, Sacrifice
     /// this token: Add one mana of any color.").
     Treasure(u8),
+    /// 509.1a-b / 611.2a: "<S> can't block this turn" / "<S> can't be blocked this turn": a
+    /// restriction on the permanent that ends in the cleanup step (514.2).
+    Restrict {
+        who: Subject,
+        restriction: Restriction,
+    },
+}
+
+/// A combat restriction an effect puts on a creature for the rest of the turn (CR 509.1a-b).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restriction {
+    /// "can't block this turn".
+    CantBlock,
+    /// "can't be blocked this turn".
+    CantBeBlocked,
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -579,6 +594,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::TargetControllerCreates(_) => "tokens for the target's controller",
         Effect::DoubleCounters(_) => "double counters",
         Effect::Treasure(_) => "treasure",
+        Effect::Restrict { .. } => "restriction",
     }
 }
 

@@ -123,6 +123,9 @@ fn count_of(s: &str, singular: &str, plural: &str) -> Option<u8> {
 /// One effect template, or None.
 pub fn effect(s: &str) -> Option<Effect> {
     let s = s.trim().trim_end_matches('.');
+    if let Some(e) = super::restrictions::effect(s) {
+        return Some(e);
+    }
     match s {
         "counter target spell" => return Some(Effect::CounterSpell),
         "counter target creature spell" => return Some(Effect::CounterSpellOf { creature: true }),

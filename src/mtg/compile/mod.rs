@@ -17,6 +17,7 @@
 pub mod ast;
 mod costs;
 mod effects;
+mod restrictions;
 mod triggers;
 pub(crate) mod types;
 
@@ -49,6 +50,9 @@ impl From<Fail> for Unparsed {
         }
     }
 }
+
+/// The index of colorless mana ({C}, CR 106.1b) after the five colours WUBRG.
+pub const COLORLESS: u8 = 5;
 
 /// "a"/"an"/"one" … "ten" or digits.
 pub(crate) fn number(w: &str) -> Option<u8> {
@@ -314,9 +318,13 @@ fn activation_cost(s: &str) -> Option<Cost> {
     Some(cost)
 }
 
-/// CR 106.1 / 605.1a: "add {G}" or "add {W} or {B}"; the colours as WUBRG indices.
+/// CR 106.1 / 605.1a: "add {G}" or "add {W} or {B}"; the colours as WUBRG indices. "add {C}"
+/// is one colorless mana (CR 106.1b), index 5 ([`COLORLESS`]): it pays only generic costs.
 fn mana_produced(body: &str) -> Option<Vec<u8>> {
     let rest = body.trim_end_matches('.').strip_prefix("add ")?;
+    if rest == "{c}" {
+        return Some(vec![COLORLESS]);
+    }
     rest.split(" or ")
         .map(|sym| {
             let c = parse_cost(&sym.to_uppercase()).ok()?;

@@ -157,6 +157,11 @@ impl State {
             (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
             (Effect::ExileGraveyard(_), Some(Target::Player(p))) => self.exile_graveyard(p, ev),
             (Effect::ExileGraveyard(_), _) => {}
+            (Effect::Restrict(r, _), _) => {
+                if let Some(c) = obj {
+                    self.restrict(c, r, ev);
+                }
+            }
             (Effect::ReturnFromGraveyard(_, battlefield), _) => {
                 if let Some(c) = obj {
                     self.return_from_graveyard(c, battlefield, ev);
@@ -202,6 +207,7 @@ impl State {
                 attached: None,
                 loyalty: 0,
                 loyalty_turn: 0,
+                restricted: 0,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -272,6 +278,7 @@ impl State {
         o.sick = false;
         o.loyalty = 0;
         o.loyalty_turn = 0;
+        o.restricted = 0;
         self.detach_from(c);
     }
 }

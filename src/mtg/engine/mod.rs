@@ -39,6 +39,7 @@ mod keywords;
 mod mana;
 mod planeswalker;
 mod position;
+mod restrictions;
 mod sba;
 mod search;
 mod setup;
@@ -56,7 +57,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v6";
+pub const RULES_VERSION: &str = "core-v7";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -327,6 +328,12 @@ pub enum Event {
     Loyalty {
         card: Id,
         amount: i16,
+    },
+    /// A creature got a combat restriction until the end of the turn (CR 509.1a-b):
+    /// `cant_block` or `cant_be_blocked`.
+    Restricted {
+        card: Id,
+        restriction: &'static str,
     },
 }
 

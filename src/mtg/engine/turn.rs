@@ -150,6 +150,7 @@ impl State {
             o.pump_p = 0;
             o.pump_t = 0;
             o.gained = 0;
+            o.restricted = 0;
         }
         let next = self.active.other();
         self.begin_turn(next, ev);

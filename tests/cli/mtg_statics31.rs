@@ -1,0 +1,185 @@
+//! Statics, control, choices and restrictions of Foundations cards through the binary, one
+//! `--setup` scenario per rule with its Comprehensive Rules number: combat restrictions until
+//! the end of the turn (CR 509.1a-b: Sower of Chaos, Rogue's Passage) and colorless mana
+//! (CR 106.1b: Rogue's Passage).
+
+use crate::TestEnv;
+use crate::mtg::{act, decision, forests, on_battlefield, refused, setup, state};
+use crate::mtg_planeswalkers::{act_and_resolve, resolve_all};
+use serde_json::{Value, json};
+
+/// Passes until the decision is of `kind` (at most 30 decisions).
+fn pass_until(env: &TestEnv, id: &str, kind: &str) -> Value {
+    for _ in 0..30 {
+        let d = decision(env, id);
+        if d["kind"] == kind {
+            return d;
+        }
+        act(env, id, json!({"type": "pass"}));
+    }
+    panic!("no {kind} decision: {}", state(env, id));
+}
+
+/// p1 (active, main phase 1): Sower of Chaos and three Mountains; p2: Grizzly Bears.
+fn sower_game(env: &TestEnv, id: &str) {
+    // Ids: p1 library c1-c3, Sower of Chaos c4, Mountains c5-c7; p2 library c8-c10,
+    // Grizzly Bears c11.
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(3),
+                           "battlefield": [{"card": "Sower of Chaos"}, {"card": "Mountain"},
+                                           {"card": "Mountain"}, {"card": "Mountain"}]},
+                    "p2": {"library": forests(3),
+                           "battlefield": [{"card": "Grizzly Bears"}]}}}),
+    );
+}
+
+#[test]
+fn cr_509_1a_target_creature_cant_block_this_turn_and_it_ends_with_the_turn() {
+    // Without the ability the Bears may block the Sower.
+    let env = TestEnv::new();
+    sower_game(&env, "free");
+    pass_until(&env, "free", "declare_attackers");
+    act(
+        &env,
+        "free",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c4", "defender": "p2"}]}),
+    );
+    let d = pass_until(&env, "free", "declare_blockers");
+    assert_eq!(d["player"], "p2", "{d}");
+
+    // "{2}{R}: Target creature can't block this turn." on the Bears: no block is possible,
+    // so the engine asks p2 nothing and the Sower's 4 damage is dealt.
+    sower_game(&env, "sower");
+    let ev = act_and_resolve(
+        &env,
+        "sower",
+        json!({"type": "activate", "card": "c4", "ability": 0, "targets": ["c11"]}),
+    );
+    assert!(
+        ev.iter().any(|e| e["type"] == "restricted"
+            && e["card"] == "c11"
+            && e["restriction"] == "cant_block"),
+        "{ev:?}"
+    );
+    let s = state(&env, "sower");
+    assert_eq!(
+        on_battlefield(&s, "c11").unwrap()["this_turn"],
+        json!(["cant_block"])
+    );
+    pass_until(&env, "sower", "declare_attackers");
+    act(
+        &env,
+        "sower",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c4", "defender": "p2"}]}),
+    );
+    for _ in 0..10 {
+        let d = decision(&env, "sower");
+        assert_ne!(d["kind"], "declare_blockers", "the Bears can't block: {d}");
+        if state(&env, "sower")["players"]["p2"]["life"] == 16 {
+            break;
+        }
+        act(&env, "sower", json!({"type": "pass"}));
+    }
+    let s = state(&env, "sower");
+    assert_eq!(s["players"]["p2"]["life"], 16, "{s}");
+    // CR 514.2: the restriction ends in the cleanup step; on p2's turn it is gone.
+    for _ in 0..30 {
+        if state(&env, "sower")["active"] == "p2" {
+            break;
+        }
+        act(&env, "sower", json!({"type": "pass"}));
+    }
+    let s = state(&env, "sower");
+    assert_eq!(s["active"], "p2", "{s}");
+    assert!(
+        on_battlefield(&s, "c11")
+            .unwrap()
+            .get("this_turn")
+            .is_none(),
+        "{s}"
+    );
+}
+
+/// p1 (active, main phase 1): Grizzly Bears, Rogue's Passage, a Forest and three Mountains,
+/// Shock and Grizzly Bears in hand; p2: Giant Spider (reach).
+fn passage_game(env: &TestEnv, id: &str) {
+    // Ids: p1 library c1-c3, Shock c4, Grizzly Bears c5 (hand), Grizzly Bears c6, Rogue's
+    // Passage c7, Forest c8, Mountains c9-c11; p2 library c12-c14, Giant Spider c15.
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(3), "hand": ["Shock", "Grizzly Bears"],
+                           "battlefield": [{"card": "Grizzly Bears"}, {"card": "Rogue's Passage"},
+                                           {"card": "Forest"}, {"card": "Mountain"},
+                                           {"card": "Mountain"}, {"card": "Mountain"}]},
+                    "p2": {"library": forests(3),
+                           "battlefield": [{"card": "Giant Spider"}]}}}),
+    );
+}
+
+#[test]
+fn cr_509_1b_target_creature_cant_be_blocked_this_turn() {
+    let env = TestEnv::new();
+    passage_game(&env, "passage");
+    // "{4}, {T}: Target creature can't be blocked this turn." (its mana ability is not an
+    // activated ability to choose: index 0 is this one).
+    let ev = act_and_resolve(
+        &env,
+        "passage",
+        json!({"type": "activate", "card": "c7", "ability": 0, "targets": ["c6"],
+               "tap": ["c8", "c9", "c10", "c11"]}),
+    );
+    assert!(
+        ev.iter().any(|e| e["type"] == "restricted"
+            && e["card"] == "c6"
+            && e["restriction"] == "cant_be_blocked"),
+        "{ev:?}"
+    );
+    let s = state(&env, "passage");
+    assert_eq!(on_battlefield(&s, "c7").unwrap()["tapped"], true, "{s}");
+    pass_until(&env, "passage", "declare_attackers");
+    act(
+        &env,
+        "passage",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c6", "defender": "p2"}]}),
+    );
+    for _ in 0..10 {
+        let d = decision(&env, "passage");
+        assert_ne!(
+            d["kind"], "declare_blockers",
+            "the Bears can't be blocked: {d}"
+        );
+        if state(&env, "passage")["players"]["p2"]["life"] == 18 {
+            break;
+        }
+        act(&env, "passage", json!({"type": "pass"}));
+    }
+    assert_eq!(state(&env, "passage")["players"]["p2"]["life"], 18);
+}
+
+#[test]
+fn cr_106_1b_colorless_mana_pays_generic_costs_only() {
+    let env = TestEnv::new();
+    passage_game(&env, "colorless");
+    // {C} can't pay Shock's {R} …
+    let e = refused(
+        &env,
+        "colorless",
+        json!({"type": "cast", "card": "c4", "targets": ["c15"], "tap": ["c7"]}),
+    );
+    assert!(e.to_string().contains("exactly"), "{e}");
+    // … but pays the generic part of a cost: Grizzly Bears' {1}, with the Forest's {G}.
+    act(
+        &env,
+        "colorless",
+        json!({"type": "cast", "card": "c5", "tap": ["c7", "c8"]}),
+    );
+    resolve_all(&env, "colorless");
+    let s = state(&env, "colorless");
+    assert!(on_battlefield(&s, "c5").is_some(), "{s}");
+    assert_eq!(on_battlefield(&s, "c7").unwrap()["tapped"], true, "{s}");
+}
