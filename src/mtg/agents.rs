@@ -141,7 +141,10 @@ impl Agent {
             }
             Pending::DeclareAttackers => {
                 let c = s.attack_candidates();
-                let attackers: Vec<Id> = c.into_iter().filter(|_| self.coin()).collect();
+                let attackers: Vec<Id> = c
+                    .into_iter()
+                    .filter(|&a| s.must_attack(a) || self.coin())
+                    .collect();
                 // CR 508.1b: with planeswalkers to attack, each attacker picks the player or
                 // one of them.
                 let pws = s.attackable_planeswalkers();
@@ -316,13 +319,15 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                 cands
                     .into_iter()
                     .filter(|&c| {
-                        s.power(c) > 0
-                            && blockers.iter().filter(|&&b| s.can_block(b, c)).all(|&b| {
-                                let dies = s.power(b) >= s.toughness(c) || s.has(b, kw::DEATHTOUCH);
-                                let kills =
-                                    s.power(c) >= s.toughness(b) || s.has(c, kw::DEATHTOUCH);
-                                !dies || (kills && value(s, b) >= value(s, c))
-                            })
+                        s.must_attack(c)
+                            || s.power(c) > 0
+                                && blockers.iter().filter(|&&b| s.can_block(b, c)).all(|&b| {
+                                    let dies =
+                                        s.power(b) >= s.toughness(c) || s.has(b, kw::DEATHTOUCH);
+                                    let kills =
+                                        s.power(c) >= s.toughness(b) || s.has(c, kw::DEATHTOUCH);
+                                    !dies || (kills && value(s, b) >= value(s, c))
+                                })
                     })
                     .collect(),
             )

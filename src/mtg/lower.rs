@@ -11,7 +11,7 @@
 
 use super::compile::{
     Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, Per, SearchFor,
-    SearchTo, Static, StaticCondition, Subject as S, Trigger,
+    SearchTo, Static, StaticCondition, StaticCount, Subject as S, Trigger,
 };
 pub use super::compile::{CostReduction, Restriction};
 use super::facts::{CardData, ManaCost};
@@ -376,6 +376,12 @@ pub struct StaticEffect {
     /// "can't block" (CR 509.1a).
     pub cant_block: bool,
     pub condition: Option<StaticCondition>,
+    /// "attacks each combat if able" (CR 508.1d).
+    pub must_attack: bool,
+    /// "can't be blocked by <creature type>s" (CR 509.1b).
+    pub unblockable_by: Option<&'static str>,
+    /// The P/T change is multiplied by this count, taken as the static applies (CR 611.3a).
+    pub per: Option<StaticCount>,
 }
 
 /// Which creatures a static ability changes.
@@ -597,6 +603,9 @@ fn static_effect(st: &Static) -> Option<StaticEffect> {
             unblockable: false,
             cant_block: false,
             condition: None,
+            must_attack: false,
+            unblockable_by: None,
+            per: None,
         })
     };
     let flag = |unblockable, cant_block| StaticEffect {
@@ -607,6 +616,9 @@ fn static_effect(st: &Static) -> Option<StaticEffect> {
         unblockable,
         cant_block,
         condition: None,
+        must_attack: false,
+        unblockable_by: None,
+        per: None,
     };
     match st {
         Static::Anthem {
@@ -637,7 +649,7 @@ fn static_effect(st: &Static) -> Option<StaticEffect> {
             e.condition = Some(*condition);
             Some(e)
         }
-        _ => None,
+        other => continuous::static_effect(other),
     }
 }
 

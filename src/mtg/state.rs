@@ -538,6 +538,10 @@ impl State {
     pub fn unblockable(&self, id: Id) -> bool {
         self.obj(id).restricted & Obj::CANT_BE_BLOCKED != 0 || self.layered(id).unblockable
     }
+    /// "Attacks each combat if able" applies to it now (CR 508.1d).
+    pub fn must_attack(&self, id: Id) -> bool {
+        self.layered(id).must_attack
+    }
     /// "Can't block" applies to it now (CR 509.1a).
     pub fn cant_block(&self, id: Id) -> bool {
         self.obj(id).restricted & Obj::CANT_BLOCK != 0 || self.layered(id).cant_block
@@ -562,8 +566,10 @@ impl State {
                 if !self.static_applies(st, src, you, id) {
                     continue;
                 }
-                l.power += st.power as i16;
-                l.toughness += st.toughness as i16;
+                let k = st.per.map_or(1, |c| self.static_count(c, you));
+                l.power += st.power as i16 * k;
+                l.toughness += st.toughness as i16 * k;
+                l.must_attack |= st.must_attack;
                 l.keywords |= st.keywords;
                 l.unblockable |= st.unblockable;
                 l.cant_block |= st.cant_block;
@@ -572,7 +578,7 @@ impl State {
         l
     }
 
-    fn static_applies(&self, st: &StaticEffect, src: Id, you: Seat, id: Id) -> bool {
+    pub(crate) fn static_applies(&self, st: &StaticEffect, src: Id, you: Seat, id: Id) -> bool {
         let mine = self.obj(id).owner == you;
         let applies = match &st.affects {
             Affects::Source => src == id,
@@ -696,6 +702,7 @@ struct Layered {
     keywords: u16,
     unblockable: bool,
     cant_block: bool,
+    must_attack: bool,
 }
 
 /// Counts the untapped basic lands (one-colour lands) of `seat` by colour (the source of

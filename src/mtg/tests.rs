@@ -40,7 +40,7 @@ fn in_surface(s: &State, m: &Move) -> bool {
         }
         (Pending::DeclareAttackers, Move::Attack(v)) => {
             let c = s.attack_candidates();
-            v.iter().all(|a| c.contains(a))
+            v.iter().all(|a| c.contains(a)) && s.required_attackers().iter().all(|r| v.contains(r))
         }
         (Pending::DeclareBlockers, Move::Block(v)) => {
             let c = s.block_candidates();

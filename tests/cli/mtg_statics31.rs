@@ -1,7 +1,8 @@
 //! Statics, control, choices and restrictions of Foundations cards through the binary, one
 //! `--setup` scenario per rule with its Comprehensive Rules number: combat restrictions until
-//! the end of the turn (CR 509.1a-b: Sower of Chaos, Rogue's Passage) and colorless mana
-//! (CR 106.1b: Rogue's Passage).
+//! the end of the turn (CR 509.1a-b: Sower of Chaos, Rogue's Passage), colorless mana
+//! (CR 106.1b: Rogue's Passage), attack requirements and blocking restrictions by type
+//! (CR 508.1d, 509.1b: Juggernaut) and P/T counted per land (CR 613.4c: Blanchwood Armor).
 
 use crate::TestEnv;
 use crate::mtg::{act, decision, forests, on_battlefield, refused, setup, state};
@@ -182,4 +183,82 @@ fn cr_106_1b_colorless_mana_pays_generic_costs_only() {
     let s = state(&env, "colorless");
     assert!(on_battlefield(&s, "c5").is_some(), "{s}");
     assert_eq!(on_battlefield(&s, "c7").unwrap()["tapped"], true, "{s}");
+}
+
+#[test]
+fn cr_508_1d_attacks_each_combat_if_able_and_509_1b_cant_be_blocked_by_walls() {
+    let env = TestEnv::new();
+    // Ids: p1 library c1-c3, Juggernaut c4, Grizzly Bears c5; p2 library c6-c8, Wall of
+    // Stone c9, Grizzly Bears c10.
+    setup(
+        &env,
+        "jug",
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": forests(3),
+                           "battlefield": [{"card": "Juggernaut"}, {"card": "Grizzly Bears"}]},
+                    "p2": {"library": forests(3),
+                           "battlefield": [{"card": "Wall of Stone"}, {"card": "Grizzly Bears"}]}}}),
+    );
+    // Leaving Juggernaut out (or attacking with nothing) is refused, naming the rule.
+    for attackers in [json!([]), json!([{"attacker": "c5", "defender": "p2"}])] {
+        let e = refused(
+            &env,
+            "jug",
+            json!({"type": "declare_attackers", "attackers": attackers}),
+        );
+        assert!(e.to_string().contains("508.1d"), "{e}");
+    }
+    act(
+        &env,
+        "jug",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c4", "defender": "p2"}]}),
+    );
+    let d = pass_until(&env, "jug", "declare_blockers");
+    // The Wall may block nothing (Juggernaut is the only attacker); the Bears may block it.
+    let opts = d["options"][0]["choose_from"].as_array().unwrap().clone();
+    assert!(opts.iter().all(|o| o["blocker"] != "c9"), "{d}");
+    assert!(opts.iter().any(|o| o["blocker"] == "c10"), "{d}");
+    refused(
+        &env,
+        "jug",
+        json!({"type": "declare_blockers", "blocks": [{"blocker": "c9", "attacker": "c4"}]}),
+    );
+    act(
+        &env,
+        "jug",
+        json!({"type": "declare_blockers", "blocks": [{"blocker": "c10", "attacker": "c4"}]}),
+    );
+}
+
+#[test]
+fn cr_613_4c_enchanted_creature_gets_plus_one_for_each_forest_you_control() {
+    let env = TestEnv::new();
+    // Ids: p1 library c1-c3, Blanchwood Armor c4, Forest c5 (hand), Grizzly Bears c6,
+    // Forests c7-c9; p2 library c10-c12, Forest c13.
+    setup(
+        &env,
+        "armor",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(3), "hand": ["Blanchwood Armor", "Forest"],
+                           "battlefield": [{"card": "Grizzly Bears"}, {"card": "Forest"},
+                                           {"card": "Forest"}, {"card": "Forest"}]},
+                    "p2": {"library": forests(3), "battlefield": [{"card": "Forest"}]}}}),
+    );
+    act_and_resolve(
+        &env,
+        "armor",
+        json!({"type": "cast", "card": "c4", "targets": ["c6"], "tap": ["c7", "c8", "c9"]}),
+    );
+    let s = state(&env, "armor");
+    let bears = on_battlefield(&s, "c6").unwrap();
+    // Three Forests of its controller (the opponent's does not count): 2/2 + 3/3.
+    assert_eq!(
+        (bears["power"].clone(), bears["toughness"].clone()),
+        (json!(5), json!(5)),
+        "{s}"
+    );
+    // The count follows the battlefield as it changes (CR 611.3a): a fourth Forest.
+    act(&env, "armor", json!({"type": "play_land", "card": "c5"}));
+    let s = state(&env, "armor");
+    assert_eq!(on_battlefield(&s, "c6").unwrap()["power"], 6, "{s}");
 }

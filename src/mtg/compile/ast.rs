@@ -445,6 +445,26 @@ pub enum Static {
     CostsLess { amount: u8, when: CostReduction },
     /// 601.2f: "Instant and sorcery spells you cast cost {N} less to cast."
     InstantSorceryCostLess(u8),
+    /// 508.1d: "This creature attacks each combat if able" (a requirement on declaring
+    /// attackers).
+    AttacksEachCombat,
+    /// 509.1b: "This creature can't be blocked by <creature type>s".
+    CantBeBlockedBy(&'static str),
+    /// 613.4c (layer 7c): "Enchanted creature gets +P/+T for each <land type> you control":
+    /// the change times the number counted as the static applies (CR 611.3a).
+    AnthemPer {
+        who: Subject,
+        power: i8,
+        toughness: i8,
+        per: StaticCount,
+    },
+}
+
+/// What a static ability's change is multiplied by, counted continuously (CR 611.3a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaticCount {
+    /// "for each <basic land type> you control" (CR 205.3i: lands with that subtype).
+    LandsYouControl(&'static str),
 }
 
 /// When (or how often) a spell's own cost reduction applies (CR 601.2f).
@@ -553,6 +573,9 @@ fn static_name(s: &Static) -> &'static str {
         Static::CostsLess { .. } | Static::InstantSorceryCostLess(_) => "cost change",
         Static::DeckAnyNumber => "any number in a deck",
         Static::CantBeCountered => "can't be countered",
+        Static::AttacksEachCombat => "attacks each combat",
+        Static::CantBeBlockedBy(_) => "can't be blocked by a type",
+        Static::AnthemPer { .. } => "P/T anthem for each",
     }
 }
 

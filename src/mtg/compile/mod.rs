@@ -18,6 +18,7 @@ pub mod ast;
 mod costs;
 mod effects;
 mod restrictions;
+mod statics;
 mod triggers;
 pub(crate) mod types;
 
@@ -556,6 +557,9 @@ fn plain_static(line: &str) -> Option<Static> {
         _ => {}
     }
     if let Some(s) = enters_with_counters(line) {
+        return Some(s);
+    }
+    if let Some(s) = statics::static_ability(line) {
         return Some(s);
     }
     if let Some(s) = lord(line) {

@@ -228,6 +228,7 @@ impl State {
                     }
                 }
                 self.check_attacked(&at)?;
+                self.check_requirements(ids)?;
                 self.decisions += 1;
                 self.declare_attackers(&at, ev);
             }

@@ -1,0 +1,80 @@
+//! Static abilities added for Foundations' statics (CR 604): attack requirements (CR 508.1d),
+//! blocking restrictions by creature type (CR 509.1b) and P/T changes counted per permanent
+//! (CR 613.4c, 611.3a). Each is one exact sentence; anything else is left to the other static
+//! templates (and refused if none matches).
+
+use super::ast::{Static, StaticCount, Subject};
+use super::effects::pt_change;
+use super::types::creature_type;
+
+/// The basic land types (CR 205.3i), as printed.
+const BASIC_LAND_TYPES: [&str; 5] = ["Plains", "Island", "Swamp", "Mountain", "Forest"];
+
+/// One of this file's static templates, or None.
+pub(super) fn static_ability(line: &str) -> Option<Static> {
+    if line == "~ attacks each combat if able" {
+        return Some(Static::AttacksEachCombat);
+    }
+    if let Some(t) = line.strip_prefix("~ can't be blocked by ") {
+        // "Walls" → "Wall": one creature type, plural.
+        return Some(Static::CantBeBlockedBy(creature_type(
+            t.strip_suffix('s')?,
+        )?));
+    }
+    anthem_per(line)
+}
+
+/// "enchanted creature gets +1/+1 for each forest you control".
+fn anthem_per(line: &str) -> Option<Static> {
+    let rest = line.strip_prefix("enchanted creature gets ")?;
+    let (pt, per) = rest.split_once(" for each ")?;
+    let (power, toughness) = pt_change(pt)?;
+    let land = per.strip_suffix(" you control")?;
+    let land = BASIC_LAND_TYPES
+        .iter()
+        .copied()
+        .find(|t| t.eq_ignore_ascii_case(land))?;
+    Some(Static::AnthemPer {
+        who: Subject::Attached,
+        power,
+        toughness,
+        per: StaticCount::LandsYouControl(land),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cr_508_1d_attacks_each_combat_and_509_1b_cant_be_blocked_by_a_type() {
+        assert_eq!(
+            static_ability("~ attacks each combat if able"),
+            Some(Static::AttacksEachCombat)
+        );
+        assert_eq!(
+            static_ability("~ can't be blocked by walls"),
+            Some(Static::CantBeBlockedBy("Wall"))
+        );
+        assert_eq!(static_ability("~ can't be blocked by gizmos"), None);
+        assert_eq!(static_ability("~ attacks each turn if able"), None);
+    }
+
+    #[test]
+    fn cr_613_4c_gets_plus_for_each_land_of_a_type_you_control() {
+        assert_eq!(
+            static_ability("enchanted creature gets +1/+1 for each forest you control"),
+            Some(Static::AnthemPer {
+                who: Subject::Attached,
+                power: 1,
+                toughness: 1,
+                per: StaticCount::LandsYouControl("Forest")
+            })
+        );
+        // Only a basic land type is counted; other counts are not guessed.
+        assert_eq!(
+            static_ability("enchanted creature gets +1/+1 for each creature you control"),
+            None
+        );
+    }
+}
