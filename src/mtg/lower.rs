@@ -207,6 +207,9 @@ pub enum Effect {
     DoubleCounters(TargetKind),
     /// "target creature can't block / can't be blocked this turn" (CR 509.1a-b, 611.2a).
     Restrict(Restriction, TargetKind),
+    /// "exile target … until ~ leaves the battlefield" (CR 610.3): the target is exiled only
+    /// if the source is still on the battlefield, and returns when it leaves.
+    ExileUntilLeaves(TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -305,7 +308,8 @@ impl Effect {
             | Effect::Counter(t)
             | Effect::ReturnFromGraveyard(t, _)
             | Effect::ExileGraveyard(t)
-            | Effect::Restrict(_, t) => Some(t).filter(|t| {
+            | Effect::Restrict(_, t)
+            | Effect::ExileUntilLeaves(t) => Some(t).filter(|t| {
                 !matches!(
                     t,
                     TargetKind::Source | TargetKind::Attached | TargetKind::Triggering

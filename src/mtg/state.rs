@@ -225,6 +225,10 @@ pub struct Obj {
     /// [`Obj::CANT_BLOCK`] and [`Obj::CANT_BE_BLOCKED`] bits, cleared in the cleanup step.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub restricted: u8,
+    /// In exile until this permanent (with this [`Obj::moves`] count) leaves the battlefield
+    /// (CR 610.3a): then it returns to the battlefield under its owner's control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exiled_until: Option<(Id, u16)>,
 }
 
 impl Obj {

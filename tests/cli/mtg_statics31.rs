@@ -2,7 +2,8 @@
 //! `--setup` scenario per rule with its Comprehensive Rules number: combat restrictions until
 //! the end of the turn (CR 509.1a-b: Sower of Chaos, Rogue's Passage), colorless mana
 //! (CR 106.1b: Rogue's Passage), attack requirements and blocking restrictions by type
-//! (CR 508.1d, 509.1b: Juggernaut) and P/T counted per land (CR 613.4c: Blanchwood Armor).
+//! (CR 508.1d, 509.1b: Juggernaut), P/T counted per land (CR 613.4c: Blanchwood Armor) and
+//! exile until the source leaves the battlefield (CR 610.3: Banishing Light).
 
 use crate::TestEnv;
 use crate::mtg::{act, decision, forests, on_battlefield, refused, setup, state};
@@ -261,4 +262,132 @@ fn cr_613_4c_enchanted_creature_gets_plus_one_for_each_forest_you_control() {
     act(&env, "armor", json!({"type": "play_land", "card": "c5"}));
     let s = state(&env, "armor");
     assert_eq!(on_battlefield(&s, "c6").unwrap()["power"], 6, "{s}");
+}
+
+/// Passes (choosing `target` when a trigger asks) until the stack is empty; returns the
+/// events on the way.
+fn resolve_choosing(env: &TestEnv, id: &str, target: &str) -> Vec<Value> {
+    let mut ev = Vec::new();
+    for _ in 0..20 {
+        let d = decision(env, id);
+        if d["kind"] == "choose_target" {
+            ev.extend(crate::mtg::events_of(&act(
+                env,
+                id,
+                json!({"type": "choose_target", "target": target}),
+            )));
+            continue;
+        }
+        if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty) {
+            return ev;
+        }
+        ev.extend(crate::mtg::events_of(&act(
+            env,
+            id,
+            json!({"type": "pass"}),
+        )));
+    }
+    panic!("the stack never emptied: {}", state(env, id));
+}
+
+/// p1 (active, main phase 1): Banishing Light in hand, three Plains; p2: Broken Wings in
+/// hand, Grizzly Bears and three Forests.
+fn banishing_game(env: &TestEnv, id: &str) {
+    // Ids: p1 library c1-c3, Banishing Light c4, Plains c5-c7; p2 library c8-c10, Broken
+    // Wings c11, Grizzly Bears c12, Forests c13-c15.
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(3), "hand": ["Banishing Light"],
+                           "battlefield": [{"card": "Plains"}, {"card": "Plains"}, {"card": "Plains"}]},
+                    "p2": {"library": forests(3), "hand": ["Broken Wings"],
+                           "battlefield": [{"card": "Grizzly Bears"}, {"card": "Forest"},
+                                           {"card": "Forest"}, {"card": "Forest"}]}}}),
+    );
+}
+
+#[test]
+fn cr_610_3a_exiled_until_banishing_light_leaves_then_it_returns() {
+    let env = TestEnv::new();
+    banishing_game(&env, "banish");
+    act(&env, "banish", json!({"type": "cast", "card": "c4"}));
+    let ev = resolve_choosing(&env, "banish", "c12");
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "exiled" && e["card"] == "c12"),
+        "{ev:?}"
+    );
+    let s = state(&env, "banish");
+    assert!(on_battlefield(&s, "c12").is_none(), "{s}");
+    assert_eq!(s["players"]["p2"]["exile"][0]["id"], "c12", "{s}");
+    // p2 destroys Banishing Light (Broken Wings, at instant speed on p1's turn): the Bears
+    // come back under their owner's control as a new, summoning-sick object.
+    for _ in 0..10 {
+        if decision(&env, "banish")["player"] == "p2" {
+            break;
+        }
+        act(&env, "banish", json!({"type": "pass"}));
+    }
+    let ev = act_and_resolve(
+        &env,
+        "banish",
+        json!({"type": "cast", "card": "c11", "targets": ["c4"]}),
+    );
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "returned_from_exile" && e["card"] == "c12"),
+        "{ev:?}"
+    );
+    let s = state(&env, "banish");
+    let bears = on_battlefield(&s, "c12").expect("the Bears returned");
+    assert_eq!(bears["controller"], "p2", "{s}");
+    assert!(s["players"]["p2"].get("exile").is_none(), "{s}");
+}
+
+#[test]
+fn cr_610_3c_nothing_is_exiled_if_banishing_light_left_first() {
+    let env = TestEnv::new();
+    banishing_game(&env, "gone");
+    act(&env, "gone", json!({"type": "cast", "card": "c4"}));
+    // Banishing Light resolves; its trigger goes on the stack targeting the Bears.
+    for _ in 0..10 {
+        let d = decision(&env, "gone");
+        if d["kind"] == "choose_target" {
+            act(
+                &env,
+                "gone",
+                json!({"type": "choose_target", "target": "c12"}),
+            );
+            break;
+        }
+        act(&env, "gone", json!({"type": "pass"}));
+    }
+    // With the trigger on the stack p2 destroys Banishing Light in response.
+    for _ in 0..5 {
+        if decision(&env, "gone")["player"] == "p2" {
+            break;
+        }
+        act(&env, "gone", json!({"type": "pass"}));
+    }
+    let s = state(&env, "gone");
+    assert_eq!(
+        s["stack"].as_array().unwrap().len(),
+        1,
+        "the trigger waits: {s}"
+    );
+    let ev = act_and_resolve(
+        &env,
+        "gone",
+        json!({"type": "cast", "card": "c11", "targets": ["c4"]}),
+    );
+    assert!(
+        ev.iter()
+            .all(|e| e["type"] != "exiled" && e["type"] != "returned_from_exile"),
+        "{ev:?}"
+    );
+    let s = state(&env, "gone");
+    assert!(on_battlefield(&s, "c12").is_some(), "never exiled: {s}");
+    assert!(on_battlefield(&s, "c4").is_none(), "{s}");
+    assert!(s["players"]["p2"].get("exile").is_none(), "{s}");
 }

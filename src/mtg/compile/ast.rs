@@ -259,6 +259,9 @@ pub enum Effect {
         who: Subject,
         restriction: Restriction,
     },
+    /// 610.3: "exile <S> until ~ leaves the battlefield": the exiled card returns to the
+    /// battlefield under its owner's control as soon as the source leaves it.
+    ExileUntilLeaves(Subject),
 }
 
 /// A combat restriction an effect puts on a creature for the rest of the turn (CR 509.1a-b).
@@ -618,6 +621,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::DoubleCounters(_) => "double counters",
         Effect::Treasure(_) => "treasure",
         Effect::Restrict { .. } => "restriction",
+        Effect::ExileUntilLeaves(_) => "exile until it leaves",
     }
 }
 

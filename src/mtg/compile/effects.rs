@@ -126,6 +126,13 @@ pub fn effect(s: &str) -> Option<Effect> {
     if let Some(e) = super::restrictions::effect(s) {
         return Some(e);
     }
+    if let Some(t) = s
+        .strip_prefix("exile ")
+        .and_then(|r| r.strip_suffix(" until ~ leaves the battlefield"))
+    {
+        // CR 610.3: a one-shot exile with a return linked to the source leaving.
+        return Some(Effect::ExileUntilLeaves(targeted(subject(t)?)?));
+    }
     match s {
         "counter target spell" => return Some(Effect::CounterSpell),
         "counter target creature spell" => return Some(Effect::CounterSpellOf { creature: true }),

@@ -77,4 +77,21 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn cr_610_3_exile_until_the_source_leaves_the_battlefield() {
+        use super::super::ast::{Control, Effect, Filter};
+        use super::super::effects::effect;
+        assert_eq!(
+            effect(
+                "exile target nonland permanent an opponent controls until ~ leaves the battlefield"
+            ),
+            Some(Effect::ExileUntilLeaves(Subject::Target(
+                Filter::NonlandPermanent,
+                Control::Opponent
+            )))
+        );
+        // Another duration is not this template (and no other template reads it).
+        assert_eq!(effect("exile target creature until your next turn"), None);
+    }
 }

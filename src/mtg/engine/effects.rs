@@ -157,6 +157,11 @@ impl State {
             (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
             (Effect::ExileGraveyard(_), Some(Target::Player(p))) => self.exile_graveyard(p, ev),
             (Effect::ExileGraveyard(_), _) => {}
+            (Effect::ExileUntilLeaves(_), _) => {
+                if let Some(c) = obj {
+                    self.exile_until_leaves(source, c, ev);
+                }
+            }
             (Effect::Restrict(r, _), _) => {
                 if let Some(c) = obj {
                     self.restrict(c, r, ev);
@@ -208,6 +213,7 @@ impl State {
                 loyalty: 0,
                 loyalty_turn: 0,
                 restricted: 0,
+                exiled_until: None,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -280,5 +286,6 @@ impl State {
         o.loyalty_turn = 0;
         o.restricted = 0;
         self.detach_from(c);
+        self.note_exiler_left(c);
     }
 }

@@ -35,6 +35,7 @@ mod combat;
 mod conditions;
 mod costs;
 mod effects;
+mod exile_until;
 mod keywords;
 mod mana;
 mod planeswalker;
@@ -334,6 +335,11 @@ pub enum Event {
     Restricted {
         card: Id,
         restriction: &'static str,
+    },
+    /// A card exiled until a permanent left the battlefield returned to the battlefield
+    /// under its owner's control (CR 610.3a).
+    ReturnedFromExile {
+        card: Id,
     },
 }
 

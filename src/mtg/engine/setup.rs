@@ -81,6 +81,7 @@ impl Builder {
             loyalty: 0,
             loyalty_turn: 0,
             restricted: 0,
+            exiled_until: None,
         });
         Ok(Id((self.objs.len() - 1) as u16))
     }

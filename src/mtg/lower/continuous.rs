@@ -1,5 +1,6 @@
 //! Lowering of effects that last for a while (CR 611): combat restrictions until the end of
-//! the turn (CR 509.1a-b), and the statics added with them: attack requirements (CR 508.1d),
+//! the turn (CR 509.1a-b), exile until the source leaves the battlefield (CR 610.3), and the
+//! statics added with them: attack requirements (CR 508.1d),
 //! "can't be blocked by <type>s" (CR 509.1b) and P/T changes counted per permanent
 //! (CR 613.4c). Kept apart from the core lowering so each file stays readable.
 
@@ -13,6 +14,7 @@ pub(super) fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
         E::Restrict { who, restriction } => {
             Effect::Restrict(*restriction, creature_or_that(who, earlier)?)
         }
+        E::ExileUntilLeaves(t) => Effect::ExileUntilLeaves(super::permanent(t)?),
         _ => return None,
     })
 }
