@@ -210,6 +210,9 @@ pub enum Effect {
     /// "exile target … until ~ leaves the battlefield" (CR 610.3): the target is exiled only
     /// if the source is still on the battlefield, and returns when it leaves.
     ExileUntilLeaves(TargetKind),
+    /// "When you do, …" (CR 603.12): the reflexive trigger, the card's triggered ability at
+    /// this index, triggers as this effect is performed (after the effect before it).
+    Reflexive(u8),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -333,7 +336,8 @@ impl Effect {
             | Effect::BounceAttackers
             | Effect::TokensPer(..)
             | Effect::TokensForTargetController(..)
-            | Effect::DoubleCounters(_) => None,
+            | Effect::DoubleCounters(_)
+            | Effect::Reflexive(_) => None,
         }
     }
 }
@@ -484,6 +488,9 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 true
             }
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),
+            Ability::Spell(es) if spell && matches!(es.last(), Some(E::Reflexive(_))) => {
+                continuous::reflexive_spell(es, &mut out)
+            }
             Ability::Spell(es) if spell => match modal(es, |m| spell_effects(m, &mut out.tokens)) {
                 Some(v) => {
                     out.effects = v;

@@ -3,7 +3,8 @@
 //! the end of the turn (CR 509.1a-b: Sower of Chaos, Rogue's Passage), colorless mana
 //! (CR 106.1b: Rogue's Passage), attack requirements and blocking restrictions by type
 //! (CR 508.1d, 509.1b: Juggernaut), P/T counted per land (CR 613.4c: Blanchwood Armor) and
-//! exile until the source leaves the battlefield (CR 610.3: Banishing Light).
+//! exile until the source leaves the battlefield (CR 610.3: Banishing Light) and reflexive
+//! triggers (CR 603.12: Faebloom Trick).
 
 use crate::TestEnv;
 use crate::mtg::{act, decision, forests, on_battlefield, refused, setup, state};
@@ -390,4 +391,71 @@ fn cr_610_3c_nothing_is_exiled_if_banishing_light_left_first() {
     assert!(on_battlefield(&s, "c12").is_some(), "never exiled: {s}");
     assert!(on_battlefield(&s, "c4").is_none(), "{s}");
     assert!(s["players"]["p2"].get("exile").is_none(), "{s}");
+}
+
+#[test]
+fn cr_603_12_when_you_do_triggers_after_the_spell_and_targets_then() {
+    let env = TestEnv::new();
+    // Ids: p1 library c1-c3, Faebloom Trick c4, Islands c5-c7; p2 library c8-c10, Grizzly
+    // Bears c11.
+    let game = |id: &str, bears: bool| {
+        let bf = if bears {
+            json!([{"card": "Grizzly Bears"}])
+        } else {
+            json!([])
+        };
+        setup(
+            &env,
+            id,
+            json!({"active": "p1", "turn": 3, "step": "main1",
+            "players": {"p1": {"library": forests(3), "hand": ["Faebloom Trick"],
+                               "battlefield": [{"card": "Island"}, {"card": "Island"},
+                                               {"card": "Island"}]},
+                        "p2": {"library": forests(3), "battlefield": bf}}}),
+        );
+    };
+    game("trick", true);
+    // Cast without a target: the reflexive trigger's target is chosen only once it triggers.
+    act(&env, "trick", json!({"type": "cast", "card": "c4"}));
+    let mut d = decision(&env, "trick");
+    for _ in 0..5 {
+        if d["kind"] == "choose_target" {
+            break;
+        }
+        act(&env, "trick", json!({"type": "pass"}));
+        d = decision(&env, "trick");
+    }
+    assert_eq!(d["kind"], "choose_target", "{d}");
+    let s = state(&env, "trick");
+    // The two Faeries exist before the trigger resolves.
+    let faeries = s["battlefield"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"] == "Faerie Token")
+        .count();
+    assert_eq!(faeries, 2, "{s}");
+    let mut ev = crate::mtg::events_of(&act(
+        &env,
+        "trick",
+        json!({"type": "choose_target", "target": "c11"}),
+    ));
+    ev.extend(crate::mtg::events_of(&act(
+        &env,
+        "trick",
+        json!({"type": "pass"}),
+    )));
+    // (The game then runs on to p2's turn, whose untap step untaps the Bears again.)
+    assert!(
+        ev.iter()
+            .any(|e| e["type"] == "tapped" && e["card"] == "c11"),
+        "{ev:?}"
+    );
+
+    // No creature of the opponent: the Faeries are made, the trigger is removed (CR 603.3d).
+    game("alone", false);
+    let ev = act_and_resolve(&env, "alone", json!({"type": "cast", "card": "c4"}));
+    assert!(ev.iter().all(|e| e["type"] != "triggered"), "{ev:?}");
+    let s = state(&env, "alone");
+    assert_eq!(s["battlefield"].as_array().unwrap().len(), 5, "{s}");
 }

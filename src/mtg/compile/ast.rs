@@ -262,6 +262,10 @@ pub enum Effect {
     /// 610.3: "exile <S> until ~ leaves the battlefield": the exiled card returns to the
     /// battlefield under its owner's control as soon as the source leaves it.
     ExileUntilLeaves(Subject),
+    /// 603.12: "<effect>. When you do, <effects>": a reflexive triggered ability created by
+    /// the spell or ability, triggered by the effect just before it; its target is chosen as
+    /// it is put on the stack.
+    Reflexive(Vec<Effect>),
 }
 
 /// A combat restriction an effect puts on a creature for the rest of the turn (CR 509.1a-b).
@@ -362,6 +366,9 @@ pub enum Trigger {
     CastInstantOrSorcery,
     /// 510.3a: "Whenever equipped creature deals combat damage to a player" (of an Equipment).
     EquippedCombatDamageToPlayer,
+    /// 603.12: a reflexive trigger ("When you do, …") of a spell or ability: it triggers when
+    /// the effect before it in the same spell or ability is performed.
+    Reflexive,
 }
 
 /// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
@@ -622,6 +629,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Treasure(_) => "treasure",
         Effect::Restrict { .. } => "restriction",
         Effect::ExileUntilLeaves(_) => "exile until it leaves",
+        Effect::Reflexive(_) => "reflexive trigger",
     }
 }
 

@@ -189,6 +189,14 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
             abilities.push(Ability::Static(Static::CantBeCountered));
             continue;
         }
+        // CR 603.12: "<effect>. When you do, <effects>" on a spell: the reflexive trigger is
+        // the spell's last effect.
+        if is_spell && let Some((before, after)) = line.split_once(". when you do, ") {
+            spell_effects.extend(effects(before).map_err(Unparsed::from)?);
+            let reflexive = effects(after).map_err(Unparsed::from)?;
+            spell_effects.push(Effect::Reflexive(reflexive));
+            continue;
+        }
         if is_spell {
             match effects(line) {
                 Ok(e) => spell_effects.extend(e),

@@ -94,4 +94,36 @@ mod tests {
         // Another duration is not this template (and no other template reads it).
         assert_eq!(effect("exile target creature until your next turn"), None);
     }
+
+    #[test]
+    fn cr_603_12_when_you_do_is_a_reflexive_trigger_after_the_spell_effect() {
+        use super::super::ast::{Ability, Control, Effect, Filter};
+        use crate::mtg::facts::CardData;
+        let d = |text: &str| CardData {
+            name: "Faebloom Trick".into(),
+            mana_cost: "{2}{U}".into(),
+            type_line: "Instant".into(),
+            oracle_text: text.into(),
+            power: None,
+            toughness: None,
+            keywords: vec![],
+            loyalty: None,
+        };
+        let c = super::super::compile(&d("Create two 1/1 blue Faerie creature tokens with \
+             flying. When you do, tap target creature an opponent controls."))
+        .unwrap();
+        let Ability::Spell(es) = &c.abilities[0] else {
+            panic!("{c:?}")
+        };
+        assert!(matches!(es[0], Effect::Tokens { count: 2, .. }), "{es:?}");
+        assert_eq!(
+            es[1],
+            Effect::Reflexive(vec![Effect::Tap(Subject::Target(
+                Filter::Creature,
+                Control::Opponent
+            ))])
+        );
+        // The reflexive part must compile whole too.
+        assert!(super::super::compile(&d("Draw a card. When you do, frobnicate.")).is_err());
+    }
 }

@@ -157,6 +157,10 @@ impl State {
             (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
             (Effect::ExileGraveyard(_), Some(Target::Player(p))) => self.exile_graveyard(p, ev),
             (Effect::ExileGraveyard(_), _) => {}
+            (Effect::Reflexive(ability), _) => ev.push(Event::ReflexiveTriggered {
+                card: source,
+                ability,
+            }),
             (Effect::ExileUntilLeaves(_), _) => {
                 if let Some(c) = obj {
                     self.exile_until_leaves(source, c, ev);

@@ -341,6 +341,12 @@ pub enum Event {
     ReturnedFromExile {
         card: Id,
     },
+    /// The effect before a reflexive trigger ("When you do, …", CR 603.12) was performed: the
+    /// triggered ability `ability` of `card` triggers.
+    ReflexiveTriggered {
+        card: Id,
+        ability: u8,
+    },
 }
 
 /// The pure reducer: the state after `mv` and the events it caused, or why it is illegal.

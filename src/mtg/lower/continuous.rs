@@ -1,11 +1,14 @@
 //! Lowering of effects that last for a while (CR 611): combat restrictions until the end of
-//! the turn (CR 509.1a-b), exile until the source leaves the battlefield (CR 610.3), and the
+//! the turn (CR 509.1a-b), reflexive triggers of spells (CR 603.12), exile until the source leaves the battlefield (CR 610.3), and the
 //! statics added with them: attack requirements (CR 508.1d),
 //! "can't be blocked by <type>s" (CR 509.1b) and P/T changes counted per permanent
 //! (CR 613.4c). Kept apart from the core lowering so each file stays readable.
 
-use super::{Affects, Effect, StaticEffect, TargetKind, creature_or_that};
-use crate::mtg::compile::{Effect as E, Static, Subject as S};
+use super::{
+    Affects, Effect, Lowered, StaticEffect, TargetKind, creature_or_that, source_effects,
+    spell_effects,
+};
+use crate::mtg::compile::{Effect as E, Static, Subject as S, Trigger};
 
 /// The engine's form of a lasting effect, or None; `earlier` is the target an earlier effect
 /// of the same spell or ability named ("it").
@@ -55,4 +58,32 @@ pub(super) fn static_effect(st: &Static) -> Option<StaticEffect> {
         },
         _ => return None,
     })
+}
+
+/// A spell whose last effect is a reflexive trigger (CR 603.12): the effects before it lower
+/// as a spell's (their one target chosen as it is cast), the trigger's as a triggered
+/// ability's (its one target chosen as it is put on the stack); the spell ends with the marker
+/// that triggers it. False if either part does not lower.
+pub(super) fn reflexive_spell(es: &[E], out: &mut Lowered) -> bool {
+    let Some((E::Reflexive(inner), before)) = es.split_last() else {
+        return false;
+    };
+    let Some(mut effects) = spell_effects(before, &mut out.tokens) else {
+        return false;
+    };
+    let Some(trigger) = source_effects(inner, Some(&mut out.tokens)) else {
+        return false;
+    };
+    // Every effect of the trigger acts on its target: none may name the spell, which is in
+    // its owner's graveyard by the time the trigger resolves.
+    if trigger.iter().any(|e| e.target().is_none()) {
+        return false;
+    }
+    let Ok(index) = u8::try_from(out.triggers.len()) else {
+        return false;
+    };
+    out.triggers.push((Trigger::Reflexive, trigger));
+    effects.push(Effect::Reflexive(index));
+    out.effects = effects;
+    true
 }
