@@ -73,6 +73,9 @@ impl Agent {
     fn random(&mut self, s: &State) -> Option<Move> {
         Some(match s.pending {
             Pending::GameOver => return None,
+            Pending::ChooseDiscard { from, nonland, .. } => {
+                Move::Discard(self.sample(&s.choose_discard_options(from, nonland), 1))
+            }
             Pending::Mulligan { player } => {
                 if s.players[player.i()].mulligans < 7 && self.coin() {
                     Move::Mulligan
@@ -208,6 +211,13 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
     let opp = me.other();
     Some(match s.pending {
         Pending::GameOver => return None,
+        // Take the most expensive card of the revealed hand.
+        Pending::ChooseDiscard { from, nonland, .. } => {
+            let options = s.choose_discard_options(from, nonland);
+            Move::Discard(vec![
+                *options.iter().max_by_key(|&&c| s.card(c).cost.total())?,
+            ])
+        }
         Pending::Mulligan { player } => {
             let hand = &s.players[player.i()].hand;
             let lands = hand

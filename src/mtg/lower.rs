@@ -213,6 +213,12 @@ pub enum Effect {
     /// "When you do, …" (CR 603.12): the reflexive trigger, the card's triggered ability at
     /// this index, triggers as this effect is performed (after the effect before it).
     Reflexive(u8),
+    /// "Target opponent reveals their hand. You choose a [nonland] card from it. That player
+    /// discards that card." (CR 701.20a, 701.9b): the controller's `choose_discard` decision;
+    /// always the last effect. With two players the target opponent is the opponent.
+    ChooseDiscard {
+        nonland: bool,
+    },
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -337,7 +343,8 @@ impl Effect {
             | Effect::TokensPer(..)
             | Effect::TokensForTargetController(..)
             | Effect::DoubleCounters(_)
-            | Effect::Reflexive(_) => None,
+            | Effect::Reflexive(_)
+            | Effect::ChooseDiscard { .. } => None,
         }
     }
 }
@@ -907,7 +914,10 @@ fn decision_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
     let early = v.iter().take(n.saturating_sub(1)).any(|e| {
         matches!(
             e,
-            Effect::Search(_) | Effect::Discard(..) | Effect::Surveil(_)
+            Effect::Search(_)
+                | Effect::Discard(..)
+                | Effect::Surveil(_)
+                | Effect::ChooseDiscard { .. }
         )
     });
     (!early).then_some(v)

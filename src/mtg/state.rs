@@ -423,6 +423,13 @@ pub enum Pending {
         count: u8,
     },
     GameOver,
+    /// `player` looks at `from`'s revealed hand and chooses the card `from` discards
+    /// (CR 701.20a, 701.9b), a nonland one if `nonland`: the `discard` action with one card.
+    ChooseDiscard {
+        player: Seat,
+        from: Seat,
+        nonland: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -625,6 +632,7 @@ impl State {
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),
             Pending::GameOver => None,
+            Pending::ChooseDiscard { player, .. } => Some(player),
         }
     }
 

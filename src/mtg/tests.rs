@@ -29,6 +29,9 @@ fn in_surface(s: &State, m: &Move) -> bool {
             | Pending::Discarding { player, count },
             Move::Bottom(v) | Move::Discard(v),
         ) => v.len() == count as usize && v.iter().all(|c| s.players[player.i()].hand.contains(c)),
+        (Pending::ChooseDiscard { from, nonland, .. }, Move::Discard(v)) => {
+            v.len() == 1 && s.choose_discard_options(from, nonland).contains(&v[0])
+        }
         (Pending::Surveil { player, count }, Move::Surveil(v)) => {
             v.iter().enumerate().all(|(i, c)| {
                 s.players[player.i()].library[..count as usize].contains(c) && !v[..i].contains(c)

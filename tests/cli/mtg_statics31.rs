@@ -4,7 +4,8 @@
 //! (CR 106.1b: Rogue's Passage), attack requirements and blocking restrictions by type
 //! (CR 508.1d, 509.1b: Juggernaut), P/T counted per land (CR 613.4c: Blanchwood Armor) and
 //! exile until the source leaves the battlefield (CR 610.3: Banishing Light) and reflexive
-//! triggers (CR 603.12: Faebloom Trick).
+//! triggers (CR 603.12: Faebloom Trick) and a discard chosen from a revealed hand, a decision
+//! shown only to its seat (CR 701.20a, 701.9b: Pilfer).
 
 use crate::TestEnv;
 use crate::mtg::{act, decision, forests, on_battlefield, refused, setup, state};
@@ -458,4 +459,45 @@ fn cr_603_12_when_you_do_triggers_after_the_spell_and_targets_then() {
     assert!(ev.iter().all(|e| e["type"] != "triggered"), "{ev:?}");
     let s = state(&env, "alone");
     assert_eq!(s["battlefield"].as_array().unwrap().len(), 5, "{s}");
+}
+
+#[test]
+fn cr_701_9b_you_choose_a_nonland_card_from_the_revealed_hand_shown_only_to_you() {
+    let env = TestEnv::new();
+    // Ids: p1 library c1-c3, Pilfer c4, Swamps c5-c6; p2 library c7-c9, Shock c10, Forest
+    // c11, Grizzly Bears c12.
+    setup(
+        &env,
+        "pilfer",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": forests(3), "hand": ["Pilfer"],
+                           "battlefield": [{"card": "Swamp"}, {"card": "Swamp"}]},
+                    "p2": {"library": forests(3), "hand": ["Shock", "Forest", "Grizzly Bears"]}}}),
+    );
+    act(&env, "pilfer", json!({"type": "cast", "card": "c4"}));
+    let d = pass_until(&env, "pilfer", "choose_discard");
+    assert_eq!(d["player"], "p1", "{d}");
+    // Only the chooser sees the options; the other seat and an unnamed viewer see none.
+    assert_eq!(d["options"], json!([]), "{d}");
+    let theirs = env.json(&["mtg", "actions", "--game", "pilfer", "--as", "p2"], "");
+    assert_eq!(theirs["options"], json!([]), "{theirs}");
+    let mine = env.json(&["mtg", "actions", "--game", "pilfer", "--as", "p1"], "");
+    let from = mine["options"][0]["choose_from"].clone();
+    assert_eq!(
+        from,
+        json!([{"card": "c10", "name": "Shock"}, {"card": "c12", "name": "Grizzly Bears"}]),
+        "{mine}"
+    );
+    // A land, or two cards, are refused.
+    refused(&env, "pilfer", json!({"type": "discard", "cards": ["c11"]}));
+    refused(
+        &env,
+        "pilfer",
+        json!({"type": "discard", "cards": ["c10", "c12"]}),
+    );
+    act(&env, "pilfer", json!({"type": "discard", "cards": ["c12"]}));
+    let s = state(&env, "pilfer");
+    assert!(crate::mtg::in_graveyard(&s, "p2", "c12"), "{s}");
+    let hand = s["players"]["p2"]["hand"].as_array().unwrap().clone();
+    assert!(hand.iter().any(|c| c["id"] == "c10") && hand.iter().all(|c| c["id"] != "c12"));
 }

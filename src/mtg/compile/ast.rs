@@ -266,6 +266,12 @@ pub enum Effect {
     /// the spell or ability, triggered by the effect just before it; its target is chosen as
     /// it is put on the stack.
     Reflexive(Vec<Effect>),
+    /// 701.20a / 701.9b: "Target opponent reveals their hand. You choose a nonland card from
+    /// it. That player discards that card."
+    ChooseDiscard {
+        who: Subject,
+        nonland: bool,
+    },
 }
 
 /// A combat restriction an effect puts on a creature for the rest of the turn (CR 509.1a-b).
@@ -630,6 +636,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Restrict { .. } => "restriction",
         Effect::ExileUntilLeaves(_) => "exile until it leaves",
         Effect::Reflexive(_) => "reflexive trigger",
+        Effect::ChooseDiscard { .. } => "discard of your choice",
     }
 }
 

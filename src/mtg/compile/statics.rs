@@ -126,4 +126,28 @@ mod tests {
         // The reflexive part must compile whole too.
         assert!(super::super::compile(&d("Draw a card. When you do, frobnicate.")).is_err());
     }
+
+    #[test]
+    fn cr_701_9b_a_discard_chosen_from_a_revealed_hand() {
+        use super::super::ast::Effect;
+        use super::super::effects::effects;
+        assert_eq!(
+            effects(
+                "target opponent reveals their hand. you choose a nonland card from it. \
+                 that player discards that card."
+            )
+            .unwrap(),
+            vec![Effect::ChooseDiscard {
+                who: Subject::TargetOpponent,
+                nonland: true
+            }]
+        );
+        assert!(
+            effects(
+                "target opponent reveals their hand. you choose a creature card from it. \
+                 that player discards that card."
+            )
+            .is_err()
+        );
+    }
 }

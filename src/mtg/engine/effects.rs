@@ -157,6 +157,7 @@ impl State {
             (Effect::BounceAttackers, _) => self.bounce_attackers(ev),
             (Effect::ExileGraveyard(_), Some(Target::Player(p))) => self.exile_graveyard(p, ev),
             (Effect::ExileGraveyard(_), _) => {}
+            (Effect::ChooseDiscard { nonland }, _) => self.begin_choose_discard(by, nonland),
             (Effect::Reflexive(ability), _) => ev.push(Event::ReflexiveTriggered {
                 card: source,
                 ability,

@@ -31,6 +31,7 @@ use std::sync::Arc;
 mod activated;
 mod attach;
 mod casting;
+mod choose_discard;
 mod combat;
 mod conditions;
 mod costs;

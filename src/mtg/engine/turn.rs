@@ -21,6 +21,7 @@ impl State {
             Pending::WardPayment { .. } => "ward",
             Pending::LegendRule { .. } => "legend_rule",
             Pending::GameOver => "game_over",
+            Pending::ChooseDiscard { .. } => "choose_discard",
         }
     }
 

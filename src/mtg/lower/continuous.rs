@@ -18,6 +18,12 @@ pub(super) fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             Effect::Restrict(*restriction, creature_or_that(who, earlier)?)
         }
         E::ExileUntilLeaves(t) => Effect::ExileUntilLeaves(super::permanent(t)?),
+        // With two players "target opponent" is the opponent, and no player here can have
+        // hexproof, so the target is always legal (as for discards).
+        E::ChooseDiscard {
+            who: S::TargetOpponent,
+            nonland,
+        } => Effect::ChooseDiscard { nonland: *nonland },
         _ => return None,
     })
 }
