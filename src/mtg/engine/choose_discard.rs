@@ -1,5 +1,6 @@
-//! A discard chosen by the other player (CR 701.20a reveal, 701.9b): "Target opponent reveals
-//! their hand. You choose a nonland card from it. That player discards that card."
+//! A discard the caster chooses from the opponent's revealed hand (CR 701.20a, 701.9b).
+//! The template: "Target opponent reveals their hand. You choose a nonland card from it. That
+//! player discards that card."
 //!
 //! Promises:
 //! - it is the last effect of its spell (lowering refuses any other order), so resolution
