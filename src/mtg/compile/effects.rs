@@ -137,7 +137,7 @@ fn count_of(s: &str, singular: &str, plural: &str) -> Option<u8> {
 /// One effect template, or None.
 pub fn effect(s: &str) -> Option<Effect> {
     let s = s.trim().trim_end_matches('.');
-    if let Some(e) = super::restrictions::effect(s) {
+    if let Some(e) = super::restrictions::effect(s, subject) {
         return Some(e);
     }
     if let Some(t) = s

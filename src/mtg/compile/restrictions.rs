@@ -3,11 +3,11 @@
 //! The subject is any the effect templates know; "this turn" is required (a restriction
 //! without a duration is a static ability, compiled elsewhere).
 
-use super::ast::{Effect, Restriction};
-use super::effects::subject;
+use super::ast::{Effect, Restriction, Subject};
 
-/// "<S> can't block this turn" / "<S> can't be blocked this turn", or None.
-pub(super) fn effect(s: &str) -> Option<Effect> {
+/// "<S> can't block this turn" / "<S> can't be blocked this turn", or None; `subject` reads S
+/// (the effect templates' reader, passed in so this file does not depend on theirs).
+pub(super) fn effect(s: &str, subject: impl Fn(&str) -> Option<Subject>) -> Option<Effect> {
     let (who, restriction) = if let Some(w) = s.strip_suffix(" can't be blocked this turn") {
         (w, Restriction::CantBeBlocked)
     } else {
@@ -20,38 +20,6 @@ pub(super) fn effect(s: &str) -> Option<Effect> {
         who: subject(who)?,
         restriction,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::ast::{Control, Filter, Subject};
-    use super::*;
-
-    #[test]
-    fn cr_509_1_restrictions_until_the_end_of_the_turn() {
-        let target = Subject::Target(Filter::Creature, Control::Anyone);
-        assert_eq!(
-            effect("target creature can't block this turn"),
-            Some(Effect::Restrict {
-                who: target,
-                restriction: Restriction::CantBlock
-            })
-        );
-        assert_eq!(
-            effect("target creature can't be blocked this turn"),
-            Some(Effect::Restrict {
-                who: target,
-                restriction: Restriction::CantBeBlocked
-            })
-        );
-        // Without "this turn" it is a static, not this effect; other durations are refused.
-        assert_eq!(effect("target creature can't block"), None);
-        assert_eq!(
-            effect("target creature can't block until your next turn"),
-            None
-        );
-        assert_eq!(effect("target gizmo can't block this turn"), None);
-    }
 }
 
 #[cfg(test)]

@@ -150,4 +150,32 @@ mod tests {
             .is_err()
         );
     }
+
+    #[test]
+    fn cr_509_1_restrictions_until_the_end_of_the_turn() {
+        use super::super::ast::{Control, Effect, Filter, Restriction};
+        use super::super::effects::effect;
+        let target = Subject::Target(Filter::Creature, Control::Anyone);
+        assert_eq!(
+            effect("target creature can't block this turn"),
+            Some(Effect::Restrict {
+                who: target,
+                restriction: Restriction::CantBlock
+            })
+        );
+        assert_eq!(
+            effect("target creature can't be blocked this turn"),
+            Some(Effect::Restrict {
+                who: target,
+                restriction: Restriction::CantBeBlocked
+            })
+        );
+        // Without "this turn" it is a static, not this effect; other durations are refused.
+        assert_eq!(effect("target creature can't block"), None);
+        assert_eq!(
+            effect("target creature can't block until your next turn"),
+            None
+        );
+        assert_eq!(effect("target gizmo can't block this turn"), None);
+    }
 }
