@@ -449,6 +449,10 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
             if let Some(t) = o.attached {
                 v["attached_to"] = json!(t);
             }
+            // Combat restrictions until the end of the turn (CR 509.1a-b).
+            if o.restricted != 0 {
+                v["this_turn"] = json!(o.restrictions());
+            }
             if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
                 v["attacking"] = match a.planeswalker {
                     Some(pw) => json!(pw),
@@ -512,6 +516,13 @@ pub fn surface(s: &State) -> Value {
     let act = |m: &Move| serde_json::to_value(Action::from_move(m, s)).expect("action");
     let options: Value = match s.pending {
         Pending::GameOver => json!([]),
+        // CR 701.20a: the revealed hand's cards the chooser may pick, each named.
+        Pending::ChooseDiscard { from, nonland, .. } => json!([{
+            "type": "discard", "count": 1, "from": from,
+            "choose_from": s.choose_discard_options(from, nonland).iter()
+                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .collect::<Vec<_>>(),
+        }]),
         Pending::Mulligan { player } => {
             let mut v = vec![json!({"type": "keep"})];
             if s.players[player.i()].mulligans < 7 {

@@ -73,6 +73,9 @@ impl Agent {
     fn random(&mut self, s: &State) -> Option<Move> {
         Some(match s.pending {
             Pending::GameOver => return None,
+            Pending::ChooseDiscard { from, nonland, .. } => {
+                Move::Discard(self.sample(&s.choose_discard_options(from, nonland), 1))
+            }
             Pending::Mulligan { player } => {
                 if s.players[player.i()].mulligans < 7 && self.coin() {
                     Move::Mulligan
@@ -141,7 +144,10 @@ impl Agent {
             }
             Pending::DeclareAttackers => {
                 let c = s.attack_candidates();
-                let attackers: Vec<Id> = c.into_iter().filter(|_| self.coin()).collect();
+                let attackers: Vec<Id> = c
+                    .into_iter()
+                    .filter(|&a| s.must_attack(a) || self.coin())
+                    .collect();
                 // CR 508.1b: with planeswalkers to attack, each attacker picks the player or
                 // one of them.
                 let pws = s.attackable_planeswalkers();
@@ -205,6 +211,13 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
     let opp = me.other();
     Some(match s.pending {
         Pending::GameOver => return None,
+        // Take the most expensive card of the revealed hand.
+        Pending::ChooseDiscard { from, nonland, .. } => {
+            let options = s.choose_discard_options(from, nonland);
+            Move::Discard(vec![
+                *options.iter().max_by_key(|&&c| s.card(c).cost.total())?,
+            ])
+        }
         Pending::Mulligan { player } => {
             let hand = &s.players[player.i()].hand;
             let lands = hand
@@ -316,13 +329,15 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                 cands
                     .into_iter()
                     .filter(|&c| {
-                        s.power(c) > 0
-                            && blockers.iter().filter(|&&b| s.can_block(b, c)).all(|&b| {
-                                let dies = s.power(b) >= s.toughness(c) || s.has(b, kw::DEATHTOUCH);
-                                let kills =
-                                    s.power(c) >= s.toughness(b) || s.has(c, kw::DEATHTOUCH);
-                                !dies || (kills && value(s, b) >= value(s, c))
-                            })
+                        s.must_attack(c)
+                            || s.power(c) > 0
+                                && blockers.iter().filter(|&&b| s.can_block(b, c)).all(|&b| {
+                                    let dies =
+                                        s.power(b) >= s.toughness(c) || s.has(b, kw::DEATHTOUCH);
+                                    let kills =
+                                        s.power(c) >= s.toughness(b) || s.has(c, kw::DEATHTOUCH);
+                                    !dies || (kills && value(s, b) >= value(s, c))
+                                })
                     })
                     .collect(),
             )

@@ -540,10 +540,17 @@ mod tests {
             "Goblin Piker can't block.",
         ));
         assert!(piker.unwrap().statics[0].cant_block);
+        // CR 508.1d: "attacks each combat if able" is a static the engine plays now.
         let r = parse(&d(
             "Juggernaut",
             "Artifact Creature — Juggernaut",
             "Juggernaut attacks each combat if able.",
+        ));
+        assert!(r.unwrap().statics[0].must_attack);
+        let r = parse(&d(
+            "Juggernaut",
+            "Artifact Creature — Juggernaut",
+            "Juggernaut attacks each turn if able.",
         ));
         assert!(r.unwrap_err().contains("not supported"));
         assert!(parse(&d("Bears", "Creature — Bear", "")).is_ok());

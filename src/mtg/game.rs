@@ -143,6 +143,7 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
                 Pending::Bottom { .. }
                 | Pending::Discard { .. }
                 | Pending::Discarding { .. }
+                | Pending::ChooseDiscard { .. }
                 | Pending::Search { .. }
                 | Pending::Surveil { .. },
             ) = (s.decider(), s.pending)

@@ -9,11 +9,11 @@
 //! The engine's vocabulary of keywords ([`kw`]), targets and effects is defined here, where
 //! it is produced; `cards` re-exports it.
 
-pub use super::compile::CostReduction;
 use super::compile::{
     Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, Per, SearchFor,
-    SearchTo, Static, StaticCondition, Subject as S, Trigger,
+    SearchTo, Static, StaticCondition, StaticCount, Subject as S, Trigger,
 };
+pub use super::compile::{CostReduction, Restriction};
 use super::facts::{CardData, ManaCost};
 
 /// Keyword abilities of the rules subset (CR 702), as bits.
@@ -216,6 +216,20 @@ pub enum Effect {
     /// "Return this card from your graveyard to the battlefield [tapped]" (CR 400.7): an
     /// activated ability activated only while its card is in its owner's graveyard (CR 113.6).
     ReturnThisFromGraveyard(bool),
+    /// "target creature can't block / can't be blocked this turn" (CR 509.1a-b, 611.2a).
+    Restrict(Restriction, TargetKind),
+    /// "exile target … until ~ leaves the battlefield" (CR 610.3): the target is exiled only
+    /// if the source is still on the battlefield, and returns when it leaves.
+    ExileUntilLeaves(TargetKind),
+    /// "When you do, …" (CR 603.12): the reflexive trigger, the card's triggered ability at
+    /// this index, triggers as this effect is performed (after the effect before it).
+    Reflexive(u8),
+    /// "Target opponent reveals their hand. You choose a [nonland] card from it. That player
+    /// discards that card." (CR 701.20a, 701.9b): the controller's `choose_discard` decision;
+    /// always the last effect. With two players the target opponent is the opponent.
+    ChooseDiscard {
+        nonland: bool,
+    },
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -319,7 +333,9 @@ impl Effect {
             | Effect::Counter(t)
             | Effect::ReturnFromGraveyard(t, _)
             | Effect::DamageEqualToPower(t)
-            | Effect::ExileGraveyard(t) => Some(t).filter(|t| {
+            | Effect::ExileGraveyard(t)
+            | Effect::Restrict(_, t)
+            | Effect::ExileUntilLeaves(t) => Some(t).filter(|t| {
                 !matches!(
                     t,
                     TargetKind::Source | TargetKind::Attached | TargetKind::Triggering
@@ -344,7 +360,9 @@ impl Effect {
             | Effect::TokensPer(..)
             | Effect::TokensForTargetController(..)
             | Effect::DoubleCounters(_)
-            | Effect::ReturnThisFromGraveyard(_) => None,
+            | Effect::ReturnThisFromGraveyard(_)
+            | Effect::Reflexive(_)
+            | Effect::ChooseDiscard { .. } => None,
         }
     }
 }
@@ -391,6 +409,12 @@ pub struct StaticEffect {
     /// "can't block" (CR 509.1a).
     pub cant_block: bool,
     pub condition: Option<StaticCondition>,
+    /// "attacks each combat if able" (CR 508.1d).
+    pub must_attack: bool,
+    /// "can't be blocked by <creature type>s" (CR 509.1b).
+    pub unblockable_by: Option<&'static str>,
+    /// The P/T change is multiplied by this count, taken as the static applies (CR 611.3a).
+    pub per: Option<StaticCount>,
 }
 
 /// Which creatures a static ability changes.
@@ -500,6 +524,9 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             }
             Ability::Spell(es) if spell && kicker::is_kicked(es) => kicker::spell(es, &mut out),
             Ability::Keyword(k) => keyword(k).map(|b| out.keywords |= b).is_some(),
+            Ability::Spell(es) if spell && matches!(es.last(), Some(E::Reflexive(_))) => {
+                continuous::reflexive_spell(es, &mut out)
+            }
             Ability::Spell(es) if spell => match modal(es, |m| spell_effects(m, &mut out.tokens)) {
                 Some(v) => {
                     out.effects = v;
@@ -623,6 +650,9 @@ fn static_effect(st: &Static) -> Option<StaticEffect> {
             unblockable: false,
             cant_block: false,
             condition: None,
+            must_attack: false,
+            unblockable_by: None,
+            per: None,
         })
     };
     let flag = |unblockable, cant_block| StaticEffect {
@@ -633,6 +663,9 @@ fn static_effect(st: &Static) -> Option<StaticEffect> {
         unblockable,
         cant_block,
         condition: None,
+        must_attack: false,
+        unblockable_by: None,
+        per: None,
     };
     match st {
         Static::Anthem {
@@ -663,7 +696,7 @@ fn static_effect(st: &Static) -> Option<StaticEffect> {
             e.condition = Some(*condition);
             Some(e)
         }
-        _ => None,
+        other => continuous::static_effect(other),
     }
 }
 
@@ -735,6 +768,9 @@ fn creature_or_that(s: &S, earlier: Option<TargetKind>) -> Option<TargetKind> {
 
 fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     if let Some(l) = spells::effect(e) {
+        return Some(l);
+    }
+    if let Some(l) = continuous::effect(e, earlier) {
         return Some(l);
     }
     Some(match e {
@@ -912,7 +948,10 @@ fn decision_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
     let early = v.iter().take(n.saturating_sub(1)).any(|e| {
         matches!(
             e,
-            Effect::Search(_) | Effect::Discard(..) | Effect::Surveil(_)
+            Effect::Search(_)
+                | Effect::Discard(..)
+                | Effect::Surveil(_)
+                | Effect::ChooseDiscard { .. }
         )
     });
     (!early).then_some(v)
@@ -1003,6 +1042,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     decision_last(v)
 }
 
+mod continuous;
 mod kicker;
 mod spells;
 mod tokens;

@@ -109,13 +109,14 @@ pub fn parse_reply(
 }
 
 /// The documented safe default after too many illegal replies: pass priority, attack with
-/// nothing, block nothing, keep the hand; bottom, discard and damage as the heuristic player
+/// nothing (but what must attack, CR 508.1d), block nothing, keep the hand; bottom, discard and damage as the heuristic player
 /// would.
 pub fn safe_default(s: &State) -> Option<Move> {
     Some(match s.pending {
         Pending::GameOver => return None,
         Pending::Priority => Move::Pass,
-        Pending::DeclareAttackers => Move::Attack(Vec::new()),
+        // CR 508.1d: a creature that attacks each combat if able still attacks.
+        Pending::DeclareAttackers => Move::Attack(s.required_attackers()),
         Pending::DeclareBlockers => Move::Block(Vec::new()),
         Pending::Mulligan { .. } => Move::Keep,
         _ => return Agent::new(AgentKind::Heuristic, 0).decide(s),

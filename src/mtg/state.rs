@@ -221,6 +221,35 @@ pub struct Obj {
     /// one per turn (CR 606.3).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub loyalty_turn: u32,
+    /// Combat restrictions effects set on it for the rest of the turn (CR 509.1a-b, 611.2a):
+    /// [`Obj::CANT_BLOCK`] and [`Obj::CANT_BE_BLOCKED`] bits, cleared in the cleanup step.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub restricted: u8,
+    /// In exile until this permanent (with this [`Obj::moves`] count) leaves the battlefield
+    /// (CR 610.3a): then it returns to the battlefield under its owner's control.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exiled_until: Option<(Id, u16)>,
+}
+
+impl Obj {
+    /// "can't block this turn".
+    pub const CANT_BLOCK: u8 = 1;
+    /// "can't be blocked this turn".
+    pub const CANT_BE_BLOCKED: u8 = 2;
+    /// The contract names of the restriction bits.
+    pub const RESTRICTIONS: [(u8, &'static str); 2] = [
+        (Obj::CANT_BLOCK, "cant_block"),
+        (Obj::CANT_BE_BLOCKED, "cant_be_blocked"),
+    ];
+
+    /// The names of the combat restrictions on it until the end of the turn.
+    pub fn restrictions(&self) -> Vec<&'static str> {
+        Obj::RESTRICTIONS
+            .iter()
+            .filter(|(b, _)| self.restricted & b != 0)
+            .map(|(_, n)| *n)
+            .collect()
+    }
 }
 
 fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
@@ -394,6 +423,13 @@ pub enum Pending {
         count: u8,
     },
     GameOver,
+    /// `player` looks at `from`'s revealed hand and chooses the card `from` discards
+    /// (CR 701.20a, 701.9b), a nonland one if `nonland`: the `discard` action with one card.
+    ChooseDiscard {
+        player: Seat,
+        from: Seat,
+        nonland: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -520,11 +556,15 @@ impl State {
     }
     /// "Can't be blocked" applies to it now (CR 509.1b).
     pub fn unblockable(&self, id: Id) -> bool {
-        self.layered(id).unblockable
+        self.obj(id).restricted & Obj::CANT_BE_BLOCKED != 0 || self.layered(id).unblockable
+    }
+    /// "Attacks each combat if able" applies to it now (CR 508.1d).
+    pub fn must_attack(&self, id: Id) -> bool {
+        self.layered(id).must_attack
     }
     /// "Can't block" applies to it now (CR 509.1a).
     pub fn cant_block(&self, id: Id) -> bool {
-        self.layered(id).cant_block
+        self.obj(id).restricted & Obj::CANT_BLOCK != 0 || self.layered(id).cant_block
     }
 
     /// What the static abilities of the permanents on the battlefield add to creature `id`
@@ -546,8 +586,10 @@ impl State {
                 if !self.static_applies(st, src, you, id) {
                     continue;
                 }
-                l.power += st.power as i16;
-                l.toughness += st.toughness as i16;
+                let k = st.per.map_or(1, |c| self.static_count(c, you));
+                l.power += st.power as i16 * k;
+                l.toughness += st.toughness as i16 * k;
+                l.must_attack |= st.must_attack;
                 l.keywords |= st.keywords;
                 l.unblockable |= st.unblockable;
                 l.cant_block |= st.cant_block;
@@ -556,7 +598,7 @@ impl State {
         l
     }
 
-    fn static_applies(&self, st: &StaticEffect, src: Id, you: Seat, id: Id) -> bool {
+    pub(crate) fn static_applies(&self, st: &StaticEffect, src: Id, you: Seat, id: Id) -> bool {
         let mine = self.obj(id).owner == you;
         let applies = match &st.affects {
             Affects::Source => src == id,
@@ -599,6 +641,7 @@ impl State {
             Pending::DeclareAttackers | Pending::AssignDamage { .. } => Some(self.active),
             Pending::DeclareBlockers => Some(self.active.other()),
             Pending::GameOver => None,
+            Pending::ChooseDiscard { player, .. } => Some(player),
         }
     }
 
@@ -680,6 +723,7 @@ struct Layered {
     keywords: u16,
     unblockable: bool,
     cant_block: bool,
+    must_attack: bool,
 }
 
 /// Counts the untapped basic lands (one-colour lands) of `seat` by colour (the source of

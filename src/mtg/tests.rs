@@ -29,6 +29,9 @@ fn in_surface(s: &State, m: &Move) -> bool {
             | Pending::Discarding { player, count },
             Move::Bottom(v) | Move::Discard(v),
         ) => v.len() == count as usize && v.iter().all(|c| s.players[player.i()].hand.contains(c)),
+        (Pending::ChooseDiscard { from, nonland, .. }, Move::Discard(v)) => {
+            v.len() == 1 && s.choose_discard_options(from, nonland).contains(&v[0])
+        }
         (Pending::Surveil { player, count }, Move::Surveil(v)) => {
             v.iter().enumerate().all(|(i, c)| {
                 s.players[player.i()].library[..count as usize].contains(c) && !v[..i].contains(c)
@@ -40,7 +43,7 @@ fn in_surface(s: &State, m: &Move) -> bool {
         }
         (Pending::DeclareAttackers, Move::Attack(v)) => {
             let c = s.attack_candidates();
-            v.iter().all(|a| c.contains(a))
+            v.iter().all(|a| c.contains(a)) && s.required_attackers().iter().all(|r| v.contains(r))
         }
         (Pending::DeclareBlockers, Move::Block(v)) => {
             let c = s.block_candidates();

@@ -29,6 +29,7 @@ mod mtg_mtgb31;
 mod mtg_permanents;
 mod mtg_planeswalkers;
 mod mtg_spells;
+mod mtg_statics31;
 mod mtg_templates;
 mod mtg_tokens;
 mod mtg_ward;

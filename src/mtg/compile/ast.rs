@@ -273,6 +273,34 @@ pub enum Effect {
     ReturnThisFromGraveyard {
         tapped: bool,
     },
+    /// 509.1a-b / 611.2a: "<S> can't block this turn" / "<S> can't be blocked this turn": a
+    /// restriction on the permanent that ends in the cleanup step (514.2).
+    Restrict {
+        who: Subject,
+        restriction: Restriction,
+    },
+    /// 610.3: "exile <S> until ~ leaves the battlefield": the exiled card returns to the
+    /// battlefield under its owner's control as soon as the source leaves it.
+    ExileUntilLeaves(Subject),
+    /// 603.12: "<effect>. When you do, <effects>": a reflexive triggered ability created by
+    /// the spell or ability, triggered by the effect just before it; its target is chosen as
+    /// it is put on the stack.
+    Reflexive(Vec<Effect>),
+    /// 701.20a / 701.9b: "Target opponent reveals their hand. You choose a nonland card from
+    /// it. That player discards that card."
+    ChooseDiscard {
+        who: Subject,
+        nonland: bool,
+    },
+}
+
+/// A combat restriction an effect puts on a creature for the rest of the turn (CR 509.1a-b).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restriction {
+    /// "can't block this turn".
+    CantBlock,
+    /// "can't be blocked this turn".
+    CantBeBlocked,
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -366,6 +394,9 @@ pub enum Trigger {
     CastInstantOrSorcery,
     /// 510.3a: "Whenever equipped creature deals combat damage to a player" (of an Equipment).
     EquippedCombatDamageToPlayer,
+    /// 603.12: a reflexive trigger ("When you do, …") of a spell or ability: it triggers when
+    /// the effect before it in the same spell or ability is performed.
+    Reflexive,
 }
 
 /// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
@@ -452,6 +483,26 @@ pub enum Static {
     CostsLess { amount: u8, when: CostReduction },
     /// 601.2f: "Instant and sorcery spells you cast cost {N} less to cast."
     InstantSorceryCostLess(u8),
+    /// 508.1d: "This creature attacks each combat if able" (a requirement on declaring
+    /// attackers).
+    AttacksEachCombat,
+    /// 509.1b: "This creature can't be blocked by <creature type>s".
+    CantBeBlockedBy(&'static str),
+    /// 613.4c (layer 7c): "Enchanted creature gets +P/+T for each <land type> you control":
+    /// the change times the number counted as the static applies (CR 611.3a).
+    AnthemPer {
+        who: Subject,
+        power: i8,
+        toughness: i8,
+        per: StaticCount,
+    },
+}
+
+/// What a static ability's change is multiplied by, counted continuously (CR 611.3a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaticCount {
+    /// "for each <basic land type> you control" (CR 205.3i: lands with that subtype).
+    LandsYouControl(&'static str),
 }
 
 /// When (or how often) a spell's own cost reduction applies (CR 601.2f).
@@ -560,6 +611,9 @@ fn static_name(s: &Static) -> &'static str {
         Static::CostsLess { .. } | Static::InstantSorceryCostLess(_) => "cost change",
         Static::DeckAnyNumber => "any number in a deck",
         Static::CantBeCountered => "can't be countered",
+        Static::AttacksEachCombat => "attacks each combat",
+        Static::CantBeBlockedBy(_) => "can't be blocked by a type",
+        Static::AnthemPer { .. } => "P/T anthem for each",
     }
 }
 
@@ -605,6 +659,10 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::ReturnSmallPermanentFromGraveyard { .. } => "return from graveyard",
         Effect::DamageEqualToPower(_) => "damage equal to power",
         Effect::ReturnThisFromGraveyard { .. } => "return this from graveyard",
+        Effect::Restrict { .. } => "restriction",
+        Effect::ExileUntilLeaves(_) => "exile until it leaves",
+        Effect::Reflexive(_) => "reflexive trigger",
+        Effect::ChooseDiscard { .. } => "discard of your choice",
     }
 }
 

@@ -8,6 +8,20 @@ use super::{Fail, keywords_list, number};
 /// Parses the effects of a spell or ability: sentences in order, each one a template.
 pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
     let text = text.trim().trim_end_matches('.');
+    // CR 701.20a / 701.9b: "target opponent reveals their hand. you choose a nonland card
+    // from it. that player discards that card" is one template of three sentences.
+    if let Some(rest) = text.strip_suffix(" from it. that player discards that card")
+        && let Some((who, card)) = rest.split_once(" reveals their hand. you choose a ")
+    {
+        let nonland = match card {
+            "nonland card" => true,
+            "card" => false,
+            _ => return Err(Fail::new(text, &effect_shape(text))),
+        };
+        let who = subject(who).filter(|w| *w == Subject::TargetOpponent);
+        let who = who.ok_or_else(|| Fail::new(text, &effect_shape(text)))?;
+        return Ok(vec![Effect::ChooseDiscard { who, nonland }]);
+    }
     let mut out = Vec::new();
     for sentence in text.split(". ") {
         out.extend(sentence_effects(sentence.trim())?);
@@ -123,6 +137,16 @@ fn count_of(s: &str, singular: &str, plural: &str) -> Option<u8> {
 /// One effect template, or None.
 pub fn effect(s: &str) -> Option<Effect> {
     let s = s.trim().trim_end_matches('.');
+    if let Some(e) = super::restrictions::effect(s, subject) {
+        return Some(e);
+    }
+    if let Some(t) = s
+        .strip_prefix("exile ")
+        .and_then(|r| r.strip_suffix(" until ~ leaves the battlefield"))
+    {
+        // CR 610.3: a one-shot exile with a return linked to the source leaving.
+        return Some(Effect::ExileUntilLeaves(targeted(subject(t)?)?));
+    }
     match s {
         "counter target spell" => return Some(Effect::CounterSpell),
         "counter target creature spell" => return Some(Effect::CounterSpellOf { creature: true }),

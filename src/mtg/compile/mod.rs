@@ -18,6 +18,8 @@ pub mod ast;
 mod costs;
 mod effects;
 mod kicker;
+mod restrictions;
+mod statics;
 mod triggers;
 pub(crate) mod types;
 
@@ -50,6 +52,9 @@ impl From<Fail> for Unparsed {
         }
     }
 }
+
+/// The index of colorless mana ({C}, CR 106.1b) after the five colours WUBRG.
+pub const COLORLESS: u8 = 5;
 
 /// "a"/"an"/"one" … "ten" or digits.
 pub(crate) fn number(w: &str) -> Option<u8> {
@@ -189,6 +194,14 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
             spell_effects.push(k.map_err(Unparsed::from)?);
             continue;
         }
+        // CR 603.12: "<effect>. When you do, <effects>" on a spell: the reflexive trigger is
+        // the spell's last effect.
+        if is_spell && let Some((before, after)) = line.split_once(". when you do, ") {
+            spell_effects.extend(effects(before).map_err(Unparsed::from)?);
+            let reflexive = effects(after).map_err(Unparsed::from)?;
+            spell_effects.push(Effect::Reflexive(reflexive));
+            continue;
+        }
         if is_spell {
             match effects(line) {
                 Ok(e) => spell_effects.extend(e),
@@ -325,9 +338,13 @@ fn activation_cost(s: &str) -> Option<Cost> {
     Some(cost)
 }
 
-/// CR 106.1 / 605.1a: "add {G}" or "add {W} or {B}"; the colours as WUBRG indices.
+/// CR 106.1 / 605.1a: "add {G}" or "add {W} or {B}"; the colours as WUBRG indices. "add {C}"
+/// is one colorless mana (CR 106.1b), index 5 ([`COLORLESS`]): it pays only generic costs.
 fn mana_produced(body: &str) -> Option<Vec<u8>> {
     let rest = body.trim_end_matches('.').strip_prefix("add ")?;
+    if rest == "{c}" {
+        return Some(vec![COLORLESS]);
+    }
     rest.split(" or ")
         .map(|sym| {
             let c = parse_cost(&sym.to_uppercase()).ok()?;
@@ -559,6 +576,9 @@ fn plain_static(line: &str) -> Option<Static> {
         _ => {}
     }
     if let Some(s) = enters_with_counters(line) {
+        return Some(s);
+    }
+    if let Some(s) = statics::static_ability(line) {
         return Some(s);
     }
     if let Some(s) = lord(line) {

@@ -359,12 +359,12 @@ fn cr_613_4c_lords_of_a_creature_type_or_with_counters() {
             ..
         }
     ));
-    // A "for each" count is another template.
+    // A "for each" count is another template (`statics`); one it lacks is refused.
     assert!(
         compile(&card(
             "B",
             "Enchantment — Aura",
-            "Enchanted creature gets +1/+1 for each Forest you control."
+            "Enchanted creature gets +1/+1 for each creature you control."
         ))
         .is_err()
     );

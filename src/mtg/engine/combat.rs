@@ -25,6 +25,7 @@ impl State {
         (!self.has(attacker, kw::FLYING) || self.has(blocker, kw::FLYING | kw::REACH))
             && !self.unblockable(attacker)
             && !self.cant_block(blocker)
+            && !self.unblockable_by(attacker, blocker)
     }
 
     /// Each untapped creature of the defending player with the attackers it may block.

@@ -165,6 +165,21 @@ impl State {
             (Effect::ReturnThisFromGraveyard(tapped), _) => {
                 self.return_this_from_graveyard(source, tapped, ev)
             }
+            (Effect::ChooseDiscard { nonland }, _) => self.begin_choose_discard(by, nonland),
+            (Effect::Reflexive(ability), _) => ev.push(Event::ReflexiveTriggered {
+                card: source,
+                ability,
+            }),
+            (Effect::ExileUntilLeaves(_), _) => {
+                if let Some(c) = obj {
+                    self.exile_until_leaves(source, c, ev);
+                }
+            }
+            (Effect::Restrict(r, _), _) => {
+                if let Some(c) = obj {
+                    self.restrict(c, r, ev);
+                }
+            }
             (Effect::ReturnFromGraveyard(_, battlefield), _) => {
                 if let Some(c) = obj {
                     self.return_from_graveyard(c, battlefield, ev);
@@ -210,6 +225,8 @@ impl State {
                 attached: None,
                 loyalty: 0,
                 loyalty_turn: 0,
+                restricted: 0,
+                exiled_until: None,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -280,6 +297,8 @@ impl State {
         o.sick = false;
         o.loyalty = 0;
         o.loyalty_turn = 0;
+        o.restricted = 0;
         self.detach_from(c);
+        self.note_exiler_left(c);
     }
 }

@@ -31,16 +31,19 @@ use std::sync::Arc;
 mod activated;
 mod attach;
 mod casting;
+mod choose_discard;
 mod combat;
 mod conditions;
 mod costs;
 mod effects;
+mod exile_until;
 mod keywords;
 mod kicker;
 mod mana;
 mod planeswalker;
 mod position;
 mod power_damage;
+mod restrictions;
 mod sba;
 mod search;
 mod setup;
@@ -337,6 +340,23 @@ pub enum Event {
     Loyalty {
         card: Id,
         amount: i16,
+    },
+    /// A creature got a combat restriction until the end of the turn (CR 509.1a-b):
+    /// `cant_block` or `cant_be_blocked`.
+    Restricted {
+        card: Id,
+        restriction: &'static str,
+    },
+    /// A card exiled until a permanent left the battlefield returned to the battlefield
+    /// under its owner's control (CR 610.3a).
+    ReturnedFromExile {
+        card: Id,
+    },
+    /// The effect before a reflexive trigger ("When you do, …", CR 603.12) was performed: the
+    /// triggered ability `ability` of `card` triggers.
+    ReflexiveTriggered {
+        card: Id,
+        ability: u8,
     },
 }
 

@@ -71,7 +71,7 @@ impl State {
             return false;
         }
         self.sba_check = false;
-        let mut any = false;
+        let mut any = self.return_exiled(ev);
         loop {
             let mut did = false;
             for i in 0..2 {

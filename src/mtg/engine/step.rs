@@ -198,6 +198,19 @@ impl State {
                 self.decisions += 1;
                 self.answer_ward(warded, *pay, &taps, ev);
             }
+            (
+                Pending::ChooseDiscard {
+                    player,
+                    from,
+                    nonland,
+                },
+                Move::Discard(cards),
+            ) => {
+                self.check_choose_discard(player, from, nonland, cards)?;
+                self.decisions += 1;
+                self.discard_cards(from, cards, ev);
+                self.pending = Pending::Priority;
+            }
             (Pending::Discarding { player, count }, Move::Discard(cards)) => {
                 self.check_hand_subset(player, cards, count as usize, "discard")?;
                 self.decisions += 1;
@@ -243,6 +256,7 @@ impl State {
                     }
                 }
                 self.check_attacked(&at)?;
+                self.check_requirements(ids)?;
                 self.decisions += 1;
                 self.declare_attackers(&at, ev);
             }

@@ -138,6 +138,8 @@ impl State {
                 {
                     fire(self, *source, Trigger::CombatDamageToPlayer, &mut out)
                 }
+                // CR 603.12: a reflexive trigger of the spell or ability just performed.
+                Event::ReflexiveTriggered { card, ability } => out.push((*card, *ability)),
                 _ => {}
             }
         }

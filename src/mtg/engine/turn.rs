@@ -21,6 +21,7 @@ impl State {
             Pending::WardPayment { .. } => "ward",
             Pending::LegendRule { .. } => "legend_rule",
             Pending::GameOver => "game_over",
+            Pending::ChooseDiscard { .. } => "choose_discard",
         }
     }
 
@@ -150,6 +151,7 @@ impl State {
             o.pump_p = 0;
             o.pump_t = 0;
             o.gained = 0;
+            o.restricted = 0;
         }
         let next = self.active.other();
         self.begin_turn(next, ev);
