@@ -95,6 +95,8 @@ pub struct Card {
     pub ward: u8,
     /// "This spell can't be countered" (CR 101.2): countering it does nothing.
     pub uncounterable: bool,
+    /// "This creature doesn't untap during your untap step" (CR 502.3).
+    pub doesnt_untap: bool,
 }
 
 impl Card {
@@ -213,6 +215,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         loyalty: 0,
         ward: lowered.ward,
         uncounterable: lowered.uncounterable,
+        doesnt_untap: lowered.doesnt_untap,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

@@ -205,6 +205,28 @@ pub enum Effect {
     /// "double the number of +1/+1 counters on this creature" (CR 122.1): it gets as many
     /// more as it has.
     DoubleCounters(TargetKind),
+    /// "double target creature's power until end of turn" (CR 701.10): +X/+0 until end of
+    /// turn, X its power as it resolves.
+    DoublePower(TargetKind),
+    /// "if target player has exactly N life, ~ deals M damage to that player": life N,
+    /// damage M, the target (CR 608.2c).
+    DamageIfLife(u8, u8, TargetKind),
+    /// "untap …" (CR 701.26); a permanent with a stun counter loses one instead (122.1d).
+    Untap(TargetKind),
+    /// "put N stun counters on …" (CR 122.1d).
+    Stun(u8, TargetKind),
+    /// "prevent all combat damage that would be dealt to … this turn" (CR 615.1).
+    PreventCombatDamage(TargetKind),
+    /// "you gain N life for each …" (CR 119.3, 608.2h): N per object counted as it resolves.
+    GainLifePer(u8, Per),
+    /// "draw a card for each …" (CR 121.1, 608.2h).
+    DrawPer(Per),
+    /// "those creatures get +P/+T [and gain K] until end of turn": each creature the
+    /// earlier "for each" counted, counted again (CR 608.2c, 611.2).
+    PumpPer(Per, i8, i8, u16),
+    /// "<target> gets +P/+T until end of turn. If <condition>, that creature gets +P'/+T'
+    /// instead" (CR 608.2c): the second change when the condition holds as it resolves.
+    PumpInsteadIf(Cond, [i8; 2], [i8; 2], TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -302,7 +324,13 @@ impl Effect {
             | Effect::Attach(t)
             | Effect::Counter(t)
             | Effect::ReturnFromGraveyard(t, _)
-            | Effect::ExileGraveyard(t) => Some(t).filter(|t| {
+            | Effect::ExileGraveyard(t)
+            | Effect::DoublePower(t)
+            | Effect::DamageIfLife(_, _, t)
+            | Effect::Untap(t)
+            | Effect::Stun(_, t)
+            | Effect::PreventCombatDamage(t)
+            | Effect::PumpInsteadIf(_, _, _, t) => Some(t).filter(|t| {
                 !matches!(
                     t,
                     TargetKind::Source | TargetKind::Attached | TargetKind::Triggering
@@ -326,7 +354,10 @@ impl Effect {
             | Effect::BounceAttackers
             | Effect::TokensPer(..)
             | Effect::TokensForTargetController(..)
-            | Effect::DoubleCounters(_) => None,
+            | Effect::DoubleCounters(_)
+            | Effect::GainLifePer(..)
+            | Effect::DrawPer(_)
+            | Effect::PumpPer(..) => None,
         }
     }
 }
@@ -422,6 +453,8 @@ pub struct Lowered {
     pub ward: u8,
     /// "This spell can't be countered" (CR 101.2).
     pub uncounterable: bool,
+    /// "This creature doesn't untap during your untap step" (CR 502.3).
+    pub doesnt_untap: bool,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -573,6 +606,10 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 out.instant_sorcery_discount += n;
                 true
             }
+            Ability::Static(Static::DoesntUntap) if !spell => {
+                out.doesnt_untap = true;
+                true
+            }
             _ => false,
         };
         if !ok {
@@ -705,6 +742,9 @@ fn creature_or_that(s: &S, earlier: Option<TargetKind>) -> Option<TargetKind> {
 
 fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     if let Some(l) = spells::effect(e) {
+        return Some(l);
+    }
+    if let Some(l) = variable::effect(e, earlier) {
         return Some(l);
     }
     Some(match e {
@@ -928,6 +968,8 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
         };
         match (l.target(), first) {
             (Some(k), None) => first = Some(k),
+            // "it" / "that creature" after a target is that same target (CR 608.2c).
+            (Some(_), Some(_)) if variable::refers_to_that(e) => {}
             (Some(_), Some(_)) => return None,
             (None, _) => {}
         }
@@ -941,17 +983,14 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     let mut v = Vec::new();
     let mut first: Option<TargetKind> = None;
     for e in es {
-        let refers = matches!(
-            e,
-            E::Pump { who: S::That, .. } | E::Counters { on: S::That, .. }
-        );
+        let refers = variable::refers_to_that(e);
         let l = match e {
             E::Tokens { .. } | E::Food(_) | E::Treasure(_) | E::CountedTokens { .. } => {
                 tokens::any_tokens_effect(e, tokens)??
             }
             // "Its controller" is the controller of the spell's one target, named earlier.
             E::TargetControllerCreates(t) if first.is_some_and(|k| k != TargetKind::Any) => {
-                match tokens::tokens_effect(t, tokens)? {
+                match tokens::any_tokens_effect(t, tokens)?? {
                     Effect::Tokens(n, d, tapped) => Effect::TokensForTargetController(n, d, tapped),
                     _ => return None,
                 }
@@ -971,6 +1010,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
 
 mod spells;
 mod tokens;
+mod variable;
 
 #[cfg(test)]
 mod tests;

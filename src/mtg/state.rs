@@ -221,6 +221,12 @@ pub struct Obj {
     /// one per turn (CR 606.3).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub loyalty_turn: u32,
+    /// Stun counters (CR 122.1d): while it has one, it loses one instead of untapping.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stun: u8,
+    /// All combat damage that would be dealt to it this turn is prevented (CR 615.1).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shielded: bool,
 }
 
 fn is_zero<T: Default + PartialEq>(v: &T) -> bool {

@@ -10,7 +10,22 @@ pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
     let text = text.trim().trim_end_matches('.');
     let mut out = Vec::new();
     for sentence in text.split(". ") {
-        out.extend(sentence_effects(sentence.trim())?);
+        let sentence = sentence.trim();
+        // "… instead" replaces the effect before it; "those creatures …" follows a count.
+        if let Some(e) = out
+            .last()
+            .and_then(|l| super::variable::instead(sentence, l))
+        {
+            *out.last_mut().expect("an effect before") = e;
+            continue;
+        }
+        if let Some(Effect::DrawPer(per)) = out.last()
+            && let Some(e) = super::variable::those(sentence, *per)
+        {
+            out.push(e);
+            continue;
+        }
+        out.extend(sentence_effects(sentence)?);
     }
     if out.is_empty() {
         return Err(Fail::new(text, "effect: empty"));
@@ -60,6 +75,7 @@ pub fn subject(s: &str) -> Option<Subject> {
         "each opponent" => Subject::EachOpponent,
         "~" => Subject::This,
         "it" | "that creature" => Subject::That,
+        "that player" => Subject::ThatPlayer,
         "you" => Subject::You,
         "creatures you control" => Subject::EachCreature(Control::You),
         "creatures your opponents control" => Subject::EachCreature(Control::Opponent),
@@ -123,6 +139,9 @@ fn count_of(s: &str, singular: &str, plural: &str) -> Option<u8> {
 /// One effect template, or None.
 pub fn effect(s: &str) -> Option<Effect> {
     let s = s.trim().trim_end_matches('.');
+    if let Some(e) = super::variable::effect(s) {
+        return Some(e);
+    }
     match s {
         "counter target spell" => return Some(Effect::CounterSpell),
         "counter target creature spell" => return Some(Effect::CounterSpellOf { creature: true }),
@@ -204,7 +223,9 @@ pub fn effect(s: &str) -> Option<Effect> {
         };
     }
     if let Some(r) = s.strip_prefix("its controller creates ") {
-        return Some(Effect::TargetControllerCreates(Box::new(tokens(r)?)));
+        let made = effect(&format!("create {r}"))?;
+        matches!(made, Effect::Tokens { .. } | Effect::Treasure(_)).then_some(())?;
+        return Some(Effect::TargetControllerCreates(Box::new(made)));
     }
     if let Some(r) = s.strip_prefix("double the number of +1/+1 counters on ") {
         return Some(Effect::DoubleCounters(subject(r)?));

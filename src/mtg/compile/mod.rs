@@ -19,6 +19,7 @@ mod costs;
 mod effects;
 mod triggers;
 pub(crate) mod types;
+mod variable;
 
 pub use ast::*;
 use effects::{effects, pt_change, subject};
@@ -548,6 +549,9 @@ fn plain_static(line: &str) -> Option<Static> {
         _ => {}
     }
     if let Some(s) = enters_with_counters(line) {
+        return Some(s);
+    }
+    if let Some(s) = variable::plain_static(line) {
         return Some(s);
     }
     if let Some(s) = lord(line) {

@@ -162,6 +162,18 @@ impl State {
                     self.return_from_graveyard(c, battlefield, ev);
                 }
             }
+            (
+                e @ (Effect::DoublePower(_)
+                | Effect::DamageIfLife(..)
+                | Effect::Untap(_)
+                | Effect::Stun(..)
+                | Effect::PreventCombatDamage(_)
+                | Effect::GainLifePer(..)
+                | Effect::DrawPer(_)
+                | Effect::PumpPer(..)
+                | Effect::PumpInsteadIf(..)),
+                t,
+            ) => self.perform_variable(source, by, e, obj, t, ev),
         }
     }
 
@@ -202,6 +214,8 @@ impl State {
                 attached: None,
                 loyalty: 0,
                 loyalty_turn: 0,
+                stun: 0,
+                shielded: false,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -209,7 +223,7 @@ impl State {
         self.sba_check = true;
     }
 
-    fn pump(&mut self, c: Id, p: i8, t: i8, k: u16) {
+    pub(super) fn pump(&mut self, c: Id, p: i8, t: i8, k: u16) {
         let o = &mut self.objs[c.i()];
         o.pump_p += p as i16;
         o.pump_t += t as i16;
@@ -272,6 +286,8 @@ impl State {
         o.sick = false;
         o.loyalty = 0;
         o.loyalty_turn = 0;
+        o.stun = 0;
+        o.shielded = false;
         self.detach_from(c);
     }
 }

@@ -47,6 +47,7 @@ mod step;
 mod trigger_events;
 mod triggers;
 mod turn;
+mod variable;
 mod ward;
 mod zones;
 
@@ -56,7 +57,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v6";
+pub const RULES_VERSION: &str = "core-v7";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -325,6 +326,17 @@ pub enum Event {
     /// Loyalty counters were put on or removed from a planeswalker to pay a loyalty cost
     /// (CR 606.4).
     Loyalty {
+        card: Id,
+        amount: i16,
+    },
+    /// A permanent untapped by an effect (CR 701.26b); the untap step's untapping is not an
+    /// event.
+    Untapped {
+        card: Id,
+    },
+    /// Stun counters put on a permanent (positive) or removed from it instead of untapping
+    /// (negative) (CR 122.1d).
+    Stun {
         card: Id,
         amount: i16,
     },

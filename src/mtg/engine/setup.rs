@@ -80,6 +80,8 @@ impl Builder {
             attached: None,
             loyalty: 0,
             loyalty_turn: 0,
+            stun: 0,
+            shielded: false,
         });
         Ok(Id((self.objs.len() - 1) as u16))
     }
