@@ -1016,3 +1016,5 @@ mod variable;
 mod tests;
 #[cfg(test)]
 mod tokens_tests;
+#[cfg(test)]
+mod variable_tests;
