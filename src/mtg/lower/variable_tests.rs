@@ -174,7 +174,10 @@ fn cr_608_2h_gain_life_and_draw_for_each_and_those_creatures() {
         l.triggers,
         [(
             Trigger::Attacks,
-            vec![Effect::GainLifePer(1, Per::AttackingOfTypeYouControl("Elf"))]
+            vec![Effect::GainLifePer(
+                1,
+                Per::AttackingOfTypeYouControl("Elf")
+            )]
         )]
     );
     let l = lowered(
