@@ -9,11 +9,11 @@
 //! The engine's vocabulary of keywords ([`kw`]), targets and effects is defined here, where
 //! it is produced; `cards` re-exports it.
 
-pub use super::compile::CostReduction;
 use super::compile::{
     Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, Per, SearchFor,
     SearchTo, Static, StaticCondition, Subject as S, Trigger,
 };
+pub use super::compile::{Amount, CostReduction};
 use super::facts::{CardData, ManaCost};
 
 /// Keyword abilities of the rules subset (CR 702), as bits.
@@ -227,6 +227,9 @@ pub enum Effect {
     /// "<target> gets +P/+T until end of turn. If <condition>, that creature gets +P'/+T'
     /// instead" (CR 608.2c): the second change when the condition holds as it resolves.
     PumpInsteadIf(Cond, [i8; 2], [i8; 2], TargetKind),
+    /// "target opponent loses X life, where X is …" (CR 119.3, 608.2h): the opponent (one
+    /// of two players, always a legal target) loses the amount as it resolves.
+    OpponentLosesLifeEqual(Amount),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -357,7 +360,8 @@ impl Effect {
             | Effect::DoubleCounters(_)
             | Effect::GainLifePer(..)
             | Effect::DrawPer(_)
-            | Effect::PumpPer(..) => None,
+            | Effect::PumpPer(..)
+            | Effect::OpponentLosesLifeEqual(_) => None,
         }
     }
 }

@@ -465,6 +465,10 @@ pub struct ThisTurn {
     /// Times each player gained life this turn (CR 119.9), by seat index; counted as gained.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub gains: [u8; 2],
+    /// How much life each player gained this turn (CR 119.9), by seat index; counted as
+    /// gained.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub life_gained: [u16; 2],
 }
 
 mod card_table {

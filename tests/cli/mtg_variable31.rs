@@ -418,3 +418,48 @@ fn cr_111_10a_an_offer_you_cant_refuse_gives_the_countered_spells_controller_two
     assert_eq!(treasures.len(), 2, "{s}");
     assert!(treasures.iter().all(|t| t["controller"] == "p2"), "{s}");
 }
+
+/// p1 at declare attackers: library c1-c3, Midnight Snack c4, Healer's Hawk c5, Swamps c6-c8.
+fn snack_game(env: &TestEnv, id: &str) {
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": "declare_attackers",
+        "players": {"p1": {"library": forests(3),
+                           "battlefield": bf(&["Midnight Snack", "Healer's Hawk", "Swamp", "Swamp", "Swamp"])},
+                    "p2": {"library": forests(3)}}}),
+    );
+    act(
+        env,
+        id,
+        json!({"type": "declare_attackers", "attackers": [{"attacker": "c5", "defender": "p2"}]}),
+    );
+}
+
+#[test]
+fn cr_119_3_midnight_snack_makes_food_after_a_raid_and_drains_the_life_gained_this_turn() {
+    // Raid: the end step trigger makes a Food.
+    let env = TestEnv::new();
+    snack_game(&env, "raid");
+    let ev = pass_until(&env, "raid", |s, _| s["active"] == "p2");
+    assert!(ev.iter().any(|e| e["type"] == "token_created"), "{ev:?}");
+    // The sacrifice: p2 loses the 1 life p1 gained with the lifelinked Hawk this turn.
+    let env = TestEnv::new();
+    snack_game(&env, "drain");
+    pass_until(&env, "drain", |s, d| {
+        s["step"] == "main2" && d["player"] == "p1"
+    });
+    let s = state(&env, "drain");
+    assert_eq!((life(&s, "p1"), life(&s, "p2")), (21, 19), "{s}");
+    act(
+        &env,
+        "drain",
+        json!({"type": "activate", "card": "c4", "ability": 0}),
+    );
+    pass_until(&env, "drain", |s, _| {
+        s["stack"].as_array().is_none_or(Vec::is_empty)
+    });
+    let s = state(&env, "drain");
+    assert_eq!(life(&s, "p2"), 18, "{s}");
+    assert!(in_graveyard(&s, "p1", "c4"), "{s}");
+}

@@ -291,6 +291,18 @@ pub enum Effect {
         normal: Box<Effect>,
         instead: Box<Effect>,
     },
+    /// 119.3: "<who> loses X life, where X is <amount>", the amount taken as it resolves.
+    LoseLifeEqual {
+        who: Subject,
+        amount: Amount,
+    },
+}
+
+/// An amount an effect reads as it happens (CR 608.2h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Amount {
+    /// "the amount of life you gained this turn" (CR 119.9).
+    LifeYouGainedThisTurn,
 }
 
 /// What a counted effect counts, as it happens (CR 608.2h).
@@ -632,6 +644,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::GainLifePer { .. } => "gain life for each",
         Effect::DrawPer(_) => "draw for each",
         Effect::InsteadIf { .. } => "instead if",
+        Effect::LoseLifeEqual { .. } => "lose life equal to",
     }
 }
 

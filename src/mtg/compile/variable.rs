@@ -70,6 +70,18 @@ pub(super) fn effect(s: &str) -> Option<Effect> {
             per: counted(per)?,
         });
     }
+    // CR 119.3 / 608.2h: "target opponent loses x life, where x is the amount of life you
+    // gained this turn".
+    if let Some((who, amount)) = s.split_once(" loses x life, where x is ") {
+        let amount = match amount {
+            "the amount of life you gained this turn" => Amount::LifeYouGainedThisTurn,
+            _ => return None,
+        };
+        return Some(Effect::LoseLifeEqual {
+            who: subject(who)?,
+            amount,
+        });
+    }
     // CR 121.1 / 608.2h: "draw a card for each …".
     if let Some(per) = s.strip_prefix("draw a card for each ") {
         return Some(Effect::DrawPer(counted(per)?));

@@ -171,7 +171,8 @@ impl State {
                 | Effect::GainLifePer(..)
                 | Effect::DrawPer(_)
                 | Effect::PumpPer(..)
-                | Effect::PumpInsteadIf(..)),
+                | Effect::PumpInsteadIf(..)
+                | Effect::OpponentLosesLifeEqual(_)),
                 t,
             ) => self.perform_variable(source, by, e, obj, t, ev),
         }
@@ -236,6 +237,8 @@ impl State {
         if n > 0 {
             let k = &mut self.this_turn.gains[who.i()];
             *k = k.saturating_add(1);
+            let a = &mut self.this_turn.life_gained[who.i()];
+            *a = a.saturating_add(n as u16);
         }
         ev.push(Event::LifeGained {
             player: who,
@@ -243,7 +246,7 @@ impl State {
         });
     }
 
-    fn lose_life(&mut self, who: Seat, n: i16, ev: &mut Vec<Event>) {
+    pub(super) fn lose_life(&mut self, who: Seat, n: i16, ev: &mut Vec<Event>) {
         self.players[who.i()].life -= n as i32;
         self.sba_check = true;
         ev.push(Event::LifeLost {

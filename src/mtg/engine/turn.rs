@@ -31,6 +31,7 @@ impl State {
         self.players[active.i()].lands_played = 0;
         self.this_turn.drawn = [0; 2];
         self.this_turn.gains = [0; 2];
+        self.this_turn.life_gained = [0; 2];
         ev.push(Event::TurnStarted {
             turn: self.turn,
             active,

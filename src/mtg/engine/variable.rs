@@ -17,6 +17,7 @@
 
 use super::*;
 use crate::mtg::compile::Per;
+use crate::mtg::lower::Amount;
 
 impl State {
     /// Performs one of these effects; `obj` is the object the effect acts on (its target), if
@@ -95,6 +96,13 @@ impl State {
                         normal
                     };
                     self.pump(c, p, t, 0);
+                }
+            }
+            Effect::OpponentLosesLifeEqual(Amount::LifeYouGainedThisTurn) => {
+                let n = self.this_turn.life_gained[by.i()];
+                let n = i16::try_from(n).unwrap_or(i16::MAX);
+                if n > 0 {
+                    self.lose_life(by.other(), n, ev);
                 }
             }
             _ => {}

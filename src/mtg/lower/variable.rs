@@ -61,6 +61,11 @@ pub(super) fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
             ),
             _ => return None,
         },
+        // With two players "target opponent" is the opponent and always a legal target.
+        E::LoseLifeEqual {
+            who: S::TargetOpponent | S::EachOpponent,
+            amount,
+        } => Effect::OpponentLosesLifeEqual(*amount),
         _ => return None,
     })
 }

@@ -233,3 +233,38 @@ fn cr_111_10a_the_countered_spells_controller_creates_treasures() {
         Ability::Spell(e) if matches!(&e[1], CE::TargetControllerCreates(t) if **t == CE::Treasure(2))
     ));
 }
+
+#[test]
+fn cr_119_3_lose_life_equal_to_the_life_you_gained_this_turn() {
+    let l = lowered(
+        "Midnight Snack",
+        "Enchantment",
+        "Raid — At the beginning of your end step, if you attacked this turn, create a Food \
+         token.\n{2}{B}, Sacrifice this enchantment: Target opponent loses X life, where X is \
+         the amount of life you gained this turn.",
+    )
+    .unwrap();
+    assert_eq!(
+        l.triggers,
+        [(
+            Trigger::YourEndStep,
+            vec![Effect::If(Cond::YouAttacked), Effect::Tokens(1, 0, false)]
+        )]
+    );
+    assert_eq!(
+        l.activated[0].effects,
+        [Effect::OpponentLosesLifeEqual(
+            Amount::LifeYouGainedThisTurn
+        )]
+    );
+    assert!(l.activated[0].sacrifice);
+    // Another amount is not guessed.
+    assert!(
+        compile(&data(
+            "T",
+            "Instant",
+            "Target opponent loses X life, where X is the number of cards in your hand."
+        ))
+        .is_err()
+    );
+}
