@@ -47,11 +47,10 @@ impl State {
                     self.deal(source, Target::Player(p), i16::from(n), ev);
                 }
             }
-            Effect::Untap(TargetKind::Source) => {
-                if on_battlefield(self, source) {
-                    self.untap(source, ev);
-                }
+            Effect::Untap(TargetKind::Source) if on_battlefield(self, source) => {
+                self.untap(source, ev);
             }
+            Effect::Untap(TargetKind::Source) => {}
             Effect::Untap(_) => {
                 if let Some(c) = obj.filter(|&c| on_battlefield(self, c)) {
                     self.untap(c, ev);
