@@ -5,6 +5,8 @@ use super::ast::*;
 use super::types::creature_type;
 use super::{Fail, keywords_list, number};
 
+pub(super) mod variable;
+
 /// Parses the effects of a spell or ability: sentences in order, each one a template.
 pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
     let text = text.trim().trim_end_matches('.');
@@ -12,15 +14,12 @@ pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
     for sentence in text.split(". ") {
         let sentence = sentence.trim();
         // "… instead" replaces the effect before it; "those creatures …" follows a count.
-        if let Some(e) = out
-            .last()
-            .and_then(|l| super::variable::instead(sentence, l))
-        {
+        if let Some(e) = out.last().and_then(|l| variable::instead(sentence, l)) {
             *out.last_mut().expect("an effect before") = e;
             continue;
         }
         if let Some(Effect::DrawPer(per)) = out.last()
-            && let Some(e) = super::variable::those(sentence, *per)
+            && let Some(e) = variable::those(sentence, *per)
         {
             out.push(e);
             continue;
@@ -139,7 +138,7 @@ fn count_of(s: &str, singular: &str, plural: &str) -> Option<u8> {
 /// One effect template, or None.
 pub fn effect(s: &str) -> Option<Effect> {
     let s = s.trim().trim_end_matches('.');
-    if let Some(e) = super::variable::effect(s) {
+    if let Some(e) = variable::effect(s) {
         return Some(e);
     }
     match s {

@@ -19,7 +19,6 @@ mod costs;
 mod effects;
 mod triggers;
 pub(crate) mod types;
-mod variable;
 
 pub use ast::*;
 use effects::{effects, pt_change, subject};
@@ -551,7 +550,7 @@ fn plain_static(line: &str) -> Option<Static> {
     if let Some(s) = enters_with_counters(line) {
         return Some(s);
     }
-    if let Some(s) = variable::plain_static(line) {
+    if let Some(s) = effects::variable::plain_static(line) {
         return Some(s);
     }
     if let Some(s) = lord(line) {

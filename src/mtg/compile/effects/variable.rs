@@ -7,11 +7,10 @@
 //! "instead" sentence only replaces the effect right before it, and only when both name the
 //! same object.
 
-use super::ast::*;
-use super::effects::{pt_change, subject};
-use super::intervening_if;
-use super::number;
-use super::types::creature_type;
+use super::{pt_change, subject};
+use crate::mtg::compile::ast::*;
+use crate::mtg::compile::types::creature_type;
+use crate::mtg::compile::{intervening_if, keywords_list, number};
 
 /// One effect sentence of these templates, or None.
 pub(super) fn effect(s: &str) -> Option<Effect> {
@@ -25,7 +24,7 @@ pub(super) fn effect(s: &str) -> Option<Effect> {
     // CR 608.2c: "if target player has exactly N life, ~ deals M damage to that player".
     if let Some(r) = s.strip_prefix("if target player has exactly ") {
         let (n, then) = r.split_once(" life, ")?;
-        let then = super::effects::effect(then)?;
+        let then = super::effect(then)?;
         matches!(
             then,
             Effect::Damage {
@@ -125,14 +124,14 @@ pub(super) fn instead(sentence: &str, before: &Effect) -> Option<Effect> {
 }
 
 /// CR 502.3: "~ doesn't untap during your untap step".
-pub(super) fn plain_static(line: &str) -> Option<Static> {
+pub(in crate::mtg::compile) fn plain_static(line: &str) -> Option<Static> {
     (line == "~ doesn't untap during your untap step").then_some(Static::DoesntUntap)
 }
 
 /// "those creatures gain K until end of turn" after a counted effect (CR 608.2c).
 pub(super) fn those(s: &str, per: Per) -> Option<Effect> {
     let r = s.strip_prefix("those creatures gain ")?;
-    let ks = super::keywords_list(r.strip_suffix(" until end of turn")?)?;
+    let ks = keywords_list(r.strip_suffix(" until end of turn")?)?;
     Some(Effect::Pump {
         who: Subject::Counted(per),
         power: 0,
