@@ -446,6 +446,9 @@ pub fn visible(s: &State, viewer: Viewer) -> Value {
             if o.counters != 0 {
                 v["counters"] = json!(o.counters);
             }
+            if o.stun != 0 {
+                v["stun"] = json!(o.stun);
+            }
             if let Some(t) = o.attached {
                 v["attached_to"] = json!(t);
             }

@@ -100,6 +100,8 @@ pub struct Card {
     /// What the instant or sorcery does instead of [`Card::effects`] when kicked (CR
     /// 702.33d); empty: the same.
     pub kicked_effects: Vec<Effect>,
+    /// "This creature doesn't untap during your untap step" (CR 502.3).
+    pub doesnt_untap: bool,
 }
 
 impl Card {
@@ -220,6 +222,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         uncounterable: lowered.uncounterable,
         kicker: lowered.kicker,
         kicked_effects: lowered.kicked_effects.clone(),
+        doesnt_untap: lowered.doesnt_untap,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

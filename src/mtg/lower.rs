@@ -13,7 +13,7 @@ use super::compile::{
     Ability, Condition, Control, Cost, Effect as E, Filter, Group, Keyword, Per, SearchFor,
     SearchTo, Static, StaticCondition, StaticCount, Subject as S, Trigger,
 };
-pub use super::compile::{CostReduction, Restriction};
+pub use super::compile::{Amount, CostReduction, Restriction};
 use super::facts::{CardData, ManaCost};
 
 /// Keyword abilities of the rules subset (CR 702), as bits.
@@ -230,6 +230,31 @@ pub enum Effect {
     ChooseDiscard {
         nonland: bool,
     },
+    /// "double target creature's power until end of turn" (CR 701.10): +X/+0 until end of
+    /// turn, X its power as it resolves.
+    DoublePower(TargetKind),
+    /// "if target player has exactly N life, ~ deals M damage to that player": life N,
+    /// damage M, the target (CR 608.2c).
+    DamageIfLife(u8, u8, TargetKind),
+    /// "untap …" (CR 701.26); a permanent with a stun counter loses one instead (122.1d).
+    Untap(TargetKind),
+    /// "put N stun counters on …" (CR 122.1d).
+    Stun(u8, TargetKind),
+    /// "prevent all combat damage that would be dealt to … this turn" (CR 615.1).
+    PreventCombatDamage(TargetKind),
+    /// "you gain N life for each …" (CR 119.3, 608.2h): N per object counted as it resolves.
+    GainLifePer(u8, Per),
+    /// "draw a card for each …" (CR 121.1, 608.2h).
+    DrawPer(Per),
+    /// "those creatures get +P/+T [and gain K] until end of turn": each creature the
+    /// earlier "for each" counted, counted again (CR 608.2c, 611.2).
+    PumpPer(Per, i8, i8, u16),
+    /// "<target> gets +P/+T until end of turn. If <condition>, that creature gets +P'/+T'
+    /// instead" (CR 608.2c): the second change when the condition holds as it resolves.
+    PumpInsteadIf(Cond, [i8; 2], [i8; 2], TargetKind),
+    /// "target opponent loses X life, where X is …" (CR 119.3, 608.2h): the opponent (one
+    /// of two players, always a legal target) loses the amount as it resolves.
+    OpponentLosesLifeEqual(Amount),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -335,7 +360,13 @@ impl Effect {
             | Effect::DamageEqualToPower(t)
             | Effect::ExileGraveyard(t)
             | Effect::Restrict(_, t)
-            | Effect::ExileUntilLeaves(t) => Some(t).filter(|t| {
+            | Effect::ExileUntilLeaves(t)
+            | Effect::DoublePower(t)
+            | Effect::DamageIfLife(_, _, t)
+            | Effect::Untap(t)
+            | Effect::Stun(_, t)
+            | Effect::PreventCombatDamage(t)
+            | Effect::PumpInsteadIf(_, _, _, t) => Some(t).filter(|t| {
                 !matches!(
                     t,
                     TargetKind::Source | TargetKind::Attached | TargetKind::Triggering
@@ -362,7 +393,11 @@ impl Effect {
             | Effect::DoubleCounters(_)
             | Effect::ReturnThisFromGraveyard(_)
             | Effect::Reflexive(_)
-            | Effect::ChooseDiscard { .. } => None,
+            | Effect::ChooseDiscard { .. }
+            | Effect::GainLifePer(..)
+            | Effect::DrawPer(_)
+            | Effect::PumpPer(..)
+            | Effect::OpponentLosesLifeEqual(_) => None,
         }
     }
 }
@@ -469,6 +504,8 @@ pub struct Lowered {
     /// What a kicked instant or sorcery does instead of [`Lowered::effects`] (CR 702.33d);
     /// empty if kicking changes nothing it does.
     pub kicked_effects: Vec<Effect>,
+    /// "This creature doesn't untap during your untap step" (CR 502.3).
+    pub doesnt_untap: bool,
 }
 
 /// Lowers every ability, or names the template of the first one the engine cannot play.
@@ -629,6 +666,10 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 out.instant_sorcery_discount += n;
                 true
             }
+            Ability::Static(Static::DoesntUntap) if !spell => {
+                out.doesnt_untap = true;
+                true
+            }
             _ => false,
         };
         if !ok {
@@ -771,6 +812,9 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
         return Some(l);
     }
     if let Some(l) = continuous::effect(e, earlier) {
+        return Some(l);
+    }
+    if let Some(l) = variable::effect(e, earlier) {
         return Some(l);
     }
     Some(match e {
@@ -1001,6 +1045,8 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
         };
         match (l.target(), first) {
             (Some(k), None) => first = Some(k),
+            // "it" / "that creature" after a target is that same target (CR 608.2c).
+            (Some(_), Some(_)) if variable::refers_to_that(e) => {}
             (Some(_), Some(_)) => return None,
             (None, _) => {}
         }
@@ -1014,17 +1060,14 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     let mut v = Vec::new();
     let mut first: Option<TargetKind> = None;
     for e in es {
-        let refers = matches!(
-            e,
-            E::Pump { who: S::That, .. } | E::Counters { on: S::That, .. }
-        );
+        let refers = variable::refers_to_that(e);
         let l = match e {
             E::Tokens { .. } | E::Food(_) | E::Treasure(_) | E::CountedTokens { .. } => {
                 tokens::any_tokens_effect(e, tokens)??
             }
             // "Its controller" is the controller of the spell's one target, named earlier.
             E::TargetControllerCreates(t) if first.is_some_and(|k| k != TargetKind::Any) => {
-                match tokens::tokens_effect(t, tokens)? {
+                match tokens::any_tokens_effect(t, tokens)?? {
                     Effect::Tokens(n, d, tapped) => Effect::TokensForTargetController(n, d, tapped),
                     _ => return None,
                 }
@@ -1046,8 +1089,11 @@ mod continuous;
 mod kicker;
 mod spells;
 mod tokens;
+mod variable;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tokens_tests;
+#[cfg(test)]
+mod variable_tests;

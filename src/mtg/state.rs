@@ -221,6 +221,12 @@ pub struct Obj {
     /// one per turn (CR 606.3).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub loyalty_turn: u32,
+    /// Stun counters (CR 122.1d): while it has one, it loses one instead of untapping.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stun: u8,
+    /// All combat damage that would be dealt to it this turn is prevented (CR 615.1).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub shielded: bool,
     /// Combat restrictions effects set on it for the rest of the turn (CR 509.1a-b, 611.2a):
     /// [`Obj::CANT_BLOCK`] and [`Obj::CANT_BE_BLOCKED`] bits, cleared in the cleanup step.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -504,6 +510,10 @@ pub struct ThisTurn {
     /// Times each player gained life this turn (CR 119.9), by seat index; counted as gained.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub gains: [u8; 2],
+    /// How much life each player gained this turn (CR 119.9), by seat index; counted as
+    /// gained.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub life_gained: [u16; 2],
 }
 
 mod card_table {

@@ -32,6 +32,7 @@ mod mtg_spells;
 mod mtg_statics31;
 mod mtg_templates;
 mod mtg_tokens;
+mod mtg_variable31;
 mod mtg_ward;
 mod mtg_zones;
 mod netpolicy;

@@ -122,6 +122,11 @@ pub enum Subject {
     EachCreatureWithoutFlying,
     /// Not targeted: "all attacking creatures" (CR 506.4).
     AllAttacking,
+    /// "that player": the player an earlier effect of the same ability named (CR 608.2c).
+    ThatPlayer,
+    /// Not targeted: "those creatures": the creatures an earlier "for each" effect of the
+    /// same spell counted (CR 608.2c), counted again as this effect happens.
+    Counted(Per),
 }
 
 impl Subject {
@@ -292,7 +297,53 @@ pub enum Effect {
         who: Subject,
         nonland: bool,
     },
+    /// 701.10: "double target creature's power until end of turn": it gets +X/+0 until end
+    /// of turn, where X is its power as the effect happens.
+    DoublePower(Subject),
+    /// 608.2c: "if target player has exactly N life, <effect on that player>": the effect
+    /// happens only if the player's life total is exactly N as the spell resolves.
+    IfLifeExactly {
+        who: Subject,
+        life: u8,
+        then: Box<Effect>,
+    },
+    /// 701.26: "untap …".
+    Untap(Subject),
+    /// 122.1d: "put N stun counters on S".
+    Stun {
+        on: Subject,
+        count: u8,
+    },
+    /// 615.1: "prevent all combat damage that would be dealt to S this turn".
+    PreventCombatDamageTo(Subject),
+    /// 119.3 / 608.2h: "you gain N life for each <counted>".
+    GainLifePer {
+        amount: u8,
+        per: Per,
+    },
+    /// 121.1 / 608.2h: "draw a card for each <counted>".
+    DrawPer(Per),
+    /// 608.2c / 614.1a-like "instead": "<effect>. If <condition>, <other effect> instead":
+    /// the second effect replaces the first when the condition holds as it resolves.
+    InsteadIf {
+        condition: Condition,
+        normal: Box<Effect>,
+        instead: Box<Effect>,
+    },
+    /// 119.3: "<who> loses X life, where X is <amount>", the amount taken as it resolves.
+    LoseLifeEqual {
+        who: Subject,
+        amount: Amount,
+    },
 }
+
+/// An amount an effect reads as it happens (CR 608.2h).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Amount {
+    /// "the amount of life you gained this turn" (CR 119.9).
+    LifeYouGainedThisTurn,
+}
+
 
 /// A combat restriction an effect puts on a creature for the rest of the turn (CR 509.1a-b).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,6 +363,10 @@ pub enum Per {
     CreatureCardsInYourGraveyard,
     /// "the number of <creature type>s you control" (the source included).
     OfTypeYouControl(&'static str),
+    /// "each attacking <creature type> you control" (CR 506.4).
+    AttackingOfTypeYouControl(&'static str),
+    /// "each creature you control with a +1/+1 counter on it" (CR 122.1).
+    CreaturesYouControlWithCounter,
 }
 
 /// What a library search looks for (CR 701.23a).
@@ -483,6 +538,8 @@ pub enum Static {
     CostsLess { amount: u8, when: CostReduction },
     /// 601.2f: "Instant and sorcery spells you cast cost {N} less to cast."
     InstantSorceryCostLess(u8),
+    /// 502.3: "This creature doesn't untap during your untap step."
+    DoesntUntap,
     /// 508.1d: "This creature attacks each combat if able" (a requirement on declaring
     /// attackers).
     AttacksEachCombat,
@@ -614,6 +671,7 @@ fn static_name(s: &Static) -> &'static str {
         Static::AttacksEachCombat => "attacks each combat",
         Static::CantBeBlockedBy(_) => "can't be blocked by a type",
         Static::AnthemPer { .. } => "P/T anthem for each",
+        Static::DoesntUntap => "doesn't untap",
     }
 }
 
@@ -663,6 +721,15 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::ExileUntilLeaves(_) => "exile until it leaves",
         Effect::Reflexive(_) => "reflexive trigger",
         Effect::ChooseDiscard { .. } => "discard of your choice",
+        Effect::DoublePower(_) => "double power",
+        Effect::IfLifeExactly { .. } => "if exactly N life",
+        Effect::Untap(_) => "untap",
+        Effect::Stun { .. } => "stun counters",
+        Effect::PreventCombatDamageTo(_) => "prevent combat damage",
+        Effect::GainLifePer { .. } => "gain life for each",
+        Effect::DrawPer(_) => "draw for each",
+        Effect::InsteadIf { .. } => "instead if",
+        Effect::LoseLifeEqual { .. } => "lose life equal to",
     }
 }
 

@@ -5,6 +5,8 @@ use super::ast::*;
 use super::types::creature_type;
 use super::{Fail, keywords_list, number};
 
+pub(super) mod variable;
+
 /// Parses the effects of a spell or ability: sentences in order, each one a template.
 pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
     let text = text.trim().trim_end_matches('.');
@@ -24,7 +26,19 @@ pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
     }
     let mut out = Vec::new();
     for sentence in text.split(". ") {
-        out.extend(sentence_effects(sentence.trim())?);
+        let sentence = sentence.trim();
+        // "… instead" replaces the effect before it; "those creatures …" follows a count.
+        if let Some(e) = out.last().and_then(|l| variable::instead(sentence, l)) {
+            *out.last_mut().expect("an effect before") = e;
+            continue;
+        }
+        if let Some(Effect::DrawPer(per)) = out.last()
+            && let Some(e) = variable::those(sentence, *per)
+        {
+            out.push(e);
+            continue;
+        }
+        out.extend(sentence_effects(sentence)?);
     }
     if out.is_empty() {
         return Err(Fail::new(text, "effect: empty"));
@@ -74,6 +88,7 @@ pub fn subject(s: &str) -> Option<Subject> {
         "each opponent" => Subject::EachOpponent,
         "~" => Subject::This,
         "it" | "that creature" => Subject::That,
+        "that player" => Subject::ThatPlayer,
         "you" => Subject::You,
         "creatures you control" => Subject::EachCreature(Control::You),
         "creatures your opponents control" => Subject::EachCreature(Control::Opponent),
@@ -146,6 +161,9 @@ pub fn effect(s: &str) -> Option<Effect> {
     {
         // CR 610.3: a one-shot exile with a return linked to the source leaving.
         return Some(Effect::ExileUntilLeaves(targeted(subject(t)?)?));
+    }
+    if let Some(e) = variable::effect(s) {
+        return Some(e);
     }
     match s {
         "counter target spell" => return Some(Effect::CounterSpell),
@@ -252,7 +270,9 @@ pub fn effect(s: &str) -> Option<Effect> {
         };
     }
     if let Some(r) = s.strip_prefix("its controller creates ") {
-        return Some(Effect::TargetControllerCreates(Box::new(tokens(r)?)));
+        let made = effect(&format!("create {r}"))?;
+        matches!(made, Effect::Tokens { .. } | Effect::Treasure(_)).then_some(())?;
+        return Some(Effect::TargetControllerCreates(Box::new(made)));
     }
     if let Some(r) = s.strip_prefix("double the number of +1/+1 counters on ") {
         return Some(Effect::DoubleCounters(subject(r)?));

@@ -581,6 +581,9 @@ fn plain_static(line: &str) -> Option<Static> {
     if let Some(s) = statics::static_ability(line) {
         return Some(s);
     }
+    if let Some(s) = effects::variable::plain_static(line) {
+        return Some(s);
+    }
     if let Some(s) = lord(line) {
         return Some(s);
     }

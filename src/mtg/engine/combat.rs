@@ -184,6 +184,10 @@ impl State {
             }
         }
         for (src, t, n) in hits {
+            // CR 615.1: combat damage to a shielded creature is prevented (not dealt).
+            if matches!(t, Target::Obj(c) if self.obj(c).shielded) {
+                continue;
+            }
             self.deal(src, t, n, ev);
         }
     }

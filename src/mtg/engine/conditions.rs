@@ -27,6 +27,7 @@ impl State {
                 *t = ThisTurn {
                     drawn: t.drawn,
                     gains: t.gains,
+                    life_gained: t.life_gained,
                     ..ThisTurn::default()
                 }
             }

@@ -185,6 +185,19 @@ impl State {
                     self.return_from_graveyard(c, battlefield, ev);
                 }
             }
+            (
+                e @ (Effect::DoublePower(_)
+                | Effect::DamageIfLife(..)
+                | Effect::Untap(_)
+                | Effect::Stun(..)
+                | Effect::PreventCombatDamage(_)
+                | Effect::GainLifePer(..)
+                | Effect::DrawPer(_)
+                | Effect::PumpPer(..)
+                | Effect::PumpInsteadIf(..)
+                | Effect::OpponentLosesLifeEqual(_)),
+                t,
+            ) => self.perform_variable(source, by, e, obj, t, ev),
         }
     }
 
@@ -227,6 +240,8 @@ impl State {
                 loyalty_turn: 0,
                 restricted: 0,
                 exiled_until: None,
+                stun: 0,
+                shielded: false,
             });
             self.battlefield.push(id);
             ev.push(Event::TokenCreated { card: id });
@@ -234,7 +249,7 @@ impl State {
         self.sba_check = true;
     }
 
-    fn pump(&mut self, c: Id, p: i8, t: i8, k: u16) {
+    pub(super) fn pump(&mut self, c: Id, p: i8, t: i8, k: u16) {
         let o = &mut self.objs[c.i()];
         o.pump_p += p as i16;
         o.pump_t += t as i16;
@@ -247,6 +262,8 @@ impl State {
         if n > 0 {
             let k = &mut self.this_turn.gains[who.i()];
             *k = k.saturating_add(1);
+            let a = &mut self.this_turn.life_gained[who.i()];
+            *a = a.saturating_add(n as u16);
         }
         ev.push(Event::LifeGained {
             player: who,
@@ -254,7 +271,7 @@ impl State {
         });
     }
 
-    fn lose_life(&mut self, who: Seat, n: i16, ev: &mut Vec<Event>) {
+    pub(super) fn lose_life(&mut self, who: Seat, n: i16, ev: &mut Vec<Event>) {
         self.players[who.i()].life -= n as i32;
         self.sba_check = true;
         ev.push(Event::LifeLost {
@@ -298,6 +315,8 @@ impl State {
         o.loyalty = 0;
         o.loyalty_turn = 0;
         o.restricted = 0;
+        o.stun = 0;
+        o.shielded = false;
         self.detach_from(c);
         self.note_exiler_left(c);
     }

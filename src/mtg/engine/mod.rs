@@ -52,6 +52,7 @@ mod step;
 mod trigger_events;
 mod triggers;
 mod turn;
+mod variable;
 mod ward;
 mod zones;
 
@@ -357,6 +358,17 @@ pub enum Event {
     ReflexiveTriggered {
         card: Id,
         ability: u8,
+    },
+    /// A permanent untapped by an effect (CR 701.26b); the untap step's untapping is not an
+    /// event.
+    Untapped {
+        card: Id,
+    },
+    /// Stun counters put on a permanent (positive) or removed from it instead of untapping
+    /// (negative) (CR 122.1d).
+    Stun {
+        card: Id,
+        amount: i16,
     },
 }
 

@@ -54,6 +54,12 @@ pub struct PositionPermanent {
     /// A planeswalker's loyalty (CR 306.5b); its printed loyalty if absent.
     #[serde(default)]
     pub loyalty: Option<i16>,
+    /// +1/+1 counters on a creature (negative: -1/-1 counters, CR 122.1, 704.5q).
+    #[serde(default)]
+    pub counters: i16,
+    /// Stun counters (CR 122.1d).
+    #[serde(default)]
+    pub stun: u8,
 }
 
 /// A game that starts at a position: the active player has priority in `step` (its
@@ -115,10 +121,18 @@ pub fn from_position(
                     "players.{who}.battlefield: damage must not be negative"
                 ));
             }
+            let creature = b.cards[b.objs[id.i()].card as usize].kind == Kind::Creature;
+            if perm.counters != 0 && (!creature || perm.counters.abs() > 100) {
+                return Err(format!(
+                    "players.{who}.battlefield: counters (-100 to 100) only on a creature"
+                ));
+            }
             let o = &mut b.objs[id.i()];
             o.tapped = perm.tapped;
             o.damage = perm.damage;
             o.sick = perm.sick;
+            o.counters = perm.counters;
+            o.stun = perm.stun;
             if b.cards[o.card as usize].kind == Kind::Planeswalker {
                 // CR 306.5b: printed loyalty, unless the position says otherwise.
                 o.loyalty = match perm.loyalty {

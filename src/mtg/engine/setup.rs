@@ -82,6 +82,8 @@ impl Builder {
             loyalty_turn: 0,
             restricted: 0,
             exiled_until: None,
+            stun: 0,
+            shielded: false,
         });
         Ok(Id((self.objs.len() - 1) as u16))
     }

@@ -238,6 +238,19 @@ impl State {
                         && self.card(b).subtypes.iter().any(|s| s == t)
                 })
                 .count(),
+            // CR 506.4: the creatures declared as attackers still on the battlefield.
+            Per::AttackingOfTypeYouControl(t) => self
+                .combat
+                .attackers
+                .iter()
+                .filter(|a| {
+                    self.obj(a.id).zone == Zone::Battlefield
+                        && self.obj(a.id).owner == by
+                        && self.is_creature(a.id)
+                        && self.card(a.id).subtypes.iter().any(|s| s == t)
+                })
+                .count(),
+            Per::CreaturesYouControlWithCounter => self.counted_creatures(per, by).len(),
         };
         u8::try_from(n).unwrap_or(u8::MAX)
     }

@@ -32,6 +32,7 @@ impl State {
         self.players[active.i()].lands_played = 0;
         self.this_turn.drawn = [0; 2];
         self.this_turn.gains = [0; 2];
+        self.this_turn.life_gained = [0; 2];
         ev.push(Event::TurnStarted {
             turn: self.turn,
             active,
@@ -106,11 +107,11 @@ impl State {
             Step::Untap => {
                 // CR 502.2-3: untap; creatures controlled continuously since the turn began
                 // are no longer summoning sick. No player gets priority (502.4).
-                for &id in &self.battlefield {
-                    let o = &mut self.objs[id.i()];
-                    if o.owner == active {
-                        o.tapped = false;
-                        o.sick = false;
+                for i in 0..self.battlefield.len() {
+                    let id = self.battlefield[i];
+                    if self.objs[id.i()].owner == active {
+                        self.objs[id.i()].sick = false;
+                        self.untap_step_untap(id, ev);
                     }
                 }
                 self.recount(active);
@@ -152,6 +153,7 @@ impl State {
             o.pump_t = 0;
             o.gained = 0;
             o.restricted = 0;
+            o.shielded = false;
         }
         let next = self.active.other();
         self.begin_turn(next, ev);
