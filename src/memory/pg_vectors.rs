@@ -157,8 +157,9 @@ fn coverage(db: &Database, words: &[String], ids: &[String]) -> Result<Vec<f64>>
     if words.is_empty() || ids.is_empty() {
         return Ok(vec![0.0; ids.len()]);
     }
+    // Typed: one round trip, no statement prepared first.
     let rows = db.with(|c| {
-        c.query(
+        c.query_typed(
             "WITH q AS (
                  SELECT plainto_tsquery('english', w) AS tq
                  FROM unnest($1::text[]) AS t(w)
@@ -168,7 +169,10 @@ fn coverage(db: &Database, words: &[String], ids: &[String]) -> Result<Vec<f64>>
                           JOIN memory_records m ON m.id = c.id WHERE m.tsv @@ q.tq),
                     (SELECT greatest(coalesce(max(rid), 0), 1) FROM memory_records)::float8
              FROM q WHERE numnode(q.tq) > 0",
-            &[&words, &ids],
+            &[
+                (&words, postgres::types::Type::TEXT_ARRAY),
+                (&ids, postgres::types::Type::TEXT_ARRAY),
+            ],
         )
     })?;
     let mut held = vec![0.0f64; ids.len()];
