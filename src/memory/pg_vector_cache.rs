@@ -393,3 +393,51 @@ fn read_file(path: &std::path::Path, token: &str, user: &str, model: &str) -> Op
         index,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cached_keys(token: &str) -> Vec<String> {
+        CACHE
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|s| s.key.0 == token)
+            .map(|s| s.key.1.clone())
+            .collect()
+    }
+
+    #[test]
+    fn each_user_and_model_has_its_own_slot_and_the_least_recent_go_first() {
+        let t = "test-token-slots";
+        let a = slot(t, "ana", "m1");
+        a.vectors.store(10, Ordering::Relaxed);
+        assert!(Arc::ptr_eq(&a, &slot(t, "ana", "m1")), "one slot per key");
+        assert!(
+            !Arc::ptr_eq(&a, &slot(t, "ana", "m2")),
+            "a model has its own"
+        );
+        assert!(
+            !Arc::ptr_eq(&a, &slot(t, "ben", "m1")),
+            "a user has their own"
+        );
+        // Ana's is used again: the others go before hers.
+        for i in 0..MAX_CACHED - 1 {
+            slot(t, &format!("u{i}"), "m1");
+            slot(t, "ana", "m1");
+        }
+        let kept = cached_keys(t);
+        assert!(kept.contains(&"ana".to_string()), "{kept:?}");
+        assert!(!kept.contains(&"ben".to_string()), "{kept:?}");
+        assert!(CACHE.lock().unwrap().len() <= MAX_CACHED);
+        // Past the bound on vectors, older slots are dropped; the one in use never.
+        let big = slot(t, "big", "m1");
+        big.vectors.store(MAX_CACHED_VECTORS + 1, Ordering::Relaxed);
+        let again = slot(t, "big", "m1");
+        assert!(Arc::ptr_eq(&big, &again));
+        assert_eq!(cached_keys(t), ["big"]);
+        assert_eq!(CACHE.lock().unwrap().len(), 1);
+        CACHE.lock().unwrap().clear();
+    }
+}
