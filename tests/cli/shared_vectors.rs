@@ -311,7 +311,10 @@ fn users_taking_turns_on_one_node_each_find_their_own_vectors(b: &Backend) {
     for (user, facts) in own {
         let text: String = facts
             .iter()
-            .map(|f| format!("{}\n", serde_json::json!({"title": f, "body_md": f})))
+            .map(|f| {
+                let r = serde_json::json!({"title": f, "body_md": f, "created_at": "2026-02-01T00:00:00Z"});
+                format!("{r}\n")
+            })
             .collect();
         b.a.env.write("facts.jsonl", &text);
         let path = b.a.env.path("facts.jsonl").display().to_string();
