@@ -26,10 +26,13 @@
 //!   back whole by the server.
 //! * **Migrations.** [`MIGRATIONS`] are numbered; [`Database::migrate`] applies the missing
 //!   ones in one transaction under a transaction-scoped advisory lock, so two nodes starting at
-//!   once apply each migration exactly once. A database whose schema is newer than this binary
+//!   once apply each migration exactly once. A node checks the version once and then keeps
+//!   it in its home's cache, checking again after a statement fails as a changed schema would
+//!   make it fail (`schema_mark`). A database whose schema is newer than this binary
 //!   knows is refused (`conflict`): an older node never writes into a newer schema.
 
 mod migrations;
+mod schema_mark;
 pub mod tls;
 
 pub use migrations::MIGRATIONS;
@@ -461,6 +464,7 @@ impl Database {
     /// connection) is `upstream.error` naming the host; a serialization failure or deadlock is
     /// a retryable `conflict`; any other SQL error is `internal.error` with its SQLSTATE.
     pub fn error(&self, e: postgres::Error) -> Error {
+        schema_mark::forget_on(&e);
         map_error(&self.url, e)
     }
 
@@ -631,7 +635,17 @@ pub fn shared() -> Result<Option<&'static Database>> {
     if let Some(db) = SHARED.get() {
         return Ok(Some(db));
     }
-    let db = Database::connect(DbUrl::parse(text)?, &installed.home)?;
+    let url = DbUrl::parse(text)?;
+    let latest = latest_version();
+    // A node that found this database at this binary's schema before does not ask again
+    // (see `schema_mark`).
+    let db = if schema_mark::is_current(&installed.home, &url, latest) {
+        Database::open(url, &installed.home)?
+    } else {
+        let db = Database::connect(url, &installed.home)?;
+        schema_mark::remember(&installed.home, db.url(), latest);
+        db
+    };
     Ok(Some(SHARED.get_or_init(|| db)))
 }
 

@@ -20,6 +20,7 @@ pub mod mtg_lessons;
 pub mod pg;
 pub mod pg_batch;
 pub mod pg_rank;
+pub mod pg_vector_cache;
 pub mod pg_vectors;
 pub mod practice;
 pub mod relevance;

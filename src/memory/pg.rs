@@ -136,50 +136,118 @@ impl PgLtm {
     }
 }
 
+/// A record as its row holds it: redacted for storage, with the columns it is found by.
+struct Row {
+    id: String,
+    user: String,
+    title: String,
+    summary: String,
+    body: String,
+    tags: Vec<String>,
+    importance: i32,
+    created: i64,
+    expires: Option<i64>,
+    digest: String,
+    record: String,
+}
+
+impl Row {
+    /// `r`'s row, `r` redacted for storage first.
+    fn of(r: &MemoryRecord) -> Result<Row> {
+        let mut v = serde_json::to_value(r).map_err(|e| Error::internal(e.to_string()))?;
+        let masked: MemoryRecord;
+        let r = if crate::redact::for_storage()?
+            .redact_value(&mut v, "")
+            .is_empty()
+        {
+            r
+        } else {
+            masked =
+                serde_json::from_value(v.clone()).map_err(|e| Error::internal(e.to_string()))?;
+            &masked
+        };
+        Ok(Row {
+            id: r.id.clone(),
+            user: r.user.as_deref().unwrap_or(super::DEFAULT_USER).to_string(),
+            title: r.title.clone(),
+            summary: r.summary.clone(),
+            body: r.body_md.clone(),
+            tags: r.tags.clone(),
+            importance: i32::from(r.importance.unwrap_or(5)),
+            created: clock::parse_rfc3339(&r.created_at)
+                .map(|t| t.timestamp())
+                .unwrap_or_default(),
+            expires: ltm::expires_unix(r),
+            digest: ltm::record_digest(r),
+            record: v.to_string(),
+        })
+    }
+}
+
 /// Inserts `r` (redacted for storage first) unless its id is stored; true when inserted.
 pub(crate) fn insert_record(
     db: &'static Database,
     c: &mut impl postgres::GenericClient,
     r: &MemoryRecord,
 ) -> Result<bool> {
-    let mut v = serde_json::to_value(r).map_err(|e| Error::internal(e.to_string()))?;
-    let masked: MemoryRecord;
-    let r = if crate::redact::for_storage()?
-        .redact_value(&mut v, "")
-        .is_empty()
-    {
-        r
-    } else {
-        masked = serde_json::from_value(v.clone()).map_err(|e| Error::internal(e.to_string()))?;
-        &masked
-    };
-    let user = r.user.as_deref().unwrap_or(super::DEFAULT_USER);
-    let created = clock::parse_rfc3339(&r.created_at)
-        .map(|t| t.timestamp())
-        .unwrap_or_default();
-    let n = c
-        .execute(
+    Ok(insert_records(db, c, std::slice::from_ref(r))?[0])
+}
+
+/// Inserts `records` (each redacted for storage first) in one statement, in their order, each
+/// unless its id is stored (or came earlier in `records`); per record, whether it was
+/// inserted.
+pub(crate) fn insert_records(
+    db: &'static Database,
+    c: &mut impl postgres::GenericClient,
+    records: &[MemoryRecord],
+) -> Result<Vec<bool>> {
+    if records.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = records.iter().map(Row::of).collect::<Result<Vec<Row>>>()?;
+    let col = |f: fn(&Row) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
+    // A row's tags are a JSON array: one text[] per row does not fit in one array parameter.
+    let tags = rows
+        .iter()
+        .map(|r| serde_json::to_string(&r.tags).map_err(|e| Error::internal(e.to_string())))
+        .collect::<Result<Vec<String>>>()?;
+    let tag_words: Vec<String> = rows.iter().map(|r| r.tags.join(" ")).collect();
+    let importance: Vec<i32> = rows.iter().map(|r| r.importance).collect();
+    let created: Vec<i64> = rows.iter().map(|r| r.created).collect();
+    let expires: Vec<Option<i64>> = rows.iter().map(|r| r.expires).collect();
+    use postgres::types::Type;
+    let inserted = c
+        .query_typed(
             "INSERT INTO memory_records (id, user_id, title, summary, body, tags, tag_words, \
              importance, created_unix, expires_unix, digest, record) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-             ON CONFLICT (id) DO NOTHING",
+             SELECT x.id, x.user_id, x.title, x.summary, x.body, \
+                 ARRAY(SELECT jsonb_array_elements_text(x.tags::jsonb)), x.tag_words, \
+                 x.importance, x.created_unix, x.expires_unix, x.digest, x.record \
+             FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) WITH ORDINALITY \
+                 AS x(id, user_id, title, summary, body, tags, tag_words, importance, \
+                      created_unix, expires_unix, digest, record, ord) \
+             ORDER BY x.ord \
+             ON CONFLICT (id) DO NOTHING RETURNING id",
             &[
-                &r.id,
-                &user,
-                &r.title,
-                &r.summary,
-                &r.body_md,
-                &r.tags,
-                &r.tags.join(" "),
-                &i32::from(r.importance.unwrap_or(5)),
-                &created,
-                &ltm::expires_unix(r),
-                &ltm::record_digest(r),
-                &v.to_string(),
+                (&col(|r| &r.id), Type::TEXT_ARRAY),
+                (&col(|r| &r.user), Type::TEXT_ARRAY),
+                (&col(|r| &r.title), Type::TEXT_ARRAY),
+                (&col(|r| &r.summary), Type::TEXT_ARRAY),
+                (&col(|r| &r.body), Type::TEXT_ARRAY),
+                (&tags, Type::TEXT_ARRAY),
+                (&tag_words, Type::TEXT_ARRAY),
+                (&importance, Type::INT4_ARRAY),
+                (&created, Type::INT8_ARRAY),
+                (&expires, Type::INT8_ARRAY),
+                (&col(|r| &r.digest), Type::TEXT_ARRAY),
+                (&col(|r| &r.record), Type::TEXT_ARRAY),
             ],
         )
         .map_err(|e| db.error(e))?;
-    Ok(n == 1)
+    let mut fresh: std::collections::HashSet<String> =
+        inserted.iter().map(|r| r.get::<_, String>(0)).collect();
+    // The first of two records with one id is the one inserted.
+    Ok(rows.iter().map(|r| fresh.remove(&r.id)).collect())
 }
 
 impl LtmStore for PgLtm {

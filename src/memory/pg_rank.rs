@@ -34,7 +34,6 @@
 use crate::db::Database;
 use crate::error::Result;
 use postgres::types::{FromSql, Type};
-use std::collections::HashMap;
 
 /// How many rows a query on the shared store may rank before it ranks only the rows of its
 /// rarer words (see the module docs).
@@ -59,15 +58,27 @@ pub(crate) struct Filter<'a> {
     pub tags: &'a [String],
 }
 
-/// A `tsvector` in PostgreSQL's binary form: each lexeme with its positions' weights
-/// (3 = A … 0 = D) and how many positions it has.
-struct TsVector(Vec<(String, Vec<u8>)>);
+/// A `tsvector` in PostgreSQL's binary form, read in place: a row's is walked once, without
+/// copying its lexemes (a query ranks up to the budget's rows of dozens of lexemes each).
+struct TsVector<'a>(&'a [u8]);
 
-impl<'a> FromSql<'a> for TsVector {
+impl<'a> FromSql<'a> for TsVector<'a> {
     fn from_sql(
         _: &Type,
         raw: &'a [u8],
     ) -> std::result::Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(TsVector(raw))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::TS_VECTOR
+    }
+}
+
+impl TsVector<'_> {
+    /// Calls `each` with every lexeme and its positions (each a big-endian u16 whose top two
+    /// bits are the weight, 3 = A … 0 = D); an error when the value is cut short.
+    fn each(&self, mut each: impl FnMut(&[u8], &[u8])) -> std::result::Result<(), String> {
         fn take<'b>(raw: &mut &'b [u8], n: usize) -> std::result::Result<&'b [u8], String> {
             if raw.len() < n {
                 return Err("truncated tsvector".to_string());
@@ -76,30 +87,27 @@ impl<'a> FromSql<'a> for TsVector {
             *raw = tail;
             Ok(head)
         }
-        let mut raw = raw;
-        let count = u32::from_be_bytes(take(&mut raw, 4)?.try_into()?) as usize;
-        let mut out = Vec::with_capacity(count.min(4096));
+        let mut raw = self.0;
+        let head = take(&mut raw, 4)?;
+        let count = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
         for _ in 0..count {
             let end = raw
                 .iter()
                 .position(|&b| b == 0)
                 .ok_or("tsvector lexeme without its end")?;
-            let lexeme = std::str::from_utf8(&raw[..end])?.to_string();
-            raw = &raw[end + 1..];
-            let npos = u16::from_be_bytes(take(&mut raw, 2)?.try_into()?) as usize;
-            let mut weights = Vec::with_capacity(npos);
-            for _ in 0..npos {
-                let pos = u16::from_be_bytes(take(&mut raw, 2)?.try_into()?);
-                weights.push((pos >> 14) as u8);
-            }
-            out.push((lexeme, weights));
+            let lexeme = take(&mut raw, end + 1)?;
+            let n = take(&mut raw, 2)?;
+            let npos = usize::from(u16::from_be_bytes([n[0], n[1]]));
+            let positions = take(&mut raw, npos * 2)?;
+            each(&lexeme[..end], positions);
         }
-        Ok(TsVector(out))
+        Ok(())
     }
+}
 
-    fn accepts(ty: &Type) -> bool {
-        *ty == Type::TS_VECTOR
-    }
+/// The weights (3 = A … 0 = D) of `positions` as [`TsVector::each`] gives them.
+fn weights(positions: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    positions.chunks_exact(2).map(|p| p[0] >> 6)
 }
 
 /// A position's weight in bm25's term frequency: the embedded store's column weights (title
@@ -275,11 +283,6 @@ pub(crate) fn ranked(
         .filter(|t| t.len() == 1)
         .map(|t| &t[0])
         .collect();
-    let index: HashMap<&str, usize> = lexemes
-        .iter()
-        .enumerate()
-        .map(|(i, (l, _))| (l.as_str(), i))
-        .collect();
     // Per row: its length and its weighted frequency of each query lexeme.
     let mut docs = Vec::with_capacity(rows.len());
     let mut df = vec![0f64; lexemes.len()];
@@ -287,17 +290,18 @@ pub(crate) fn ranked(
         let tsv: TsVector = r.get(3);
         let mut len = 0usize;
         let mut tf = vec![0f64; lexemes.len()];
-        for (lexeme, weights) in &tsv.0 {
-            len += weights.len().max(1);
-            if let Some(&i) = index.get(lexeme.as_str()) {
-                tf[i] = if weights.is_empty() {
+        tsv.each(|lexeme, positions| {
+            len += (positions.len() / 2).max(1);
+            if let Some(i) = lexemes.iter().position(|(l, _)| l.as_bytes() == lexeme) {
+                tf[i] = if positions.is_empty() {
                     1.0
                 } else {
-                    weights.iter().map(|&w| weight(w)).sum()
+                    weights(positions).map(weight).sum()
                 };
                 df[i] += 1.0;
             }
-        }
+        })
+        .map_err(|e| crate::error::Error::internal(format!("a memory record's tsv: {e}")))?;
         docs.push((len as f64, tf));
     }
     // A lexeme whose rows were not all read keeps its estimated frequency.
@@ -400,11 +404,23 @@ mod tests {
         raw.extend_from_slice(&((1u16 << 14) | 5).to_be_bytes());
         raw.extend_from_slice(b"c\0");
         raw.extend_from_slice(&0u16.to_be_bytes());
-        let v = TsVector::from_sql(&Type::TS_VECTOR, &raw).unwrap();
+        let read = |raw: &[u8]| {
+            let mut out = Vec::new();
+            TsVector::from_sql(&Type::TS_VECTOR, raw)
+                .unwrap()
+                .each(|l, p| {
+                    out.push((
+                        String::from_utf8_lossy(l).into_owned(),
+                        weights(p).collect::<Vec<u8>>(),
+                    ))
+                })
+                .map(|()| out)
+        };
         assert_eq!(
-            v.0,
+            read(&raw).unwrap(),
             vec![("ab".to_string(), vec![3, 1]), ("c".to_string(), vec![])]
         );
-        assert!(TsVector::from_sql(&Type::TS_VECTOR, &raw[..raw.len() - 1]).is_err());
+        assert!(read(&raw[..raw.len() - 1]).is_err());
+        assert!(read(&raw[..9]).is_err());
     }
 }

@@ -22,9 +22,11 @@ impl PgSecretRows {
 
     /// Whether the database holds any secret.
     pub fn any(&self) -> Result<bool> {
+        // Typed: one round trip, no statement prepared first (every command asks).
         self.db.with(|c| {
-            Ok(c.query_one("SELECT EXISTS (SELECT 1 FROM secrets)", &[])?
-                .get(0))
+            Ok(c.query_typed("SELECT EXISTS (SELECT 1 FROM secrets)", &[])?
+                .first()
+                .is_some_and(|r| r.get::<_, bool>(0)))
         })
     }
 }

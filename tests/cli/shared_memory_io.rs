@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 store_suite!(
     an_import_is_one_ledger_batch_seen_and_embedded_on_every_node,
     a_bad_import_writes_nothing_on_either_node,
+    a_large_import_stores_each_record_once_on_either_node,
     gc_removes_each_expired_record_once_across_nodes,
 );
 
@@ -110,6 +111,55 @@ fn an_import_is_one_ledger_batch_seen_and_embedded_on_every_node(b: &Backend) {
     );
     assert_eq!(stored(&b.a), 30);
     assert_eq!(ledger(&b.a, "import").len(), 2);
+    verifies(&b.a);
+    verifies(&b.b);
+}
+
+fn a_large_import_stores_each_record_once_on_either_node(b: &Backend) {
+    // More records than one statement inserts on the shared store, and a record repeated
+    // after the first statement's: it is stored once, as one record per statement would.
+    let mut text = records(1200, "the first note");
+    let first = text.lines().next().unwrap().to_string();
+    text.push_str(&first);
+    text.push('\n');
+    b.a.env.write("many.jsonl", &text);
+    b.b.env.write("many.jsonl", &text);
+    let file = |node: &Node| node.env.path("many.jsonl").display().to_string();
+    let rep = b.a.json(&["memory", "import", &file(&b.a)], "");
+    assert_eq!(
+        (
+            rep["count"].as_u64(),
+            rep["imported"].as_u64(),
+            rep["unchanged"].as_u64()
+        ),
+        (Some(1201), Some(1200), Some(1)),
+        "{rep}"
+    );
+    let listed = b.b.jsonl(
+        &["memory", "list", "--limit", "100000", "--include-body"],
+        "",
+    );
+    assert_eq!(listed.len(), 1200);
+    let mut titles: Vec<&str> = listed
+        .iter()
+        .map(|r| r["title"].as_str().unwrap())
+        .collect();
+    titles.sort_unstable();
+    titles.dedup();
+    assert_eq!(titles.len(), 1200, "each record once");
+    assert!(listed.iter().any(|r| r["body_md"] == "the first note"));
+    assert!(listed.iter().any(|r| r["body_md"] == "body of note 1199"));
+    let batches = ledger(&b.b, "import");
+    assert_eq!(batches.len(), 1, "{batches:?}");
+    assert_eq!(batches[0]["count"], 1201);
+    // Again from the other node: nothing new.
+    let again = b.b.json(&["memory", "import", &file(&b.b)], "");
+    assert_eq!(
+        (again["imported"].as_u64(), again["unchanged"].as_u64()),
+        (Some(0), Some(1201)),
+        "{again}"
+    );
+    assert_eq!(stored(&b.a), 1200);
     verifies(&b.a);
     verifies(&b.b);
 }

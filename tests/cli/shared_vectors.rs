@@ -14,6 +14,7 @@ store_suite!(
     a_deferred_queue_is_filled_by_reindex_missing_on_either_node,
     a_model_change_needs_a_reindex_on_every_node,
     each_nodes_cache_sees_what_the_other_wrote_since,
+    users_taking_turns_on_one_node_each_find_their_own_vectors,
 );
 
 const FACTS: [&str; 6] = [
@@ -293,4 +294,83 @@ fn each_nodes_cache_sees_what_the_other_wrote_since(b: &Backend) {
         "",
     );
     assert!(hits.is_empty(), "{hits:?}");
+}
+
+fn users_taking_turns_on_one_node_each_find_their_own_vectors(b: &Backend) {
+    let server = OpenAi::start(|req, _| {
+        embeddings(req, 64).unwrap_or_else(|| Reply::json(200, &completion("ok")))
+    });
+    let with_model = |model: &str| {
+        format!(
+            "[memory]\nembeddings = \"openai\"\nembed_base_url = \"{}\"\nembed_model = \"{model}\"\n",
+            server.base_url()
+        )
+    };
+    config(b, &with_model("hash-64"));
+    let own = [("ana", [FACTS[0], FACTS[2]]), ("ben", [FACTS[3], FACTS[5]])];
+    for (user, facts) in own {
+        let text: String = facts
+            .iter()
+            .map(|f| {
+                let r = serde_json::json!({"title": f, "body_md": f, "created_at": "2026-02-01T00:00:00Z"});
+                format!("{r}\n")
+            })
+            .collect();
+        b.a.env.write("facts.jsonl", &text);
+        let path = b.a.env.path("facts.jsonl").display().to_string();
+        let rep = b.a.json(&["memory", "import", &path, "--user", user], "");
+        assert_eq!(rep["imported"], 2, "{rep}");
+    }
+    let top = |user: &str, q: &str| {
+        titles(&b.b.jsonl(
+            &[
+                "memory", "query", q, "--mode", "semantic", "-k", "1", "--user", user,
+            ],
+            "",
+        ))
+    };
+    let each_finds_their_own = || {
+        for _ in 0..2 {
+            assert_eq!(top("ana", "Rex puppy"), ["Rex is my puppy"]);
+            assert_eq!(
+                top("ben", "penicillin allergy"),
+                ["I am allergic to penicillin"]
+            );
+            // The other user's best match by meaning is never one of ana's records.
+            assert_eq!(top("ben", "Rex puppy").len(), 1);
+            assert!(!top("ben", "Rex puppy").contains(&FACTS[0].to_string()));
+            assert!(!top("ana", "penicillin allergy").contains(&FACTS[3].to_string()));
+        }
+    };
+    each_finds_their_own();
+    // On the shared store the node keeps each user's vectors (one cache each): with nothing
+    // changed, a query reads only the change counter, so both users are answered with the
+    // vectors' table out of reach.
+    if let Some(db) = &b.db {
+        let mut c = db.client();
+        c.batch_execute("ALTER TABLE memory_vectors RENAME TO memory_vectors_away")
+            .unwrap();
+        each_finds_their_own();
+        c.batch_execute("ALTER TABLE memory_vectors_away RENAME TO memory_vectors")
+            .unwrap();
+    }
+    // A model change is refused for either user until a reindex, as before.
+    config(b, &with_model("hash-32"));
+    for user in ["ana", "ben"] {
+        let e = b.b.fails(
+            &[
+                "memory", "query", "dog", "--mode", "semantic", "--user", user,
+            ],
+            "",
+            5,
+            "conflict",
+        );
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("bob memory reindex"),
+            "{e}"
+        );
+    }
 }
