@@ -198,9 +198,13 @@ impl Verifier {
         }
     }
 
-    /// Verifies one log: every link, the key, and its manifest anchor.
-    /// Verifies one log, step by step: read it, walk its records, check its end against the
-    /// manifest, check it against the kept anchor, judge what no key of this home can check.
+    /// Verifies one log, one check after another, each reporting into the same report (the
+    /// first failure is the one reported): read the log ([`Self::read_log`]), check its place
+    /// in the manifest ([`Self::check_listing`]), walk its records ([`Self::walk_records`]:
+    /// links, keys, epochs, the kept anchor's head), check its end against the head the
+    /// manifest or the legacy head file keeps ([`Self::check_head`]), compare it with the
+    /// anchor kept outside the home ([`Self::check_kept_anchor`]), and judge the records no
+    /// key of this home can check ([`Self::judge_unchecked`]).
     pub fn verify(&self, path: &Path) -> Result<ChainReport> {
         let mut report = ChainReport::new(path);
         let rel = rel_to(&self.root, path);
@@ -217,37 +221,22 @@ impl Verifier {
         };
         let contents = store::parse_jsonl(&bytes);
         let keys = self.keys.as_ref().filter(|_| self.manifest.is_some());
-        if let Some(err) = &self.manifest_error {
-            report.fail(1, err.clone());
-        }
-        let keyed_from = match (keys, &entry) {
-            (None, _) => u64::MAX,
-            (Some(_), Some(e)) => e.keyed_from,
-            (Some(_), None) => 0,
-        };
-        if keys.is_some() && entry.is_none() && !contents.records.is_empty() {
-            report.fail(
-                1,
-                "the log is not listed in the manifest (written without the key, or its entry \
-                 removed)",
-            );
-        }
-        let w = self.walk_records(
-            &contents,
+        let keyed_from = self.check_listing(keys, entry.as_ref(), &contents, &mut report);
+        let log = Log {
             keys,
             keyed_from,
-            entry.as_ref(),
-            kept.as_ref(),
-            &mut report,
-        )?;
-        self.check_end(path, &bytes, keys, entry.as_ref(), &w, &mut report)?;
-        self.check_kept_anchor(kept.as_ref(), &w, &mut report);
+            entry: entry.as_ref(),
+            kept: kept.as_ref(),
+        };
+        let w = self.walk_records(&contents, &log, &mut report)?;
+        self.check_head(path, &bytes, &log, &w, &mut report)?;
+        self.check_kept_anchor(log.kept, &w, &mut report);
         self.judge_unchecked(&w, &mut report);
         Ok(report)
     }
 
-    /// Step 1: the log's bytes; `None` (reported `missing`) when a log the manifest, the
-    /// kept anchor or the listing names is gone.
+    /// The log's bytes; `None` (reported `missing`) when a log the manifest, the kept anchor
+    /// or the listing names is gone.
     fn read_log(
         &self,
         path: &Path,
@@ -291,16 +280,43 @@ impl Verifier {
         }
     }
 
-    /// Step 2: every record in order: its seq, its link to the previous record, its MAC under
-    /// the key its epoch had (or its adopted legacy/unverifiable form), and the kept anchor's
-    /// head; then what follows the last whole record (a torn tail is noted, other damage fails).
+    /// The log's place in the manifest: a manifest that could not be used fails every log; a
+    /// log that holds records the authenticated manifest does not list fails. Returns the
+    /// first seq the current key checks (`u64::MAX` when no key can: every record is then
+    /// checked as adopted).
+    fn check_listing(
+        &self,
+        keys: Option<&Keyring>,
+        entry: Option<&Entry>,
+        contents: &store::LogContents,
+        report: &mut ChainReport,
+    ) -> u64 {
+        if let Some(err) = &self.manifest_error {
+            report.fail(1, err.clone());
+        }
+        if keys.is_some() && entry.is_none() && !contents.records.is_empty() {
+            report.fail(
+                1,
+                "the log is not listed in the manifest (written without the key, or its entry \
+                 removed)",
+            );
+        }
+        match (keys, entry) {
+            (None, _) => u64::MAX,
+            (Some(_), Some(e)) => e.keyed_from,
+            (Some(_), None) => 0,
+        }
+    }
+
+    /// Every record in order, until the first that fails: its links ([`Self::check_links`]),
+    /// its hash under the key its epoch had ([`Self::check_key`]), the epoch it counts in
+    /// ([`Self::count_epoch`]), and the kept anchor's head at its seq
+    /// ([`compare_kept_head`]); then what follows the last whole record
+    /// ([`check_after_last`]).
     fn walk_records(
         &self,
         contents: &store::LogContents,
-        keys: Option<&Keyring>,
-        keyed_from: u64,
-        entry: Option<&Entry>,
-        kept: Option<&Head>,
+        log: &Log<'_>,
         report: &mut ChainReport,
     ) -> Result<Walk> {
         let mut bad = contents.bad.iter().peekable();
@@ -313,11 +329,12 @@ impl Verifier {
             records: contents.records.len(),
         };
         for (lineno, value) in &contents.records {
+            let line = *lineno;
             if !report.ok {
                 break;
             }
             if let Some(b) = bad.peek()
-                && b.line < *lineno
+                && b.line < line
             {
                 report.fail(b.line, format!("{} line: {}", b.kind, b.reason));
                 break;
@@ -325,187 +342,150 @@ impl Verifier {
             let Value::Object(map) = value else {
                 unreachable!("parse_jsonl keeps objects only")
             };
-            let mut map = map.clone();
-            let Some(Value::String(hash)) = map.shift_remove("hash") else {
-                report.fail(*lineno, "record has no hash");
+            let mut record = map.clone();
+            let Some(hash) = check_links(line, &mut record, &w, report) else {
                 break;
             };
-            if map.get("seq").and_then(Value::as_u64) != Some(w.next_seq) {
-                report.fail(
-                    *lineno,
-                    format!(
-                        "seq is not {} (line deleted, inserted or reordered)",
-                        w.next_seq
-                    ),
-                );
+            let Some((key_id, checked)) = self.check_key(line, &record, &hash, log, &w, report)?
+            else {
                 break;
-            }
-            if map.get("prev").and_then(Value::as_str) != Some(w.prev.as_str()) {
-                report.fail(
-                    *lineno,
-                    "prev does not match the previous record's hash (line deleted or reordered)",
-                );
-                break;
-            }
-            let key_id = map
-                .get(RECORD_KEY_FIELD)
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let body = serde_json::to_vec(&map).map_err(|e| Error::internal(e.to_string()))?;
-            let (good, checked) = match keys {
-                Some(k) if w.next_seq >= keyed_from => {
-                    if let Some(id) = key_id.as_deref().filter(|id| *id != k.key_id) {
-                        report.fail(
-                            *lineno,
-                            format!(
-                                "the record names key {id}, not the home's key {} (written \
-                                 under another key)",
-                                k.key_id
-                            ),
-                        );
-                        break;
-                    }
-                    (k.mac_ok(&body, &hash), Checked::Key)
-                }
-                _ => self.check_adopted(key_id.as_deref(), &body, &hash),
             };
-            if !good {
-                report.fail(
-                    *lineno,
-                    match checked {
-                        Checked::Key => {
-                            "hash does not match the record under the home's key (line edited, \
-                             or chain recomputed without the key)"
-                                .to_string()
-                        }
-                        Checked::Retired(n) => format!(
-                            "hash does not match the record under the retired key of epoch {n} \
-                             (line edited)"
-                        ),
-                        Checked::Unverifiable(_) => format!(
-                            "the record names key {}, which this home neither holds nor retired \
-                             (written under another key)",
-                            key_id.as_deref().unwrap_or("?")
-                        ),
-                        Checked::Legacy if keys.is_none() && key_id.is_some() => {
-                            "the record is keyed but the home has no key to check it".to_string()
-                        }
-                        Checked::Legacy => {
-                            "hash does not match the record's content (line edited)".to_string()
-                        }
-                    },
-                );
-                break;
-            }
-            let epoch_of = |id: &str| self.retired.get(id).map(|(n, _)| *n);
-            let current_epoch = self.manifest.as_ref().map(Manifest::epoch);
-            match checked {
-                Checked::Key => report.note(*lineno, current_epoch, key_id.as_deref(), "key"),
-                Checked::Retired(n) => {
-                    report.retired_key_records += 1;
-                    report.note(*lineno, Some(n), key_id.as_deref(), "retired_key");
-                }
-                Checked::Legacy => {
-                    report.legacy_records += 1;
-                    w.first_unchecked.get_or_insert(*lineno);
-                    report.note(*lineno, None, None, "sha256");
-                }
-                Checked::Unverifiable(n) => {
-                    report.unverifiable += 1;
-                    w.first_unchecked.get_or_insert(*lineno);
-                    let n = n.or_else(|| key_id.as_deref().and_then(epoch_of));
-                    let label = match (n, &key_id) {
-                        (Some(n), Some(id)) => format!("epoch {n} (key {id})"),
-                        (Some(n), None) => format!("epoch {n}"),
-                        (None, Some(id)) => format!("key {id}"),
-                        (None, None) => "an unknown key".to_string(),
-                    };
-                    if !w.missing_epochs.contains(&label) {
-                        w.missing_epochs.push(label);
-                    }
-                    report.note(*lineno, n, key_id.as_deref(), "links_only");
-                }
-            }
-            if entry.is_some_and(|e| e.seq == w.next_seq) {
+            self.count_epoch(line, key_id, checked, &mut w, report);
+            if log.entry.is_some_and(|e| e.seq == w.next_seq) {
                 w.anchored_hash = Some(hash.clone());
             }
-            if let Some(k) = kept
-                && k.seq == w.next_seq
-                && k.hash != hash
-            {
-                report.anchor = Some("diverges");
-                report.fail(
-                    *lineno,
-                    format!(
-                        "the record at seq {} differs from the kept anchor's head (the log was \
-                         rewritten, or the home rolled back and written again)",
-                        k.seq
-                    ),
-                );
+            if !compare_kept_head(line, log.kept, w.next_seq, &hash, report) {
                 break;
             }
             w.prev = hash;
             w.next_seq += 1;
             report.verified += 1;
         }
-        if report.ok
-            && let Some(b) = bad.next()
-        {
-            if b.kind == "torn" {
-                report.torn_line = Some(b.line);
-            } else {
-                report.fail(b.line, format!("{} line: {}", b.kind, b.reason));
-            }
-        }
+        check_after_last(bad.next(), report);
         Ok(w)
     }
 
-    /// Step 3: the log's end against the manifest's anchor (keyed logs: the tail and the head,
-    /// and the digest of the records a rekey adopted) or the head file (legacy logs).
-    fn check_end(
+    /// The record's hash under the key its seq falls in: the current key from the manifest's
+    /// `keyed_from` on (a record naming another key fails), else the key its epoch had
+    /// ([`Self::check_adopted`]). Returns the key the record names and how it was checked, or
+    /// `None` when it failed.
+    fn check_key(
+        &self,
+        line: usize,
+        record: &Map<String, Value>,
+        hash: &str,
+        log: &Log<'_>,
+        w: &Walk,
+        report: &mut ChainReport,
+    ) -> Result<Option<(Option<String>, Checked)>> {
+        let key_id = record
+            .get(RECORD_KEY_FIELD)
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let body = serde_json::to_vec(record).map_err(|e| Error::internal(e.to_string()))?;
+        let (good, checked) = match log.keys {
+            Some(k) if w.next_seq >= log.keyed_from => {
+                if let Some(id) = key_id.as_deref().filter(|id| *id != k.key_id) {
+                    report.fail(
+                        line,
+                        format!(
+                            "the record names key {id}, not the home's key {} (written under \
+                             another key)",
+                            k.key_id
+                        ),
+                    );
+                    return Ok(None);
+                }
+                (k.mac_ok(&body, hash), Checked::Key)
+            }
+            _ => self.check_adopted(key_id.as_deref(), &body, hash),
+        };
+        if good {
+            return Ok(Some((key_id, checked)));
+        }
+        report.fail(
+            line,
+            match checked {
+                Checked::Key => "hash does not match the record under the home's key (line \
+                                 edited, or chain recomputed without the key)"
+                    .to_string(),
+                Checked::Retired(n) => format!(
+                    "hash does not match the record under the retired key of epoch {n} (line \
+                     edited)"
+                ),
+                Checked::Unverifiable(_) => format!(
+                    "the record names key {}, which this home neither holds nor retired \
+                     (written under another key)",
+                    key_id.as_deref().unwrap_or("?")
+                ),
+                Checked::Legacy if log.keys.is_none() && key_id.is_some() => {
+                    "the record is keyed but the home has no key to check it".to_string()
+                }
+                Checked::Legacy => {
+                    "hash does not match the record's content (line edited)".to_string()
+                }
+            },
+        );
+        Ok(None)
+    }
+
+    /// Counts a record that verified in its key epoch (the report's `epochs` runs and its
+    /// per-kind counts); a record no key of this home checked marks where such records start,
+    /// and names its epoch for the warning.
+    fn count_epoch(
+        &self,
+        line: usize,
+        key_id: Option<String>,
+        checked: Checked,
+        w: &mut Walk,
+        report: &mut ChainReport,
+    ) {
+        let epoch_of = |id: &str| self.retired.get(id).map(|(n, _)| *n);
+        let current_epoch = self.manifest.as_ref().map(Manifest::epoch);
+        match checked {
+            Checked::Key => report.note(line, current_epoch, key_id.as_deref(), "key"),
+            Checked::Retired(n) => {
+                report.retired_key_records += 1;
+                report.note(line, Some(n), key_id.as_deref(), "retired_key");
+            }
+            Checked::Legacy => {
+                report.legacy_records += 1;
+                w.first_unchecked.get_or_insert(line);
+                report.note(line, None, None, "sha256");
+            }
+            Checked::Unverifiable(n) => {
+                report.unverifiable += 1;
+                w.first_unchecked.get_or_insert(line);
+                let n = n.or_else(|| key_id.as_deref().and_then(epoch_of));
+                let label = match (n, &key_id) {
+                    (Some(n), Some(id)) => format!("epoch {n} (key {id})"),
+                    (Some(n), None) => format!("epoch {n}"),
+                    (None, Some(id)) => format!("key {id}"),
+                    (None, None) => "an unknown key".to_string(),
+                };
+                if !w.missing_epochs.contains(&label) {
+                    w.missing_epochs.push(label);
+                }
+                report.note(line, n, key_id.as_deref(), "links_only");
+            }
+        }
+    }
+
+    /// The log's end against the head kept for it: the manifest's entry for a log under the
+    /// home's key ([`check_manifest_head`]), the `.head` side file for a legacy log
+    /// ([`check_legacy_head`]); sets the log's `integrity`.
+    fn check_head(
         &self,
         path: &Path,
         bytes: &[u8],
-        keys: Option<&Keyring>,
-        entry: Option<&Entry>,
+        log: &Log<'_>,
         w: &Walk,
         report: &mut ChainReport,
     ) -> Result<()> {
-        let (last_seq, records) = (w.last_seq(), w.records);
-        match (keys, entry) {
+        match (log.keys, log.entry) {
             (Some(_), Some(e)) => {
                 if report.ok {
-                    if last_seq.is_none_or(|s| s < e.seq) {
-                        report.fail(
-                            records + 1,
-                            format!(
-                                "the log ends before the record seq {} the manifest anchors \
-                                 (tail deleted)",
-                                e.seq
-                            ),
-                        );
-                    } else if w.anchored_hash.as_deref() != Some(e.hash.as_str()) {
-                        report.fail(
-                            e.seq as usize + 1,
-                            "the record at the anchored seq differs from the manifest's head",
-                        );
-                    } else if let Some(want) = &e.prefix_sha256
-                        && prefix_end(bytes, e.keyed_from)
-                            .map(|end| store::sha256_hex(&bytes[..end]))
-                            .as_ref()
-                            != Some(want)
-                    {
-                        report.fail(
-                            1,
-                            format!(
-                                "the {} record(s) adopted by the rekey were changed since (their \
-                                 bytes no longer match the digest the manifest keeps)",
-                                e.keyed_from
-                            ),
-                        );
-                    } else {
-                        report.unanchored = last_seq.map_or(0, |s| s - e.seq);
-                    }
+                    check_manifest_head(bytes, e, w, report);
                 }
                 report.integrity = if e.keyed_from > 0 { "mixed" } else { "keyed" };
             }
@@ -513,28 +493,17 @@ impl Verifier {
             (None, _) if self.manifest_error.is_some() => report.integrity = "key_missing",
             (None, _) => {
                 report.integrity = "legacy";
-                if report.ok
-                    && let Some(head) = store::read_json::<Head>(&head_path(path))?
-                {
-                    if last_seq.is_none_or(|s| s < head.seq) {
-                        report.fail(
-                            records + 1,
-                            format!(
-                                "log ends before the anchored record seq {} (tail deleted)",
-                                head.seq
-                            ),
-                        );
-                    } else if last_seq == Some(head.seq) && w.prev != head.hash {
-                        report.fail(records, "last record differs from the anchored hash");
-                    }
+                if report.ok {
+                    check_legacy_head(path, w, report)?;
                 }
             }
         }
         Ok(())
     }
 
-    /// Step 4: the log against the anchor kept outside the home (`--anchor`): a log that ends
-    /// before the seq it names rolled back.
+    /// The log against the anchor kept outside the home (`--anchor`): a log that ends before
+    /// the seq it names rolled back (one that holds another record there failed in the walk,
+    /// [`compare_kept_head`]).
     fn check_kept_anchor(&self, kept: Option<&Head>, w: &Walk, report: &mut ChainReport) {
         let (last_seq, records) = (w.last_seq(), w.records);
         if let Some(k) = kept
@@ -557,7 +526,7 @@ impl Verifier {
         }
     }
 
-    /// Step 5: what the records checked without this home's key amount to: warnings, and a
+    /// What the records checked without this home's key amount to: warnings, and a
     /// failure unless `--allow-legacy` accepts them.
     fn judge_unchecked(&self, w: &Walk, report: &mut ChainReport) {
         if report.legacy_records > 0 {
@@ -592,6 +561,143 @@ impl Verifier {
             );
         }
     }
+}
+
+/// What one log is checked against: the home's key (when its manifest authenticated) and the
+/// first seq that key checks, the manifest's entry for the log and the kept anchor's head.
+struct Log<'a> {
+    keys: Option<&'a Keyring>,
+    keyed_from: u64,
+    entry: Option<&'a Entry>,
+    kept: Option<&'a Head>,
+}
+
+/// A record's links: it carries a `hash` (taken out of `record`, which is then the body the
+/// hash covers), the next `seq`, and `prev` equal to the previous record's hash. Returns the
+/// hash, or `None` when a link is broken.
+fn check_links(
+    line: usize,
+    record: &mut Map<String, Value>,
+    w: &Walk,
+    report: &mut ChainReport,
+) -> Option<String> {
+    let Some(Value::String(hash)) = record.shift_remove("hash") else {
+        report.fail(line, "record has no hash");
+        return None;
+    };
+    if record.get("seq").and_then(Value::as_u64) != Some(w.next_seq) {
+        report.fail(
+            line,
+            format!(
+                "seq is not {} (line deleted, inserted or reordered)",
+                w.next_seq
+            ),
+        );
+        return None;
+    }
+    if record.get("prev").and_then(Value::as_str) != Some(w.prev.as_str()) {
+        report.fail(
+            line,
+            "prev does not match the previous record's hash (line deleted or reordered)",
+        );
+        return None;
+    }
+    Some(hash)
+}
+
+/// The record at the kept anchor's seq must be the one the anchor names; `false` (reported
+/// `anchor: "diverges"`) when another record sits there.
+fn compare_kept_head(
+    line: usize,
+    kept: Option<&Head>,
+    seq: u64,
+    hash: &str,
+    report: &mut ChainReport,
+) -> bool {
+    let Some(k) = kept.filter(|k| k.seq == seq && k.hash != hash) else {
+        return true;
+    };
+    report.anchor = Some("diverges");
+    report.fail(
+        line,
+        format!(
+            "the record at seq {} differs from the kept anchor's head (the log was rewritten, or \
+             the home rolled back and written again)",
+            k.seq
+        ),
+    );
+    false
+}
+
+/// What follows the last whole record of a log that verified so far: a torn last record
+/// (an interrupted append) is noted, any other damaged line fails.
+fn check_after_last(bad: Option<&store::BadLine>, report: &mut ChainReport) {
+    if report.ok
+        && let Some(b) = bad
+    {
+        if b.kind == "torn" {
+            report.torn_line = Some(b.line);
+        } else {
+            report.fail(b.line, format!("{} line: {}", b.kind, b.reason));
+        }
+    }
+}
+
+/// A keyed log's end against the manifest's entry: it reaches the anchored seq, holds the
+/// anchored hash there, and its records a rekey adopted still match the digest the manifest
+/// keeps; records past the anchored head are counted `unanchored`.
+fn check_manifest_head(bytes: &[u8], e: &Entry, w: &Walk, report: &mut ChainReport) {
+    let (last_seq, records) = (w.last_seq(), w.records);
+    if last_seq.is_none_or(|s| s < e.seq) {
+        report.fail(
+            records + 1,
+            format!(
+                "the log ends before the record seq {} the manifest anchors (tail deleted)",
+                e.seq
+            ),
+        );
+    } else if w.anchored_hash.as_deref() != Some(e.hash.as_str()) {
+        report.fail(
+            e.seq as usize + 1,
+            "the record at the anchored seq differs from the manifest's head",
+        );
+    } else if let Some(want) = &e.prefix_sha256
+        && prefix_end(bytes, e.keyed_from)
+            .map(|end| store::sha256_hex(&bytes[..end]))
+            .as_ref()
+            != Some(want)
+    {
+        report.fail(
+            1,
+            format!(
+                "the {} record(s) adopted by the rekey were changed since (their bytes no \
+                 longer match the digest the manifest keeps)",
+                e.keyed_from
+            ),
+        );
+    } else {
+        report.unanchored = last_seq.map_or(0, |s| s - e.seq);
+    }
+}
+
+/// A legacy log's end against its `.head` side file, when it has one: it reaches the head's
+/// seq, and holds the head's hash when it ends there.
+fn check_legacy_head(path: &Path, w: &Walk, report: &mut ChainReport) -> Result<()> {
+    let (last_seq, records) = (w.last_seq(), w.records);
+    if let Some(head) = store::read_json::<Head>(&head_path(path))? {
+        if last_seq.is_none_or(|s| s < head.seq) {
+            report.fail(
+                records + 1,
+                format!(
+                    "log ends before the anchored record seq {} (tail deleted)",
+                    head.seq
+                ),
+            );
+        } else if last_seq == Some(head.seq) && w.prev != head.hash {
+            report.fail(records, "last record differs from the anchored hash");
+        }
+    }
+    Ok(())
 }
 
 /// What walking a log's records left: the last record's hash, the next seq, the hash at the
