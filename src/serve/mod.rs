@@ -72,10 +72,8 @@ mod worker;
 
 pub use crate::settings::DEFAULT_BIND;
 pub use cancel::interrupted_error;
-pub(crate) use cancel::{cancel, cancelled_error};
 pub use dashboard::welcome;
 pub use options::{Options, is_loopback};
-use queue::Queue;
 pub use server::run;
 pub use shared::serve_dir;
 pub(crate) use shared::{Shared, default_thinking};
