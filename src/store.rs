@@ -96,7 +96,7 @@ pub fn write_generated_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Ve
 /// [`write_bytes_atomic`] without the directory fsync after the rename: the new content is
 /// durable (the temp file is fsynced before it is renamed), but after a power loss the path
 /// may still name the old file. Only for a file whose previous version is an acceptable state
-/// to come back to (the chain manifest: see `src/chain.rs`).
+/// to come back to (the chain manifest: see `src/chain/mod.rs`).
 pub fn write_bytes_atomic_rename_unsynced(path: &Path, bytes: &[u8]) -> Result<()> {
     replace_file(path, bytes, false)
 }

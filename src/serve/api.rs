@@ -11,8 +11,9 @@
 //! `Retry-After`, `upstream.error` 502, `timeout` 504 (a request not answered in time: 408),
 //! anything else 500.
 
+use super::auth;
 use super::queue::{NewRun, RunRow};
-use super::{Shared, auth};
+use super::shared::Shared;
 use crate::contracts::http::{ErrorAnswer, ErrorAnswerBody, ErrorBrief, RunView};
 use crate::error::{Code, Error};
 use crate::turn::ThinkingMode;
@@ -111,7 +112,7 @@ pub(super) async fn blocking<T: Send + 'static>(
 /// A read of the queue, on the reading connection (never behind a commit's sync).
 pub(super) async fn with_reader<T: Send + 'static>(
     shared: &Arc<Shared>,
-    f: impl FnOnce(&super::Queue) -> crate::error::Result<T> + Send + 'static,
+    f: impl FnOnce(&super::queue::Queue) -> crate::error::Result<T> + Send + 'static,
 ) -> ApiResult<T> {
     let s = shared.clone();
     blocking(move || {
@@ -124,7 +125,7 @@ pub(super) async fn with_reader<T: Send + 'static>(
 /// Runs a queue operation off the async threads.
 pub(super) async fn with_queue<T: Send + 'static>(
     shared: &Arc<Shared>,
-    f: impl FnOnce(&mut super::Queue) -> crate::error::Result<T> + Send + 'static,
+    f: impl FnOnce(&mut super::queue::Queue) -> crate::error::Result<T> + Send + 'static,
 ) -> ApiResult<T> {
     let s = shared.clone();
     blocking(move || {

@@ -18,12 +18,12 @@
 //! its runs: the user's message, the tool results (`tool_name`, `tool_call_id`, summary) and the
 //! answer, each with its `run_id`.
 
-use super::Shared;
 use super::api::{
     ApiResult, MAX_MESSAGE, blocking, body_json, enqueue, mode_str, req_str, system_text,
     thinking_mode, with_queue, with_reader,
 };
 use super::queue::{ChatFilter, ChatKey};
+use super::shared::Shared;
 use crate::contracts::http::{
     ChatCommandAnswer, ChatConversation, ChatLine, ChatSessionList, RunAccepted,
 };

@@ -21,9 +21,9 @@
 //!   bundles) are shown too, after the run message they follow there, with
 //!   `from_checkpoint: true`.
 
-use super::Shared;
 use super::api::{ApiResult, blocking, check_limit, with_reader};
 use super::queue::RunRow;
+use super::shared::Shared;
 use crate::contracts::http::{
     AdminConversation, AdminMessage, AdminRun, AdminRunList, AdminSession, AdminSessionList,
     BundledRun, ErrorAnswerBrief, ErrorBrief, QueuedRun, RunOutcome,

@@ -7,7 +7,7 @@
 //! (no inline script), no framing. [`welcome`] is what `bob serve` tells the person who
 //! started it: the page's address and how to get a token.
 
-use super::Shared;
+use super::shared::Shared;
 use crate::home::Home;
 use axum::Router;
 use axum::http::{HeaderValue, header};
@@ -71,7 +71,7 @@ pub fn welcome(home: &Home, addr: SocketAddr) -> String {
             SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
         });
     }
-    let active = super::auth::list(&super::serve_dir(home))
+    let active = super::auth::list(&super::shared::serve_dir(home))
         .map(|ts| ts.iter().filter(|t| t.revoked_at.is_none()).count())
         .unwrap_or(0);
     let root = home.root().display().to_string();

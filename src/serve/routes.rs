@@ -8,8 +8,9 @@ use super::api::{
     ApiError, ApiResult, MAX_MESSAGE, STATUSES, admit_run, blocking, body_json, check_limit,
     enqueue, mode_str, opt_str, req_str, summary, system_text, thinking_mode, with_reader,
 };
+use super::auth;
 use super::queue::RunRow;
-use super::{Shared, auth};
+use super::shared::Shared;
 use crate::contracts::http::{
     Health, RunAccepted, RunList, RunTrace, RunView, SecretList, SecretStored,
 };
@@ -389,7 +390,7 @@ async fn get_run(
     Ok(axum::Json(v))
 }
 
-/// `POST /v1/runs/{id}/cancel`: see [`super::cancel`]. `200 {id, status:"cancelled"}` for a
+/// `POST /v1/runs/{id}/cancel`: see [`super::cancel::cancel`]. `200 {id, status:"cancelled"}` for a
 /// queued run, `202 {id, status:"cancelling"}` for a running one.
 async fn cancel_run(
     State(shared): State<Arc<Shared>>,
@@ -399,7 +400,7 @@ async fn cancel_run(
     let id = checked_id(&id)?.to_string();
     let actor = format!("http:{}", caller.0);
     let s2 = shared.clone();
-    let out = blocking(move || super::cancel(&s2, &id, &actor)).await?;
+    let out = blocking(move || super::cancel::cancel(&s2, &id, &actor)).await?;
     let status = if out.status == "cancelled" {
         StatusCode::OK
     } else {

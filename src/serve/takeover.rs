@@ -89,7 +89,7 @@ fn judge(home: &Home, row: &RunRow, events: &[Value], now: &str) -> Result<Verdi
         return Ok(Verdict::End(Box::new(Finish {
             status: "cancelled".into(),
             finished_at: now.to_string(),
-            error: serde_json::to_value(super::cancelled_error(by)).ok(),
+            error: serde_json::to_value(super::cancel::cancelled_error(by)).ok(),
             ..Finish::default()
         })));
     }
@@ -97,7 +97,7 @@ fn judge(home: &Home, row: &RunRow, events: &[Value], now: &str) -> Result<Verdi
         Verdict::End(Box::new(Finish {
             status: "failed".into(),
             finished_at: now.to_string(),
-            error: serde_json::to_value(super::interrupted_error()).ok(),
+            error: serde_json::to_value(super::cancel::interrupted_error()).ok(),
             ..Finish::default()
         }))
     };
