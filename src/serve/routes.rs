@@ -538,8 +538,8 @@ impl Tail {
         };
         let deltas = deltas.into_iter().map(|ev| {
             Event::default()
-                .event(ev["event_type"].as_str().unwrap_or("answer.delta"))
-                .data(ev.to_string())
+                .event(ev.name())
+                .data(serde_json::to_string(&ev).unwrap_or_default())
         });
         deltas
             .chain(events.into_iter().map(|mut ev| {
