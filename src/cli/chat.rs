@@ -7,7 +7,7 @@ use crate::backend::{Backend, CallOpts, Cancel, ChatRequest, Delta, Overrides, R
 use crate::contracts::{ChatMessage, Role};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 
 /// How to reach the chat backend (shared by `bob chat` and `bob turn`).
@@ -226,18 +226,24 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         if let Some(e) = write_err {
             return Err(e);
         }
-        let mut done = json!({"event": "done"});
-        if let (Value::Object(d), Ok(Value::Object(r))) = (&mut done, serde_json::to_value(&reply))
-        {
-            d.extend(r);
-        }
-        ctx.out.line(&done)
+        ctx.out.line(&StreamDone {
+            event: "done",
+            reply: &reply,
+        })
     } else {
         let mut reply = rt.block_on(backend.chat(&req, &opts, None))?;
         price(&mut reply);
         remember(&reply)?;
         ctx.out.doc(&reply)
     }
+}
+
+/// The last line of a streamed reply: `{"event":"done",…the reply…}`.
+#[derive(serde::Serialize)]
+struct StreamDone<'a> {
+    event: &'static str,
+    #[serde(flatten)]
+    reply: &'a crate::backend::ChatReply,
 }
 
 /// The terminal view: the answer's text (streamed when the backend streams), a spinner while
