@@ -1,4 +1,11 @@
 //! `bob chat`: one call to the chat backend. Messages JSON in, the reply out.
+//!
+//! A raw model call, not a turn: it builds no run request (`TurnRequest`) and runs no role,
+//! tool, NOTES patch, memory or turn record; it is the model stage of the stage-by-stage
+//! pipeline (`bob context | bob chat | bob turn commit`) and a way to talk to the model
+//! directly. Every turn (`bob turn`, a served run or chat message, a scheduled job, an eval
+//! case) is built by `TurnRequest::new`; `bob chat -s` only reads and appends the session's
+//! conversation.
 
 use super::Ctx;
 use super::live::{Footer, Live};

@@ -411,7 +411,7 @@ async fn cancel_run(
 /// `GET /api/admin/secrets`: names and times only.
 async fn list_secrets(
     State(shared): State<Arc<Shared>>,
-) -> ApiResult<axum::Json<SecretList<crate::secrets::SecretInfo>>> {
+) -> ApiResult<axum::Json<SecretList<crate::contracts::http::SecretShown>>> {
     let home = shared.home.clone();
     let list = blocking(
         move || match crate::secrets::Secrets::open_existing(&home)? {
