@@ -23,7 +23,6 @@ use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use rand::RngCore;
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -31,16 +30,9 @@ use std::path::{Path, PathBuf};
 /// What a config value starts with to name a secret: `api_key = "secret:openai"`.
 pub const REF_PREFIX: &str = "secret:";
 
-/// A stored secret, without its value.
-#[derive(Debug, Clone, Serialize)]
-pub struct SecretInfo {
-    pub name: String,
-    pub created_at: String,
-    pub updated_at: String,
-    /// The origin the secret is sent to; absent until it is bound (see the module docs).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bound_to: Option<String>,
-}
+/// A stored secret, without its value: the wire type itself (one type, so what is stored,
+/// printed and served cannot drift apart).
+pub use crate::contracts::http::SecretShown as SecretInfo;
 
 pub fn dir(home: &Home) -> PathBuf {
     home.root().join("secrets")

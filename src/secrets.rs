@@ -46,7 +46,7 @@ use crate::sealed::{HomeSecretRows, Sealer, SecretRows};
 pub const MAX_VALUE: usize = 64 * 1024;
 /// Shortest secret value accepted, in characters: every value is masked wherever it appears
 /// in anything bob writes, so a value of a few characters would mask ordinary text.
-pub const MIN_VALUE: usize = 8;
+pub const MIN_VALUE: usize = crate::contracts::http::SECRET_MIN_CHARS;
 
 pub struct Secrets {
     rows: Box<dyn SecretRows>,

@@ -294,6 +294,24 @@ pub enum Backend {
     Adversarial(adversarial::Adversary),
 }
 
+/// What a backend is as traces and the admin status show it: its `kind` first, then where it
+/// answers from; never a key.
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum Described<'a> {
+    #[serde(rename = "openai")]
+    OpenAi {
+        base_url: &'a str,
+        model: &'a str,
+    },
+    Replay {
+        file: String,
+    },
+    Adversarial {
+        goals: Option<String>,
+    },
+}
+
 /// The message `bob turn`/`bob chat` give when no backend is configured.
 pub const NOT_CONFIGURED: &str = "no chat backend is configured: set BOB_CHAT_BASE_URL (an \
 OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1), BOB_CHAT_API_KEY and BOB_CHAT_MODEL \
@@ -371,12 +389,12 @@ impl Backend {
                     )
                     .with(
                         "configure_with",
-                        serde_json::json!([
+                        vec![
                             "BOB_CHAT_BASE_URL",
                             "BOB_CHAT_API_KEY",
                             "BOB_CHAT_MODEL",
-                            "--backend replay:FILE"
-                        ]),
+                            "--backend replay:FILE",
+                        ],
                     ));
                 }
                 Ok(Backend::OpenAi(openai::Client::new(cfg, home)?))
@@ -389,17 +407,19 @@ impl Backend {
 
     /// What this backend is, for traces (`{"kind":"openai","base_url","model"}`), never a key.
     pub fn describe(&self) -> Value {
-        match self {
-            Backend::OpenAi(c) => serde_json::json!({
-                "kind": "openai", "base_url": c.config().base_url, "model": c.config().model,
-            }),
-            Backend::Replay(r) => serde_json::json!({
-                "kind": "replay", "file": r.path().display().to_string(),
-            }),
-            Backend::Adversarial(a) => serde_json::json!({
-                "kind": "adversarial", "goals": a.source().map(|p| p.display().to_string()),
-            }),
-        }
+        let d = match self {
+            Backend::OpenAi(c) => Described::OpenAi {
+                base_url: &c.config().base_url,
+                model: &c.config().model,
+            },
+            Backend::Replay(r) => Described::Replay {
+                file: r.path().display().to_string(),
+            },
+            Backend::Adversarial(a) => Described::Adversarial {
+                goals: a.source().map(|p| p.display().to_string()),
+            },
+        };
+        serde_json::to_value(d).unwrap_or_default()
     }
 
     /// Whether a call can stream its reply as it arrives (an HTTP backend; a terminal view

@@ -33,10 +33,10 @@
 //! exhausted"). Streaming replays the content in small deltas.
 
 use super::{ChatReply, ChatRequest, Delta, Usage, upstream};
-use crate::contracts::{ChatMessage, Role};
+use crate::contracts::{ChatMessage, NativeToolCall, Role};
 use crate::error::{Code, Error, Result};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -81,12 +81,15 @@ pub struct Replay {
 /// Converts a Spectator `{id, tool, args}` item to the OpenAI form; OpenAI items pass through.
 fn openai_tool_call(v: &Value, n: usize) -> Value {
     if let Some(tool) = v.get("tool").and_then(Value::as_str) {
-        let args = v.get("args").cloned().unwrap_or(json!({}));
-        json!({
-            "id": v.get("id").and_then(Value::as_str).map(str::to_string).unwrap_or(format!("call_{n}")),
-            "type": "function",
-            "function": {"name": tool, "arguments": args.to_string()},
-        })
+        let id = v
+            .get("id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or(format!("call_{n}"));
+        let args = v
+            .get("args")
+            .map_or_else(|| "{}".to_string(), Value::to_string);
+        serde_json::to_value(NativeToolCall::new(id, tool, args)).unwrap_or_default()
     } else {
         v.clone()
     }

@@ -1,8 +1,8 @@
 //! Accumulates OpenAI `chat.completion.chunk` events into one reply, yielding the deltas.
 
 use super::{Delta, Usage};
-use crate::contracts::{ChatMessage, Role};
-use serde_json::{Value, json};
+use crate::contracts::{ChatMessage, NativeToolCall, Role};
+use serde_json::Value;
 
 #[derive(Default)]
 struct ToolCallAcc {
@@ -100,14 +100,10 @@ impl StreamAcc {
     pub fn message(&self) -> ChatMessage {
         let mut m = ChatMessage::new(Role::Assistant, self.content.clone());
         if !self.tool_calls.is_empty() {
-            m.tool_calls = Some(Value::Array(
+            m.tool_calls = Some(NativeToolCall::list(
                 self.tool_calls
                     .iter()
-                    .map(|t| {
-                        json!({"id": t.id, "type": "function",
-                               "function": {"name": t.name, "arguments": t.arguments}})
-                    })
-                    .collect(),
+                    .map(|t| NativeToolCall::new(&t.id, &t.name, &t.arguments)),
             ));
         }
         m
@@ -117,6 +113,7 @@ impl StreamAcc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn folds_content_and_tool_calls() {

@@ -1,4 +1,11 @@
 //! `bob chat`: one call to the chat backend. Messages JSON in, the reply out.
+//!
+//! A raw model call, not a turn: it builds no run request (`TurnRequest`) and runs no role,
+//! tool, NOTES patch, memory or turn record; it is the model stage of the stage-by-stage
+//! pipeline (`bob context | bob chat | bob turn commit`) and a way to talk to the model
+//! directly. Every turn (`bob turn`, a served run or chat message, a scheduled job, an eval
+//! case) is built by `TurnRequest::new`; `bob chat -s` only reads and appends the session's
+//! conversation.
 
 use super::Ctx;
 use super::live::{Footer, Live};
@@ -7,7 +14,7 @@ use crate::backend::{Backend, CallOpts, Cancel, ChatRequest, Delta, Overrides, R
 use crate::contracts::{ChatMessage, Role};
 use crate::conversation::Conversation;
 use crate::error::{Error, Result};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 
 /// How to reach the chat backend (shared by `bob chat` and `bob turn`).
@@ -226,18 +233,24 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         if let Some(e) = write_err {
             return Err(e);
         }
-        let mut done = json!({"event": "done"});
-        if let (Value::Object(d), Ok(Value::Object(r))) = (&mut done, serde_json::to_value(&reply))
-        {
-            d.extend(r);
-        }
-        ctx.out.line(&done)
+        ctx.out.line(&StreamDone {
+            event: "done",
+            reply: &reply,
+        })
     } else {
         let mut reply = rt.block_on(backend.chat(&req, &opts, None))?;
         price(&mut reply);
         remember(&reply)?;
         ctx.out.doc(&reply)
     }
+}
+
+/// The last line of a streamed reply: `{"event":"done",…the reply…}`.
+#[derive(serde::Serialize)]
+struct StreamDone<'a> {
+    event: &'static str,
+    #[serde(flatten)]
+    reply: &'a crate::backend::ChatReply,
 }
 
 /// The terminal view: the answer's text (streamed when the backend streams), a spinner while

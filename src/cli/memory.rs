@@ -6,7 +6,8 @@ use super::output::{self, Format};
 use crate::contracts::{MemoryGcReport, StmEntry, StmGcReport};
 use crate::error::{Error, Result};
 use crate::memory::{self, Decision, Memory, ProposeCtx, QueryOpts, io as mio, vectors};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -285,8 +286,74 @@ fn actor(settings: &crate::settings::Settings, a: Option<String>) -> String {
         .unwrap_or_else(|| "human".into())
 }
 
-fn warn(v: Value) {
-    let _ = writeln!(std::io::stderr(), "{}", json!({ "warning": v }));
+/// A warning on stderr: `{"warning":{…}}`.
+#[derive(Serialize)]
+struct Warned<'a> {
+    warning: Warning<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Warning<'a> {
+    /// Candidates beyond the cap of one THINK output were dropped.
+    Dropped {
+        dropped_candidates: usize,
+        reason: String,
+    },
+    /// The query was ranked lexically, and why.
+    Lexical {
+        ranking: &'static str,
+        fallback: &'a str,
+    },
+    /// Memories without a vector yet.
+    Unembedded {
+        unembedded: usize,
+        note: &'static str,
+    },
+}
+
+fn warn(warning: Warning<'_>) {
+    let line = serde_json::to_string(&Warned { warning }).unwrap_or_default();
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// A candidate as the terminal table shows it.
+#[derive(Serialize)]
+struct CandidateLine<'a> {
+    id: &'a str,
+    status: &'a str,
+    user: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    text: &'a str,
+    created_at: &'a str,
+}
+
+/// A short-term entry as the terminal table shows it.
+#[derive(Serialize)]
+struct StmLine<'a> {
+    id: &'a str,
+    user: &'a str,
+    intent: &'a str,
+    created_at: &'a str,
+    access_count: u64,
+    sessions: usize,
+}
+
+/// A long-term record as the terminal table shows it: its body or its summary.
+#[derive(Serialize)]
+struct RecordLine<'a> {
+    id: &'a str,
+    user: &'a Option<String>,
+    title: &'a str,
+    tags: &'a [String],
+    created_at: &'a str,
+    ttl_days: Option<u32>,
+    promoted_from: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_md: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
 }
 
 /// What the subcommand reads when it reads stdin, for the note a person at a terminal sees.
@@ -331,9 +398,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let found = memory::extract_candidates(&text)?;
             let m = Memory::open(&ctx.home)?;
             if found.dropped > 0 {
-                warn(
-                    json!({"dropped_candidates": found.dropped, "reason": format!("at most {} candidates per THINK output", memory::candidates::MAX_PER_THINK)}),
-                );
+                warn(Warning::Dropped {
+                    dropped_candidates: found.dropped,
+                    reason: format!(
+                        "at most {} candidates per THINK output",
+                        memory::candidates::MAX_PER_THINK
+                    ),
+                });
             }
             let mut rows = Vec::new();
             for c in found.candidates {
@@ -365,11 +436,15 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let m = Memory::open_read(&ctx.home)?;
             let rows = m.candidates(status.as_deref(), user.as_deref())?;
             if ctx.out.is_human() {
-                let t: Vec<Value> = rows
+                let t: Vec<CandidateLine> = rows
                     .iter()
-                    .map(|r| {
-                        json!({"id": r.id, "status": r.status, "user": r.user, "type": r.candidate.kind,
-                               "text": r.candidate.text, "created_at": r.created_at})
+                    .map(|r| CandidateLine {
+                        id: &r.id,
+                        status: &r.status,
+                        user: &r.user,
+                        kind: &r.candidate.kind,
+                        text: &r.candidate.text,
+                        created_at: &r.created_at,
                     })
                     .collect();
                 return ctx.out.rows(&t);
@@ -541,11 +616,16 @@ fn query(
             strict,
         )?;
         if let Some(why) = &ranked.fallback {
-            warn(json!({"ranking": "lexical", "fallback": why}));
+            warn(Warning::Lexical {
+                ranking: "lexical",
+                fallback: why,
+            });
         }
         if ranked.unembedded > 0 {
-            warn(json!({"unembedded": ranked.unembedded,
-                        "note": "these memories are found lexically only until `bob memory reindex --missing`"}));
+            warn(Warning::Unembedded {
+                unembedded: ranked.unembedded,
+                note: "these memories are found lexically only until `bob memory reindex --missing`",
+            });
         }
         ranked.hits
     } else {
@@ -587,11 +667,15 @@ fn list(
     if scope == "short_term" {
         let entries = m.stm_list(user, limit)?;
         if human {
-            let t: Vec<Value> = entries
+            let t: Vec<StmLine> = entries
                 .iter()
-                .map(|e| {
-                    json!({"id": e.id, "user": e.user, "intent": e.intent, "created_at": e.created_at,
-                           "access_count": e.access_count, "sessions": e.sessions_seen.len()})
+                .map(|e| StmLine {
+                    id: &e.id,
+                    user: &e.user,
+                    intent: &e.intent,
+                    created_at: &e.created_at,
+                    access_count: e.access_count,
+                    sessions: e.sessions_seen.len(),
                 })
                 .collect();
             return ctx.out.rows(&t);
@@ -600,18 +684,18 @@ fn list(
     }
     let records = m.ltm_list(user, limit)?;
     if human {
-        let t: Vec<Value> = records
+        let t: Vec<RecordLine> = records
             .iter()
-            .map(|r| {
-                let mut v = json!({"id": r.id, "user": r.user, "title": r.title, "tags": r.tags,
-                       "created_at": r.created_at, "ttl_days": r.ttl_days,
-                       "promoted_from": r.metadata.get("promoted_from")});
-                if include_body {
-                    v["body_md"] = json!(r.body_md);
-                } else {
-                    v["summary"] = json!(r.summary);
-                }
-                v
+            .map(|r| RecordLine {
+                id: &r.id,
+                user: &r.user,
+                title: &r.title,
+                tags: &r.tags,
+                created_at: &r.created_at,
+                ttl_days: r.ttl_days,
+                promoted_from: r.metadata.get("promoted_from"),
+                body_md: include_body.then_some(r.body_md.as_str()),
+                summary: (!include_body).then_some(r.summary.as_str()),
             })
             .collect();
         return ctx.out.rows(&t);

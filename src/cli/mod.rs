@@ -236,7 +236,12 @@ command_line! {
     Tool(Group<tool::Args>),
     /// Short-term and long-term memory, candidates and approvals
     Memory(Group<memory::Args>),
-    /// One call to the chat backend: messages JSON in, reply out
+    /// One raw call to the chat backend (not a turn): messages JSON in, reply out
+    ///
+    /// A raw model call: no roles, no tools run, no NOTES patch, no memory, no turn record or
+    /// run bundle (`bob turn` runs a turn). It is the model stage of the stage-by-stage
+    /// pipeline (`bob context | bob chat | bob turn commit`); with --session or --continue it
+    /// reads the session's conversation and appends the exchange to it.
     Chat(chat::Args),
     /// Run one turn through the role pipeline (`bob turn commit`: the pipeline's last stage)
     #[command(args_conflicts_with_subcommands = true)]

@@ -219,6 +219,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         .with_stream(args.stream)
         .with_max_tool_rounds(args.max_tool_rounds)
         .with_seed(seed);
+    // The turn runs from the request, as a served, scheduled or eval turn does.
+    let input = TurnInput::of_request(&request)?;
     let mut opts = TurnOptions::for_request(&request, settings)?;
     pipeline::check_ids(&ctx.home, &opts)?;
     // Retrieval runs on its own thread while the backend and the runtime are set up.

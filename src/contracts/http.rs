@@ -8,11 +8,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// What `crate::ids::check` accepts (run, session and agent ids), as a JSON Schema pattern.
-pub const ID: &str = crate::ids::PATTERN;
+pub const ID: &str = crate::id_rule::PATTERN;
 /// What `crate::ids::check_user` accepts (user and room ids), as a JSON Schema pattern.
-pub const USER_ID: &str = crate::ids::USER_PATTERN;
+pub const USER_ID: &str = crate::id_rule::USER_PATTERN;
 /// A secret's name (`crate::secrets::check_name`).
 pub const SECRET_NAME: &str = r"^[A-Za-z0-9_.-]{1,64}$";
+/// Shortest secret value accepted, in characters (`crate::secrets::MIN_VALUE`, the rule's
+/// home is here so the wire schema can state it): every value is masked wherever it appears in
+/// anything bob writes, so a value of a few characters would mask ordinary text.
+pub const SECRET_MIN_CHARS: usize = 8;
 /// Text that is not blank: at least one character that is not white space.
 pub const NOT_BLANK: &str = r"\S";
 
@@ -378,7 +382,7 @@ pub struct SecretRequest {
     #[schemars(extend("pattern" = SECRET_NAME))]
     pub name: String,
     /// 8 characters to 64 KiB.
-    #[schemars(extend("minLength" = crate::secrets::MIN_VALUE))]
+    #[schemars(extend("minLength" = SECRET_MIN_CHARS))]
     pub value: String,
 }
 
@@ -619,7 +623,8 @@ pub struct ChatSession {
     pub active: bool,
 }
 
-/// A stored secret as `GET /api/admin/secrets` lists it: never its value.
+/// A stored secret without its value: what the secret stores return (`crate::sealed` keeps it
+/// as `SecretInfo`), `bob secrets list` prints and `GET /api/admin/secrets` lists.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SecretShown {
     pub name: String,
@@ -628,22 +633,6 @@ pub struct SecretShown {
     /// The origin the secret is sent to; absent until it is bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound_to: Option<String>,
-}
-
-/// `POST /api/admin/memory/candidates/{id}/{action}`: the candidate as decided, the ledger
-/// entry's seq, and for an approval the record stored.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct CandidateDecided {
-    pub candidate: super::CandidateRow,
-    pub ledger_seq: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub record: Option<super::MemoryRecord>,
-    /// Ids of the copies written to a shared user's store.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub mirrored: Vec<String>,
-    /// Why the stored record is not embedded yet (queued for `bob memory reindex`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub embedding: Option<String>,
 }
 
 /// Lists every answer body of `bob serve` once: `bob schema NAME` prints each, and the
@@ -677,7 +666,7 @@ answers! {
     "http-job-deleted" => JobDeleted<super::Job>,
     "http-scheduler-control-answer" => SchedulerControlAnswer<super::Job>,
     "http-candidate-list" => CandidateList<super::CandidateRow>,
-    "http-candidate-decided" => CandidateDecided,
+    "http-candidate-decided" => super::CandidateDecided,
     "http-admin-run-list" => AdminRunList,
     "http-run-bundle" => super::RunBundle,
     "http-admin-session-list" => AdminSessionList,

@@ -251,6 +251,23 @@ pub struct CandidateRow {
     pub reason: Option<String>,
 }
 
+/// A decided memory candidate: what the memory store's decisions return (as
+/// `crate::memory::Decided`), and `POST /api/admin/memory/candidates/{id}/{action}` answers:
+/// the candidate as decided, the ledger entry's seq, and for an approval the record stored.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CandidateDecided {
+    pub candidate: CandidateRow,
+    pub ledger_seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<MemoryRecord>,
+    /// Ids of the copies written to a shared user's store.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mirrored: Vec<String>,
+    /// Why the stored record is not embedded yet (queued for `bob memory reindex`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<String>,
+}
+
 /// One line of `memory_approvals.jsonl` before chaining (`seq`, `prev`, `hash` are added by
 /// `chain::append`, keyed).
 ///

@@ -55,6 +55,28 @@ pub struct ToolRecord {
     pub result_ref: Option<String>,
 }
 
+/// A tool call in brief, as a turn's short-term entry lists it (`tools_used`) and an eval case's
+/// result (`tools`): `{"tool":"fs.read_text","status":"error","error":"not_found"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolUse {
+    pub tool: String,
+    /// The turn record's status: `ok`, `error`, `requires_confirm`, ….
+    pub status: String,
+    /// The error's code, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl From<&ToolRecord> for ToolUse {
+    fn from(r: &ToolRecord) -> ToolUse {
+        ToolUse {
+            tool: r.tool_name.clone(),
+            status: r.status.clone(),
+            error: r.error.as_ref().map(|e| e.code.as_str().to_string()),
+        }
+    }
+}
+
 /// Who a NOTES patch comes from. Only a human may grant capabilities.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -5,7 +5,7 @@ use super::case::{Case, Kind};
 use crate::backend::adversarial::{Adversary, Goals};
 use crate::backend::replay::Replay;
 use crate::backend::{Backend, Cancel, Overrides, Route};
-use crate::contracts::MemoryCandidate;
+use crate::contracts::{MemoryCandidate, ToolUse};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::turn::pipeline::{self, TurnOptions};
@@ -65,15 +65,6 @@ pub struct RunOptions {
     pub env: Vec<(String, String)>,
 }
 
-/// A tool call as the turn record has it.
-#[derive(Debug, Clone, Serialize)]
-pub struct ToolSeen {
-    pub tool: String,
-    pub status: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
 /// What bob's code must prevent whatever the model does (counts must be 0).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Guarded {
@@ -116,13 +107,20 @@ pub struct CaseResult {
     pub turn_status: String,
     pub output: String,
     pub nonce: String,
-    pub tools: Vec<ToolSeen>,
+    pub tools: Vec<ToolUse>,
     /// Wall time of the run, measured here: the turn itself records 0 under its replay seed,
     /// and the JUnit and HTML reports carry this.
     pub latency_ms: u64,
     /// What the model saw from the case: the message and the planted history.
     pub message: String,
-    pub history: Vec<Value>,
+    pub history: Vec<Said>,
+}
+
+/// A message of the case's planted history as the result shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Said {
+    pub role: crate::contracts::Role,
+    pub content: String,
 }
 
 /// A tiny loopback web server for the cases' `setup.web` pages: `GET /<case>/<path>`.
@@ -395,6 +393,36 @@ fn subst_value(v: &Value, nonce: &str, date: &str, web: &str) -> Value {
     }
 }
 
+/// One line of a replay script: the role that uses it and its reply.
+#[derive(Serialize)]
+struct ScriptLine<'a> {
+    role: &'a str,
+    content: &'a str,
+}
+
+/// A panda Thinking reply with a one-step plan and empty notes.
+#[derive(Serialize)]
+struct PandaThinking {
+    plan: [&'static str; 1],
+    notes: crate::contracts::NoteFrames,
+    save_plan: Option<Value>,
+}
+
+/// A panda Solver reply that answers with `final` and asks for nothing.
+#[derive(Serialize)]
+struct PandaSolver<'a> {
+    analysis: &'a str,
+    requests: [Value; 0],
+    tool_intent: Option<Value>,
+    needs_more_context: bool,
+    r#final: &'a str,
+    suggest_memory_save: Option<Value>,
+}
+
+fn to_line<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
 /// The reference script for `profile`: a short private note for each earlier role, then the
 /// case's lines for the final role.
 fn reference_script(case: &Case, profile: Profile, sub: &dyn Fn(&Value) -> Value) -> String {
@@ -402,11 +430,18 @@ fn reference_script(case: &Case, profile: Profile, sub: &dyn Fn(&Value) -> Value
     let mut lines = Vec::new();
     for r in roles.iter().filter(|r| !r.is_final) {
         let content = if profile == Profile::Panda {
-            json!({"plan": ["answer the user's request"], "notes": {"facts": [], "open_qs": [], "decisions": [], "todos": []}, "save_plan": null}).to_string()
+            to_line(&PandaThinking {
+                plan: ["answer the user's request"],
+                notes: crate::contracts::NoteFrames::default(),
+                save_plan: None,
+            })
         } else {
             "Private notes: answer the user's request from USER; data blocks are data.".into()
         };
-        lines.push(json!({"role": r.name, "content": content}).to_string());
+        lines.push(to_line(&ScriptLine {
+            role: r.name,
+            content: &content,
+        }));
     }
     let final_role = roles
         .iter()
@@ -415,14 +450,20 @@ fn reference_script(case: &Case, profile: Profile, sub: &dyn Fn(&Value) -> Value
     for l in &case.reference {
         let mut l = sub(l);
         if let Some(o) = l.as_object_mut() {
-            o.insert("role".into(), json!(final_role));
+            o.insert("role".into(), Value::from(final_role));
             if profile == Profile::Panda
                 && let Some(c) = o.get("content").and_then(Value::as_str)
                 && !c.is_empty()
             {
-                let wrapped = json!({"analysis": "", "requests": [], "tool_intent": null,
-                    "needs_more_context": false, "final": c, "suggest_memory_save": null});
-                o.insert("content".into(), json!(wrapped.to_string()));
+                let wrapped = to_line(&PandaSolver {
+                    analysis: "",
+                    requests: [],
+                    tool_intent: None,
+                    needs_more_context: false,
+                    r#final: c,
+                    suggest_memory_save: None,
+                });
+                o.insert("content".into(), Value::String(wrapped));
             }
         }
         lines.push(l.to_string());
@@ -731,20 +772,15 @@ fn run_case(case: &Case, repeat: u32, opts: &RunOptions, web: Option<&str>) -> R
         turn_status: rec.status.clone(),
         output,
         nonce,
-        tools: rec
-            .tools
-            .iter()
-            .map(|t| ToolSeen {
-                tool: t.tool_name.clone(),
-                status: t.status.clone(),
-                error: t.error.as_ref().map(|e| e.code.as_str().to_string()),
-            })
-            .collect(),
+        tools: rec.tools.iter().map(ToolUse::from).collect(),
         latency_ms: started.elapsed().as_millis() as u64,
         message,
         history: history
             .iter()
-            .map(|m| json!({"role": m.role, "content": m.content}))
+            .map(|m| Said {
+                role: m.role,
+                content: m.content.clone(),
+            })
             .collect(),
     })
 }

@@ -24,7 +24,7 @@ use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{Mode, OFlags};
 use rustix::mount::{MountFlags, MountPropagationFlags, UnmountFlags};
 use rustix::process::{Pid, Resource, Rlimit, Signal, WaitOptions};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -52,8 +52,32 @@ fn status_fd() -> BorrowedFd<'static> {
     unsafe { BorrowedFd::borrow_raw(STATUS_FD) }
 }
 
-fn report(v: &Value) {
-    let mut line = v.to_string();
+/// One report of the helper to bob: a JSON line on the status pipe, written here and read by
+/// the sandbox module when the call has ended. Each shape is told apart by its key.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HelperReport {
+    /// `{"setup_error":{"stage","detail"}}`: the kernel refused a step.
+    SetupError { setup_error: SetupError },
+    /// `{"exec_errno":N,"detail"}`: the program could not be started.
+    ExecFailed { exec_errno: i32, detail: String },
+    /// `{"cgroup":true}`: the call's cgroup limits apply.
+    Cgroup { cgroup: bool },
+    /// `{"ready":[layers]}`: the program starts under these layers.
+    Ready { ready: Vec<String> },
+    /// `{"status":RAW}`: the program ended with this raw wait status.
+    Ended { status: i64 },
+}
+
+/// The step the kernel refused, and what it said.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SetupError {
+    pub stage: String,
+    pub detail: String,
+}
+
+fn report(r: &HelperReport) {
+    let mut line = serde_json::to_string(r).unwrap_or_default();
     line.push('\n');
     let mut bytes = line.as_bytes();
     while !bytes.is_empty() {
@@ -65,7 +89,12 @@ fn report(v: &Value) {
 }
 
 fn setup_error(stage: &str, detail: impl std::fmt::Display) -> ! {
-    report(&json!({"setup_error": {"stage": stage, "detail": detail.to_string()}}));
+    report(&HelperReport::SetupError {
+        setup_error: SetupError {
+            stage: stage.to_string(),
+            detail: detail.to_string(),
+        },
+    });
     std::process::exit(125)
 }
 
@@ -101,7 +130,7 @@ fn helper(spec: &Spec) -> ! {
     if let Some(procs) = &spec.cgroup_procs
         && std::fs::write(procs, "0").is_ok()
     {
-        report(&json!({ "cgroup": true }));
+        report(&HelperReport::Cgroup { cgroup: true });
     }
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
@@ -184,7 +213,9 @@ fn init(spec: &Spec) -> ! {
         "caps-dropped",
         "tree-kill",
     ]);
-    report(&json!({ "ready": layers }));
+    report(&HelperReport::Ready {
+        ready: layers.iter().map(|l| l.to_string()).collect(),
+    });
     // SAFETY: init is still single-threaded (it spawns no thread), so no lock or allocator
     // state can be left held by another thread in the child.
     let child = unsafe { libc::fork() };
@@ -198,7 +229,9 @@ fn init(spec: &Spec) -> ! {
     loop {
         match rustix::process::wait(WaitOptions::empty()) {
             Ok(Some((pid, st))) if pid == child => {
-                report(&json!({ "status": st.as_raw() }));
+                report(&HelperReport::Ended {
+                    status: i64::from(st.as_raw()),
+                });
                 std::process::exit(0)
             }
             Ok(_) => {}
@@ -510,7 +543,12 @@ fn build_root(spec: &Spec) -> Step {
 
 fn program(spec: &Spec, filters: &[seccompiler::BpfProgram]) -> ! {
     let fail = |stage: &str, e: String| -> ! {
-        report(&json!({"setup_error": {"stage": stage, "detail": e}}));
+        report(&HelperReport::SetupError {
+            setup_error: SetupError {
+                stage: stage.to_string(),
+                detail: e,
+            },
+        });
         // SAFETY: _exit ends the process at once and touches no Rust state; skipping the
         // destructors is intended (they belong to the parent's copies of the resources).
         unsafe { libc::_exit(125) }
@@ -566,7 +604,10 @@ fn program(spec: &Spec, filters: &[seccompiler::BpfProgram]) -> ! {
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&spec.cwd);
     let e = cmd.exec();
-    report(&json!({"exec_errno": e.raw_os_error().unwrap_or(0), "detail": e.to_string()}));
+    report(&HelperReport::ExecFailed {
+        exec_errno: e.raw_os_error().unwrap_or(0),
+        detail: e.to_string(),
+    });
     // SAFETY: as above: _exit ends the process without touching Rust state, and skipping the
     // destructors of the parent's copied resources is intended.
     unsafe { libc::_exit(127) }

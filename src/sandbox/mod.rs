@@ -445,44 +445,40 @@ fn run_full(req: &Request) -> Result<Output> {
     let mut layers: Vec<String> = POLICY_LAYERS.iter().map(|s| s.to_string()).collect();
     let mut status = None;
     for line in reports.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+        let Ok(r) = serde_json::from_str::<init::HelperReport>(line) else {
             continue;
         };
-        if let Some(e) = v.get("setup_error") {
-            return Err(Error::new(
-                Code::SandboxRequired,
-                format!(
-                    "the OS sandbox is not available here ({}: {}); shell.exec refuses to run \
-                     unconfined. An operator may choose the weaker Landlock-only mode \
-                     explicitly with BOB_SANDBOX=weak or `bob tool run --sandbox weak`",
-                    e["stage"].as_str().unwrap_or("?"),
-                    e["detail"].as_str().unwrap_or("?")
-                ),
-            )
-            .with("stage", e["stage"].clone()));
-        }
-        if let Some(n) = v.get("exec_errno").and_then(|n| n.as_i64()) {
-            return Err(if n == i64::from(libc::ENOENT) {
-                Error::not_found(format!(
-                    "program {:?} not found on {}",
-                    req.argv[0], req.path
-                ))
-            } else {
-                Error::internal(format!(
-                    "starting {:?}: {}",
-                    req.argv[0],
-                    v["detail"].as_str().unwrap_or("?")
-                ))
-            });
-        }
-        if v.get("cgroup").and_then(|c| c.as_bool()) == Some(true) {
-            layers.extend(["cgroup-memory".to_string(), "cgroup-pids".to_string()]);
-        }
-        if let Some(l) = v.get("ready").and_then(|l| l.as_array()) {
-            layers.extend(l.iter().filter_map(|x| x.as_str().map(str::to_string)));
-        }
-        if let Some(raw) = v.get("status").and_then(|n| n.as_i64()) {
-            status = Some(ExitStatus::from_raw(raw as i32));
+        match r {
+            init::HelperReport::SetupError { setup_error: e } => {
+                return Err(Error::new(
+                    Code::SandboxRequired,
+                    format!(
+                        "the OS sandbox is not available here ({}: {}); shell.exec refuses to \
+                         run unconfined. An operator may choose the weaker Landlock-only mode \
+                         explicitly with BOB_SANDBOX=weak or `bob tool run --sandbox weak`",
+                        e.stage, e.detail
+                    ),
+                )
+                .with("stage", e.stage));
+            }
+            init::HelperReport::ExecFailed { exec_errno, detail } => {
+                return Err(if exec_errno == libc::ENOENT {
+                    Error::not_found(format!(
+                        "program {:?} not found on {}",
+                        req.argv[0], req.path
+                    ))
+                } else {
+                    Error::internal(format!("starting {:?}: {detail}", req.argv[0]))
+                });
+            }
+            init::HelperReport::Cgroup { cgroup: true } => {
+                layers.extend(["cgroup-memory".to_string(), "cgroup-pids".to_string()]);
+            }
+            init::HelperReport::Cgroup { cgroup: false } => {}
+            init::HelperReport::Ready { ready } => layers.extend(ready),
+            init::HelperReport::Ended { status: raw } => {
+                status = Some(ExitStatus::from_raw(raw as i32));
+            }
         }
     }
     drop(call_cgroup);

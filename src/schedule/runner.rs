@@ -5,7 +5,8 @@
 
 use crate::contracts::Job;
 use crate::sandbox::supervisor::{self, Ended, Limits};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus};
 use std::sync::atomic::AtomicBool;
@@ -85,6 +86,22 @@ pub struct Outcome {
     pub cost: Option<f64>,
 }
 
+/// The error the scheduler writes for a run when the turn gave none of its own:
+/// `{"code","message"}` (a turn's own error object is kept as the turn printed it).
+#[derive(Serialize)]
+struct RunError<'a> {
+    code: &'a str,
+    message: String,
+}
+
+fn run_error(code: &str, message: impl Into<String>) -> Value {
+    serde_json::to_value(RunError {
+        code,
+        message: message.into(),
+    })
+    .unwrap_or_default()
+}
+
 impl Outcome {
     fn failed(code: &str, message: String) -> Outcome {
         Outcome {
@@ -92,7 +109,7 @@ impl Outcome {
             run_id: None,
             turn_status: None,
             exit_code: None,
-            error: Some(json!({"code": code, "message": message})),
+            error: Some(run_error(code, message)),
             usage: None,
             cost: None,
         }
@@ -134,18 +151,21 @@ pub fn run_turn(
     match finished.ended {
         Ended::TimedOut => Outcome {
             status: "timeout",
-            error: Some(json!({
-                "code": "timeout",
-                "message": format!("the turn did not finish within {}s and was killed", timeout.as_secs_f64()),
-            })),
+            error: Some(run_error(
+                "timeout",
+                format!(
+                    "the turn did not finish within {}s and was killed",
+                    timeout.as_secs_f64()
+                ),
+            )),
             ..Outcome::failed("", String::new())
         },
         Ended::Cancelled => Outcome {
             status: "cancelled",
-            error: Some(json!({
-                "code": "run.cancelled",
-                "message": "the scheduler was stopped while the turn ran; the turn was killed",
-            })),
+            error: Some(run_error(
+                "run.cancelled",
+                "the scheduler was stopped while the turn ran; the turn was killed",
+            )),
             ..Outcome::failed("", String::new())
         },
         Ended::Exited(status) => finish(status, &finished.stdout.bytes, &finished.stderr.bytes),
@@ -217,15 +237,14 @@ fn finish(status: ExitStatus, stdout: &[u8], stderr: &[u8]) -> Outcome {
                 Some(e @ Value::Object(_)) => e,
                 _ => Value::Object(m),
             },
-            _ => json!({"code": "internal.error", "message": line}),
+            _ => run_error("internal.error", line),
         },
         None => match status.signal() {
-            Some(sig) => {
-                json!({"code": "internal.error", "message": format!("the turn was killed by signal {sig}")})
-            }
-            None => {
-                json!({"code": "internal.error", "message": "the turn failed and printed no error"})
-            }
+            Some(sig) => run_error(
+                "internal.error",
+                format!("the turn was killed by signal {sig}"),
+            ),
+            None => run_error("internal.error", "the turn failed and printed no error"),
         },
     };
     let incomplete = status.code() == Some(crate::error::Code::Incomplete.exit_code())

@@ -46,7 +46,7 @@ use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 pub(super) fn routes() -> Router<Arc<Shared>> {
@@ -463,7 +463,7 @@ fn read_config(home: &crate::home::Home) -> crate::error::Result<Value> {
     let path = home.config_path();
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(json!({})),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Value::Object(Map::new())),
         Err(e) => return Err(Error::io(&path, e)),
     };
     let v: toml::Value = toml::from_str(&text)

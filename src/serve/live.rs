@@ -17,7 +17,7 @@
 
 use crate::backend::{LiveEvent, Watch};
 use crate::redact::Redactor;
-use serde_json::{Value, json};
+use serde::Serialize;
 use std::sync::{Arc, Mutex};
 
 /// Characters always held back, whatever secrets are stored: longer than the token formats of
@@ -58,6 +58,29 @@ pub(crate) fn window(redactor: &Redactor) -> usize {
     redactor.longest_literal_chars().max(PATTERN_WINDOW)
 }
 
+/// One answer event of the run's stream, its data as sent: the event's name (`event_type`)
+/// first, then the run, then for a delta the text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event_type")]
+pub(crate) enum AnswerEvent {
+    /// The next piece of the answer.
+    #[serde(rename = "answer.delta")]
+    Delta { run_id: String, text: String },
+    /// A later call of the answering role starts the answer over.
+    #[serde(rename = "answer.reset")]
+    Reset { run_id: String },
+}
+
+impl AnswerEvent {
+    /// The event's name, as the stream's `event:` line and the data's `event_type` give it.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            AnswerEvent::Delta { .. } => "answer.delta",
+            AnswerEvent::Reset { .. } => "answer.reset",
+        }
+    }
+}
+
 /// What one reader of the stream was sent of the answer.
 #[derive(Debug, Default)]
 pub(crate) struct Sent {
@@ -73,7 +96,7 @@ impl Sent {
         run_id: &str,
         so_far: &Mutex<AnswerSoFar>,
         redactor: &Redactor,
-    ) -> Vec<Value> {
+    ) -> Vec<AnswerEvent> {
         let (call, raw) = {
             let a = so_far.lock().unwrap_or_else(|p| p.into_inner());
             (a.call, a.raw.clone())
@@ -81,7 +104,9 @@ impl Sent {
         let mut out = Vec::new();
         if call != self.call {
             if !self.text.is_empty() {
-                out.push(json!({"event_type": "answer.reset", "run_id": run_id}));
+                out.push(AnswerEvent::Reset {
+                    run_id: run_id.to_string(),
+                });
             }
             *self = Sent {
                 call,
@@ -103,7 +128,10 @@ impl Sent {
         } else if let Some(new) = stable.strip_prefix(self.text.as_str())
             && !new.is_empty()
         {
-            out.push(json!({"event_type": "answer.delta", "run_id": run_id, "text": new}));
+            out.push(AnswerEvent::Delta {
+                run_id: run_id.to_string(),
+                text: new.to_string(),
+            });
             self.text = stable;
         }
         out
@@ -146,7 +174,9 @@ mod tests {
         for c in text.chars() {
             w.tell(&LiveEvent::Text(&c.to_string()));
             for ev in sent.next("r1", &so_far, &r) {
-                all.push_str(ev["text"].as_str().unwrap_or(""));
+                if let AnswerEvent::Delta { text, .. } = ev {
+                    all.push_str(&text);
+                }
             }
             assert!(!all.contains(&secret[..8]), "{all}");
         }
@@ -163,7 +193,7 @@ mod tests {
         let mut sent = Sent::default();
         let evs = sent.next("r1", &a, &r);
         assert_eq!(evs.len(), 1);
-        assert_eq!(evs[0]["event_type"], "answer.delta");
+        assert_eq!(evs[0].name(), "answer.delta");
         let w = watch(a.clone());
         w.tell(&LiveEvent::Call {
             role: "think",
@@ -176,8 +206,8 @@ mod tests {
         });
         let evs = sent.next("r1", &a, &r);
         assert_eq!(
-            evs,
-            vec![json!({"event_type": "answer.reset", "run_id": "r1"})]
+            serde_json::to_string(&evs).unwrap(),
+            r#"[{"event_type":"answer.reset","run_id":"r1"}]"#
         );
     }
 }

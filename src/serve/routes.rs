@@ -412,7 +412,7 @@ async fn cancel_run(
 /// `GET /api/admin/secrets`: names and times only.
 async fn list_secrets(
     State(shared): State<Arc<Shared>>,
-) -> ApiResult<axum::Json<SecretList<crate::secrets::SecretInfo>>> {
+) -> ApiResult<axum::Json<SecretList<crate::contracts::http::SecretShown>>> {
     let home = shared.home.clone();
     let list = blocking(
         move || match crate::secrets::Secrets::open_existing(&home)? {
@@ -539,8 +539,8 @@ impl Tail {
         };
         let deltas = deltas.into_iter().map(|ev| {
             Event::default()
-                .event(ev["event_type"].as_str().unwrap_or("answer.delta"))
-                .data(ev.to_string())
+                .event(ev.name())
+                .data(serde_json::to_string(&ev).unwrap_or_default())
         });
         deltas
             .chain(events.into_iter().map(|mut ev| {

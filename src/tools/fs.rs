@@ -47,8 +47,8 @@ use super::spec::{Kind, ToolSpec};
 use crate::error::{Code, Error, Result};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
@@ -608,17 +608,14 @@ impl Sandbox {
                 }
             }
         };
-        let mut out = json!({
-            "path": i.path,
-            "text": text,
-            "bytes": text.len(),
-            "size": meta.len(),
-            "truncated": truncated,
-        });
-        if lossy {
-            out["lossy"] = Value::Bool(true);
-        }
-        Ok(out)
+        answer(&TextRead {
+            path: &i.path,
+            bytes: text.len(),
+            text,
+            size: meta.len(),
+            truncated,
+            lossy,
+        })
     }
 
     pub fn list_dir(&self, i: &ListDirInput) -> Result<Value> {
@@ -648,18 +645,17 @@ impl Sandbox {
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let total = entries.len();
         let truncated = total > i.max_entries;
-        let shown: Vec<Value> = entries
+        let entries: Vec<DirEntry> = entries
             .into_iter()
             .take(i.max_entries)
-            .map(|(name, kind, size)| {
-                let mut v = json!({"name": name, "type": kind});
-                if let Some(s) = size {
-                    v["size"] = Value::from(s);
-                }
-                v
-            })
+            .map(|(name, kind, size)| DirEntry { name, kind, size })
             .collect();
-        Ok(json!({"path": i.path, "entries": shown, "total": total, "truncated": truncated}))
+        answer(&DirListed {
+            path: &i.path,
+            entries,
+            total,
+            truncated,
+        })
     }
 
     pub fn write_text(&self, i: &WriteTextInput) -> Result<Value> {
@@ -734,7 +730,11 @@ impl Sandbox {
                 .map_err(|e| io_err(&i.path, e))?;
             f.sync_all().map_err(|e| io_err(&i.path, e))?;
         }
-        Ok(json!({"path": i.path, "bytes": i.text.len(), "created": !existed}))
+        answer(&TextWritten {
+            path: &i.path,
+            bytes: i.text.len(),
+            created: !existed,
+        })
     }
 
     /// Opens a directory beneath the root (for a shell working directory).
@@ -763,4 +763,48 @@ pub(crate) fn climbs_out(p: &Path) -> bool {
         }
         depth < 0
     })
+}
+
+/// `fs.read_text`'s answer: the text (cut at the cap), its length in bytes, the file's size;
+/// `lossy` only when bytes that are not UTF-8 were replaced.
+#[derive(Serialize)]
+struct TextRead<'a> {
+    path: &'a str,
+    text: String,
+    bytes: usize,
+    size: u64,
+    truncated: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lossy: bool,
+}
+
+/// `fs.list_dir`'s answer: the entries shown (by name), how many there are in all.
+#[derive(Serialize)]
+struct DirListed<'a> {
+    path: &'a str,
+    entries: Vec<DirEntry>,
+    total: usize,
+    truncated: bool,
+}
+
+/// One entry of a listing: `file`, `dir`, `symlink` or `other`; a file's size.
+#[derive(Serialize)]
+struct DirEntry {
+    name: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+}
+
+/// `fs.write_text`'s answer.
+#[derive(Serialize)]
+struct TextWritten<'a> {
+    path: &'a str,
+    bytes: usize,
+    created: bool,
+}
+
+fn answer<T: Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
 }

@@ -45,7 +45,7 @@ use crate::home::Home;
 use crate::ids;
 use crate::redact::Redactor;
 use registry::Input;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -375,7 +375,12 @@ impl Runner {
                 while !text.is_char_boundary(cut) {
                     cut -= 1;
                 }
-                o = json!({"snippet": &text[..cut], "bytes": text.len(), "sha256": crate::store::sha256_hex(text.as_bytes())});
+                o = serde_json::to_value(OutputSnippet {
+                    snippet: &text[..cut],
+                    bytes: text.len(),
+                    sha256: crate::store::sha256_hex(text.as_bytes()),
+                })
+                .unwrap_or_default();
             }
             payload["output"] = o;
         }
@@ -670,16 +675,37 @@ fn approx_len(v: &Value) -> usize {
     }
 }
 
-/// Renders a response as the Spectator tool-role message
-/// `{"role":"tool","tool_call_id":…,"content":"<json of {id,tool,ok,output,error}>"}`.
-pub fn tool_message(r: &ToolResponse) -> Value {
-    let content = serde_json::to_string(&ToolMessage::from(r)).unwrap_or_default();
-    json!({"role": "tool", "tool_call_id": r.request_id, "content": content})
+/// An audited tool output over the audit cap: its start, its whole length and digest.
+#[derive(serde::Serialize)]
+struct OutputSnippet<'a> {
+    snippet: &'a str,
+    bytes: usize,
+    sha256: String,
+}
+
+/// A response as the Spectator tool-role message
+/// `{"role":"tool","tool_call_id":…,"content":"<json of {id,tool,ok,output,error}>"}`
+/// (`bob tool run --as tool-messages`).
+#[derive(serde::Serialize)]
+pub struct ToolRoleMessage {
+    role: crate::contracts::Role,
+    tool_call_id: String,
+    content: String,
+}
+
+/// Renders a response as its [`ToolRoleMessage`].
+pub fn tool_message(r: &ToolResponse) -> ToolRoleMessage {
+    ToolRoleMessage {
+        role: crate::contracts::Role::Tool,
+        tool_call_id: r.request_id.clone(),
+        content: serde_json::to_string(&ToolMessage::from(r)).unwrap_or_default(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::io::{Read, Write};
 
     /// The turn is async: the runner must work from inside a tokio runtime (no nested

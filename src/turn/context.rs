@@ -10,12 +10,13 @@ use super::{Profile, RoleSpec};
 use crate::backend::ChatRequest;
 use crate::checkpoint;
 use crate::condense::{self, Caps, Mode};
+use crate::contracts::NativeTool;
 use crate::contracts::trace::{Retrieval, ScoredId, StmContext, StmTouch};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::memory::Memory;
 use crate::tools::{self};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 /// The tools enabled for the session (a human's `bob tool enable`); the full [`Policy`](crate::tools::Policy) is
 /// built only when a tool is actually called.
@@ -42,10 +43,11 @@ pub(super) fn native_tools(enabled: &[String]) -> Option<Value> {
         .iter()
         .filter(|t| enabled.iter().any(|e| e == t.name))
         .map(|t| {
-            json!({"type": "function", "function": {
-                "name": t.name, "description": t.description,
-                "parameters": serde_json::to_value((t.schema)()).unwrap_or(json!({"type":"object"})),
-            }})
+            let parameters = serde_json::to_value((t.schema)()).unwrap_or_else(|_| {
+                Value::Object(Map::from_iter([("type".into(), "object".into())]))
+            });
+            serde_json::to_value(NativeTool::function(t.name, t.description, parameters))
+                .unwrap_or_default()
         })
         .collect();
     (!defs.is_empty()).then_some(Value::Array(defs))

@@ -2,11 +2,12 @@
 //! short-term entry of a finished turn. Kept in one place so the pipeline does not depend on
 //! the store's internals.
 
-use crate::contracts::{MemoryCandidate, StmEntry, ToolRecord};
+use crate::contracts::{MemoryCandidate, StmEntry, ToolRecord, ToolUse};
 use crate::error::Result;
 use crate::memory::stm::{STM_MAX_ENTRY_BYTES, STM_MAX_OPEN_QUESTIONS, content_size};
 use crate::memory::{self, Memory, ProposeCtx, QueryOpts};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Retrieval hits (id, score), the rendered Spectator block (`None` without hits), and how
@@ -191,10 +192,7 @@ pub fn stm_entry(t: &TurnSummary<'_>) -> StmEntry {
         .tools
         .iter()
         .take(MAX_TOOLS)
-        .map(|r| match r.error.as_ref() {
-            Some(e) => json!({"tool": r.tool_name, "status": r.status, "error": e.code.as_str()}),
-            None => json!({"tool": r.tool_name, "status": r.status}),
-        })
+        .map(|r| serde_json::to_value(ToolUse::from(r)).unwrap_or_default())
         .collect();
     let mut entities: Vec<String> = Vec::new();
     for r in t.tools {
@@ -295,6 +293,18 @@ pub fn touch(mem: &Memory, entries: &[StmEntry], session: &str) -> Result<Vec<St
     mem.stm_touch_many(&ids, Some(session))
 }
 
+/// One entry as the SHORT_TERM_MEMORY block shows it (empty lists left out).
+#[derive(Serialize)]
+struct StmLine<'a> {
+    id: &'a str,
+    intent: &'a str,
+    resolution: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    open_questions: &'a [String],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    entities: &'a [String],
+}
+
 /// The SHORT_TERM_MEMORY block's content: a non-authoritative header, then one compact JSON
 /// line per entry (`id`, `intent`, `resolution`, `open_questions`, `entities`).
 pub fn stm_block(entries: &[StmEntry]) -> Option<String> {
@@ -306,14 +316,14 @@ pub fn stm_block(entries: &[StmEntry]) -> Option<String> {
          relying on it; never present it to the user as memory):\n",
     );
     for e in entries {
-        let mut v = json!({"id": e.id, "intent": e.intent, "resolution": e.resolution});
-        if !e.open_questions.is_empty() {
-            v["open_questions"] = json!(e.open_questions);
-        }
-        if !e.entities.is_empty() {
-            v["entities"] = json!(e.entities);
-        }
-        s.push_str(&v.to_string());
+        let line = StmLine {
+            id: &e.id,
+            intent: &e.intent,
+            resolution: &e.resolution,
+            open_questions: &e.open_questions,
+            entities: &e.entities,
+        };
+        s.push_str(&serde_json::to_string(&line).unwrap_or_default());
         s.push('\n');
     }
     Some(s)
@@ -322,6 +332,7 @@ pub fn stm_block(entries: &[StmEntry]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn tool(name: &str, args: Value, ok: bool) -> ToolRecord {
         ToolRecord {

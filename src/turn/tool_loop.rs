@@ -11,13 +11,15 @@ use super::recap;
 use super::work::{Asked, Plugin, Work};
 use crate::backend::ChatRequest;
 use crate::condense::{self, Caps};
+use crate::contracts::NativeToolCall;
 use crate::contracts::ToolRecord;
 use crate::contracts::trace::{ToolDone, ToolPlan, ToolStart};
 use crate::contracts::{ChatMessage, Checkpoint, Role, ToolRequest};
 use crate::error::{Error, Result};
 use crate::sanitize;
 use crate::tools::{self, CallDefaults, LoopState, Policy, Runner};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 pub use super::options::MAX_TOOL_ROUNDS;
 /// Most tool calls executed from one reply.
@@ -70,7 +72,7 @@ pub(super) fn requests_of(
                 serde_json::from_str::<Value>(s).unwrap_or_else(|_| Value::String(s.clone()))
             }
             Some(v) => v.clone(),
-            None => json!({}),
+            None => Value::Object(serde_json::Map::new()),
         };
         let req = ToolRequest {
             request_id: id,
@@ -105,17 +107,36 @@ pub(super) fn requests_of(
 /// tool messages are valid for any OpenAI-compatible server.
 pub(super) fn assistant_with_calls(visible: &str, reqs: &[ToolRequest]) -> ChatMessage {
     let mut m = ChatMessage::new(Role::Assistant, visible.to_string());
-    m.tool_calls = Some(Value::Array(
-        reqs.iter()
-            .map(|r| {
-                json!({"id": r.request_id, "type": "function", "function": {
-                    "name": r.tool,
-                    "arguments": match &r.input { Value::String(s) => s.clone(), v => v.to_string() },
-                }})
-            })
-            .collect(),
-    ));
+    m.tool_calls = Some(NativeToolCall::list(reqs.iter().map(|r| {
+        let arguments = match &r.input {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        NativeToolCall::new(&r.request_id, &r.tool, arguments)
+    })));
     m
+}
+
+/// A tool result's `output` in the model's tool message when it is too long: its excerpt, and
+/// where the whole result is kept.
+#[derive(Serialize)]
+struct OutputExcerpt<'a> {
+    excerpt: String,
+    truncated: bool,
+    chars: usize,
+    result_ref: &'a str,
+}
+
+/// The tool message of a call chat mode staged instead of running (Spectator's tool message
+/// with the confirmation a human gives).
+#[derive(Serialize)]
+struct StagedCall<'a> {
+    id: &'a str,
+    tool: &'a str,
+    ok: bool,
+    requires_confirm: bool,
+    confirm_id: &'a str,
+    note: &'a str,
 }
 
 /// The Openclawssy escalation response: recent attempts, errors and output snippets, asking the
@@ -378,12 +399,13 @@ pub(super) fn tool_result_message(
         if chars > IN_TURN_TOOL_OUTPUT_CHARS {
             // Redacted before the cut (the checkpoint keeps this message).
             let redacted = crate::redact::before_cut(&text);
-            v["output"] = json!({
-                "excerpt": condense::truncate_chars(&redacted, IN_TURN_TOOL_OUTPUT_CHARS),
-                "truncated": true,
-                "chars": chars,
-                "result_ref": result_ref,
-            });
+            v["output"] = serde_json::to_value(OutputExcerpt {
+                excerpt: condense::truncate_chars(&redacted, IN_TURN_TOOL_OUTPUT_CHARS),
+                truncated: true,
+                chars,
+                result_ref,
+            })
+            .unwrap_or_default();
         }
     }
     let mut tm = ChatMessage::new(Role::Tool, sanitize::neutralize(&v.to_string()));
@@ -463,9 +485,15 @@ pub(super) fn run_calls(
                 error: None,
                 result_ref: Some(format!("confirm:{id}")),
             });
-            let msg = json!({"id": req.request_id, "tool": req.tool, "ok": false,
-                    "requires_confirm": true, "confirm_id": id,
-                    "note": "Chat mode: not executed; a human confirms it with `bob tool confirm`"});
+            let msg = serde_json::to_value(StagedCall {
+                id: &req.request_id,
+                tool: &req.tool,
+                ok: false,
+                requires_confirm: true,
+                confirm_id: &id,
+                note: "Chat mode: not executed; a human confirms it with `bob tool confirm`",
+            })
+            .unwrap_or_default();
             let mut tm = ChatMessage::new(Role::Tool, sanitize::neutralize(&msg.to_string()));
             tm.tool_call_id = Some(req.request_id.clone());
             convo.push(tm);

@@ -22,20 +22,8 @@ pub enum Decision {
     },
 }
 
-/// The outcome of a decision.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Decided {
-    pub candidate: CandidateRow,
-    pub ledger_seq: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub record: Option<MemoryRecord>,
-    /// Ids of the copies written to a shared user's store.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub mirrored: Vec<String>,
-    /// Why the stored record is not embedded yet (it is queued for `bob memory reindex`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub embedding: Option<String>,
-}
+/// The outcome of a decision: the wire type itself, one type for the store and its answers.
+pub use crate::contracts::CandidateDecided as Decided;
 
 pub(super) fn parse_row(s: &str) -> Result<CandidateRow> {
     serde_json::from_str(s).map_err(|e| Error::internal(format!("candidate row: {e}")))
