@@ -344,7 +344,6 @@ pub enum Amount {
     LifeYouGainedThisTurn,
 }
 
-
 /// A combat restriction an effect puts on a creature for the rest of the turn (CR 509.1a-b).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Restriction {
