@@ -1,7 +1,7 @@
 //! Lowering tests, each named with the Comprehensive Rules number it implements.
 
 use super::*;
-use crate::mtg::compile::compile;
+use crate::mtg::compile::{StaticCondition, compile};
 
 fn lowered(type_line: &str, text: &str) -> Result<Lowered, String> {
     let d = crate::mtg::facts::CardData {

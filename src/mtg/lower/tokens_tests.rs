@@ -2,7 +2,7 @@
 //! Comprehensive Rules number it implements.
 
 use super::*;
-use crate::mtg::compile::{Effect as CE, compile};
+use crate::mtg::compile::{Effect as CE, Per, compile};
 
 fn data(name: &str, type_line: &str, text: &str) -> CardData {
     CardData {
