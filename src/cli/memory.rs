@@ -6,10 +6,12 @@ use super::output::{self, Format};
 use crate::contracts::{MemoryGcReport, StmEntry, StmGcReport};
 use crate::error::{Error, Result};
 use crate::memory::{self, Decision, Memory, ProposeCtx, QueryOpts, io as mio, vectors};
-use serde::Serialize;
 use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
+
+mod lines;
+use lines::{CandidateLine, RecordLine, StmLine, Warning, warn};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
@@ -284,76 +286,6 @@ fn actor(settings: &crate::settings::Settings, a: Option<String>) -> String {
     a.filter(|s| !s.trim().is_empty())
         .or_else(|| settings.text("cli.actor").map(str::to_string))
         .unwrap_or_else(|| "human".into())
-}
-
-/// A warning on stderr: `{"warning":{…}}`.
-#[derive(Serialize)]
-struct Warned<'a> {
-    warning: Warning<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Warning<'a> {
-    /// Candidates beyond the cap of one THINK output were dropped.
-    Dropped {
-        dropped_candidates: usize,
-        reason: String,
-    },
-    /// The query was ranked lexically, and why.
-    Lexical {
-        ranking: &'static str,
-        fallback: &'a str,
-    },
-    /// Memories without a vector yet.
-    Unembedded {
-        unembedded: usize,
-        note: &'static str,
-    },
-}
-
-fn warn(warning: Warning<'_>) {
-    let line = serde_json::to_string(&Warned { warning }).unwrap_or_default();
-    let _ = writeln!(std::io::stderr(), "{line}");
-}
-
-/// A candidate as the terminal table shows it.
-#[derive(Serialize)]
-struct CandidateLine<'a> {
-    id: &'a str,
-    status: &'a str,
-    user: &'a str,
-    #[serde(rename = "type")]
-    kind: &'a str,
-    text: &'a str,
-    created_at: &'a str,
-}
-
-/// A short-term entry as the terminal table shows it.
-#[derive(Serialize)]
-struct StmLine<'a> {
-    id: &'a str,
-    user: &'a str,
-    intent: &'a str,
-    created_at: &'a str,
-    access_count: u64,
-    sessions: usize,
-}
-
-/// A long-term record as the terminal table shows it: its body or its summary.
-#[derive(Serialize)]
-struct RecordLine<'a> {
-    id: &'a str,
-    user: &'a Option<String>,
-    title: &'a str,
-    tags: &'a [String],
-    created_at: &'a str,
-    ttl_days: Option<u32>,
-    promoted_from: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    body_md: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    summary: Option<&'a str>,
 }
 
 /// What the subcommand reads when it reads stdin, for the note a person at a terminal sees.
