@@ -46,11 +46,13 @@
 use super::spec::{Kind, ToolSpec};
 use crate::error::{Code, Error, Result};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
+
+mod wire;
+use wire::{DirEntry, DirListed, TextRead, TextWritten, answer};
+pub use wire::{ListDirInput, ReadTextInput, WriteTextInput};
 
 /// The `fs.read_text` tool.
 pub const READ_TEXT: ToolSpec = ToolSpec {
@@ -78,48 +80,6 @@ pub const WRITE_TEXT: ToolSpec = ToolSpec {
     mutating: true,
     schema: || schemars::schema_for!(WriteTextInput),
 };
-
-/// `fs.read_text` input (the tool registry contract).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReadTextInput {
-    /// Path relative to the sandbox root.
-    pub path: String,
-    /// Read at most this many bytes (the output says `truncated`).
-    #[serde(default = "d_max_bytes")]
-    pub max_bytes: u64,
-}
-
-/// `fs.list_dir` input (the tool registry contract).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListDirInput {
-    #[serde(default = "d_dot")]
-    pub path: String,
-    #[serde(default = "d_max_entries")]
-    pub max_entries: usize,
-}
-
-/// `fs.write_text` input (the tool registry contract).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WriteTextInput {
-    pub path: String,
-    pub text: String,
-    /// Replace an existing file; otherwise an existing file is a `conflict`.
-    #[serde(default)]
-    pub overwrite: bool,
-}
-
-fn d_max_bytes() -> u64 {
-    20_000
-}
-fn d_dot() -> String {
-    ".".into()
-}
-fn d_max_entries() -> usize {
-    200
-}
 
 /// The capability a human grants to let `fs.write_text` (and `shell.exec` output paths) touch
 /// VCS internals and program dotfiles.
@@ -763,48 +723,4 @@ pub(crate) fn climbs_out(p: &Path) -> bool {
         }
         depth < 0
     })
-}
-
-/// `fs.read_text`'s answer: the text (cut at the cap), its length in bytes, the file's size;
-/// `lossy` only when bytes that are not UTF-8 were replaced.
-#[derive(Serialize)]
-struct TextRead<'a> {
-    path: &'a str,
-    text: String,
-    bytes: usize,
-    size: u64,
-    truncated: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    lossy: bool,
-}
-
-/// `fs.list_dir`'s answer: the entries shown (by name), how many there are in all.
-#[derive(Serialize)]
-struct DirListed<'a> {
-    path: &'a str,
-    entries: Vec<DirEntry>,
-    total: usize,
-    truncated: bool,
-}
-
-/// One entry of a listing: `file`, `dir`, `symlink` or `other`; a file's size.
-#[derive(Serialize)]
-struct DirEntry {
-    name: String,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    size: Option<u64>,
-}
-
-/// `fs.write_text`'s answer.
-#[derive(Serialize)]
-struct TextWritten<'a> {
-    path: &'a str,
-    bytes: usize,
-    created: bool,
-}
-
-fn answer<T: Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
 }
