@@ -3,24 +3,7 @@
 
 use super::*;
 
-fn card(name: &str, type_line: &str, text: &str) -> CardData {
-    CardData {
-        name: name.into(),
-        mana_cost: "{1}".into(),
-        type_line: type_line.into(),
-        oracle_text: text.into(),
-        power: Some("1".into()),
-        toughness: Some("1".into()),
-        keywords: vec![],
-        loyalty: None,
-    }
-}
-
-fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
-    compile(&card(name, type_line, text))
-        .unwrap_or_else(|e| panic!("{text}: {e:?}"))
-        .abilities
-}
+use super::tests::{abilities, card};
 
 #[test]
 fn cr_701_23_a_search_for_an_instant_or_sorcery_of_one_mana_value() {

@@ -3,24 +3,7 @@
 
 use super::*;
 
-fn card(name: &str, type_line: &str, text: &str) -> CardData {
-    CardData {
-        name: name.into(),
-        mana_cost: "{1}".into(),
-        type_line: type_line.into(),
-        oracle_text: text.into(),
-        power: Some("1".into()),
-        toughness: Some("1".into()),
-        keywords: vec![],
-        loyalty: None,
-    }
-}
-
-fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
-    compile(&card(name, type_line, text))
-        .unwrap_or_else(|e| panic!("{text}: {e:?}"))
-        .abilities
-}
+use super::tests::{abilities, card};
 
 #[test]
 fn cr_113_7a_a_sacrificed_source_that_deals_damage_is_it() {

@@ -4,7 +4,7 @@
 use super::*;
 use crate::mtg::compile::{Effect as CE, Per, compile};
 
-fn data(name: &str, type_line: &str, text: &str) -> CardData {
+pub(super) fn data(name: &str, type_line: &str, text: &str) -> CardData {
     CardData {
         name: name.into(),
         mana_cost: "{1}".into(),
@@ -17,13 +17,13 @@ fn data(name: &str, type_line: &str, text: &str) -> CardData {
     }
 }
 
-fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
+pub(super) fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
     compile(&data(name, type_line, text))
         .unwrap_or_else(|e| panic!("{text}: {e:?}"))
         .abilities
 }
 
-fn lowered(name: &str, type_line: &str, text: &str) -> Result<Lowered, String> {
+pub(super) fn lowered(name: &str, type_line: &str, text: &str) -> Result<Lowered, String> {
     let spell = matches!(type_line, "Instant" | "Sorcery");
     lower(&abilities(name, type_line, text), spell)
 }

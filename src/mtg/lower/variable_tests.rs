@@ -5,24 +5,7 @@
 use super::*;
 use crate::mtg::compile::{Effect as CE, Per, compile};
 
-fn data(name: &str, type_line: &str, text: &str) -> CardData {
-    CardData {
-        name: name.into(),
-        mana_cost: "{1}".into(),
-        type_line: type_line.into(),
-        oracle_text: text.into(),
-        power: Some("1".into()),
-        toughness: Some("1".into()),
-        keywords: vec![],
-        loyalty: None,
-    }
-}
-
-fn lowered(name: &str, type_line: &str, text: &str) -> Result<Lowered, String> {
-    let spell = matches!(type_line, "Instant" | "Sorcery");
-    let compiled = compile(&data(name, type_line, text)).unwrap_or_else(|e| panic!("{e:?}"));
-    lower(&compiled.abilities, spell)
-}
+use super::tokens_tests::{data, lowered};
 
 #[test]
 fn cr_701_10_double_target_creatures_power() {
