@@ -70,6 +70,21 @@ pub(crate) fn events_of(v: &Value) -> Vec<Value> {
     v["events"].as_array().cloned().unwrap_or_default()
 }
 
+/// Passes until the stack is empty or a decision other than priority is asked (at most 10
+/// passes); returns the events.
+pub(crate) fn pass_until_resolved(env: &TestEnv, id: &str) -> Vec<Value> {
+    let mut ev = Vec::new();
+    for _ in 0..10 {
+        if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty)
+            || decision(env, id)["kind"] != "priority"
+        {
+            return ev;
+        }
+        ev.extend(events_of(&act(env, id, json!({"type": "pass"}))));
+    }
+    panic!("the stack never emptied: {}", state(env, id));
+}
+
 fn import_fixtures(env: &TestEnv) -> Value {
     let f = env.write(
         "fixture_cards.json",

@@ -4,7 +4,9 @@
 //! (CR 701.23, 202.3).
 
 use crate::TestEnv;
-use crate::mtg::{act, decision, events_of, on_battlefield, refused, setup, state};
+use crate::mtg::{
+    act, decision, events_of, on_battlefield, pass_until_resolved, refused, setup, state,
+};
 use serde_json::{Value, json};
 
 fn cards(name: &str, n: usize) -> Vec<Value> {
@@ -28,20 +30,6 @@ fn game(
         "players": {"p1": {"library": library, "hand": hand, "battlefield": mine},
                     "p2": {"library": ["Forest", "Forest"], "battlefield": theirs}}}),
     );
-}
-
-/// Passes until the stack is empty or a decision other than priority is asked.
-fn resolve_all(env: &TestEnv, id: &str) -> Vec<Value> {
-    let mut ev = Vec::new();
-    for _ in 0..10 {
-        if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty)
-            || decision(env, id)["kind"] != "priority"
-        {
-            return ev;
-        }
-        ev.extend(events_of(&act(env, id, json!({"type": "pass"}))));
-    }
-    panic!("the stack never emptied: {}", state(env, id));
 }
 
 fn life(env: &TestEnv, id: &str, seat: &str) -> i64 {
@@ -80,7 +68,7 @@ fn cr_702_33_burst_lightning_deals_four_damage_only_when_kicked() {
         "burst",
         json!({"type": "cast", "card": "c3", "targets": ["p2"], "tap": ["c5"]}),
     );
-    resolve_all(&env, "burst");
+    pass_until_resolved(&env, "burst");
     assert_eq!(life(&env, "burst", "p2"), 18);
     // The kicker must be paid in full: one Mountain does not pay {R} plus {4}.
     let e = refused(
@@ -105,7 +93,7 @@ fn cr_702_33_burst_lightning_deals_four_damage_only_when_kicked() {
             == 6,
         "kicked, it cost five more mana: {s}"
     );
-    resolve_all(&env, "burst");
+    pass_until_resolved(&env, "burst");
     assert_eq!(life(&env, "burst", "p2"), 14);
 }
 
@@ -126,9 +114,9 @@ fn cr_702_33d_gnarlid_colony_enters_with_counters_only_when_kicked() {
         "gnarlid",
         json!({"type": "cast", "card": "c3", "kicked": true}),
     );
-    resolve_all(&env, "gnarlid");
+    pass_until_resolved(&env, "gnarlid");
     act(&env, "gnarlid", json!({"type": "cast", "card": "c4"}));
-    resolve_all(&env, "gnarlid");
+    pass_until_resolved(&env, "gnarlid");
     let s = state(&env, "gnarlid");
     let kicked = on_battlefield(&s, "c3").unwrap();
     let plain = on_battlefield(&s, "c4").unwrap();
@@ -176,7 +164,7 @@ fn cr_702_33d_grow_from_the_ashes_kicked_finds_two_basic_lands() {
         "grow",
         json!({"type": "cast", "card": "c4", "kicked": true}),
     );
-    resolve_all(&env, "grow");
+    pass_until_resolved(&env, "grow");
     let d = env.json(&["mtg", "actions", "--game", "grow", "--as", "p1"], "");
     assert_eq!(d["kind"], "search", "{d}");
     assert_eq!(d["options"][0]["count"], 2, "{d}");
@@ -205,7 +193,7 @@ fn cr_701_23_micromancer_finds_only_an_instant_or_sorcery_of_mana_value_one() {
         vec![],
     );
     act(&env, "micro", json!({"type": "cast", "card": "c4"}));
-    resolve_all(&env, "micro");
+    pass_until_resolved(&env, "micro");
     let d = env.json(&["mtg", "actions", "--game", "micro", "--as", "p1"], "");
     assert_eq!(d["kind"], "search", "{d}");
     let from: Vec<&str> = d["options"][0]["choose_from"]
@@ -242,7 +230,7 @@ fn cr_603_4_sun_blessed_healer_returns_a_small_permanent_only_when_kicked() {
         "healer",
         json!({"type": "cast", "card": "c3", "kicked": true}),
     );
-    resolve_all(&env, "healer");
+    pass_until_resolved(&env, "healer");
     // Only the nonland permanent card of mana value 2 or less is a target.
     let d = decision(&env, "healer");
     assert_eq!(d["kind"], "choose_target", "{d}");
@@ -261,12 +249,12 @@ fn cr_603_4_sun_blessed_healer_returns_a_small_permanent_only_when_kicked() {
         "healer",
         json!({"type": "choose_target", "target": "c5"}),
     );
-    resolve_all(&env, "healer");
+    pass_until_resolved(&env, "healer");
     let s = state(&env, "healer");
     assert!(on_battlefield(&s, "c5").is_some(), "{s}");
     // Not kicked: the enters trigger's condition fails, so it does not trigger at all.
     act(&env, "healer", json!({"type": "cast", "card": "c4"}));
-    resolve_all(&env, "healer");
+    pass_until_resolved(&env, "healer");
     let d = decision(&env, "healer");
     assert_eq!(d["kind"], "priority", "{d}");
     let s = state(&env, "healer");
@@ -296,7 +284,7 @@ fn cr_608_2h_heartfire_immolator_deals_its_last_known_power_after_it_is_sacrific
         "immolator",
         json!({"type": "cast", "card": "c3", "targets": ["p2"], "tap": ["c5"]}),
     );
-    resolve_all(&env, "immolator");
+    pass_until_resolved(&env, "immolator");
     assert_eq!(
         on_battlefield(&state(&env, "immolator"), "c4").unwrap()["power"],
         3
@@ -314,7 +302,7 @@ fn cr_608_2h_heartfire_immolator_deals_its_last_known_power_after_it_is_sacrific
     );
     // The damage may come in the same answer (an opponent with nothing to do passes).
     let mut ev = events_of(&r);
-    ev.extend(resolve_all(&env, "immolator"));
+    ev.extend(pass_until_resolved(&env, "immolator"));
     assert!(
         ev.iter()
             .any(|e| e["type"] == "damage" && e["target"] == "c9" && e["amount"] == 3),
@@ -344,7 +332,7 @@ fn cr_608_2h_a_kicked_healer_killed_in_response_still_returns_the_card() {
         "lki",
         json!({"type": "cast", "card": "c3", "kicked": true}),
     );
-    resolve_all(&env, "lki");
+    pass_until_resolved(&env, "lki");
     act(
         &env,
         "lki",
@@ -359,7 +347,7 @@ fn cr_608_2h_a_kicked_healer_killed_in_response_still_returns_the_card() {
         "lki",
         json!({"type": "cast", "card": "c11", "targets": ["c3"]}),
     );
-    resolve_all(&env, "lki");
+    pass_until_resolved(&env, "lki");
     let s = state(&env, "lki");
     assert!(crate::mtg::in_graveyard(&s, "p1", "c3"), "{s}");
     assert!(
@@ -396,7 +384,7 @@ fn cr_113_6_reassembling_skeleton_returns_itself_from_the_graveyard_tapped() {
         "skeleton",
         json!({"type": "activate", "card": "c4", "ability": 0, "tap": ["c5", "c6"]}),
     ));
-    ev.extend(resolve_all(&env, "skeleton"));
+    ev.extend(pass_until_resolved(&env, "skeleton"));
     let s = state(&env, "skeleton");
     let back = on_battlefield(&s, "c4").unwrap_or_else(|| panic!("{s}"));
     assert_eq!(back["tapped"], true, "{back}");

@@ -4,7 +4,9 @@
 //! artifact targets (CR 115.1).
 
 use crate::TestEnv;
-use crate::mtg::{act, decision, events_of, in_graveyard, on_battlefield, setup, state};
+use crate::mtg::{
+    act, decision, events_of, in_graveyard, on_battlefield, pass_until_resolved, setup, state,
+};
 use serde_json::{Value, json};
 
 fn lands(name: &str, n: usize) -> Vec<Value> {
@@ -20,21 +22,6 @@ fn targets_for(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
         .filter(|o| o["card"] == card)
         .map(|o| o["targets"].clone())
         .collect()
-}
-
-/// Passes until the stack is empty or a decision other than priority is asked (at most 10
-/// passes); returns the events.
-fn pass_until_resolved(env: &TestEnv, id: &str) -> Vec<Value> {
-    let mut ev = Vec::new();
-    for _ in 0..10 {
-        if state(env, id)["stack"].as_array().is_none_or(Vec::is_empty)
-            || decision(env, id)["kind"] != "priority"
-        {
-            return ev;
-        }
-        ev.extend(events_of(&act(env, id, json!({"type": "pass"}))));
-    }
-    panic!("the stack never emptied: {}", state(env, id));
 }
 
 #[test]
