@@ -18,7 +18,7 @@
 use super::candidates::{ImportBatch, ImportReport};
 use super::{Memory, ltm};
 use crate::clock;
-use crate::contracts::{LedgerEntry, LedgerRecordRef, MemoryRecord};
+use crate::contracts::MemoryRecord;
 use crate::db::Database;
 use crate::error::Result;
 use std::collections::HashSet;
@@ -87,28 +87,12 @@ impl Memory {
                 .iter()
                 .map(|r| (r.get(0), r.get(1), r.get(2)))
                 .collect();
-            let records: Vec<LedgerRecordRef> = expired
-                .iter()
-                .map(|(id, d, u)| LedgerRecordRef {
-                    id: id.clone(),
-                    digest: d.clone(),
-                    user: Some(u.clone()),
-                })
-                .collect();
-            let entry = LedgerEntry {
-                reason: Some("ttl expired".into()),
-                ..LedgerEntry::batch(
-                    "gc",
-                    clock::rfc3339(self.now()?),
-                    actor,
-                    user.clone().unwrap_or_else(|| "*".into()),
-                    records,
-                    expired.len(),
-                    super::candidates::batch_digest(
-                        expired.iter().map(|(i, d, _)| (i.as_str(), d.as_str())),
-                    ),
-                )
-            };
+            let entry = super::candidates::gc_entry(
+                clock::rfc3339(self.now()?),
+                actor,
+                user.clone(),
+                &expired,
+            );
             super::pg::append_ledger(db, tx, &keys, self.ledger_map(&entry)?)?;
             let ids: Vec<String> = expired.into_iter().map(|(i, _, _)| i).collect();
             tx.execute("DELETE FROM memory_records WHERE id = ANY($1)", &[&ids])

@@ -33,26 +33,7 @@ impl Memory {
         if expired.is_empty() {
             return Ok(Vec::new());
         }
-        let records: Vec<LedgerRecordRef> = expired
-            .iter()
-            .map(|(id, d, u): &(String, String, String)| LedgerRecordRef {
-                id: id.clone(),
-                digest: d.clone(),
-                user: Some(u.clone()),
-            })
-            .collect();
-        let entry = LedgerEntry {
-            reason: Some("ttl expired".into()),
-            ..LedgerEntry::batch(
-                "gc",
-                clock::rfc3339(self.now()?),
-                actor,
-                user.unwrap_or_else(|| "*".into()),
-                records,
-                expired.len(),
-                batch_digest(expired.iter().map(|(i, d, _)| (i.as_str(), d.as_str()))),
-            )
-        };
+        let entry = gc_entry(clock::rfc3339(self.now()?), actor, user, &expired);
         let seq = self.append_ledger(&entry)?;
         self.apply_entry(seq, &entry)?;
         Ok(expired.into_iter().map(|(i, _, _)| i).collect())
@@ -155,6 +136,36 @@ pub struct ImportReport {
     /// Why the imported records are not embedded yet (queued for `bob memory reindex`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub embedding: Option<String>,
+}
+
+/// The `gc` ledger entry of the `expired` records (id, content digest, user) of `user`
+/// (`None`: every user, written `*`), both backends' one shape.
+pub fn gc_entry(
+    ts: String,
+    actor: &str,
+    user: Option<String>,
+    expired: &[(String, String, String)],
+) -> LedgerEntry {
+    let records = expired
+        .iter()
+        .map(|(id, d, u)| LedgerRecordRef {
+            id: id.clone(),
+            digest: d.clone(),
+            user: Some(u.clone()),
+        })
+        .collect();
+    LedgerEntry {
+        reason: Some("ttl expired".into()),
+        ..LedgerEntry::batch(
+            "gc",
+            ts,
+            actor,
+            user.unwrap_or_else(|| "*".into()),
+            records,
+            expired.len(),
+            batch_digest(expired.iter().map(|(i, d, _)| (i.as_str(), d.as_str()))),
+        )
+    }
 }
 
 /// SHA-256 over `id digest\n` lines.

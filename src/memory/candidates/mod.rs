@@ -32,7 +32,7 @@ mod propose;
 mod replay;
 
 pub(crate) use batch::ImportBatch;
-pub use batch::{ImportReport, batch_digest};
+pub use batch::{ImportReport, batch_digest, gc_entry};
 pub use decide::{Decided, Decision};
 pub use extract::{
     BLOCK_CLOSE, BLOCK_OPEN, Extracted, MAX_PER_PROPOSAL, MAX_PER_THINK, MAX_TEXT_BYTES,
