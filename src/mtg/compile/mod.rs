@@ -743,6 +743,6 @@ fn static_shape(line: &str) -> String {
 #[cfg(test)]
 mod round31_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod zone_tests;

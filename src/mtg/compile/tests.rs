@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) fn card(name: &str, type_line: &str, text: &str) -> CardData {
+pub(crate) fn card(name: &str, type_line: &str, text: &str) -> CardData {
     CardData {
         name: name.into(),
         mana_cost: "{1}".into(),
@@ -15,7 +15,7 @@ pub(super) fn card(name: &str, type_line: &str, text: &str) -> CardData {
     }
 }
 
-pub(super) fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
+pub(crate) fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
     compile(&card(name, type_line, text))
         .unwrap_or_else(|e| panic!("{text}: {e:?}"))
         .abilities

@@ -4,24 +4,7 @@
 use super::*;
 use crate::mtg::compile::{Effect as CE, Per, compile};
 
-pub(super) fn data(name: &str, type_line: &str, text: &str) -> CardData {
-    CardData {
-        name: name.into(),
-        mana_cost: "{1}".into(),
-        type_line: type_line.into(),
-        oracle_text: text.into(),
-        power: Some("1".into()),
-        toughness: Some("1".into()),
-        keywords: vec![],
-        loyalty: None,
-    }
-}
-
-pub(super) fn abilities(name: &str, type_line: &str, text: &str) -> Vec<Ability> {
-    compile(&data(name, type_line, text))
-        .unwrap_or_else(|e| panic!("{text}: {e:?}"))
-        .abilities
-}
+pub(super) use crate::mtg::compile::tests::{abilities, card as data};
 
 pub(super) fn lowered(name: &str, type_line: &str, text: &str) -> Result<Lowered, String> {
     let spell = matches!(type_line, "Instant" | "Sorcery");
