@@ -25,7 +25,7 @@ use super::embed::{self, Embedder};
 use super::pg::PgLtm;
 use super::vectors::{self, Mode, REINDEX_CHUNK, Ranked, ReindexReport};
 use crate::db::Database;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::home::Home;
 use std::collections::HashSet;
 
@@ -211,24 +211,13 @@ pub(crate) fn vector_ranked(
     let e = embed::shared()?.ok_or_else(|| vectors::needs_embeddings(mode))?;
     let db = store.db();
     let pool = opts.k.saturating_mul(4).max(40);
-    let embed_query = || -> Result<Vec<f32>> {
-        if text.trim().is_empty() || opts.k == 0 {
-            return Ok(Vec::new());
-        }
-        Ok(e.embed(&[text.to_string()])?.pop().unwrap_or_default())
-    };
     // The query's embedding runs on its own thread while the full-text ranking runs here.
-    let (q, lex) = std::thread::scope(|s| -> Result<_> {
-        let job = s.spawn(embed_query);
-        let lex = if mode == Mode::Hybrid {
+    let (q, lex) = vectors::embed_beside(e.as_ref(), text, opts.k, || {
+        if mode == Mode::Hybrid {
             store.scored(text, opts, pool)
         } else {
             Ok(Vec::new())
-        };
-        let q = job
-            .join()
-            .map_err(|_| Error::internal("the query's embedding panicked"))?;
-        Ok((q?, lex?))
+        }
     })?;
     let now = store.now();
     let want = if opts.tags.is_empty() {

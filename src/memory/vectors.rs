@@ -676,33 +676,20 @@ impl Memory {
         let e = embed::shared()?.ok_or_else(|| needs_embeddings(mode))?;
         let pool = opts.k.saturating_mul(4).max(40);
         let ltm = self.ltm();
-        let embed_query = || -> Result<Vec<f32>> {
-            if text.trim().is_empty() || opts.k == 0 {
-                return Ok(Vec::new());
+        // The lexical ranking: the best `pool` rows by score out of the best `pool` by bm25,
+        // scores only (the excerpts are made at the end, for the kept hits only).
+        let (q, lex) = embed_beside(e.as_ref(), text, opts.k, || {
+            if mode != Mode::Hybrid {
+                return Ok(None);
             }
-            Ok(e.embed(&[text.to_string()])?.pop().unwrap_or_default())
-        };
-        // The query's embedding runs on its own thread while the lexical ranking runs here:
-        // the best `pool` rows by score out of the best `pool` by bm25, scores only (the
-        // excerpts are made at the end, for the kept hits only).
-        let (q, lex) = std::thread::scope(|s| -> Result<_> {
-            let job = s.spawn(embed_query);
-            let lex = if mode == Mode::Hybrid {
-                // The ranking writes only its private temp tables: those changes must not make
-                // the vector index recount its rows (a count over every vector, ~8 ms at 100k).
-                let before = self.conn.total_changes();
-                let lex = ltm.scored(text, opts, pool, pool as i64);
-                let made = self.conn.total_changes().wrapping_sub(before);
-                self.scratch_changes
-                    .set(self.scratch_changes.get().wrapping_add(made));
-                lex
-            } else {
-                Ok(None)
-            };
-            let q = job
-                .join()
-                .map_err(|_| Error::internal("the query's embedding panicked"))?;
-            Ok((q?, lex?))
+            // The ranking writes only its private temp tables: those changes must not make
+            // the vector index recount its rows (a count over every vector, ~8 ms at 100k).
+            let before = self.conn.total_changes();
+            let lex = ltm.scored(text, opts, pool, pool as i64);
+            let made = self.conn.total_changes().wrapping_sub(before);
+            self.scratch_changes
+                .set(self.scratch_changes.get().wrapping_add(made));
+            lex
         })?;
         let now = self.now_unix();
         let (stale, unembedded, semantic) = self.with_index(&opts.user, e.model(), |ix| {
@@ -787,6 +774,30 @@ impl Memory {
             unembedded: unembedded.max(0) as usize,
         })
     }
+}
+
+/// The query's embedding (empty for a blank query or `k` = 0), made on its own thread while
+/// `lexical` runs on this one, so a hybrid query waits for the slower of the two, not both.
+pub(crate) fn embed_beside<T>(
+    e: &dyn embed::Embedder,
+    text: &str,
+    k: usize,
+    lexical: impl FnOnce() -> Result<T>,
+) -> Result<(Vec<f32>, T)> {
+    let embed_query = || -> Result<Vec<f32>> {
+        if text.trim().is_empty() || k == 0 {
+            return Ok(Vec::new());
+        }
+        Ok(e.embed(&[text.to_string()])?.pop().unwrap_or_default())
+    };
+    std::thread::scope(|s| {
+        let job = s.spawn(embed_query);
+        let lex = lexical();
+        let q = job
+            .join()
+            .map_err(|_| Error::internal("the query's embedding panicked"))?;
+        Ok((q?, lex?))
+    })
 }
 
 #[cfg(test)]
