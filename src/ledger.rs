@@ -7,6 +7,7 @@
 
 pub mod pg;
 pub mod shared_anchor;
+pub mod shared_rekey;
 
 use crate::chain::{self, ChainReport};
 use crate::error::{Error, Result};
@@ -131,27 +132,27 @@ pub fn anchor(home: &Home) -> Result<chain::Anchor> {
     }
 }
 
+/// What `bob ledger rekey` did: the home's new key epoch, or the shared store's.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(untagged)]
+pub enum Rekeyed {
+    Home(chain::Rekeyed),
+    Shared(shared_rekey::SharedRekeyed),
+}
+
 /// Rekeys the home's chains ([`chain::rekey`]), then records it as a human act under the new
 /// key (the human acts' log cannot take the record before the rekey that makes it writable).
 ///
-/// Refused (`invalid.request`) with `database.url` set: the database's chains are keyed with
-/// the key every node shares, a rekey changes one node's key file only, and re-keying the
-/// database's rows cannot be made one transaction with the other nodes' key files.
-pub fn rekey(home: &Home) -> Result<chain::Rekeyed> {
-    if crate::db::is_configured() {
-        return Err(Error::invalid(format!(
-            "bob ledger rekey is not supported on the shared store ({} is set): the \
-             database's chains are keyed with the chain key every node shares (keys.file), and \
-             a rekey would change this node's key only, leaving the other nodes appending and \
-             verifying under another key, and the database's rows under the retired one. Rotating \
-             the key of a shared store is not supported yet: keep the key",
-            crate::db::SETTING
-        ))
-        .with("setting", crate::db::SETTING));
+/// With `database.url` set it rotates the key of the database's chains instead
+/// ([`shared_rekey`]): a new key epoch every node follows; the nodes' key files stay as they
+/// are.
+pub fn rekey(home: &Home) -> Result<Rekeyed> {
+    if let Some(db) = crate::db::shared()? {
+        return shared_rekey::rekey(home, db).map(Rekeyed::Shared);
     }
     let done = chain::rekey(home.root())?;
     crate::audit::human_act(home, &done)?;
-    Ok(done)
+    Ok(Rekeyed::Home(done))
 }
 
 /// The record filters of `bob ledger show` (every given one must match).

@@ -61,56 +61,70 @@ pub fn append(
             &[&agent_id, &LOCK_SEED],
         )
         .map_err(|e| db.error(e))?;
-        let last = tx
-            .query_opt(
-                "SELECT seq, record FROM audit_events WHERE chain = $1 ORDER BY seq DESC LIMIT 1",
-                &[&agent_id],
-            )
-            .map_err(|e| db.error(e))?;
-        let (mut seq, mut prev) = match last {
-            None => (0u64, chain::GENESIS.to_string()),
-            Some(r) => {
-                let last: Value = serde_json::from_str(r.get(1)).unwrap_or_default();
-                let Some(hash) = last.get("hash").and_then(Value::as_str) else {
-                    return Err(Error::conflict(format!(
-                        "the shared audit log of {agent_id}: its last record carries no hash \
-                         (it was tampered with); run `bob ledger verify`"
-                    ))
-                    .retryable(false));
-                };
-                (r.get::<_, i64>(0) as u64 + 1, hash.to_string())
-            }
-        };
-        let mut written = Vec::with_capacity(records.len());
-        for record in records {
-            let linked = chain::link(keys, seq, &prev, record)?;
-            let run_id = linked.get("run_id").and_then(Value::as_str).unwrap_or("");
-            let event_type = linked
-                .get("event_type")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            tx.execute(
-                "INSERT INTO audit_events (chain, seq, run_id, event_type, record)
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[
-                    &agent_id,
-                    &(seq as i64),
-                    &run_id,
-                    &event_type,
-                    &text(&linked)?,
-                ],
-            )
-            .map_err(|e| db.error(e))?;
-            prev = linked
-                .get("hash")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            seq += 1;
-            written.push(linked);
-        }
-        Ok(written)
+        append_locked(db, tx, keys, agent_id, records)
     })
+}
+
+/// [`append`] in `tx`, whose caller holds the chain's lock, or the key epochs' lock
+/// exclusively (a rotation writing its epoch record: every appender waits for that lock
+/// before it reads its chain's tail). Signs with the newest epoch's key.
+pub fn append_locked(
+    db: &Database,
+    tx: &mut postgres::Transaction<'_>,
+    keys: &Keyring,
+    agent_id: &str,
+    records: Vec<Map<String, Value>>,
+) -> Result<Vec<Map<String, Value>>> {
+    let keys = &chain::pg::signing_key(db, tx, keys)?;
+    let last = tx
+        .query_opt(
+            "SELECT seq, record FROM audit_events WHERE chain = $1 ORDER BY seq DESC LIMIT 1",
+            &[&agent_id],
+        )
+        .map_err(|e| db.error(e))?;
+    let (mut seq, mut prev) = match last {
+        None => (0u64, chain::GENESIS.to_string()),
+        Some(r) => {
+            let last: Value = serde_json::from_str(r.get(1)).unwrap_or_default();
+            let Some(hash) = last.get("hash").and_then(Value::as_str) else {
+                return Err(Error::conflict(format!(
+                    "the shared audit log of {agent_id}: its last record carries no hash \
+                     (it was tampered with); run `bob ledger verify`"
+                ))
+                .retryable(false));
+            };
+            (r.get::<_, i64>(0) as u64 + 1, hash.to_string())
+        }
+    };
+    let mut written = Vec::with_capacity(records.len());
+    for record in records {
+        let linked = chain::link(keys, seq, &prev, record)?;
+        let run_id = linked.get("run_id").and_then(Value::as_str).unwrap_or("");
+        let event_type = linked
+            .get("event_type")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        tx.execute(
+            "INSERT INTO audit_events (chain, seq, run_id, event_type, record)
+             VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &agent_id,
+                &(seq as i64),
+                &run_id,
+                &event_type,
+                &text(&linked)?,
+            ],
+        )
+        .map_err(|e| db.error(e))?;
+        prev = linked
+            .get("hash")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        seq += 1;
+        written.push(linked);
+    }
+    Ok(written)
 }
 
 /// The events of run `run_id` of agent `agent_id` past chain position `after` (all when
@@ -159,6 +173,7 @@ pub fn verify(db: &Database, home_root: &Path) -> Result<Vec<ChainReport>> {
         ))
         .retryable(false));
     };
+    let keys = chain::pg::ChainKeys::load(db, &keys)?;
     let mut reports = Vec::with_capacity(chains.len());
     for agent in chains {
         let rows = db.with(|c| {
@@ -169,11 +184,7 @@ pub fn verify(db: &Database, home_root: &Path) -> Result<Vec<ChainReport>> {
         })?;
         let records: Vec<String> = rows.iter().map(|r| r.get::<_, String>(0)).collect();
         let name = chain_name(&agent);
-        reports.push(chain::verify_records(
-            &keys,
-            &name.display().to_string(),
-            &records,
-        ));
+        reports.push(keys.verify(&name.display().to_string(), &records));
     }
     Ok(reports)
 }

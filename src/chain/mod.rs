@@ -109,6 +109,7 @@ mod anchor;
 mod append;
 mod keyring;
 mod manifest;
+pub mod pg;
 mod rekey;
 mod report;
 mod verify;

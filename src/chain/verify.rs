@@ -723,6 +723,43 @@ impl Walk {
 /// to the previous record's `hash` and carry a `hash` that is the MAC of the rest under
 /// `keys`. The report reads as a file's (`first_bad_line` is the 1-based record).
 pub fn verify_records(keys: &Keyring, name: &str, records: &[String]) -> ChainReport {
+    walk_records(name, records, |i, key_id, _| {
+        if key_id != keys.key_id {
+            return Err(format!(
+                "record {i} was written under key {key_id:?}, not this node's key {} \
+                 (every node of one database must share the chain key: keys.file)",
+                keys.key_id
+            ));
+        }
+        Ok(RecordKey {
+            keys: keys.clone(),
+            epoch: None,
+            checked: "key",
+            what: None,
+        })
+    })
+}
+
+/// The key a record of a chain kept outside a file is checked with (see [`walk_records`]).
+pub(super) struct RecordKey {
+    pub keys: Keyring,
+    /// The key epoch the record belongs to, when the chain has epochs.
+    pub epoch: Option<u64>,
+    /// How the record is checked, as the report notes it (`key`, `retired_key`).
+    pub checked: &'static str,
+    /// What the record is, named in the failure when its hash does not match (a key epoch
+    /// record, say), else a plain record.
+    pub what: Option<String>,
+}
+
+/// Walks a chain kept outside a file (see [`verify_records`]): the JSON, `seq` and `prev` of
+/// every record, and its hash under the key `key_for(i, key_id, record)` chooses (or the
+/// failure it gives). Stops at the first bad record.
+pub(super) fn walk_records(
+    name: &str,
+    records: &[String],
+    mut key_for: impl FnMut(usize, &str, &Map<String, Value>) -> std::result::Result<RecordKey, String>,
+) -> ChainReport {
     let mut report = ChainReport::new(Path::new(name));
     let mut prev = GENESIS.to_string();
     for (i, text) in records.iter().enumerate() {
@@ -758,18 +795,15 @@ pub fn verify_records(keys: &Keyring, name: &str, records: &[String]) -> ChainRe
         let key_id = rec
             .get(RECORD_KEY_FIELD)
             .and_then(Value::as_str)
-            .unwrap_or("");
-        if key_id != keys.key_id {
-            report.fail(
-                line,
-                format!(
-                    "record {i} was written under key {key_id:?}, not this node's key {} \
-                     (every node of one database must share the chain key: keys.file)",
-                    keys.key_id
-                ),
-            );
-            return report;
-        }
+            .unwrap_or("")
+            .to_string();
+        let key = match key_for(i, &key_id, &rec) {
+            Ok(k) => k,
+            Err(why) => {
+                report.fail(line, why);
+                return report;
+            }
+        };
         let body = match serde_json::to_vec(&rec) {
             Ok(b) => b,
             Err(e) => {
@@ -777,15 +811,25 @@ pub fn verify_records(keys: &Keyring, name: &str, records: &[String]) -> ChainRe
                 return report;
             }
         };
-        if !keys.mac_ok(&body, &hash) {
+        if !key.keys.mac_ok(&body, &hash) {
             report.fail(
                 line,
-                format!("record {i}'s hash does not match its content"),
+                match &key.what {
+                    None => format!("record {i}'s hash does not match its content"),
+                    Some(what) => format!(
+                        "record {i} ({what}) does not verify under key {key_id}: its hash \
+                         does not match its content (edited, or not written with the key it \
+                         names)"
+                    ),
+                },
             );
             return report;
         }
         report.verified += 1;
-        report.note(line, None, Some(key_id), "key");
+        if key.checked == "retired_key" {
+            report.retired_key_records += 1;
+        }
+        report.note(line, key.epoch, Some(&key_id), key.checked);
         prev = hash;
     }
     report

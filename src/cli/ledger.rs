@@ -52,8 +52,11 @@ pub enum Args {
     /// when it holds a key the manifest does not name, created when missing, replaced when it
     /// is the manifest's own key (a rotation). The previous key, when still at hand, is kept in
     /// keys/retired/ so its epoch stays verifiable; a lost key's epoch is reported as
-    /// unverifiable. Every chained log is adopted as it stands now. Refused (invalid.request)
-    /// with database.url set: the database's chains use the key every node shares.
+    /// unverifiable. Every chained log is adopted as it stands now. With database.url set it
+    /// rotates the key of the database's chains instead: a new key, sealed with the secrets key
+    /// every node shares, and an epoch record signed by it at the end of every chain; every
+    /// node signs with the new key from its next append, verifies every epoch, and the nodes'
+    /// key files stay as they are.
     Rekey,
     /// Print a hash-chained log's records as JSON Lines, oldest first [default: the approval
     /// ledger, the shared store's when database.url is set]. Filters combine with AND; --limit

@@ -304,4 +304,26 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE TRIGGER memory_vectors_mark BEFORE INSERT OR UPDATE OR DELETE ON memory_vectors
               FOR EACH ROW EXECUTE FUNCTION bob_memory_vector_mark();",
     },
+    Migration {
+        version: 13,
+        name: "chain_keys",
+        // The key epochs of the shared chains (`bob ledger rekey` on the shared store): one row
+        // per chain key, epoch 1 the key the chains began with. `sealed_key` is the key sealed
+        // with the secrets key every node shares (XChaCha20-Poly1305, the row's `key_id` bound
+        // as associated data), so every node can verify every epoch and sign with the newest.
+        // Append-only like the chains. Appenders take the epoch lock shared under their chain's
+        // lock; a rekey takes it exclusively.
+        sql: "CREATE TABLE chain_keys (
+              epoch bigint PRIMARY KEY CHECK (epoch >= 1),
+              key_id text NOT NULL UNIQUE,
+              nonce bytea NOT NULL,
+              sealed_key bytea NOT NULL,
+              previous_key_id text,
+              created_at text NOT NULL
+          );
+          CREATE TRIGGER chain_keys_append_only BEFORE UPDATE OR DELETE ON chain_keys
+              FOR EACH ROW EXECUTE FUNCTION bob_append_only_refuse();
+          CREATE TRIGGER chain_keys_no_truncate BEFORE TRUNCATE ON chain_keys
+              FOR EACH STATEMENT EXECUTE FUNCTION bob_append_only_refuse();",
+    },
 ];

@@ -532,6 +532,8 @@ pub(crate) fn append_ledger(
 ) -> Result<u64> {
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LEDGER_LOCK])
         .map_err(|e| db.error(e))?;
+    // The key of the newest epoch, checked under the ledger's lock (a rotation waits for it).
+    let keys = &crate::chain::pg::signing_key(db, tx, keys)?;
     let last = tx
         .query_opt(
             "SELECT seq, record FROM memory_ledger ORDER BY seq DESC LIMIT 1",
@@ -581,9 +583,7 @@ pub fn verify_ledger(
         ))
         .retryable(false));
     };
-    Ok(Some(crate::chain::verify_records(
-        &keys,
-        LEDGER_NAME,
-        &records,
-    )))
+    Ok(Some(
+        crate::chain::pg::ChainKeys::load(db, &keys)?.verify(LEDGER_NAME, &records),
+    ))
 }

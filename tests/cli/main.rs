@@ -59,6 +59,7 @@ mod shared_import_vectors;
 mod shared_memory;
 mod shared_memory_io;
 mod shared_records;
+mod shared_rekey;
 mod shared_secrets;
 mod shared_store;
 mod shared_tls;

@@ -106,21 +106,3 @@ fn deleting_a_shared_chains_newest_rows_fails_verify_against_the_anchor() {
     assert_eq!(out.status.code(), Some(5));
     assert_eq!(report(&reports(&out), LEDGER)["anchor"], "behind");
 }
-
-/// `bob ledger rekey` is refused on the shared store, and changes nothing.
-#[test]
-fn ledger_rekey_is_refused_on_the_shared_store() {
-    let Some(b) = Backend::postgres() else { return };
-    let rows = b.a.jsonl(
-        &["memory", "propose"],
-        r#"[{"text":"Rekeys stay home","type":"fact"}]"#,
-    );
-    b.a.json(&["memory", "approve", rows[0]["id"].as_str().unwrap()], "");
-    let key = b.a.key_file.clone().unwrap();
-    let before = std::fs::read(&key).unwrap();
-    let e = b.a.fails(&["ledger", "rekey"], "", 2, "invalid.request");
-    assert_eq!(e["details"]["setting"], "database.url", "{e}");
-    assert_eq!(std::fs::read(&key).unwrap(), before, "the key changed");
-    let ok = b.b.bob(&["ledger", "verify", "--all"]).output().unwrap();
-    assert!(ok.status.success());
-}
