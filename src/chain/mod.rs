@@ -43,6 +43,12 @@
 //! verifies. Records no key can check (legacy, unverifiable) fail verification unless the
 //! verifier is told to accept them ([`Verifier::allow_legacy`]).
 //!
+//! On the shared store (`database.url`), the database's chains have key epochs of their own
+//! ([`pg`]): `bob ledger rekey` there adds a key, sealed in the database with the secrets key
+//! every node shares, and an epoch record at the end of every chain; every appender checks the
+//! epoch under its chain's lock, and verification follows the chain across its epochs. The
+//! home's files and its manifest are not touched by it.
+//!
 //! # Anchor statements
 //!
 //! [`anchor_statement`] signs the manifest's heads, generation, epoch, key id and a timestamp

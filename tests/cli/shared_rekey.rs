@@ -342,6 +342,12 @@ fn a_running_serve_node_signs_with_the_new_key_after_a_rotation() {
     let last = records.last().unwrap();
     assert_eq!(last["kind"], "decision");
     assert_eq!(last["key_id"], done["key_id"], "{records:?}");
+    // Its audit event of that act too (the audit log's own connection, the same check).
+    let acts =
+        b.a.jsonl(&["ledger", "show", "postgres:audit_events/human"], "");
+    let act = acts.last().unwrap();
+    assert_eq!(act["event_type"], "memory.decision", "{acts:?}");
+    assert_eq!(act["key_id"], done["key_id"], "{acts:?}");
     drop(srv);
     for node in [&b.a, &b.b] {
         let all = verify_all(node);
