@@ -386,3 +386,60 @@ fn the_kept_anchor_checks_the_chains_across_a_rotation() {
         "{why}"
     );
 }
+
+/// The key epochs' advisory lock (`chain::pg::EPOCH_LOCK`): appenders take it shared, a
+/// rotation exclusively.
+const EPOCH_LOCK: i64 = 0x0062_6f62_6b65_7973;
+
+/// The race made deterministic: a rotation waits for an append that is checking the epoch (it
+/// holds the lock shared), and an append waits for a rotation under way (it holds the lock
+/// exclusively), so an append never straddles the epoch record.
+#[test]
+fn appends_and_a_rotation_wait_for_each_other_at_the_epoch_lock() {
+    use std::time::Duration;
+    let Some(b) = Backend::postgres() else { return };
+    decide(&b.a, "The office wifi is bobnet");
+    let db = b.db.as_ref().unwrap();
+    let still_running = |child: &mut std::process::Child| {
+        std::thread::sleep(Duration::from_millis(1500));
+        child.try_wait().unwrap().is_none()
+    };
+
+    // An appender in the middle of its append: the rotation waits for it.
+    let mut c = db.client();
+    let mut tx = c.transaction().unwrap();
+    tx.execute("SELECT pg_advisory_xact_lock_shared($1)", &[&EPOCH_LOCK])
+        .unwrap();
+    let mut rekey = b.a.spawn(&["ledger", "rekey"], "");
+    assert!(still_running(&mut rekey), "the rotation did not wait");
+    tx.commit().unwrap();
+    let out = rekey.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    // A rotation under way: the appender waits for it, then signs with the newest key.
+    let id = propose(
+        &b.b,
+        &["Decided while a rotation held the lock".to_string()],
+    )
+    .remove(0);
+    let mut tx = c.transaction().unwrap();
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&EPOCH_LOCK])
+        .unwrap();
+    let mut approve = b.b.spawn(&["memory", "approve", &id], "");
+    assert!(still_running(&mut approve), "the append did not wait");
+    tx.commit().unwrap();
+    let out = approve.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records = ledger(&b.a);
+    assert_eq!(records.last().unwrap()["key_id"], done["key_id"]);
+    verify_all(&b.b);
+}
