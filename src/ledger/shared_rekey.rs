@@ -73,6 +73,7 @@ pub fn rekey(home: &Home, db: &'static Database) -> Result<SharedRekeyed> {
         )
         .map_err(|e| db.error(e))?;
         let begun = epochs::begin_epoch(db, tx, &keys, &now)?;
+        refuse_foreign_heads(db, tx, &begun.previous_key_id)?;
         let mark = EpochMark::of(&begun);
         let mut chains = Vec::new();
         let ledger_rows = tx
@@ -129,4 +130,51 @@ pub fn rekey(home: &Home, db: &'static Database) -> Result<SharedRekeyed> {
     })?;
     crate::audit::human_act(home, &done)?;
     Ok(done)
+}
+
+/// Refuses (`conflict`, nothing written) a rotation when a chain's last record is not under the
+/// key in force: its epoch record would vouch for records no epoch's key signed.
+fn refuse_foreign_heads(
+    db: &Database,
+    tx: &mut postgres::Transaction<'_>,
+    in_force: &str,
+) -> Result<()> {
+    let mut heads: Vec<(String, String)> = Vec::new();
+    if let Some(r) = tx
+        .query_opt(
+            "SELECT record FROM memory_ledger ORDER BY seq DESC LIMIT 1",
+            &[],
+        )
+        .map_err(|e| db.error(e))?
+    {
+        heads.push((crate::memory::pg::LEDGER_NAME.to_string(), r.get(0)));
+    }
+    for r in tx
+        .query(
+            "SELECT DISTINCT ON (chain) chain, record FROM audit_events ORDER BY chain, seq DESC",
+            &[],
+        )
+        .map_err(|e| db.error(e))?
+    {
+        let chain: String = r.get(0);
+        heads.push((
+            crate::audit::pg::chain_name(&chain).display().to_string(),
+            r.get(1),
+        ));
+    }
+    for (name, record) in heads {
+        let v: serde_json::Value = serde_json::from_str(&record).unwrap_or_default();
+        let key_id = v.get(chain::RECORD_KEY_FIELD).and_then(|k| k.as_str());
+        if key_id != Some(in_force) {
+            return Err(Error::conflict(format!(
+                "{name} ends with a record under key {}, not the key in force {in_force}: \
+                 rotating would vouch for records no key epoch signed; run `bob ledger verify \
+                 --all` and settle that chain first",
+                key_id.unwrap_or("(none)")
+            ))
+            .with("chain", name)
+            .retryable(false));
+        }
+    }
+    Ok(())
 }

@@ -443,3 +443,35 @@ fn appends_and_a_rotation_wait_for_each_other_at_the_epoch_lock() {
     assert_eq!(records.last().unwrap()["key_id"], done["key_id"]);
     verify_all(&b.b);
 }
+
+/// A chain whose last record is under another key (a node with the wrong key file wrote it)
+/// is not vouched for by a rotation: refused, nothing written.
+#[test]
+fn a_rotation_refuses_a_chain_ending_under_another_key() {
+    let Some(b) = Backend::postgres() else { return };
+    decide(&b.a, "The office wifi is bobnet");
+    let keys = tempfile::tempdir().unwrap();
+    let stray = Node {
+        env: crate::TestEnv::new(),
+        url: b.a.url.clone(),
+        key_file: Some(keys.path().join("chain.key")),
+    };
+    decide(&stray, "Written with a key of its own");
+    let before = ledger_rows(&b).len();
+    let e = b.a.fails(&["ledger", "rekey"], "", 5, "conflict");
+    assert_eq!(e["details"]["chain"], LEDGER, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("not the key in force"),
+        "{e}"
+    );
+    assert_eq!(ledger_rows(&b).len(), before);
+    let mut c = b.db.as_ref().unwrap().client();
+    let epochs: i64 = c
+        .query_one("SELECT count(*) FROM chain_keys", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(epochs, 0, "the rotation was not rolled back");
+}
