@@ -6,14 +6,15 @@ use super::output::{parse_json, read_input};
 use crate::error::{Error, Result};
 use crate::memory::mtg_lessons;
 use crate::mtg::action::{ActionRequest, Viewer};
-use crate::mtg::agents::{AgentKind, selfplay_with};
+use crate::mtg::agents::{AgentKind, SelfplayReport, selfplay_with};
 use crate::mtg::cards::{Pool, kw};
 use crate::mtg::catalog;
 use crate::mtg::decks;
 use crate::mtg::journal::Start;
 use crate::mtg::state::Seat;
 use crate::mtg::{game, play, tutor};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -259,17 +260,22 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             None => {
                 let pool = load_pool(ctx)?;
                 let builtin = Pool::builtin();
-                let rows: Vec<Value> = pool
+                let rows: Vec<CardRow> = pool
                     .cards()
-                    .map(|c| {
-                        let mut v = serde_json::to_value(&c.data).unwrap_or_default();
-                        v["keywords"] = json!(kw::names(c.keywords));
-                        v["source"] = json!(if builtin.get(&c.data.name).is_some() {
+                    .map(|c| CardRow {
+                        name: &c.data.name,
+                        mana_cost: &c.data.mana_cost,
+                        type_line: &c.data.type_line,
+                        oracle_text: &c.data.oracle_text,
+                        power: c.data.power.as_deref(),
+                        toughness: c.data.toughness.as_deref(),
+                        keywords: kw::names(c.keywords),
+                        loyalty: c.data.loyalty.as_deref(),
+                        source: if builtin.get(&c.data.name).is_some() {
                             "builtin"
                         } else {
                             "imported"
-                        });
-                        v
+                        },
                     })
                     .collect();
                 ctx.out.rows(&rows)
@@ -278,9 +284,14 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             Some(CardsCommand::Coverage { file, set }) => coverage(file.as_deref(), set, ctx),
         },
         Args::Decks => {
-            let rows: Vec<Value> = decks::builtin()
+            let builtin = decks::builtin();
+            let rows: Vec<DeckRow> = builtin
                 .iter()
-                .map(|d| json!({"name": d.name, "size": d.size(), "cards": d.cards}))
+                .map(|d| DeckRow {
+                    name: &d.name,
+                    size: d.size(),
+                    cards: &d.cards,
+                })
                 .collect();
             ctx.out.rows(&rows)
         }
@@ -302,10 +313,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 &mut |done| bar.set(done),
             );
             drop(bar);
-            let mut v = serde_json::to_value(&r).map_err(|e| Error::internal(e.to_string()))?;
-            v["decks"] = json!([d1.name, d2.name]);
-            v["agents"] = json!([a.p1, a.p2]);
-            ctx.out.doc(&v)
+            ctx.out.doc(&SelfplayOut {
+                report: &r,
+                decks: [&d1.name, &d2.name],
+                agents: [&a.p1, &a.p2],
+            })
         }
         Args::Play(a) => play(a, ctx),
         Args::Ask(a) => ask(a, ctx),
@@ -313,10 +325,56 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let f = game::existing(&ctx.home, &a.game)?;
             let seat = Seat::parse(&a.player).expect("clap checked");
             let rows = mtg_lessons::propose_lessons(&ctx.home, &f, &a.game, seat, a.user)?;
-            ctx.out
-                .doc(&json!({"game_id": a.game, "player": seat, "candidates": rows}))
+            ctx.out.doc(&LessonsOut {
+                game_id: &a.game,
+                player: seat,
+                candidates: &rows,
+            })
         }
     }
+}
+
+/// A row of `bob mtg cards`: the card's facts (in their order) with the keywords the engine
+/// reads in place of the printed list, and where the card comes from.
+#[derive(Serialize)]
+struct CardRow<'a> {
+    name: &'a str,
+    mana_cost: &'a str,
+    type_line: &'a str,
+    oracle_text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    power: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    toughness: Option<&'a str>,
+    keywords: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loyalty: Option<&'a str>,
+    source: &'static str,
+}
+
+/// A row of `bob mtg decks`.
+#[derive(Serialize)]
+struct DeckRow<'a> {
+    name: &'a str,
+    size: u32,
+    cards: &'a [decks::Entry],
+}
+
+/// `bob mtg selfplay`'s answer: the report, then the decks and agents it played.
+#[derive(Serialize)]
+struct SelfplayOut<'a> {
+    #[serde(flatten)]
+    report: &'a SelfplayReport,
+    decks: [&'a str; 2],
+    agents: [&'a str; 2],
+}
+
+/// `bob mtg lessons`' answer.
+#[derive(Serialize)]
+struct LessonsOut<'a> {
+    game_id: &'a str,
+    player: Seat,
+    candidates: &'a [Value],
 }
 
 fn new(a: NewArgs, ctx: &Ctx) -> Result<()> {

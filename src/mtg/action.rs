@@ -2,12 +2,11 @@
 //! state. Ids on the wire are strings (`c12`, `p1`); [`Action::resolve`] turns them into a
 //! [`Move`].
 
-use super::cards::kw;
 use super::engine::Move;
 use super::state::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// One attacker: `{attacker, defender}`.
@@ -376,6 +375,18 @@ impl Action {
     }
 }
 
+mod view;
+use view::card_brief;
+pub use view::{
+    CardBrief, PermanentView, PlayerView, PlayersView, StackItemView, VisibleState, WardView,
+    visible,
+};
+
+/// A wire shape as a JSON value (for the callers that hand out `Value`s).
+pub fn wire(x: &impl Serialize) -> crate::error::Result<Value> {
+    serde_json::to_value(x).map_err(|e| crate::error::Error::internal(e.to_string()))
+}
+
 /// Who looks at the state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Viewer {
@@ -383,137 +394,10 @@ pub enum Viewer {
     All,
 }
 
-fn card_brief(s: &State, id: Id) -> Value {
-    json!({"id": id, "name": s.card(id).data.name})
-}
-
-/// The visible state for one viewer: the other seat's hand and both libraries are counts
-/// only (no library order is ever shown to a seat); `all` is the engine's full view, libraries
-/// in order included, for admins.
-pub fn visible(s: &State, viewer: Viewer) -> Value {
-    let mut players = Map::new();
-    for seat in [Seat::P1, Seat::P2] {
-        let p = &s.players[seat.i()];
-        let mut m = Map::new();
-        m.insert("life".into(), json!(p.life));
-        let sees_hand = match viewer {
-            Viewer::All => true,
-            Viewer::Seat(v) => v == seat,
-        };
-        if sees_hand {
-            m.insert(
-                "hand".into(),
-                Value::Array(p.hand.iter().map(|&i| card_brief(s, i)).collect()),
-            );
-        } else {
-            m.insert("hand_count".into(), json!(p.hand.len()));
-        }
-        m.insert("library_count".into(), json!(p.library.len()));
-        if viewer == Viewer::All {
-            m.insert(
-                "library".into(),
-                Value::Array(p.library.iter().map(|&i| card_brief(s, i)).collect()),
-            );
-        }
-        m.insert(
-            "graveyard".into(),
-            Value::Array(p.graveyard.iter().map(|&i| card_brief(s, i)).collect()),
-        );
-        if !p.exile.is_empty() {
-            m.insert(
-                "exile".into(),
-                Value::Array(p.exile.iter().map(|&i| card_brief(s, i)).collect()),
-            );
-        }
-        m.insert("lands_played".into(), json!(p.lands_played));
-        m.insert("mulligans".into(), json!(p.mulligans));
-        players.insert(seat.name().into(), Value::Object(m));
-    }
-    let battlefield: Vec<Value> = s
-        .battlefield
-        .iter()
-        .map(|&id| {
-            let o = s.obj(id);
-            let c = s.card(id);
-            let creature = s.is_creature(id);
-            let mut v = json!({
-                "id": id, "name": c.data.name, "controller": o.owner, "tapped": o.tapped,
-                "damage": o.damage,
-                "power": if creature { json!(s.power(id)) } else { Value::Null },
-                "toughness": if creature { json!(s.toughness(id)) } else { Value::Null },
-                "keywords": kw::names(s.keywords(id)), "sick": o.sick,
-            });
-            if o.counters != 0 {
-                v["counters"] = json!(o.counters);
-            }
-            if o.stun != 0 {
-                v["stun"] = json!(o.stun);
-            }
-            if let Some(t) = o.attached {
-                v["attached_to"] = json!(t);
-            }
-            // Combat restrictions until the end of the turn (CR 509.1a-b).
-            if o.restricted != 0 {
-                v["this_turn"] = json!(o.restrictions());
-            }
-            if let Some(a) = s.combat.attackers.iter().find(|a| a.id == id) {
-                v["attacking"] = match a.planeswalker {
-                    Some(pw) => json!(pw),
-                    None => json!(a.defender),
-                };
-            }
-            if s.is_planeswalker(id) {
-                v["loyalty"] = json!(o.loyalty);
-            }
-            if let Some(a) = s.combat.attackers.iter().find(|a| a.blockers.contains(&id)) {
-                v["blocking"] = json!(a.id);
-            }
-            v
-        })
-        .collect();
-    let stack: Vec<Value> = s
-        .stack
-        .iter()
-        .map(|it| {
-            let mut v = json!({"id": it.card, "name": s.card(it.card).data.name,
-                   "controller": it.controller, "targets": it.target.iter().collect::<Vec<_>>()});
-            if let Some(a) = it.ability {
-                // A triggered (or activated) ability of the card, not the card itself.
-                v["ability"] = json!(a);
-                if it.activated {
-                    v["activated"] = json!(true);
-                }
-                // A ward trigger (CR 702.21a): the card whose spell or ability it counters
-                // unless its controller pays.
-                if let Some(w) = it.ward {
-                    v["ward"] = json!({"counters": w.card, "cost": w.cost, "payer": w.player});
-                    v.as_object_mut().map(|o| o.remove("ability"));
-                }
-            }
-            v
-        })
-        .collect();
-    let outcome = s.outcome.as_ref();
-    json!({
-        "game_id": s.game_id,
-        "turn": s.turn,
-        "step": s.step,
-        "active": s.active,
-        "priority": s.decider(),
-        "game_over": outcome.is_some(),
-        "winner": outcome.and_then(|o| o.winner),
-        "reason": outcome.map(|o| o.reason.clone()),
-        "players": players,
-        "battlefield": battlefield,
-        "stack": stack,
-        "viewer": match viewer { Viewer::All => "all", Viewer::Seat(p) => p.name() },
-    })
-}
-
 /// The ActionSurface: `{decision_id, player, kind, options}`. Every option of `priority`,
 /// `mulligan` is a complete action; `declare_attackers`, `declare_blockers`,
 /// `assign_damage`, `bottom`, `discard` and `search` list per-object choices to combine.
-pub fn surface(s: &State) -> Value {
+pub fn surface(s: &State) -> ActionSurface {
     let player = s.decider();
     let kind = s.kind();
     let act = |m: &Move| serde_json::to_value(Action::from_move(m, s)).expect("action");
@@ -652,10 +536,37 @@ pub fn surface(s: &State) -> Value {
                     "trample": trample, "deathtouch": dt, "targets": targets}])
         }
     };
-    json!({
-        "decision_id": s.decision_id(),
-        "player": player,
-        "kind": kind,
-        "options": options,
-    })
+    ActionSurface {
+        decision_id: s.decision_id(),
+        player,
+        kind,
+        options: Some(options),
+        options_hidden: None,
+        waiting_for: None,
+    }
+}
+
+/// Compact JSON, as the model and the tutor are shown it.
+impl std::fmt::Display for ActionSurface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&serde_json::to_string(self).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+/// The ActionSurface on the wire: who decides what, and the options (absent where the reader
+/// may not see them).
+#[derive(Debug, Clone, Serialize)]
+pub struct ActionSurface {
+    pub decision_id: String,
+    /// The seat that decides (null once the game is over).
+    pub player: Option<Seat>,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options: Option<Value>,
+    /// Why the options are empty: they name the decider's hidden cards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options_hidden: Option<String>,
+    /// Another seat decides now (null once the game is over): this reader sees no options.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_for: Option<Option<Seat>>,
 }

@@ -3,7 +3,7 @@
 //! against the current ActionSurface, apply, journal, store), so the CLI and the tools can
 //! never disagree.
 
-use super::action::{ActionRequest, Viewer, surface, visible};
+use super::action::{ActionRequest, ActionSurface, Viewer, surface, visible, wire};
 use super::cards::{self, CardData, Pool};
 use super::decks::{self, Deck};
 use super::engine::{Event, apply};
@@ -12,7 +12,8 @@ use super::state::{Pending, Seat, State};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::store;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// `<home>/mtg`.
@@ -117,7 +118,7 @@ pub fn load(home: &Home, game: &str) -> Result<State> {
 pub fn view(home: &Home, game: &str, viewer: Option<Viewer>) -> Result<Value> {
     let s = load(home, game)?;
     let viewer = viewer.unwrap_or_else(|| s.decider().map_or(Viewer::All, Viewer::Seat));
-    Ok(visible(&s, viewer))
+    wire(&visible(&s, viewer))
 }
 
 /// The visible state for one seat (default: the player who must decide, else p1): never the
@@ -125,7 +126,7 @@ pub fn view(home: &Home, game: &str, viewer: Option<Viewer>) -> Result<Value> {
 pub fn seat_view(home: &Home, game: &str, seat: Option<Seat>) -> Result<Value> {
     let s = load(home, game)?;
     let seat = seat.or_else(|| s.decider()).unwrap_or(Seat::P1);
-    Ok(visible(&s, Viewer::Seat(seat)))
+    wire(&visible(&s, Viewer::Seat(seat)))
 }
 
 /// The ActionSurface of a game as `viewer` may see it. A seat sees the options only of its
@@ -134,7 +135,7 @@ pub fn seat_view(home: &Home, game: &str, seat: Option<Seat>) -> Result<Value> {
 /// to discard are the decider's hand, a search's are its library), which only that seat sees.
 pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
     let s = load(home, game)?;
-    Ok(match viewer {
+    let out = match viewer {
         Some(seat) => surface_for(&s, &[seat]),
         None => {
             let mut out = surface(&s);
@@ -147,37 +148,32 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
                 | Pending::Search { .. }
                 | Pending::Surveil { .. },
             ) = (s.decider(), s.pending)
-                && let Some(o) = out.as_object_mut()
             {
-                o.insert("options".into(), json!([]));
-                o.insert(
-                    "options_hidden".into(),
-                    json!(format!(
-                        "the options name {}'s hand: ask as that seat (--as {})",
-                        d.name(),
-                        d.name()
-                    )),
-                );
+                out.options = Some(Value::Array(Vec::new()));
+                out.options_hidden = Some(format!(
+                    "the options name {}'s hand: ask as that seat (--as {})",
+                    d.name(),
+                    d.name()
+                ));
             }
             out
         }
-    })
+    };
+    wire(&out)
 }
 
 /// The ActionSurface as one of `seats` may see it: whole when one of them decides now; else
 /// only who decides and what kind of decision it is (the options of another seat can name its
 /// hidden cards, e.g. a discard from its hand).
 pub fn actions_for(home: &Home, game: &str, seats: &[Seat]) -> Result<Value> {
-    Ok(surface_for(&load(home, game)?, seats))
+    wire(&surface_for(&load(home, game)?, seats))
 }
 
-fn surface_for(s: &State, seats: &[Seat]) -> Value {
+fn surface_for(s: &State, seats: &[Seat]) -> ActionSurface {
     let mut out = surface(s);
-    if !s.decider().is_some_and(|d| seats.contains(&d))
-        && let Some(o) = out.as_object_mut()
-    {
-        o.insert("options".into(), json!([]));
-        o.insert("waiting_for".into(), json!(s.decider()));
+    if !s.decider().is_some_and(|d| seats.contains(&d)) {
+        out.options = Some(Value::Array(Vec::new()));
+        out.waiting_for = Some(s.decider());
     }
     out
 }
@@ -195,10 +191,9 @@ pub fn commit(f: &GameFiles, lines: Vec<Value>, after: &State) -> Result<()> {
         let mut all: Vec<Value> = log.records.into_iter().map(|(_, v)| v).collect();
         all.extend(lines.iter().cloned());
         let tp = journal::turning_point(&all, after);
-        let mut end = journal::summary(after, tp.clone());
-        end["type"] = json!("game_end");
-        lines.push(end);
-        store::write_json_atomic(&f.summary(), &journal::summary(after, tp))?;
+        let summary = journal::summary(after, tp);
+        lines.push(wire(&summary.end_line())?);
+        store::write_json_atomic(&f.summary(), &summary)?;
     }
     let encoded = lines
         .iter()
@@ -208,14 +203,27 @@ pub fn commit(f: &GameFiles, lines: Vec<Value>, after: &State) -> Result<()> {
     f.save(after)
 }
 
-/// `{game_id, events, state_hash, decision}`.
-pub fn decision_out(s: &State, events: &[Event], hash: Option<&Value>) -> Value {
-    json!({
-        "game_id": s.game_id,
-        "events": events,
-        "state_hash": hash.cloned().unwrap_or_else(|| json!(s.hash())),
-        "decision": surface(s),
-    })
+/// What an accepted move answers: `{game_id, events, state_hash, decision}` (and
+/// `accepted` after `act`).
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionOut<'a> {
+    pub game_id: &'a str,
+    pub events: &'a [Event],
+    pub state_hash: String,
+    pub decision: ActionSurface,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub accepted: bool,
+}
+
+/// `{game_id, events, state_hash, decision}`; `hash` is the state's hash when known.
+pub fn decision_out<'a>(s: &'a State, events: &'a [Event], hash: Option<&str>) -> DecisionOut<'a> {
+    DecisionOut {
+        game_id: &s.game_id,
+        events,
+        state_hash: hash.map_or_else(|| s.hash(), str::to_string),
+        decision: surface(s),
+        accepted: false,
+    }
 }
 
 /// Acts on an existing game: the action is validated against the current ActionSurface (a
@@ -245,15 +253,15 @@ pub fn act(home: &Home, game: &str, req: &ActionRequest) -> Result<(Value, GameF
         Error::invalid(format!("illegal action: {e}")).with("decision_id", s.decision_id())
     })?;
     let line = journal::decision_line(&s, req, &after, &events);
-    let mut out = decision_out(&after, &events, Some(&line["state_hash"]));
-    commit(&f, vec![line], &after)?;
-    out["accepted"] = json!(true);
+    let hash = line.state_hash.clone();
+    commit(&f, vec![wire(&line)?], &after)?;
+    let mut out = decision_out(&after, &events, Some(&hash));
+    out.accepted = true;
     // The next decision's options name the decider's cards: only the actor's own are shown.
-    if after.decider().is_some_and(|p| Some(p) != s.decider())
-        && let Some(d) = out["decision"].as_object_mut()
-    {
-        d.remove("options");
+    if after.decider().is_some_and(|p| Some(p) != s.decider()) {
+        out.decision.options = None;
     }
+    let out = wire(&out)?;
     Ok((out, f, after))
 }
 
@@ -281,7 +289,7 @@ pub fn create(
     }
     let mut line = journal::start_line(&s, start, &events);
     // When the game started: `bob memory practice --since` reads it.
-    line["ts"] = json!(crate::clock::rfc3339(crate::clock::now()?));
+    line.ts = Some(crate::clock::rfc3339(crate::clock::now()?));
     store::append_jsonl(&f.journal(), &line)?;
     f.save(&s)?;
     store::write_json_atomic(&f.summary(), &journal::summary(&s, None))?;

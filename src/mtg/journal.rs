@@ -3,15 +3,15 @@
 //! atomically) and `summary.json`, written with the durability of bob's other logs
 //! (`crate::store`). Game truth stays here; it never goes into long-term memory.
 
-use super::action::{ActionRequest, Viewer, surface, visible};
+use super::action::{Action, ActionRequest, ActionSurface, Viewer, VisibleState, surface, visible};
 use super::cards::Pool;
 use super::decks::Deck;
 use super::engine::{Event, Position, from_position, new_game};
-use super::state::State;
+use super::state::{Seat, State};
 use crate::error::{Error, Result};
 use crate::store;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// How a game began: enough to rebuild its first state.
@@ -221,58 +221,140 @@ struct CacheRef<'a> {
 }
 
 /// The `game_start` journal line.
-pub fn start_line(s: &State, start: &Start, events: &[Event]) -> Value {
-    json!({
-        "type": "game_start",
-        "game_id": s.game_id,
-        "rules_version": s.rules_version,
-        "start": start,
-        "events": events,
-        "state_hash": s.hash(),
-    })
+#[derive(Debug, Clone, Serialize)]
+pub struct StartLine<'a> {
+    #[serde(rename = "type")]
+    pub line_type: &'static str,
+    pub game_id: &'a str,
+    pub rules_version: &'a str,
+    pub start: &'a Start,
+    pub events: &'a [Event],
+    pub state_hash: String,
+    /// When the game started (RFC 3339): `bob memory practice --since` reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ts: Option<String>,
+}
+
+/// The `game_start` journal line (without its time).
+pub fn start_line<'a>(s: &'a State, start: &'a Start, events: &'a [Event]) -> StartLine<'a> {
+    StartLine {
+        line_type: "game_start",
+        game_id: &s.game_id,
+        rules_version: &s.rules_version,
+        start,
+        events,
+        state_hash: s.hash(),
+        ts: None,
+    }
 }
 
 /// One decision line: the decider's visible state and surface before, the action, the events
 /// and the state hash after.
-pub fn decision_line(
-    before: &State,
-    req: &ActionRequest,
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionLine<'a> {
+    #[serde(rename = "type")]
+    pub line_type: &'static str,
+    pub seq: u64,
+    pub decision_id: &'a str,
+    pub player: Option<Seat>,
+    pub visible_state: VisibleState<'a>,
+    pub surface: ActionSurface,
+    pub action: &'a Action,
+    pub events: &'a [Event],
+    pub state_hash: String,
+}
+
+/// One decision line: the decider's visible state and surface before, the action, the events
+/// and the state hash after.
+pub fn decision_line<'a>(
+    before: &'a State,
+    req: &'a ActionRequest,
     after: &State,
-    events: &[Event],
-) -> Value {
+    events: &'a [Event],
+) -> DecisionLine<'a> {
     let viewer = before.decider().map_or(Viewer::All, Viewer::Seat);
-    json!({
-        "type": "decision",
-        "seq": before.decisions + 1,
-        "decision_id": req.decision_id,
-        "player": before.decider(),
-        "visible_state": visible(before, viewer),
-        "surface": surface(before),
-        "action": req.action,
-        "events": events,
-        "state_hash": after.hash(),
-    })
+    DecisionLine {
+        line_type: "decision",
+        seq: before.decisions + 1,
+        decision_id: &req.decision_id,
+        player: before.decider(),
+        visible_state: visible(before, viewer),
+        surface: surface(before),
+        action: &req.action,
+        events,
+        state_hash: after.hash(),
+    }
+}
+
+/// The summary of a game (`summary.json`; also the body of the `game_end` line).
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary<'a> {
+    pub game_id: &'a str,
+    pub rules_version: &'a str,
+    pub game_over: bool,
+    pub winner: Option<Seat>,
+    pub reason: Option<&'a str>,
+    pub turns: u32,
+    pub decisions: u64,
+    pub life: Life,
+    pub turning_point: Option<TurningPoint>,
+    pub state_hash: String,
+    /// `game_end` in the journal's last line; absent in `summary.json`.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub line_type: Option<&'static str>,
+}
+
+impl Summary<'_> {
+    /// The `game_end` journal line: the summary with its `type` last.
+    pub fn end_line(&self) -> Summary<'_> {
+        Summary {
+            line_type: Some("game_end"),
+            ..self.clone()
+        }
+    }
+}
+
+/// Both players' life totals.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Life {
+    pub p1: i32,
+    pub p2: i32,
+}
+
+/// The key turning point: the decision that dealt the loser the most damage at once, its
+/// fields copied from its journal line.
+#[derive(Debug, Clone, Serialize)]
+pub struct TurningPoint {
+    pub decision_id: Value,
+    pub turn: Value,
+    pub player: Value,
+    pub action: Value,
+    pub damage_to_loser: i64,
 }
 
 /// The summary of a game (also the body of the `game_end` line).
-pub fn summary(s: &State, turning_point: Option<Value>) -> Value {
+pub fn summary(s: &State, turning_point: Option<TurningPoint>) -> Summary<'_> {
     let o = s.outcome.as_ref();
-    json!({
-        "game_id": s.game_id,
-        "rules_version": s.rules_version,
-        "game_over": o.is_some(),
-        "winner": o.and_then(|o| o.winner),
-        "reason": o.map(|o| o.reason.clone()),
-        "turns": s.turn,
-        "decisions": s.decisions,
-        "life": {"p1": s.players[0].life, "p2": s.players[1].life},
-        "turning_point": turning_point,
-        "state_hash": s.hash(),
-    })
+    Summary {
+        game_id: &s.game_id,
+        rules_version: &s.rules_version,
+        game_over: o.is_some(),
+        winner: o.and_then(|o| o.winner),
+        reason: o.map(|o| o.reason.as_str()),
+        turns: s.turn,
+        decisions: s.decisions,
+        life: Life {
+            p1: s.players[0].life,
+            p2: s.players[1].life,
+        },
+        turning_point,
+        state_hash: s.hash(),
+        line_type: None,
+    }
 }
 
 /// The key turning point: the decision that dealt the loser the most damage at once.
-pub fn turning_point(lines: &[Value], s: &State) -> Option<Value> {
+pub fn turning_point(lines: &[Value], s: &State) -> Option<TurningPoint> {
     let loser = s.outcome.as_ref()?.winner?.other().name();
     let mut best: Option<(i64, &Value)> = None;
     for l in lines.iter().filter(|l| l["type"] == "decision") {
@@ -287,9 +369,12 @@ pub fn turning_point(lines: &[Value], s: &State) -> Option<Value> {
             best = Some((dmg, l));
         }
     }
-    best.map(|(d, l)| {
-        json!({"decision_id": l["decision_id"], "turn": l["visible_state"]["turn"],
-               "player": l["player"], "action": l["action"], "damage_to_loser": d})
+    best.map(|(d, l)| TurningPoint {
+        decision_id: l["decision_id"].clone(),
+        turn: l["visible_state"]["turn"].clone(),
+        player: l["player"].clone(),
+        action: l["action"].clone(),
+        damage_to_loser: d,
     })
 }
 
@@ -333,20 +418,13 @@ pub fn replay(
     let mut n = 0u64;
     let mut ev = Vec::new();
     for l in lines.iter().skip(1).filter(|l| l["type"] == "decision") {
-        let req: ActionRequest = serde_json::from_value(
-            json!({
-            "decision_id": l["decision_id"], })
-            .as_object()
-            .cloned()
-            .map(|mut m| {
-                if let Some(a) = l["action"].as_object() {
-                    m.extend(a.clone());
-                }
-                Value::Object(m)
-            })
-            .unwrap_or_default(),
-        )
-        .map_err(|e| Error::invalid(format!("journal decision {n}: {e}")))?;
+        let mut m = Map::new();
+        m.insert("decision_id".into(), l["decision_id"].clone());
+        if let Some(a) = l["action"].as_object() {
+            m.extend(a.clone());
+        }
+        let req: ActionRequest = serde_json::from_value(Value::Object(m))
+            .map_err(|e| Error::invalid(format!("journal decision {n}: {e}")))?;
         let mv = req
             .action
             .resolve(&s)

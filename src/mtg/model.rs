@@ -8,7 +8,7 @@ use super::agents::{Agent, AgentKind};
 use super::engine::Move;
 use super::state::{Pending, State};
 use crate::contracts::{ChatMessage, Role};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub const SYSTEM: &str = "You play Magic: The Gathering through a rules engine. You see your \
 seat's visible state and the ActionSurface {decision_id, player, kind, options}. Reply with \
@@ -103,7 +103,7 @@ pub fn parse_reply(
         return Err("the action must be a JSON object".into());
     }
     if v.get("decision_id").is_none() {
-        v["decision_id"] = json!(s.decision_id());
+        v["decision_id"] = Value::String(s.decision_id());
     }
     serde_json::from_value(v).map_err(|e| format!("not an action: {e}"))
 }

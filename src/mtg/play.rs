@@ -7,7 +7,9 @@
 //! up to `model_retries` times, then the safe default is taken and an `illegal_action` line is
 //! journaled before it. A person's illegal answer is refused and asked again.
 
-use super::action::{Action, ActionRequest, Viewer, surface, visible};
+use super::action::{
+    Action, ActionRequest, ActionSurface, Viewer, VisibleState, surface, visible, wire,
+};
 use super::agents::{Agent, AgentKind};
 use super::engine::{Move, apply};
 use super::game;
@@ -19,7 +21,8 @@ use crate::contracts::{ChatMessage, Role};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::store;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 /// Who plays a seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,8 +120,10 @@ pub fn play(home: &Home, game_id: &str, table: &Table, person: &mut dyn Person) 
                 r
             }
             Seat::Person => {
-                let prompt =
-                    json!({"state": visible(&s, Viewer::Seat(p)), "decision": surface(&s)});
+                let prompt = wire(&Prompt {
+                    state: visible(&s, Viewer::Seat(p)),
+                    decision: surface(&s),
+                })?;
                 let Some(line) = person.answer(&prompt)? else {
                     break;
                 };
@@ -144,7 +149,7 @@ pub fn play(home: &Home, game_id: &str, table: &Table, person: &mut dyn Person) 
         };
         match apply(&s, &mv) {
             Ok((after, events)) => {
-                before.push(journal::decision_line(&s, &req, &after, &events));
+                before.push(wire(&journal::decision_line(&s, &req, &after, &events))?);
                 game::commit(&f, before, &after)?;
                 s = after;
                 taken += 1;
@@ -157,19 +162,37 @@ pub fn play(home: &Home, game_id: &str, table: &Table, person: &mut dyn Person) 
             }
         }
     }
-    let mut summary = journal::summary(&s, None);
+    let mut summary = wire(&journal::summary(&s, None))?;
     if s.outcome.is_some()
         && let Some(stored) = store::read_json::<Value>(&f.summary())?
     {
         summary = stored;
     }
-    summary["decisions_taken"] = json!(taken);
+    summary["decisions_taken"] = Value::from(taken);
     Ok(Played {
         files: f,
         state: s,
         summary,
         taken,
     })
+}
+
+/// What a person is shown before each of their decisions: `{state, decision}`.
+#[derive(Debug, Serialize)]
+struct Prompt<'a> {
+    state: VisibleState<'a>,
+    decision: ActionSurface,
+}
+
+/// The journal line of a model's illegal replies and the safe default taken instead.
+#[derive(Debug, Serialize)]
+struct IllegalAction<'a> {
+    #[serde(rename = "type")]
+    line_type: &'static str,
+    decision_id: String,
+    player: Option<super::state::Seat>,
+    reasons: &'a [String],
+    default_action: &'a Action,
 }
 
 /// A person's answer line as an action for the current decision.
@@ -227,10 +250,13 @@ fn model_decide(
     }
     let mv = model::safe_default(s).ok_or_else(|| Error::internal("no decision pending"))?;
     let action = Action::from_move(&mv, s);
-    let line = json!({
-        "type": "illegal_action", "decision_id": s.decision_id(), "player": s.decider(),
-        "reasons": reasons, "default_action": action,
-    });
+    let line = wire(&IllegalAction {
+        line_type: "illegal_action",
+        decision_id: s.decision_id(),
+        player: s.decider(),
+        reasons: &reasons,
+        default_action: &action,
+    })?;
     Ok((
         ActionRequest {
             decision_id: s.decision_id(),

@@ -11,6 +11,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::Arc;
 
+mod battlefield;
+pub use battlefield::Battlefield;
+
 /// A player: `p1` (index 0) or `p2` (index 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Seat(pub u8);
@@ -457,7 +460,7 @@ pub struct State {
     pub cards: Arc<Vec<Card>>,
     pub objs: Vec<Obj>,
     pub players: [Player; 2],
-    pub battlefield: Vec<Id>,
+    pub battlefield: Battlefield,
     pub stack: Vec<StackItem>,
     pub turn: u32,
     pub step: Step,
@@ -586,13 +589,9 @@ impl State {
         if self.obj(id).zone != Zone::Battlefield || !self.is_creature(id) {
             return l;
         }
-        for &src in &self.battlefield {
-            let statics = &self.card(src).statics;
-            if statics.is_empty() {
-                continue;
-            }
+        for &src in self.static_sources() {
             let you = self.obj(src).owner;
-            for st in statics {
+            for st in &self.card(src).statics {
                 if !self.static_applies(st, src, you, id) {
                     continue;
                 }
@@ -606,6 +605,12 @@ impl State {
             }
         }
         l
+    }
+
+    /// The permanents on the battlefield with static abilities (CR 604.2), in battlefield order.
+    pub(crate) fn static_sources(&self) -> &[Id] {
+        self.battlefield
+            .sources(|id| !self.card(id).statics.is_empty())
     }
 
     pub(crate) fn static_applies(&self, st: &StaticEffect, src: Id, you: Seat, id: Id) -> bool {

@@ -5,7 +5,7 @@
 //! now, its legal actions. Never the other seat's hand or any library. The question and the
 //! answer are journaled as a `question` line, which does not change the game.
 
-use super::action::{Viewer, surface, visible};
+use super::action::{Viewer, surface, visible, wire};
 use super::game;
 use super::journal::GameFiles;
 use super::model;
@@ -15,7 +15,8 @@ use crate::contracts::{ChatMessage, Role};
 use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::store;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// How many of the game's latest events the model is shown.
@@ -51,12 +52,28 @@ pub fn ask(
         watch: None,
     };
     let reply = rt.block_on(backend.chat(&ChatRequest::new(msgs), &opts, None))?;
-    let line = json!({
-        "type": "question", "decision_id": s.decision_id(), "player": seat,
-        "question": question, "answer": reply.message.content.trim(), "model": reply.model,
-    });
+    let line = wire(&Question {
+        line_type: "question",
+        decision_id: s.decision_id(),
+        player: seat,
+        question,
+        answer: reply.message.content.trim(),
+        model: &reply.model,
+    })?;
     game::record_question(&f, &line, || game::load_pool(home))?;
     Ok(line)
+}
+
+/// The `question` journal line (and what `bob mtg ask` prints).
+#[derive(Debug, Serialize)]
+struct Question<'a> {
+    #[serde(rename = "type")]
+    line_type: &'static str,
+    decision_id: String,
+    player: Seat,
+    question: &'a str,
+    answer: &'a str,
+    model: &'a str,
 }
 
 /// What the model is told about the game, as `seat` sees it.
@@ -64,7 +81,7 @@ pub fn context(f: &GameFiles, s: &State, seat: Seat) -> Result<String> {
     let view = visible(s, Viewer::Seat(seat));
     let mut out = format!("STATE (as {}):\n{view}", seat.name());
     out.push_str("\n\nCARDS YOU CAN SEE (oracle text):");
-    for name in visible_names(&view) {
+    for name in visible_names(&wire(&view)?) {
         if let Some(c) = s.cards.iter().find(|c| c.data.name == name) {
             let d = &c.data;
             let pt = match (&d.power, &d.toughness) {

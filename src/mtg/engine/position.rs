@@ -153,7 +153,7 @@ pub fn from_position(
         }
     }
     let mut s = blank_state(game_id, pos.seed.unwrap_or(0), b, players);
-    s.battlefield = battlefield;
+    s.battlefield = battlefield.into();
     s.recount(Seat::P1);
     s.recount(Seat::P2);
     s.turn = pos.turn;

@@ -54,7 +54,7 @@ impl State {
     /// Whether a static of the battlefield says `attacker` can't be blocked by creatures of
     /// a type `blocker` has (CR 509.1b).
     pub(crate) fn unblockable_by(&self, attacker: Id, blocker: Id) -> bool {
-        self.battlefield.iter().any(|&src| {
+        self.static_sources().iter().any(|&src| {
             let you = self.obj(src).owner;
             self.card(src).statics.iter().any(|st| {
                 st.unblockable_by

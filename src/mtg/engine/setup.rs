@@ -98,7 +98,7 @@ pub(super) fn blank_state(game_id: &str, seed: u64, b: Builder, players: [Player
         cards: Arc::new(b.cards),
         objs: b.objs,
         players,
-        battlefield: Vec::new(),
+        battlefield: Battlefield::default(),
         stack: Vec::new(),
         turn: 0,
         step: Step::Untap,

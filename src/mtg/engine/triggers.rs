@@ -118,7 +118,7 @@ impl State {
                         }
                     }
                     if *step == Step::End {
-                        let all: Vec<Id> = self.battlefield.clone();
+                        let all: Vec<Id> = self.battlefield.to_vec();
                         for b in all {
                             fire(self, b, Trigger::EachEndStep, &mut out);
                         }
