@@ -52,13 +52,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 return Ok(());
             }
             crate::keys::write_bundle(&file, &bundle)?;
-            ctx.out.doc(&serde_json::json!({
-                "path": file.display().to_string(),
-                "chain_key_id": exported.chain_key_id,
-                "secrets_key_id": exported.secrets_key_id,
-                "chain_key_file": exported.chain_key_file,
-                "secrets_key_file": exported.secrets_key_file,
-            }))
+            ctx.out.doc(&crate::contracts::KeysExported {
+                path: file.display().to_string(),
+                chain_key_id: exported.chain_key_id,
+                secrets_key_id: exported.secrets_key_id,
+                chain_key_file: exported.chain_key_file,
+                secrets_key_file: exported.secrets_key_file,
+            })
         }
         Args::Import { file } => {
             let bundle = if file.as_os_str() == "-" {

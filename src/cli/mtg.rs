@@ -222,6 +222,22 @@ pub struct PlayArgs {
     pub backend: super::chat::BackendArgs,
 }
 
+/// One row of `bob mtg decks`.
+#[derive(serde::Serialize)]
+struct DeckListed<'a> {
+    name: &'a str,
+    size: u32,
+    cards: &'a [decks::Entry],
+}
+
+/// `bob mtg lessons`: the candidates proposed for one seat of a game.
+#[derive(serde::Serialize)]
+struct LessonsProposed<'a> {
+    game_id: &'a str,
+    player: Seat,
+    candidates: Vec<Value>,
+}
+
 fn load_pool(ctx: &Ctx) -> Result<Pool> {
     game::load_pool(&ctx.home)
 }
@@ -278,9 +294,14 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             Some(CardsCommand::Coverage { file, set }) => coverage(file.as_deref(), set, ctx),
         },
         Args::Decks => {
-            let rows: Vec<Value> = decks::builtin()
+            let builtin = decks::builtin();
+            let rows: Vec<DeckListed> = builtin
                 .iter()
-                .map(|d| json!({"name": d.name, "size": d.size(), "cards": d.cards}))
+                .map(|d| DeckListed {
+                    name: &d.name,
+                    size: d.size(),
+                    cards: &d.cards,
+                })
                 .collect();
             ctx.out.rows(&rows)
         }
@@ -313,8 +334,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let f = game::existing(&ctx.home, &a.game)?;
             let seat = Seat::parse(&a.player).expect("clap checked");
             let rows = mtg_lessons::propose_lessons(&ctx.home, &f, &a.game, seat, a.user)?;
-            ctx.out
-                .doc(&json!({"game_id": a.game, "player": seat, "candidates": rows}))
+            ctx.out.doc(&LessonsProposed {
+                game_id: &a.game,
+                player: seat,
+                candidates: rows,
+            })
         }
     }
 }

@@ -1,9 +1,9 @@
 //! `bob secrets`: the one-way secrets store (set, list, rm; never get).
 
 use super::Ctx;
+use crate::contracts::{SecretRemoved, SecretStored};
 use crate::error::{Error, Result};
 use crate::secrets::{self, Secrets};
-use serde_json::json;
 use std::io::{IsTerminal, Read, Write};
 
 /// The subcommands of `bob secrets` (its help text is on `Command::Secrets`).
@@ -55,10 +55,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 &now,
                 origin.as_deref(),
             )?;
-            ctx.out
-                .doc(&json!({"name": info.name, "created_at": info.created_at,
-                                "updated_at": info.updated_at, "bound_to": info.bound_to,
-                                "stored": true}))
+            ctx.out.doc(&SecretStored {
+                name: info.name,
+                created_at: info.created_at,
+                updated_at: info.updated_at,
+                bound_to: info.bound_to,
+                stored: true,
+            })
         }
         Args::List => {
             for i in secrets::list(&ctx.home)? {
@@ -70,7 +73,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let mut s = Secrets::open_existing_for(&ctx.home, &name)?
                 .ok_or_else(|| Error::not_found(format!("no secret named {name:?}")))?;
             s.remove(&name)?;
-            ctx.out.doc(&json!({"name": name, "removed": true}))
+            ctx.out.doc(&SecretRemoved {
+                name,
+                removed: true,
+            })
         }
     }
 }
