@@ -8,7 +8,7 @@ use crate::turn::Profile;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-/// Evaluate bob's turn against the integrity suites (the Spectator test suite)
+/// Run the integrity suites (the Spectator test suite) against a backend and report
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     Run(Box<RunArgs>),

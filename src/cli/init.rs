@@ -12,6 +12,8 @@ const NEXT: [&str; 3] = [
     "bob chat \"Hello, bob\"",
 ];
 
+/// Create the home directory and its layout
+///
 /// Creates the home, its standard subdirectories, the owner-only secrets key (secrets/key, or
 /// bob-secrets.key next to the chain key when keys.file puts that outside the home) and a
 /// commented config.toml (every line a comment until you uncomment it), then prints

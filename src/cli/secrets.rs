@@ -6,7 +6,19 @@ use crate::error::{Error, Result};
 use crate::secrets::{self, Secrets};
 use std::io::{IsTerminal, Read, Write};
 
-/// The subcommands of `bob secrets` (its help text is on `Command::Secrets`).
+/// Store, list and remove secrets (one-way: values are never shown)
+///
+/// Values are encrypted at rest (XChaCha20-Poly1305) and never shown again. The key is the
+/// home's secrets/key (mode 0600); when the chain key lives outside the home (setting
+/// keys.file, BOB_KEY_FILE, or systemd's bob-chain.key credential), it is bob-secrets.key
+/// next to that file instead. Config refers to secrets by name: `api_key = "secret:NAME"` in
+/// config.toml's [chat] table (or BOB_CHAT_API_KEY=secret:NAME). Every stored value is
+/// redacted wherever bob writes (audit, traces, ledger, run bundles). A secret is sent to
+/// one origin only (scheme://host[:port]): the one named by `set --for URL`, else the one it
+/// is first sent to; sending it anywhere else is refused (policy.denied) until it is set
+/// again with --for. With database.url set the sealed values live in the database (every
+/// node must hold the same key), except the secret the database URL's password names,
+/// which stays in this home.
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     /// Store a secret; the value is read from stdin (one trailing newline dropped), never argv
