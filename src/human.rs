@@ -10,7 +10,7 @@ use crate::contracts::audit as payload;
 use crate::contracts::{ChatMessage, Checkpoint, State};
 use crate::error::{Error, Result};
 use crate::home::Home;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Changes the state of `session` by hand: `input` is a Checkpoint-shaped or State-shaped
@@ -236,8 +236,8 @@ impl SetInput {
                      `bob caps grant|revoke|request` (leave {field} out, or give the stored value)"
                 ))
                 .with("field", field)
-                .with("stored", json!(kept))
-                .with("given", json!(given)));
+                .with("stored", kept.clone())
+                .with("given", given.clone()));
             }
         }
         let mut next = if replace {

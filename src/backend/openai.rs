@@ -85,10 +85,19 @@ impl Client {
     fn log_payload(&self, what: &str, mut body: Value) {
         if let Some(r) = &self.redactor {
             r.redact_value(&mut body, "body");
-            eprintln!(
-                "{}",
-                json!({"payload": what, "url": self.cfg.endpoint(), "body": body})
-            );
+            /// A logged request or response body (BOB_LOG_PAYLOADS=1), redacted.
+            #[derive(serde::Serialize)]
+            struct Logged<'a> {
+                payload: &'a str,
+                url: String,
+                body: Value,
+            }
+            let line = Logged {
+                payload: what,
+                url: self.cfg.endpoint(),
+                body,
+            };
+            eprintln!("{}", serde_json::to_string(&line).unwrap_or_default());
         }
     }
 

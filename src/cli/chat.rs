@@ -98,6 +98,13 @@ pub enum RouteArg {
     Mtg,
 }
 
+/// One raw call to the chat backend (not a turn): messages JSON in, reply out
+///
+/// A raw model call: no roles, no tools run, no NOTES patch, no memory, no turn record or
+/// run bundle (`bob turn` runs a turn). It is the model stage of the stage-by-stage
+/// pipeline (`bob context | bob chat | bob turn commit`); with --session or --continue it
+/// reads the session's conversation and appends the exchange to it.
+///
 /// Sends one Chat Completions request and prints the reply.
 ///
 /// The message: `bob chat "What is 6x7?"`, or stdin (or --input): plain text (one user

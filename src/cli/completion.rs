@@ -24,7 +24,14 @@ pub enum Shell {
     Fish,
 }
 
-/// The arguments of `bob completion` (its help text is on the subcommand in `cli/mod.rs`).
+/// Print the completion script of a shell (bash, zsh or fish)
+///
+/// The script asks bob itself at each Tab, so besides subcommands and flags it completes
+/// the session, game and run ids of the home (found as for any command) and the names of
+/// tools and built-in decks. Install it once: save it where the shell looks for completions
+/// (bash: ~/.local/share/bash-completion/completions/bob; fish:
+/// ~/.config/fish/completions/bob.fish) or source it from the shell's startup file (zsh:
+/// source <(bob completion zsh) in ~/.zshrc).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The shell to write the script for

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// Condense a message list to the context caps (the chat context caps), deterministically.
+/// Deterministically condense a message list to fit the context caps
 ///
 /// Input: a JSON array of chat messages, or `{"messages":[…]}`. Output:
 /// `{messages, dropped:[{index, role, chars}], truncated:[index], total_chars}`. Tool messages

@@ -7,6 +7,8 @@ use crate::turn::prompts::Upstream;
 use crate::turn::{Profile, TurnInput};
 use std::path::PathBuf;
 
+/// Build the labelled role inputs for a session and role
+///
 /// Builds the exact request one role of a profile would send (its first round): the system
 /// message, an optional `Recent conversation summary` system message, and the labelled
 /// STATE / HISTORY_JSON / UPSTREAM / USER blocks, each neutralized. Reads the session's

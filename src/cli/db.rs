@@ -3,6 +3,8 @@
 use super::Ctx;
 use crate::error::Result;
 
+/// The shared store's PostgreSQL database: status and schema migrations
+///
 /// The shared store: the PostgreSQL database named by database.url (BOB_DATABASE_URL, or
 /// [database] url in config.toml). Unset, every store stays in the home (the default).
 #[derive(Debug, clap::Subcommand)]

@@ -5,11 +5,10 @@ use crate::backend::Overrides;
 use crate::error::{Error, Result};
 use crate::eval::{BackendSpec, RunOptions, case, metrics, runner, suite};
 use crate::turn::Profile;
-use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-/// Evaluate bob's turn against the integrity suites (the Spectator test suite)
+/// Run the integrity suites (the Spectator test suite) against a backend and report
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     Run(Box<RunArgs>),
@@ -97,6 +96,15 @@ pub struct ListArgs {
     pub suites: Vec<String>,
 }
 
+/// One row of `bob eval list`.
+#[derive(serde::Serialize)]
+struct CaseListed<'a> {
+    id: &'a str,
+    suite: &'a str,
+    kind: case::Kind,
+    title: &'a str,
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
     match args {
         Args::Run(a) => run_cases(*a, ctx),
@@ -104,7 +112,12 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let cases = suite::select(case::load(a.cases.as_deref())?, &a.suites)?;
             let rows: Vec<_> = cases
                 .iter()
-                .map(|c| json!({"id": c.id, "suite": c.suite, "kind": c.kind, "title": c.title}))
+                .map(|c| CaseListed {
+                    id: &c.id,
+                    suite: &c.suite,
+                    kind: c.kind,
+                    title: &c.title,
+                })
                 .collect();
             ctx.out.rows(&rows)
         }

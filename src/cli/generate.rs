@@ -4,6 +4,8 @@ use super::{Ctx, command, manpage};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
+/// Regenerate man pages and shell completions
+///
 /// Writes man pages (man/) and bash, zsh and fish completions (completions/) generated from the
 /// clap definitions. The repository commits the output; a test fails when it is stale.
 #[derive(Debug, clap::Args)]

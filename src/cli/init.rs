@@ -2,8 +2,8 @@
 
 use super::Ctx;
 use super::output::write_stdout;
+use crate::contracts::InitReport;
 use crate::error::Result;
-use serde_json::json;
 
 /// The three commands a new home's owner runs next (also in the README's quick start).
 const NEXT: [&str; 3] = [
@@ -12,6 +12,8 @@ const NEXT: [&str; 3] = [
     "bob chat \"Hello, bob\"",
 ];
 
+/// Create the home directory and its layout
+///
 /// Creates the home, its standard subdirectories, the owner-only secrets key (secrets/key, or
 /// bob-secrets.key next to the chain key when keys.file puts that outside the home) and a
 /// commented config.toml (every line a comment until you uncomment it), then prints
@@ -45,10 +47,10 @@ pub fn run(_args: Args, ctx: &Ctx) -> Result<()> {
         }
         return write_stdout(text.as_bytes());
     }
-    ctx.out.doc(&json!({
-        "home": ctx.home.root().display().to_string(),
-        "created": created.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        "config_file": config.display().to_string(),
-        "next": NEXT,
-    }))
+    ctx.out.doc(&InitReport {
+        home: ctx.home.root().display().to_string(),
+        created: created.iter().map(|p| p.display().to_string()).collect(),
+        config_file: config.display().to_string(),
+        next: NEXT.iter().map(|n| n.to_string()).collect(),
+    })
 }

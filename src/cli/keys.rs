@@ -5,9 +5,11 @@ use crate::error::{Error, Result};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
-/// Move this node's keys (the chain key and the secrets key) to another node, so every node of
-/// one shared database signs and reads with the same keys. The keys never sit in the database;
-/// keep the bundle file off shared disks and delete it once imported.
+/// Export or import this node's chain and secrets keys (for nodes sharing one database)
+///
+/// Moves this node's keys (the chain key and the secrets key) to another node, so every node
+/// of one shared database signs and reads with the same keys. The keys never sit in the
+/// database; keep the bundle file off shared disks and delete it once imported.
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     /// Write this node's keys to FILE (a new file, mode 0600; - for stdout, never a terminal)
@@ -52,13 +54,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 return Ok(());
             }
             crate::keys::write_bundle(&file, &bundle)?;
-            ctx.out.doc(&serde_json::json!({
-                "path": file.display().to_string(),
-                "chain_key_id": exported.chain_key_id,
-                "secrets_key_id": exported.secrets_key_id,
-                "chain_key_file": exported.chain_key_file,
-                "secrets_key_file": exported.secrets_key_file,
-            }))
+            ctx.out.doc(&crate::contracts::KeysExported {
+                path: file.display().to_string(),
+                chain_key_id: exported.chain_key_id,
+                secrets_key_id: exported.secrets_key_id,
+                chain_key_file: exported.chain_key_file,
+                secrets_key_file: exported.secrets_key_file,
+            })
         }
         Args::Import { file } => {
             let bundle = if file.as_os_str() == "-" {

@@ -149,8 +149,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             };
             let (name, rows, bad) = ledger::show(&ctx.home, file, &filter, limit)?;
             for b in &bad {
-                let w = serde_json::json!({"warning": {"path": name, "line": b.line, "kind": b.kind, "reason": b.reason}});
-                eprintln!("{w}");
+                super::output::warn(super::output::DamagedLine::of(&name, b));
             }
             ctx.out.rows(&rows)
         }
@@ -161,11 +160,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         }
         Args::Repair { file } => {
             let side = chain::repair_torn_tail(&file)?;
-            ctx.out.doc(&serde_json::json!({
-                "path": file.display().to_string(),
-                "repaired": side.is_some(),
-                "torn_saved_to": side.map(|p| p.display().to_string()),
-            }))
+            ctx.out.doc(&crate::contracts::TailRepaired {
+                path: file.display().to_string(),
+                repaired: side.is_some(),
+                torn_saved_to: side.map(|p| p.display().to_string()),
+            })
         }
     }
 }

@@ -143,6 +143,16 @@ macro_rules! command_line {
                 }
             }
         }
+
+        /// Each subcommand's name and the command its arguments type builds alone: with the
+        /// type's doc comment as its help text, when the type has one.
+        #[cfg(test)]
+        fn args_alone() -> Vec<(&'static str, clap::Command)> {
+            vec![$((
+                stringify!($variant),
+                <$args as clap::Args>::augment_args(clap::Command::new(stringify!($variant))),
+            ),)*]
+        }
     };
 }
 
@@ -212,7 +222,8 @@ command_line! {
     /// agent projects whose formats bob reads; a replay script is a JSON Lines file of scripted
     /// model replies (--backend replay:FILE), for offline runs.
     ;
-    /// Create the home directory and its layout
+    // A subcommand whose `Args` struct has a doc comment has none here: clap shows the
+    // variant's doc instead of the struct's, so the help text lives with its arguments.
     Init(init::Args),
     /// Show or replace a session's checkpoint (revisioned)
     State(Group<state::Args>),
@@ -220,7 +231,6 @@ command_line! {
     Caps(Group<caps::Args>),
     /// Extract NOTES_JSON patches from assistant text, or apply a patch to a checkpoint
     Notes(Group<notes::Args>),
-    /// Deterministically condense a message list to fit the context caps
     Condense(condense::Args),
     /// Strip scaffold blocks, markers and chain-of-thought from model output
     Sanitize(sanitize::Args),
@@ -228,66 +238,30 @@ command_line! {
     Trace(Group<trace::Args>),
     /// Show, verify, anchor, rekey or repair hash-chained logs (approval ledger, audit log)
     Ledger(Group<ledger::Args>),
-    /// Print the JSON Schema of a contract type
     Schema(schema::Args),
-    /// Run a SearchRequest: fetch, extract and stage web pages, files or search results
     Search(search::Args),
     /// List, describe and run tools under the sandbox and policy
     Tool(Group<tool::Args>),
     /// Short-term and long-term memory, candidates and approvals
     Memory(Group<memory::Args>),
-    /// One raw call to the chat backend (not a turn): messages JSON in, reply out
-    ///
-    /// A raw model call: no roles, no tools run, no NOTES patch, no memory, no turn record or
-    /// run bundle (`bob turn` runs a turn). It is the model stage of the stage-by-stage
-    /// pipeline (`bob context | bob chat | bob turn commit`); with --session or --continue it
-    /// reads the session's conversation and appends the exchange to it.
     Chat(chat::Args),
-    /// Run one turn through the role pipeline (`bob turn commit`: the pipeline's last stage)
     #[command(args_conflicts_with_subcommands = true)]
     Turn(turn::Args),
-    /// Build the labelled role inputs for a session and role
     Context(context::Args),
     /// Cron-friendly jobs that run turns
     Schedule(Group<schedule::Args>),
     /// Play Magic: The Gathering through the rules engine (state, actions, act, journal)
     Mtg(Group<mtg::Args>),
-    /// Store, list and remove secrets (one-way: values are never shown)
-    ///
-    /// Values are encrypted at rest (XChaCha20-Poly1305) and never shown again. The key is the
-    /// home's secrets/key (mode 0600); when the chain key lives outside the home (setting
-    /// keys.file, BOB_KEY_FILE, or systemd's bob-chain.key credential), it is bob-secrets.key
-    /// next to that file instead. Config refers to secrets by name: `api_key = "secret:NAME"` in
-    /// config.toml's [chat] table (or BOB_CHAT_API_KEY=secret:NAME). Every stored value is
-    /// redacted wherever bob writes (audit, traces, ledger, run bundles). A secret is sent to
-    /// one origin only (scheme://host[:port]): the one named by `set --for URL`, else the one it
-    /// is first sent to; sending it anywhere else is refused (policy.denied) until it is set
-    /// again with --for. With database.url set the sealed values live in the database (every
-    /// node must hold the same key), except the secret the database URL's password names,
-    /// which stays in this home.
     Secrets(Group<secrets::Args>),
-    /// Serve the HTTP API (runs queue, SSE events) and manage its tokens
     Serve(serve::Args),
-    /// Run the integrity suites (the Spectator test suite) against a backend and report
     Eval(Group<eval::Args>),
     /// List and show run bundles (runs/<run_id>/)
     Runs(Group<runs::Args>),
     /// Show the effective settings and where each came from; set or unset one in config.toml
     Config(Group<config::Args>),
-    /// Print the completion script of a shell (bash, zsh or fish)
-    ///
-    /// The script asks bob itself at each Tab, so besides subcommands and flags it completes
-    /// the session, game and run ids of the home (found as for any command) and the names of
-    /// tools and built-in decks. Install it once: save it where the shell looks for completions
-    /// (bash: ~/.local/share/bash-completion/completions/bob; fish:
-    /// ~/.config/fish/completions/bob.fish) or source it from the shell's startup file (zsh:
-    /// source <(bob completion zsh) in ~/.zshrc).
     Completion(completion::Args),
-    /// The shared store's PostgreSQL database: status and schema migrations
     Db(Group<db::Args>),
-    /// Export or import this node's chain and secrets keys (for nodes sharing one database)
     Keys(Group<keys::Args>),
-    /// Regenerate man pages and shell completions
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -422,6 +396,27 @@ mod tests {
         Cli::command().debug_assert();
         command().debug_assert();
         LazyCli::command().debug_assert();
+    }
+
+    /// A subcommand's help text is its arguments type's doc comment when that type has one (a doc
+    /// comment on the enum variant would replace it, and the long text would never be shown).
+    #[test]
+    fn every_arguments_doc_comment_is_the_subcommands_help() {
+        let text = |c: &clap::Command| c.get_long_about().or(c.get_about()).map(|s| s.to_string());
+        let full = command();
+        let alone = args_alone();
+        let mut checked = 0;
+        for (sub, (variant, own)) in full.get_subcommands().zip(&alone) {
+            assert_eq!(sub.get_name(), variant.to_lowercase(), "subcommand order");
+            if let Some(doc) = text(own) {
+                assert_eq!(text(sub), Some(doc), "bob {}'s help", sub.get_name());
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 10,
+            "only {checked} subcommands with their own doc"
+        );
     }
 
     /// Every subcommand path of the full tree, e.g. `["tool", "run"]`.

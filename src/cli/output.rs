@@ -227,6 +227,45 @@ pub fn table(rows: &[Value]) -> String {
     out
 }
 
+/// The line an error is on stderr: `{"error": {code, message, …}}`.
+#[derive(serde::Serialize)]
+struct ErrorLine<'a> {
+    error: &'a Error,
+}
+
+/// A warning on stderr: one `{"warning": {…}}` line (`warning` is any serializable shape).
+pub fn warn(warning: impl serde::Serialize) {
+    #[derive(serde::Serialize)]
+    struct Warned<W> {
+        warning: W,
+    }
+    let line = serde_json::to_string(&Warned { warning }).unwrap_or_default();
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// The warning about a damaged line of a log that was skipped: where, and why.
+#[derive(serde::Serialize)]
+pub struct DamagedLine<'a> {
+    pub path: &'a str,
+    /// 1-based line number.
+    pub line: usize,
+    /// `torn` (a last line with no newline) or `malformed`.
+    pub kind: &'a str,
+    pub reason: &'a str,
+}
+
+impl<'a> DamagedLine<'a> {
+    /// The warning for `bad`, a damaged line of the log at `path`.
+    pub fn of(path: &'a str, bad: &'a crate::store::BadLine) -> Self {
+        DamagedLine {
+            path,
+            line: bad.line,
+            kind: bad.kind,
+            reason: &bad.reason,
+        }
+    }
+}
+
 /// Prints an error to stderr (one JSON line, or human text on a terminal); returns its exit code.
 /// A broken pipe is no error: nothing is printed and the exit code is 0.
 pub fn report(err: &Error) -> i32 {
@@ -241,7 +280,7 @@ pub fn report(err: &Error) -> i32 {
         }
         t
     } else {
-        serde_json::json!({ "error": err }).to_string()
+        serde_json::to_string(&ErrorLine { error: err }).unwrap_or_default()
     };
     let _ = writeln!(stderr, "{text}");
     err.code.exit_code()
@@ -298,7 +337,8 @@ pub fn install_panic_hook() {
             .map(|l| format!("{}:{}", l.file(), l.line()))
             .unwrap_or_default();
         let err = Error::internal(format!("bug: bob panicked: {msg}")).with("location", loc);
-        let _ = writeln!(std::io::stderr(), "{}", serde_json::json!({ "error": err }));
+        let line = serde_json::to_string(&ErrorLine { error: &err }).unwrap_or_default();
+        let _ = writeln!(std::io::stderr(), "{line}");
     }));
 }
 

@@ -32,9 +32,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
         if args.raw {
             return write_raw(out);
         }
-        return ctx
-            .out
-            .doc(&serde_json::json!({"text": out, "neutralized": changed}));
+        return ctx.out.doc(&crate::contracts::Neutralized {
+            text: out,
+            neutralized: changed,
+        });
     }
     let report = sanitize::sanitize_report(&text);
     if args.raw {

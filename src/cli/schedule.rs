@@ -5,7 +5,7 @@ use super::output::{parse_json, read_input};
 use crate::clock;
 use crate::error::{Code, Error, Result};
 use crate::schedule::{self, RunOptions, Scheduler, TurnCommand};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -213,7 +213,7 @@ fn flags_into(map: &mut Map<String, Value>, f: &JobFlags) -> Result<()> {
     set("session", &f.session);
     if let Some(t) = &f.timeout {
         let d = duration_flag("timeout", t)?;
-        map.insert("timeout_s".into(), json!(d.as_secs().max(1)));
+        map.insert("timeout_s".into(), Value::from(d.as_secs().max(1)));
     }
     Ok(())
 }
@@ -318,15 +318,26 @@ fn run_one(a: RunOneArgs, sched: &Scheduler, ctx: &Ctx) -> Result<()> {
     .with("status", run.status.clone()))
 }
 
+/// The warning for a damaged line of the run history that was skipped.
+#[derive(serde::Serialize)]
+struct Skipped<'a> {
+    message: String,
+    path: &'a str,
+    line: usize,
+}
+
 fn history(a: HistoryArgs, sched: &Scheduler, ctx: &Ctx) -> Result<()> {
     let (mut runs, bad) = sched.history(a.id.as_deref())?;
     for b in &bad {
-        let warning = json!({"warning": {
-            "message": format!("{}: line {} is {} and was skipped: {}", sched.history_path().display(), b.line, b.kind, b.reason),
-            "path": sched.history_path().display().to_string(),
-            "line": b.line,
-        }});
-        eprintln!("{warning}");
+        let path = sched.history_path().display().to_string();
+        super::output::warn(Skipped {
+            message: format!(
+                "{path}: line {} is {} and was skipped: {}",
+                b.line, b.kind, b.reason
+            ),
+            path: &path,
+            line: b.line,
+        });
     }
     if let Some(n) = a.limit {
         let drop = runs.len().saturating_sub(n);

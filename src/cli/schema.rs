@@ -4,7 +4,9 @@ use super::Ctx;
 use crate::contracts::{all_schemas, schema};
 use crate::error::{Error, Result};
 
-/// Prints the JSON Schema of a contract type. With no NAME (or --list), lists the names.
+/// Print the JSON Schema of a contract type
+///
+/// With no NAME (or --list), lists the names.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Contract name, e.g. checkpoint, notes-patch, tool-request, memory-record, job

@@ -9,6 +9,8 @@ use crate::tools::{CallDefaults, Policy, PolicyOverrides, Runner};
 use serde_json::Value;
 use std::path::PathBuf;
 
+/// Run a SearchRequest: fetch, extract and stage web pages, files or search results
+///
 /// Run a SearchRequest (the JSON I/O contracts) read from stdin: fetch, extract and stage every page under
 /// scrape_staging/<uuid>/ and print {items: [SearchResultItem…], errors, memory_candidates}
 ///

@@ -1,12 +1,24 @@
 //! `bob secrets`: the one-way secrets store (set, list, rm; never get).
 
 use super::Ctx;
+use crate::contracts::{SecretRemoved, SecretStored};
 use crate::error::{Error, Result};
 use crate::secrets::{self, Secrets};
-use serde_json::json;
 use std::io::{IsTerminal, Read, Write};
 
-/// The subcommands of `bob secrets` (its help text is on `Command::Secrets`).
+/// Store, list and remove secrets (one-way: values are never shown)
+///
+/// Values are encrypted at rest (XChaCha20-Poly1305) and never shown again. The key is the
+/// home's secrets/key (mode 0600); when the chain key lives outside the home (setting
+/// keys.file, BOB_KEY_FILE, or systemd's bob-chain.key credential), it is bob-secrets.key
+/// next to that file instead. Config refers to secrets by name: `api_key = "secret:NAME"` in
+/// config.toml's [chat] table (or BOB_CHAT_API_KEY=secret:NAME). Every stored value is
+/// redacted wherever bob writes (audit, traces, ledger, run bundles). A secret is sent to
+/// one origin only (scheme://host[:port]): the one named by `set --for URL`, else the one it
+/// is first sent to; sending it anywhere else is refused (policy.denied) until it is set
+/// again with --for. With database.url set the sealed values live in the database (every
+/// node must hold the same key), except the secret the database URL's password names,
+/// which stays in this home.
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
     /// Store a secret; the value is read from stdin (one trailing newline dropped), never argv
@@ -55,10 +67,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 &now,
                 origin.as_deref(),
             )?;
-            ctx.out
-                .doc(&json!({"name": info.name, "created_at": info.created_at,
-                                "updated_at": info.updated_at, "bound_to": info.bound_to,
-                                "stored": true}))
+            ctx.out.doc(&SecretStored {
+                name: info.name,
+                created_at: info.created_at,
+                updated_at: info.updated_at,
+                bound_to: info.bound_to,
+                stored: true,
+            })
         }
         Args::List => {
             for i in secrets::list(&ctx.home)? {
@@ -70,7 +85,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
             let mut s = Secrets::open_existing_for(&ctx.home, &name)?
                 .ok_or_else(|| Error::not_found(format!("no secret named {name:?}")))?;
             s.remove(&name)?;
-            ctx.out.doc(&json!({"name": name, "removed": true}))
+            ctx.out.doc(&SecretRemoved {
+                name,
+                removed: true,
+            })
         }
     }
 }

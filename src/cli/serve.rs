@@ -10,11 +10,14 @@ fn scope_names(e: &auth::TokenEntry) -> Vec<String> {
     e.scopes().names().into_iter().map(str::to_string).collect()
 }
 
-/// Serve the HTTP API (the HTTP API contract) on this home, or manage its tokens.
+/// Serve the HTTP API (runs queue, SSE events) and manage its tokens
+///
+/// Serves the HTTP API (the HTTP API contract) on this home, or manages its tokens.
 ///
 /// Endpoints: GET /healthz (no auth); POST /v1/runs {agent_id, message, thinking_mode?,
-/// session_id?, user_id?, profile?} → 202 {id, status:"queued"}; GET /v1/runs?status&limit&
-/// offset; GET /v1/runs/{id}; GET /v1/runs/{id}/events (SSE). Every endpoint but /healthz needs
+/// session_id?, user_id?, profile?, mode?} → 202 {id, status:"queued"}; GET
+/// /v1/runs?status&limit&offset; GET /v1/runs/{id}; GET /v1/runs/{id}/events (SSE). Every
+/// endpoint but /healthz needs
 /// `Authorization: Bearer <token>` (`bob serve token create`). Also POST /v1/chat/messages,
 /// the /api/admin/* APIs and the dashboard at /. Errors are
 /// {"error":{"code","message"}} with the HTTP status of the code.

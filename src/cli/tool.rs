@@ -2,9 +2,9 @@
 
 use super::Ctx;
 use super::output::read_input;
+use crate::contracts::ToolListed;
 use crate::error::{Error, Result};
 use crate::tools::{self, CallDefaults, FailureLoop, Policy, PolicyOverrides, Runner, policy};
-use serde_json::{Value, json};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Subcommand)]
@@ -170,23 +170,31 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
                 Some(s) => Some(tools::domain::turbotime::load(&ctx.home, s)?),
                 None => None,
             };
-            let rows: Vec<Value> = tools::registry()
+            let rows: Vec<ToolListed> = tools::registry()
                 .iter()
                 .map(|t| {
-                    let aliases: Vec<&str> = tools::registry::aliases().iter().filter(|a| a.target == t.name).map(|a| a.name).collect();
-                    let mut v = json!({"name": t.name, "kind": t.kind, "mutating": t.mutating, "aliases": aliases, "description": t.description});
+                    let aliases = tools::registry::aliases()
+                        .iter()
+                        .filter(|a| a.target == t.name)
+                        .map(|a| a.name.to_string())
+                        .collect();
                     let turbotime_tool = tools::domain::turbotime::TOOLS.contains(&t.name);
-                    if turbotime_tool {
-                        v["turbotime"] = Value::Bool(true);
-                    }
+                    let mut row = ToolListed {
+                        name: t.name.to_string(),
+                        kind: t.kind.name().to_string(),
+                        mutating: t.mutating,
+                        aliases,
+                        description: t.description.to_string(),
+                        turbotime: turbotime_tool.then_some(true),
+                        enabled: None,
+                        turbotime_selected: None,
+                    };
                     if let (Some(e), Some(tt)) = (&enabled, &turbo) {
                         let selected = tt.on && tt.selected.iter().any(|n| n == t.name);
-                        v["enabled"] = Value::Bool(selected || e.iter().any(|n| n == t.name));
-                        if turbotime_tool {
-                            v["turbotime_selected"] = Value::Bool(selected);
-                        }
+                        row.enabled = Some(selected || e.iter().any(|n| n == t.name));
+                        row.turbotime_selected = turbotime_tool.then_some(selected);
                     }
-                    v
+                    row
                 })
                 .collect();
             ctx.out.rows(&rows)
@@ -334,25 +342,61 @@ fn run_calls(a: RunArgs, ctx: &Ctx) -> Result<()> {
         runner.save_failure_loop()?;
     }
     if a.report_loop {
-        let v =
-            json!({"failure_loop": {"state": runner.loop_state(), "loop": runner.failure_loop()}});
-        buf.extend_from_slice(v.to_string().as_bytes());
+        let v = LoopLine {
+            failure_loop: LoopReport {
+                state: runner.loop_state(),
+                record: runner.failure_loop(),
+            },
+        };
+        let line = serde_json::to_string(&v).map_err(|e| Error::internal(e.to_string()))?;
+        buf.extend_from_slice(line.as_bytes());
         buf.push(b'\n');
     }
     super::output::write_stdout(&buf)?;
     if stats {
         // Opt-in timing breakdown for scripts/bench-tools.sh (stderr, one JSON line).
-        let stats = json!({"stats": {
-            "calls": calls.len(),
-            "total_ms": started.elapsed().as_secs_f64() * 1e3,
-            "cpu_ms": process_cpu_ms(),
-            "audit_ms": runner.audit_time().as_secs_f64() * 1e3,
-            "audit_cpu_ms": runner.audit_cpu_time().as_secs_f64() * 1e3,
-            "extract_ms": tools::domain::web::extract_time().as_secs_f64() * 1e3,
-        }});
-        eprintln!("{stats}");
+        let stats = StatsLine {
+            stats: Stats {
+                calls: calls.len(),
+                total_ms: started.elapsed().as_secs_f64() * 1e3,
+                cpu_ms: process_cpu_ms(),
+                audit_ms: runner.audit_time().as_secs_f64() * 1e3,
+                audit_cpu_ms: runner.audit_cpu_time().as_secs_f64() * 1e3,
+                extract_ms: tools::domain::web::extract_time().as_secs_f64() * 1e3,
+            },
+        };
+        eprintln!("{}", serde_json::to_string(&stats).unwrap_or_default());
     }
     Ok(())
+}
+
+/// The last line of `tool run --report-loop`: the session's failure-loop state and record.
+#[derive(serde::Serialize)]
+struct LoopLine<'a> {
+    failure_loop: LoopReport<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct LoopReport<'a> {
+    state: &'a tools::LoopState,
+    #[serde(rename = "loop")]
+    record: &'a FailureLoop,
+}
+
+/// `tool run --stats`: the timing breakdown on stderr (for scripts/bench-tools.sh).
+#[derive(serde::Serialize)]
+struct StatsLine {
+    stats: Stats,
+}
+
+#[derive(serde::Serialize)]
+struct Stats {
+    calls: usize,
+    total_ms: f64,
+    cpu_ms: f64,
+    audit_ms: f64,
+    audit_cpu_ms: f64,
+    extract_ms: f64,
 }
 
 /// `tool run` draws a progress bar (stderr, terminal only) from this many calls on.

@@ -1,7 +1,7 @@
 //! `bob trace`: emit, query and follow trace events.
 
 use super::Ctx;
-use super::output::{stdout_error, write_stdout};
+use super::output::{DamagedLine, stdout_error, write_stdout};
 use crate::clock;
 use crate::contracts::TraceEvent;
 use crate::error::{Error, Result};
@@ -110,13 +110,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Result<()> {
 
 /// Reports a damaged line on stderr as one `{"warning":…}` line.
 fn warn(path: &Path, b: &BadLine) {
-    let w = serde_json::json!({"warning": {
-        "path": path.display().to_string(),
-        "line": b.line,
-        "kind": b.kind,
-        "reason": b.reason,
-    }});
-    eprintln!("{w}");
+    super::output::warn(DamagedLine::of(&path.display().to_string(), b));
 }
 
 fn emit(a: EmitArgs, ctx: &Ctx) -> Result<()> {
@@ -282,6 +276,13 @@ fn print_line(path: &Path, lineno: usize, line: &[u8]) -> Result<()> {
     }
 }
 
+/// The warning when a followed trace got shorter.
+#[derive(serde::Serialize)]
+struct Shrank<'a> {
+    path: &'a str,
+    reason: &'a str,
+}
+
 fn tail(a: TailArgs, ctx: &Ctx) -> Result<()> {
     let path = match (&a.session, a.file) {
         (Some(id), _) => ctx.home.trace_path(id)?,
@@ -306,11 +307,10 @@ fn tail(a: TailArgs, ctx: &Ctx) -> Result<()> {
             let len = f.metadata().map(|m| m.len()).unwrap_or(0);
             if len < offset {
                 // The log was replaced or truncated (never done by bob): start over.
-                eprintln!(
-                    "{}",
-                    serde_json::json!({"warning": {"path": path.display().to_string(),
-                        "reason": "trace shrank; following from its start"}})
-                );
+                super::output::warn(Shrank {
+                    path: &path.display().to_string(),
+                    reason: "trace shrank; following from its start",
+                });
                 offset = 0;
                 pending.clear();
             }

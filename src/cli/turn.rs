@@ -11,6 +11,8 @@ use crate::turn::pipeline::{self, MAX_TOOL_ROUNDS, TurnOptions};
 use crate::turn::{Profile, ThinkingMode, TurnInput};
 use std::path::PathBuf;
 
+/// Run one turn through the role pipeline (`bob turn commit`: the pipeline's last stage)
+///
 /// Runs one turn of a pipeline profile over a session and prints the turn record.
 ///
 /// The message: `bob turn "What did I plan for today?"`, or stdin (or --input):

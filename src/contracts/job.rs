@@ -178,9 +178,16 @@ pub struct TickReport {
     pub skipped: usize,
     pub failed: usize,
     pub already_claimed: usize,
-    /// Jobs skipped because their stored fields do not parse (`{job_id, message}`).
+    /// Jobs skipped because their stored fields do not parse.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub invalid: Vec<Value>,
+    pub invalid: Vec<InvalidJob>,
+}
+
+/// A job a tick skipped because its stored fields do not parse, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InvalidJob {
+    pub job_id: String,
+    pub message: String,
 }
 
 impl TickReport {

@@ -87,6 +87,15 @@ pub const SCHEMAS: &[(&str, SchemaFn)] = &[
     ("scheduler-paused", || {
         schemars::schema_for!(SchedulerPaused)
     }),
+    ("init-report", || schemars::schema_for!(InitReport)),
+    ("sanitize-neutralized", || {
+        schemars::schema_for!(Neutralized)
+    }),
+    ("keys-exported", || schemars::schema_for!(KeysExported)),
+    ("secret-stored", || schemars::schema_for!(SecretStored)),
+    ("secret-removed", || schemars::schema_for!(SecretRemoved)),
+    ("ledger-repaired", || schemars::schema_for!(TailRepaired)),
+    ("tool-listed", || schemars::schema_for!(ToolListed)),
 ];
 
 /// Looks up a published schema by name.

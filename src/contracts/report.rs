@@ -142,3 +142,81 @@ pub struct ConfigPaths {
     pub user_config_file: Option<String>,
     pub user_config_file_exists: bool,
 }
+
+/// `bob init`: the home, the files and directories it created this time, the config file and
+/// the commands to run next.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct InitReport {
+    pub home: String,
+    pub created: Vec<String>,
+    pub config_file: String,
+    pub next: Vec<String>,
+}
+
+/// `bob sanitize --neutralize`: the text with its markup neutralised, and whether that changed it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Neutralized {
+    pub text: String,
+    pub neutralized: bool,
+}
+
+/// `bob keys export FILE`: where the bundle went and which keys it holds.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct KeysExported {
+    pub path: String,
+    pub chain_key_id: String,
+    pub secrets_key_id: String,
+    /// Where the keys were read from.
+    pub chain_key_file: String,
+    pub secrets_key_file: String,
+}
+
+/// `bob secrets set NAME`: the secret as stored (never its value).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SecretStored {
+    pub name: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// The origin the secret is sent to; `null` until it is bound.
+    pub bound_to: Option<String>,
+    /// Always `true`.
+    pub stored: bool,
+}
+
+/// `bob secrets rm NAME`: the secret is gone.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SecretRemoved {
+    pub name: String,
+    /// Always `true`.
+    pub removed: bool,
+}
+
+/// `bob ledger repair FILE`: whether a torn last line was cut off, and where it was kept.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TailRepaired {
+    pub path: String,
+    pub repaired: bool,
+    /// The side file holding the torn bytes; `null` when nothing was torn.
+    pub torn_saved_to: Option<String>,
+}
+
+/// One row of `bob tool list`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ToolListed {
+    pub name: String,
+    /// What the tool needs: `fs`, `shell`, `net`, `data` or `game`.
+    pub kind: String,
+    pub mutating: bool,
+    /// Other names the tool answers to.
+    pub aliases: Vec<String>,
+    pub description: String,
+    /// Present (`true`) on the TURBOTIME tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turbotime: Option<bool>,
+    /// With `--session`: whether the session may call the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// With `--session`, on the TURBOTIME tools: whether the session selected it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turbotime_selected: Option<bool>,
+}

@@ -7,7 +7,6 @@
 use super::{Case, RunOptions, metrics, report, runner};
 use crate::error::{Code, Error, Result};
 use serde::Serialize;
-use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -59,7 +58,7 @@ impl Summary {
                 Code::EvalThreshold,
                 format!("eval threshold not met: {}", failed.join("; ")),
             )
-            .with("failed", json!(failed)),
+            .with("failed", failed),
         )
     }
 }

@@ -24,7 +24,7 @@
 //! setting to fix.
 
 use crate::error::{Error, Result};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -467,7 +467,7 @@ impl OpenAiEmbedder {
 
     async fn attempt(
         &self,
-        body: &Value,
+        body: &EmbeddingsRequest<'_>,
     ) -> std::result::Result<Vec<Vec<f32>>, (Error, bool, Option<Duration>)> {
         use crate::backend::retry::{parse_retry_after, retryable_status};
         let url = self.endpoint();
@@ -551,7 +551,10 @@ impl OpenAiEmbedder {
     }
 
     async fn call(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
-        let body = json!({"model": self.cfg.model, "input": texts});
+        let body = EmbeddingsRequest {
+            model: &self.cfg.model,
+            input: texts,
+        };
         let mut attempt = 0u32;
         loop {
             attempt += 1;
@@ -704,6 +707,13 @@ pub fn shared() -> Result<Option<Arc<dyn Embedder>>> {
         s.built = Some(built);
     }
     s.built.clone().unwrap_or(Ok(None))
+}
+
+/// The body of a POST to an OpenAI-compatible `/embeddings` endpoint.
+#[derive(serde::Serialize)]
+struct EmbeddingsRequest<'a> {
+    model: &'a str,
+    input: &'a [String],
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::home::Home;
 use crate::mtg::{Seat, game, lessons};
 use crate::store;
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// At most this many candidates come from the turns (the worst tools first).
@@ -226,11 +226,22 @@ pub fn practice(
             )?);
         }
     }
-    Ok(json!({
-        "since": since_text,
-        "cutoff": crate::clock::rfc3339(cutoff),
-        "turns_read": turns_read,
-        "games_read": games.iter().map(|(id, _)| id).collect::<Vec<_>>(),
-        "candidates": rows,
-    }))
+    let proposed = Proposed {
+        since: since_text,
+        cutoff: crate::clock::rfc3339(cutoff),
+        turns_read,
+        games_read: games.iter().map(|(id, _)| id.as_str()).collect(),
+        candidates: rows,
+    };
+    serde_json::to_value(proposed).map_err(|e| Error::internal(e.to_string()))
+}
+
+/// What [`practice`] returns: the window read and the candidates proposed from it.
+#[derive(serde::Serialize)]
+struct Proposed<'a, R> {
+    since: &'a str,
+    cutoff: String,
+    turns_read: usize,
+    games_read: Vec<&'a str>,
+    candidates: Vec<R>,
 }

@@ -16,7 +16,6 @@ use crate::clock;
 use crate::contracts::StmEntry;
 use crate::error::{Error, Result};
 use rusqlite::{OptionalExtension, params};
-use serde_json::json;
 
 pub const STM_MAX_ENTRIES: i64 = 200;
 pub const STM_MAX_ENTRY_BYTES: usize = 3072;
@@ -27,15 +26,23 @@ pub const STM_MAX_SESSIONS: usize = 32;
 
 /// The content part of an entry whose serialized size is bounded.
 pub fn content_size(e: &StmEntry) -> usize {
-    json!({
-        "intent": e.intent,
-        "resolution": e.resolution,
-        "open_questions": e.open_questions,
-        "tools_used": e.tools_used,
-        "entities": e.entities,
+    /// The fields of an entry whose size is bounded, in their stored order.
+    #[derive(serde::Serialize)]
+    struct Content<'a> {
+        intent: &'a str,
+        resolution: &'a str,
+        open_questions: &'a [String],
+        tools_used: &'a [serde_json::Value],
+        entities: &'a [String],
+    }
+    serde_json::to_string(&Content {
+        intent: &e.intent,
+        resolution: &e.resolution,
+        open_questions: &e.open_questions,
+        tools_used: &e.tools_used,
+        entities: &e.entities,
     })
-    .to_string()
-    .len()
+    .map_or(0, |s| s.len())
 }
 
 pub(crate) fn parse_entry(s: &str) -> Result<StmEntry> {

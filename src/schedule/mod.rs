@@ -437,9 +437,10 @@ impl Scheduler {
             match is_due(job, now) {
                 Ok(true) => due.push(job.id.as_str()),
                 Ok(false) => {}
-                Err(e) => report
-                    .invalid
-                    .push(serde_json::json!({"job_id": job.id, "message": e.message})),
+                Err(e) => report.invalid.push(crate::contracts::InvalidJob {
+                    job_id: job.id.clone(),
+                    message: e.message,
+                }),
             }
         }
         if due.is_empty() || opts.cancel.load(Ordering::SeqCst) {

@@ -26,7 +26,7 @@ fn reject(schedule: &str, why: &str) -> Error {
         .with("field", "schedule")
         .with(
             "accepted",
-            serde_json::json!(["@every <Go duration>", "RFC3339 timestamp"]),
+            vec!["@every <Go duration>", "RFC3339 timestamp"],
         )
 }
 

@@ -45,7 +45,7 @@ use crate::clock;
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
 use crate::redact::{MASK, Redactor};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
@@ -459,6 +459,21 @@ pub(crate) fn pinned_client(hop: &Hop) -> Result<reqwest::Client> {
         .map_err(|e| Error::internal(format!("http client: {e}")))
 }
 
+/// `http.get`'s answer as fetched (the cache adds `cached: true` and `age_s` when it serves it).
+#[derive(serde::Serialize)]
+struct Fetched<'a> {
+    url: String,
+    status: u16,
+    content_type: Option<String>,
+    body: std::borrow::Cow<'a, str>,
+    bytes: usize,
+    truncated: bool,
+    redirects: Vec<String>,
+    cached: bool,
+    fetched_at: String,
+    elapsed_ms: u64,
+}
+
 async fn hops(first: Hop, p: &Policy) -> Result<Value> {
     let started = Instant::now();
     let mut hop = first;
@@ -500,18 +515,18 @@ async fn hops(first: Hop, p: &Policy) -> Result<Value> {
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         let (body, truncated) = read_capped(&mut resp, MAX_BODY).await?;
-        return Ok(json!({
-            "url": hop.url.to_string(),
-            "status": status.as_u16(),
-            "content_type": content_type,
-            "body": String::from_utf8_lossy(&body),
-            "bytes": body.len(),
-            "truncated": truncated,
-            "redirects": chain,
-            "cached": false,
-            "fetched_at": clock::rfc3339(clock::now()?),
-            "elapsed_ms": started.elapsed().as_millis() as u64,
-        }));
+        return super::spec::answer(&Fetched {
+            url: hop.url.to_string(),
+            status: status.as_u16(),
+            content_type,
+            body: String::from_utf8_lossy(&body),
+            bytes: body.len(),
+            truncated,
+            redirects: chain,
+            cached: false,
+            fetched_at: clock::rfc3339(clock::now()?),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        });
     }
 }
 

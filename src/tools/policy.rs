@@ -332,7 +332,7 @@ pub fn check_grant(cap: &str) -> Result<()> {
         GRANTABLE.join(", ")
     ))
     .with("capability", cap.to_string())
-    .with("known", serde_json::json!(GRANTABLE));
+    .with("known", GRANTABLE.to_vec());
     if let Some(m) = meant {
         e = e.with("did_you_mean", m);
     }

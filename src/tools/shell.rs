@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::sandbox::{self, Mode};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -170,23 +170,40 @@ pub fn exec(
             names.join(", "),
             super::fs::QUARANTINE_DIR
         ))
-        .with("planted", json!(names)));
+        .with("planted", names));
     }
     let out = out?;
     let status = out
         .status
         .ok_or_else(|| Error::internal("child status lost"))?;
-    Ok(json!({
-        "argv": vetted.argv,
-        "exit_code": status.code(),
-        "signal": status.signal(),
-        "stdout": out.stdout.text(),
-        "stderr": out.stderr.text(),
-        "stdout_truncated": out.stdout.truncated,
-        "stderr_truncated": out.stderr.truncated,
-        "duration_ms": out.elapsed.as_millis() as u64,
-        "duration_us": out.elapsed.as_micros() as u64,
-        "cwd": cwd_rel,
-        "sandbox": out.report,
-    }))
+    super::spec::answer(&Ran {
+        argv: vetted.argv,
+        exit_code: status.code(),
+        signal: status.signal(),
+        stdout: out.stdout.text(),
+        stderr: out.stderr.text(),
+        stdout_truncated: out.stdout.truncated,
+        stderr_truncated: out.stderr.truncated,
+        duration_ms: out.elapsed.as_millis() as u64,
+        duration_us: out.elapsed.as_micros() as u64,
+        cwd: cwd_rel,
+        sandbox: out.report,
+    })
+}
+
+/// `shell.exec`'s answer: how the program ended, its output (capped) and the sandbox it ran in.
+#[derive(serde::Serialize)]
+struct Ran {
+    argv: Vec<String>,
+    /// `null` when a signal ended it.
+    exit_code: Option<i32>,
+    signal: Option<i32>,
+    stdout: String,
+    stderr: String,
+    stdout_truncated: bool,
+    stderr_truncated: bool,
+    duration_ms: u64,
+    duration_us: u64,
+    cwd: String,
+    sandbox: crate::sandbox::Report,
 }

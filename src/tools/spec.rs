@@ -20,6 +20,19 @@ pub enum Kind {
     Game,
 }
 
+impl Kind {
+    /// The kind as `bob tool list` shows it (its serialized name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Fs => "fs",
+            Kind::Shell => "shell",
+            Kind::Net => "net",
+            Kind::Data => "data",
+            Kind::Game => "game",
+        }
+    }
+}
+
 /// One registered tool.
 #[derive(Debug, Clone)]
 pub struct ToolSpec {
@@ -40,4 +53,9 @@ pub struct Alias {
     /// (alias field, canonical field); a canonical field of `""` drops the alias field.
     pub renames: &'static [(&'static str, &'static str)],
     pub from: &'static str,
+}
+
+/// A tool's answer as the JSON value a tool returns: `value` serialized (its field order kept).
+pub fn answer<T: Serialize>(value: &T) -> crate::error::Result<serde_json::Value> {
+    serde_json::to_value(value).map_err(|e| crate::error::Error::internal(e.to_string()))
 }

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::home::Home;
 use crate::sanitize;
 use crate::tools::{self, CallDefaults};
-use serde_json::json;
+use serde_json::Value;
 
 /// The stage-by-stage pipeline's last stage, `bob turn commit`: what `bob turn` does after its
 /// roles, from the replies and tool results the earlier stages produced. It calls no model
@@ -166,7 +166,7 @@ fn execute_commit(
                 });
                 let mut full = serde_json::to_value(crate::contracts::ToolMessage::from(resp))
                     .unwrap_or_default();
-                full["id"] = json!(req.request_id);
+                full["id"] = Value::from(req.request_id.clone());
                 w.tool_history
                     .push(tool_history_message(&req.tool, &req.request_id, &full));
             }

@@ -218,10 +218,19 @@ pub fn data_message(inputs: &RoleInputs<'_>) -> String {
         "STATE",
         &serde_json::to_string(&state).unwrap_or_default(),
     );
-    let history: Vec<serde_json::Value> = inputs
+    /// A history message as HISTORY_JSON shows it: who said it and what.
+    #[derive(serde::Serialize)]
+    struct Said<'a> {
+        role: &'a crate::contracts::Role,
+        content: &'a str,
+    }
+    let history: Vec<Said> = inputs
         .history
         .iter()
-        .map(|m| serde_json::json!({"role": m.role, "content": m.content}))
+        .map(|m| Said {
+            role: &m.role,
+            content: &m.content,
+        })
         .collect();
     block(
         &mut out,

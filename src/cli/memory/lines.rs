@@ -2,14 +2,8 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use std::io::Write;
 
-/// A warning on stderr: `{"warning":{…}}`.
-#[derive(Serialize)]
-struct Warned<'a> {
-    warning: Warning<'a>,
-}
-
+/// What `bob memory` warns about on stderr (see [`warn`]).
 #[derive(Serialize)]
 #[serde(untagged)]
 pub(super) enum Warning<'a> {
@@ -30,9 +24,9 @@ pub(super) enum Warning<'a> {
     },
 }
 
+/// Prints one `{"warning":{…}}` line on stderr.
 pub(super) fn warn(warning: Warning<'_>) {
-    let line = serde_json::to_string(&Warned { warning }).unwrap_or_default();
-    let _ = writeln!(std::io::stderr(), "{line}");
+    crate::cli::output::warn(warning);
 }
 
 /// A candidate as the terminal table shows it.

@@ -9,7 +9,7 @@ use crate::contracts::{CandidateRow, LedgerEntry, MemoryCandidate, MemoryRecord}
 use crate::error::{Error, Result};
 use crate::store;
 use rusqlite::OptionalExtension;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 /// A human decision on a candidate.
 #[derive(Debug, Clone)]
@@ -244,17 +244,22 @@ impl Memory {
         ledger_seq: u64,
     ) -> Result<MemoryRecord> {
         let mut meta = Map::new();
-        meta.insert("candidate_id".into(), json!(row.id));
-        meta.insert("ledger_seq".into(), json!(ledger_seq));
+        meta.insert("candidate_id".into(), Value::from(row.id.clone()));
+        meta.insert("ledger_seq".into(), Value::from(ledger_seq));
         if let Some(p) = &row.promoted_from {
-            meta.insert("promoted_from".into(), json!(p));
+            meta.insert("promoted_from".into(), Value::from(p.clone()));
         }
         let body = if c.text.len() > BLOB_THRESHOLD_BYTES {
             let sha = store::sha256_hex(c.text.as_bytes());
             let rel = format!("memory/blobs/{sha}.md");
+            let blob = BodyBlob {
+                path: &rel,
+                sha256: &sha,
+                bytes: c.text.len(),
+            };
             meta.insert(
                 "body_blob".into(),
-                json!({"path": rel, "sha256": sha, "bytes": c.text.len()}),
+                serde_json::to_value(blob).map_err(|e| Error::internal(e.to_string()))?,
             );
             format!(
                 "{}\n\n[full body: {rel} ({} bytes, sha256 {sha})]",
@@ -306,7 +311,7 @@ impl Memory {
                 mrow.user = shared;
                 let mut m = self.build_record(&mrow, c, ts, seq)?;
                 if let Value::Object(meta) = &mut m.metadata {
-                    meta.insert("mirrored_from".into(), json!(r.id));
+                    meta.insert("mirrored_from".into(), Value::from(r.id.clone()));
                 }
                 Some(m)
             }
@@ -314,4 +319,13 @@ impl Memory {
         };
         Ok((r, mirror))
     }
+}
+
+/// Where a long approved body went (`metadata.body_blob` of its record): the file under the
+/// home, its SHA-256 and its length in bytes.
+#[derive(serde::Serialize)]
+struct BodyBlob<'a> {
+    path: &'a str,
+    sha256: &'a str,
+    bytes: usize,
 }

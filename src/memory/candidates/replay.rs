@@ -9,7 +9,7 @@ use crate::contracts::LedgerEntry;
 use crate::error::{Error, Result};
 use crate::store;
 use rusqlite::{OptionalExtension, params};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 impl Memory {
     /// Applies one ledger record to the database (idempotent: a `seq` already seen is skipped).
@@ -76,7 +76,7 @@ impl Memory {
                         == ltm::legacy_record_id(&row.user, &r.title, &r.body_md, &r.tags, &r.kind)
                 {
                     if let Some(Value::Object(meta)) = mirror.as_mut().map(|m| &mut m.metadata) {
-                        meta.insert("mirrored_from".into(), json!(mid));
+                        meta.insert("mirrored_from".into(), Value::from(mid.clone()));
                     }
                     r.id = mid.clone();
                 }

@@ -5,7 +5,7 @@
 use crate::clock;
 use crate::contracts::{MemoryCandidate, MemoryRecord};
 use crate::store::sha256_hex;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Summary cap (the JSON I/O contracts).
 pub const SUMMARY_MAX_CHARS: usize = 200;
@@ -59,7 +59,8 @@ pub fn content_digest(
     tags: &[String],
     kind: &str,
 ) -> String {
-    let canon = json!([user, title, body_md, tags, kind]).to_string();
+    // A tuple serializes as a JSON array: `[user, title, body_md, tags, kind]`.
+    let canon = serde_json::to_string(&(user, title, body_md, tags, kind)).unwrap_or_default();
     sha256_hex(canon.as_bytes())
 }
 

@@ -24,11 +24,11 @@
 
 use crate::error::{Code, Error, Result};
 use crate::tools::deadline::Deadline;
-use crate::tools::spec::{Kind, ToolSpec};
+use crate::tools::spec::{Kind, ToolSpec, answer};
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::LazyLock;
 
 /// The `bom.normalize` tool.
@@ -531,17 +531,34 @@ pub fn run(home: &crate::home::Home, i: &NormalizeInput, deadline: Deadline) -> 
     )?;
     deadline.check()?;
     match spill {
-        None => Ok(json!({"count": count, "rows": inline})),
+        None => answer(&Rows {
+            count,
+            rows: inline,
+            rows_inline: None,
+            rows_path: None,
+        }),
         Some(w) => {
             w.commit()?;
-            Ok(json!({
-                "count": count,
-                "rows": inline,
-                "rows_inline": INLINE_ROWS,
-                "rows_path": path.display().to_string(),
-            }))
+            answer(&Rows {
+                count,
+                rows: inline,
+                rows_inline: Some(INLINE_ROWS),
+                rows_path: Some(path.display().to_string()),
+            })
         }
     }
+}
+
+/// `bom.query`'s answer: the matching rows, inline up to [`INLINE_ROWS`]; beyond that the
+/// rest are in a JSON Lines file under `cache/bom/` (`rows_path`).
+#[derive(Serialize)]
+struct Rows {
+    count: u64,
+    rows: Vec<Row>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows_inline: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows_path: Option<String>,
 }
 
 /// Row files under `cache/bom/` are kept [`SPILL_KEEP_DAYS`] days (by modification time), and

@@ -13,10 +13,10 @@
 use super::knowledge::scrub;
 use super::{Cache, Ctx, RateLimit, clip, get_limited, status_error};
 use crate::error::{Code, Error, Result};
-use crate::tools::spec::{Kind, ToolSpec};
+use crate::tools::spec::{Kind, ToolSpec, answer};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::time::Duration;
 
 /// The `commerce.search_offers` tool.
@@ -89,6 +89,29 @@ fn currency_of(text: &str, country: &str) -> &'static str {
     }
 }
 
+/// One offer of `commerce.price_search`'s answer.
+#[derive(serde::Serialize)]
+struct Offer<'a> {
+    title: &'a str,
+    link: Option<&'a str>,
+    source: Option<&'a str>,
+    /// `null` when the offer has no numeric price.
+    price: Option<f64>,
+    currency: &'static str,
+    price_text: &'a str,
+    availability: Option<&'a str>,
+    position: Option<u64>,
+}
+
+/// `commerce.price_search`'s answer: the offers, the best one and a sentence about them.
+#[derive(serde::Serialize)]
+struct Offers<'a> {
+    query: &'a str,
+    offers: &'a [Value],
+    best_offer: Option<&'a Value>,
+    summary: &'a str,
+}
+
 /// Offers from a Google Shopping response, in SerpAPI's order.
 pub fn offers_of(v: &Value, country: &str, max: usize) -> Vec<Value> {
     v.get("shopping_results")
@@ -106,16 +129,20 @@ pub fn offers_of(v: &Value, country: &str, max: usize) -> Vec<Value> {
                 .get("extracted_price")
                 .and_then(Value::as_f64)
                 .filter(|p| p.is_finite() && *p >= 0.0);
-            Some(json!({
-                "title": title,
-                "link": link,
-                "source": o.get("source").and_then(Value::as_str),
-                "price": price,
-                "currency": currency_of(price_text, country),
-                "price_text": price_text,
-                "availability": o.get("delivery").or_else(|| o.get("availability")).and_then(Value::as_str),
-                "position": o.get("position").and_then(Value::as_u64),
-            }))
+            answer(&Offer {
+                title,
+                link,
+                source: o.get("source").and_then(Value::as_str),
+                price,
+                currency: currency_of(price_text, country),
+                price_text,
+                availability: o
+                    .get("delivery")
+                    .or_else(|| o.get("availability"))
+                    .and_then(Value::as_str),
+                position: o.get("position").and_then(Value::as_u64),
+            })
+            .ok()
         })
         .take(max)
         .collect()
@@ -236,7 +263,12 @@ pub fn search(ctx: &Ctx<'_>, i: &OffersInput) -> Result<Value> {
             offers.len()
         ),
     };
-    let out = json!({"query": q, "offers": offers, "best_offer": best, "summary": summary});
+    let out = answer(&Offers {
+        query: &q,
+        offers: &offers,
+        best_offer: best.as_ref(),
+        summary: &summary,
+    })?;
     cache.put(&cache_key, &out)?;
     Ok(out)
 }

@@ -48,7 +48,7 @@ use crate::redact::Redactor;
 use crate::settings::{self, Settings};
 use crate::store;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -453,15 +453,25 @@ impl Cache {
         std::fs::create_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
         let now = clock::now()?;
         let r = Redactor::load(&self.home)?;
-        let mut entry = json!({
-            "key_sha256": store::sha256_hex(key.as_bytes()),
-            "fetched_at": clock::rfc3339(now),
-            "fetched_at_unix": now.timestamp(),
-            "value": value,
-        });
+        let mut entry = super::spec::answer(&CacheEntry {
+            key_sha256: store::sha256_hex(key.as_bytes()),
+            fetched_at: clock::rfc3339(now),
+            fetched_at_unix: now.timestamp(),
+            value,
+        })?;
         r.redact_value(&mut entry, "");
         store::write_json_atomic(&self.path(key), &entry)
     }
+}
+
+/// A cached answer on disk: the key's digest (never the key: it may hold a query), when it was
+/// fetched and the answer.
+#[derive(Serialize)]
+struct CacheEntry<'a> {
+    key_sha256: String,
+    fetched_at: String,
+    fetched_at_unix: i64,
+    value: &'a Value,
 }
 
 /// Milliseconds since the epoch by the wall clock (rate limits are real time, not `BOB_NOW`).

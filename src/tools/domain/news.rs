@@ -19,6 +19,7 @@
 use super::{BaseUrl, Cache, Ctx, Source, clip};
 use crate::clock;
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::answer;
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -114,11 +115,7 @@ fn parse_feed(url: &str, body: &[u8]) -> Result<Value> {
             published: e.published.or(e.updated).map(clock::rfc3339),
         })
         .collect();
-    to_value(&Feed { source, entries })
-}
-
-fn to_value<T: Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
+    answer(&Feed { source, entries })
 }
 
 /// A feed as cached: its title and its newest entries.
@@ -333,7 +330,7 @@ pub fn search(ctx: &Ctx<'_>, i: &NewsInput) -> Result<Value> {
         .iter()
         .filter(|r| matches!(r, FeedReport::Failed { .. }))
         .count();
-    to_value(&Headlines {
+    answer(&Headlines {
         query: i.query.clone(),
         count: hits.len(),
         headlines: hits,

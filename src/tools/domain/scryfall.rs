@@ -14,6 +14,7 @@
 
 use super::{Cache, Ctx, RateLimit, clip, get_limited, status_error};
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::answer;
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -146,7 +147,7 @@ pub fn lookup(ctx: &Ctx<'_>, i: &ScryfallInput) -> Result<Value> {
             if v.get("object").and_then(Value::as_str) != Some("error") {
                 return Err(status_error("Scryfall", &r));
             }
-            to_value(&CardList {
+            answer(&CardList {
                 query: i.query.clone(),
                 page: i.page.unwrap_or(1),
                 total_cards: 0,
@@ -189,7 +190,7 @@ fn list_of(v: &Value, i: &ScryfallInput) -> Result<Value> {
         .iter()
         .map(card)
         .collect::<Result<Vec<_>>>()?;
-    to_value(&CardList {
+    answer(&CardList {
         query: i.query.clone(),
         page: i.page.unwrap_or(1),
         total_cards: v
@@ -199,10 +200,6 @@ fn list_of(v: &Value, i: &ScryfallInput) -> Result<Value> {
         has_more: v.get("has_more").and_then(Value::as_bool).unwrap_or(false),
         cards,
     })
-}
-
-fn to_value<T: Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
 }
 
 /// A page of a card search.
@@ -268,7 +265,7 @@ struct Face {
 
 /// The summary of one Scryfall card object (see the module docs).
 pub fn card_of(v: &Value) -> Result<Value> {
-    to_value(&card(v)?)
+    answer(&card(v)?)
 }
 
 fn card(v: &Value) -> Result<Card> {

@@ -30,6 +30,7 @@ use crate::error::{Code, Error, Result};
 use crate::redact::Redactor;
 use crate::store;
 use crate::tools::fs::Sandbox;
+use crate::tools::spec::answer;
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -324,7 +325,7 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
             candidates.push(row.id);
         }
     }
-    to_value(&Searched {
+    answer(&Searched {
         fetch_mode: r.fetch_mode,
         count: items.len(),
         items,
@@ -332,10 +333,6 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
         memory_candidates: candidates,
         fetched_at: clock::rfc3339(clock::now()?),
     })
-}
-
-fn to_value<T: Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
 }
 
 /// `web.search`'s answer.
@@ -553,7 +550,7 @@ pub fn gc_staging(
     let rd = match std::fs::read_dir(&dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return to_value(&Pruned {
+            return answer(&Pruned {
                 staging_dir: dir.display().to_string(),
                 removed: 0,
                 kept: 0,
@@ -603,7 +600,7 @@ pub fn gc_staging(
             Err(e) => return Err(Error::io(path, e)),
         }
     }
-    to_value(&Pruned {
+    answer(&Pruned {
         staging_dir: dir.display().to_string(),
         removed,
         kept,

@@ -18,10 +18,10 @@
 
 use super::super::fs::Sandbox;
 use crate::error::{Code, Error, Result};
-use crate::tools::spec::{Kind, ToolSpec};
+use crate::tools::spec::{Kind, ToolSpec, answer};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::io::Write;
 
 /// The `docs.write_spreadsheet` tool.
@@ -362,9 +362,23 @@ pub fn write(sb: &Sandbox, i: &SpreadsheetInput) -> Result<Value> {
         Format::Xlsx => xlsx_bytes(&cols, &cells)?,
     };
     let path = write_atomic(sb, &i.repo, &name, &bytes, i.overwrite)?;
-    Ok(
-        json!({"path": path, "format": i.format.ext(), "rows": cells.len(), "columns": cols, "bytes": bytes.len()}),
-    )
+    answer(&Written {
+        path,
+        format: i.format.ext(),
+        rows: cells.len(),
+        columns: cols,
+        bytes: bytes.len(),
+    })
+}
+
+/// `spreadsheet.write`'s answer: the file written (relative to the root) and its size.
+#[derive(serde::Serialize)]
+struct Written {
+    path: String,
+    format: &'static str,
+    rows: usize,
+    columns: Vec<String>,
+    bytes: usize,
 }
 
 #[cfg(test)]
@@ -389,7 +403,7 @@ mod tests {
 
     #[test]
     fn csv_quotes_and_keeps_numbers() {
-        let rows: Vec<Map<String, Value>> = serde_json::from_value(json!([
+        let rows: Vec<Map<String, Value>> = serde_json::from_value(serde_json::json!([
             {"part": "Frame, 3\"", "quantity": 1, "price": 89.99},
             {"part": "=HYPERLINK(\"http://x\")", "quantity": 4, "link": "https://a"}
         ]))

@@ -9,6 +9,7 @@
 
 use super::{Cache, Ctx, RateLimit, get_limited, status_error};
 use crate::error::{Code, Error, Result};
+use crate::tools::spec::answer;
 use crate::tools::spec::{Kind, ToolSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -111,10 +112,6 @@ struct Hit {
     tiny_image: Option<Value>,
 }
 
-fn to_value<T: Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| Error::internal(e.to_string()))
-}
-
 pub fn lookup(ctx: &Ctx<'_>, i: &SteamInput) -> Result<Value> {
     let bad = |m: &str| {
         Err(Error::new(
@@ -204,7 +201,7 @@ fn details(v: &Value, id: u64) -> Result<Value> {
             .cloned()
             .unwrap_or_else(|| Value::Array(Vec::new()))
     };
-    to_value(&App {
+    answer(&App {
         appid,
         requested_appid: id,
         name: field("name"),
@@ -240,7 +237,7 @@ fn search(v: &Value, term: &str) -> Result<Value> {
             tiny_image: it.get("tiny_image").cloned(),
         })
         .collect();
-    to_value(&Found {
+    answer(&Found {
         term: term.to_string(),
         total: v
             .get("total")

@@ -21,10 +21,10 @@
 use super::{Client, Ctx, html};
 use crate::error::{Code, Error, Result};
 use crate::tools::deadline::Deadline;
-use crate::tools::spec::{Kind, ToolSpec};
+use crate::tools::spec::{Kind, ToolSpec, answer};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The `web.fetch_text` tool.
 pub const SPEC: ToolSpec = ToolSpec {
@@ -283,16 +283,37 @@ pub fn fetch(ctx: &Ctx<'_>, i: &FetchTextInput) -> Result<Value> {
     }
     let p = fetch_page(ctx, &i.url)?;
     if p.status >= 400 {
-        return Ok(json!({"url": p.url, "status": p.status, "title": "", "content": ""}));
+        return answer(&FetchedText {
+            url: &p.url,
+            status: p.status,
+            title: "",
+            content: "",
+            charset: None,
+            truncated: None,
+        });
     }
-    Ok(json!({
-        "url": p.url,
-        "status": p.status,
-        "title": p.title,
-        "content": p.content,
-        "charset": p.charset,
-        "truncated": p.truncated,
-    }))
+    answer(&FetchedText {
+        url: &p.url,
+        status: p.status,
+        title: &p.title,
+        content: &p.content,
+        charset: Some(p.charset),
+        truncated: Some(p.truncated),
+    })
+}
+
+/// `web.fetch_text`'s answer: the page's readable text (only url and status, with empty title
+/// and content, for an HTTP error status).
+#[derive(serde::Serialize)]
+struct FetchedText<'a> {
+    url: &'a str,
+    status: u16,
+    title: &'a str,
+    content: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    charset: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
 }
 
 /// Absolute http(s) links of an HTML page, in document order, without duplicates.
