@@ -117,6 +117,9 @@ pub enum Action {
     /// The legend rule: the one of your same-named legendary permanents to keep (the others
     /// go to the graveyard).
     LegendRule { keep: String },
+    /// Choose no target for the triggered ability being put on the stack when its one target
+    /// is optional ("up to one target"): its targeted effects then do nothing.
+    ChooseNoTarget,
 }
 
 fn id(s: &str) -> Result<Id, String> {
@@ -262,6 +265,7 @@ impl Action {
                 pay: *pay,
                 tap: tap.as_deref().map(ids).transpose()?,
             },
+            Action::ChooseNoTarget => Move::ChooseNoTarget,
         })
     }
 
@@ -372,6 +376,7 @@ impl Action {
                 cards: v.iter().map(s).collect(),
             },
             Move::Concede => Action::Concede,
+            Move::ChooseNoTarget => Action::ChooseNoTarget,
         }
     }
 }
@@ -584,11 +589,20 @@ pub fn surface(s: &State) -> Value {
         ),
         Pending::ChooseTarget { item, .. } => {
             let source = s.stack[item as usize].card;
+            let mut moves: Vec<Move> = s
+                .trigger_target_options()
+                .into_iter()
+                .map(Move::ChooseTarget)
+                .collect();
+            // An optional target ("up to one"): choosing none is an option too.
+            if s.target_optional(&s.stack[item as usize]) {
+                moves.push(Move::ChooseNoTarget);
+            }
             Value::Array(
-                s.trigger_target_options()
+                moves
                     .iter()
-                    .map(|t| {
-                        let mut v = act(&Move::ChooseTarget(*t));
+                    .map(|m| {
+                        let mut v = act(m);
                         v["source"] = json!(source);
                         v["name"] = json!(s.card(source).data.name);
                         v

@@ -127,6 +127,9 @@ pub enum Subject {
     /// Not targeted: "those creatures": the creatures an earlier "for each" effect of the
     /// same spell counted (CR 608.2c), counted again as this effect happens.
     Counted(Per),
+    /// "other target <filter> [you control]": a targeted permanent other than the ability's
+    /// source (CR 115.1, 109.1).
+    OtherTarget(Filter, Control),
 }
 
 impl Subject {
@@ -138,6 +141,7 @@ impl Subject {
                 | Subject::TargetOpponent
                 | Subject::TargetCreatureOrPlaneswalker
                 | Subject::Target(..)
+                | Subject::OtherTarget(..)
         )
     }
 }
@@ -335,6 +339,9 @@ pub enum Effect {
         who: Subject,
         amount: Amount,
     },
+    /// 115.1 / 601.2c: "<verb> up to one target …": the effect with its one target optional;
+    /// zero targets may be chosen, and then it does nothing.
+    UpToOne(Box<Effect>),
 }
 
 /// An amount an effect reads as it happens (CR 608.2h).
@@ -729,6 +736,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::DrawPer(_) => "draw for each",
         Effect::InsteadIf { .. } => "instead if",
         Effect::LoseLifeEqual { .. } => "lose life equal to",
+        Effect::UpToOne(_) => "up to one target",
     }
 }
 

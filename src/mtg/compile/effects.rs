@@ -165,6 +165,9 @@ pub fn effect(s: &str) -> Option<Effect> {
     if let Some(e) = variable::effect(s) {
         return Some(e);
     }
+    if let Some(e) = super::targets::up_to_one(s) {
+        return Some(e);
+    }
     match s {
         "counter target spell" => return Some(Effect::CounterSpell),
         "counter target creature spell" => return Some(Effect::CounterSpellOf { creature: true }),

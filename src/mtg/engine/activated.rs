@@ -232,6 +232,7 @@ impl State {
             mode: None,
             flashback: false,
             ward: None,
+            untargeted: false,
         });
         self.passes = 0; // CR 117.3c
         ev.push(Event::Activated {

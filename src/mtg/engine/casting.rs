@@ -96,6 +96,7 @@ impl State {
                     {
                         true
                     }
+                    TargetKind::OtherPermanentYouControl => mine,
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,
@@ -119,7 +120,7 @@ impl State {
             }
         }
         if k.in_graveyard() {
-            for &id in &self.players[by.i()].graveyard {
+            for &id in self.graveyards_of(by, k) {
                 if self.graveyard_target_ok(by, k, id) {
                     v.push(Target::Obj(id));
                 }
@@ -150,9 +151,8 @@ impl State {
                 .iter()
                 .any(|it| it.ability.is_none() && self.spell_kind_ok(k, it.card)))
             || (k.in_graveyard()
-                && self.players[by.i()]
-                    .graveyard
-                    .iter()
+                && self
+                    .graveyards_of(by, k)
                     .any(|&id| self.graveyard_target_ok(by, k, id)))
             || self
                 .battlefield
@@ -358,6 +358,7 @@ impl State {
             mode,
             flashback,
             ward: None,
+            untargeted: false,
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;

@@ -198,6 +198,12 @@ impl State {
                 | Effect::OpponentLosesLifeEqual(_)),
                 t,
             ) => self.perform_variable(source, by, e, obj, t, ev),
+            (Effect::UpToOne, _) => {}
+            (Effect::ExileCard(_), _) => {
+                if let Some(c) = obj {
+                    self.exile_from_graveyard(c, ev);
+                }
+            }
         }
     }
 

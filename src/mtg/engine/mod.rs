@@ -40,6 +40,7 @@ mod exile_until;
 mod keywords;
 mod kicker;
 mod mana;
+mod optional_targets;
 mod planeswalker;
 mod position;
 mod power_damage;
@@ -62,7 +63,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v7";
+pub const RULES_VERSION: &str = "core-v8";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +146,9 @@ pub enum Move {
         tap: Option<Vec<Id>>,
         mode: Option<u8>,
     },
+    /// No target for the triggered ability being put on the stack, whose one target is
+    /// optional ("up to one target", CR 601.2c).
+    ChooseNoTarget,
 }
 
 /// What a move caused, in order.
@@ -431,5 +435,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::KeepLegend(_) => "legend_rule",
         Move::SurveilOrder { .. } => "surveil",
         Move::CastKicked { .. } => "cast",
+        Move::ChooseNoTarget => "choose_no_target",
     }
 }

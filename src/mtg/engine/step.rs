@@ -180,13 +180,20 @@ impl State {
             }
             (Pending::ChooseTarget { player, item }, Move::ChooseTarget(t)) => {
                 let it = &self.stack[item as usize];
-                let k = self.trigger_target_kind(it);
-                if !k.is_some_and(|k| self.target_ok(player, k, *t)) {
+                if !self.trigger_target_ok(player, it, *t) {
                     return illegal(format!("{t} is not a legal target for that ability"));
                 }
                 self.decisions += 1;
                 self.set_trigger_target(item as usize, *t);
                 self.ward_check(player, Some(*t), item as usize, ev);
+            }
+            (Pending::ChooseTarget { item, .. }, Move::ChooseNoTarget) => {
+                if let Err(why) = self.validate_no_target(item) {
+                    return illegal(why);
+                }
+                self.decisions += 1;
+                self.decline_target(item as usize);
+                self.next_target_choice();
             }
             (Pending::LegendRule { .. }, Move::KeepLegend(keep)) => {
                 self.validate_keep_legend(*keep)?;

@@ -54,6 +54,7 @@ impl State {
             mode: None,
             flashback: false,
             ward: Some(warded),
+            untargeted: false,
         });
         self.passes = 0;
         ev.push(Event::WardTriggered { card: t, source });

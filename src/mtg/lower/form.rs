@@ -105,6 +105,11 @@ pub enum TargetKind {
     /// "target nonland permanent card with mana value N or less from your graveyard" (CR
     /// 202.3).
     SmallNonlandPermanentCardInYourGraveyard(u8),
+    /// "target card from a graveyard": any card in any player's graveyard (CR 115.1, 404).
+    CardInAGraveyard,
+    /// "other target permanent you control": any of the controller's permanents but the
+    /// ability's source (CR 109.1, 115.1).
+    OtherPermanentYouControl,
 }
 
 impl TargetKind {
@@ -115,6 +120,7 @@ impl TargetKind {
             TargetKind::CreatureCardInYourGraveyard
                 | TargetKind::PermanentCardInYourGraveyard
                 | TargetKind::SmallNonlandPermanentCardInYourGraveyard(_)
+                | TargetKind::CardInAGraveyard
         )
     }
 
@@ -245,6 +251,13 @@ pub enum Effect {
     /// "target opponent loses X life, where X is …" (CR 119.3, 608.2h): the opponent (one
     /// of two players, always a legal target) loses the amount as it resolves.
     OpponentLosesLifeEqual(Amount),
+    /// The ability's one target is optional ("up to one target …", CR 115.1, 601.2c): its
+    /// controller may choose none, and then its targeted effects do nothing. A marker before
+    /// the targeted effect; it does nothing itself.
+    UpToOne,
+    /// "exile target card from a graveyard" (CR 406.3): the card leaves its owner's graveyard
+    /// for its owner's exile.
+    ExileCard(TargetKind),
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -338,7 +351,8 @@ impl Effect {
             | Effect::Untap(t)
             | Effect::Stun(_, t)
             | Effect::PreventCombatDamage(t)
-            | Effect::PumpInsteadIf(_, _, _, t) => Some(t).filter(|t| {
+            | Effect::PumpInsteadIf(_, _, _, t)
+            | Effect::ExileCard(t) => Some(t).filter(|t| {
                 !matches!(
                     t,
                     TargetKind::Source | TargetKind::Attached | TargetKind::Triggering
@@ -369,7 +383,8 @@ impl Effect {
             | Effect::GainLifePer(..)
             | Effect::DrawPer(_)
             | Effect::PumpPer(..)
-            | Effect::OpponentLosesLifeEqual(_) => None,
+            | Effect::OpponentLosesLifeEqual(_)
+            | Effect::UpToOne => None,
         }
     }
 }
