@@ -143,8 +143,24 @@ impl Action {
                 mode,
                 kicked,
             } => {
-                if targets.len() > 1 {
-                    return Err("cast: at most one target in this rules subset".into());
+                if targets.len() > 2 {
+                    return Err("cast: at most two targets in this rules subset".into());
+                }
+                let parse = |t: &String| {
+                    Target::parse(t)
+                        .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))
+                };
+                // Two targets (CR 601.2c): the first and the second, in the text's order.
+                if let [first, second] = targets.as_slice() {
+                    if *kicked {
+                        return Err("cast: a kicked spell takes at most one target here".into());
+                    }
+                    return Ok(Move::CastWith {
+                        card: id(card)?,
+                        targets: [parse(first)?, parse(second)?],
+                        tap: tap.as_deref().map(ids).transpose()?,
+                        mode: *mode,
+                    });
                 }
                 let target = match targets.first() {
                     None => None,
@@ -377,6 +393,18 @@ impl Action {
             },
             Move::Concede => Action::Concede,
             Move::ChooseNoTarget => Action::ChooseNoTarget,
+            Move::CastWith {
+                card,
+                targets,
+                tap,
+                mode,
+            } => Action::Cast {
+                card: s(card),
+                targets: targets.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                mode: *mode,
+                kicked: false,
+            },
         }
     }
 }
@@ -579,6 +607,7 @@ pub fn surface(s: &State) -> Value {
                     if let Move::PlayLand(c)
                     | Move::Cast { card: c, .. }
                     | Move::CastKicked { card: c, .. }
+                    | Move::CastWith { card: c, .. }
                     | Move::Activate { card: c, .. } = m
                     {
                         v["name"] = json!(s.card(*c).data.name);

@@ -598,8 +598,10 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     let mut v = Vec::new();
     let mut first: Option<TargetKind> = None;
     for e in es {
-        let refers = variable::refers_to_that(e);
+        let refers = variable::refers_to_that(e) || targets::refers_to_first(e);
         let l = match e {
+            // Two targets (CR 601.2c): only a spell's, its first shared with an earlier effect.
+            E::Fight { .. } | E::BounceBoth(..) => targets::two(e, first)?,
             E::Tokens { .. } | E::Food(_) | E::Treasure(_) | E::CountedTokens { .. } => {
                 tokens::any_tokens_effect(e, tokens)??
             }

@@ -217,3 +217,199 @@ fn cr_601_2c_choose_no_target_is_refused_for_a_mandatory_target() {
     let e = refused(&env, "bigfin", json!({"type": "choose_no_target"}));
     assert!(e.to_string().contains("not optional"), "{e}");
 }
+
+/// p1 (Forests c4-c6, Grizzly Bears c7) casts `spell` (c3); p2 has Hill Giant c10, and in
+/// `p2_hand` (c8…) cards with Mountains after the giant.
+fn two_target_game(env: &TestEnv, id: &str, spell: &str, p2_hand: &[&str]) {
+    let mut mine = lands("Forest", 3);
+    mine.extend(lands("Island", 2));
+    mine.push(json!({"card": "Grizzly Bears"}));
+    let mut theirs = vec![json!({"card": "Hill Giant"})];
+    theirs.extend(lands("Mountain", p2_hand.len()));
+    setup(
+        env,
+        id,
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Forest", "Forest"], "hand": [spell],
+                           "battlefield": mine},
+                    "p2": {"library": ["Forest", "Forest"], "hand": p2_hand,
+                           "battlefield": theirs}}}),
+    );
+}
+
+fn damage_to(ev: &[Value], target: &str) -> Vec<(String, i64)> {
+    ev.iter()
+        .filter(|e| e["type"] == "damage" && e["target"] == target)
+        .map(|e| {
+            (
+                e["source"].as_str().unwrap().to_string(),
+                e["amount"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn cr_120_3_bite_down_deals_damage_equal_to_power_to_its_second_target() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Bite Down c3, Forests c4-c6, Islands c7-c8, Grizzly Bears c9; p2:
+    // library c10-c11, Hill Giant c12.
+    two_target_game(&env, "bite", "Bite Down", &[]);
+    let d = decision(&env, "bite");
+    // The cast offered with both targets: the bears first, the giant second.
+    let casts: Vec<&Value> = d["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["type"] == "cast" && o["card"] == "c3")
+        .collect();
+    assert_eq!(casts.len(), 1, "{d}");
+    assert_eq!(casts[0]["targets"], json!(["c9", "c12"]), "{d}");
+    // One target, a wrong order, or three targets are refused.
+    let e = refused(
+        &env,
+        "bite",
+        json!({"type": "cast", "card": "c3", "targets": ["c9"]}),
+    );
+    assert!(e.to_string().contains("needs two targets"), "{e}");
+    refused(
+        &env,
+        "bite",
+        json!({"type": "cast", "card": "c3", "targets": ["c12", "c9"]}),
+    );
+    refused(
+        &env,
+        "bite",
+        json!({"type": "cast", "card": "c3", "targets": ["c9", "c12", "p2"]}),
+    );
+    let out = act(
+        &env,
+        "bite",
+        json!({"type": "cast", "card": "c3", "targets": ["c9", "c12"]}),
+    );
+    let mut ev = events_of(&out);
+    ev.extend(pass_until_resolved(&env, "bite"));
+    let cast = ev.iter().find(|e| e["type"] == "cast").unwrap();
+    assert_eq!(
+        (&cast["target"], &cast["second"]),
+        (&json!("c9"), &json!("c12"))
+    );
+    // One way only: the bears deal 2 to the giant, the giant deals nothing back.
+    assert_eq!(damage_to(&ev, "c12"), [("c9".to_string(), 2)], "{ev:?}");
+    assert!(damage_to(&ev, "c9").is_empty(), "{ev:?}");
+    let s = state(&env, "bite");
+    assert_eq!(on_battlefield(&s, "c12").unwrap()["damage"], 2, "{s}");
+}
+
+#[test]
+fn cr_701_12b_no_damage_when_the_first_target_is_gone() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Bite Down c3, Forests c4-c6, Islands c7-c8, Grizzly Bears c9; p2:
+    // library c10-c11, Shock c12, Hill Giant c13, Mountain c14.
+    two_target_game(&env, "gone", "Bite Down", &["Shock"]);
+    act(
+        &env,
+        "gone",
+        json!({"type": "cast", "card": "c3", "targets": ["c9", "c13"]}),
+    );
+    // p2 answers by shocking the bears before Bite Down resolves.
+    for _ in 0..3 {
+        if decision(&env, "gone")["player"] == "p2" {
+            break;
+        }
+        act(&env, "gone", json!({"type": "pass"}));
+    }
+    assert_eq!(decision(&env, "gone")["player"], "p2");
+    act(
+        &env,
+        "gone",
+        json!({"type": "cast", "card": "c12", "targets": ["c9"]}),
+    );
+    let ev = pass_until_resolved(&env, "gone");
+    let s = state(&env, "gone");
+    assert!(in_graveyard(&s, "p1", "c9"), "{s}");
+    // Its second target is still legal: the spell resolves (not fizzled) but deals nothing.
+    assert!(!ev.iter().any(|e| e["type"] == "fizzled"), "{ev:?}");
+    assert!(damage_to(&ev, "c13").is_empty(), "{ev:?}");
+    assert!(in_graveyard(&s, "p1", "c3"), "{s}");
+}
+
+#[test]
+fn cr_701_12a_bushwhack_fights_in_its_second_mode() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Bushwhack c3, Forests c4-c6, Islands c7-c8, Grizzly Bears c9; p2:
+    // library c10-c11, Hill Giant c12.
+    two_target_game(&env, "fight", "Bushwhack", &[]);
+    let e = refused(
+        &env,
+        "fight",
+        json!({"type": "cast", "card": "c3", "mode": 0, "targets": ["c9", "c12"]}),
+    );
+    assert!(e.to_string().contains("at most one target"), "{e}");
+    let out = act(
+        &env,
+        "fight",
+        json!({"type": "cast", "card": "c3", "mode": 1, "targets": ["c9", "c12"]}),
+    );
+    let mut ev = events_of(&out);
+    ev.extend(pass_until_resolved(&env, "fight"));
+    // Each deals damage equal to its power to the other: the bears die, the giant survives.
+    assert_eq!(damage_to(&ev, "c12"), [("c9".to_string(), 2)], "{ev:?}");
+    assert_eq!(damage_to(&ev, "c9"), [("c12".to_string(), 3)], "{ev:?}");
+    let s = state(&env, "fight");
+    assert!(in_graveyard(&s, "p1", "c9"), "{s}");
+    assert!(on_battlefield(&s, "c12").is_some(), "{s}");
+}
+
+#[test]
+fn cr_608_2c_felling_blow_grows_that_creature_then_it_deals_its_power() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Felling Blow c3, Forests c4-c6, Islands c7-c8, Grizzly Bears c9;
+    // p2: library c10-c11, Hill Giant c12.
+    two_target_game(&env, "blow", "Felling Blow", &[]);
+    let out = act(
+        &env,
+        "blow",
+        json!({"type": "cast", "card": "c3", "targets": ["c9", "c12"]}),
+    );
+    let mut ev = events_of(&out);
+    ev.extend(pass_until_resolved(&env, "blow"));
+    // The counter first: the bears are 3/3 and deal 3, killing the giant.
+    assert_eq!(damage_to(&ev, "c12"), [("c9".to_string(), 3)], "{ev:?}");
+    let s = state(&env, "blow");
+    assert!(in_graveyard(&s, "p2", "c12"), "{s}");
+    assert_eq!(on_battlefield(&s, "c9").unwrap()["power"], 3, "{s}");
+}
+
+#[test]
+fn cr_400_7_run_away_together_returns_one_creature_of_each_player() {
+    let env = TestEnv::new();
+    // p1: library c1-c2, Run Away Together c3, Forests c4-c6, Islands c7-c8, Grizzly Bears
+    // c9; p2: library c10-c11, Hill Giant c12.
+    two_target_game(&env, "run", "Run Away Together", &[]);
+    // Both of one player's creatures are not "controlled by different players".
+    refused(
+        &env,
+        "run",
+        json!({"type": "cast", "card": "c3", "targets": ["c12", "c12"]}),
+    );
+    act(
+        &env,
+        "run",
+        json!({"type": "cast", "card": "c3", "targets": ["c9", "c12"]}),
+    );
+    pass_until_resolved(&env, "run");
+    let s = state(&env, "run");
+    assert!(
+        on_battlefield(&s, "c9").is_none() && on_battlefield(&s, "c12").is_none(),
+        "{s}"
+    );
+    assert!(
+        s["players"]["p1"]["hand"].to_string().contains("\"c9\""),
+        "{s}"
+    );
+    assert!(
+        s["players"]["p2"]["hand"].to_string().contains("\"c12\""),
+        "{s}"
+    );
+}

@@ -233,6 +233,8 @@ impl State {
             flashback: false,
             ward: None,
             untargeted: false,
+            second: None,
+            second_moves: 0,
         });
         self.passes = 0; // CR 117.3c
         ev.push(Event::Activated {

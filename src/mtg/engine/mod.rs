@@ -53,6 +53,7 @@ mod step;
 mod trigger_events;
 mod triggers;
 mod turn;
+mod two_targets;
 mod variable;
 mod ward;
 mod zones;
@@ -149,6 +150,14 @@ pub enum Move {
     /// No target for the triggered ability being put on the stack, whose one target is
     /// optional ("up to one target", CR 601.2c).
     ChooseNoTarget,
+    /// Cast a spell with two targets (CR 601.2c): as [`Move::Cast`], the first target and
+    /// the second in the order its text names them.
+    CastWith {
+        card: Id,
+        targets: [Target; 2],
+        tap: Option<Vec<Id>>,
+        mode: Option<u8>,
+    },
 }
 
 /// What a move caused, in order.
@@ -200,6 +209,9 @@ pub enum Event {
         target: Option<Target>,
         #[serde(skip_serializing_if = "Option::is_none")]
         mode: Option<u8>,
+        /// The second target of a spell with two (CR 601.2c).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        second: Option<Target>,
     },
     /// An activated ability of `card` was put on the stack, its costs paid (CR 602.2).
     Activated {
@@ -436,5 +448,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::SurveilOrder { .. } => "surveil",
         Move::CastKicked { .. } => "cast",
         Move::ChooseNoTarget => "choose_no_target",
+        Move::CastWith { .. } => "cast",
     }
 }

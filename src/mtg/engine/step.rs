@@ -144,9 +144,10 @@ impl State {
                     mode,
                 },
             ) => {
+                self.validate_second(*card, *mode, None)?;
                 let taps = self.validate_cast(*card, *target, tap.as_deref(), *mode)?;
                 self.decisions += 1;
-                self.cast(*card, *target, &taps, *mode, ev);
+                self.cast(*card, *target, &taps, *mode, None, ev);
                 self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
             }
             (
@@ -158,9 +159,10 @@ impl State {
                     mode,
                 },
             ) => {
+                self.validate_second(*card, *mode, None)?;
                 let taps = self.validate_kicked(*card, *target, tap.as_deref(), *mode)?;
                 self.decisions += 1;
-                self.cast(*card, *target, &taps, *mode, ev);
+                self.cast(*card, *target, &taps, *mode, None, ev);
                 self.kicked.push((*card, self.obj(*card).moves));
                 self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
             }
@@ -186,6 +188,23 @@ impl State {
                 self.decisions += 1;
                 self.set_trigger_target(item as usize, *t);
                 self.ward_check(player, Some(*t), item as usize, ev);
+            }
+            (
+                Pending::Priority,
+                Move::CastWith {
+                    card,
+                    targets: [first, second],
+                    tap,
+                    mode,
+                },
+            ) => {
+                self.validate_second(*card, *mode, Some(*second))?;
+                let taps = self.validate_cast(*card, Some(*first), tap.as_deref(), *mode)?;
+                self.decisions += 1;
+                self.cast(*card, Some(*first), &taps, *mode, Some(*second), ev);
+                let item = self.stack.len() - 1;
+                self.ward_check(self.priority, Some(*first), item, ev);
+                self.ward_check(self.priority, Some(*second), item, ev);
             }
             (Pending::ChooseTarget { item, .. }, Move::ChooseNoTarget) => {
                 if let Err(why) = self.validate_no_target(item) {

@@ -212,6 +212,8 @@ impl State {
                     flashback: false,
                     ward: None,
                     untargeted: false,
+                    second: None,
+                    second_moves: 0,
                 });
                 events.push(Event::Triggered { card: id, ability });
             }
@@ -256,6 +258,10 @@ impl State {
         };
         all.into_iter()
             .filter(|&m| mode_target(effects, m).is_none_or(|k| self.has_target(seat, k)))
+            .filter(|&m| {
+                crate::mtg::lower::mode_second_target(effects, m)
+                    .is_none_or(|k| self.has_target(seat, k))
+            })
             .collect()
     }
 

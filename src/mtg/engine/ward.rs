@@ -55,6 +55,8 @@ impl State {
             flashback: false,
             ward: Some(warded),
             untargeted: false,
+            second: None,
+            second_moves: 0,
         });
         self.passes = 0;
         ev.push(Event::WardTriggered { card: t, source });
