@@ -24,6 +24,12 @@ fn targets_offered(d: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// The game's journal replays to the same state (its moves, the new ones included).
+fn replays(env: &TestEnv, id: &str) {
+    let r = env.json(&["mtg", "replay", "--game", id], "");
+    assert_eq!(r["matches"], true, "{r}");
+}
+
 fn offers_no_target(d: &Value) -> bool {
     d["options"]
         .as_array()
@@ -111,6 +117,7 @@ fn cr_601_2c_ambush_wolf_may_choose_no_target_and_then_exiles_nothing() {
     );
     // The decision is gone: no further choice of target is asked.
     assert_eq!(decision(&env, "none")["kind"], "priority");
+    replays(&env, "none");
 }
 
 #[test]
@@ -299,6 +306,7 @@ fn cr_120_3_bite_down_deals_damage_equal_to_power_to_its_second_target() {
     assert!(damage_to(&ev, "c9").is_empty(), "{ev:?}");
     let s = state(&env, "bite");
     assert_eq!(on_battlefield(&s, "c12").unwrap()["damage"], 2, "{s}");
+    replays(&env, "bite");
 }
 
 #[test]
@@ -332,6 +340,7 @@ fn cr_701_12b_no_damage_when_the_first_target_is_gone() {
     assert!(!ev.iter().any(|e| e["type"] == "fizzled"), "{ev:?}");
     assert!(damage_to(&ev, "c13").is_empty(), "{ev:?}");
     assert!(in_graveyard(&s, "p1", "c3"), "{s}");
+    replays(&env, "gone");
 }
 
 #[test]
