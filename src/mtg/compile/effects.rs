@@ -169,7 +169,7 @@ pub fn effect(s: &str) -> Option<Effect> {
     if let Some(e) = variable::effect(s) {
         return Some(e);
     }
-    if let Some(e) = super::targets::up_to_one(s).or_else(|| super::targets::fight(s)) {
+    if let Some(e) = super::targets::up_to_one(s).or_else(|| super::targets::fight(s, subject)) {
         return Some(e);
     }
     match s {

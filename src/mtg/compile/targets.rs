@@ -4,7 +4,6 @@
 //! plays are templates here; any other sentence stays refused with its fragment named.
 
 use super::ast::{Control, Effect, Filter, Subject};
-use super::effects::subject;
 
 /// A whole effect text of two sentences that is one template: "choose two target creatures
 /// controlled by different players. return those creatures to their owners' hands" (CR 400.7).
@@ -19,7 +18,7 @@ pub(super) fn whole(text: &str) -> Option<Effect> {
 
 /// "<a> fights <b>" (CR 701.12a) and "[then] <a> deals damage equal to its power to <b>"
 /// (CR 120.3), where `a` is a target creature or "that creature" and `b` a target.
-pub(super) fn fight(s: &str) -> Option<Effect> {
+pub(super) fn fight(s: &str, subject: fn(&str) -> Option<Subject>) -> Option<Effect> {
     let s = s.strip_prefix("then ").unwrap_or(s);
     let (a, b, mutual) = if let Some((a, b)) = s.split_once(" deals damage equal to its power to ")
     {
@@ -106,7 +105,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            fight("target creature you control fights target creature you don't control"),
+            fight(
+                "target creature you control fights target creature you don't control",
+                super::super::subject
+            ),
             Some(Effect::Fight {
                 a: you,
                 b: theirs,
@@ -115,7 +117,10 @@ mod tests {
         );
         // Only creatures fight: a player is no second target.
         assert_eq!(
-            fight("target creature you control fights target player"),
+            fight(
+                "target creature you control fights target player",
+                super::super::subject
+            ),
             None
         );
     }
