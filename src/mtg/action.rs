@@ -116,6 +116,9 @@ pub enum Action {
     /// The legend rule: the one of your same-named legendary permanents to keep (the others
     /// go to the graveyard).
     LegendRule { keep: String },
+    /// Choose no target for the triggered ability being put on the stack when its one target
+    /// is optional ("up to one target"): its targeted effects then do nothing.
+    ChooseNoTarget,
 }
 
 fn id(s: &str) -> Result<Id, String> {
@@ -139,8 +142,24 @@ impl Action {
                 mode,
                 kicked,
             } => {
-                if targets.len() > 1 {
-                    return Err("cast: at most one target in this rules subset".into());
+                if targets.len() > 2 {
+                    return Err("cast: at most two targets in this rules subset".into());
+                }
+                let parse = |t: &String| {
+                    Target::parse(t)
+                        .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))
+                };
+                // Two targets (CR 601.2c): the first and the second, in the text's order.
+                if let [first, second] = targets.as_slice() {
+                    if *kicked {
+                        return Err("cast: a kicked spell takes at most one target here".into());
+                    }
+                    return Ok(Move::CastWith {
+                        card: id(card)?,
+                        targets: [parse(first)?, parse(second)?],
+                        tap: tap.as_deref().map(ids).transpose()?,
+                        mode: *mode,
+                    });
                 }
                 let target = match targets.first() {
                     None => None,
@@ -261,6 +280,7 @@ impl Action {
                 pay: *pay,
                 tap: tap.as_deref().map(ids).transpose()?,
             },
+            Action::ChooseNoTarget => Move::ChooseNoTarget,
         })
     }
 
@@ -371,6 +391,19 @@ impl Action {
                 cards: v.iter().map(s).collect(),
             },
             Move::Concede => Action::Concede,
+            Move::ChooseNoTarget => Action::ChooseNoTarget,
+            Move::CastWith {
+                card,
+                targets,
+                tap,
+                mode,
+            } => Action::Cast {
+                card: s(card),
+                targets: targets.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                mode: *mode,
+                kicked: false,
+            },
         }
     }
 }
@@ -458,6 +491,7 @@ pub fn surface(s: &State) -> ActionSurface {
                     if let Move::PlayLand(c)
                     | Move::Cast { card: c, .. }
                     | Move::CastKicked { card: c, .. }
+                    | Move::CastWith { card: c, .. }
                     | Move::Activate { card: c, .. } = m
                     {
                         v["name"] = json!(s.card(*c).data.name);
@@ -468,11 +502,20 @@ pub fn surface(s: &State) -> ActionSurface {
         ),
         Pending::ChooseTarget { item, .. } => {
             let source = s.stack[item as usize].card;
+            let mut moves: Vec<Move> = s
+                .trigger_target_options()
+                .into_iter()
+                .map(Move::ChooseTarget)
+                .collect();
+            // An optional target ("up to one"): choosing none is an option too.
+            if s.target_optional(&s.stack[item as usize]) {
+                moves.push(Move::ChooseNoTarget);
+            }
             Value::Array(
-                s.trigger_target_options()
+                moves
                     .iter()
-                    .map(|t| {
-                        let mut v = act(&Move::ChooseTarget(*t));
+                    .map(|m| {
+                        let mut v = act(m);
                         v["source"] = json!(source);
                         v["name"] = json!(s.card(source).data.name);
                         v

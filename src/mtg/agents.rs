@@ -134,12 +134,15 @@ impl Agent {
                     .collect();
                 self.pick(&moves)
             }
-            Pending::ChooseTarget { .. } => {
-                let moves: Vec<Move> = s
+            Pending::ChooseTarget { item, .. } => {
+                let mut moves: Vec<Move> = s
                     .trigger_target_options()
                     .into_iter()
                     .map(Move::ChooseTarget)
                     .collect();
+                if s.target_optional(&s.stack[item as usize]) {
+                    moves.push(Move::ChooseNoTarget);
+                }
                 self.pick(&moves)
             }
             Pending::DeclareAttackers => {
@@ -301,6 +304,7 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                             | Effect::Destroy(_)
                             | Effect::Bounce(_)
                             | Effect::Tap(_)
+                            | Effect::ExileCard(_)
                     ) || matches!(e, Effect::Counters(n, _) if *n < 0)
                 });
             let aim = if harmful { opp } else { me };
@@ -311,7 +315,13 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
                 Target::Obj(o) => -value(s, o) - 500,
             };
             let options = s.trigger_target_options();
-            Move::ChooseTarget(*options.iter().max_by_key(|t| score(t))?)
+            let best = options.iter().max_by_key(|t| score(t));
+            // An optional target is left unchosen rather than aimed the wrong way.
+            match best {
+                Some(t) if score(t) >= 0 || !s.target_optional(it) => Move::ChooseTarget(*t),
+                _ if s.target_optional(it) => Move::ChooseNoTarget,
+                _ => return None,
+            }
         }
         Pending::DeclareAttackers => {
             let cands = s.attack_candidates();

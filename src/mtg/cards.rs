@@ -138,6 +138,11 @@ impl Card {
         super::lower::mode_target(&self.effects, mode)
     }
 
+    /// The second target kind of a spell with two (CR 601.2c), of its chosen mode.
+    pub fn second_target_of(&self, mode: Option<u8>) -> Option<TargetKind> {
+        super::lower::mode_second_target(&self.effects, mode)
+    }
+
     /// How many modes a modal spell has (0 if it is not modal, CR 700.2).
     pub fn modes(&self) -> u8 {
         super::lower::mode_count(&self.effects)

@@ -139,7 +139,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             // effects are lowered as an activated ability's (tokens included).
             Ability::Loyalty { change, effects } if !spell => {
                 match source_effects(effects, Some(&mut out.tokens)) {
-                    Some(effects) => {
+                    Some(effects) if !effects.contains(&Effect::UpToOne) => {
                         out.activated.push(Activated {
                             mana: ManaCost::default(),
                             tap: false,
@@ -151,7 +151,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                         });
                         true
                     }
-                    None => false,
+                    _ => false,
                 }
             }
             Ability::Static(st) if !spell && static_effect(st).is_some() => {
@@ -471,6 +471,10 @@ fn activated(
     tokens: &mut Vec<CardData>,
 ) -> Option<Activated> {
     let effects = source_effects(es, Some(tokens))?;
+    // An optional target is chosen only as a trigger goes on the stack.
+    if effects.contains(&Effect::UpToOne) {
+        return None;
+    }
     // A sacrificed source is gone as the ability resolves: nothing may act on it.
     if cost.sacrifice_self && effects.iter().any(on_source) {
         return None;
@@ -535,7 +539,13 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
     let mut v = Vec::new();
     let mut first: Option<TargetKind> = None;
     for e in es {
+        // "up to one target …": the marker first, then the effect on that one target.
+        let optional = targets::up_to_one(e);
+        if optional.is_some() {
+            v.push(Effect::UpToOne);
+        }
         let l = match e {
+            _ if optional.is_some() => optional?,
             E::Pump {
                 who: S::This,
                 power,
@@ -588,8 +598,10 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     let mut v = Vec::new();
     let mut first: Option<TargetKind> = None;
     for e in es {
-        let refers = variable::refers_to_that(e);
+        let refers = variable::refers_to_that(e) || targets::refers_to_first(e);
         let l = match e {
+            // Two targets (CR 601.2c): only a spell's, its first shared with an earlier effect.
+            E::Fight { .. } | E::BounceBoth(..) => targets::two(e, first)?,
             E::Tokens { .. } | E::Food(_) | E::Treasure(_) | E::CountedTokens { .. } => {
                 tokens::any_tokens_effect(e, tokens)??
             }
@@ -617,6 +629,7 @@ mod continuous;
 mod form;
 mod kicker;
 mod spells;
+mod targets;
 mod tokens;
 mod variable;
 

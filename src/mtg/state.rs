@@ -315,6 +315,15 @@ pub struct StackItem {
     /// ability it counters unless that one's controller pays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ward: Option<Warded>,
+    /// Its controller chose no target for its optional one ("up to one target", CR 601.2c):
+    /// its targeted effects do nothing.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub untargeted: bool,
+    /// The second target of a spell with two (CR 601.2c), and its [`Obj::moves`] when chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second: Option<Target>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub second_moves: u16,
 }
 
 /// What a ward trigger counters unless its controller pays `cost` generic mana (CR 702.21a):

@@ -30,6 +30,7 @@ mod mtg_permanents;
 mod mtg_planeswalkers;
 mod mtg_spells;
 mod mtg_statics31;
+mod mtg_targets32;
 mod mtg_templates;
 mod mtg_tokens;
 mod mtg_variable31;

@@ -83,6 +83,8 @@ pub enum Filter {
     ArtifactEnchantmentOrFlyer,
     /// "target vampire you control": a creature of one creature type (CR 205.3m).
     OfType(&'static str),
+    /// "creature or planeswalker" with a controller ("… you don't control").
+    CreatureOrPlaneswalker,
 }
 
 /// Whose objects a filter admits.
@@ -127,6 +129,9 @@ pub enum Subject {
     /// Not targeted: "those creatures": the creatures an earlier "for each" effect of the
     /// same spell counted (CR 608.2c), counted again as this effect happens.
     Counted(Per),
+    /// "other target <filter> [you control]": a targeted permanent other than the ability's
+    /// source (CR 115.1, 109.1).
+    OtherTarget(Filter, Control),
 }
 
 impl Subject {
@@ -138,6 +143,7 @@ impl Subject {
                 | Subject::TargetOpponent
                 | Subject::TargetCreatureOrPlaneswalker
                 | Subject::Target(..)
+                | Subject::OtherTarget(..)
         )
     }
 }
@@ -335,6 +341,21 @@ pub enum Effect {
         who: Subject,
         amount: Amount,
     },
+    /// 115.1 / 601.2c: "<verb> up to one target …": the effect with its one target optional;
+    /// zero targets may be chosen, and then it does nothing.
+    UpToOne(Box<Effect>),
+    /// 701.12 / 120.3: "<a> fights <b>" (`mutual`: each deals damage equal to its power to
+    /// the other) or "<a> deals damage equal to its power to <b>" (one way). Two targets, or
+    /// `a` is "that creature", an earlier effect's target (CR 608.2c).
+    Fight {
+        a: Subject,
+        b: Subject,
+        mutual: bool,
+    },
+    /// 400.7: "Choose two target creatures controlled by different players. Return those
+    /// creatures to their owners' hands." With two players: one target creature its
+    /// controller controls (`a`) and one an opponent controls (`b`).
+    BounceBoth(Subject, Subject),
 }
 
 /// An amount an effect reads as it happens (CR 608.2h).
@@ -729,6 +750,10 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::DrawPer(_) => "draw for each",
         Effect::InsteadIf { .. } => "instead if",
         Effect::LoseLifeEqual { .. } => "lose life equal to",
+        Effect::UpToOne(_) => "up to one target",
+        Effect::Fight { mutual: true, .. } => "fight",
+        Effect::Fight { .. } => "damage equal to its power to a second target",
+        Effect::BounceBoth(..) => "bounce two targets",
     }
 }
 

@@ -24,6 +24,9 @@ pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
         let who = who.ok_or_else(|| Fail::new(text, &effect_shape(text)))?;
         return Ok(vec![Effect::ChooseDiscard { who, nonland }]);
     }
+    if let Some(e) = super::targets::whole(text) {
+        return Ok(vec![e]);
+    }
     let mut out = Vec::new();
     for sentence in text.split(". ") {
         let sentence = sentence.trim();
@@ -124,6 +127,7 @@ fn filter(s: &str) -> Option<Filter> {
         "artifact" => Filter::Artifact,
         "permanent" => Filter::Permanent,
         "artifact, enchantment, or creature with flying" => Filter::ArtifactEnchantmentOrFlyer,
+        "creature or planeswalker" => Filter::CreatureOrPlaneswalker,
         t => Filter::OfType(creature_type(t)?),
     })
 }
@@ -163,6 +167,9 @@ pub fn effect(s: &str) -> Option<Effect> {
         return Some(Effect::ExileUntilLeaves(targeted(subject(t)?)?));
     }
     if let Some(e) = variable::effect(s) {
+        return Some(e);
+    }
+    if let Some(e) = super::targets::up_to_one(s).or_else(|| super::targets::fight(s, subject)) {
         return Some(e);
     }
     match s {

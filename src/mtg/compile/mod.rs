@@ -20,6 +20,7 @@ mod effects;
 mod kicker;
 mod restrictions;
 mod statics;
+mod targets;
 mod triggers;
 pub(crate) mod types;
 

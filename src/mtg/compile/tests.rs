@@ -515,7 +515,7 @@ fn cr_700_2_modal_spells_and_triggers() {
     let e = compile(&card(
         "Bushwhack",
         "Sorcery",
-        "Choose one —\n• You gain 2 life.\n• Target creature you control fights target creature you don't control.",
+        "Choose one —\n• You gain 2 life.\n• Target creature you control fights target player.",
     ))
     .unwrap_err();
     assert!(e.fragment.contains("fights"), "{e:?}");

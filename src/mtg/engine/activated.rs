@@ -232,6 +232,9 @@ impl State {
             mode: None,
             flashback: false,
             ward: None,
+            untargeted: false,
+            second: None,
+            second_moves: 0,
         });
         self.passes = 0; // CR 117.3c
         ev.push(Event::Activated {

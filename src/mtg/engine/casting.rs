@@ -96,10 +96,13 @@ impl State {
                     {
                         true
                     }
+                    TargetKind::OtherPermanentYouControl => mine,
+                    TargetKind::CreatureOrPlaneswalkerOpponent if self.is_planeswalker(id) => !mine,
                     _ if !self.is_creature(id) => false,
                     TargetKind::TappedCreature => self.obj(id).tapped,
                     TargetKind::CreatureYouControl => mine,
-                    TargetKind::CreatureOpponentControls => !mine,
+                    TargetKind::CreatureOpponentControls
+                    | TargetKind::CreatureOrPlaneswalkerOpponent => !mine,
                     TargetKind::CombatCreature => in_combat(),
                     TargetKind::CreatureTypeYouControl(t) => {
                         mine && self.card(id).subtypes.iter().any(|s| s == t)
@@ -119,7 +122,7 @@ impl State {
             }
         }
         if k.in_graveyard() {
-            for &id in &self.players[by.i()].graveyard {
+            for &id in self.graveyards_of(by, k) {
                 if self.graveyard_target_ok(by, k, id) {
                     v.push(Target::Obj(id));
                 }
@@ -150,9 +153,8 @@ impl State {
                 .iter()
                 .any(|it| it.ability.is_none() && self.spell_kind_ok(k, it.card)))
             || (k.in_graveyard()
-                && self.players[by.i()]
-                    .graveyard
-                    .iter()
+                && self
+                    .graveyards_of(by, k)
                     .any(|&id| self.graveyard_target_ok(by, k, id)))
             || self
                 .battlefield
@@ -225,6 +227,9 @@ impl State {
                             tap: None,
                             mode,
                         }),
+                        Some(_) if c.second_target_of(mode).is_some() => {
+                            self.two_target_casts(seat, id, mode, &mut v);
+                        }
                         Some(k) => {
                             for t in self.targets(seat, k) {
                                 // A reduction for this target may be what makes it payable.
@@ -333,6 +338,7 @@ impl State {
         target: Option<Target>,
         taps: &[Id],
         mode: Option<u8>,
+        second: Option<Target>,
         ev: &mut Vec<Event>,
     ) {
         let seat = self.priority;
@@ -358,6 +364,12 @@ impl State {
             mode,
             flashback,
             ward: None,
+            untargeted: false,
+            second,
+            second_moves: match second {
+                Some(Target::Obj(t)) => self.obj(t).moves,
+                _ => 0,
+            },
         });
         // CR 117.3c: the caster receives priority again.
         self.passes = 0;
@@ -366,6 +378,7 @@ impl State {
             card: id,
             target,
             mode,
+            second,
         });
     }
 }

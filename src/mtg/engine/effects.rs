@@ -198,6 +198,14 @@ impl State {
                 | Effect::OpponentLosesLifeEqual(_)),
                 t,
             ) => self.perform_variable(source, by, e, obj, t, ev),
+            (Effect::UpToOne, _) => {}
+            // Performed with both targets by the spell's resolution (`perform_two`).
+            (Effect::Fight(..) | Effect::BounceBoth(..), _) => {}
+            (Effect::ExileCard(_), _) => {
+                if let Some(c) = obj {
+                    self.exile_from_graveyard(c, ev);
+                }
+            }
         }
     }
 

@@ -40,6 +40,7 @@ mod exile_until;
 mod keywords;
 mod kicker;
 mod mana;
+mod optional_targets;
 mod planeswalker;
 mod position;
 mod power_damage;
@@ -52,6 +53,7 @@ mod step;
 mod trigger_events;
 mod triggers;
 mod turn;
+mod two_targets;
 mod variable;
 mod ward;
 mod zones;
@@ -62,7 +64,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v7";
+pub const RULES_VERSION: &str = "core-v8";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +147,17 @@ pub enum Move {
         tap: Option<Vec<Id>>,
         mode: Option<u8>,
     },
+    /// No target for the triggered ability being put on the stack, whose one target is
+    /// optional ("up to one target", CR 601.2c).
+    ChooseNoTarget,
+    /// Cast a spell with two targets (CR 601.2c): as [`Move::Cast`], the first target and
+    /// the second in the order its text names them.
+    CastWith {
+        card: Id,
+        targets: [Target; 2],
+        tap: Option<Vec<Id>>,
+        mode: Option<u8>,
+    },
 }
 
 /// What a move caused, in order.
@@ -196,6 +209,9 @@ pub enum Event {
         target: Option<Target>,
         #[serde(skip_serializing_if = "Option::is_none")]
         mode: Option<u8>,
+        /// The second target of a spell with two (CR 601.2c).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        second: Option<Target>,
     },
     /// An activated ability of `card` was put on the stack, its costs paid (CR 602.2).
     Activated {
@@ -431,5 +447,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::KeepLegend(_) => "legend_rule",
         Move::SurveilOrder { .. } => "surveil",
         Move::CastKicked { .. } => "cast",
+        Move::ChooseNoTarget => "choose_no_target",
+        Move::CastWith { .. } => "cast",
     }
 }

@@ -64,11 +64,14 @@ impl State {
         // left the battlefield since is a new object (CR 400.7).
         let fizzled = match (self.card(id).target_of(item.mode), item.target) {
             (Some(k), Some(t)) => {
-                !self.target_ok(item.controller, k, t)
-                    || matches!(t, Target::Obj(o) if self.obj(o).moves != item.target_moves)
+                (!self.target_ok(item.controller, k, t)
+                    || matches!(t, Target::Obj(o) if self.obj(o).moves != item.target_moves))
+                    && self.second_illegal(&item)
             }
             _ => false,
         };
+        // With two targets, an effect on an illegal one does nothing to it (CR 608.2b).
+        let (first, second) = self.legal_targets(&item);
         if fizzled {
             ev.push(Event::Fizzled { card: id });
         } else {
@@ -83,7 +86,11 @@ impl State {
                 .copied()
                 .collect();
             for e in effects {
-                self.perform(id, item.controller, e, item.target, ev);
+                if e.second_target().is_some() {
+                    self.perform_two(e, first, second, ev);
+                } else {
+                    self.perform(id, item.controller, e, first, ev);
+                }
             }
             ev.push(Event::Resolved { card: id });
         }

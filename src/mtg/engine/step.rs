@@ -144,9 +144,10 @@ impl State {
                     mode,
                 },
             ) => {
+                self.validate_second(*card, *mode, None)?;
                 let taps = self.validate_cast(*card, *target, tap.as_deref(), *mode)?;
                 self.decisions += 1;
-                self.cast(*card, *target, &taps, *mode, ev);
+                self.cast(*card, *target, &taps, *mode, None, ev);
                 self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
             }
             (
@@ -158,9 +159,10 @@ impl State {
                     mode,
                 },
             ) => {
+                self.validate_second(*card, *mode, None)?;
                 let taps = self.validate_kicked(*card, *target, tap.as_deref(), *mode)?;
                 self.decisions += 1;
-                self.cast(*card, *target, &taps, *mode, ev);
+                self.cast(*card, *target, &taps, *mode, None, ev);
                 self.kicked.push((*card, self.obj(*card).moves));
                 self.ward_check(self.priority, *target, self.stack.len() - 1, ev);
             }
@@ -180,13 +182,37 @@ impl State {
             }
             (Pending::ChooseTarget { player, item }, Move::ChooseTarget(t)) => {
                 let it = &self.stack[item as usize];
-                let k = self.trigger_target_kind(it);
-                if !k.is_some_and(|k| self.target_ok(player, k, *t)) {
+                if !self.trigger_target_ok(player, it, *t) {
                     return illegal(format!("{t} is not a legal target for that ability"));
                 }
                 self.decisions += 1;
                 self.set_trigger_target(item as usize, *t);
                 self.ward_check(player, Some(*t), item as usize, ev);
+            }
+            (
+                Pending::Priority,
+                Move::CastWith {
+                    card,
+                    targets: [first, second],
+                    tap,
+                    mode,
+                },
+            ) => {
+                self.validate_second(*card, *mode, Some(*second))?;
+                let taps = self.validate_cast(*card, Some(*first), tap.as_deref(), *mode)?;
+                self.decisions += 1;
+                self.cast(*card, Some(*first), &taps, *mode, Some(*second), ev);
+                let item = self.stack.len() - 1;
+                self.ward_check(self.priority, Some(*first), item, ev);
+                self.ward_check(self.priority, Some(*second), item, ev);
+            }
+            (Pending::ChooseTarget { item, .. }, Move::ChooseNoTarget) => {
+                if let Err(why) = self.validate_no_target(item) {
+                    return illegal(why);
+                }
+                self.decisions += 1;
+                self.decline_target(item as usize);
+                self.next_target_choice();
             }
             (Pending::LegendRule { .. }, Move::KeepLegend(keep)) => {
                 self.validate_keep_legend(*keep)?;

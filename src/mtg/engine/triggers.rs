@@ -193,7 +193,10 @@ impl State {
                 let effects = &self.card(id).triggers[ability as usize].1;
                 // CR 603.3d / 700.2a: removed from the stack when no mode can be chosen
                 // (a mode whose target has no legal choice cannot be).
-                if self.choosable_modes(seat, effects).is_empty() {
+                // An optional target ("up to one") is never missing (CR 601.2c).
+                if self.choosable_modes(seat, effects).is_empty()
+                    && !effects.contains(&Effect::UpToOne)
+                {
                     continue;
                 }
                 // The object the event names rides in the target slot (the ability has no
@@ -208,6 +211,9 @@ impl State {
                     mode: None,
                     flashback: false,
                     ward: None,
+                    untargeted: false,
+                    second: None,
+                    second_moves: 0,
                 });
                 events.push(Event::Triggered { card: id, ability });
             }
@@ -252,12 +258,16 @@ impl State {
         };
         all.into_iter()
             .filter(|&m| mode_target(effects, m).is_none_or(|k| self.has_target(seat, k)))
+            .filter(|&m| {
+                crate::mtg::lower::mode_second_target(effects, m)
+                    .is_none_or(|k| self.has_target(seat, k))
+            })
             .collect()
     }
 
     /// Asks for the mode, then the target, of the lowest triggered ability on the stack still
     /// without them.
-    fn next_target_choice(&mut self) {
+    pub(super) fn next_target_choice(&mut self) {
         let moding = self
             .stack
             .iter()
@@ -269,11 +279,16 @@ impl State {
             };
             return;
         }
-        let waiting = self
-            .stack
-            .iter()
-            .position(|it| it.target.is_none() && self.trigger_target_kind(it).is_some());
+        let waiting = self.stack.iter().position(|it| {
+            it.target.is_none() && !it.untargeted && self.trigger_target_kind(it).is_some()
+        });
         if let Some(i) = waiting {
+            // Zero targets is the only choice of an optional target with no legal one.
+            let it = &self.stack[i];
+            if self.target_optional(it) && self.trigger_targets(it.controller, it).is_empty() {
+                self.decline_target(i);
+                return self.next_target_choice();
+            }
             self.pending = Pending::ChooseTarget {
                 player: self.stack[i].controller,
                 item: i as u8,
@@ -328,8 +343,7 @@ impl State {
             Pending::ChooseTarget { player, item } => self
                 .stack
                 .get(item as usize)
-                .and_then(|it| self.trigger_target_kind(it))
-                .map(|k| self.targets(player, k))
+                .map(|it| self.trigger_targets(player, it))
                 .unwrap_or_default(),
             _ => Vec::new(),
         }
@@ -364,6 +378,10 @@ impl State {
         let named_gone = matches!(item.target, Some(Target::Obj(o))
             if self.obj(o).zone != Zone::Battlefield || self.obj(o).moves != item.target_moves);
         for e in effects.into_iter().filter(|_| live) {
+            // No target chosen for an optional one: its targeted effects do nothing.
+            if item.untargeted && e.target().is_some() {
+                continue;
+            }
             if named_gone && matches!(e, Effect::Counters(_, TargetKind::Triggering)) {
                 continue;
             }

@@ -54,6 +54,9 @@ impl State {
             mode: None,
             flashback: false,
             ward: Some(warded),
+            untargeted: false,
+            second: None,
+            second_moves: 0,
         });
         self.passes = 0;
         ev.push(Event::WardTriggered { card: t, source });

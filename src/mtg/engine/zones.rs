@@ -58,8 +58,9 @@ impl State {
         }
         let o = self.obj(id);
         o.zone == Zone::Graveyard
-            && o.owner == by
+            && (o.owner == by || k == TargetKind::CardInAGraveyard)
             && match k {
+                TargetKind::CardInAGraveyard => true,
                 TargetKind::CreatureCardInYourGraveyard => self.is_creature(id),
                 TargetKind::PermanentCardInYourGraveyard => self.card(id).kind.is_permanent(),
                 TargetKind::SmallNonlandPermanentCardInYourGraveyard(mv) => {

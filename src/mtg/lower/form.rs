@@ -105,6 +105,13 @@ pub enum TargetKind {
     /// "target nonland permanent card with mana value N or less from your graveyard" (CR
     /// 202.3).
     SmallNonlandPermanentCardInYourGraveyard(u8),
+    /// "target card from a graveyard": any card in any player's graveyard (CR 115.1, 404).
+    CardInAGraveyard,
+    /// "other target permanent you control": any of the controller's permanents but the
+    /// ability's source (CR 109.1, 115.1).
+    OtherPermanentYouControl,
+    /// "target creature or planeswalker you don't control" (CR 115.1).
+    CreatureOrPlaneswalkerOpponent,
 }
 
 impl TargetKind {
@@ -115,6 +122,7 @@ impl TargetKind {
             TargetKind::CreatureCardInYourGraveyard
                 | TargetKind::PermanentCardInYourGraveyard
                 | TargetKind::SmallNonlandPermanentCardInYourGraveyard(_)
+                | TargetKind::CardInAGraveyard
         )
     }
 
@@ -245,6 +253,27 @@ pub enum Effect {
     /// "target opponent loses X life, where X is …" (CR 119.3, 608.2h): the opponent (one
     /// of two players, always a legal target) loses the amount as it resolves.
     OpponentLosesLifeEqual(Amount),
+    /// The ability's one target is optional ("up to one target …", CR 115.1, 601.2c): its
+    /// controller may choose none, and then its targeted effects do nothing. A marker before
+    /// the targeted effect; it does nothing itself.
+    UpToOne,
+    /// "exile target card from a graveyard" (CR 406.3): the card leaves its owner's graveyard
+    /// for its owner's exile.
+    ExileCard(TargetKind),
+    /// A spell's two targets (CR 601.2c): the first ("target creature you control", or
+    /// "that creature" of an earlier effect on it) deals damage equal to its power to the
+    /// second; with `true` each deals damage equal to its power to the other (fight, CR
+    /// 701.12a). No damage is dealt unless both are still legal (CR 701.12b, 608.2b).
+    Fight(TargetKind, TargetKind, bool),
+    /// "Choose two target creatures controlled by different players. Return those creatures
+    /// to their owners' hands." (CR 400.7): the first target and the second, each returned if
+    /// it is still legal.
+    BounceBoth(TargetKind, TargetKind),
+}
+
+/// The second target kind of `mode` of an effect list, if it has two targets (CR 601.2c).
+pub fn mode_second_target(es: &[Effect], mode: Option<u8>) -> Option<TargetKind> {
+    mode_effects(es, mode).find_map(Effect::second_target)
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -318,6 +347,14 @@ pub enum Cond {
 }
 
 impl Effect {
+    /// The kind of an effect's second target (CR 601.2c), if it has two.
+    pub fn second_target(&self) -> Option<TargetKind> {
+        match *self {
+            Effect::Fight(_, t, _) | Effect::BounceBoth(_, t) => Some(t),
+            _ => None,
+        }
+    }
+
     pub fn target(&self) -> Option<TargetKind> {
         match *self {
             Effect::Damage(_, t)
@@ -338,7 +375,10 @@ impl Effect {
             | Effect::Untap(t)
             | Effect::Stun(_, t)
             | Effect::PreventCombatDamage(t)
-            | Effect::PumpInsteadIf(_, _, _, t) => Some(t).filter(|t| {
+            | Effect::PumpInsteadIf(_, _, _, t)
+            | Effect::ExileCard(t)
+            | Effect::Fight(t, _, _)
+            | Effect::BounceBoth(t, _) => Some(t).filter(|t| {
                 !matches!(
                     t,
                     TargetKind::Source | TargetKind::Attached | TargetKind::Triggering
@@ -369,7 +409,8 @@ impl Effect {
             | Effect::GainLifePer(..)
             | Effect::DrawPer(_)
             | Effect::PumpPer(..)
-            | Effect::OpponentLosesLifeEqual(_) => None,
+            | Effect::OpponentLosesLifeEqual(_)
+            | Effect::UpToOne => None,
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::*;
 use crate::mtg::compile::{StaticCondition, compile};
 
-fn lowered(type_line: &str, text: &str) -> Result<Lowered, String> {
+pub(super) fn lowered(type_line: &str, text: &str) -> Result<Lowered, String> {
     let d = crate::mtg::facts::CardData {
         name: "Test Card".into(),
         mana_cost: "{1}".into(),
