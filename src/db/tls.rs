@@ -1,5 +1,5 @@
-//! TLS to the shared database: the `sslmode` and `sslrootcert` of `database.url`, read as libpq
-//! reads them, on the `rustls` bob already uses for HTTPS.
+//! TLS to the shared database: the `sslmode`, `sslrootcert`, `sslcert` and `sslkey` of
+//! `database.url`, read as libpq reads them, on the `rustls` bob already uses for HTTPS.
 //!
 //! This module promises:
 //!
@@ -199,17 +199,15 @@ impl TlsSettings {
             None => builder.with_no_client_auth(),
             Some((cert, key)) => {
                 let (chain, private) = client_identity(setting, cert, key)?;
-                builder
-                    .with_client_auth_cert(chain, private)
-                    .map_err(|e| {
-                        Error::invalid(format!(
-                            "{setting}: sslkey {} does not fit sslcert {}: {e}",
-                            key.display(),
-                            cert.display()
-                        ))
-                        .with("setting", setting)
-                        .with("path", key.display().to_string())
-                    })?
+                builder.with_client_auth_cert(chain, private).map_err(|e| {
+                    Error::invalid(format!(
+                        "{setting}: sslkey {} does not fit sslcert {}: {e}",
+                        key.display(),
+                        cert.display()
+                    ))
+                    .with("setting", setting)
+                    .with("path", key.display().to_string())
+                })?
             }
         };
         Ok(Some(tokio_postgres_rustls::MakeRustlsConnect::new(config)))
@@ -270,8 +268,13 @@ fn client_identity(
         return Err(bad("sslcert", cert, "holds no certificate".into()));
     }
     key_permissions(key).map_err(|why| bad("sslkey", key, why))?;
-    let private = PrivateKeyDer::from_pem_file(key)
-        .map_err(|e| bad("sslkey", key, format!("holds no usable PEM private key ({e})")))?;
+    let private = PrivateKeyDer::from_pem_file(key).map_err(|e| {
+        bad(
+            "sslkey",
+            key,
+            format!("holds no usable PEM private key ({e})"),
+        )
+    })?;
     Ok((chain, private))
 }
 
