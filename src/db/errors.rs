@@ -118,6 +118,12 @@ fn cause_of(e: &postgres::Error) -> (&'static str, String) {
             _ => named("io", &top),
         };
     }
+    if top.contains("password missing") || detail.contains("password missing") {
+        return named(
+            "auth_failed",
+            "the server asks for a password and the URL gives none",
+        );
+    }
     if top.starts_with("authentication error") {
         return named("auth_failed", "authentication failed");
     }

@@ -15,7 +15,12 @@ fn fails_with(url: &str, cause: &str, words: &str) -> Value {
         url: Some(url.to_string()),
         key_file: None,
     };
-    let e = node.fails(&["state", "show", "--session", "s"], "", 6, "upstream.error");
+    let e = node.fails(
+        &["state", "show", "--session", "s"],
+        "",
+        6,
+        "upstream.error",
+    );
     assert_eq!(e["details"]["cause"], cause, "{e}");
     let message = e["message"].as_str().unwrap();
     assert!(message.contains(words), "{e}");
@@ -23,7 +28,10 @@ fn fails_with(url: &str, cause: &str, words: &str) -> Value {
         message.contains(e["details"]["host"].as_str().unwrap()),
         "{e}"
     );
-    assert!(!e.to_string().contains("hunter2"), "the password leaked: {e}");
+    assert!(
+        !e.to_string().contains("hunter2"),
+        "the password leaked: {e}"
+    );
     // `bob db status` reports the same reason, and exits 6 too.
     let out = node.bob(&["db", "status"]).output().unwrap();
     assert_eq!(out.status.code(), Some(6));
@@ -53,7 +61,12 @@ fn a_server_that_never_accepts_is_a_timeout_after_the_urls_connect_timeout() {
     // SYN, so connecting waits until the timeout.
     let listener = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
     listener
-        .bind(&"127.0.0.1:0".parse::<std::net::SocketAddr>().unwrap().into())
+        .bind(
+            &"127.0.0.1:0"
+                .parse::<std::net::SocketAddr>()
+                .unwrap()
+                .into(),
+        )
         .unwrap();
     listener.listen(0).unwrap();
     let addr = listener.local_addr().unwrap().as_socket().unwrap();

@@ -232,8 +232,11 @@ fn a_client_certificate_signs_in_where_the_server_requires_one() {
     // `certuser` signs in only with a certificate of the cluster's CA naming it.
     let as_certuser = |query: String| {
         node(
-            db.tcp_url("localhost", &format!("sslmode=verify-full&sslrootcert={}{query}", ca()))
-                .replacen("bob@", "certuser@", 1),
+            db.tcp_url(
+                "localhost",
+                &format!("sslmode=verify-full&sslrootcert={}{query}", ca()),
+            )
+            .replacen("bob@", "certuser@", 1),
         )
     };
     let without = as_certuser(String::new());
@@ -247,7 +250,10 @@ fn a_client_certificate_signs_in_where_the_server_requires_one() {
     ));
     assert_eq!(connected(&with), ("verify-full".to_string(), true));
     with.json(&["db", "migrate"], "");
-    with.json(&["state", "set", "--session", "s"], r#"{"goals":["by certificate"]}"#);
+    with.json(
+        &["state", "set", "--session", "s"],
+        r#"{"goals":["by certificate"]}"#,
+    );
     let doc: String = db
         .client()
         .query_one("SELECT doc FROM checkpoints WHERE session_id = 's'", &[])
@@ -265,7 +271,10 @@ fn a_client_certificate_signs_in_where_the_server_requires_one() {
     let half = as_certuser(format!("&sslcert={}", cert.display()));
     let e = half.fails(&["db", "status"], "", 2, "invalid.request");
     assert!(e["message"].as_str().unwrap().contains("sslkey"), "{e}");
-    let missing = as_certuser(format!("&sslcert=/nonexistent.crt&sslkey={}", key.display()));
+    let missing = as_certuser(format!(
+        "&sslcert=/nonexistent.crt&sslkey={}",
+        key.display()
+    ));
     let e = missing.fails(&["db", "status"], "", 2, "invalid.request");
     assert_eq!(e["details"]["path"], "/nonexistent.crt", "{e}");
     let dir = tempfile::tempdir().unwrap();
@@ -289,7 +298,10 @@ fn a_client_certificate_signs_in_where_the_server_requires_one() {
         cert_as_key.display()
     ));
     let e = not_a_key.fails(&["db", "status"], "", 2, "invalid.request");
-    assert!(e["message"].as_str().unwrap().contains("private key"), "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("private key"),
+        "{e}"
+    );
     // The URL shown keeps the files' paths.
     let st = with.json(&["db", "status"], "");
     assert!(st["url"].as_str().unwrap().contains("sslcert="), "{st}");
