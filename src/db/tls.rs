@@ -301,14 +301,28 @@ fn key_permissions(key: &std::path::Path) -> std::result::Result<(), String> {
 /// mode that requires it, or the handshake failing), with its cause.
 pub(super) fn is_tls_failure(e: &postgres::Error) -> Option<String> {
     // The client's error for a TLS failure says only this; the cause is its source.
-    if !e.to_string().starts_with("error performing TLS handshake") {
-        return None;
+    if e.to_string().starts_with("error performing TLS handshake") {
+        return Some(
+            std::error::Error::source(e)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "the handshake failed".to_string()),
+        );
     }
-    Some(
-        std::error::Error::source(e)
-            .map(|s| s.to_string())
-            .unwrap_or_else(|| "the handshake failed".to_string()),
-    )
+    // Under TLS 1.3 the server judges the client's certificate after the client finished its
+    // part of the handshake: its refusal (an alert) arrives as an I/O error of the first read.
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let tls = s
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+            .or_else(|| s.downcast_ref::<rustls::Error>());
+        if let Some(t) = tls {
+            return Some(t.to_string());
+        }
+        source = s.source();
+    }
+    None
 }
 
 /// `require` and `prefer`: encrypted, but any certificate is accepted (as libpq does); the
