@@ -162,22 +162,7 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         runs::copy(db, tx, &queue, &mut out.runs, &mut out.chat_sessions)?;
         secrets::copy(db, tx, current, &secrets, &mut out.secrets)?;
         tokens::copy(db, tx, &tokens, &mut out.serve_tokens)?;
-        let mut differing_records = std::collections::HashSet::new();
-        for text in &source.records {
-            let r: crate::contracts::MemoryRecord = serde_json::from_str(text)
-                .map_err(|e| Error::internal(format!("memory record of {}: {e}", root.display())))?;
-            let inserted = crate::memory::pg::insert_record(db, tx, &r)?;
-            let before = out.memories.differing;
-            tally(&mut out.memories, inserted, || {
-                let row = tx
-                    .query_one("SELECT record FROM memory_records WHERE id = $1", &[&r.id])
-                    .map_err(|e| db.error(e))?;
-                Ok(same_json(row.get(0), text))
-            })?;
-            if out.memories.differing > before {
-                differing_records.insert(r.id.clone());
-            }
-        }
+        let differing_records = copy_records(db, tx, root, &source.records, &mut out.memories)?;
         vectors::copy(db, tx, &vectors, &differing_records, &mut out.vectors)?;
         for c in &source.candidates {
             let n = tx
@@ -218,6 +203,61 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         Ok(())
     })?;
     Ok(out)
+}
+
+/// How many long-term records one statement inserts.
+const RECORDS_PER_STATEMENT: usize = 500;
+
+/// Copies the home's long-term records (`texts`, each a record's JSON), [`RECORDS_PER_STATEMENT`]
+/// to a statement, and compares those already stored with one look-up per statement; returns
+/// the ids stored in another version (their vectors are not copied).
+fn copy_records(
+    db: &'static Database,
+    tx: &mut postgres::Transaction<'_>,
+    root: &std::path::Path,
+    texts: &[String],
+    counts: &mut Counts,
+) -> Result<std::collections::HashSet<String>> {
+    let mut differing = std::collections::HashSet::new();
+    for chunk in texts.chunks(RECORDS_PER_STATEMENT) {
+        let records = chunk
+            .iter()
+            .map(|text| {
+                serde_json::from_str::<crate::contracts::MemoryRecord>(text).map_err(|e| {
+                    Error::internal(format!("memory record of {}: {e}", root.display()))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let inserted = crate::memory::pg::insert_records(db, tx, &records)?;
+        let held: Vec<&str> = records
+            .iter()
+            .zip(&inserted)
+            .filter(|(_, new)| !**new)
+            .map(|(r, _)| r.id.as_str())
+            .collect();
+        let stored: std::collections::HashMap<String, String> = if held.is_empty() {
+            Default::default()
+        } else {
+            tx.query_typed(
+                "SELECT id, record FROM memory_records WHERE id = ANY($1)",
+                &[(&held, postgres::types::Type::TEXT_ARRAY)],
+            )
+            .map_err(|e| db.error(e))?
+            .into_iter()
+            .map(|row| (row.get(0), row.get(1)))
+            .collect()
+        };
+        for ((r, text), new) in records.iter().zip(chunk).zip(inserted) {
+            let before = counts.differing;
+            tally(counts, new, || {
+                Ok(stored.get(&r.id).is_some_and(|s| same_json(s, text)))
+            })?;
+            if counts.differing > before {
+                differing.insert(r.id.clone());
+            }
+        }
+    }
+    Ok(differing)
 }
 
 fn same_json(a: &str, b: &str) -> bool {

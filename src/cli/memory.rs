@@ -533,7 +533,7 @@ fn query(
         None => vectors::Mode::default_for(memory::embed::provider()),
     };
     let hits = if ctx.home.memory_db().exists() || crate::db::is_configured() {
-        let m = Memory::open_fast(&ctx.home)?;
+        let m = Memory::open_query(&ctx.home)?;
         if let Some(b) = rank_budget(&ctx.settings)? {
             m.set_rank_budget(b);
         }

@@ -1,5 +1,5 @@
-//! TLS to the shared database: the `sslmode` and `sslrootcert` of `database.url`, read as libpq
-//! reads them, on the `rustls` bob already uses for HTTPS.
+//! TLS to the shared database: the `sslmode`, `sslrootcert`, `sslcert` and `sslkey` of
+//! `database.url`, read as libpq reads them, on the `rustls` bob already uses for HTTPS.
 //!
 //! This module promises:
 //!
@@ -13,6 +13,14 @@
 //!   those); `sslrootcert=system`, or no `sslrootcert` with a verifying mode, trusts the
 //!   system's roots (`/etc/ssl/certs` and the like). A file that cannot be read or holds no
 //!   certificate is `invalid.request` naming the setting and the path, before any connection.
+//! * **Client certificates.** `sslcert=PATH` (a PEM certificate chain, the client's first) and
+//!   `sslkey=PATH` (its PEM private key) are presented when the server asks for a certificate
+//!   (`clientcert=verify-ca|verify-full` or `cert` in its `pg_hba.conf`), as in libpq; the two
+//!   go together (one without the other is `invalid.request`). The key file must not be
+//!   readable by group or others (group-readable allowed when owned by root), as libpq
+//!   checks; a file that cannot be read, holds no certificate or no key, or a key that does
+//!   not fit the certificate is `invalid.request` naming the setting and the path, before any
+//!   connection.
 //! * **Unix sockets** never use TLS (the server does not offer it there; libpq does the same),
 //!   whatever the mode: the socket's permissions protect it.
 //! * **Failures** of the handshake (no TLS on the server under `require`, an untrusted
@@ -23,13 +31,13 @@ use crate::error::{Error, Result};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The URL query keys this module reads (and takes out before the rest is parsed).
-pub(super) const KEYS: [&str; 2] = ["sslmode", "sslrootcert"];
+pub(super) const KEYS: [&str; 4] = ["sslmode", "sslrootcert", "sslcert", "sslkey"];
 
 /// How much TLS a connection asks for (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +85,8 @@ enum Roots {
 pub struct TlsSettings {
     mode: SslMode,
     roots: Option<Roots>,
+    /// The client's certificate chain and private key (PEM files), both or neither.
+    client: Option<(PathBuf, PathBuf)>,
 }
 
 impl TlsSettings {
@@ -86,6 +96,7 @@ impl TlsSettings {
     ) -> std::result::Result<TlsSettings, String> {
         let mut mode = None;
         let mut roots = None;
+        let (mut cert, mut key) = (None, None);
         for (k, v) in pairs {
             match k {
                 "sslmode" => {
@@ -99,9 +110,18 @@ impl TlsSettings {
                 "sslrootcert" if v.is_empty() => return Err("sslrootcert is empty".into()),
                 "sslrootcert" if v == "system" => roots = Some(Roots::System),
                 "sslrootcert" => roots = Some(Roots::File(PathBuf::from(v))),
+                "sslcert" | "sslkey" if v.is_empty() => return Err(format!("{k} is empty")),
+                "sslcert" => cert = Some(PathBuf::from(v)),
+                "sslkey" => key = Some(PathBuf::from(v)),
                 _ => {}
             }
         }
+        let client = match (cert, key) {
+            (Some(c), Some(k)) => Some((c, k)),
+            (None, None) => None,
+            (Some(_), None) => return Err("sslcert needs sslkey (the certificate's key)".into()),
+            (None, Some(_)) => return Err("sslkey needs sslcert (the key's certificate)".into()),
+        };
         let mode = match (mode, &roots) {
             (Some(m), _) => m,
             // libpq: sslrootcert=system without a mode verifies fully.
@@ -119,7 +139,11 @@ impl TlsSettings {
             }
             (m, _) => m,
         };
-        Ok(TlsSettings { mode, roots })
+        Ok(TlsSettings {
+            mode,
+            roots,
+            client,
+        })
     }
 
     /// The mode asked for.
@@ -166,12 +190,26 @@ impl TlsSettings {
                 }
             }
         };
-        let config = rustls::ClientConfig::builder_with_provider(provider)
+        let builder = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| Error::internal(format!("TLS set-up: {e}")))?
             .dangerous()
-            .with_custom_certificate_verifier(verifier)
-            .with_no_client_auth();
+            .with_custom_certificate_verifier(verifier);
+        let config = match &self.client {
+            None => builder.with_no_client_auth(),
+            Some((cert, key)) => {
+                let (chain, private) = client_identity(setting, cert, key)?;
+                builder.with_client_auth_cert(chain, private).map_err(|e| {
+                    Error::invalid(format!(
+                        "{setting}: sslkey {} does not fit sslcert {}: {e}",
+                        key.display(),
+                        cert.display()
+                    ))
+                    .with("setting", setting)
+                    .with("path", key.display().to_string())
+                })?
+            }
+        };
         Ok(Some(tokio_postgres_rustls::MakeRustlsConnect::new(config)))
     }
 
@@ -210,18 +248,81 @@ impl TlsSettings {
     }
 }
 
+/// The client's certificate chain (`cert`) and private key (`key`), read and checked (see the
+/// module docs).
+fn client_identity(
+    setting: &str,
+    cert: &std::path::Path,
+    key: &std::path::Path,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)> {
+    let bad = |name: &str, path: &std::path::Path, why: String| {
+        Error::invalid(format!("{setting}: {name} {}: {why}", path.display()))
+            .with("setting", setting)
+            .with("path", path.display().to_string())
+    };
+    let chain = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| bad("sslcert", cert, format!("cannot be read ({e})")))?
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| bad("sslcert", cert, format!("is not PEM certificates ({e})")))?;
+    if chain.is_empty() {
+        return Err(bad("sslcert", cert, "holds no certificate".into()));
+    }
+    key_permissions(key).map_err(|why| bad("sslkey", key, why))?;
+    let private = PrivateKeyDer::from_pem_file(key).map_err(|e| {
+        bad(
+            "sslkey",
+            key,
+            format!("holds no usable PEM private key ({e})"),
+        )
+    })?;
+    Ok((chain, private))
+}
+
+/// libpq's rule for a private key file: not readable by others, nor by its group unless
+/// root owns it (then at most `0640`).
+fn key_permissions(key: &std::path::Path) -> std::result::Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(key).map_err(|e| format!("cannot be read ({e})"))?;
+    if !meta.is_file() {
+        return Err("is not a file".into());
+    }
+    let mode = meta.mode() & 0o777;
+    let allowed = if meta.uid() == 0 { 0o640 } else { 0o600 };
+    if mode & !allowed != 0 {
+        return Err(format!(
+            "has permissions {mode:04o}: it must be u=rw (0600) or less, or u=rw,g=r (0640) \
+             or less when root owns it"
+        ));
+    }
+    Ok(())
+}
+
 /// Whether a connection error is a failed TLS negotiation (the server refusing TLS under a
 /// mode that requires it, or the handshake failing), with its cause.
 pub(super) fn is_tls_failure(e: &postgres::Error) -> Option<String> {
     // The client's error for a TLS failure says only this; the cause is its source.
-    if !e.to_string().starts_with("error performing TLS handshake") {
-        return None;
+    if e.to_string().starts_with("error performing TLS handshake") {
+        return Some(
+            std::error::Error::source(e)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "the handshake failed".to_string()),
+        );
     }
-    Some(
-        std::error::Error::source(e)
-            .map(|s| s.to_string())
-            .unwrap_or_else(|| "the handshake failed".to_string()),
-    )
+    // Under TLS 1.3 the server judges the client's certificate after the client finished its
+    // part of the handshake: its refusal (an alert) arrives as an I/O error of the first read.
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let tls = s
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+            .or_else(|| s.downcast_ref::<rustls::Error>());
+        if let Some(t) = tls {
+            return Some(t.to_string());
+        }
+        source = s.source();
+    }
+    None
 }
 
 /// `require` and `prefer`: encrypted, but any certificate is accepted (as libpq does); the
@@ -359,5 +460,14 @@ mod tests {
         assert!(read(&[("sslmode", "VERIFY-FULL")]).is_err());
         assert!(read(&[("sslrootcert", "")]).is_err());
         assert!(read(&[("sslmode", "prefer"), ("sslrootcert", "system")]).is_err());
+        assert!(read(&[("sslcert", "/c.pem")]).is_err());
+        assert!(read(&[("sslkey", "/k.pem")]).is_err());
+        assert!(read(&[("sslcert", ""), ("sslkey", "/k.pem")]).is_err());
+        assert_eq!(
+            read(&[("sslcert", "/c.pem"), ("sslkey", "/k.pem")])
+                .unwrap()
+                .client,
+            Some((PathBuf::from("/c.pem"), PathBuf::from("/k.pem")))
+        );
     }
 }

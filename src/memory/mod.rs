@@ -20,6 +20,7 @@ pub mod mtg_lessons;
 pub mod pg;
 pub mod pg_batch;
 pub mod pg_rank;
+pub mod pg_stats;
 pub mod pg_vector_cache;
 pub mod pg_vectors;
 pub mod practice;
@@ -189,6 +190,21 @@ impl Memory {
         Ok(m)
     }
 
+    /// Opens the store to query it: [`Memory::open_fast`], except on the shared store, which
+    /// holds every long-term record: there the home's `memory.db` is neither opened nor
+    /// created (a private in-memory store stands in for it, as in [`Memory::open_read`]).
+    pub fn open_query(home: &Home) -> Result<Memory> {
+        if !crate::db::is_configured() {
+            return Self::open_fast(home);
+        }
+        let shared = crate::db::shared()?;
+        let mut m = Self::in_memory()?;
+        m.home = Some(home.clone());
+        m.shared = shared;
+        m.reset();
+        Ok(m)
+    }
+
     /// Opens the database without the ledger reconcile (the read-only query path).
     pub fn open_fast(home: &Home) -> Result<Memory> {
         let shared = crate::db::shared()?;
@@ -320,8 +336,11 @@ impl Memory {
             Some(ltm::DEFAULT_RANK_BUDGET) => Some(pg_rank::DEFAULT_RANK_BUDGET),
             b => b,
         };
-        self.shared
-            .map(|db| pg::PgLtm::new(db, self.now_unix()).with_rank_budget(budget))
+        self.shared.map(|db| {
+            pg::PgLtm::new(db, self.now_unix())
+                .with_rank_budget(budget)
+                .with_cache_dir(self.home.as_ref().map(Home::cache_dir).as_deref())
+        })
     }
 
     /// The newest long-term record's row id (of whichever backend holds them): what

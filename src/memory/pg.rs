@@ -59,6 +59,9 @@ pub struct PgLtm {
     now: i64,
     /// Rank budget in rows ([`super::pg_rank`]); `None` ranks every match.
     budget: Option<u64>,
+    /// Where this node keeps the full-text column's statistics ([`super::pg_stats`]; `None`:
+    /// in the process only).
+    stats_file: Option<std::path::PathBuf>,
 }
 
 impl PgLtm {
@@ -67,7 +70,14 @@ impl PgLtm {
             db,
             now,
             budget: Some(super::pg_rank::DEFAULT_RANK_BUDGET),
+            stats_file: None,
         }
+    }
+
+    /// The same store keeping the full-text statistics in `cache_dir` (the home's cache) too.
+    pub fn with_cache_dir(mut self, cache_dir: Option<&std::path::Path>) -> PgLtm {
+        self.stats_file = cache_dir.map(super::pg_stats::file_in);
+        self
     }
 
     /// The same store with another rank budget (`None`: rank every match).
@@ -310,7 +320,14 @@ impl PgLtm {
             now: self.now,
             tags: &opts.tags,
         };
-        let rows = super::pg_rank::ranked(self.db, &words, &filter, limit, self.budget)?;
+        let rows = super::pg_rank::ranked(
+            self.db,
+            &words,
+            &filter,
+            limit,
+            self.budget,
+            self.stats_file.as_deref(),
+        )?;
         let best = rows.iter().map(|r| r.bm25).fold(0.0f64, f64::max);
         let mut scored: Vec<(f64, String)> = rows
             .into_iter()

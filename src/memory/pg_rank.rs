@@ -15,7 +15,8 @@
 //!   more (a few µs, far more under load), so a query whose words are common would pay for
 //!   tens of thousands of rows. Each query word's document frequency is estimated from the
 //!   planner's statistics of the `tsv` column (`pg_stats.most_common_elems`, kept by
-//!   `ANALYZE` / autovacuum), and, as the embedded store's rank budget does:
+//!   `ANALYZE` / autovacuum, and by each node while they are unchanged: [`super::pg_stats`]),
+//!   and, as the embedded store's rank budget does:
 //!   - when the table holds at most `budget` rows (or has no statistics yet), the query has one
 //!     word, or the words' estimated frequencies add up to at most `budget`, every matching
 //!     row is ranked;
@@ -123,44 +124,6 @@ fn weight(w: u8) -> f64 {
 /// A query lexeme and the estimated number of rows holding it (`None`: no statistics).
 type Estimate = (String, Option<f64>);
 
-/// The lexemes of `words` (PostgreSQL's `english` configuration, stop words dropped), with the
-/// estimated number of rows holding each, and the table's estimated row count (`None` when
-/// the table has no statistics yet).
-fn estimates(db: &'static Database, words: &[String]) -> Result<(Vec<Estimate>, Option<f64>)> {
-    // most_common_elem_freqs holds one frequency per element, then the least and the greatest
-    // of them and the frequency of nulls: a lexeme missing from the list is rarer than the
-    // least.
-    // Typed: sent with its parameters in one round trip, no statement prepared first.
-    let rows = db.with(|c| {
-        c.query_typed(
-            "WITH w AS (SELECT unnest(tsvector_to_array(to_tsvector('english', $1))) AS lexeme), \
-                  s AS (SELECT most_common_elems::text::text[] AS e, most_common_elem_freqs AS f \
-                        FROM pg_stats WHERE schemaname = current_schema() \
-                        AND tablename = 'memory_records' AND attname = 'tsv'), \
-                  n AS (SELECT reltuples::float8 AS n FROM pg_class \
-                        WHERE oid = 'memory_records'::regclass) \
-             SELECT w.lexeme, \
-                    coalesce((SELECT s.f[array_position(s.e, w.lexeme)] FROM s), \
-                             (SELECT s.f[array_length(s.e, 1) + 1] FROM s))::float8, \
-                    (SELECT n FROM n) \
-             FROM w",
-            &[(&words.join(" "), Type::TEXT)],
-        )
-    })?;
-    let n = rows
-        .first()
-        .and_then(|r| r.get::<_, Option<f64>>(2))
-        .filter(|n| *n > 0.0);
-    let lexemes = rows
-        .iter()
-        .map(|r| {
-            let freq: Option<f64> = r.get(1);
-            (r.get(0), freq.zip(n).map(|(f, n)| f * n))
-        })
-        .collect();
-    Ok((lexemes, n))
-}
-
 /// What a query reads the rows of: one lexeme's rows, or those holding both of two.
 type Term = Vec<String>;
 
@@ -248,8 +211,10 @@ pub(crate) fn ranked(
     filter: &Filter<'_>,
     limit: usize,
     budget: Option<u64>,
+    stats_file: Option<&std::path::Path>,
 ) -> Result<Vec<RankedRow>> {
-    let (lexemes, n) = estimates(db, words)?;
+    let super::pg_stats::Estimates { lexemes, rows: n } =
+        super::pg_stats::estimates(db, words, stats_file)?;
     if lexemes.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }

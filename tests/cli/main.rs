@@ -55,6 +55,7 @@ mod serve_security;
 mod settings;
 mod shared_anchor;
 mod shared_audit;
+mod shared_connect;
 mod shared_import;
 mod shared_import_vectors;
 mod shared_memory;

@@ -221,3 +221,88 @@ fn tls_settings_that_cannot_work_are_invalid_requests() {
         assert_eq!(e["details"]["setting"], "database.url", "{e}");
     }
 }
+
+#[test]
+fn a_client_certificate_signs_in_where_the_server_requires_one() {
+    let Some(db) = tls_db() else { return };
+    let cluster = pg::tls_cluster().expect("the TLS cluster is up");
+    let (cert, key) = cluster.client_cert.clone().unwrap();
+    let (stranger_cert, stranger_key) = cluster.stranger_cert.clone().unwrap();
+    let p = port(&db);
+    // `certuser` signs in only with a certificate of the cluster's CA naming it.
+    let as_certuser = |query: String| {
+        node(
+            db.tcp_url(
+                "localhost",
+                &format!("sslmode=verify-full&sslrootcert={}{query}", ca()),
+            )
+            .replacen("bob@", "certuser@", 1),
+        )
+    };
+    let without = as_certuser(String::new());
+    let e = without.fails(&["db", "migrate"], "", 6, "upstream.error");
+    assert_eq!(e["details"]["cause"], "auth_failed", "{e}");
+    assert_eq!(e["details"]["host"], format!("localhost:{p}"), "{e}");
+    let with = as_certuser(format!(
+        "&sslcert={}&sslkey={}",
+        cert.display(),
+        key.display()
+    ));
+    assert_eq!(connected(&with), ("verify-full".to_string(), true));
+    with.json(&["db", "migrate"], "");
+    with.json(
+        &["state", "set", "--session", "s"],
+        r#"{"goals":["by certificate"]}"#,
+    );
+    let doc: String = db
+        .client()
+        .query_one("SELECT doc FROM checkpoints WHERE session_id = 's'", &[])
+        .unwrap()
+        .get(0);
+    assert!(doc.contains("by certificate"), "{doc}");
+    // A certificate of a CA the server does not trust: refused in the handshake.
+    let stranger = as_certuser(format!(
+        "&sslcert={}&sslkey={}",
+        stranger_cert.display(),
+        stranger_key.display()
+    ));
+    refused_as_tls(&stranger, &["db", "migrate"], &format!("localhost:{p}"));
+    // Settings that cannot work: invalid.request before connecting, naming the file.
+    let half = as_certuser(format!("&sslcert={}", cert.display()));
+    let e = half.fails(&["db", "status"], "", 2, "invalid.request");
+    assert!(e["message"].as_str().unwrap().contains("sslkey"), "{e}");
+    let missing = as_certuser(format!(
+        "&sslcert=/nonexistent.crt&sslkey={}",
+        key.display()
+    ));
+    let e = missing.fails(&["db", "status"], "", 2, "invalid.request");
+    assert_eq!(e["details"]["path"], "/nonexistent.crt", "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let open_key = dir.path().join("open.key");
+    std::fs::copy(&key, &open_key).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&open_key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let readable = as_certuser(format!(
+        "&sslcert={}&sslkey={}",
+        cert.display(),
+        open_key.display()
+    ));
+    let e = readable.fails(&["db", "status"], "", 2, "invalid.request");
+    assert!(e["message"].as_str().unwrap().contains("0644"), "{e}");
+    let cert_as_key = dir.path().join("cert-as.key");
+    std::fs::copy(&cert, &cert_as_key).unwrap();
+    std::fs::set_permissions(&cert_as_key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let not_a_key = as_certuser(format!(
+        "&sslcert={}&sslkey={}",
+        cert.display(),
+        cert_as_key.display()
+    ));
+    let e = not_a_key.fails(&["db", "status"], "", 2, "invalid.request");
+    assert!(
+        e["message"].as_str().unwrap().contains("private key"),
+        "{e}"
+    );
+    // The URL shown keeps the files' paths.
+    let st = with.json(&["db", "status"], "");
+    assert!(st["url"].as_str().unwrap().contains("sslcert="), "{st}");
+}

@@ -15,7 +15,11 @@
 //! TCP (a free port of `localhost`, trusted from loopback): [`tls_cluster`] with `ssl=on` and a
 //! certificate for `localhost` signed by a CA made for the test process (rcgen; its PEM is
 //! [`Cluster::ca_file`], and [`Cluster::other_ca_file`] is a CA that signed nothing), and
-//! [`plain_tcp_cluster`] with `ssl=off`.
+//! [`plain_tcp_cluster`] with `ssl=off`. The TLS cluster also trusts that CA for client
+//! certificates (`ssl_ca_file`) and signs in the role `certuser` only with one
+//! (`hostssl … cert` in its `pg_hba.conf`, which checks the chain and that the certificate
+//! names the role): [`Cluster::client_cert`] is one for `certuser` signed by the CA,
+//! [`Cluster::stranger_cert`] one for `certuser` signed by the other CA.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -34,6 +38,11 @@ pub struct Cluster {
     pub ca_file: Option<PathBuf>,
     /// A CA (PEM) that signed nothing this cluster holds.
     pub other_ca_file: Option<PathBuf>,
+    /// The TLS cluster's client certificate and key (PEM, the key `0600`) for `certuser`,
+    /// signed by [`Cluster::ca_file`]'s CA.
+    pub client_cert: Option<(PathBuf, PathBuf)>,
+    /// The same for `certuser`, signed by [`Cluster::other_ca_file`]'s CA (not trusted).
+    pub stranger_cert: Option<(PathBuf, PathBuf)>,
     /// Outlives this process on purpose: it removes the cluster after the process is gone.
     _watchdog: std::process::Child,
 }
@@ -122,7 +131,22 @@ fn make_ca(name: &str) -> (String, rcgen::Issuer<'static, rcgen::KeyPair>) {
 /// only, signed by `ca.pem`) and `other-ca.pem`; returns the server's `-c` options.
 fn make_certificates(base: &Path) -> String {
     let (ca_pem, ca) = make_ca("bob test CA");
-    let (other_pem, _) = make_ca("bob other CA");
+    let (other_pem, other) = make_ca("bob other CA");
+    use std::os::unix::fs::PermissionsExt;
+    // Client certificates for `certuser`: one the server trusts, one it does not.
+    for (name, issuer) in [("client", &ca), ("stranger", &other)] {
+        let key = rcgen::KeyPair::generate().expect("client key");
+        let mut params =
+            rcgen::CertificateParams::new(Vec::<String>::new()).expect("client params");
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "certuser");
+        let cert = params.signed_by(&key, issuer).expect("client certificate");
+        let key_file = base.join(format!("{name}.key"));
+        std::fs::write(base.join(format!("{name}.crt")), cert.pem()).unwrap();
+        std::fs::write(&key_file, key.serialize_pem()).unwrap();
+        std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
     let key = rcgen::KeyPair::generate().expect("server key");
     let mut params =
         rcgen::CertificateParams::new(vec!["localhost".to_string()]).expect("server params");
@@ -133,16 +157,16 @@ fn make_certificates(base: &Path) -> String {
     let (crt, key_file) = (base.join("server.crt"), base.join("server.key"));
     std::fs::write(&crt, cert.pem()).unwrap();
     std::fs::write(&key_file, key.serialize_pem()).unwrap();
-    use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     chown_to_owner(&crt);
     chown_to_owner(&key_file);
     std::fs::write(base.join("ca.pem"), ca_pem).unwrap();
     std::fs::write(base.join("other-ca.pem"), other_pem).unwrap();
     format!(
-        " -c ssl=on -c ssl_cert_file='{}' -c ssl_key_file='{}'",
+        " -c ssl=on -c ssl_cert_file='{}' -c ssl_key_file='{}' -c ssl_ca_file='{}'",
         crt.display(),
-        key_file.display()
+        key_file.display(),
+        base.join("ca.pem").display()
     )
 }
 
@@ -183,7 +207,11 @@ fn start(tcp: Tcp) -> Option<Cluster> {
     let rules = std::fs::read_to_string(&hba).unwrap();
     let loopback = match tcp {
         Tcp::None => "",
-        Tcp::Plain | Tcp::Tls => "host all bob 127.0.0.1/32 trust\nhost all bob ::1/128 trust\n",
+        Tcp::Plain => "host all bob 127.0.0.1/32 trust\nhost all bob ::1/128 trust\n",
+        Tcp::Tls => {
+            "hostssl all certuser 127.0.0.1/32 cert\nhostssl all certuser ::1/128 cert\n\
+             host all bob 127.0.0.1/32 trust\nhost all bob ::1/128 trust\n"
+        }
     };
     std::fs::write(
         &hba,
@@ -237,6 +265,8 @@ fn start(tcp: Tcp) -> Option<Cluster> {
     let cluster = Cluster {
         ca_file: tls.then(|| base.join("ca.pem")),
         other_ca_file: tls.then(|| base.join("other-ca.pem")),
+        client_cert: tls.then(|| (base.join("client.crt"), base.join("client.key"))),
+        stranger_cert: tls.then(|| (base.join("stranger.crt"), base.join("stranger.key"))),
         socket_dir: base,
         port,
         _watchdog: watchdog,
@@ -244,7 +274,8 @@ fn start(tcp: Tcp) -> Option<Cluster> {
     let mut admin = cluster.client("postgres", "bob");
     admin
         .batch_execute(&format!(
-            "CREATE ROLE pwuser LOGIN SUPERUSER PASSWORD '{PASSWORD}'"
+            "CREATE ROLE pwuser LOGIN SUPERUSER PASSWORD '{PASSWORD}'; \
+             CREATE ROLE certuser LOGIN SUPERUSER"
         ))
         .unwrap();
     Some(cluster)
