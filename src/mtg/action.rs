@@ -154,7 +154,7 @@ impl Action {
                     if *kicked {
                         return Err("cast: a kicked spell takes at most one target here".into());
                     }
-                    return Ok(Move::CastWith {
+                    return Ok(Move::CastTwo {
                         card: id(card)?,
                         targets: [parse(first)?, parse(second)?],
                         tap: tap.as_deref().map(ids).transpose()?,
@@ -392,7 +392,7 @@ impl Action {
             },
             Move::Concede => Action::Concede,
             Move::ChooseNoTarget => Action::ChooseNoTarget,
-            Move::CastWith {
+            Move::CastTwo {
                 card,
                 targets,
                 tap,
@@ -491,7 +491,7 @@ pub fn surface(s: &State) -> ActionSurface {
                     if let Move::PlayLand(c)
                     | Move::Cast { card: c, .. }
                     | Move::CastKicked { card: c, .. }
-                    | Move::CastWith { card: c, .. }
+                    | Move::CastTwo { card: c, .. }
                     | Move::Activate { card: c, .. } = m
                     {
                         v["name"] = json!(s.card(*c).data.name);

@@ -152,7 +152,7 @@ pub enum Move {
     ChooseNoTarget,
     /// Cast a spell with two targets (CR 601.2c): as [`Move::Cast`], the first target and
     /// the second in the order its text names them.
-    CastWith {
+    CastTwo {
         card: Id,
         targets: [Target; 2],
         tap: Option<Vec<Id>>,
@@ -448,6 +448,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::SurveilOrder { .. } => "surveil",
         Move::CastKicked { .. } => "cast",
         Move::ChooseNoTarget => "choose_no_target",
-        Move::CastWith { .. } => "cast",
+        Move::CastTwo { .. } => "cast",
     }
 }

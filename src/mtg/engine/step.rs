@@ -191,7 +191,7 @@ impl State {
             }
             (
                 Pending::Priority,
-                Move::CastWith {
+                Move::CastTwo {
                     card,
                     targets: [first, second],
                     tap,

@@ -42,7 +42,7 @@ impl State {
         let seconds = self.targets(seat, k2);
         for t in self.targets(seat, k1) {
             for &u in &seconds {
-                v.push(Move::CastWith {
+                v.push(Move::CastTwo {
                     card: id,
                     targets: [t, u],
                     tap: None,
