@@ -59,6 +59,19 @@ pub enum Action {
         /// Pay the spell's kicker too (CR 702.33a); omitted = not kicked.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         kicked: bool,
+        /// The value of X of a spell with {X} in its mana cost (CR 107.3a), paid as that much
+        /// more generic mana; omitted = 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<u8>,
+        /// The card of your hand you discard for the spell's additional cost "discard a card"
+        /// (CR 601.2b).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        discard: Option<String>,
+        /// The creature you control you sacrifice for the spell's additional cost "sacrifice a
+        /// creature" (CR 601.2b); omitted for "sacrifice a creature or pay {cost}" = pay the
+        /// mana.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sacrifice: Option<String>,
     },
     /// Activate an activated ability of a permanent you control (`ability`: its index among
     /// the card's activated abilities, 0 for the first). `targets` and `tap` as for `cast`.
@@ -70,6 +83,10 @@ pub enum Action {
         targets: Vec<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tap: Option<Vec<String>>,
+        /// The creature you control you sacrifice for an ability whose cost is "Sacrifice a
+        /// creature" or "Sacrifice another creature" (CR 602.2b).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sacrifice: Option<String>,
     },
     /// All attackers at once; an empty list attacks with nothing.
     DeclareAttackers { attackers: Vec<AttackDecl> },
@@ -139,6 +156,9 @@ impl Action {
                 tap,
                 mode,
                 kicked,
+                x,
+                discard,
+                sacrifice,
             } => {
                 if targets.len() > 1 {
                     return Err("cast: at most one target in this rules subset".into());
@@ -151,7 +171,19 @@ impl Action {
                     ),
                 };
                 let (card, tap) = (id(card)?, tap.as_deref().map(ids).transpose()?);
-                if *kicked {
+                let x = x.unwrap_or(0);
+                if x > 0 || discard.is_some() || sacrifice.is_some() {
+                    Move::CastWith {
+                        card,
+                        target,
+                        tap,
+                        mode: *mode,
+                        kicked: *kicked,
+                        x,
+                        discard: discard.as_deref().map(id).transpose()?,
+                        sacrifice: sacrifice.as_deref().map(id).transpose()?,
+                    }
+                } else if *kicked {
                     Move::CastKicked {
                         card,
                         target,
@@ -172,6 +204,7 @@ impl Action {
                 ability,
                 targets,
                 tap,
+                sacrifice,
             } => {
                 if targets.len() > 1 {
                     return Err("activate: at most one target in this rules subset".into());
@@ -183,11 +216,20 @@ impl Action {
                             .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))?,
                     ),
                 };
-                Move::Activate {
-                    card: id(card)?,
-                    ability: *ability,
-                    target,
-                    tap: tap.as_deref().map(ids).transpose()?,
+                match sacrifice {
+                    Some(s) => Move::ActivateWith {
+                        card: id(card)?,
+                        ability: *ability,
+                        target,
+                        tap: tap.as_deref().map(ids).transpose()?,
+                        sacrifice: id(s)?,
+                    },
+                    None => Move::Activate {
+                        card: id(card)?,
+                        ability: *ability,
+                        target,
+                        tap: tap.as_deref().map(ids).transpose()?,
+                    },
                 }
             }
             Action::DeclareAttackers { attackers } => {
@@ -282,6 +324,9 @@ impl Action {
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
                 mode: *mode,
                 kicked: false,
+                x: None,
+                discard: None,
+                sacrifice: None,
             },
             Move::CastKicked {
                 card,
@@ -294,6 +339,28 @@ impl Action {
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
                 mode: *mode,
                 kicked: true,
+                x: None,
+                discard: None,
+                sacrifice: None,
+            },
+            Move::CastWith {
+                card,
+                target,
+                tap,
+                mode,
+                kicked,
+                x,
+                discard,
+                sacrifice,
+            } => Action::Cast {
+                card: s(card),
+                targets: target.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                mode: *mode,
+                kicked: *kicked,
+                x: (*x > 0).then_some(*x),
+                discard: discard.as_ref().map(s),
+                sacrifice: sacrifice.as_ref().map(s),
             },
             Move::Activate {
                 card,
@@ -305,6 +372,20 @@ impl Action {
                 ability: *ability,
                 targets: target.iter().map(|t| t.to_string()).collect(),
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                sacrifice: None,
+            },
+            Move::ActivateWith {
+                card,
+                ability,
+                target,
+                tap,
+                sacrifice,
+            } => Action::Activate {
+                card: s(card),
+                ability: *ability,
+                targets: target.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                sacrifice: Some(s(sacrifice)),
             },
             Move::Attack(v) => Action::DeclareAttackers {
                 attackers: v
@@ -574,6 +655,8 @@ pub fn surface(s: &State) -> Value {
                     if let Move::PlayLand(c)
                     | Move::Cast { card: c, .. }
                     | Move::CastKicked { card: c, .. }
+                    | Move::CastWith { card: c, .. }
+                    | Move::ActivateWith { card: c, .. }
                     | Move::Activate { card: c, .. } = m
                     {
                         v["name"] = json!(s.card(*c).data.name);

@@ -198,6 +198,8 @@ impl State {
                 | Effect::OpponentLosesLifeEqual(_)),
                 t,
             ) => self.perform_variable(source, by, e, obj, t, ev),
+            (Effect::DrainX, _) => self.drain_x(source, by, ev),
+            (Effect::Exile(_), _) => obj.into_iter().for_each(|c| self.exile_permanent(c, ev)),
         }
     }
 
