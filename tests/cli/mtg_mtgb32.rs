@@ -298,3 +298,42 @@ fn cr_602_2b_hungry_ghoul_sacrifices_another_creature_as_its_cost() {
         "{d}"
     );
 }
+
+#[test]
+fn cr_122_6_wildwood_scourge_enters_with_x_counters_and_grows_with_others() {
+    let env = TestEnv::new();
+    // p1: hand Wildwood Scourge c3; Hungry Ghoul c4, Savannah Lions c5, Forests c6-c8, Swamp
+    // c9.
+    let mut mine = vec![
+        json!({"card": "Hungry Ghoul"}),
+        json!({"card": "Savannah Lions"}),
+    ];
+    mine.extend(cards("Forest", 3));
+    mine.push(json!({"card": "Swamp"}));
+    game(&env, "hydra", &["Wildwood Scourge"], mine, vec![]);
+    // {X}{G} with four lands: X = 1 … 3 are offered.
+    let mut xs: Vec<i64> = cast_options(&env, "hydra", "c3")
+        .iter()
+        .filter_map(|o| o["x"].as_i64())
+        .collect();
+    xs.sort();
+    assert_eq!(xs, vec![1, 2, 3]);
+    act(
+        &env,
+        "hydra",
+        json!({"type": "cast", "card": "c3", "x": 2, "tap": ["c6", "c7", "c8"]}),
+    );
+    pass_until_resolved(&env, "hydra");
+    let scourge = on_battlefield(&state(&env, "hydra"), "c3").unwrap();
+    assert_eq!(scourge["counters"], 2, "{scourge}");
+    // A +1/+1 counter put on another non-Hydra creature of p1's: the Scourge gets one too.
+    act(
+        &env,
+        "hydra",
+        json!({"type": "activate", "card": "c4", "sacrifice": "c5"}),
+    );
+    pass_until_resolved(&env, "hydra");
+    let s = state(&env, "hydra");
+    assert_eq!(on_battlefield(&s, "c4").unwrap()["counters"], 1, "{s}");
+    assert_eq!(on_battlefield(&s, "c3").unwrap()["counters"], 3, "{s}");
+}

@@ -289,3 +289,49 @@ impl State {
         self.put_in_exile(c, Zone::Battlefield, ev);
     }
 }
+
+impl State {
+    /// "This creature enters with X +1/+1 counters on it" (CR 107.3a, 614.1c): the X the
+    /// resolving permanent spell `id` was cast with, put on it; its X is forgotten (the
+    /// permanent is no longer a spell). Returns the counters put.
+    pub(super) fn enters_with_x(&mut self, id: Id) -> i16 {
+        let x = self.x_of(id) as i16;
+        self.x_paid.retain(|&(k, _)| k != id);
+        if !self.card(id).enters_with_x || x == 0 {
+            return 0;
+        }
+        self.objs[id.i()].counters += x;
+        x
+    }
+
+    /// "Whenever one or more +1/+1 counters are put on another non-<type> creature you
+    /// control" (CR 122.6, 603.2): one trigger per event that puts +1/+1 counters on such a
+    /// creature (entering with them included).
+    pub(super) fn counter_triggers(
+        &self,
+        events: &[Event],
+        i: usize,
+        out: &mut Vec<super::trigger_events::Fired>,
+    ) {
+        let Event::Counters { card, amount } = events[i] else {
+            return;
+        };
+        if amount <= 0 || self.obj(card).zone != Zone::Battlefield || !self.is_creature(card) {
+            return;
+        }
+        let seat = self.obj(card).owner;
+        let types = &self.card(card).subtypes;
+        for &b in &self.battlefield {
+            if b == card || self.obj(b).owner != seat {
+                continue;
+            }
+            for (k, (t, _)) in self.card(b).triggers.iter().enumerate() {
+                if let crate::mtg::compile::Trigger::CountersOnAnotherNonType(not) = *t
+                    && !types.iter().any(|s| s == not)
+                {
+                    out.push((b, k as u8, None));
+                }
+            }
+        }
+    }
+}

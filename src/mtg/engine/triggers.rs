@@ -161,6 +161,7 @@ impl State {
             })
             .collect();
         self.event_triggers(all, i, &mut out);
+        self.counter_triggers(all, i, &mut out);
         out
     }
 
