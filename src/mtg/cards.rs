@@ -107,8 +107,6 @@ pub struct Card {
     pub additional: Option<super::lower::AdditionalCost>,
     /// {X} in its mana cost (CR 107.3): the cast names X, paid as that much generic mana.
     pub x_cost: bool,
-    /// "This creature enters with X +1/+1 counters on it" (CR 107.3a, 614.1c).
-    pub enters_with_x: bool,
 }
 
 impl Card {
@@ -194,7 +192,7 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         keywords |= kw::from_name(k).ok_or_else(|| format!("keyword {k:?} is not supported"))?;
     }
     let effects = lowered.effects;
-    if x_cost != (lowered.enters_with_x || effects.iter().any(|e| matches!(e, Effect::DrainX))) {
+    if x_cost != effects.iter().any(|e| matches!(e, Effect::DrainX)) {
         return Err(if x_cost {
             "{X} in a mana cost whose rules text does not read X".into()
         } else {
@@ -242,7 +240,6 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         doesnt_untap: lowered.doesnt_untap,
         additional: lowered.additional,
         x_cost,
-        enters_with_x: lowered.enters_with_x,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

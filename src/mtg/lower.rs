@@ -200,10 +200,6 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                 out.doesnt_untap = true;
                 true
             }
-            Ability::Static(Static::EntersWithXCounters) if !spell => {
-                out.enters_with_x = true;
-                true
-            }
             Ability::AdditionalCost(c) if out.additional.is_none() => {
                 out.additional = Some(*c);
                 true

@@ -30,23 +30,6 @@ pub(super) fn additional_cost(line: &str) -> Option<Result<Ability, Fail>> {
     )
 }
 
-/// "~ enters with x +1/+1 counters on it" (CR 107.3a, 614.1c).
-pub(super) fn enters_with_x(line: &str) -> Option<Static> {
-    (line.trim_end_matches('.') == "~ enters with x +1/+1 counters on it")
-        .then_some(Static::EntersWithXCounters)
-}
-
-/// "whenever one or more +1/+1 counters are put on another non-<type> creature you control"
-/// (CR 122.6: counters a creature enters with are put on it too).
-pub(super) fn counters_on_another(cond: &str) -> Option<Trigger> {
-    let t = cond
-        .strip_prefix("whenever one or more +1/+1 counters are put on another non-")?
-        .strip_suffix(" creature you control")?;
-    Some(Trigger::CountersOnAnotherNonType(
-        super::types::creature_type(t)?,
-    ))
-}
-
 /// "Each opponent loses X life. You gain life equal to the life lost this way." (CR 107.3a,
 /// 119.3): X is the value chosen as the spell was cast.
 pub(super) fn drain_x(line: &str) -> Option<Effect> {
@@ -105,61 +88,5 @@ mod tests {
             drain_x("target opponent loses x life. you gain life equal to the life lost this way."),
             None
         );
-    }
-
-    #[test]
-    fn cr_122_6_x_counters_and_counters_put_on_another_creature() {
-        assert_eq!(
-            enters_with_x("~ enters with x +1/+1 counters on it."),
-            Some(Static::EntersWithXCounters)
-        );
-        assert_eq!(enters_with_x("~ enters with x -1/-1 counters on it."), None);
-        assert_eq!(
-            counters_on_another(
-                "whenever one or more +1/+1 counters are put on another non-hydra creature you \
-                 control"
-            ),
-            Some(Trigger::CountersOnAnotherNonType("Hydra"))
-        );
-        // Not a creature type: refused, not guessed.
-        assert_eq!(
-            counters_on_another(
-                "whenever one or more +1/+1 counters are put on another non-token creature you \
-                 control"
-            ),
-            None
-        );
-    }
-
-    #[test]
-    fn cr_602_2b_a_cost_that_sacrifices_a_creature_names_whether_it_may_be_the_source() {
-        use crate::mtg::compile::tests::abilities;
-        let a = abilities(
-            "Hungry Ghoul",
-            "Creature — Zombie",
-            "{1}, Sacrifice another creature: Put a +1/+1 counter on this creature.",
-        );
-        let Ability::Activated { cost, .. } = &a[0] else {
-            panic!("{a:?}")
-        };
-        assert_eq!(cost.sacrifice_creature, Some(true));
-        assert_eq!(cost.mana.generic, 1);
-        let a = abilities(
-            "Bone Altar",
-            "Artifact",
-            "{1}, Sacrifice a creature: Draw a card.",
-        );
-        let Ability::Activated { cost, .. } = &a[0] else {
-            panic!("{a:?}")
-        };
-        assert_eq!(cost.sacrifice_creature, Some(false));
-        // A mana ability with a sacrifice cost is not read as "{T}: Add".
-        let e = crate::mtg::compile::compile(&crate::mtg::compile::tests::card(
-            "Blood Altar",
-            "Artifact",
-            "Sacrifice a creature: Add {B}.",
-        ))
-        .unwrap_err();
-        assert_eq!(e.shape, "mana ability with a cost beyond {T}");
     }
 }

@@ -454,9 +454,6 @@ pub enum Trigger {
     /// 603.12: a reflexive trigger ("When you do, …") of a spell or ability: it triggers when
     /// the effect before it in the same spell or ability is performed.
     Reflexive,
-    /// 122.6 / 603.2: "Whenever one or more +1/+1 counters are put on another non-<type>
-    /// creature you control".
-    CountersOnAnotherNonType(&'static str),
 }
 
 /// The condition of an intervening-if clause (CR 603.4): "When …, if <condition>, …". The
@@ -561,9 +558,6 @@ pub enum Static {
         toughness: i8,
         per: StaticCount,
     },
-    /// 107.3a / 614.1c: "This creature enters with X +1/+1 counters on it": X is the value
-    /// chosen as it was cast.
-    EntersWithXCounters,
 }
 
 /// What a static ability's change is multiplied by, counted continuously (CR 611.3a).
@@ -697,7 +691,6 @@ fn static_name(s: &Static) -> &'static str {
         Static::CantBeBlockedBy(_) => "can't be blocked by a type",
         Static::AnthemPer { .. } => "P/T anthem for each",
         Static::DoesntUntap => "doesn't untap",
-        Static::EntersWithXCounters => "enters with X counters",
     }
 }
 

@@ -484,8 +484,7 @@ fn triggered_with(line: &str, modal: Option<Effect>) -> Result<Ability, Fail> {
         .find(|(c, _)| *c == cond)
         .map(|(_, t)| *t)
         .or(powerful)
-        .or_else(|| triggers::trigger(cond))
-        .or_else(|| additional::counters_on_another(cond));
+        .or_else(|| triggers::trigger(cond));
     let Some(when) = found.as_ref() else {
         return Err(Fail::new(
             cond,
@@ -593,9 +592,6 @@ fn plain_static(line: &str) -> Option<Static> {
         _ => {}
     }
     if let Some(s) = enters_with_counters(line) {
-        return Some(s);
-    }
-    if let Some(s) = additional::enters_with_x(line) {
         return Some(s);
     }
     if let Some(s) = statics::static_ability(line) {

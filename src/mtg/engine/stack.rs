@@ -47,7 +47,7 @@ impl State {
             o.tapped = tapped;
             self.battlefield.push(id);
             self.enters_with_loyalty(id);
-            let counters = self.enters_with_counters(id, item.controller) + self.enters_with_x(id);
+            let counters = self.enters_with_counters(id, item.controller);
             ev.push(Event::Resolved { card: id });
             if let (true, Some(Target::Obj(t))) = (self.card(id).aura, item.target) {
                 self.attach(id, t, ev);

@@ -161,7 +161,6 @@ impl State {
             })
             .collect();
         self.event_triggers(all, i, &mut out);
-        self.counter_triggers(all, i, &mut out);
         out
     }
 

@@ -493,6 +493,4 @@ pub struct Lowered {
     pub doesnt_untap: bool,
     /// "As an additional cost to cast this spell, …" (CR 601.2b): chosen in the cast.
     pub additional: Option<AdditionalCost>,
-    /// "This creature enters with X +1/+1 counters on it" (CR 107.3a, 614.1c).
-    pub enters_with_x: bool,
 }
