@@ -58,6 +58,19 @@ pub enum Action {
         /// Pay the spell's kicker too (CR 702.33a); omitted = not kicked.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         kicked: bool,
+        /// The value of X of a spell with {X} in its mana cost (CR 107.3a), paid as that much
+        /// more generic mana; omitted = 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<u8>,
+        /// The card of your hand you discard for the spell's additional cost "discard a card"
+        /// (CR 601.2b).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        discard: Option<String>,
+        /// The creature you control you sacrifice for the spell's additional cost "sacrifice a
+        /// creature" (CR 601.2b); omitted for "sacrifice a creature or pay {cost}" = pay the
+        /// mana.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sacrifice: Option<String>,
     },
     /// Activate an activated ability of a permanent you control (`ability`: its index among
     /// the card's activated abilities, 0 for the first). `targets` and `tap` as for `cast`.
@@ -69,6 +82,10 @@ pub enum Action {
         targets: Vec<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tap: Option<Vec<String>>,
+        /// The creature you control you sacrifice for an ability whose cost is "Sacrifice a
+        /// creature" or "Sacrifice another creature" (CR 602.2b).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sacrifice: Option<String>,
     },
     /// All attackers at once; an empty list attacks with nothing.
     DeclareAttackers { attackers: Vec<AttackDecl> },
@@ -121,6 +138,10 @@ pub enum Action {
     ChooseNoTarget,
 }
 
+fn target(t: &str) -> Result<Target, String> {
+    Target::parse(t).ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))
+}
+
 fn id(s: &str) -> Result<Id, String> {
     Id::parse(s).ok_or_else(|| format!("{s:?} is not a card id (c1, c2, …)"))
 }
@@ -141,35 +162,47 @@ impl Action {
                 tap,
                 mode,
                 kicked,
+                x,
+                discard,
+                sacrifice,
             } => {
                 if targets.len() > 2 {
                     return Err("cast: at most two targets in this rules subset".into());
                 }
-                let parse = |t: &String| {
-                    Target::parse(t)
-                        .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))
-                };
                 // Two targets (CR 601.2c): the first and the second, in the text's order.
                 if let [first, second] = targets.as_slice() {
-                    if *kicked {
-                        return Err("cast: a kicked spell takes at most one target here".into());
+                    if *kicked
+                        || x.is_some_and(|x| x > 0)
+                        || discard.is_some()
+                        || sacrifice.is_some()
+                    {
+                        return Err(
+                            "cast: a spell with two targets takes no kicker, X or additional cost here"
+                                .into(),
+                        );
                     }
                     return Ok(Move::CastTwo {
                         card: id(card)?,
-                        targets: [parse(first)?, parse(second)?],
+                        targets: [target(first)?, target(second)?],
                         tap: tap.as_deref().map(ids).transpose()?,
                         mode: *mode,
                     });
                 }
-                let target = match targets.first() {
-                    None => None,
-                    Some(t) => Some(
-                        Target::parse(t)
-                            .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))?,
-                    ),
-                };
+                let target = targets.first().map(|t| target(t)).transpose()?;
                 let (card, tap) = (id(card)?, tap.as_deref().map(ids).transpose()?);
-                if *kicked {
+                let x = x.unwrap_or(0);
+                if x > 0 || discard.is_some() || sacrifice.is_some() {
+                    Move::CastWith {
+                        card,
+                        target,
+                        tap,
+                        mode: *mode,
+                        kicked: *kicked,
+                        x,
+                        discard: discard.as_deref().map(id).transpose()?,
+                        sacrifice: sacrifice.as_deref().map(id).transpose()?,
+                    }
+                } else if *kicked {
                     Move::CastKicked {
                         card,
                         target,
@@ -190,22 +223,26 @@ impl Action {
                 ability,
                 targets,
                 tap,
+                sacrifice,
             } => {
                 if targets.len() > 1 {
                     return Err("activate: at most one target in this rules subset".into());
                 }
-                let target = match targets.first() {
-                    None => None,
-                    Some(t) => Some(
-                        Target::parse(t)
-                            .ok_or_else(|| format!("{t:?} is not a target (a card id or p1/p2)"))?,
-                    ),
-                };
-                Move::Activate {
-                    card: id(card)?,
-                    ability: *ability,
-                    target,
-                    tap: tap.as_deref().map(ids).transpose()?,
+                let target = targets.first().map(|t| target(t)).transpose()?;
+                match sacrifice {
+                    Some(s) => Move::ActivateWith {
+                        card: id(card)?,
+                        ability: *ability,
+                        target,
+                        tap: tap.as_deref().map(ids).transpose()?,
+                        sacrifice: id(s)?,
+                    },
+                    None => Move::Activate {
+                        card: id(card)?,
+                        ability: *ability,
+                        target,
+                        tap: tap.as_deref().map(ids).transpose()?,
+                    },
                 }
             }
             Action::DeclareAttackers { attackers } => {
@@ -301,6 +338,9 @@ impl Action {
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
                 mode: *mode,
                 kicked: false,
+                x: None,
+                discard: None,
+                sacrifice: None,
             },
             Move::CastKicked {
                 card,
@@ -313,6 +353,28 @@ impl Action {
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
                 mode: *mode,
                 kicked: true,
+                x: None,
+                discard: None,
+                sacrifice: None,
+            },
+            Move::CastWith {
+                card,
+                target,
+                tap,
+                mode,
+                kicked,
+                x,
+                discard,
+                sacrifice,
+            } => Action::Cast {
+                card: s(card),
+                targets: target.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                mode: *mode,
+                kicked: *kicked,
+                x: (*x > 0).then_some(*x),
+                discard: discard.as_ref().map(s),
+                sacrifice: sacrifice.as_ref().map(s),
             },
             Move::Activate {
                 card,
@@ -324,6 +386,20 @@ impl Action {
                 ability: *ability,
                 targets: target.iter().map(|t| t.to_string()).collect(),
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                sacrifice: None,
+            },
+            Move::ActivateWith {
+                card,
+                ability,
+                target,
+                tap,
+                sacrifice,
+            } => Action::Activate {
+                card: s(card),
+                ability: *ability,
+                targets: target.iter().map(|t| t.to_string()).collect(),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                sacrifice: Some(s(sacrifice)),
             },
             Move::Attack(v) => Action::DeclareAttackers {
                 attackers: v
@@ -403,6 +479,9 @@ impl Action {
                 tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
                 mode: *mode,
                 kicked: false,
+                x: None,
+                discard: None,
+                sacrifice: None,
             },
         }
     }
@@ -492,6 +571,8 @@ pub fn surface(s: &State) -> ActionSurface {
                     | Move::Cast { card: c, .. }
                     | Move::CastKicked { card: c, .. }
                     | Move::CastTwo { card: c, .. }
+                    | Move::CastWith { card: c, .. }
+                    | Move::ActivateWith { card: c, .. }
                     | Move::Activate { card: c, .. } = m
                     {
                         v["name"] = json!(s.card(*c).data.name);

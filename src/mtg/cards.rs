@@ -102,6 +102,11 @@ pub struct Card {
     pub kicked_effects: Vec<Effect>,
     /// "This creature doesn't untap during your untap step" (CR 502.3).
     pub doesnt_untap: bool,
+    /// "As an additional cost to cast this spell, …" (CR 601.2b): paid with what the cast
+    /// names (a card to discard, a creature to sacrifice) or, for "… or pay {cost}", in mana.
+    pub additional: Option<super::lower::AdditionalCost>,
+    /// {X} in its mana cost (CR 107.3): the cast names X, paid as that much generic mana.
+    pub x_cost: bool,
 }
 
 impl Card {
@@ -156,7 +161,10 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
     if d.name.trim().is_empty() {
         return Err("the card has no name".into());
     }
-    let cost = parse_cost(&d.mana_cost)?;
+    // CR 107.3: one {X} in a mana cost is a number chosen as the spell is cast; only a card
+    // whose text reads that X (checked below) plays.
+    let x_cost = d.mana_cost.contains("{X}");
+    let cost = parse_cost(&d.mana_cost.replacen("{X}", "", 1))?;
     let compiled = compile::compile(d).map_err(|u| {
         format!(
             "rules text {:?} is not supported (no template: {})",
@@ -189,6 +197,13 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         keywords |= kw::from_name(k).ok_or_else(|| format!("keyword {k:?} is not supported"))?;
     }
     let effects = lowered.effects;
+    if x_cost != effects.iter().any(|e| matches!(e, Effect::DrainX)) {
+        return Err(if x_cost {
+            "{X} in a mana cost whose rules text does not read X".into()
+        } else {
+            "X in rules text without {X} in the mana cost".into()
+        });
+    }
     let effect = effects.first().copied();
     if lowered.keywords != keywords {
         return Err("keywords do not match the rules text".into());
@@ -228,6 +243,8 @@ pub fn parse(d: &CardData) -> Result<Card, String> {
         kicker: lowered.kicker,
         kicked_effects: lowered.kicked_effects.clone(),
         doesnt_untap: lowered.doesnt_untap,
+        additional: lowered.additional,
+        x_cost,
     };
     let aura = subtypes.split_whitespace().any(|t| t == "Aura");
     let equipment = subtypes.split_whitespace().any(|t| t == "Equipment");

@@ -13,7 +13,7 @@ use super::compile::{
     Ability, Condition, Control, Cost, Effect as E, Filter, Keyword, SearchFor, SearchTo, Static,
     Subject as S, Trigger,
 };
-pub use super::compile::{Amount, CostReduction, Restriction};
+pub use super::compile::{AdditionalCost, Amount, CostReduction, Restriction};
 use super::facts::{CardData, ManaCost};
 
 pub use form::*;
@@ -62,6 +62,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                     sorcery: true,
                     sacrifice: false,
                     loyalty: None,
+                    sacrifice_creature: None,
                 });
                 out.ability_keywords.push("Equip");
                 true
@@ -148,6 +149,7 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
                             effects,
                             sorcery: true,
                             loyalty: Some(*change),
+                            sacrifice_creature: None,
                         });
                         true
                     }
@@ -196,6 +198,10 @@ pub fn lower(abilities: &[Ability], spell: bool) -> Result<Lowered, String> {
             }
             Ability::Static(Static::DoesntUntap) if !spell => {
                 out.doesnt_untap = true;
+                true
+            }
+            Ability::AdditionalCost(c) if out.additional.is_none() => {
+                out.additional = Some(*c);
                 true
             }
             _ => false,
@@ -345,6 +351,9 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     if let Some(l) = variable::effect(e, earlier) {
         return Some(l);
     }
+    if let Some(l) = cast_costs::effect(e) {
+        return Some(l);
+    }
     Some(match e {
         E::Damage {
             amount,
@@ -487,6 +496,7 @@ fn activated(
         effects,
         sorcery,
         loyalty: None,
+        sacrifice_creature: cost.sacrifice_creature,
     })
 }
 
@@ -625,6 +635,7 @@ fn spell_effects(es: &[E], tokens: &mut Vec<CardData>) -> Option<Vec<Effect>> {
     decision_last(v)
 }
 
+mod cast_costs;
 mod continuous;
 mod form;
 mod kicker;

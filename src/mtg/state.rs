@@ -498,6 +498,10 @@ pub struct State {
     /// as they last existed on the battlefield (CR 608.2h); kept until the ability resolves.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_power: Vec<(Id, i16)>,
+    /// The X of each spell on the stack cast with X above 0 (CR 107.3a), kept until it
+    /// leaves the stack.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub x_paid: Vec<(Id, u8)>,
 }
 
 /// What happened so far this turn, for conditions such as raid and morbid; cleared as a turn

@@ -26,6 +26,7 @@ mod mtg_audit;
 mod mtg_cards;
 mod mtg_engine;
 mod mtg_mtgb31;
+mod mtg_mtgb32;
 mod mtg_permanents;
 mod mtg_planeswalkers;
 mod mtg_spells;

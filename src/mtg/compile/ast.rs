@@ -356,6 +356,9 @@ pub enum Effect {
     /// creatures to their owners' hands." With two players: one target creature its
     /// controller controls (`a`) and one an opponent controls (`b`).
     BounceBoth(Subject, Subject),
+    /// 107.3a / 119.3: "Each opponent loses X life. You gain life equal to the life lost this
+    /// way.": X is the value chosen as the spell was cast.
+    DrainX,
 }
 
 /// An amount an effect reads as it happens (CR 608.2h).
@@ -507,6 +510,9 @@ pub struct Cost {
     pub sacrifice_self: bool,
     /// "Pay N life" (CR 119.4).
     pub life: u8,
+    /// "Sacrifice a creature" (`Some(false)`) or "Sacrifice another creature" (`Some(true)`)
+    /// (CR 701.17): the activator chooses the creature as the cost is paid (CR 602.2b).
+    pub sacrifice_creature: Option<bool>,
 }
 
 /// A static ability (CR 604).
@@ -649,6 +655,19 @@ pub enum Ability {
     SacrificeMana {
         colors: Vec<u8>,
     },
+    /// CR 601.2b / 601.2f: "As an additional cost to cast this spell, <cost>."
+    AdditionalCost(AdditionalCost),
+}
+
+/// An additional cost paid as a spell is cast (CR 601.2b, 601.2h), chosen in the cast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdditionalCost {
+    /// "discard a card" (CR 701.9).
+    Discard,
+    /// "sacrifice a creature" (CR 701.17).
+    SacrificeCreature,
+    /// "sacrifice a creature or pay <mana>": the caster chooses one as it is cast.
+    SacrificeCreatureOrPay(ManaCost),
 }
 
 impl Ability {
@@ -672,6 +691,7 @@ impl Ability {
             Ability::Loyalty { .. } => "loyalty ability".into(),
             Ability::Static(s) => format!("static {}", static_name(s)),
             Ability::SacrificeMana { .. } => "sacrifice mana ability".into(),
+            Ability::AdditionalCost(c) => format!("additional cost {c:?}"),
         }
     }
 }
@@ -754,6 +774,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Fight { mutual: true, .. } => "fight",
         Effect::Fight { .. } => "damage equal to its power to a second target",
         Effect::BounceBoth(..) => "bounce two targets",
+        Effect::DrainX => "each opponent loses X, you gain the life lost",
     }
 }
 

@@ -14,6 +14,7 @@
 //! What the engine plays of a compiled card is decided elsewhere (`cards::parse`): compiling
 //! says only what the text means.
 
+mod additional;
 pub mod ast;
 mod costs;
 mod effects;
@@ -191,6 +192,14 @@ pub fn compile(d: &CardData) -> Result<Compiled, Unparsed> {
             abilities.push(Ability::Static(Static::CantBeCountered));
             continue;
         }
+        if let Some(a) = additional::additional_cost(line) {
+            abilities.push(a.map_err(Unparsed::from)?);
+            continue;
+        }
+        if is_spell && let Some(e) = additional::drain_x(line) {
+            spell_effects.push(e);
+            continue;
+        }
         if is_spell && let Some(k) = kicker::kicked_instead(line) {
             spell_effects.push(k.map_err(Unparsed::from)?);
             continue;
@@ -256,6 +265,7 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
             && cost.sacrifice_self
             && cost.mana.total() == 0
             && cost.life == 0
+            && cost.sacrifice_creature.is_none()
         {
             return Ok(Ability::SacrificeMana {
                 colors: (0..5).collect(),
@@ -264,7 +274,11 @@ fn permanent_line(line: &str) -> Result<Ability, Fail> {
         if let Some(colors) = mana_produced(body) {
             // The mana ability's form holds {T} only: a cost with mana, life or a sacrifice
             // beside it ("{1}, {T}: Add {G}") is a template of its own, refused until then.
-            if cost.mana.total() > 0 || cost.life > 0 || cost.sacrifice_self {
+            if cost.mana.total() > 0
+                || cost.life > 0
+                || cost.sacrifice_self
+                || cost.sacrifice_creature.is_some()
+            {
                 return Err(Fail::new(line, "mana ability with a cost beyond {T}"));
             }
             return Ok(Ability::Mana {
@@ -320,6 +334,8 @@ fn activation_cost(s: &str) -> Option<Cost> {
             cost.tap = true;
         } else if part == "sacrifice ~" {
             cost.sacrifice_self = true;
+        } else if part == "sacrifice a creature" || part == "sacrifice another creature" {
+            cost.sacrifice_creature = Some(part.contains("another"));
         } else if let Some(n) = part
             .strip_prefix("pay ")
             .and_then(|r| r.strip_suffix(" life"))

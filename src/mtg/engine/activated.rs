@@ -91,6 +91,9 @@ impl State {
         {
             return Err(format!("{name}'s ability has no legal target"));
         }
+        if a.sacrifice_creature.is_some() && self.sacrifice_choices(seat, id, a).is_empty() {
+            return Err(format!("{name}'s ability has no creature to sacrifice"));
+        }
         Ok(())
     }
 
@@ -129,6 +132,19 @@ impl State {
 
     /// Checks an activation (CR 602.2) and returns the mana sources to tap.
     pub(super) fn validate_activate(
+        &self,
+        id: Id,
+        ability: u8,
+        target: Option<Target>,
+        tap: Option<&[Id]>,
+    ) -> Result<Vec<Id>, Illegal> {
+        let taps = self.validate_activate_checked(id, ability, target, tap)?;
+        self.check_activation_sacrifice(id, ability, None)?;
+        Ok(taps)
+    }
+
+    /// [`State::validate_activate`] without the sacrifice-a-creature cost's choice.
+    pub(super) fn validate_activate_checked(
         &self,
         id: Id,
         ability: u8,

@@ -170,6 +170,7 @@ impl State {
             && !matches!(c.kind, Kind::Land(_))
             && self.timing_ok(seat, id)
             && self.affordable_now(seat, id, avail)
+            && self.additional_payable(seat, id, avail)
             && !self.choosable_modes(seat, &c.effects).is_empty()
     }
 
@@ -254,7 +255,9 @@ impl State {
             }
         }
         self.kicked_moves(seat, &avail, &mut v);
+        self.cast_cost_moves(seat, &avail, &mut v);
         self.activation_moves(seat, &mut v);
+        self.sacrifice_moves(seat, &mut v);
         v
     }
 
@@ -277,6 +280,28 @@ impl State {
         tap: Option<&[Id]>,
         mode: Option<u8>,
         kicked: bool,
+    ) -> Result<Vec<Id>, Illegal> {
+        self.validate_cast_full(
+            id,
+            target,
+            tap,
+            mode,
+            cast_costs::Paying {
+                kicked,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// [`State::validate_cast`], paying `p` too: the kicker, X and the additional cost
+    /// (CR 601.2b, 601.2f).
+    pub(super) fn validate_cast_full(
+        &self,
+        id: Id,
+        target: Option<Target>,
+        tap: Option<&[Id]>,
+        mode: Option<u8>,
+        p: cast_costs::Paying,
     ) -> Result<Vec<Id>, Illegal> {
         let seat = self.priority;
         if !self.valid_id(id) || !self.castable_zone(id) || self.obj(id).owner != seat {
@@ -320,7 +345,8 @@ impl State {
                 }
             }
         }
-        let cost = self.cast_cost_paying(seat, id, target, kicked);
+        self.check_cast_costs(seat, id, p)?;
+        let cost = self.cast_cost_with(seat, id, target, p);
         match tap {
             None => self.auto_pay(seat, &cost, None).ok_or_else(|| {
                 Illegal(format!(
@@ -346,6 +372,7 @@ impl State {
         // A new spell (CR 400.7): whatever an earlier object of this card was, this one is not
         // kicked unless it is cast kicked.
         self.kicked.retain(|&(k, _)| k != id);
+        self.x_paid.retain(|&(k, _)| k != id);
         let flashback = self.obj(id).zone == Zone::Graveyard;
         self.players[seat.i()].hand.retain(|&h| h != id);
         self.players[seat.i()].graveyard.retain(|&h| h != id);

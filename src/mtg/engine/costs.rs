@@ -22,6 +22,27 @@ impl State {
         target: Option<Target>,
         kicked: bool,
     ) -> ManaCost {
+        self.cast_cost_with(
+            seat,
+            id,
+            target,
+            super::cast_costs::Paying {
+                kicked,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The cost to cast `id` paying `p`: the kicker, X and the mana of an additional cost
+    /// are added before reductions apply (CR 601.2f).
+    pub(super) fn cast_cost_with(
+        &self,
+        seat: Seat,
+        id: Id,
+        target: Option<Target>,
+        p: super::cast_costs::Paying,
+    ) -> ManaCost {
+        let kicked = p.kicked;
         let c = self.card(id);
         let mut cut: u32 = 0;
         if let Some((n, when)) = &c.costs_less {
@@ -52,6 +73,7 @@ impl State {
         if let (true, Some(k)) = (kicked, c.kicker) {
             cost = plus(cost, k);
         }
+        cost = plus(cost, self.cast_extra_mana(id, p));
         cost.generic = (cost.generic as u32).saturating_sub(cut) as u8;
         cost
     }

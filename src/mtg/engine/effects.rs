@@ -206,6 +206,8 @@ impl State {
                     self.exile_from_graveyard(c, ev);
                 }
             }
+            (Effect::DrainX, _) => self.drain_x(source, by, ev),
+            (Effect::Exile(_), _) => obj.into_iter().for_each(|c| self.exile_permanent(c, ev)),
         }
     }
 

@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 mod activated;
 mod attach;
+mod cast_costs;
 mod casting;
 mod choose_discard;
 mod combat;
@@ -45,6 +46,7 @@ mod planeswalker;
 mod position;
 mod power_damage;
 mod restrictions;
+mod sacrifice_cost;
 mod sba;
 mod search;
 mod setup;
@@ -157,6 +159,28 @@ pub enum Move {
         targets: [Target; 2],
         tap: Option<Vec<Id>>,
         mode: Option<u8>,
+    },
+    /// Cast a spell naming what it pays beyond its mana cost (CR 601.2b, 601.2f): X (CR
+    /// 107.3a), the card discarded or the creature sacrificed for its additional cost, and
+    /// its kicker. A cast with none of them is [`Move::Cast`].
+    CastWith {
+        card: Id,
+        target: Option<Target>,
+        tap: Option<Vec<Id>>,
+        mode: Option<u8>,
+        kicked: bool,
+        x: u8,
+        discard: Option<Id>,
+        sacrifice: Option<Id>,
+    },
+    /// Activate an ability whose cost sacrifices a creature, naming it (CR 602.2b, 701.17):
+    /// as [`Move::Activate`], the creature sacrificed with the other costs.
+    ActivateWith {
+        card: Id,
+        ability: u8,
+        target: Option<Target>,
+        tap: Option<Vec<Id>>,
+        sacrifice: Id,
     },
 }
 
@@ -449,5 +473,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::CastKicked { .. } => "cast",
         Move::ChooseNoTarget => "choose_no_target",
         Move::CastTwo { .. } => "cast",
+        Move::CastWith { .. } => "cast",
+        Move::ActivateWith { .. } => "activate",
     }
 }

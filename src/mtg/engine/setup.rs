@@ -114,6 +114,7 @@ pub(super) fn blank_state(game_id: &str, seed: u64, b: Builder, players: [Player
         this_turn: ThisTurn::default(),
         kicked: Vec::new(),
         last_power: Vec::new(),
+        x_paid: Vec::new(),
     }
 }
 

@@ -101,6 +101,7 @@ impl State {
     /// flashback is exiled instead (CR 702.34a).
     pub(super) fn spell_to_graveyard(&mut self, id: Id, item: &StackItem, ev: &mut Vec<Event>) {
         self.kicked.retain(|&(k, _)| k != id);
+        self.x_paid.retain(|&(k, _)| k != id);
         if item.flashback {
             return self.put_in_exile(id, Zone::Stack, ev);
         }

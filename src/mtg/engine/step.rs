@@ -168,6 +168,39 @@ impl State {
             }
             (
                 Pending::Priority,
+                Move::ActivateWith {
+                    card,
+                    ability,
+                    target,
+                    tap,
+                    sacrifice,
+                },
+            ) => {
+                self.activate_with(*card, *ability, *target, tap.as_deref(), *sacrifice, ev)?;
+            }
+            (
+                Pending::Priority,
+                Move::CastWith {
+                    card,
+                    target,
+                    tap,
+                    mode,
+                    kicked,
+                    x,
+                    discard,
+                    sacrifice,
+                },
+            ) => {
+                let p = super::cast_costs::Paying {
+                    kicked: *kicked,
+                    x: *x,
+                    discard: *discard,
+                    sacrifice: *sacrifice,
+                };
+                self.cast_with(*card, *target, tap.as_deref(), *mode, p, ev)?;
+            }
+            (
+                Pending::Priority,
                 Move::Activate {
                     card,
                     ability,

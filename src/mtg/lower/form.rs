@@ -2,8 +2,10 @@
 //! activated and static abilities, and the lowered card ([`Lowered`]). `lower` fills it and
 //! `cards` re-exports it.
 
+use super::super::compile::{
+    AdditionalCost, CostReduction, Group, Per, StaticCondition, StaticCount, Trigger,
+};
 pub use super::super::compile::{Amount, Restriction};
-use super::super::compile::{CostReduction, Group, Per, StaticCondition, StaticCount, Trigger};
 use super::super::facts::{CardData, ManaCost};
 
 /// Keyword abilities of the rules subset (CR 702), as bits.
@@ -269,6 +271,12 @@ pub enum Effect {
     /// to their owners' hands." (CR 400.7): the first target and the second, each returned if
     /// it is still legal.
     BounceBoth(TargetKind, TargetKind),
+    /// "Each opponent loses X life. You gain life equal to the life lost this way." (CR
+    /// 107.3a, 119.3): X is the value chosen as the spell was cast.
+    DrainX,
+    /// "exile target …" (CR 406.3, 701.13): the permanent goes to its owner's exile (a token
+    /// ceases to exist, CR 704.5d).
+    Exile(TargetKind),
 }
 
 /// The second target kind of `mode` of an effect list, if it has two targets (CR 601.2c).
@@ -376,6 +384,7 @@ impl Effect {
             | Effect::Stun(_, t)
             | Effect::PreventCombatDamage(t)
             | Effect::PumpInsteadIf(_, _, _, t)
+            | Effect::Exile(t)
             | Effect::ExileCard(t)
             | Effect::Fight(t, _, _)
             | Effect::BounceBoth(t, _) => Some(t).filter(|t| {
@@ -410,6 +419,7 @@ impl Effect {
             | Effect::DrawPer(_)
             | Effect::PumpPer(..)
             | Effect::OpponentLosesLifeEqual(_)
+            | Effect::DrainX
             | Effect::UpToOne => None,
         }
     }
@@ -433,6 +443,9 @@ pub struct Activated {
     /// A loyalty ability (CR 606): its cost is this loyalty change ("+N", "-N", "0"); it is
     /// activated as a sorcery, once per turn per permanent (CR 606.3).
     pub loyalty: Option<i8>,
+    /// "Sacrifice a creature" (`Some(false)`) / "Sacrifice another creature" (`Some(true)`)
+    /// in its cost (CR 701.17): the activation names the creature.
+    pub sacrifice_creature: Option<bool>,
 }
 
 impl Activated {
@@ -519,4 +532,6 @@ pub struct Lowered {
     pub kicked_effects: Vec<Effect>,
     /// "This creature doesn't untap during your untap step" (CR 502.3).
     pub doesnt_untap: bool,
+    /// "As an additional cost to cast this spell, …" (CR 601.2b): chosen in the cast.
+    pub additional: Option<AdditionalCost>,
 }
