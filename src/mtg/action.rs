@@ -117,6 +117,17 @@ pub enum Action {
     /// The legend rule: the one of your same-named legendary permanents to keep (the others
     /// go to the graveyard).
     LegendRule { keep: String },
+    /// Answer a "you may" of a resolving spell or ability (CR 608.2d): `accept` or not.
+    /// Accepting pays its cost: `card` names the creature to sacrifice or the card to discard
+    /// (from the decision's options); `tap` the mana sources for "you may pay" (as for `cast`;
+    /// omitted = automatic payment).
+    May {
+        accept: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        card: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tap: Option<Vec<String>>,
+    },
 }
 
 fn id(s: &str) -> Result<Id, String> {
@@ -262,6 +273,11 @@ impl Action {
                 pay: *pay,
                 tap: tap.as_deref().map(ids).transpose()?,
             },
+            Action::May { accept, card, tap } => Move::May {
+                accept: *accept,
+                card: card.as_deref().map(id).transpose()?,
+                tap: tap.as_deref().map(ids).transpose()?,
+            },
         })
     }
 
@@ -372,6 +388,11 @@ impl Action {
                 cards: v.iter().map(s).collect(),
             },
             Move::Concede => Action::Concede,
+            Move::May { accept, card, tap } => Action::May {
+                accept: *accept,
+                card: card.as_ref().map(s),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+            },
         }
     }
 }
@@ -651,6 +672,39 @@ pub fn surface(s: &State) -> Value {
             json!([{"type": "assign_damage", "attacker": attacker, "power": power,
                     "trample": trample, "deathtouch": dt, "targets": targets}])
         }
+        // CR 608.2d: decline, or accept paying the cost; a sacrifice or a discard has one
+        // accepting option per card it may name.
+        Pending::May { player, optional } => {
+            use super::cards::MayCost;
+            let source = optional.source;
+            let name = &s.card(source).data.name;
+            let mut v =
+                vec![json!({"type": kind, "accept": false, "source": source, "name": name})];
+            match optional.cost {
+                MayCost::Nothing => {
+                    v.push(json!({"type": kind, "accept": true, "source": source, "name": name}))
+                }
+                MayCost::Pay { generic, colored } => v.push(json!({
+                    "type": kind, "accept": true, "source": source, "name": name,
+                    "cost": mana_text(generic, colored),
+                })),
+                MayCost::SacrificeAnotherCreature | MayCost::DiscardCard => {
+                    let what = if optional.cost == MayCost::DiscardCard {
+                        "discard"
+                    } else {
+                        "sacrifice"
+                    };
+                    for c in s.may_cards(player, &optional) {
+                        v.push(json!({
+                            "type": kind, "accept": true, "card": c,
+                            "card_name": s.card(c).data.name, "cost": what,
+                            "source": source, "name": name,
+                        }));
+                    }
+                }
+            }
+            Value::Array(v)
+        }
     };
     json!({
         "decision_id": s.decision_id(),
@@ -658,4 +712,19 @@ pub fn surface(s: &State) -> Value {
         "kind": kind,
         "options": options,
     })
+}
+
+/// A mana cost as printed (`{1}{R}`), WUBRG order.
+fn mana_text(generic: u8, colored: [u8; 5]) -> String {
+    let mut out = if generic > 0 || colored == [0; 5] {
+        format!("{{{generic}}}")
+    } else {
+        String::new()
+    };
+    for (i, n) in colored.iter().enumerate() {
+        for _ in 0..*n {
+            out.push_str(&format!("{{{}}}", ["W", "U", "B", "R", "G"][i]));
+        }
+    }
+    out
 }

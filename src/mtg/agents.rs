@@ -93,6 +93,21 @@ impl Agent {
                 pay: self.coin(),
                 tap: None,
             },
+            // CR 608.2d: accept or decline at random; a card to pay with at random.
+            Pending::May { player, optional } => {
+                let accept = self.coin();
+                let cards = s.may_cards(player, &optional);
+                let card = if accept && !cards.is_empty() {
+                    self.sample(&cards, 1).first().copied()
+                } else {
+                    None
+                };
+                Move::May {
+                    accept,
+                    card,
+                    tap: None,
+                }
+            }
             Pending::LegendRule { .. } => {
                 let group = s.legend_group().map(|(_, g)| g).unwrap_or_default();
                 Move::KeepLegend(*self.sample(&group, 1).first()?)
@@ -262,6 +277,27 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             pay: true,
             tap: None,
         },
+        // "You may": accept what costs nothing or mana; sacrifice the least valuable other
+        // creature; discard the most expensive card, or a land when flooded.
+        Pending::May { player, optional } => {
+            let cards = s.may_cards(player, &optional);
+            let card = match optional.cost {
+                crate::mtg::cards::MayCost::SacrificeAnotherCreature => {
+                    cards.iter().copied().min_by_key(|&c| value(s, c))
+                }
+                crate::mtg::cards::MayCost::DiscardCard => cards
+                    .iter()
+                    .copied()
+                    .max_by_key(|&c| s.card(c).cost.total()),
+                _ => None,
+            };
+            let accept = card.is_some() || cards.is_empty();
+            Move::May {
+                accept,
+                card,
+                tap: None,
+            }
+        }
         // Surveil: lands go to the graveyard once five are on the battlefield.
         Pending::Surveil { player, count } => {
             let lands = s

@@ -145,7 +145,15 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
                 | Pending::Discarding { .. }
                 | Pending::ChooseDiscard { .. }
                 | Pending::Search { .. }
-                | Pending::Surveil { .. },
+                | Pending::Surveil { .. }
+                | Pending::May {
+                    optional:
+                        crate::mtg::state::Optional {
+                            cost: crate::mtg::cards::MayCost::DiscardCard,
+                            ..
+                        },
+                    ..
+                },
             ) = (s.decider(), s.pending)
                 && let Some(o) = out.as_object_mut()
             {

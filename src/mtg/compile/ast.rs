@@ -335,6 +335,23 @@ pub enum Effect {
         who: Subject,
         amount: Amount,
     },
+    /// 603.5 / 608.2d: "you may <effect>" or "you may <cost>. If you do, <effects>": a marker;
+    /// the effects after it in the list happen only if the controller chooses to (and pays
+    /// the cost) as the spell or ability resolves.
+    May(MayAction),
+}
+
+/// What a "you may" offers the controller as the spell or ability resolves (CR 608.2d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MayAction {
+    /// "you may <effect>": nothing to pay; the optional effect follows the marker.
+    Nothing,
+    /// "you may pay <mana>. If you do, …" (CR 117.1, paid as it resolves).
+    Pay(ManaCost),
+    /// "you may sacrifice another creature. If you do, …" (CR 701.17).
+    SacrificeAnotherCreature,
+    /// "you may discard a card. If you do, …" (CR 701.9).
+    DiscardCard,
 }
 
 /// An amount an effect reads as it happens (CR 608.2h).
@@ -729,6 +746,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::DrawPer(_) => "draw for each",
         Effect::InsteadIf { .. } => "instead if",
         Effect::LoseLifeEqual { .. } => "lose life equal to",
+        Effect::May(_) => "you may",
     }
 }
 

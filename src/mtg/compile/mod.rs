@@ -18,6 +18,7 @@ pub mod ast;
 mod costs;
 mod effects;
 mod kicker;
+mod optional;
 mod restrictions;
 mod statics;
 mod triggers;

@@ -17,7 +17,9 @@ impl State {
     ) {
         let on_source = matches!(
             effect,
-            Effect::Pump(_, _, _, TargetKind::Source) | Effect::Counters(_, TargetKind::Source)
+            Effect::Pump(_, _, _, TargetKind::Source)
+                | Effect::Counters(_, TargetKind::Source)
+                | Effect::Restrict(_, TargetKind::Source)
         );
         let obj = match target {
             _ if on_source => Some(source).filter(|&s| self.obj(s).zone == Zone::Battlefield),
@@ -198,6 +200,8 @@ impl State {
                 | Effect::OpponentLosesLifeEqual(_)),
                 t,
             ) => self.perform_variable(source, by, e, obj, t, ev),
+            // The marker itself does nothing: resolution stops on it (`optional`).
+            (Effect::May(_), _) => {}
         }
     }
 

@@ -40,6 +40,7 @@ mod exile_until;
 mod keywords;
 mod kicker;
 mod mana;
+mod optional;
 mod planeswalker;
 mod position;
 mod power_damage;
@@ -144,6 +145,14 @@ pub enum Move {
         target: Option<Target>,
         tap: Option<Vec<Id>>,
         mode: Option<u8>,
+    },
+    /// Answer a "you may" of a resolving spell or ability (CR 608.2d): decline, or accept
+    /// paying its cost: `card` the creature sacrificed or the card discarded, `tap` the mana
+    /// sources for a mana payment (None: tapped automatically).
+    May {
+        accept: bool,
+        card: Option<Id>,
+        tap: Option<Vec<Id>>,
     },
 }
 
@@ -370,6 +379,13 @@ pub enum Event {
         card: Id,
         amount: i16,
     },
+    /// The controller of `source`'s resolving spell or ability answered its "you may"
+    /// (CR 608.2d).
+    May {
+        player: Seat,
+        source: Id,
+        accept: bool,
+    },
 }
 
 /// The pure reducer: the state after `mv` and the events it caused, or why it is illegal.
@@ -431,5 +447,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::KeepLegend(_) => "legend_rule",
         Move::SurveilOrder { .. } => "surveil",
         Move::CastKicked { .. } => "cast",
+        Move::May { .. } => "may",
     }
 }

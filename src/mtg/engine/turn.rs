@@ -22,6 +22,7 @@ impl State {
             Pending::LegendRule { .. } => "legend_rule",
             Pending::GameOver => "game_over",
             Pending::ChooseDiscard { .. } => "choose_discard",
+            Pending::May { .. } => "may",
         }
     }
 

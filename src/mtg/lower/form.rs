@@ -245,6 +245,24 @@ pub enum Effect {
     /// "target opponent loses X life, where X is …" (CR 119.3, 608.2h): the opponent (one
     /// of two players, always a legal target) loses the amount as it resolves.
     OpponentLosesLifeEqual(Amount),
+    /// "you may …[. If you do, …]" (CR 603.5, 608.2d): the controller's `may` decision as it
+    /// resolves; the effects after this marker happen only if they accept (and pay the cost).
+    /// At most one per list.
+    May(MayCost),
+}
+
+/// What accepting a "you may" costs, paid as the spell or ability resolves (CR 608.2d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "cost")]
+pub enum MayCost {
+    /// "you may <effect>": nothing.
+    Nothing,
+    /// "you may pay <mana>" (CR 117.1): mana sources tapped as for a cast.
+    Pay { generic: u8, colored: [u8; 5] },
+    /// "you may sacrifice another creature" (CR 701.17a): one the controller controls.
+    SacrificeAnotherCreature,
+    /// "you may discard a card" (CR 701.9a).
+    DiscardCard,
 }
 
 /// The effects of `mode` of an effect list (every effect of a list without modes).
@@ -369,7 +387,8 @@ impl Effect {
             | Effect::GainLifePer(..)
             | Effect::DrawPer(_)
             | Effect::PumpPer(..)
-            | Effect::OpponentLosesLifeEqual(_) => None,
+            | Effect::OpponentLosesLifeEqual(_)
+            | Effect::May(_) => None,
         }
     }
 }
