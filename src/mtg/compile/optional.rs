@@ -1,5 +1,5 @@
-//! Optional actions of a resolving spell or ability (CR 603.5, 608.2d): "you may <effect>" and
-//! "you may <cost>. If you do, <effects>".
+//! Optional actions of a resolving spell or ability (CR 603.5, 608.2d): "you may <effect>", and
+//! "you may <cost>" followed by "If you do, <effects>".
 //!
 //! Promises:
 //! - the sentence compiles to an [`Effect::May`] marker followed by the optional effects, in

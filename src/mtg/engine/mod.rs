@@ -63,7 +63,7 @@ use setup::{Builder, blank_state, new_player};
 pub use setup::{game_template, new_game, start_game};
 
 /// The rules subset this engine implements (journaled with every game).
-pub const RULES_VERSION: &str = "core-v7";
+pub const RULES_VERSION: &str = "core-v8";
 
 /// Why a move was refused. The state is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! "You may" as a spell or ability resolves (CR 603.5, 608.2d): "you may <effect>" and "you
-//! may <cost>. If you do, <effects>".
+//! "You may" as a spell or ability resolves (CR 603.5, 608.2d): the controller's `may`
+//! decision, which accepts (paying the cost) or declines the effects after it.
 //!
 //! Promises:
 //! - resolution performs the effects before the [`Effect::May`] marker, then stops on the
