@@ -9,7 +9,8 @@
 //!   enchantment") or a cost the engine pays at resolution: a mana payment ("you may pay
 //!   {R}"), sacrificing another creature, or discarding a card; a cost must be followed by an
 //!   "If you do, …" sentence, which compiles whole or the card is refused;
-//! - anything else that starts with "you may" is left to the other templates (or refused).
+//! - a whole template that reads its own "you may" (a library search) is left to it, and so is
+//!   anything else that starts with "you may" (or it is refused).
 
 use super::ast::{Effect, MayAction};
 use super::{Fail, effects::effect};
@@ -20,6 +21,10 @@ use crate::mtg::facts::parse_cost;
 pub(super) fn may(sentences: &[&str]) -> Option<Result<(Vec<Effect>, usize), Fail>> {
     let first = sentences.first()?.trim();
     let rest = first.strip_prefix("you may ")?;
+    // A template that reads its own "you may" ("you may search your library …") keeps it.
+    if effect(first).is_some() {
+        return None;
+    }
     let action = match rest {
         "sacrifice another creature" => Some(MayAction::SacrificeAnotherCreature),
         "discard a card" => Some(MayAction::DiscardCard),
@@ -127,5 +132,10 @@ mod tests {
         let e = effects("you may pay {r}. if you do, frobnicate").unwrap_err();
         assert_eq!(e.fragment, "frobnicate");
         assert!(effects("you may frobnicate").is_err());
+        // The search template keeps its own "you may" (it declines by finding nothing).
+        assert!(!effects("you may search your library for a basic land card, reveal it, put it into your hand, then shuffle")
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, Effect::May(_))));
     }
 }
