@@ -128,6 +128,9 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tap: Option<Vec<String>>,
     },
+    /// The card (at most one, from the decision's `choose_from`) chosen among the top cards
+    /// of your library you look at; an empty list chooses none.
+    Look { cards: Vec<String> },
 }
 
 fn id(s: &str) -> Result<Id, String> {
@@ -273,6 +276,7 @@ impl Action {
                 pay: *pay,
                 tap: tap.as_deref().map(ids).transpose()?,
             },
+            Action::Look { cards } => Move::Look(ids(cards)?),
             Action::May { accept, card, tap } => Move::May {
                 accept: *accept,
                 card: card.as_deref().map(id).transpose()?,
@@ -388,6 +392,9 @@ impl Action {
                 cards: v.iter().map(s).collect(),
             },
             Move::Concede => Action::Concede,
+            Move::Look(v) => Action::Look {
+                cards: v.iter().map(s).collect(),
+            },
             Move::May { accept, card, tap } => Action::May {
                 accept: *accept,
                 card: card.as_ref().map(s),
@@ -705,6 +712,19 @@ pub fn surface(s: &State) -> Value {
             }
             Value::Array(v)
         }
+        // CR 401.5: the cards looked at (top first) and those that may be chosen (at most
+        // one); where the chosen card and the rest go.
+        Pending::Look { player, look } => json!([{
+            "type": kind, "count": look.count, "at_most": 1,
+            "to": if look.to_hand { "hand" } else { "top" },
+            "rest": if look.rest_to_bottom { "bottom_random" } else { "graveyard" },
+            "look_at": s.look_cards(player, look).iter()
+                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .collect::<Vec<_>>(),
+            "choose_from": s.look_choices(player, look).iter()
+                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .collect::<Vec<_>>(),
+        }]),
     };
     json!({
         "decision_id": s.decision_id(),

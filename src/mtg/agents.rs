@@ -93,6 +93,12 @@ impl Agent {
                 pay: self.coin(),
                 tap: None,
             },
+            // CR 401.5: one of the cards that may be chosen, or none, at random.
+            Pending::Look { player, look } => {
+                let choices = s.look_choices(player, look);
+                let n = below(&mut self.rng, choices.len() + 1).min(1);
+                Move::Look(self.sample(&choices, n))
+            }
             // CR 608.2d: accept or decline at random; a card to pay with at random.
             Pending::May { player, optional } => {
                 let accept = self.coin();
@@ -277,6 +283,14 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             pay: true,
             tap: None,
         },
+        // Look at the top: take the most expensive card that may be chosen.
+        Pending::Look { player, look } => Move::Look(
+            s.look_choices(player, look)
+                .into_iter()
+                .max_by_key(|&c| s.card(c).cost.total())
+                .into_iter()
+                .collect(),
+        ),
         // "You may": accept what costs nothing or mana; sacrifice the least valuable other
         // creature; discard the most expensive card, or a land when flooded.
         Pending::May { player, optional } => {

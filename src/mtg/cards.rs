@@ -11,7 +11,7 @@
 use super::facts::parse_cost;
 pub use super::facts::{COLORS, CardData, ManaCost};
 pub use super::lower::{
-    Activated, Affects, Effect, Found, MayCost, Search, StaticEffect, TargetKind, kw,
+    Activated, Affects, Effect, Found, Look, MayCost, Search, StaticEffect, TargetKind, kw,
 };
 use super::{compile, lower};
 use serde::Serialize;

@@ -146,6 +146,7 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
                 | Pending::ChooseDiscard { .. }
                 | Pending::Search { .. }
                 | Pending::Surveil { .. }
+                | Pending::Look { .. }
                 | Pending::May {
                     optional:
                         crate::mtg::state::Optional {

@@ -527,6 +527,7 @@ fn decision_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
                 | Effect::Discard(..)
                 | Effect::Surveil(_)
                 | Effect::ChooseDiscard { .. }
+                | Effect::Look(_)
         )
     });
     // CR 608.2d: one "you may" per list (its answer resumes the rest of the list).

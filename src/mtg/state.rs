@@ -442,6 +442,12 @@ pub enum Pending {
         player: Seat,
         optional: Optional,
     },
+    /// `player` looks at the top `look.count` cards of their library and chooses at most one
+    /// of them (CR 401.5, 608.2d), a hidden decision shown only to that seat.
+    Look {
+        player: Seat,
+        look: super::cards::Look,
+    },
 }
 
 /// A "you may" of a resolving spell or ability waiting for its answer (CR 608.2d): what
@@ -680,6 +686,7 @@ impl State {
             Pending::GameOver => None,
             Pending::ChooseDiscard { player, .. } => Some(player),
             Pending::May { player, .. } => Some(player),
+            Pending::Look { player, .. } => Some(player),
         }
     }
 

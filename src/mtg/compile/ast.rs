@@ -339,6 +339,24 @@ pub enum Effect {
     /// the effects after it in the list happen only if the controller chooses to (and pays
     /// the cost) as the spell or ability resolves.
     May(MayAction),
+    /// 401.5 / 608.2d: "look at the top N cards of your library", then a choice of one of
+    /// them and where the rest go.
+    LookAt(Look),
+}
+
+/// A look at the top of the controller's library with a choice of at most one card
+/// (CR 401.5, 608.2d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Look {
+    /// How many cards are looked at (fewer if the library is smaller).
+    pub count: u8,
+    /// Only a creature card with power at most this may be chosen; None: any card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creature_power_at_most: Option<u8>,
+    /// The chosen card is revealed and put into the hand (else put back on top).
+    pub to_hand: bool,
+    /// The rest go to the bottom in a random order (else into the graveyard).
+    pub rest_to_bottom: bool,
 }
 
 /// What a "you may" offers the controller as the spell or ability resolves (CR 608.2d).
@@ -747,6 +765,7 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::InsteadIf { .. } => "instead if",
         Effect::LoseLifeEqual { .. } => "lose life equal to",
         Effect::May(_) => "you may",
+        Effect::LookAt(_) => "look at the top",
     }
 }
 

@@ -24,6 +24,9 @@ pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
         let who = who.ok_or_else(|| Fail::new(text, &effect_shape(text)))?;
         return Ok(vec![Effect::ChooseDiscard { who, nonland }]);
     }
+    if let Some(r) = super::look::look(text) {
+        return r.map(|e| vec![e]);
+    }
     let mut out = Vec::new();
     let sentences: Vec<&str> = text.split(". ").collect();
     let mut i = 0;

@@ -18,6 +18,7 @@ pub mod ast;
 mod costs;
 mod effects;
 mod kicker;
+mod look;
 mod optional;
 mod restrictions;
 mod statics;

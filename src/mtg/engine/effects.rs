@@ -202,6 +202,7 @@ impl State {
             ) => self.perform_variable(source, by, e, obj, t, ev),
             // The marker itself does nothing: resolution stops on it (`optional`).
             (Effect::May(_), _) => {}
+            (Effect::Look(l), _) => self.begin_look(by, l),
         }
     }
 

@@ -39,6 +39,7 @@ mod effects;
 mod exile_until;
 mod keywords;
 mod kicker;
+mod look;
 mod mana;
 mod optional;
 mod planeswalker;
@@ -154,6 +155,8 @@ pub enum Move {
         card: Option<Id>,
         tap: Option<Vec<Id>>,
     },
+    /// The card (at most one) chosen among those looked at (CR 401.5).
+    Look(Vec<Id>),
 }
 
 /// What a move caused, in order.
@@ -386,6 +389,17 @@ pub enum Event {
         source: Id,
         accept: bool,
     },
+    /// `player` looked at the top `looked_at` cards of their library (CR 401.5): `revealed`
+    /// went to their hand, `graveyard` into the graveyard, `bottom` cards to the bottom in a
+    /// random order; a card put back on top is not named.
+    LookedAt {
+        player: Seat,
+        looked_at: u8,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        revealed: Option<Id>,
+        graveyard: Vec<Id>,
+        bottom: u8,
+    },
 }
 
 /// The pure reducer: the state after `mv` and the events it caused, or why it is illegal.
@@ -448,5 +462,6 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::SurveilOrder { .. } => "surveil",
         Move::CastKicked { .. } => "cast",
         Move::May { .. } => "may",
+        Move::Look(_) => "look",
     }
 }

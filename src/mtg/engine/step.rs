@@ -211,6 +211,11 @@ impl State {
                 self.discard_cards(from, cards, ev);
                 self.pending = Pending::Priority;
             }
+            (Pending::Look { player, look }, Move::Look(cards)) => {
+                self.check_look(player, look, cards)?;
+                self.decisions += 1;
+                self.finish_look(player, look, cards, ev);
+            }
             (Pending::May { player, optional }, Move::May { accept, card, tap }) => {
                 let taps = self.check_may(player, &optional, *accept, *card, tap.as_deref())?;
                 self.decisions += 1;

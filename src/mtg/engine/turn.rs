@@ -23,6 +23,7 @@ impl State {
             Pending::GameOver => "game_over",
             Pending::ChooseDiscard { .. } => "choose_discard",
             Pending::May { .. } => "may",
+            Pending::Look { .. } => "look",
         }
     }
 

@@ -2,7 +2,7 @@
 //! activated and static abilities, and the lowered card ([`Lowered`]). `lower` fills it and
 //! `cards` re-exports it.
 
-pub use super::super::compile::{Amount, Restriction};
+pub use super::super::compile::{Amount, Look, Restriction};
 use super::super::compile::{CostReduction, Group, Per, StaticCondition, StaticCount, Trigger};
 use super::super::facts::{CardData, ManaCost};
 
@@ -249,6 +249,9 @@ pub enum Effect {
     /// resolves; the effects after this marker happen only if they accept (and pay the cost).
     /// At most one per list.
     May(MayCost),
+    /// "look at the top N cards of your library …" (CR 401.5, 608.2d): the controller's
+    /// `look` decision over those cards; always the last effect.
+    Look(Look),
 }
 
 /// What accepting a "you may" costs, paid as the spell or ability resolves (CR 608.2d).
@@ -388,7 +391,8 @@ impl Effect {
             | Effect::DrawPer(_)
             | Effect::PumpPer(..)
             | Effect::OpponentLosesLifeEqual(_)
-            | Effect::May(_) => None,
+            | Effect::May(_)
+            | Effect::Look(_) => None,
         }
     }
 }

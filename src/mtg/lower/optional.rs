@@ -8,8 +8,12 @@ use crate::mtg::compile::{Effect as E, MayAction};
 
 /// The engine's form of a "you may" marker, or None.
 pub(super) fn effect(e: &E) -> Option<Effect> {
-    let E::May(action) = e else {
-        return None;
+    let action = match e {
+        E::May(action) => action,
+        // "look at the top N …" (CR 401.5): a decision, so the last effect (checked with
+        // the others).
+        E::LookAt(l) => return Some(Effect::Look(*l)),
+        _ => return None,
     };
     Some(Effect::May(match *action {
         MayAction::Nothing => MayCost::Nothing,
