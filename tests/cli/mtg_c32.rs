@@ -355,3 +355,147 @@ fn cr_701_9a_you_may_discard_a_card_then_draw_after_the_damage() {
         "{s}"
     );
 }
+
+/// The id of the first card named `name` in `player`'s library (top first).
+fn in_library(s: &Value, player: &str, name: &str) -> String {
+    s["players"][player]["library"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .unwrap_or_else(|| panic!("no {name} in {player}'s library: {s}"))
+}
+
+#[test]
+fn cr_401_5_look_at_the_top_four_and_reveal_a_small_creature_into_the_hand() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "rally",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Hill Giant", "Grizzly Bears", "Savannah Lions", "Plains", "Forest", "Forest"],
+                           "hand": ["Forest"],
+                           "battlefield": [{"card": "Squad Rallier"}, {"card": "Plains"}, {"card": "Plains"}, {"card": "Plains"}]},
+                    "p2": {"library": forests(3)}}}),
+    );
+    let s = state(&env, "rally");
+    let (giant, bears, lions) = (
+        in_library(&s, "p1", "Hill Giant"),
+        in_library(&s, "p1", "Grizzly Bears"),
+        in_library(&s, "p1", "Savannah Lions"),
+    );
+    let rallier = s["battlefield"][0]["id"].as_str().unwrap().to_string();
+    act(
+        &env,
+        "rally",
+        json!({"type": "activate", "card": rallier, "ability": 0}),
+    );
+    until(&env, "rally", "look");
+    // The library is hidden: only p1 sees the options.
+    let d = decision(&env, "rally");
+    assert_eq!(d["options"], json!([]), "{d}");
+    let d = env.json(&["mtg", "actions", "--game", "rally", "--as", "p1"], "");
+    let o = &d["options"][0];
+    assert_eq!(o["look_at"].as_array().unwrap().len(), 4, "{d}");
+    let choose: Vec<&Value> = o["choose_from"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["card"])
+        .collect();
+    // Power 2 or less: the Bears and the Lions, not the Giant (3) or the Plains.
+    assert_eq!(choose, vec![&json!(bears), &json!(lions)], "{d}");
+    let e = refused(&env, "rally", json!({"type": "look", "cards": [giant]}));
+    assert!(e.to_string().contains("power"), "{e}");
+    refused(
+        &env,
+        "rally",
+        json!({"type": "look", "cards": [bears, lions]}),
+    );
+    let r = act(&env, "rally", json!({"type": "look", "cards": [bears]}));
+    assert!(
+        events_of(&r).iter().any(|e| e["type"] == "looked_at"
+            && e["looked_at"] == 4
+            && e["revealed"] == json!(bears)
+            && e["bottom"] == 3),
+        "{r}"
+    );
+    let s = state(&env, "rally");
+    let hand: Vec<&Value> = s["players"]["p1"]["hand"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["id"])
+        .collect();
+    assert!(hand.contains(&&json!(bears)), "{s}");
+    // The two Forests that were not looked at are on top now; the other three are below.
+    let lib: Vec<&str> = s["players"]["p1"]["library"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(lib.len(), 5, "{s}");
+    assert_eq!(&lib[..2], &["Forest", "Forest"], "{s}");
+}
+
+#[test]
+fn cr_401_5_raid_look_at_the_top_three_keep_one_on_top_and_the_rest_to_the_graveyard() {
+    let env = TestEnv::new();
+    setup(
+        &env,
+        "plunder",
+        json!({"active": "p1", "turn": 3, "step": "main1",
+        "players": {"p1": {"library": ["Hill Giant", "Grizzly Bears", "Plains", "Forest"],
+                           "hand": ["Gutless Plunderer"],
+                           "battlefield": [{"card": "Grizzly Bears"}, {"card": "Swamp"}, {"card": "Swamp"}, {"card": "Swamp"}]},
+                    "p2": {"library": forests(3)}}}),
+    );
+    let s = state(&env, "plunder");
+    let giant = in_library(&s, "p1", "Hill Giant");
+    let plunderer = s["players"]["p1"]["hand"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let attacker = s["battlefield"][0]["id"].as_str().unwrap().to_string();
+    // Raid: attack first, then cast it in the second main phase.
+    until(&env, "plunder", "declare_attackers");
+    act(
+        &env,
+        "plunder",
+        json!({"type": "declare_attackers", "attackers": [{"attacker": attacker, "defender": "p2"}]}),
+    );
+    for _ in 0..10 {
+        if state(&env, "plunder")["step"] == "main2" {
+            break;
+        }
+        act(&env, "plunder", json!({"type": "pass"}));
+    }
+    act(&env, "plunder", json!({"type": "cast", "card": plunderer}));
+    until(&env, "plunder", "look");
+    let d = env.json(&["mtg", "actions", "--game", "plunder", "--as", "p1"], "");
+    assert_eq!(
+        d["options"][0]["choose_from"].as_array().unwrap().len(),
+        3,
+        "{d}"
+    );
+    assert_eq!(d["options"][0]["to"], "top", "{d}");
+    let r = act(&env, "plunder", json!({"type": "look", "cards": [giant]}));
+    let ev = events_of(&r);
+    let looked = ev
+        .iter()
+        .find(|e| e["type"] == "looked_at")
+        .expect("looked_at");
+    // The card kept on top is not named; the other two are in the graveyard.
+    assert_eq!(looked["graveyard"].as_array().unwrap().len(), 2, "{r}");
+    assert!(looked.get("revealed").is_none(), "{r}");
+    let s = state(&env, "plunder");
+    assert_eq!(s["players"]["p1"]["library"][0]["id"], json!(giant), "{s}");
+    assert_eq!(s["players"]["p1"]["library_count"], 2, "{s}");
+    assert_eq!(
+        s["players"]["p1"]["graveyard"].as_array().unwrap().len(),
+        2,
+        "{s}"
+    );
+}
