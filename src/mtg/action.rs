@@ -136,6 +136,20 @@ pub enum Action {
     /// Choose no target for the triggered ability being put on the stack when its one target
     /// is optional ("up to one target"): its targeted effects then do nothing.
     ChooseNoTarget,
+    /// Answer a "you may" of a resolving spell or ability (CR 608.2d): `accept` or not.
+    /// Accepting pays its cost: `card` names the creature to sacrifice or the card to discard
+    /// (from the decision's options); `tap` the mana sources for "you may pay" (as for `cast`;
+    /// omitted = automatic payment).
+    May {
+        accept: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        card: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tap: Option<Vec<String>>,
+    },
+    /// The card (at most one, from the decision's `choose_from`) chosen among the top cards
+    /// of your library you look at; an empty list chooses none.
+    Look { cards: Vec<String> },
 }
 
 fn target(t: &str) -> Result<Target, String> {
@@ -318,6 +332,12 @@ impl Action {
                 tap: tap.as_deref().map(ids).transpose()?,
             },
             Action::ChooseNoTarget => Move::ChooseNoTarget,
+            Action::Look { cards } => Move::Look(ids(cards)?),
+            Action::May { accept, card, tap } => Move::May {
+                accept: *accept,
+                card: card.as_deref().map(id).transpose()?,
+                tap: tap.as_deref().map(ids).transpose()?,
+            },
         })
     }
 
@@ -482,6 +502,14 @@ impl Action {
                 x: None,
                 discard: None,
                 sacrifice: None,
+            },
+            Move::Look(v) => Action::Look {
+                cards: v.iter().map(s).collect(),
+            },
+            Move::May { accept, card, tap } => Action::May {
+                accept: *accept,
+                card: card.as_ref().map(s),
+                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
             },
         }
     }
@@ -659,6 +687,52 @@ pub fn surface(s: &State) -> ActionSurface {
             json!([{"type": "assign_damage", "attacker": attacker, "power": power,
                     "trample": trample, "deathtouch": dt, "targets": targets}])
         }
+        // CR 608.2d: decline, or accept paying the cost; a sacrifice or a discard has one
+        // accepting option per card it may name.
+        Pending::May { player, optional } => {
+            use super::cards::MayCost;
+            let source = optional.source;
+            let name = &s.card(source).data.name;
+            let mut v =
+                vec![json!({"type": kind, "accept": false, "source": source, "name": name})];
+            match optional.cost {
+                MayCost::Nothing => {
+                    v.push(json!({"type": kind, "accept": true, "source": source, "name": name}))
+                }
+                MayCost::Pay { generic, colored } => v.push(json!({
+                    "type": kind, "accept": true, "source": source, "name": name,
+                    "cost": mana_text(generic, colored),
+                })),
+                MayCost::SacrificeAnotherCreature | MayCost::DiscardCard => {
+                    let what = if optional.cost == MayCost::DiscardCard {
+                        "discard"
+                    } else {
+                        "sacrifice"
+                    };
+                    for c in s.may_cards(player, &optional) {
+                        v.push(json!({
+                            "type": kind, "accept": true, "card": c,
+                            "card_name": s.card(c).data.name, "cost": what,
+                            "source": source, "name": name,
+                        }));
+                    }
+                }
+            }
+            Value::Array(v)
+        }
+        // CR 401.5: the cards looked at (top first) and those that may be chosen (at most
+        // one); where the chosen card and the rest go.
+        Pending::Look { player, look } => json!([{
+            "type": kind, "count": look.count, "at_most": 1,
+            "to": if look.to_hand { "hand" } else { "top" },
+            "rest": if look.rest_to_bottom { "bottom_random" } else { "graveyard" },
+            "look_at": s.look_cards(player, look).iter()
+                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .collect::<Vec<_>>(),
+            "choose_from": s.look_choices(player, look).iter()
+                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .collect::<Vec<_>>(),
+        }]),
     };
     ActionSurface {
         decision_id: s.decision_id(),
@@ -693,4 +767,19 @@ pub struct ActionSurface {
     /// Another seat decides now (null once the game is over): this reader sees no options.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting_for: Option<Option<Seat>>,
+}
+
+/// A mana cost as printed (`{1}{R}`), WUBRG order.
+fn mana_text(generic: u8, colored: [u8; 5]) -> String {
+    let mut out = if generic > 0 || colored == [0; 5] {
+        format!("{{{generic}}}")
+    } else {
+        String::new()
+    };
+    for (i, n) in colored.iter().enumerate() {
+        for _ in 0..*n {
+            out.push_str(&format!("{{{}}}", ["W", "U", "B", "R", "G"][i]));
+        }
+    }
+    out
 }

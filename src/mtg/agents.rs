@@ -93,6 +93,27 @@ impl Agent {
                 pay: self.coin(),
                 tap: None,
             },
+            // CR 401.5: one of the cards that may be chosen, or none, at random.
+            Pending::Look { player, look } => {
+                let choices = s.look_choices(player, look);
+                let n = below(&mut self.rng, choices.len() + 1).min(1);
+                Move::Look(self.sample(&choices, n))
+            }
+            // CR 608.2d: accept or decline at random; a card to pay with at random.
+            Pending::May { player, optional } => {
+                let accept = self.coin();
+                let cards = s.may_cards(player, &optional);
+                let card = if accept && !cards.is_empty() {
+                    self.sample(&cards, 1).first().copied()
+                } else {
+                    None
+                };
+                Move::May {
+                    accept,
+                    card,
+                    tap: None,
+                }
+            }
             Pending::LegendRule { .. } => {
                 let group = s.legend_group().map(|(_, g)| g).unwrap_or_default();
                 Move::KeepLegend(*self.sample(&group, 1).first()?)
@@ -265,6 +286,35 @@ fn heuristic(s: &State, a: &mut Agent) -> Option<Move> {
             pay: true,
             tap: None,
         },
+        // Look at the top: take the most expensive card that may be chosen.
+        Pending::Look { player, look } => Move::Look(
+            s.look_choices(player, look)
+                .into_iter()
+                .max_by_key(|&c| s.card(c).cost.total())
+                .into_iter()
+                .collect(),
+        ),
+        // "You may": accept what costs nothing or mana; sacrifice the least valuable other
+        // creature; discard the most expensive card, or a land when flooded.
+        Pending::May { player, optional } => {
+            let cards = s.may_cards(player, &optional);
+            let card = match optional.cost {
+                crate::mtg::cards::MayCost::SacrificeAnotherCreature => {
+                    cards.iter().copied().min_by_key(|&c| value(s, c))
+                }
+                crate::mtg::cards::MayCost::DiscardCard => cards
+                    .iter()
+                    .copied()
+                    .max_by_key(|&c| s.card(c).cost.total()),
+                _ => None,
+            };
+            let accept = card.is_some() || cards.is_empty();
+            Move::May {
+                accept,
+                card,
+                tap: None,
+            }
+        }
         // Surveil: lands go to the graveyard once five are on the battlefield.
         Pending::Surveil { player, count } => {
             let lands = s

@@ -10,7 +10,9 @@
 
 use super::facts::parse_cost;
 pub use super::facts::{COLORS, CardData, ManaCost};
-pub use super::lower::{Activated, Affects, Effect, Found, Search, StaticEffect, TargetKind, kw};
+pub use super::lower::{
+    Activated, Affects, Effect, Found, Look, MayCost, Search, StaticEffect, TargetKind, kw,
+};
 use super::{compile, lower};
 use serde::Serialize;
 use std::collections::BTreeMap;

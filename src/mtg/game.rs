@@ -146,7 +146,16 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
                 | Pending::Discarding { .. }
                 | Pending::ChooseDiscard { .. }
                 | Pending::Search { .. }
-                | Pending::Surveil { .. },
+                | Pending::Surveil { .. }
+                | Pending::Look { .. }
+                | Pending::May {
+                    optional:
+                        crate::mtg::state::Optional {
+                            cost: crate::mtg::cards::MayCost::DiscardCard,
+                            ..
+                        },
+                    ..
+                },
             ) = (s.decider(), s.pending)
             {
                 out.options = Some(Value::Array(Vec::new()));

@@ -354,6 +354,9 @@ fn effect(e: &E, earlier: Option<TargetKind>) -> Option<Effect> {
     if let Some(l) = cast_costs::effect(e) {
         return Some(l);
     }
+    if let Some(l) = optional::effect(e) {
+        return Some(l);
+    }
     Some(match e {
         E::Damage {
             amount,
@@ -538,9 +541,12 @@ fn decision_last(v: Vec<Effect>) -> Option<Vec<Effect>> {
                 | Effect::Discard(..)
                 | Effect::Surveil(_)
                 | Effect::ChooseDiscard { .. }
+                | Effect::Look(_)
         )
     });
-    (!early).then_some(v)
+    // CR 608.2d: one "you may" per list (its answer resumes the rest of the list).
+    let mays = v.iter().filter(|e| matches!(e, Effect::May(_))).count();
+    (!early && mays <= 1).then_some(v)
 }
 
 /// The effects of an ability of a permanent, with one target at most: "this creature" is
@@ -580,6 +586,11 @@ fn source_effects(es: &[E], mut tokens: Option<&mut Vec<CardData>>) -> Option<Ve
                 tokens::any_tokens_effect(e, tokens.as_deref_mut()?)??
             }
             E::DoubleCounters(S::This) => Effect::DoubleCounters(TargetKind::Source),
+            // "this creature can't be blocked this turn" (CR 509.1b) of its own ability.
+            E::Restrict {
+                who: S::This,
+                restriction,
+            } => Effect::Restrict(*restriction, TargetKind::Source),
             // "that creature" before any target: the trigger's event object (checked by the
             // caller: only triggers whose event names a creature keep it).
             E::Counters {
@@ -639,6 +650,7 @@ mod cast_costs;
 mod continuous;
 mod form;
 mod kicker;
+mod optional;
 mod spells;
 mod targets;
 mod tokens;

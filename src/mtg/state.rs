@@ -448,6 +448,39 @@ pub enum Pending {
         from: Seat,
         nonland: bool,
     },
+    /// A resolving spell or ability says "you may …" (CR 603.5, 608.2d): `player`, its
+    /// controller, accepts (paying the cost) or declines; the rest of its effects wait.
+    May {
+        player: Seat,
+        optional: Optional,
+    },
+    /// `player` looks at the top `look.count` cards of their library and chooses at most one
+    /// of them (CR 401.5, 608.2d), a hidden decision shown only to that seat.
+    Look {
+        player: Seat,
+        look: super::cards::Look,
+    },
+}
+
+/// A "you may" of a resolving spell or ability waiting for its answer (CR 608.2d): what
+/// accepting costs, and where the effects after it are and what they act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Optional {
+    /// The spell's card, or the source of the ability.
+    pub source: Id,
+    pub cost: super::cards::MayCost,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+    /// None: the spell's effects; Some(i): the source's ability `i` (activated or triggered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ability: Option<u8>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub activated: bool,
+    /// The spell's kicked effects (CR 702.33d).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kicked: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -670,6 +703,8 @@ impl State {
             Pending::DeclareBlockers => Some(self.active.other()),
             Pending::GameOver => None,
             Pending::ChooseDiscard { player, .. } => Some(player),
+            Pending::May { player, .. } => Some(player),
+            Pending::Look { player, .. } => Some(player),
         }
     }
 

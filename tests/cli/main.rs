@@ -23,6 +23,7 @@ mod memory_records;
 mod memory_semantic;
 mod mtg;
 mod mtg_audit;
+mod mtg_c32;
 mod mtg_cards;
 mod mtg_engine;
 mod mtg_mtgb31;

@@ -359,6 +359,41 @@ pub enum Effect {
     /// 107.3a / 119.3: "Each opponent loses X life. You gain life equal to the life lost this
     /// way.": X is the value chosen as the spell was cast.
     DrainX,
+    /// 603.5 / 608.2d: "you may <effect>" or "you may <cost>. If you do, <effects>": a marker;
+    /// the effects after it in the list happen only if the controller chooses to (and pays
+    /// the cost) as the spell or ability resolves.
+    May(MayAction),
+    /// 401.5 / 608.2d: "look at the top N cards of your library", then a choice of one of
+    /// them and where the rest go.
+    LookAt(Look),
+}
+
+/// A look at the top of the controller's library with a choice of at most one card
+/// (CR 401.5, 608.2d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Look {
+    /// How many cards are looked at (fewer if the library is smaller).
+    pub count: u8,
+    /// Only a creature card with power at most this may be chosen; None: any card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creature_power_at_most: Option<u8>,
+    /// The chosen card is revealed and put into the hand (else put back on top).
+    pub to_hand: bool,
+    /// The rest go to the bottom in a random order (else into the graveyard).
+    pub rest_to_bottom: bool,
+}
+
+/// What a "you may" offers the controller as the spell or ability resolves (CR 608.2d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MayAction {
+    /// "you may <effect>": nothing to pay; the optional effect follows the marker.
+    Nothing,
+    /// "you may pay <mana>. If you do, …" (CR 117.1, paid as it resolves).
+    Pay(ManaCost),
+    /// "you may sacrifice another creature. If you do, …" (CR 701.17).
+    SacrificeAnotherCreature,
+    /// "you may discard a card. If you do, …" (CR 701.9).
+    DiscardCard,
 }
 
 /// An amount an effect reads as it happens (CR 608.2h).
@@ -775,6 +810,8 @@ pub fn effect_name(e: &Effect) -> &'static str {
         Effect::Fight { .. } => "damage equal to its power to a second target",
         Effect::BounceBoth(..) => "bounce two targets",
         Effect::DrainX => "each opponent loses X, you gain the life lost",
+        Effect::May(_) => "you may",
+        Effect::LookAt(_) => "look at the top",
     }
 }
 

@@ -27,9 +27,22 @@ pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
     if let Some(e) = super::targets::whole(text) {
         return Ok(vec![e]);
     }
+    if let Some(r) = super::look::look(text) {
+        return r.map(|e| vec![e]);
+    }
     let mut out = Vec::new();
-    for sentence in text.split(". ") {
-        let sentence = sentence.trim();
+    let sentences: Vec<&str> = text.split(". ").collect();
+    let mut i = 0;
+    while i < sentences.len() {
+        let sentence = sentences[i].trim();
+        i += 1;
+        // CR 608.2d: "you may …[. if you do, …]" (one or two sentences).
+        if let Some(r) = super::optional::may(&sentences[i - 1..]) {
+            let (es, used) = r?;
+            out.extend(es);
+            i += used - 1;
+            continue;
+        }
         // "… instead" replaces the effect before it; "those creatures …" follows a count.
         if let Some(e) = out.last().and_then(|l| variable::instead(sentence, l)) {
             *out.last_mut().expect("an effect before") = e;
@@ -47,6 +60,11 @@ pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
         return Err(Fail::new(text, "effect: empty"));
     }
     Ok(out)
+}
+
+/// One sentence (see [`sentence_effects`]).
+pub(super) fn sentence(s: &str) -> Result<Vec<Effect>, Fail> {
+    sentence_effects(s)
 }
 
 /// One sentence: a whole template, or two templates joined by ", then" or " and ".

@@ -19,6 +19,8 @@ pub mod ast;
 mod costs;
 mod effects;
 mod kicker;
+mod look;
+mod optional;
 mod restrictions;
 mod statics;
 mod targets;

@@ -17,7 +17,9 @@ impl State {
     ) {
         let on_source = matches!(
             effect,
-            Effect::Pump(_, _, _, TargetKind::Source) | Effect::Counters(_, TargetKind::Source)
+            Effect::Pump(_, _, _, TargetKind::Source)
+                | Effect::Counters(_, TargetKind::Source)
+                | Effect::Restrict(_, TargetKind::Source)
         );
         let obj = match target {
             _ if on_source => Some(source).filter(|&s| self.obj(s).zone == Zone::Battlefield),
@@ -208,6 +210,9 @@ impl State {
             }
             (Effect::DrainX, _) => self.drain_x(source, by, ev),
             (Effect::Exile(_), _) => obj.into_iter().for_each(|c| self.exile_permanent(c, ev)),
+            // The marker itself does nothing: resolution stops on it (`optional`).
+            (Effect::May(_), _) => {}
+            (Effect::Look(l), _) => self.begin_look(by, l),
         }
     }
 

@@ -40,7 +40,9 @@ mod effects;
 mod exile_until;
 mod keywords;
 mod kicker;
+mod look;
 mod mana;
+mod optional;
 mod optional_targets;
 mod planeswalker;
 mod position;
@@ -182,6 +184,16 @@ pub enum Move {
         tap: Option<Vec<Id>>,
         sacrifice: Id,
     },
+    /// Answer a "you may" of a resolving spell or ability (CR 608.2d): decline, or accept
+    /// paying its cost: `card` the creature sacrificed or the card discarded, `tap` the mana
+    /// sources for a mana payment (None: tapped automatically).
+    May {
+        accept: bool,
+        card: Option<Id>,
+        tap: Option<Vec<Id>>,
+    },
+    /// The card (at most one) chosen among those looked at (CR 401.5).
+    Look(Vec<Id>),
 }
 
 /// What a move caused, in order.
@@ -410,6 +422,24 @@ pub enum Event {
         card: Id,
         amount: i16,
     },
+    /// The controller of `source`'s resolving spell or ability answered its "you may"
+    /// (CR 608.2d).
+    May {
+        player: Seat,
+        source: Id,
+        accept: bool,
+    },
+    /// `player` looked at the top `looked_at` cards of their library (CR 401.5): `revealed`
+    /// went to their hand, `graveyard` into the graveyard, `bottom` cards to the bottom in a
+    /// random order; a card put back on top is not named.
+    LookedAt {
+        player: Seat,
+        looked_at: u8,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        revealed: Option<Id>,
+        graveyard: Vec<Id>,
+        bottom: u8,
+    },
 }
 
 /// The pure reducer: the state after `mv` and the events it caused, or why it is illegal.
@@ -475,5 +505,7 @@ pub fn move_name(m: &Move) -> &'static str {
         Move::CastTwo { .. } => "cast",
         Move::CastWith { .. } => "cast",
         Move::ActivateWith { .. } => "activate",
+        Move::May { .. } => "may",
+        Move::Look(_) => "look",
     }
 }

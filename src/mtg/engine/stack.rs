@@ -77,7 +77,8 @@ impl State {
         } else {
             let card = &self.cards[self.objs[id.i()].card as usize];
             // CR 702.33d: a kicked spell does what its text says it does instead.
-            let list = if self.is_kicked(id) && !card.kicked_effects.is_empty() {
+            let kicked = self.is_kicked(id) && !card.kicked_effects.is_empty();
+            let list = if kicked {
                 &card.kicked_effects
             } else {
                 &card.effects
@@ -86,6 +87,20 @@ impl State {
                 .copied()
                 .collect();
             for e in effects {
+                // CR 608.2d: "you may" stops here for its controller's answer.
+                if let Effect::May(cost) = e {
+                    let optional = Optional {
+                        source: id,
+                        cost,
+                        target: first,
+                        ability: None,
+                        activated: false,
+                        kicked,
+                        mode: item.mode,
+                    };
+                    self.begin_may(item.controller, optional);
+                    break;
+                }
                 if e.second_target().is_some() {
                     self.perform_two(e, first, second, ev);
                 } else {

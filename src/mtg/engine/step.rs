@@ -270,6 +270,16 @@ impl State {
                 self.discard_cards(from, cards, ev);
                 self.pending = Pending::Priority;
             }
+            (Pending::Look { player, look }, Move::Look(cards)) => {
+                self.check_look(player, look, cards)?;
+                self.decisions += 1;
+                self.finish_look(player, look, cards, ev);
+            }
+            (Pending::May { player, optional }, Move::May { accept, card, tap }) => {
+                let taps = self.check_may(player, &optional, *accept, *card, tap.as_deref())?;
+                self.decisions += 1;
+                self.answer_may(player, optional, *accept, *card, &taps, ev);
+            }
             (Pending::Discarding { player, count }, Move::Discard(cards)) => {
                 self.check_hand_subset(player, cards, count as usize, "discard")?;
                 self.decisions += 1;

@@ -385,6 +385,20 @@ impl State {
             if named_gone && matches!(e, Effect::Counters(_, TargetKind::Triggering)) {
                 continue;
             }
+            // CR 608.2d: "you may" stops here for its controller's answer.
+            if let Effect::May(cost) = e {
+                let optional = Optional {
+                    source: item.card,
+                    cost,
+                    target: item.target,
+                    ability: Some(ability),
+                    activated: item.activated,
+                    kicked: false,
+                    mode: item.mode,
+                };
+                self.begin_may(item.controller, optional);
+                break;
+            }
             self.perform(item.card, item.controller, e, item.target, ev);
         }
         ev.push(Event::AbilityResolved {

@@ -22,6 +22,8 @@ impl State {
             Pending::LegendRule { .. } => "legend_rule",
             Pending::GameOver => "game_over",
             Pending::ChooseDiscard { .. } => "choose_discard",
+            Pending::May { .. } => "may",
+            Pending::Look { .. } => "look",
         }
     }
 

@@ -5,7 +5,7 @@
 use super::super::compile::{
     AdditionalCost, CostReduction, Group, Per, StaticCondition, StaticCount, Trigger,
 };
-pub use super::super::compile::{Amount, Restriction};
+pub use super::super::compile::{Amount, Look, Restriction};
 use super::super::facts::{CardData, ManaCost};
 
 /// Keyword abilities of the rules subset (CR 702), as bits.
@@ -277,6 +277,27 @@ pub enum Effect {
     /// "exile target …" (CR 406.3, 701.13): the permanent goes to its owner's exile (a token
     /// ceases to exist, CR 704.5d).
     Exile(TargetKind),
+    /// "you may …[. If you do, …]" (CR 603.5, 608.2d): the controller's `may` decision as it
+    /// resolves; the effects after this marker happen only if they accept (and pay the cost).
+    /// At most one per list.
+    May(MayCost),
+    /// "look at the top N cards of your library …" (CR 401.5, 608.2d): the controller's
+    /// `look` decision over those cards; always the last effect.
+    Look(Look),
+}
+
+/// What accepting a "you may" costs, paid as the spell or ability resolves (CR 608.2d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "cost")]
+pub enum MayCost {
+    /// "you may <effect>": nothing.
+    Nothing,
+    /// "you may pay <mana>" (CR 117.1): mana sources tapped as for a cast.
+    Pay { generic: u8, colored: [u8; 5] },
+    /// "you may sacrifice another creature" (CR 701.17a): one the controller controls.
+    SacrificeAnotherCreature,
+    /// "you may discard a card" (CR 701.9a).
+    DiscardCard,
 }
 
 /// The second target kind of `mode` of an effect list, if it has two targets (CR 601.2c).
@@ -420,7 +441,9 @@ impl Effect {
             | Effect::PumpPer(..)
             | Effect::OpponentLosesLifeEqual(_)
             | Effect::DrainX
-            | Effect::UpToOne => None,
+            | Effect::UpToOne
+            | Effect::May(_)
+            | Effect::Look(_) => None,
         }
     }
 }
