@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn every_change_forgets_the_remembered_sources() {
-        let even = |id: Id| id.0 % 2 == 0;
+        let even = |id: Id| id.0.is_multiple_of(2);
         let mut b = Battlefield::from(vec![Id(0), Id(1)]);
         assert_eq!(b.sources(even), [Id(0)]);
         b.push(Id(2));
