@@ -242,13 +242,16 @@ fn cr_602_activated_abilities_with_costs() {
     );
     assert!(matches!(s[0], Ability::Activated { .. }));
     assert!(matches!(sac[0], Ability::Activated { cost, .. } if cost.sacrifice_self));
-    let e = compile(&card(
+    // CR 602.2b: "Sacrifice another creature" is a cost naming a creature other than the source.
+    let ghoul = abilities(
         "Hungry Ghoul",
         "Creature — Zombie",
         "{1}, Sacrifice another creature: Put a +1/+1 counter on this creature.",
-    ))
-    .unwrap_err();
-    assert_eq!(e.shape, "cost: sacrifice another creature");
+    );
+    assert!(matches!(
+        ghoul[0],
+        Ability::Activated { cost, .. } if cost.sacrifice_creature == Some(true) && !cost.sacrifice_self
+    ));
 }
 
 #[test]
