@@ -114,6 +114,7 @@ pub struct StackItemView<'a> {
     pub id: Id,
     pub name: &'a str,
     pub controller: Seat,
+    /// Its target, or its two targets in the order its text names them (CR 601.2c).
     pub targets: Vec<Target>,
     /// A triggered (or activated) ability of the card (index), not the card itself.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -225,7 +226,7 @@ fn stack_item<'a>(s: &'a State, it: &StackItem) -> StackItemView<'a> {
         id: it.card,
         name: &s.card(it.card).data.name,
         controller: it.controller,
-        targets: it.target.iter().copied().collect(),
+        targets: it.target.iter().chain(it.second.iter()).copied().collect(),
         ability: if ward.is_some() { None } else { it.ability },
         ward,
         activated: it.ability.is_some() && it.activated,

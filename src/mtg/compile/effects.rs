@@ -37,7 +37,7 @@ pub fn effects(text: &str) -> Result<Vec<Effect>, Fail> {
         let sentence = sentences[i].trim();
         i += 1;
         // CR 608.2d: "you may …[. if you do, …]" (one or two sentences).
-        if let Some(r) = super::optional::may(&sentences[i - 1..]) {
+        if let Some(r) = super::optional::may(&sentences[i - 1..], effect, self::sentence) {
             let (es, used) = r?;
             out.extend(es);
             i += used - 1;

@@ -661,3 +661,88 @@ fn cr_101_2_this_spell_cant_be_countered_is_a_static() {
     );
     assert_eq!(spell[0], Ability::Static(Static::CantBeCountered));
 }
+
+/// "you may" (CR 603.5, 608.2d), read by `optional.rs` for the effect compiler.
+mod optional {
+    use crate::mtg::compile::ast::{Control, Effect, Filter, MayAction, Restriction, Subject};
+    use crate::mtg::compile::effects::effects;
+    use crate::mtg::facts::ManaCost;
+
+    #[test]
+    fn cr_603_5_you_may_an_effect_is_a_marker_before_that_effect() {
+        assert_eq!(
+            effects("you may destroy target artifact or enchantment").unwrap(),
+            vec![
+                Effect::May(MayAction::Nothing),
+                Effect::Destroy(Subject::Target(
+                    Filter::ArtifactOrEnchantment,
+                    Control::Anyone
+                ))
+            ]
+        );
+    }
+
+    #[test]
+    fn cr_608_2d_you_may_pay_sacrifice_or_discard_then_if_you_do() {
+        assert_eq!(
+            effects("you may pay {r}. if you do, target creature can't block this turn").unwrap(),
+            vec![
+                Effect::May(MayAction::Pay(ManaCost {
+                    generic: 0,
+                    colored: [0, 0, 0, 1, 0]
+                })),
+                Effect::Restrict {
+                    who: Subject::Target(Filter::Creature, Control::Anyone),
+                    restriction: Restriction::CantBlock
+                }
+            ]
+        );
+        assert_eq!(
+            effects(
+                "you may sacrifice another creature. if you do, draw a card and ~ can't be \
+                 blocked this turn"
+            )
+            .unwrap(),
+            vec![
+                Effect::May(MayAction::SacrificeAnotherCreature),
+                Effect::Draw {
+                    who: Subject::You,
+                    count: 1
+                },
+                Effect::Restrict {
+                    who: Subject::This,
+                    restriction: Restriction::CantBeBlocked
+                }
+            ]
+        );
+        assert_eq!(
+            effects("~ deals 6 damage to target creature. you may discard a card. if you do, draw a card")
+                .unwrap(),
+            vec![
+                Effect::Damage {
+                    amount: 6,
+                    to: Subject::Target(Filter::Creature, Control::Anyone)
+                },
+                Effect::May(MayAction::DiscardCard),
+                Effect::Draw {
+                    who: Subject::You,
+                    count: 1
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cost_without_if_you_do_or_an_unknown_rest_is_refused_with_the_fragment() {
+        let e = effects("you may discard a card").unwrap_err();
+        assert_eq!(e.fragment, "you may discard a card");
+        let e = effects("you may pay {r}. if you do, frobnicate").unwrap_err();
+        assert_eq!(e.fragment, "frobnicate");
+        assert!(effects("you may frobnicate").is_err());
+        // The search template keeps its own "you may" (it declines by finding nothing).
+        assert!(!effects("you may search your library for a basic land card, reveal it, put it into your hand, then shuffle")
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, Effect::May(_))));
+    }
+}
