@@ -62,6 +62,22 @@ pub(crate) fn in_graveyard(s: &Value, player: &str, card: &str) -> bool {
         .any(|c| c["id"] == card)
 }
 
+/// A player's life total in a state view.
+pub(crate) fn life(s: &Value, seat: &str) -> i64 {
+    s["players"][seat]["life"].as_i64().unwrap()
+}
+
+/// The cast options the current decision offers for `card`.
+pub(crate) fn cast_options(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
+    decision(env, id)["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["type"] == "cast" && o["card"] == card)
+        .cloned()
+        .collect()
+}
+
 pub(crate) fn forests(n: usize) -> Vec<&'static str> {
     vec!["Forest"; n]
 }

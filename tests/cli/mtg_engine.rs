@@ -3,7 +3,7 @@
 //! by its Comprehensive Rules number.
 
 use crate::TestEnv;
-use crate::mtg::{act, decision, events_of, forests, on_battlefield, setup, state};
+use crate::mtg::{act, decision, events_of, forests, life, on_battlefield, setup, state};
 use serde_json::{Value, json};
 
 fn refused_act(env: &TestEnv, id: &str, action: Value) -> Value {
@@ -26,10 +26,6 @@ fn options_for(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
         .filter(|o| o["card"] == card)
         .cloned()
         .collect()
-}
-
-fn life(s: &Value, seat: &str) -> i64 {
-    s["players"][seat]["life"].as_i64().unwrap()
 }
 
 #[test]

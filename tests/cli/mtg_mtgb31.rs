@@ -5,7 +5,8 @@
 
 use crate::TestEnv;
 use crate::mtg::{
-    act, decision, events_of, on_battlefield, pass_until_resolved, refused, setup, state,
+    act, cast_options, decision, events_of, life, on_battlefield, pass_until_resolved, refused,
+    setup, state,
 };
 use serde_json::{Value, json};
 
@@ -32,21 +33,6 @@ fn game(
     );
 }
 
-fn life(env: &TestEnv, id: &str, seat: &str) -> i64 {
-    state(env, id)["players"][seat]["life"].as_i64().unwrap()
-}
-
-/// The cast options the current decision offers for `card`.
-fn cast_options(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
-    decision(env, id)["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|o| o["type"] == "cast" && o["card"] == card)
-        .cloned()
-        .collect()
-}
-
 #[test]
 fn cr_702_33_burst_lightning_deals_four_damage_only_when_kicked() {
     let env = TestEnv::new();
@@ -69,7 +55,7 @@ fn cr_702_33_burst_lightning_deals_four_damage_only_when_kicked() {
         json!({"type": "cast", "card": "c3", "targets": ["p2"], "tap": ["c5"]}),
     );
     pass_until_resolved(&env, "burst");
-    assert_eq!(life(&env, "burst", "p2"), 18);
+    assert_eq!(life(&state(&env, "burst"), "p2"), 18);
     // The kicker must be paid in full: one Mountain does not pay {R} plus {4}.
     let e = refused(
         &env,
@@ -94,7 +80,7 @@ fn cr_702_33_burst_lightning_deals_four_damage_only_when_kicked() {
         "kicked, it cost five more mana: {s}"
     );
     pass_until_resolved(&env, "burst");
-    assert_eq!(life(&env, "burst", "p2"), 14);
+    assert_eq!(life(&state(&env, "burst"), "p2"), 14);
 }
 
 #[test]

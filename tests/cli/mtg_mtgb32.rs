@@ -4,8 +4,8 @@
 
 use crate::TestEnv;
 use crate::mtg::{
-    act, decision, events_of, in_graveyard, on_battlefield, pass_until_resolved, refused, setup,
-    state,
+    act, cast_options, decision, events_of, in_graveyard, life, on_battlefield,
+    pass_until_resolved, refused, setup, state,
 };
 use serde_json::{Value, json};
 
@@ -23,21 +23,6 @@ fn game(env: &TestEnv, id: &str, hand: &[&str], mine: Vec<Value>, theirs: Vec<Va
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": hand, "battlefield": mine},
                     "p2": {"library": ["Forest", "Forest"], "battlefield": theirs}}}),
     );
-}
-
-fn life(env: &TestEnv, id: &str, seat: &str) -> i64 {
-    state(env, id)["players"][seat]["life"].as_i64().unwrap()
-}
-
-/// The cast options the current decision offers for `card`.
-fn cast_options(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
-    decision(env, id)["options"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|o| o["type"] == "cast" && o["card"] == card)
-        .cloned()
-        .collect()
 }
 
 fn tapped(s: &Value) -> usize {
@@ -87,9 +72,9 @@ fn cr_107_3a_exsanguinate_drains_the_x_chosen_in_the_cast() {
             .any(|e| e["type"] == "life_lost" && e["player"] == "p2" && e["amount"] == 3),
         "{ev:?}"
     );
-    assert_eq!(life(&env, "drain", "p2"), 17);
+    assert_eq!(life(&state(&env, "drain"), "p2"), 17);
     assert_eq!(
-        life(&env, "drain", "p1"),
+        life(&state(&env, "drain"), "p1"),
         23,
         "the life lost this way is gained"
     );

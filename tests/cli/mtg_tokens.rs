@@ -5,7 +5,7 @@
 //! attack triggers (508.3a) and typed triggers and targets (205.3m).
 
 use crate::TestEnv;
-use crate::mtg::{act, decision, events_of, forests, on_battlefield, setup, state};
+use crate::mtg::{act, decision, events_of, forests, life, on_battlefield, setup, state};
 use serde_json::{Value, json};
 
 /// A game at `step` of p1's turn 3: each library three Forests (p1 c1-c3), then p1's hand,
@@ -35,10 +35,6 @@ fn counters(s: &Value, id: &str) -> i64 {
     on_battlefield(s, id)
         .and_then(|c| c["counters"].as_i64())
         .unwrap_or(0)
-}
-
-fn life(s: &Value, seat: &str) -> i64 {
-    s["players"][seat]["life"].as_i64().unwrap()
 }
 
 /// Passes until the stack is empty (at most 10 passes).

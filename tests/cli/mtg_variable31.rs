@@ -5,15 +5,13 @@
 //! prevention (615.1) and Treasures for a countered spell's controller (111.10a).
 
 use crate::TestEnv;
-use crate::mtg::{act, decision, events_of, forests, in_graveyard, on_battlefield, setup, state};
+use crate::mtg::{
+    act, decision, events_of, forests, in_graveyard, life, on_battlefield, setup, state,
+};
 use serde_json::{Value, json};
 
 fn bf(v: &[&str]) -> Vec<Value> {
     v.iter().map(|c| json!({"card": c})).collect()
-}
-
-fn life(s: &Value, seat: &str) -> i64 {
-    s["players"][seat]["life"].as_i64().unwrap()
 }
 
 fn name_of(s: &Value, id: &str) -> String {
