@@ -482,9 +482,102 @@ pub fn last_lines(path: &Path, n: usize) -> Result<(Vec<Vec<u8>>, u64)> {
     }
 }
 
+/// Follows a log as it grows (`tail -f`): each [`Follower::poll`] returns the whole lines
+/// appended since the last one; a torn last line waits for its newline.
+pub struct Follower {
+    path: std::path::PathBuf,
+    offset: u64,
+    pending: Vec<u8>,
+}
+
+/// What one poll of a followed log found.
+#[derive(Default)]
+pub struct Followed {
+    /// The new whole lines, without their newlines.
+    pub lines: Vec<Vec<u8>>,
+    /// The log got shorter than what was read (replaced or truncated, never done by bob):
+    /// following started over from its beginning.
+    pub shrank: bool,
+}
+
+impl Follower {
+    /// Follows `path` from byte `offset` (where [`last_lines`] stopped).
+    pub fn new(path: &Path, offset: u64) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            offset,
+            pending: Vec::new(),
+        }
+    }
+
+    /// The whole lines appended since the last poll (none while the log does not exist).
+    pub fn poll(&mut self) -> Result<Followed> {
+        use std::io::{Seek, SeekFrom};
+        let mut found = Followed::default();
+        let Ok(mut f) = std::fs::File::open(&self.path) else {
+            return Ok(found);
+        };
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        if len < self.offset {
+            found.shrank = true;
+            self.offset = 0;
+            self.pending.clear();
+        }
+        if len > self.offset {
+            let path = &self.path;
+            f.seek(SeekFrom::Start(self.offset))
+                .map_err(|e| Error::io(path, e))?;
+            let mut buf = Vec::new();
+            (&mut f)
+                .take(len - self.offset)
+                .read_to_end(&mut buf)
+                .map_err(|e| Error::io(path, e))?;
+            self.offset += buf.len() as u64;
+            self.pending.extend_from_slice(&buf);
+            if let Some(last) = memchr::memrchr(b'\n', &self.pending) {
+                let whole: Vec<u8> = self.pending.drain(..=last).collect();
+                found.lines = whole[..whole.len() - 1]
+                    .split(|&b| b == b'\n')
+                    .map(<[u8]>::to_vec)
+                    .collect();
+            }
+        }
+        Ok(found)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_follower_returns_whole_lines_as_they_land_and_starts_over_when_the_log_shrinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut f = Follower::new(&path, 0);
+        assert!(f.poll().unwrap().lines.is_empty(), "no log yet: nothing");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":2}\n{\"c\"").unwrap();
+        let got = f.poll().unwrap();
+        assert_eq!(
+            got.lines,
+            vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]
+        );
+        assert!(!got.shrank);
+        let mut log = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        log.write_all(b":3}\n").unwrap();
+        assert_eq!(
+            f.poll().unwrap().lines,
+            vec![b"{\"c\":3}".to_vec()],
+            "the torn line waited"
+        );
+        std::fs::write(&path, "{\"d\":4}\n").unwrap();
+        let got = f.poll().unwrap();
+        assert!(got.shrank);
+        assert_eq!(got.lines, vec![b"{\"d\":4}".to_vec()]);
+    }
 
     #[test]
     fn a_typed_payload_writes_the_bytes_of_its_free_form_twin() {

@@ -292,7 +292,7 @@ fn tail(a: TailArgs, ctx: &Ctx) -> Result<()> {
     if !a.follow {
         existing(path.clone(), "trace")?;
     }
-    let (lines, mut offset) = trace::last_lines(&path, a.lines)?;
+    let (lines, offset) = trace::last_lines(&path, a.lines)?;
     // Line numbers are unknown for the tail's first lines; report 0 ("near the end").
     for l in &lines {
         print_line(&path, 0, l)?;
@@ -301,37 +301,17 @@ fn tail(a: TailArgs, ctx: &Ctx) -> Result<()> {
         return Ok(());
     }
     let stop = crate::signals::flag(&[libc::SIGINT]);
-    let mut pending: Vec<u8> = Vec::new();
+    let mut follower = trace::Follower::new(&path, offset);
     while !stop.load(Ordering::SeqCst) {
-        if let Ok(mut f) = std::fs::File::open(&path) {
-            let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-            if len < offset {
-                // The log was replaced or truncated (never done by bob): start over.
-                super::output::warn(Shrank {
-                    path: &path.display().to_string(),
-                    reason: "trace shrank; following from its start",
-                });
-                offset = 0;
-                pending.clear();
-            }
-            if len > offset {
-                use std::io::{Seek, SeekFrom};
-                f.seek(SeekFrom::Start(offset))
-                    .map_err(|e| Error::io(&path, e))?;
-                let mut buf = Vec::new();
-                (&mut f)
-                    .take(len - offset)
-                    .read_to_end(&mut buf)
-                    .map_err(|e| Error::io(&path, e))?;
-                offset += buf.len() as u64;
-                pending.extend_from_slice(&buf);
-                if let Some(last) = memchr::memrchr(b'\n', &pending) {
-                    let whole: Vec<u8> = pending.drain(..=last).collect();
-                    for l in whole[..whole.len() - 1].split(|&b| b == b'\n') {
-                        print_line(&path, 0, l)?;
-                    }
-                }
-            }
+        let found = follower.poll()?;
+        if found.shrank {
+            super::output::warn(Shrank {
+                path: &path.display().to_string(),
+                reason: "trace shrank; following from its start",
+            });
+        }
+        for l in &found.lines {
+            print_line(&path, 0, l)?;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
