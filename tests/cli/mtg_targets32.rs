@@ -289,6 +289,19 @@ fn cr_120_3_bite_down_deals_damage_equal_to_power_to_its_second_target() {
         "bite",
         json!({"type": "cast", "card": "c3", "targets": ["c9", "c12", "p2"]}),
     );
+    // A two-target cast names no X or additional cost (none of these spells has one).
+    for extra in [
+        json!({"x": 1}),
+        json!({"discard": "c4"}),
+        json!({"sacrifice": "c9"}),
+    ] {
+        let mut cast = json!({"type": "cast", "card": "c3", "targets": ["c9", "c12"]});
+        cast.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let e = refused(&env, "bite", cast);
+        assert!(e.to_string().contains("two targets takes no"), "{e}");
+    }
     let out = act(
         &env,
         "bite",
