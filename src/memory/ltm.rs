@@ -382,18 +382,8 @@ impl SqliteLtm<'_> {
     /// before they derive ids and digests from them, and this is the last line that no secret
     /// reaches the database whoever calls it.
     pub fn insert_row(&self, r: &MemoryRecord) -> Result<bool> {
-        let mut v = serde_json::to_value(r).map_err(|e| Error::internal(e.to_string()))?;
-        let masked: MemoryRecord;
-        let r = if crate::redact::for_storage()?
-            .redact_value(&mut v, "")
-            .is_empty()
-        {
-            r
-        } else {
-            masked =
-                serde_json::from_value(v.clone()).map_err(|e| Error::internal(e.to_string()))?;
-            &masked
-        };
+        let (masked, v) = for_storage(r)?;
+        let r = &*masked;
         let user = r.user.as_deref().unwrap_or("default");
         // A content id whose content is stored under its legacy `mem_` id is stored already.
         if r.id == record_id(user, &r.title, &r.body_md, &r.tags, &r.kind) {

@@ -164,18 +164,8 @@ struct Row {
 impl Row {
     /// `r`'s row, `r` redacted for storage first.
     fn of(r: &MemoryRecord) -> Result<Row> {
-        let mut v = serde_json::to_value(r).map_err(|e| Error::internal(e.to_string()))?;
-        let masked: MemoryRecord;
-        let r = if crate::redact::for_storage()?
-            .redact_value(&mut v, "")
-            .is_empty()
-        {
-            r
-        } else {
-            masked =
-                serde_json::from_value(v.clone()).map_err(|e| Error::internal(e.to_string()))?;
-            &masked
-        };
+        let (masked, v) = ltm::for_storage(r)?;
+        let r = &*masked;
         Ok(Row {
             id: r.id.clone(),
             user: r.user.as_deref().unwrap_or(super::DEFAULT_USER).to_string(),

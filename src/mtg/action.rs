@@ -2,7 +2,7 @@
 //! state. Ids on the wire are strings (`c12`, `p1`); [`Action::resolve`] turns them into a
 //! [`Move`].
 
-use super::engine::Move;
+use super::engine::{Move, Paying};
 use super::state::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -344,6 +344,20 @@ impl Action {
     /// The wire form of a move.
     pub fn from_move(m: &Move, state: &State) -> Action {
         let s = |i: &Id| i.to_string();
+        // Every cast move is one `cast` action: its targets in order and what it pays.
+        let cast =
+            |card: &Id, targets: &[Target], tap: &Option<Vec<Id>>, mode: &Option<u8>, p: Paying| {
+                Action::Cast {
+                    card: s(card),
+                    targets: targets.iter().map(|t| t.to_string()).collect(),
+                    tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+                    mode: *mode,
+                    kicked: p.kicked,
+                    x: (p.x > 0).then_some(p.x),
+                    discard: p.discard.as_ref().map(s),
+                    sacrifice: p.sacrifice.as_ref().map(s),
+                }
+            };
         match m {
             Move::Pass => Action::Pass,
             Move::PlayLand(c) => Action::PlayLand { card: s(c) },
@@ -352,31 +366,19 @@ impl Action {
                 target,
                 tap,
                 mode,
-            } => Action::Cast {
-                card: s(card),
-                targets: target.iter().map(|t| t.to_string()).collect(),
-                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
-                mode: *mode,
-                kicked: false,
-                x: None,
-                discard: None,
-                sacrifice: None,
-            },
+            } => cast(card, target.as_slice(), tap, mode, Paying::default()),
             Move::CastKicked {
                 card,
                 target,
                 tap,
                 mode,
-            } => Action::Cast {
-                card: s(card),
-                targets: target.iter().map(|t| t.to_string()).collect(),
-                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
-                mode: *mode,
-                kicked: true,
-                x: None,
-                discard: None,
-                sacrifice: None,
-            },
+            } => {
+                let kicked = Paying {
+                    kicked: true,
+                    ..Paying::default()
+                };
+                cast(card, target.as_slice(), tap, mode, kicked)
+            }
             Move::CastWith {
                 card,
                 target,
@@ -386,16 +388,15 @@ impl Action {
                 x,
                 discard,
                 sacrifice,
-            } => Action::Cast {
-                card: s(card),
-                targets: target.iter().map(|t| t.to_string()).collect(),
-                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
-                mode: *mode,
-                kicked: *kicked,
-                x: (*x > 0).then_some(*x),
-                discard: discard.as_ref().map(s),
-                sacrifice: sacrifice.as_ref().map(s),
-            },
+            } => {
+                let p = Paying {
+                    kicked: *kicked,
+                    x: *x,
+                    discard: *discard,
+                    sacrifice: *sacrifice,
+                };
+                cast(card, target.as_slice(), tap, mode, p)
+            }
             Move::Activate {
                 card,
                 ability,
@@ -493,16 +494,7 @@ impl Action {
                 targets,
                 tap,
                 mode,
-            } => Action::Cast {
-                card: s(card),
-                targets: targets.iter().map(|t| t.to_string()).collect(),
-                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
-                mode: *mode,
-                kicked: false,
-                x: None,
-                discard: None,
-                sacrifice: None,
-            },
+            } => cast(card, targets, tap, mode, Paying::default()),
             Move::Look(v) => Action::Look {
                 cards: v.iter().map(s).collect(),
             },

@@ -257,3 +257,21 @@ pub fn fts_terms(text: &str) -> Option<String> {
     let words = query_words(text);
     (!words.is_empty()).then(|| or_terms(&words))
 }
+
+/// `r` as it may be stored, with its JSON: masked by [`crate::redact::for_storage`] when any
+/// of its fields holds a secret, borrowed unchanged otherwise. Both backends pass every row
+/// through it, the last line that no secret reaches a database.
+pub fn for_storage(
+    r: &MemoryRecord,
+) -> crate::error::Result<(std::borrow::Cow<'_, MemoryRecord>, Value)> {
+    use crate::error::Error;
+    let mut v = serde_json::to_value(r).map_err(|e| Error::internal(e.to_string()))?;
+    if crate::redact::for_storage()?
+        .redact_value(&mut v, "")
+        .is_empty()
+    {
+        return Ok((std::borrow::Cow::Borrowed(r), v));
+    }
+    let masked = serde_json::from_value(v.clone()).map_err(|e| Error::internal(e.to_string()))?;
+    Ok((std::borrow::Cow::Owned(masked), v))
+}

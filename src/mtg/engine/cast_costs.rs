@@ -28,7 +28,7 @@ const MOST_X_OFFERED: u8 = 20;
 
 /// What a cast pays beyond the spell's mana cost (CR 601.2b, 601.2f).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Paying {
+pub struct Paying {
     /// The kicker too (CR 702.33a).
     pub kicked: bool,
     /// The value of X (CR 107.3a).

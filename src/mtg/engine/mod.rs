@@ -62,6 +62,7 @@ mod variable;
 mod ward;
 mod zones;
 
+pub use cast_costs::Paying;
 use mana::mana_available;
 pub use position::{Position, PositionPermanent, PositionPlayer, PositionPlayers, from_position};
 use setup::{Builder, blank_state, new_player};
