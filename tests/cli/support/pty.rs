@@ -106,10 +106,11 @@ pub fn run_acting(
         std::mem::take(&mut *all.lock().unwrap())
     });
     if let Some(t) = typed {
-        // As a person would: once the command has drawn something (its prompt), or after 5 s;
+        // As a person would: once the command has drawn something (its prompt), or after 30 s;
         // typed earlier, the terminal's echo lands in the middle of the prompt.
         let start = std::time::Instant::now();
-        while seen.lock().unwrap().is_empty() && start.elapsed() < std::time::Duration::from_secs(5)
+        while seen.lock().unwrap().is_empty()
+            && start.elapsed() < std::time::Duration::from_secs(30)
         {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
