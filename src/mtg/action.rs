@@ -6,7 +6,7 @@ use super::engine::{Move, Paying};
 use super::state::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// One attacker: `{attacker, defender}`.
@@ -507,8 +507,12 @@ impl Action {
     }
 }
 
+mod options;
 mod view;
-use view::card_brief;
+pub use options::{
+    ActionOption, BlockChoice, CardChoice, CardCost, Choices, DamageTarget, DecisionOption,
+    LookRest, LookTo, PayingOption,
+};
 pub use view::{
     CardBrief, PermanentView, PlayerView, PlayersView, StackItemView, VisibleState, WardView,
     visible,
@@ -529,23 +533,64 @@ pub enum Viewer {
 /// The ActionSurface: `{decision_id, player, kind, options}`. Every option of `priority`,
 /// `mulligan` is a complete action; `declare_attackers`, `declare_blockers`,
 /// `assign_damage`, `bottom`, `discard` and `search` list per-object choices to combine.
-pub fn surface(s: &State) -> ActionSurface {
+pub fn surface(s: &State) -> ActionSurface<'_> {
+    ActionSurface {
+        decision_id: s.decision_id(),
+        player: s.decider(),
+        kind: s.kind(),
+        options: Some(options::options(s)),
+        options_hidden: None,
+        waiting_for: None,
+    }
+}
+
+/// Compact JSON, as the model and the tutor are shown it.
+impl std::fmt::Display for ActionSurface<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&serde_json::to_string(self).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+/// The ActionSurface on the wire: who decides what, and the options (absent where the reader
+/// may not see them).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ActionSurface<'a> {
+    pub decision_id: String,
+    /// The seat that decides (null once the game is over).
+    pub player: Option<Seat>,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options: Option<Vec<DecisionOption<'a>>>,
+    /// Why the options are empty: they name the decider's hidden cards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub options_hidden: Option<String>,
+    /// Another seat decides now (null once the game is over): this reader sees no options.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_for: Option<Option<Seat>>,
+}
+
+#[cfg(test)]
+#[allow(dead_code)]
+/// The ActionSurface: `{decision_id, player, kind, options}`. Every option of `priority`,
+/// `mulligan` is a complete action; `declare_attackers`, `declare_blockers`,
+/// `assign_damage`, `bottom`, `discard` and `search` list per-object choices to combine.
+pub(crate) fn surface_old(s: &State) -> Value {
     let player = s.decider();
     let kind = s.kind();
     let act = |m: &Move| serde_json::to_value(Action::from_move(m, s)).expect("action");
     let options: Value = match s.pending {
-        Pending::GameOver => json!([]),
+        Pending::GameOver => serde_json::json!([]),
         // CR 701.20a: the revealed hand's cards the chooser may pick, each named.
-        Pending::ChooseDiscard { from, nonland, .. } => json!([{
+        Pending::ChooseDiscard { from, nonland, .. } => serde_json::json!([{
             "type": "discard", "count": 1, "from": from,
             "choose_from": s.choose_discard_options(from, nonland).iter()
-                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .map(|&i| serde_json::json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
         }]),
         Pending::Mulligan { player } => {
-            let mut v = vec![json!({"type": "keep"})];
+            let mut v = vec![serde_json::json!({"type": "keep"})];
             if s.players[player.i()].mulligans < 7 {
-                v.push(json!({"type": "mulligan"}));
+                v.push(serde_json::json!({"type": "mulligan"}));
             }
             Value::Array(v)
         }
@@ -555,29 +600,29 @@ pub fn surface(s: &State) -> ActionSurface {
                 .map(|(_, g)| g)
                 .unwrap_or_default()
                 .iter()
-                .map(|&i| json!({"type": kind, "keep": i, "name": s.card(i).data.name}))
+                .map(|&i| serde_json::json!({"type": kind, "keep": i, "name": s.card(i).data.name}))
                 .collect(),
         ),
         // CR 702.21a: pay the ward cost (mana sources tapped as for a cast) or not.
-        Pending::WardPayment { warded, .. } => json!([
+        Pending::WardPayment { warded, .. } => serde_json::json!([
             {"type": kind, "pay": true, "cost": format!("{{{}}}", warded.cost),
              "counters": warded.card, "name": s.card(warded.card).data.name},
             {"type": kind, "pay": false, "counters": warded.card,
              "name": s.card(warded.card).data.name},
         ]),
-        Pending::Surveil { player, count } => json!([{
+        Pending::Surveil { player, count } => serde_json::json!([{
             "type": kind, "count": count, "top_in_any_order": true,
             "look_at": s.players[player.i()].library[..count as usize].iter()
-                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .map(|&i| serde_json::json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
         }]),
         Pending::Bottom { player, count }
         | Pending::Discard { player, count }
         | Pending::Discarding { player, count } => {
-            json!([{
+            serde_json::json!([{
                 "type": kind, "count": count,
                 "choose_from": s.players[player.i()].hand.iter()
-                    .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                    .map(|&i| serde_json::json!({"card": i, "name": s.card(i).data.name}))
                     .collect::<Vec<_>>(),
             }])
         }
@@ -595,7 +640,7 @@ pub fn surface(s: &State) -> ActionSurface {
                     | Move::ActivateWith { card: c, .. }
                     | Move::Activate { card: c, .. } = m
                     {
-                        v["name"] = json!(s.card(*c).data.name);
+                        v["name"] = serde_json::json!(s.card(*c).data.name);
                     }
                     v
                 })
@@ -617,8 +662,8 @@ pub fn surface(s: &State) -> ActionSurface {
                     .iter()
                     .map(|m| {
                         let mut v = act(m);
-                        v["source"] = json!(source);
-                        v["name"] = json!(s.card(source).data.name);
+                        v["source"] = serde_json::json!(source);
+                        v["name"] = serde_json::json!(s.card(source).data.name);
                         v
                     })
                     .collect(),
@@ -631,39 +676,42 @@ pub fn surface(s: &State) -> ActionSurface {
                     .iter()
                     .map(|m| {
                         let mut v = act(&Move::ChooseMode(*m));
-                        v["source"] = json!(source);
-                        v["name"] = json!(s.card(source).data.name);
+                        v["source"] = serde_json::json!(source);
+                        v["name"] = serde_json::json!(s.card(source).data.name);
                         v
                     })
                     .collect(),
             )
         }
-        Pending::Search { player, search } => json!([{
+        Pending::Search { player, search } => serde_json::json!([{
             "type": kind, "count": search.count,
             "at_least": s.search_minimum(player, search),
             "to": search.to,
             "choose_from": s.search_candidates(player, search).iter()
-                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .map(|&i| serde_json::json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
         }]),
         Pending::DeclareAttackers => {
-            let mut v = json!({
+            let mut v = serde_json::json!({
                 "type": "declare_attackers",
                 "defender": s.active.other(),
-                "choose_from": s.attack_candidates().iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>(),
+                "choose_from": s.attack_candidates().iter().map(|&i| view::card_brief_old(s, i)).collect::<Vec<_>>(),
             });
             // CR 508.1b: a creature may attack a planeswalker the defending player controls
             // instead (its id as the `defender`).
             let pws = s.attackable_planeswalkers();
             if !pws.is_empty() {
-                v["planeswalkers"] =
-                    json!(pws.iter().map(|&i| card_brief(s, i)).collect::<Vec<_>>());
+                v["planeswalkers"] = serde_json::json!(
+                    pws.iter()
+                        .map(|&i| view::card_brief_old(s, i))
+                        .collect::<Vec<_>>()
+                );
             }
-            json!([v])
+            serde_json::json!([v])
         }
-        Pending::DeclareBlockers => json!([{
+        Pending::DeclareBlockers => serde_json::json!([{
             "type": "declare_blockers",
-            "choose_from": s.block_candidates().iter().map(|(b, a)| json!({
+            "choose_from": s.block_candidates().iter().map(|(b, a)| serde_json::json!({
                 "blocker": b, "name": s.card(*b).data.name, "can_block": a,
             })).collect::<Vec<_>>(),
         }]),
@@ -671,12 +719,14 @@ pub fn surface(s: &State) -> ActionSurface {
             let (blockers, power, trample, dt) = s.assign_info(attacker);
             let mut targets: Vec<Value> = blockers
                 .iter()
-                .map(|&b| json!({"target": b, "lethal": s.lethal(b, dt)}))
+                .map(|&b| serde_json::json!({"target": b, "lethal": s.lethal(b, dt)}))
                 .collect();
             if trample && let Some(t) = s.attack_target(attacker) {
-                targets.push(json!({"target": t, "only_after_lethal_to_all_blockers": true}));
+                targets.push(
+                    serde_json::json!({"target": t, "only_after_lethal_to_all_blockers": true}),
+                );
             }
-            json!([{"type": "assign_damage", "attacker": attacker, "power": power,
+            serde_json::json!([{"type": "assign_damage", "attacker": attacker, "power": power,
                     "trample": trample, "deathtouch": dt, "targets": targets}])
         }
         // CR 608.2d: decline, or accept paying the cost; a sacrifice or a discard has one
@@ -685,13 +735,14 @@ pub fn surface(s: &State) -> ActionSurface {
             use super::cards::MayCost;
             let source = optional.source;
             let name = &s.card(source).data.name;
-            let mut v =
-                vec![json!({"type": kind, "accept": false, "source": source, "name": name})];
+            let mut v = vec![
+                serde_json::json!({"type": kind, "accept": false, "source": source, "name": name}),
+            ];
             match optional.cost {
                 MayCost::Nothing => {
-                    v.push(json!({"type": kind, "accept": true, "source": source, "name": name}))
+                    v.push(serde_json::json!({"type": kind, "accept": true, "source": source, "name": name}))
                 }
-                MayCost::Pay { generic, colored } => v.push(json!({
+                MayCost::Pay { generic, colored } => v.push(serde_json::json!({
                     "type": kind, "accept": true, "source": source, "name": name,
                     "cost": mana_text(generic, colored),
                 })),
@@ -702,7 +753,7 @@ pub fn surface(s: &State) -> ActionSurface {
                         "sacrifice"
                     };
                     for c in s.may_cards(player, &optional) {
-                        v.push(json!({
+                        v.push(serde_json::json!({
                             "type": kind, "accept": true, "card": c,
                             "card_name": s.card(c).data.name, "cost": what,
                             "source": source, "name": name,
@@ -714,54 +765,24 @@ pub fn surface(s: &State) -> ActionSurface {
         }
         // CR 401.5: the cards looked at (top first) and those that may be chosen (at most
         // one); where the chosen card and the rest go.
-        Pending::Look { player, look } => json!([{
+        Pending::Look { player, look } => serde_json::json!([{
             "type": kind, "count": look.count, "at_most": 1,
             "to": if look.to_hand { "hand" } else { "top" },
             "rest": if look.rest_to_bottom { "bottom_random" } else { "graveyard" },
             "look_at": s.look_cards(player, look).iter()
-                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .map(|&i| serde_json::json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
             "choose_from": s.look_choices(player, look).iter()
-                .map(|&i| json!({"card": i, "name": s.card(i).data.name}))
+                .map(|&i| serde_json::json!({"card": i, "name": s.card(i).data.name}))
                 .collect::<Vec<_>>(),
         }]),
     };
-    ActionSurface {
-        decision_id: s.decision_id(),
-        player,
-        kind,
-        options: Some(options),
-        options_hidden: None,
-        waiting_for: None,
-    }
+    let _ = player;
+    let surface = serde_json::json!({"decision_id": s.decision_id(), "player": s.decider(), "kind": kind, "options": options});
+    surface
 }
 
-/// Compact JSON, as the model and the tutor are shown it.
-impl std::fmt::Display for ActionSurface {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&serde_json::to_string(self).map_err(|_| std::fmt::Error)?)
-    }
-}
-
-/// The ActionSurface on the wire: who decides what, and the options (absent where the reader
-/// may not see them).
-#[derive(Debug, Clone, Serialize)]
-pub struct ActionSurface {
-    pub decision_id: String,
-    /// The seat that decides (null once the game is over).
-    pub player: Option<Seat>,
-    pub kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub options: Option<Value>,
-    /// Why the options are empty: they name the decider's hidden cards.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub options_hidden: Option<String>,
-    /// Another seat decides now (null once the game is over): this reader sees no options.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub waiting_for: Option<Option<Seat>>,
-}
-
-/// A mana cost as printed (`{1}{R}`), WUBRG order.
+#[cfg(test)]
 fn mana_text(generic: u8, colored: [u8; 5]) -> String {
     let mut out = if generic > 0 || colored == [0; 5] {
         format!("{{{generic}}}")
@@ -774,4 +795,92 @@ fn mana_text(generic: u8, colored: [u8; 5]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod same_bytes {
+    use super::super::agents::{Agent, AgentKind};
+    use super::super::cards::Pool;
+    use super::super::engine::{apply, new_game};
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn typed_surface_has_the_old_bytes() {
+        let pool = Pool::builtin();
+        let basics = ["Plains", "Island", "Swamp", "Mountain", "Forest"];
+        let spells: Vec<String> = pool
+            .cards()
+            .filter(|c| !c.data.type_line.contains("Land"))
+            .map(|c| c.data.name.clone())
+            .collect();
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        let mut x = 0x9e3779b97f4a7c15u64;
+        let mut rnd = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let games: u64 = std::env::var("SAME_GAMES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(200);
+        let mut decisions = 0;
+        for seed in 0..games {
+            let mut deck = || {
+                let (a, b) = (rnd(5), rnd(5));
+                let mut d: Vec<String> = (0..17)
+                    .map(|i| basics[if i % 2 == 0 { a } else { b }].to_string())
+                    .collect();
+                d.extend((0..23).map(|_| spells[rnd(spells.len())].clone()));
+                d
+            };
+            let (d1, d2) = (deck(), deck());
+            let (mut s, _) = new_game("same", seed, [&d1, &d2], &pool).unwrap();
+            let mut agents = [
+                Agent::new(AgentKind::Random, seed),
+                Agent::new(AgentKind::Heuristic, seed + 1),
+            ];
+            while let Some(p) = s.decider() {
+                let new = serde_json::to_string(&surface(&s)).unwrap();
+                let old = serde_json::to_string(&surface_old(&s)).unwrap();
+                assert_eq!(new, old, "seed {seed}");
+                decisions += 1;
+                let v: Value = serde_json::from_str(&new).unwrap();
+                for o in v["options"].as_array().unwrap() {
+                    let mut keys: Vec<&str> =
+                        o.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+                    keys.sort();
+                    *seen
+                        .entry(format!("{}:{}:{}", s.kind(), o["type"], keys.join(",")))
+                        .or_default() += 1;
+                    for t in o["targets"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|_| o["type"] == "assign_damage")
+                    {
+                        let mut keys: Vec<&str> =
+                            t.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+                        keys.sort();
+                        *seen
+                            .entry(format!("  target:{}", keys.join(",")))
+                            .or_default() += 1;
+                    }
+                }
+                let Some(m) = agents[p.i()].decide(&s) else {
+                    break;
+                };
+                s = apply(&s, &m).unwrap().0;
+                if s.turn > 300 {
+                    break;
+                }
+            }
+        }
+        for (k, n) in &seen {
+            eprintln!("{n:>8} {k}");
+        }
+        eprintln!("decisions: {decisions}");
+    }
 }

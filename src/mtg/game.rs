@@ -158,7 +158,7 @@ pub fn actions(home: &Home, game: &str, viewer: Option<Seat>) -> Result<Value> {
                 },
             ) = (s.decider(), s.pending)
             {
-                out.options = Some(Value::Array(Vec::new()));
+                out.options = Some(Vec::new());
                 out.options_hidden = Some(format!(
                     "the options name {}'s hand: ask as that seat (--as {})",
                     d.name(),
@@ -178,10 +178,10 @@ pub fn actions_for(home: &Home, game: &str, seats: &[Seat]) -> Result<Value> {
     wire(&surface_for(&load(home, game)?, seats))
 }
 
-fn surface_for(s: &State, seats: &[Seat]) -> ActionSurface {
+fn surface_for<'a>(s: &'a State, seats: &[Seat]) -> ActionSurface<'a> {
     let mut out = surface(s);
     if !s.decider().is_some_and(|d| seats.contains(&d)) {
-        out.options = Some(Value::Array(Vec::new()));
+        out.options = Some(Vec::new());
         out.waiting_for = Some(s.decider());
     }
     out
@@ -219,7 +219,7 @@ pub struct DecisionOut<'a> {
     pub game_id: &'a str,
     pub events: &'a [Event],
     pub state_hash: String,
-    pub decision: ActionSurface,
+    pub decision: ActionSurface<'a>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub accepted: bool,
 }

@@ -258,7 +258,7 @@ pub struct DecisionLine<'a> {
     pub decision_id: &'a str,
     pub player: Option<Seat>,
     pub visible_state: VisibleState<'a>,
-    pub surface: ActionSurface,
+    pub surface: ActionSurface<'a>,
     pub action: &'a Action,
     pub events: &'a [Event],
     pub state_hash: String,

@@ -181,7 +181,7 @@ pub fn play(home: &Home, game_id: &str, table: &Table, person: &mut dyn Person) 
 #[derive(Debug, Serialize)]
 struct Prompt<'a> {
     state: VisibleState<'a>,
-    decision: ActionSurface,
+    decision: ActionSurface<'a>,
 }
 
 /// The journal line of a model's illegal replies and the safe default taken instead.

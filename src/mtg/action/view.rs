@@ -8,20 +8,25 @@ use super::Viewer;
 use serde::Serialize;
 
 /// A card named on the wire: `{id, name}`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CardBrief<'a> {
     pub id: Id,
     pub name: &'a str,
 }
 
-pub(super) fn card_brief(s: &State, id: Id) -> CardBrief<'_> {
+#[cfg(test)]
+pub(super) fn card_brief_old(s: &State, id: Id) -> CardBrief<'_> {
+    card_brief(s, id)
+}
+
+fn card_brief(s: &State, id: Id) -> CardBrief<'_> {
     CardBrief {
         id,
         name: &s.card(id).data.name,
     }
 }
 
-fn briefs<'a>(s: &'a State, ids: &[Id]) -> Vec<CardBrief<'a>> {
+pub(super) fn briefs<'a>(s: &'a State, ids: &[Id]) -> Vec<CardBrief<'a>> {
     ids.iter().map(|&i| card_brief(s, i)).collect()
 }
 
