@@ -14,11 +14,6 @@ pub struct CardBrief<'a> {
     pub name: &'a str,
 }
 
-#[cfg(test)]
-pub(super) fn card_brief_old(s: &State, id: Id) -> CardBrief<'_> {
-    card_brief(s, id)
-}
-
 fn card_brief(s: &State, id: Id) -> CardBrief<'_> {
     CardBrief {
         id,
