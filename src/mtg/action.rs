@@ -544,6 +544,24 @@ pub fn surface(s: &State) -> ActionSurface<'_> {
     }
 }
 
+/// The published JSON Schemas of the game's wire (`bob schema NAME`): the action a player
+/// submits and the ActionSurface it answers.
+pub const SCHEMAS: &[(&str, crate::contracts::SchemaFn)] = &[
+    ("mtg-action-request", || {
+        schemars::schema_for!(ActionRequest)
+    }),
+    ("mtg-action-surface", surface_schema),
+];
+
+/// The ActionSurface's schema as bob writes it (an output: a key it may leave out is not
+/// required).
+pub fn surface_schema() -> schemars::Schema {
+    schemars::generate::SchemaSettings::default()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<ActionSurface<'static>>()
+}
+
 /// Compact JSON, as the model and the tutor are shown it.
 impl std::fmt::Display for ActionSurface<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -724,6 +724,27 @@ fn schema_cards_decks_and_selfplay() {
     ] {
         assert!(text.contains(t), "schema lacks {t}");
     }
+    // `bob schema` publishes the game's wire too: the action and the ActionSurface with every
+    // option shape (the unit test `every_option_of_random_games_has_a_published_shape` checks
+    // real surfaces against it).
+    assert_eq!(env.json(&["schema", "mtg-action-request"], ""), schema);
+    let surface = env.json(&["schema", "mtg-action-surface"], "");
+    assert_eq!(surface["title"], "ActionSurface", "{surface}");
+    let shapes = surface["$defs"].to_string();
+    for t in [
+        "\"play_land\"",
+        "\"choose_target\"",
+        "\"only_after_lethal_to_all_blockers\"",
+        "\"can_block\"",
+        "\"card_name\"",
+        "\"counters\"",
+        "\"top_in_any_order\"",
+        "\"at_least\"",
+        "\"bottom_random\"",
+        "\"planeswalkers\"",
+    ] {
+        assert!(shapes.contains(t), "the surface schema lacks {t}");
+    }
     let cards = env.jsonl(&["mtg", "cards"], "");
     let bolt = cards
         .iter()

@@ -458,3 +458,139 @@ fn mana_text(generic: u8, colored: [u8; 5]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    //! Every option of the surfaces of random games has a shape the published schema
+    //! (`bob schema mtg-action-surface`) declares: its `type`, every key it carries and every
+    //! key the schema requires.
+
+    use super::super::super::agents::{Agent, AgentKind};
+    use super::super::super::cards::Pool;
+    use super::super::super::engine::{apply, new_game};
+    use super::super::{surface, surface_schema};
+    use serde_json::Value;
+    use std::collections::BTreeSet;
+
+    /// One shape a schema admits: its `type` constant and its keys.
+    #[derive(Debug, Default, Clone)]
+    struct Shape {
+        ty: Option<String>,
+        keys: BTreeSet<String>,
+        required: BTreeSet<String>,
+    }
+
+    fn shapes(node: &Value, defs: &Value) -> Vec<Shape> {
+        let node = match node["$ref"].as_str() {
+            Some(r) => &defs[r.trim_start_matches("#/$defs/")],
+            None => node,
+        };
+        let own = Shape {
+            ty: node["properties"]["type"]["const"]
+                .as_str()
+                .map(str::to_string),
+            keys: node["properties"]
+                .as_object()
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default(),
+            required: node["required"]
+                .as_array()
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|k| k.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        };
+        let branches: Vec<&Value> = ["anyOf", "oneOf"]
+            .iter()
+            .filter_map(|k| node[*k].as_array())
+            .flatten()
+            .collect();
+        if branches.is_empty() {
+            return vec![own];
+        }
+        branches
+            .into_iter()
+            .flat_map(|b| shapes(b, defs))
+            .map(|mut s| {
+                s.keys.extend(own.keys.iter().cloned());
+                s.required.extend(own.required.iter().cloned());
+                s.ty = s.ty.or_else(|| own.ty.clone());
+                s
+            })
+            .collect()
+    }
+
+    fn admits(shapes: &[Shape], v: &Value) -> bool {
+        let keys: BTreeSet<String> = v.as_object().unwrap().keys().cloned().collect();
+        shapes.iter().any(|s| {
+            s.ty.as_deref() == v["type"].as_str()
+                && s.required.is_subset(&keys)
+                && keys.is_subset(&s.keys)
+        })
+    }
+
+    #[test]
+    fn every_option_of_random_games_has_a_published_shape() {
+        let schema = serde_json::to_value(surface_schema()).unwrap();
+        let defs = &schema["$defs"];
+        let option_shapes = shapes(&schema["properties"]["options"]["items"], defs);
+        let surface_shapes = shapes(&schema, defs);
+        let pool = Pool::builtin();
+        let basics = ["Plains", "Island", "Swamp", "Mountain", "Forest"];
+        let spells: Vec<String> = pool
+            .cards()
+            .filter(|c| !c.data.type_line.contains("Land"))
+            .map(|c| c.data.name.clone())
+            .collect();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut pick = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut kinds = BTreeSet::new();
+        for seed in 0..120 {
+            let mut deck = || {
+                let (a, b) = (pick(5), pick(5));
+                let mut d: Vec<String> = (0..17)
+                    .map(|i| basics[if i % 2 == 0 { a } else { b }].to_string())
+                    .collect();
+                d.extend((0..23).map(|_| spells[pick(spells.len())].clone()));
+                d
+            };
+            let (d1, d2) = (deck(), deck());
+            let (mut s, _) = new_game("shapes", seed, [&d1, &d2], &pool).unwrap();
+            let mut agents = [
+                Agent::new(AgentKind::Random, seed),
+                Agent::new(AgentKind::Heuristic, seed + 1),
+            ];
+            while let Some(p) = s.decider() {
+                let v = serde_json::to_value(surface(&s)).unwrap();
+                assert!(admits(&surface_shapes, &v), "no published shape for {v}");
+                for o in v["options"].as_array().unwrap() {
+                    assert!(admits(&option_shapes, o), "no published shape for {o}");
+                    kinds.insert(s.kind());
+                }
+                let m = agents[p.i()].decide(&s).unwrap();
+                s = apply(&s, &m).unwrap().0;
+                if s.turn > 300 {
+                    break;
+                }
+            }
+        }
+        // The games reach the decisions whose options have shapes of their own.
+        for k in [
+            "assign_damage",
+            "look",
+            "may",
+            "search",
+            "surveil",
+            "choose_target",
+        ] {
+            assert!(kinds.contains(k), "no {k} decision in the games: {kinds:?}");
+        }
+    }
+}
