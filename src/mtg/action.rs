@@ -531,8 +531,10 @@ pub enum Viewer {
 }
 
 /// The ActionSurface: `{decision_id, player, kind, options}`. Every option of `priority`,
-/// `mulligan` is a complete action; `declare_attackers`, `declare_blockers`,
-/// `assign_damage`, `bottom`, `discard` and `search` list per-object choices to combine.
+/// `mulligan`, `choose_target`, `choose_mode`, `legend_rule`, `ward` and `may` is a complete
+/// action; `declare_attackers`, `declare_blockers`, `assign_damage`, `bottom`, `discard`,
+/// `choose_discard`, `surveil`, `search` and `look` list per-object choices to combine
+/// ([`DecisionOption`]).
 pub fn surface(s: &State) -> ActionSurface<'_> {
     ActionSurface {
         decision_id: s.decision_id(),
