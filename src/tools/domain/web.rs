@@ -77,7 +77,8 @@ pub fn decode(body: &[u8], content_type: Option<&str>) -> (String, &'static str)
     (text.into_owned(), used.name())
 }
 
-fn is_text(content_type: Option<&str>, body: &[u8]) -> bool {
+/// Whether a body is text (a textual content type, no NUL in its first 4 KiB).
+pub(crate) fn is_text(content_type: Option<&str>, body: &[u8]) -> bool {
     let ct = content_type.unwrap_or("").to_ascii_lowercase();
     let textual = ct.is_empty()
         || ct.starts_with("text/")
