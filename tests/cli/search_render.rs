@@ -202,13 +202,14 @@ fn a_rendered_page_reaches_nothing_the_policy_refuses() {
         r#"<html><head><title>Leaky page</title>
 <script src="{o}/script.js"></script></head><body>
 <article><h1>Leaky page</h1><p id="t">A page about frames that tries to load things it may not, in four different ways.</p></article>
-<img src="{o}/pixel.png"><img src="/hop"><img src="/tracker.gif">
+<img src="{o}/pixel.png"><img src="/hop"><img src="/tracker.gif"><img src="{tls}/tls.png">
 <script>
 fetch('{o}/xhr?leak=1').catch(function () {{}});
 fetch('/submit', {{method: 'POST', body: 'x'}}).catch(function () {{}});
 document.getElementById('t').textContent += ' Rendered.';
 </script></body></html>"#,
-        o = other_url
+        o = other_url,
+        tls = other_url.replace("http://", "https://")
     );
     let redirect_to = format!("{other_url}/redirected");
     let site = TestServer::start(move |req, _| match req.path.as_str() {
@@ -256,12 +257,37 @@ document.getElementById('t').textContent += ' Rendered.';
         assert!(b["url"].as_str().unwrap().starts_with(&other_url), "{b}");
     }
     assert_eq!(refused("/tracker.gif")["error"]["code"], "policy.denied");
+    // https comes as CONNECT: the host is checked before any tunnel opens.
+    let tls = refused(&other_url.replace("http://", "https://"));
+    assert_eq!(tls["error"]["code"], "policy.denied", "{tls}");
     assert!(
         refused("/submit")["error"]["message"]
             .as_str()
             .unwrap()
             .contains("POST")
     );
+    assert_no_browser_left(&env);
+}
+
+#[test]
+fn an_https_page_goes_through_a_checked_tunnel_and_its_failure_is_named() {
+    if !browser_or_skip("an_https_page_goes_through_a_checked_tunnel") {
+        return;
+    }
+    let env = TestEnv::new();
+    // A granted host that does not speak TLS: the tunnel opens, the handshake fails.
+    let plain = TestServer::start(|_, _| html("<p>not tls</p>"));
+    let url = format!("https://127.0.0.1:{}/secure", plain.addr.port());
+    let req = json!({"queries": [url], "fetch_mode": "playwright"});
+    let v = ok_json(&search(&env, LOOPBACK, &[], &req));
+    assert_eq!(v["count"], 0, "{v}");
+    let e = &v["errors"][0];
+    assert_eq!(e["error"]["code"], "upstream.error", "{v}");
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("net::ERR_"), "{msg}");
+    // Without the grant the tunnel is refused before any connection: policy.denied.
+    let v = ok_json(&search(&env, &["--allow-loopback"], &[], &req));
+    assert_eq!(v["errors"][0]["error"]["code"], "policy.denied", "{v}");
     assert_no_browser_left(&env);
 }
 
