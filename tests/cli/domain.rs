@@ -1171,7 +1171,8 @@ fn a_turn_uses_selected_turbotime_tools_and_records_the_toggle() {
 
 // ---- SearchRequest / bob search
 
-fn search(
+/// `bob search ARGS` with `envs`, the SearchRequest on stdin.
+pub(crate) fn search(
     env: &TestEnv,
     args: &[&str],
     envs: &[(&str, String)],

@@ -5,6 +5,7 @@
 //! it they are skipped after a loud notice, unless `BOB_REQUIRE_BROWSER=1`, where they fail.
 
 use crate::TestEnv;
+use crate::domain::search;
 use crate::support::http::{Reply, TestServer};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -28,22 +29,6 @@ fn browser_or_skip(test: &str) -> bool {
     }
     eprintln!("\n!!!!! SKIPPED: {msg} !!!!!\n");
     false
-}
-
-/// `bob search ARGS` with `envs`, the SearchRequest on stdin.
-fn search(
-    env: &TestEnv,
-    args: &[&str],
-    envs: &[(&str, &str)],
-    req: &Value,
-) -> std::process::Output {
-    let mut a = vec!["search"];
-    a.extend_from_slice(args);
-    let mut cmd = env.bob(&a);
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    cmd.write_stdin(req.to_string()).output().unwrap()
 }
 
 fn ok_json(out: &std::process::Output) -> Value {
@@ -306,7 +291,12 @@ fn a_page_that_never_finishes_is_a_timeout_and_leaves_no_browser() {
     let req =
         json!({"queries": [site.url("/busy"), site.url("/hung")], "fetch_mode": "playwright"});
     let started = Instant::now();
-    let out = search(&env, LOOPBACK, &[("BOB_RENDER_TIMEOUT_S", "4")], &req);
+    let out = search(
+        &env,
+        LOOPBACK,
+        &[("BOB_RENDER_TIMEOUT_S", "4".to_string())],
+        &req,
+    );
     let v = ok_json(&out);
     assert!(
         started.elapsed() < Duration::from_secs(40),
@@ -344,7 +334,12 @@ fn a_missing_browser_is_a_clear_error_before_anything_is_fetched() {
     let missing = env.path("no-such-dir/chromium");
     let missing = missing.to_str().unwrap();
     let req = json!({"queries": [site.url("/page")], "fetch_mode": "playwright"});
-    let out = search(&env, LOOPBACK, &[("BOB_BROWSER", missing)], &req);
+    let out = search(
+        &env,
+        LOOPBACK,
+        &[("BOB_BROWSER", missing.to_string())],
+        &req,
+    );
     let e = crate::env::error_of(&out, 6, "upstream.error");
     let msg = e["message"].as_str().unwrap();
     assert!(
@@ -361,12 +356,17 @@ fn a_missing_browser_is_a_clear_error_before_anything_is_fetched() {
     let out = search(
         &env,
         LOOPBACK,
-        &[("BOB_BROWSER", not_exec.to_str().unwrap())],
+        &[("BOB_BROWSER", not_exec.to_str().unwrap().to_string())],
         &req,
     );
     crate::env::error_of(&out, 6, "upstream.error");
     // The request is still checked first: a bad one is refused as in every mode.
     let bad = json!({"queries": [], "fetch_mode": "playwright"});
-    let out = search(&env, LOOPBACK, &[("BOB_BROWSER", missing)], &bad);
+    let out = search(
+        &env,
+        LOOPBACK,
+        &[("BOB_BROWSER", missing.to_string())],
+        &bad,
+    );
     crate::env::error_of(&out, 2, "tool.input_invalid");
 }

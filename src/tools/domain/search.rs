@@ -205,19 +205,40 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
     };
     for q in &r.queries {
         match r.fetch_mode {
-            FetchMode::Http => {
+            FetchMode::Http | FetchMode::Playwright => {
+                let mut fetch_http = |u: &str| web::fetch_page(ctx, u);
+                let mut rendered = |u: &str| {
+                    let Some(browser) = &browser else {
+                        return Err(Error::internal("playwright mode without a browser"));
+                    };
+                    let done = render::render(ctx, browser, u, &r.deny_patterns)?;
+                    for b in done.blocked {
+                        if blocked.len() < MAX_BLOCKED {
+                            blocked.push(BlockedRequest {
+                                query: q.clone(),
+                                page: done.page.url.clone(),
+                                url: b.url,
+                                error: b.error,
+                            });
+                        }
+                    }
+                    Ok(done.page)
+                };
+                let (fetch, source): (&mut FetchPage<'_>, _) = match r.fetch_mode {
+                    FetchMode::Playwright => (&mut rendered, "playwright"),
+                    _ => (&mut fetch_http, "web"),
+                };
                 let crawl_ = Crawl {
                     query: q,
                     score: 1.0,
-                    source: "web",
+                    source,
                 };
-                let mut fetch = |u: &str| web::fetch_page(ctx, u);
                 crawl_.run(
                     ctx,
                     &redactor,
                     r,
                     q,
-                    &mut fetch,
+                    fetch,
                     &web::links,
                     &mut items,
                     &mut errors,
@@ -296,40 +317,6 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
                         )?);
                     }
                 }
-            }
-            FetchMode::Playwright => {
-                let Some(browser) = &browser else {
-                    return Err(Error::internal("playwright mode without a browser"));
-                };
-                let crawl_ = Crawl {
-                    query: q,
-                    score: 1.0,
-                    source: "playwright",
-                };
-                let mut fetch = |u: &str| {
-                    let done = render::render(ctx, browser, u, &r.deny_patterns)?;
-                    for b in done.blocked {
-                        if blocked.len() < MAX_BLOCKED {
-                            blocked.push(BlockedRequest {
-                                query: q.clone(),
-                                page: done.page.url.clone(),
-                                url: b.url,
-                                error: b.error,
-                            });
-                        }
-                    }
-                    Ok(done.page)
-                };
-                crawl_.run(
-                    ctx,
-                    &redactor,
-                    r,
-                    q,
-                    &mut fetch,
-                    &web::links,
-                    &mut items,
-                    &mut errors,
-                )?;
             }
         }
     }
@@ -483,6 +470,9 @@ fn file_links(page: &web::Page) -> Vec<String> {
         .collect()
 }
 
+/// How a crawl fetches one page (a URL, or a path in file mode).
+type FetchPage<'a> = dyn FnMut(&str) -> Result<web::Page> + 'a;
+
 /// One query's crawl (any fetch mode): the start page, then its links breadth-first up to
 /// `follow_links_depth` (when `follow_links`), at most `max_links_per_page` links per page and
 /// `max_pages_per_query` pages per start; a page at depth d scores `score / (d + 1)`.
@@ -501,7 +491,7 @@ impl Crawl<'_> {
         redactor: &Redactor,
         r: &SearchRequest,
         start: &str,
-        fetch: &mut dyn FnMut(&str) -> Result<web::Page>,
+        fetch: &mut FetchPage<'_>,
         follow: &dyn Fn(&web::Page) -> Vec<String>,
         items: &mut Vec<SearchResultItem>,
         errors: &mut Vec<PageFailure>,

@@ -178,6 +178,22 @@ pub struct Page {
     pub truncated: bool,
 }
 
+impl Page {
+    /// A page answered with an HTTP error status: no text (the caller falls back on it).
+    pub fn error_status(url: String, status: u16) -> Page {
+        Page {
+            url,
+            status,
+            title: String::new(),
+            content: String::new(),
+            raw: String::new(),
+            is_html: false,
+            charset: "UTF-8",
+            truncated: false,
+        }
+    }
+}
+
 /// Time this process spent extracting readable text from HTML (for `BOB_TOOL_STATS`).
 static EXTRACT_NANOS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -238,16 +254,7 @@ pub fn fetch_page(ctx: &Ctx<'_>, url: &str) -> Result<Page> {
         )],
     )?;
     if r.status >= 400 {
-        return Ok(Page {
-            url: r.url,
-            status: r.status,
-            title: String::new(),
-            content: String::new(),
-            raw: String::new(),
-            is_html: false,
-            charset: "UTF-8",
-            truncated: false,
-        });
+        return Ok(Page::error_status(r.url, r.status));
     }
     if !is_text(r.content_type.as_deref(), &r.body) {
         return Err(Error::new(

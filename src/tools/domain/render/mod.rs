@@ -329,16 +329,7 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
     let (final_url, code, content_type, body_cut) = status;
     if code >= 400 {
         return Ok(Rendered {
-            page: web::Page {
-                url: final_url,
-                status: code,
-                title: String::new(),
-                content: String::new(),
-                raw: String::new(),
-                is_html: false,
-                charset: "UTF-8",
-                truncated: false,
-            },
+            page: web::Page::error_status(final_url, code),
             blocked: outcome.blocked,
         });
     }

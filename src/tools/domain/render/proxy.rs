@@ -133,8 +133,22 @@ impl Shared {
         self.rules.until.saturating_duration_since(Instant::now())
     }
 
-    /// Checks one URL against the policy, off the proxy's thread (the check resolves the host).
+    /// Admits one request: the render's byte cap, the deny patterns, then the policy, off the
+    /// proxy's thread (the check resolves the host). A refusal is recorded and answered `403`.
+    async fn admit(self: &Arc<Self>, url: &str, is_main: bool) -> Result<http::Hop, Reply> {
+        self.check(url).await.map_err(|e| {
+            self.block(url, e.clone(), is_main);
+            refused(&e)
+        })
+    }
+
     async fn check(self: &Arc<Self>, url: &str) -> Result<http::Hop, Error> {
+        if self.room() == 0 {
+            return Err(Error::new(
+                Code::UpstreamError,
+                format!("the render received {MAX_RENDER_BYTES} bytes, its cap"),
+            ));
+        }
         if self.denied(url) {
             return Err(
                 Error::denied("the URL matches a deny pattern of the request").with("url", url),
@@ -302,20 +316,9 @@ async fn handle(sh: Arc<Shared>, req: Request<Incoming>) -> Reply {
         sh.block(url.as_str(), e.clone(), is_main);
         return refused(&e);
     }
-    if sh.room() == 0 {
-        let e = Error::new(
-            Code::UpstreamError,
-            format!("the render received {MAX_RENDER_BYTES} bytes, its cap"),
-        );
-        sh.block(url.as_str(), e.clone(), is_main);
-        return refused(&e);
-    }
-    let hop = match sh.check(url.as_str()).await {
+    let hop = match sh.admit(url.as_str(), is_main).await {
         Ok(h) => h,
-        Err(e) => {
-            sh.block(url.as_str(), e.clone(), is_main);
-            return refused(&e);
-        }
+        Err(r) => return r,
     };
     match forward(&sh, hop, &req, is_main).await {
         Ok(r) => r,
@@ -445,20 +448,9 @@ async fn connect(sh: Arc<Shared>, req: Request<Incoming>) -> Reply {
             && st.main_url.host_str() == target.host_str()
             && st.main_url.port_or_known_default() == target.port_or_known_default()
     };
-    if sh.room() == 0 {
-        let e = Error::new(
-            Code::UpstreamError,
-            format!("the render received {MAX_RENDER_BYTES} bytes, its cap"),
-        );
-        sh.block(target.as_str(), e.clone(), is_main);
-        return refused(&e);
-    }
-    let hop = match sh.check(target.as_str()).await {
+    let hop = match sh.admit(target.as_str(), is_main).await {
         Ok(h) => h,
-        Err(e) => {
-            sh.block(target.as_str(), e.clone(), is_main);
-            return refused(&e);
-        }
+        Err(r) => return r,
     };
     let upstream = match tokio::time::timeout(
         sh.remaining(),
