@@ -1,6 +1,7 @@
 //! The loopback forward proxy one render runs behind: the browser's only way out.
 //!
-//! It listens on `127.0.0.1:<random port>` for the one render that started it and applies to
+//! It listens on `127.0.0.1:<random port>` for the one render that started it (a client that
+//! does not run as bob's own user is closed unanswered, [`same_user`]) and applies to
 //! every request the page makes exactly the policy of `fetch_mode: http`, through the same
 //! code ([`crate::tools::http::check_hop`]): the URL must be http(s), its host allowed by the
 //! caller's `net` grants (and the operator's allowlist), every resolved address classified
@@ -256,11 +257,16 @@ impl Drop for Proxy {
 }
 
 async fn accept(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    let local = listener.local_addr().ok();
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
+        let Ok((stream, peer)) = listener.accept().await else {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             continue;
         };
+        if !local.is_some_and(|l| same_user(peer, l)) {
+            // Not the browser bob started: closed unanswered.
+            continue;
+        }
         let sh = shared.clone();
         tokio::spawn(async move {
             let svc = hyper::service::service_fn(move |req| {
@@ -520,4 +526,75 @@ where
         let _ = cw.shutdown().await;
     };
     tokio::join!(up, back);
+}
+
+/// Whether the client at `peer` of a connection to `local` runs as this process's user, by
+/// the kernel's socket table (`/proc/net/tcp`): the proxy serves the browser bob started, not
+/// another local user borrowing the caller's grants. Where the table cannot be read the
+/// check cannot be made and the client is served.
+fn same_user(peer: SocketAddr, local: SocketAddr) -> bool {
+    let (SocketAddr::V4(peer), SocketAddr::V4(local)) = (peer, local) else {
+        return false;
+    };
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return true;
+    };
+    socket_owner(&table, peer, local) == Some(rustix::process::geteuid().as_raw())
+}
+
+/// The uid owning the IPv4 socket `from` → `to` in a `/proc/net/tcp` table (addresses as
+/// the kernel prints them: the address's bytes read as a native `u32`, then `:` and the port,
+/// in hex).
+fn socket_owner(
+    table: &str,
+    from: std::net::SocketAddrV4,
+    to: std::net::SocketAddrV4,
+) -> Option<u32> {
+    let hex = |a: std::net::SocketAddrV4| {
+        format!(
+            "{:08X}:{:04X}",
+            u32::from_ne_bytes(a.ip().octets()),
+            a.port()
+        )
+    };
+    let (from, to) = (hex(from), hex(to));
+    table.lines().skip(1).find_map(|l| {
+        let cols: Vec<&str> = l.split_whitespace().collect();
+        if cols.get(1) == Some(&from.as_str()) && cols.get(2) == Some(&to.as_str()) {
+            cols.get(7)?.parse().ok()
+        } else {
+            None
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_socket_table_names_the_owner_of_a_loopback_connection() {
+        let from: std::net::SocketAddrV4 = "127.0.0.1:51000".parse().unwrap();
+        let to: std::net::SocketAddrV4 = "127.0.0.1:8080".parse().unwrap();
+        let a = u32::from_ne_bytes([127, 0, 0, 1]);
+        let table = format!(
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
+             \x20  0: {a:08X}:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1\n\
+             \x20  1: {a:08X}:1F90 {a:08X}:C738 01 00000000:00000000 00:00000000 00000000     0        0 2 1\n\
+             \x20  2: {a:08X}:C738 {a:08X}:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 3 1\n"
+        );
+        assert_eq!(socket_owner(&table, from, to), Some(1000));
+        assert_eq!(socket_owner(&table, to, from), Some(0));
+        let other: std::net::SocketAddrV4 = "127.0.0.1:51001".parse().unwrap();
+        assert_eq!(socket_owner(&table, other, to), None);
+    }
+
+    #[test]
+    fn a_connection_of_this_process_is_its_own_user() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = std::net::TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (_s, peer) = l.accept().unwrap();
+        assert_eq!(peer, c.local_addr().unwrap());
+        assert!(same_user(peer, l.local_addr().unwrap()));
+    }
 }
