@@ -128,7 +128,7 @@ fn missing(tried: &str) -> Error {
 }
 
 impl Browser {
-    /// The browser of `search.browser`, else the first of [`CANDIDATES`] found; `upstream.error`
+    /// The browser of `search.browser`, else the first of `CANDIDATES` found; `upstream.error`
     /// naming what to install when there is none.
     pub fn find(settings: &crate::settings::Settings) -> Result<Browser> {
         let path = settings.env_var("PATH");

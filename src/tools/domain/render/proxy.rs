@@ -1,9 +1,9 @@
 //! The loopback forward proxy one render runs behind: the browser's only way out.
 //!
 //! It listens on `127.0.0.1:<random port>` for the one render that started it (a client that
-//! does not run as bob's own user is closed unanswered, [`same_user`]) and applies to
+//! does not run as bob's own user is closed unanswered, `same_user`) and applies to
 //! every request the page makes exactly the policy of `fetch_mode: http`, through the same
-//! code ([`crate::tools::http::check_hop`]): the URL must be http(s), its host allowed by the
+//! code (`http::check_hop`): the URL must be http(s), its host allowed by the
 //! caller's `net` grants (and the operator's allowlist), every resolved address classified
 //! (private, loopback and special-purpose addresses refused unless the operator allowed them),
 //! the connection pinned to the checked addresses. A URL matching one of the request's
