@@ -202,7 +202,7 @@ document.getElementById('t').textContent += ' Rendered.';
         "/hop" => Reply::redirect(&redirect_to),
         _ => Reply::new(404, "nope"),
     });
-    let req = json!({"queries": [site.url("/page"), format!("{other_url}/direct")],
+    let req = json!({"queries": [site.url("/page"), format!("{other_url}/direct"), site.url("/hop")],
         "fetch_mode": "playwright", "deny_patterns": ["TRACKER"]});
     let v = ok_json(&search(&env, LOOPBACK, &[], &req));
     // The page itself is staged, rendered.
@@ -215,9 +215,13 @@ document.getElementById('t').textContent += ' Rendered.';
     );
     // A start URL the grants do not cover fails exactly as in http mode.
     let errors = v["errors"].as_array().unwrap();
-    assert_eq!(errors.len(), 1, "{v}");
+    assert_eq!(errors.len(), 2, "{v}");
     assert_eq!(errors[0]["error"]["code"], "policy.denied");
     assert_eq!(errors[0]["url"], format!("{other_url}/direct"));
+    // So does a start URL whose redirect leads where the grants do not reach: the redirect
+    // is checked again, hop by hop.
+    assert_eq!(errors[1]["url"], site.url("/hop"));
+    assert_eq!(errors[1]["error"]["code"], "policy.denied", "{v}");
     // The other server saw nothing at all: not the script, the image, the fetch, the
     // redirect target nor the start URL.
     assert!(other.requests().is_empty(), "{:?}", other.requests());
@@ -273,6 +277,33 @@ fn an_https_page_goes_through_a_checked_tunnel_and_its_failure_is_named() {
     // Without the grant the tunnel is refused before any connection: policy.denied.
     let v = ok_json(&search(&env, &["--allow-loopback"], &[], &req));
     assert_eq!(v["errors"][0]["error"]["code"], "policy.denied", "{v}");
+    assert_no_browser_left(&env);
+}
+
+#[test]
+fn the_rendered_dom_read_back_is_capped() {
+    if !browser_or_skip("the_rendered_dom_read_back_is_capped") {
+        return;
+    }
+    let env = TestEnv::new();
+    // A small page whose script writes a 6 MB document.
+    let site = TestServer::start(|_, _| {
+        html(
+            "<html><head><title>Huge</title></head><body><p id=\"h\">start</p><script>document.getElementById('h').textContent = 'frame '.repeat(1000000);</script></body></html>",
+        )
+    });
+    let req = json!({"queries": [site.url("/huge")], "fetch_mode": "playwright"});
+    let v = ok_json(&search(&env, LOOPBACK, &[], &req));
+    assert_eq!(v["count"], 1, "{v}");
+    let staged = env
+        .home()
+        .join(v["items"][0]["staged_path"].as_str().unwrap());
+    let raw = std::fs::metadata(staged.join("raw.html")).unwrap().len();
+    assert!(raw > 1_000_000, "the rendered DOM is staged: {raw} bytes");
+    assert!(
+        raw <= 4 * 1024 * 1024,
+        "read back at most 4 MiB: {raw} bytes"
+    );
     assert_no_browser_left(&env);
 }
 
