@@ -308,6 +308,36 @@ fn the_rendered_dom_read_back_is_capped() {
 }
 
 #[test]
+fn a_hung_subresource_leaves_the_page_as_it_stood() {
+    if !browser_or_skip("a_hung_subresource_leaves_the_page_as_it_stood") {
+        return;
+    }
+    let env = TestEnv::new();
+    let site = TestServer::start(|req, _| match req.path.as_str() {
+        "/page" => html(
+            "<html><head><title>Slow image</title></head><body><article><p id=\"t\">The frame guide, with an image whose server never answers.</p></article><img src=\"/slow.png\"><script>setTimeout(function () { document.getElementById('t').textContent += ' Script ran.'; }, 300);</script></body></html>",
+        ),
+        _ => Reply::hang(),
+    });
+    let req = json!({"queries": [site.url("/page")], "fetch_mode": "playwright"});
+    let out = search(
+        &env,
+        LOOPBACK,
+        // Room for a slow start on a loaded machine: the browser stops loading at 7.5 s.
+        &[("BOB_RENDER_TIMEOUT_S", "10".to_string())],
+        &req,
+    );
+    let v = ok_json(&out);
+    // After three quarters of its time the browser stops loading and the DOM as it stands
+    // is read: the page is staged with its script's text.
+    assert_eq!(v["count"], 1, "{v}");
+    let text = v["items"][0]["content_md"].as_str().unwrap();
+    assert!(text.contains("never answers. Script ran."), "{text}");
+    assert!(site.requests().iter().any(|r| r.path == "/slow.png"));
+    assert_no_browser_left(&env);
+}
+
+#[test]
 fn a_page_that_never_finishes_is_a_timeout_and_leaves_no_browser() {
     if !browser_or_skip("a_page_that_never_finishes_is_a_timeout") {
         return;
