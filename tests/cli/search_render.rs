@@ -118,6 +118,13 @@ fn playwright_mode_reads_the_text_a_script_writes_and_stages_it_like_http_mode()
     assert!(plain.contains("Loading the guide"), "{plain}");
     assert!(!plain.contains("1404 motors"), "{plain}");
 
+    // A profile a bob that died mid-render left behind, two days ago.
+    let stale = env.home().join("cache/render/profile-left-behind");
+    std::fs::create_dir_all(stale.join("Default")).unwrap();
+    std::fs::File::open(&stale)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(2 * 86_400))
+        .unwrap();
     // playwright mode renders it: the script's text and link are there, and followed.
     let req = json!({"queries": [site.url("/guide")], "fetch_mode": "playwright",
         "follow_links": true, "save_raw": true});
@@ -386,6 +393,49 @@ fn a_page_that_never_finishes_is_a_timeout_and_leaves_no_browser() {
                 .is_none()
         }
     );
+}
+
+#[test]
+fn a_browser_does_not_outlive_a_bob_killed_mid_render() {
+    if !browser_or_skip("a_browser_does_not_outlive_a_bob_killed_mid_render") {
+        return;
+    }
+    let env = TestEnv::new();
+    let site = TestServer::start(|_, _| {
+        html("<html><body><p>busy</p><script>while (true) {}</script></body></html>")
+    });
+    let req = json!({"queries": [site.url("/busy")], "fetch_mode": "playwright"});
+    let mut cmd = env.std_command(&["search", "--grant", "net:127.0.0.1", "--allow-loopback"]);
+    let mut bob = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = bob.stdin.take().unwrap();
+        stdin.write_all(req.to_string().as_bytes()).unwrap();
+    }
+    // Wait for the browser to be busy with the page, then kill bob outright.
+    let t = Instant::now();
+    while site.requests().is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the page was never requested"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!processes_naming(&env.home()).is_empty(), "a browser runs");
+    bob.kill().unwrap();
+    bob.wait().unwrap();
+    let t = Instant::now();
+    let mut left = processes_naming(&env.home());
+    while !left.is_empty() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+        left = processes_naming(&env.home());
+    }
+    assert!(left.is_empty(), "browser processes outlived bob: {left:#?}");
 }
 
 #[test]

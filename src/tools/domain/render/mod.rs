@@ -16,7 +16,9 @@
 //!   is refused like any other request the grants do not cover.
 //! * **A throwaway profile.** The user data dir (and `HOME`, `XDG_*`, `TMPDIR` of the browser,
 //!   whose environment is otherwise empty) is a fresh directory under `<home>/cache/render/`,
-//!   removed when the render ends, whatever the outcome.
+//!   removed when the render ends, whatever the outcome. The browser gets `SIGKILL` from the
+//!   kernel should bob die mid-render (parent-death signal), and a profile left by such a
+//!   death is removed by a later render once it is a day old.
 //! * **Bounded.** The page gets `--virtual-time-budget` ([`VIRTUAL_TIME_MS`] of script
 //!   timers run at once, so text written by a `setTimeout` is there) and `--dump-dom` prints
 //!   the DOM once the page has loaded. The render's time is the call's remaining budget for
@@ -192,6 +194,29 @@ fn kill_group(pid: u32) {
     }
 }
 
+/// Profiles older than this are left over from a bob that died mid-render.
+const STALE_PROFILE: Duration = Duration::from_secs(24 * 3600);
+
+/// Removes the profiles (`profile-*` directories) of `dir` older than [`STALE_PROFILE`]; a
+/// live render's is minutes old at most. Nothing is followed through a symlink.
+fn sweep(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let old = std::fs::symlink_metadata(e.path()).is_ok_and(|m| {
+            m.is_dir()
+                && m.modified()
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > STALE_PROFILE)
+        });
+        if old && e.file_name().to_string_lossy().starts_with("profile-") {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 /// Renders `url` (module docs). `deny` are the request's deny patterns.
 pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> Result<Rendered> {
     // Refused up front exactly as http mode refuses it (no browser started for nothing).
@@ -212,6 +237,7 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
 
     let dir = ctx.home.cache_dir().join("render");
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    sweep(&dir);
     let profile = tempfile::Builder::new()
         .prefix("profile-")
         .tempdir_in(&dir)
@@ -244,6 +270,14 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    // SAFETY: one prctl between fork and exec (async-signal-safe, no allocation): should bob
+    // die mid-render, the kernel kills the browser it started.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+                .map_err(std::io::Error::from)
+        });
+    }
     let mut child = cmd.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
             missing(&browser.path.display().to_string())
