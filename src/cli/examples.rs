@@ -139,6 +139,7 @@ pub static EXAMPLES: &[(&str, &[Example])] = &[
     ]),
     ("search", &[
         parse("Fetch and stage pages for a query through a search API", "echo '{\"queries\":[\"oat milk\"],\"fetch_mode\":\"search_api\"}' | bob search --session s1"),
+        parse("Render a page whose text a script writes (headless Chromium) and stage it", "echo '{\"queries\":[\"https://example.com/app\"],\"fetch_mode\":\"playwright\"}' | bob search --grant net:example.com"),
         run("Remove staged fetches older than the default age", "bob search --gc"),
     ]),
     ("tool", &[

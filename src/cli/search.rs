@@ -14,12 +14,19 @@ use std::path::PathBuf;
 /// Run a SearchRequest (the JSON I/O contracts) read from stdin: fetch, extract and stage every page under
 /// scrape_staging/<uuid>/ and print {items: [SearchResultItem…], errors, memory_candidates}
 ///
-/// The request: {"queries": [...], "fetch_mode": "http"|"file"|"search_api", "k_per_query",
-/// "max_pages_per_query", "follow_links", "follow_links_depth", "max_links_per_page",
-/// "deny_patterns", "save_raw", "persist_memory"}. It runs as the tool web.search through the
-/// tool runner (audited); network access needs net grants (the session's, or --grant), file
-/// mode a sandbox root. playwright is refused. persist_memory only proposes memory candidates
-/// for a human to approve.
+/// The request: {"queries": [...], "fetch_mode": "http"|"file"|"search_api"|"playwright",
+/// "k_per_query", "max_pages_per_query", "follow_links", "follow_links_depth",
+/// "max_links_per_page", "deny_patterns", "save_raw", "persist_memory"}. It runs as the tool
+/// web.search through the tool runner (audited); network access needs net grants (the
+/// session's, or --grant), file mode a sandbox root. persist_memory only proposes memory
+/// candidates for a human to approve.
+///
+/// playwright renders each URL in headless Chromium (no Playwright or Node: bob starts the
+/// browser itself; setting search.browser / BOB_BROWSER, else Debian's chromium), so text
+/// written by scripts is read. Every request the page makes goes through a loopback proxy bob
+/// runs for that page, under the same grants and address policy as http mode; what it refuses
+/// is listed in "blocked". One page takes at most search.render_timeout_s (30 s) and the
+/// call's time; then the browser is killed. No browser installed: upstream.error.
 ///
 /// Staged fetches are kept for --keep-days days, and at most --keep-count of them (the newest):
 /// the older ones are removed after each search (reported as staging_removed), or alone with

@@ -1171,7 +1171,8 @@ fn a_turn_uses_selected_turbotime_tools_and_records_the_toggle() {
 
 // ---- SearchRequest / bob search
 
-fn search(
+/// `bob search ARGS` with `envs`, the SearchRequest on stdin.
+pub(crate) fn search(
     env: &TestEnv,
     args: &[&str],
     envs: &[(&str, String)],
@@ -1269,16 +1270,8 @@ fn bob_search_http_mode_follows_links_and_stages_every_fetch() {
 }
 
 #[test]
-fn bob_search_refuses_playwright_and_confines_file_mode() {
+fn bob_search_confines_file_mode() {
     let env = TestEnv::new();
-    let out = search(
-        &env,
-        &[],
-        &[],
-        &json!({"queries": ["https://example.com"], "fetch_mode": "playwright"}),
-    );
-    let e = crate::env::error_of(&out, 2, "invalid.request");
-    assert!(e["message"].as_str().unwrap().contains("playwright"));
     let out = search(
         &env,
         &[],

@@ -49,6 +49,7 @@ mod sandbox;
 mod sanitize;
 mod schedule;
 mod schedule_cluster;
+mod search_render;
 mod secrets;
 mod serve;
 mod serve_cluster;

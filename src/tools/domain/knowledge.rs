@@ -80,7 +80,7 @@ pub struct SearchResultItem {
     pub content_md: String,
     pub token_est: u64,
     pub score: f64,
-    /// `serpapi`, `searxng`, `web`, `file`, `search_api`.
+    /// `serpapi`, `searxng`, `web`, `file`, `search_api`, `playwright`.
     pub source: String,
     pub domain: String,
     pub fetched_at: String,

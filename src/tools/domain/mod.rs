@@ -6,7 +6,8 @@
 //! * JSON I/O: [`web`] (`web.fetch_text`), [`bom`] (`bom.normalize`), [`commerce`]
 //!   (`commerce.search_offers`), [`spreadsheet`] (`docs.write_spreadsheet`), [`bom_build`]
 //!   (`bom.build`), [`search`] (`web.search` and `bob search`: SearchRequest → staged
-//!   SearchResultItems).
+//!   SearchResultItems), [`render`] (its `fetch_mode: playwright`: pages rendered by headless
+//!   Chromium behind a proxy that applies the http policy).
 //!
 //! Shared plumbing lives here:
 //!
@@ -33,6 +34,7 @@ pub mod commerce;
 pub mod html;
 pub mod knowledge;
 pub mod news;
+pub mod render;
 pub mod scryfall;
 pub mod search;
 pub mod spreadsheet;

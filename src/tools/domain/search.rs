@@ -14,7 +14,13 @@
 //!   with `follow_links`, crawled) as in http mode when the policy allows it, with
 //!   `max_pages_per_query` pages per result; a result whose page cannot be fetched is staged
 //!   with the provider's snippet (the failure is listed in `errors`).
-//! * `fetch_mode: playwright` is refused (`invalid.request`): bob runs no browser.
+//! * `fetch_mode: playwright`: each query is a URL rendered by headless Chromium (see
+//!   [`super::render`]: no Playwright, no Node, bob starts the browser itself), so text that
+//!   scripts write is read; every request the page makes goes through a loopback proxy that
+//!   applies the http mode's policy (grants, address policy, redirects re-checked, size caps,
+//!   `deny_patterns`). The rendered DOM is then extracted, staged and crawled as in http mode
+//!   (`raw.html` holds the rendered DOM); the requests the proxy refused are listed in the
+//!   answer's `blocked`. No browser installed is `upstream.error`, before any fetch.
 //!
 //! A URL containing a `deny_patterns` entry (case-insensitive) is neither fetched nor
 //! followed. Each staged fetch is a directory `scrape_staging/<uuid>/` holding `content.md`
@@ -24,7 +30,7 @@
 //! (`bob memory candidates`), nothing more.
 
 use super::knowledge::{self, SearchResultItem};
-use super::{Ctx, web};
+use super::{Ctx, render, web};
 use crate::clock;
 use crate::error::{Code, Error, Result};
 use crate::redact::Redactor;
@@ -39,7 +45,7 @@ use serde_json::Value;
 /// The `web.search` tool.
 pub const SPEC: ToolSpec = ToolSpec {
     name: "web.search",
-    description: "Run a JSON I/O SearchRequest ({queries, fetch_mode: http|file|search_api, k_per_query, max_pages_per_query, follow_links, …}): each fetch staged under scrape_staging/<uuid>/, SearchResultItems returned; persist_memory only proposes candidates.",
+    description: "Run a JSON I/O SearchRequest ({queries, fetch_mode: http|file|search_api|playwright, k_per_query, max_pages_per_query, follow_links, …}): each fetch staged under scrape_staging/<uuid>/, SearchResultItems returned; playwright renders each URL in headless Chromium (scripts run, every request under the http policy); persist_memory only proposes candidates.",
     kind: Kind::Net,
     mutating: false,
     schema: || schemars::schema_for!(SearchRequest),
@@ -105,12 +111,6 @@ fn check(r: &SearchRequest) -> Result<()> {
             format!("search request: {m}"),
         ))
     };
-    if r.fetch_mode == FetchMode::Playwright {
-        return Err(Error::invalid(
-            "fetch_mode playwright is not supported: bob runs no browser; use http, file or search_api",
-        )
-        .with("fetch_mode", "playwright"));
-    }
     if let Some(k) = &r.kind
         && k != "search_request"
     {
@@ -197,21 +197,48 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
     let redactor = Redactor::load(ctx.home)?;
     let mut items: Vec<SearchResultItem> = Vec::new();
     let mut errors: Vec<PageFailure> = Vec::new();
+    let mut blocked: Vec<BlockedRequest> = Vec::new();
+    // No browser: one clear error before anything is fetched.
+    let browser = match r.fetch_mode {
+        FetchMode::Playwright => Some(render::Browser::find(&ctx.policy.settings)?),
+        _ => None,
+    };
     for q in &r.queries {
         match r.fetch_mode {
-            FetchMode::Http => {
+            FetchMode::Http | FetchMode::Playwright => {
+                let mut fetch_http = |u: &str| web::fetch_page(ctx, u);
+                let mut rendered = |u: &str| {
+                    let Some(browser) = &browser else {
+                        return Err(Error::internal("playwright mode without a browser"));
+                    };
+                    let done = render::render(ctx, browser, u, &r.deny_patterns)?;
+                    for b in done.blocked {
+                        if blocked.len() < MAX_BLOCKED {
+                            blocked.push(BlockedRequest {
+                                query: q.clone(),
+                                page: done.page.url.clone(),
+                                url: b.url,
+                                error: b.error,
+                            });
+                        }
+                    }
+                    Ok(done.page)
+                };
+                let (fetch, source): (&mut FetchPage<'_>, _) = match r.fetch_mode {
+                    FetchMode::Playwright => (&mut rendered, "playwright"),
+                    _ => (&mut fetch_http, "web"),
+                };
                 let crawl_ = Crawl {
                     query: q,
                     score: 1.0,
-                    source: "web",
+                    source,
                 };
-                let mut fetch = |u: &str| web::fetch_page(ctx, u);
                 crawl_.run(
                     ctx,
                     &redactor,
                     r,
                     q,
-                    &mut fetch,
+                    fetch,
                     &web::links,
                     &mut items,
                     &mut errors,
@@ -291,7 +318,6 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
                     }
                 }
             }
-            FetchMode::Playwright => unreachable!("refused by check"),
         }
     }
     let mut candidates = Vec::new();
@@ -330,6 +356,7 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
         count: items.len(),
         items,
         errors,
+        blocked,
         memory_candidates: candidates,
         fetched_at: clock::rfc3339(clock::now()?),
     })
@@ -342,8 +369,27 @@ struct Searched {
     count: usize,
     items: Vec<SearchResultItem>,
     errors: Vec<PageFailure>,
+    /// `fetch_mode: playwright`: requests of the rendered pages the proxy refused (absent
+    /// in the other modes and when nothing was refused).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    blocked: Vec<BlockedRequest>,
     memory_candidates: Vec<String>,
     fetched_at: String,
+}
+
+/// Most refused requests one search lists.
+const MAX_BLOCKED: usize = 200;
+
+/// A request a rendered page made that the proxy refused or could not complete: the page
+/// was still staged, without what that request would have brought.
+#[derive(Serialize)]
+struct BlockedRequest {
+    query: String,
+    /// The page being rendered.
+    page: String,
+    /// The refused request.
+    url: String,
+    error: Error,
 }
 
 /// A page that was not staged, and why.
@@ -424,6 +470,9 @@ fn file_links(page: &web::Page) -> Vec<String> {
         .collect()
 }
 
+/// How a crawl fetches one page (a URL, or a path in file mode).
+type FetchPage<'a> = dyn FnMut(&str) -> Result<web::Page> + 'a;
+
 /// One query's crawl (any fetch mode): the start page, then its links breadth-first up to
 /// `follow_links_depth` (when `follow_links`), at most `max_links_per_page` links per page and
 /// `max_pages_per_query` pages per start; a page at depth d scores `score / (d + 1)`.
@@ -442,7 +491,7 @@ impl Crawl<'_> {
         redactor: &Redactor,
         r: &SearchRequest,
         start: &str,
-        fetch: &mut dyn FnMut(&str) -> Result<web::Page>,
+        fetch: &mut FetchPage<'_>,
         follow: &dyn Fn(&web::Page) -> Vec<String>,
         items: &mut Vec<SearchResultItem>,
         errors: &mut Vec<PageFailure>,

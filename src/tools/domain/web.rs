@@ -77,7 +77,8 @@ pub fn decode(body: &[u8], content_type: Option<&str>) -> (String, &'static str)
     (text.into_owned(), used.name())
 }
 
-fn is_text(content_type: Option<&str>, body: &[u8]) -> bool {
+/// Whether a body is text (a textual content type, no NUL in its first 4 KiB).
+pub(crate) fn is_text(content_type: Option<&str>, body: &[u8]) -> bool {
     let ct = content_type.unwrap_or("").to_ascii_lowercase();
     let textual = ct.is_empty()
         || ct.starts_with("text/")
@@ -177,6 +178,22 @@ pub struct Page {
     pub truncated: bool,
 }
 
+impl Page {
+    /// A page answered with an HTTP error status: no text (the caller falls back on it).
+    pub fn error_status(url: String, status: u16) -> Page {
+        Page {
+            url,
+            status,
+            title: String::new(),
+            content: String::new(),
+            raw: String::new(),
+            is_html: false,
+            charset: "UTF-8",
+            truncated: false,
+        }
+    }
+}
+
 /// Time this process spent extracting readable text from HTML (for `BOB_TOOL_STATS`).
 static EXTRACT_NANOS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -237,16 +254,7 @@ pub fn fetch_page(ctx: &Ctx<'_>, url: &str) -> Result<Page> {
         )],
     )?;
     if r.status >= 400 {
-        return Ok(Page {
-            url: r.url,
-            status: r.status,
-            title: String::new(),
-            content: String::new(),
-            raw: String::new(),
-            is_html: false,
-            charset: "UTF-8",
-            truncated: false,
-        });
+        return Ok(Page::error_status(r.url, r.status));
     }
     if !is_text(r.content_type.as_deref(), &r.body) {
         return Err(Error::new(
