@@ -179,11 +179,14 @@ impl Database {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
+        let waited = earlier.is_some();
         let attempt = match earlier {
             Some(rx) => rx,
             None => self.start_connecting()?,
         };
         match attempt.recv_timeout(timeout) {
+            // An earlier attempt's connection, closed since it was made: connect afresh.
+            Ok(Ok(c)) if waited && c.is_closed() => self.new_client(),
             Ok(made) => made,
             Err(RecvTimeoutError::Timeout) => {
                 let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
