@@ -22,9 +22,12 @@
 //!   the cluster since) or be their beginning; anything else is `conflict` and nothing is
 //!   written. The records must be keyed with this node's chain key, the one
 //!   every node of the database shares (`keys.file`), else `conflict`: copied, they would not
-//!   verify.
+//!   verify. When the database's chain key was rotated since, each chain records were copied
+//!   into is brought to the key in force with epoch records ([`epochs`]), under the ledger's
+//!   lock and the key epochs' lock (shared), as an append is.
 
 mod audit;
+mod epochs;
 mod jobs;
 mod records;
 mod runs;
@@ -79,6 +82,9 @@ pub struct Imported {
     /// Stores of the home that do not live in the shared database yet and were not copied
     /// (none now; kept so a reader of the output can rely on it).
     pub not_copied: Vec<&'static str>,
+    /// Key epoch records chained at the end of the chains copied now, when the database's
+    /// chain key was rotated since the home's records were signed ([`epochs`]).
+    pub epoch_records: u64,
 }
 
 /// The advisory lock key the shared ledger is appended under (the same as a decision's).
@@ -116,6 +122,20 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         let rid = r
             .get(crate::chain::RECORD_KEY_FIELD)
             .and_then(Value::as_str);
+        if let Some(rid) = rid.filter(|r| Some(*r) != key_id.as_deref())
+            && retired_by(from, rid)
+        {
+            return Err(Error::conflict(format!(
+                "ledger record {i} of {} is signed with key {rid}, which that home retired \
+                 (`bob ledger rekey` there): the shared store's chains change key only at a key \
+                 epoch record, which a home's own rekey does not write, so its chains cannot be \
+                 copied verifying; copy its memories instead (`bob memory export` there, \
+                 `bob memory import` on a node of the database)",
+                root.display()
+            ))
+            .with("key_id", rid)
+            .retryable(false));
+        }
         if rid.is_none() || rid != key_id.as_deref() {
             return Err(Error::conflict(format!(
                 "ledger record {i} of {} is keyed with {}, not this node's chain key {}: point \
@@ -152,10 +172,23 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         serve_tokens: Counts::default(),
         vectors: Counts::default(),
         not_copied: Vec::new(),
+        epoch_records: 0,
     };
+    let node_keys = crate::chain::Keyring::load(current.root())?;
+    let now = crate::clock::rfc3339(crate::clock::now()?);
     db.transaction(|tx| {
+        // The ledger's lock, then the key epochs' lock shared (an appender's order): a rotation
+        // lands wholly before the import (whose copied chains then join its epoch) or after it.
         copy_ledger(db, tx, &source.ledger, &mut out.ledger)?;
-        audit::copy(db, tx, &audit_files, &mut out.audit)?;
+        let extended = audit::copy(db, tx, &audit_files, &mut out.audit)?;
+        if let Some(keys) = &node_keys {
+            if out.ledger.copied > 0 {
+                out.epoch_records += epochs::catch_up_ledger(db, tx, keys, &now)?;
+            }
+            for chain in &extended {
+                out.epoch_records += epochs::catch_up_audit(db, tx, keys, chain, &now)?;
+            }
+        }
         records::copy_turns(db, tx, &turns, &mut out.turn_records)?;
         records::copy_stm(db, tx, &source.stm, &mut out.stm)?;
         jobs::copy(db, tx, &jobs, &mut out.jobs)?;
@@ -203,6 +236,18 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         Ok(())
     })?;
     Ok(out)
+}
+
+/// Whether `key_id` is a key `home` retired with its own `bob ledger rekey` (kept as
+/// `keys/retired/<key_id>.key`).
+fn retired_by(home: &Home, key_id: &str) -> bool {
+    key_id.chars().all(|c| c.is_ascii_hexdigit())
+        && home
+            .root()
+            .join(crate::chain::KEYS_DIR)
+            .join("retired")
+            .join(format!("{key_id}.key"))
+            .exists()
 }
 
 /// How many long-term records one statement inserts.
@@ -280,6 +325,11 @@ fn copy_ledger(
 ) -> Result<()> {
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LEDGER_LOCK])
         .map_err(|e| db.error(e))?;
+    tx.execute(
+        "SELECT pg_advisory_xact_lock_shared($1)",
+        &[&crate::chain::pg::EPOCH_LOCK],
+    )
+    .map_err(|e| db.error(e))?;
     let held: Vec<String> = tx
         .query("SELECT record FROM memory_ledger ORDER BY seq", &[])
         .map_err(|e| db.error(e))?

@@ -15,6 +15,9 @@
 //!   next append). A node that cannot open the newest key is refused (`conflict`); it never
 //!   falls back to its own. [`begin_epoch`] takes the epoch lock exclusively, so every append
 //!   lands wholly before the rotation (old key) or wholly after it (new key).
+//! * **Copied chains join the epoch in force.** A chain copied in after a rotation (`bob db
+//!   import`, records signed with epoch 1's key) gets from [`catch_up`] the epoch records it
+//!   lacks, each signed by the key it brings in, under the epoch lock shared.
 //! * **Verified across epochs.** [`ChainKeys::verify`] checks a chain record by record: every
 //!   record under the key in force, the key changing only at an epoch record (signed by the new
 //!   key, naming the epoch before it), and the chain not ending under a retired key.
@@ -153,6 +156,59 @@ pub fn signing_key(
         Some(row) if row.key_id == keys.key_id => Ok(keys.clone()),
         Some(row) => open_epoch(&keys.root, &row),
     }
+}
+
+/// The epoch records a chain whose last record is signed under `key_id` lacks to end under the
+/// newest epoch's key, in order: for each later epoch, its mark and its key (each epoch record
+/// is signed by the key it brings in). Empty when no rotation happened or the chain already
+/// ends under the newest key. Takes the epoch lock shared in `tx` (as an appender does), so no
+/// rotation lands before `tx` ends. `conflict` when `key_id` is no key epoch of the database
+/// (its records could never verify) or this node cannot open a later epoch's key.
+pub fn catch_up(
+    db: &Database,
+    tx: &mut postgres::Transaction<'_>,
+    node: &Keyring,
+    key_id: &str,
+) -> Result<Vec<(EpochMark, Keyring)>> {
+    tx.execute("SELECT pg_advisory_xact_lock_shared($1)", &[&EPOCH_LOCK])
+        .map_err(|e| db.error(e))?;
+    let epochs: Vec<EpochRow> = tx
+        .query(
+            &format!("SELECT {COLUMNS} FROM chain_keys ORDER BY epoch"),
+            &[],
+        )
+        .map_err(|e| db.error(e))?
+        .iter()
+        .map(row_of)
+        .collect();
+    if epochs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(at) = epochs.iter().position(|e| e.key_id == key_id) else {
+        return Err(Error::conflict(format!(
+            "records signed under key {key_id} cannot join the shared store's chains: that key \
+             is none of its key epochs ({}), so they would never verify",
+            epochs
+                .iter()
+                .map(|e| format!("{}: {}", e.epoch, e.key_id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .retryable(false));
+    };
+    epochs
+        .windows(2)
+        .skip(at)
+        .map(|pair| {
+            let keys = open_epoch(&node.root, &pair[1])?;
+            let mark = EpochMark {
+                epoch: pair[1].epoch,
+                key_id: pair[1].key_id.clone(),
+                previous_key_id: pair[0].key_id.clone(),
+            };
+            Ok((mark, keys))
+        })
+        .collect()
 }
 
 /// What a rotation of the shared chains' key began (see [`begin_epoch`]).

@@ -7,6 +7,7 @@ use super::{DbUrl, MIGRATIONS, SETTING, schema_mark, tls};
 use crate::error::{Code, Error, Result};
 use crate::home::Home;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
@@ -43,6 +44,10 @@ pub struct Database {
     /// Another database of this process whose idle open connections this one uses before
     /// opening its own (the audit log's, see [`super::audit_connection`]).
     borrows_from: Option<&'static Database>,
+    /// A connection attempt its caller gave up on (the connect timeout passed) that may still
+    /// end: the next attempt waits for it instead of starting another, so a server that never
+    /// answers holds at most one such attempt (and its thread) per database.
+    pending: Mutex<Option<Receiver<Result<postgres::Client>>>>,
 }
 
 impl std::fmt::Debug for Database {
@@ -90,6 +95,7 @@ impl Database {
             slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
             borrows_from: None,
+            pending: Mutex::new(None),
         };
         drop(db.client()?);
         Ok(db)
@@ -106,6 +112,7 @@ impl Database {
             slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
             borrows_from: Some(main),
+            pending: Mutex::new(None),
         }
     }
 
@@ -156,26 +163,75 @@ impl Database {
         Ok(guard)
     }
 
-    /// A new connection, with TLS as the URL asks. Under `prefer`, a failed handshake is tried
-    /// again without TLS, as libpq does.
+    /// A new connection, made within the connect timeout as a whole: reaching the socket, the
+    /// TLS handshake and signing in. The client library bounds only the first, so the
+    /// connection is made on a thread of its own and given up on when the timeout passes
+    /// (`upstream.error`, cause `timeout`, naming the host); that attempt is kept and waited
+    /// for by the next one (see [`Database::pending`]).
     fn new_client(&self) -> Result<postgres::Client> {
-        let Some(tls) = &self.tls else {
-            return self
-                .config
-                .connect(postgres::NoTls)
-                .map_err(|e| self.error(e));
+        let timeout = self
+            .config
+            .get_connect_timeout()
+            .copied()
+            .unwrap_or(CONNECT_TIMEOUT);
+        let earlier = self
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        let waited = earlier.is_some();
+        let attempt = match earlier {
+            Some(rx) => rx,
+            None => self.start_connecting()?,
         };
-        match self.config.connect(tls.clone()) {
-            Err(e)
-                if self.url.tls.mode() == tls::SslMode::Prefer
-                    && tls::is_tls_failure(&e).is_some() =>
-            {
-                let mut plain = self.config.clone();
-                plain.ssl_mode(postgres::config::SslMode::Disable);
-                plain.connect(postgres::NoTls).map_err(|e| self.error(e))
+        match attempt.recv_timeout(timeout) {
+            // An earlier attempt's connection, closed since it was made: connect afresh.
+            Ok(Ok(c)) if waited && c.is_closed() => self.new_client(),
+            Ok(made) => made,
+            Err(RecvTimeoutError::Timeout) => {
+                let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+                if pending.is_none() {
+                    *pending = Some(attempt);
+                }
+                Err(self.timed_out(timeout))
             }
-            other => other.map_err(|e| self.error(e)),
+            Err(RecvTimeoutError::Disconnected) => Err(Error::internal(
+                "the thread connecting to the database ended without an answer",
+            )),
         }
+    }
+
+    /// Starts connecting on a thread of its own; its outcome arrives on the receiver.
+    fn start_connecting(&self) -> Result<Receiver<Result<postgres::Client>>> {
+        let (tx, rx) = mpsc::channel();
+        let (url, config, tls) = (self.url.clone(), self.config.clone(), self.tls.clone());
+        std::thread::Builder::new()
+            .name("bob-db-connect".into())
+            .spawn(move || {
+                let made = connect_now(&config, tls, url.tls.mode()).map_err(|e| {
+                    schema_mark::forget_on(&e);
+                    map_error(&url, e)
+                });
+                let _ = tx.send(made);
+            })
+            .map_err(|e| Error::internal(format!("cannot start connecting: {e}")))?;
+        Ok(rx)
+    }
+
+    /// The error of a connection that did not finish within `timeout`.
+    fn timed_out(&self, timeout: Duration) -> Error {
+        let host = self.url.host().to_string();
+        Error::new(
+            Code::UpstreamError,
+            format!(
+                "database at {host} is unreachable: timed out while connecting: no answer \
+                 within {} s (connect_timeout) from the socket, the TLS handshake or signing in",
+                timeout.as_secs_f64()
+            ),
+        )
+        .with("host", host)
+        .with("url", self.url.shown().to_string())
+        .with("cause", "timeout")
     }
 
     /// Whether this process's connection to the server is encrypted (`None` when the server
@@ -298,6 +354,26 @@ impl Database {
             }
             Ok(applied)
         })
+    }
+}
+
+/// Connects with TLS as the URL asks (`tls`: `None` for plain connections only). Under
+/// `prefer`, a failed handshake is tried again without TLS, as libpq does.
+fn connect_now(
+    config: &postgres::Config,
+    tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,
+    mode: tls::SslMode,
+) -> std::result::Result<postgres::Client, postgres::Error> {
+    let Some(tls) = tls else {
+        return config.connect(postgres::NoTls);
+    };
+    match config.connect(tls) {
+        Err(e) if mode == tls::SslMode::Prefer && tls::is_tls_failure(&e).is_some() => {
+            let mut plain = config.clone();
+            plain.ssl_mode(postgres::config::SslMode::Disable);
+            plain.connect(postgres::NoTls)
+        }
+        other => other,
     }
 }
 

@@ -15,8 +15,9 @@
 //!   blanked (`***`): the only form bob ever prints or records. `sslmode` and `sslrootcert`
 //!   choose TLS as in libpq ([`tls`]: `prefer` by default; never over a unix socket), and
 //!   `sslcert`/`sslkey` a client certificate ([`url`] parses the rest).
-//! * **Connecting.** [`Database::connect`] connects once per process (with a 10 s connect
-//!   timeout, or the URL's `connect_timeout`) and brings the schema up to date
+//! * **Connecting.** [`Database::connect`] connects once per process (within a 10 s connect
+//!   timeout, or the URL's `connect_timeout`, for the whole connection: socket, TLS handshake
+//!   and signing in) and brings the schema up to date
 //!   ([`connection`]). A one-shot command uses one connection; a long-running process that
 //!   calls the stores from several threads (`bob serve`) raises [`set_pool_size`], and each
 //!   call then takes a free connection of that many, opened as they are first needed (a call

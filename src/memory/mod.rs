@@ -192,17 +192,24 @@ impl Memory {
 
     /// Opens the store to query it: [`Memory::open_fast`], except on the shared store, which
     /// holds every long-term record: there the home's `memory.db` is neither opened nor
-    /// created (a private in-memory store stands in for it, as in [`Memory::open_read`]).
+    /// created, and the query never reads the SQLite connection, so an empty in-memory one
+    /// (no schema made: a query is one process's only act) stands in for it.
     pub fn open_query(home: &Home) -> Result<Memory> {
         if !crate::db::is_configured() {
             return Self::open_fast(home);
         }
         let shared = crate::db::shared()?;
-        let mut m = Self::in_memory()?;
-        m.home = Some(home.clone());
-        m.shared = shared;
-        m.reset();
-        Ok(m)
+        Ok(Memory {
+            conn: Connection::open_in_memory()?,
+            home: Some(home.clone()),
+            redactor: OnceCell::new(),
+            profiles: OnceCell::new(),
+            rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
+            ids: Default::default(),
+            vectors: Default::default(),
+            scratch_changes: Default::default(),
+            shared,
+        })
     }
 
     /// Opens the database without the ledger reconcile (the read-only query path).
@@ -294,6 +301,23 @@ impl Memory {
     /// The memory user for a profile name or user id: a profile's `memory_user` when `name` is
     /// a profile in profiles.json, else `name` itself.
     pub fn resolve_user(&self, name: &str) -> Result<String> {
+        let (name, user) = self.user_of(name)?;
+        // A user id is a key of every row and ledger record: never written masked.
+        let r = crate::redact::for_storage()?;
+        crate::ids::check_unredacted(&r, "user", name)?;
+        crate::ids::check_unredacted(&r, "memory_user", &user)?;
+        Ok(user)
+    }
+
+    /// [`Memory::resolve_user`] for a query, which writes nothing: the same user, without the
+    /// check that the redactor leaves the id unmasked (it guards what is stored), so a query
+    /// does not load the redactor (on the shared store, a round trip to the secrets).
+    fn resolve_reader(&self, name: &str) -> Result<String> {
+        Ok(self.user_of(name)?.1)
+    }
+
+    /// The name asked for (default: [`DEFAULT_USER`]) and the memory user it stands for.
+    fn user_of<'a>(&self, name: &'a str) -> Result<(&'a str, String)> {
         let name = name.trim();
         let name = if name.is_empty() { DEFAULT_USER } else { name };
         crate::ids::check_user("user", name)?;
@@ -305,11 +329,7 @@ impl Memory {
             _ => name.to_string(),
         };
         crate::ids::check_user("memory_user", &user)?;
-        // A user id is a key of every row and ledger record: never written masked.
-        let r = crate::redact::for_storage()?;
-        crate::ids::check_unredacted(&r, "user", name)?;
-        crate::ids::check_unredacted(&r, "memory_user", &user)?;
-        Ok(user)
+        Ok((name, user))
     }
 
     /// The shared store a user's approved records are mirrored to: the `shared_user` of the
@@ -384,7 +404,7 @@ impl Memory {
         strict: bool,
     ) -> Result<vectors::Ranked> {
         let mut opts = opts.clone();
-        opts.user = self.resolve_user(&opts.user)?;
+        opts.user = self.resolve_reader(&opts.user)?;
         let shared = self.shared_ltm();
         let lexical = |opts: &QueryOpts| match &shared {
             Some(s) => s.query(text, opts),
@@ -456,7 +476,7 @@ impl Memory {
     /// Ranked long-term query of one user's store (never STM, never another user's records).
     pub fn query(&self, text: &str, opts: &QueryOpts) -> Result<Vec<Hit>> {
         let mut opts = opts.clone();
-        opts.user = self.resolve_user(&opts.user)?;
+        opts.user = self.resolve_reader(&opts.user)?;
         match self.shared_ltm() {
             Some(shared) => shared.query(text, &opts),
             None => self.ltm().query(text, &opts),

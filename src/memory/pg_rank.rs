@@ -203,6 +203,70 @@ fn tsquery(terms: &[Term]) -> String {
         .join(" | ")
 }
 
+/// A row read for ranking: what bm25 needs of it, its `tsvector` already walked.
+struct Scanned {
+    id: String,
+    importance: i64,
+    created_unix: i64,
+    /// Its length: the positions of its lexemes (a lexeme without positions counts one).
+    len: f64,
+    /// Its weighted frequency of each query lexeme (0: absent).
+    tf: Vec<f64>,
+}
+
+/// The rows of `filter`'s user matching the tsquery `q`, each walked as it arrives (its
+/// `tsvector`, the bulk of what is read, is dropped at once rather than held for all rows).
+fn scan(
+    db: &'static Database,
+    q: &str,
+    filter: &Filter<'_>,
+    lexemes: &[Estimate],
+) -> Result<Vec<Scanned>> {
+    let read = db.with(|c| {
+        use postgres::fallible_iterator::FallibleIterator;
+        let mut rows = c.query_typed_raw(
+            "SELECT m.id, m.importance, m.created_unix, m.tsv \
+             FROM memory_records m \
+             WHERE m.tsv @@ $1::text::tsquery AND m.user_id = $2 \
+               AND (m.expires_unix IS NULL OR m.expires_unix > $3) AND m.tags @> $4",
+            [
+                (&q as &(dyn postgres::types::ToSql + Sync), Type::TEXT),
+                (&filter.user, Type::TEXT),
+                (&filter.now, Type::INT8),
+                (&filter.tags, Type::TEXT_ARRAY),
+            ],
+        )?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let tsv: TsVector = r.get(3);
+            let mut len = 0usize;
+            let mut tf = vec![0f64; lexemes.len()];
+            let walked = tsv.each(|lexeme, positions| {
+                len += (positions.len() / 2).max(1);
+                if let Some(i) = lexemes.iter().position(|(l, _)| l.as_bytes() == lexeme) {
+                    tf[i] = if positions.is_empty() {
+                        1.0
+                    } else {
+                        weights(positions).map(weight).sum()
+                    };
+                }
+            });
+            if let Err(e) = walked {
+                return Ok(Err(e));
+            }
+            out.push(Scanned {
+                id: r.get(0),
+                importance: i64::from(r.get::<_, i32>(1)),
+                created_unix: r.get(2),
+                len: len as f64,
+                tf,
+            });
+        }
+        Ok(Ok(out))
+    })?;
+    read.map_err(|e| crate::error::Error::internal(format!("a memory record's tsv: {e}")))
+}
+
 /// The best `limit` rows of `filter`'s user matching any of `words`, by bm25 (see the module
 /// docs), best first (ties by id).
 pub(crate) fn ranked(
@@ -223,20 +287,7 @@ pub(crate) fn ranked(
     // are fewer than wanted, the next rarest word's rows are read too.
     let rows = loop {
         let q = tsquery(&order[..take]);
-        let rows = db.with(|c| {
-            c.query_typed(
-                "SELECT m.id, m.importance, m.created_unix, m.tsv \
-                 FROM memory_records m \
-                 WHERE m.tsv @@ $1::text::tsquery AND m.user_id = $2 \
-                   AND (m.expires_unix IS NULL OR m.expires_unix > $3) AND m.tags @> $4",
-                &[
-                    (&q, Type::TEXT),
-                    (&filter.user, Type::TEXT),
-                    (&filter.now, Type::INT8),
-                    (&filter.tags, Type::TEXT_ARRAY),
-                ],
-            )
-        })?;
+        let rows = scan(db, &q, filter, &lexemes)?;
         if rows.len() >= limit || take >= order.len() {
             break rows;
         }
@@ -248,26 +299,13 @@ pub(crate) fn ranked(
         .filter(|t| t.len() == 1)
         .map(|t| &t[0])
         .collect();
-    // Per row: its length and its weighted frequency of each query lexeme.
-    let mut docs = Vec::with_capacity(rows.len());
     let mut df = vec![0f64; lexemes.len()];
     for r in &rows {
-        let tsv: TsVector = r.get(3);
-        let mut len = 0usize;
-        let mut tf = vec![0f64; lexemes.len()];
-        tsv.each(|lexeme, positions| {
-            len += (positions.len() / 2).max(1);
-            if let Some(i) = lexemes.iter().position(|(l, _)| l.as_bytes() == lexeme) {
-                tf[i] = if positions.is_empty() {
-                    1.0
-                } else {
-                    weights(positions).map(weight).sum()
-                };
-                df[i] += 1.0;
+        for (d, f) in df.iter_mut().zip(&r.tf) {
+            if *f > 0.0 {
+                *d += 1.0;
             }
-        })
-        .map_err(|e| crate::error::Error::internal(format!("a memory record's tsv: {e}")))?;
-        docs.push((len as f64, tf));
+        }
     }
     // A lexeme whose rows were not all read keeps its estimated frequency.
     for (i, (l, est)) in lexemes.iter().enumerate() {
@@ -283,27 +321,26 @@ pub(crate) fn ranked(
             if v > 0.0 { v } else { 1e-6 }
         })
         .collect();
-    let avgdl = if docs.is_empty() {
+    let avgdl = if rows.is_empty() {
         1.0
     } else {
-        (docs.iter().map(|(l, _)| l).sum::<f64>() / docs.len() as f64).max(1.0)
+        (rows.iter().map(|r| r.len).sum::<f64>() / rows.len() as f64).max(1.0)
     };
     let mut out: Vec<RankedRow> = rows
-        .iter()
-        .zip(&docs)
-        .map(|(r, (len, tf))| {
-            let norm = K1 * (1.0 - B + B * len / avgdl);
-            let bm25 = tf
-                .iter()
-                .zip(&idf)
-                .filter(|(f, _)| **f > 0.0)
-                .map(|(f, idf)| idf * f * (K1 + 1.0) / (f + norm))
-                .sum();
+        .into_iter()
+        .map(|r| {
+            let norm = K1 * (1.0 - B + B * r.len / avgdl);
+            let bm25 =
+                r.tf.iter()
+                    .zip(&idf)
+                    .filter(|(f, _)| **f > 0.0)
+                    .map(|(f, idf)| idf * f * (K1 + 1.0) / (f + norm))
+                    .sum();
             RankedRow {
-                id: r.get(0),
+                id: r.id,
                 bm25,
-                importance: i64::from(r.get::<_, i32>(1)),
-                created_unix: r.get(2),
+                importance: r.importance,
+                created_unix: r.created_unix,
             }
         })
         .collect();

@@ -82,14 +82,17 @@ pub(super) fn read(from: &Home, key_id: Option<&str>) -> Result<Vec<DayFile>> {
     Ok(files)
 }
 
-/// Copies `files` in the import's transaction, counting into `counts`.
+/// Copies `files` in the import's transaction, counting into `counts`; returns the chains it
+/// copied records into.
 pub(super) fn copy(
     db: &Database,
     tx: &mut postgres::Transaction<'_>,
     files: &[DayFile],
     counts: &mut Counts,
-) -> Result<()> {
+) -> Result<Vec<String>> {
+    let mut extended = Vec::new();
     for f in files {
+        let before = counts.copied;
         for (seq, (run_id, event_type, record)) in f.records.iter().enumerate() {
             let seq = seq as i64;
             let n = tx
@@ -120,6 +123,9 @@ pub(super) fn copy(
             }
             counts.unchanged += 1;
         }
+        if counts.copied > before {
+            extended.push(f.chain.clone());
+        }
     }
-    Ok(())
+    Ok(extended)
 }

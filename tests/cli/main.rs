@@ -60,6 +60,7 @@ mod shared_anchor;
 mod shared_audit;
 mod shared_connect;
 mod shared_import;
+mod shared_import_rekey;
 mod shared_import_vectors;
 mod shared_memory;
 mod shared_memory_io;

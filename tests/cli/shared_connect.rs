@@ -133,3 +133,97 @@ fn a_wrong_or_missing_password_and_a_missing_database_say_so() {
     );
     assert_eq!(e["details"]["sqlstate"], "3D000", "{e}");
 }
+
+/// Accepts every connection on `listener` and holds it open without ever answering.
+fn hold_silently<L, S>(accept: L)
+where
+    L: FnMut() -> std::io::Result<S> + Send + 'static,
+    S: Send + 'static,
+{
+    let mut accept = accept;
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        while let Ok(s) = accept() {
+            held.push(s);
+        }
+    });
+}
+
+#[test]
+fn a_server_that_accepts_and_never_answers_is_a_timeout_within_the_connect_timeout() {
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = tcp.local_addr().unwrap().port();
+    hold_silently(move || tcp.accept());
+    let dir = tempfile::tempdir().unwrap();
+    let unix = std::os::unix::net::UnixListener::bind(dir.path().join(".s.PGSQL.5432")).unwrap();
+    hold_silently(move || unix.accept());
+    let urls = [
+        // The TLS request (sslmode=prefer by default) is never answered.
+        (
+            format!("postgres://bob:hunter2@127.0.0.1:{port}/bob?connect_timeout=1"),
+            format!("127.0.0.1:{port}"),
+        ),
+        // Neither is the startup message: no TLS asked for.
+        (
+            format!(
+                "postgres://bob:hunter2@127.0.0.1:{port}/bob?connect_timeout=1&sslmode=disable"
+            ),
+            format!("127.0.0.1:{port}"),
+        ),
+        // Nor over a unix socket.
+        (
+            format!(
+                "postgresql://bob:hunter2@localhost/bob?host={}&connect_timeout=1",
+                dir.path().display()
+            ),
+            dir.path().display().to_string(),
+        ),
+    ];
+    for (url, host) in urls {
+        let node = Node {
+            env: TestEnv::new(),
+            url: Some(url.clone()),
+            key_file: None,
+        };
+        let started = std::time::Instant::now();
+        let out = node
+            .bob(&["state", "show", "--session", "s"])
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        let e = crate::env::error_of(&out, 6, "upstream.error");
+        assert_eq!(e["details"]["cause"], "timeout", "{url}: {e}");
+        assert_eq!(e["details"]["host"], host.as_str(), "{e}");
+        let message = e["message"].as_str().unwrap();
+        assert!(
+            message.contains("timed out") && message.contains(&host),
+            "{e}"
+        );
+        assert!(
+            !e.to_string().contains("hunter2"),
+            "the password leaked: {e}"
+        );
+        // Given up after the URL's 1 s (not the default 10 s, and not never).
+        assert!(
+            took >= std::time::Duration::from_millis(900)
+                && took < std::time::Duration::from_secs(6),
+            "{url}: {took:?}"
+        );
+        // `bob db status` gives up as soon, and says why.
+        let started = std::time::Instant::now();
+        let out = node
+            .bob(&["db", "status"])
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(6), "{url}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(6),
+            "{url}"
+        );
+        let st: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(st["reachable"], false, "{st}");
+        assert!(st["error"].as_str().unwrap().contains("timed out"), "{st}");
+    }
+}
