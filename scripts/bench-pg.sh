@@ -83,7 +83,7 @@ t2=$(date +%s.%N)
 python3 -c "print('embedded import: %.1f s; bob db import into PostgreSQL: %.1f s' % ($t1 - $t0, $t2 - $t1))"
 # The rank budget reads the column statistics autovacuum keeps; take them now rather than
 # wait up to a minute for autovacuum's ANALYZE.
-"$pgbin/psql" -h "$work/sock" -U bob -d bob -qc "ANALYZE memory_records"
+"$pgbin/psql" -h "$work/sock" -U bob -d bob -qc "ANALYZE memory_records, memory_rank"
 cat "$work/import.json"; echo
 
 python3 - "$BOB" "$work" "$url" "$RUNS" "$pgbin/psql" <<'PY'
@@ -145,7 +145,7 @@ for q in queries:
     words = " or ".join(w.lower() for w in re.split(r"\W+", q) if w)
     stmt = ("WITH q AS (SELECT websearch_to_tsquery('english', '%s') AS q) SELECT id, "
             "ts_rank_cd('{0.1, 0.25, 0.5, 1.0}', tsv, q.q, 1)::float8 AS rank, importance, created_unix "
-            "FROM memory_records, q WHERE user_id = 'default' AND tsv @@ q.q AND (expires_unix IS NULL "
+            "FROM memory_rank, q WHERE user_id = 'default' AND tsv @@ q.q AND (expires_unix IS NULL "
             "OR expires_unix > 0) AND tags @> '{}' ORDER BY rank DESC, id LIMIT 40;" % words)
     sql += [stmt] * (runs + 1)
 out = subprocess.run([psql, "-h", work + "/sock", "-U", "bob", "-d", "bob", "-q", "-o", "/dev/null"],

@@ -326,4 +326,44 @@ pub static MIGRATIONS: &[Migration] = &[
           CREATE TRIGGER chain_keys_no_truncate BEFORE TRUNCATE ON chain_keys
               FOR EACH STATEMENT EXECUTE FUNCTION bob_append_only_refuse();",
     },
+    Migration {
+        version: 14,
+        name: "memory_rank",
+        // What the full-text ranking reads of each long-term record, in a narrow table of its
+        // own: the ranking fetches up to its budget's rows by the tsvector index, and a row of
+        // `memory_records` carries the record's text three times (title/summary/body, the
+        // record JSON, the tsvector), so those fetches touched about twice the pages and the
+        // table outgrew PostgreSQL's default shared buffers at 100,000 records. Kept by a
+        // trigger on every insert or update of `memory_records`; a record's deletion removes
+        // its row (the foreign key). The tsvector index moves here with it.
+        sql: "CREATE TABLE memory_rank (
+              rid bigint PRIMARY KEY REFERENCES memory_records (rid) ON DELETE CASCADE,
+              id text NOT NULL,
+              user_id text NOT NULL,
+              tags text[] NOT NULL,
+              importance integer NOT NULL,
+              created_unix bigint NOT NULL,
+              expires_unix bigint,
+              tsv tsvector
+          );
+          ALTER TABLE memory_rank ALTER COLUMN tsv SET STORAGE MAIN;
+          INSERT INTO memory_rank (rid, id, user_id, tags, importance, created_unix, expires_unix, tsv)
+              SELECT rid, id, user_id, tags, importance, created_unix, expires_unix, tsv
+              FROM memory_records ORDER BY rid;
+          CREATE INDEX memory_rank_tsv ON memory_rank USING gin (tsv);
+          DROP INDEX memory_records_tsv;
+          CREATE FUNCTION bob_memory_rank_copy() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+              INSERT INTO memory_rank (rid, id, user_id, tags, importance, created_unix, expires_unix, tsv)
+                  VALUES (NEW.rid, NEW.id, NEW.user_id, NEW.tags, NEW.importance,
+                          NEW.created_unix, NEW.expires_unix, NEW.tsv)
+                  ON CONFLICT (rid) DO UPDATE SET id = EXCLUDED.id, user_id = EXCLUDED.user_id,
+                      tags = EXCLUDED.tags, importance = EXCLUDED.importance,
+                      created_unix = EXCLUDED.created_unix, expires_unix = EXCLUDED.expires_unix,
+                      tsv = EXCLUDED.tsv;
+              RETURN NULL;
+          END $$;
+          CREATE TRIGGER memory_rank_copy AFTER INSERT OR UPDATE ON memory_records
+              FOR EACH ROW EXECUTE FUNCTION bob_memory_rank_copy();",
+    },
 ];

@@ -11,6 +11,9 @@
 //!   stemmed by PostgreSQL's `english` configuration (not porter over unicode61), a row's
 //!   length counts its words other than stop words, the average length is that of the rows
 //!   ranked, and `df` and `N` are counted among the user's rows ranked.
+//! * **A narrow table read.** The rows ranked come from `memory_rank` (what ranking needs of
+//!   each record, kept by a trigger on `memory_records`; schema 14), not from the records'
+//!   own rows, which carry the text three times and are twice as wide.
 //! * **A bounded number of rows ranked.** Reading a row's `tsvector` costs a heap fetch and
 //!   more (a few µs, far more under load), so a query whose words are common would pay for
 //!   tens of thousands of rows. Each query word's document frequency is estimated from the
@@ -226,7 +229,7 @@ fn scan(
         use postgres::fallible_iterator::FallibleIterator;
         let mut rows = c.query_typed_raw(
             "SELECT m.id, m.importance, m.created_unix, m.tsv \
-             FROM memory_records m \
+             FROM memory_rank m \
              WHERE m.tsv @@ $1::text::tsquery AND m.user_id = $2 \
                AND (m.expires_unix IS NULL OR m.expires_unix > $3) AND m.tags @> $4",
             [
