@@ -193,6 +193,43 @@ fn ranking_puts_the_best_match_first(b: &Backend) {
 // What only the database has.
 
 #[test]
+fn the_rankings_narrow_table_follows_every_insert_update_and_delete_of_a_record() {
+    let Some(b) = Backend::postgres() else { return };
+    let rows = b.a.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"Backups run nightly at 02:00","type":"fact"},{"text":"The espresso grinder sits on shelf three","type":"fact"}]"#,
+    );
+    for r in &rows {
+        b.b.json(&["memory", "approve", &id(r)], "");
+    }
+    let mut c = b.db.as_ref().unwrap().client();
+    let count = |c: &mut ::postgres::Client, table: &str| -> i64 {
+        c.query_one(&format!("SELECT count(*) FROM {table}"), &[])
+            .unwrap()
+            .get(0)
+    };
+    assert_eq!(count(&mut c, "memory_rank"), 2);
+    assert_eq!(b.a.jsonl(&["memory", "query", "backups"], "").len(), 1);
+    // An update (by hand: bob itself never updates a record) re-ranks it by its new words.
+    c.execute(
+        "UPDATE memory_records SET body = 'Snapshots run hourly' WHERE body LIKE 'Backups%'",
+        &[],
+    )
+    .unwrap();
+    let hits = b.a.jsonl(&["memory", "query", "snapshots"], "");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    // A deleted record leaves the ranking with it.
+    c.execute(
+        "DELETE FROM memory_records WHERE body LIKE 'Snapshots%'",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(count(&mut c, "memory_rank"), 1);
+    assert!(b.a.jsonl(&["memory", "query", "snapshots"], "").is_empty());
+    assert_eq!(b.a.jsonl(&["memory", "query", "espresso"], "").len(), 1);
+}
+
+#[test]
 fn memory_lives_in_the_database_and_a_tampered_ledger_row_is_found() {
     let Some(b) = Backend::postgres() else { return };
     let rows = b.a.jsonl(
