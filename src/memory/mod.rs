@@ -199,24 +199,18 @@ impl Memory {
             return Self::open_fast(home);
         }
         let shared = crate::db::shared()?;
-        Ok(Memory {
-            conn: Connection::open_in_memory()?,
-            home: Some(home.clone()),
-            redactor: OnceCell::new(),
-            profiles: OnceCell::new(),
-            rank_budget: std::cell::Cell::new(Some(ltm::DEFAULT_RANK_BUDGET)),
-            ids: Default::default(),
-            vectors: Default::default(),
-            scratch_changes: Default::default(),
-            shared,
-        })
+        Ok(Self::on(Connection::open_in_memory()?, home, shared))
     }
 
     /// Opens the database without the ledger reconcile (the read-only query path).
     pub fn open_fast(home: &Home) -> Result<Memory> {
         let shared = crate::db::shared()?;
-        let conn = db::open(&home.memory_db())?;
-        Ok(Memory {
+        Ok(Self::on(db::open(&home.memory_db())?, home, shared))
+    }
+
+    /// A store of `home` on `conn`, nothing loaded yet.
+    fn on(conn: Connection, home: &Home, shared: Option<&'static crate::db::Database>) -> Memory {
+        Memory {
             conn,
             home: Some(home.clone()),
             redactor: OnceCell::new(),
@@ -226,7 +220,7 @@ impl Memory {
             vectors: Default::default(),
             scratch_changes: Default::default(),
             shared,
-        })
+        }
     }
 
     /// The store again as a fresh [`Memory::open_fast`] would be, on the same connection:
