@@ -134,7 +134,7 @@ fn playwright_mode_reads_the_text_a_script_writes_and_stages_it_like_http_mode()
     let titles: Vec<&str> = items.iter().map(|i| i["title"].as_str().unwrap()).collect();
     assert_eq!(titles, ["Motor guide", "Props"], "{v}");
     let first = &items[0];
-    assert_eq!(first["source"], "playwright");
+    assert_eq!(first["source"], "web");
     assert_eq!(first["url"], site.url("/guide"));
     assert_eq!(first["domain"], "127.0.0.1");
     let text = first["content_md"].as_str().unwrap();
@@ -162,7 +162,7 @@ fn playwright_mode_reads_the_text_a_script_writes_and_stages_it_like_http_mode()
     let stored: Value =
         serde_json::from_str(&std::fs::read_to_string(staged.join("item.json")).unwrap()).unwrap();
     assert_eq!(stored["url"], first["url"]);
-    assert_eq!(stored["source"], "playwright");
+    assert_eq!(stored["source"], "web");
     // The browser came through bob's proxy: the fixture saw the page and the followed link.
     let paths: Vec<String> = site.requests().iter().map(|r| r.path.clone()).collect();
     assert!(

@@ -225,7 +225,7 @@ pub fn run(ctx: &Ctx<'_>, sandbox: Option<&Sandbox>, r: &SearchRequest) -> Resul
                     Ok(done.page)
                 };
                 let (fetch, source): (&mut FetchPage<'_>, _) = match r.fetch_mode {
-                    FetchMode::Playwright => (&mut rendered, "playwright"),
+                    FetchMode::Playwright => (&mut rendered, "web"),
                     _ => (&mut fetch_http, "web"),
                 };
                 let crawl_ = Crawl {
