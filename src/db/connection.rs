@@ -406,3 +406,56 @@ fn schema_version_tx(
         .query_one("SELECT coalesce(max(version), 0) FROM bob_schema", &[])?
         .get(0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A database whose server accepts connections and never says a word.
+    fn hung_server() -> (Database, Arc<AtomicUsize>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let seen = accepted.clone();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for s in listener.incoming().flatten() {
+                seen.fetch_add(1, Ordering::SeqCst);
+                held.push(s);
+            }
+        });
+        let url = DbUrl::parse(&format!(
+            "postgresql://bob@127.0.0.1:{port}/bob?sslmode=disable&connect_timeout=1"
+        ))
+        .unwrap();
+        let db = Database {
+            config: url.config.clone(),
+            tls: None,
+            slots: (0..MAX_POOL).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
+            borrows_from: None,
+            pending: Mutex::new(None),
+            url,
+        };
+        (db, accepted)
+    }
+
+    #[test]
+    fn a_server_that_never_answers_holds_one_attempt_however_often_bob_tries() {
+        let (db, accepted) = hung_server();
+        for _ in 0..3 {
+            let e = db
+                .new_client()
+                .err()
+                .expect("a hung server is not a connection");
+            assert_eq!(e.code, Code::UpstreamError, "{e:?}");
+            assert_eq!(e.details["cause"], "timeout", "{e:?}");
+        }
+        // The first attempt is still waiting for its answer; the later calls waited for it
+        // rather than opening connections of their own.
+        assert_eq!(accepted.load(Ordering::SeqCst), 1);
+        assert!(db.pending.lock().unwrap().is_some());
+    }
+}
