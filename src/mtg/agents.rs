@@ -155,17 +155,7 @@ impl Agent {
                     .collect();
                 self.pick(&moves)
             }
-            Pending::ChooseTarget { item, .. } => {
-                let mut moves: Vec<Move> = s
-                    .trigger_target_options()
-                    .into_iter()
-                    .map(Move::ChooseTarget)
-                    .collect();
-                if s.target_optional(&s.stack[item as usize]) {
-                    moves.push(Move::ChooseNoTarget);
-                }
-                self.pick(&moves)
-            }
+            Pending::ChooseTarget { .. } => self.pick(&s.trigger_target_moves()),
             Pending::DeclareAttackers => {
                 let c = s.attack_candidates();
                 let attackers: Vec<Id> = c

@@ -316,16 +316,8 @@ pub(super) fn options<'a>(s: &'a State) -> Vec<DecisionOption<'a>> {
             .collect(),
         Pending::ChooseTarget { item, .. } => {
             let source = s.stack[item as usize].card;
-            let mut moves: Vec<Move> = s
-                .trigger_target_options()
-                .into_iter()
-                .map(Move::ChooseTarget)
-                .collect();
             // An optional target ("up to one"): choosing none is an option too.
-            if s.target_optional(&s.stack[item as usize]) {
-                moves.push(Move::ChooseNoTarget);
-            }
-            moves
+            s.trigger_target_moves()
                 .iter()
                 .map(|m| act(m, Some(source), Some(name(s, source))))
                 .collect()

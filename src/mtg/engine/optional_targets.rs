@@ -7,6 +7,25 @@
 use super::*;
 
 impl State {
+    /// The moves that answer the target choice awaiting: each legal target, and choosing none
+    /// when the target is optional.
+    pub fn trigger_target_moves(&self) -> Vec<Move> {
+        let mut moves: Vec<Move> = self
+            .trigger_target_options()
+            .into_iter()
+            .map(Move::ChooseTarget)
+            .collect();
+        if let Pending::ChooseTarget { item, .. } = self.pending
+            && self
+                .stack
+                .get(item as usize)
+                .is_some_and(|it| self.target_optional(it))
+        {
+            moves.push(Move::ChooseNoTarget);
+        }
+        moves
+    }
+
     /// Whether the triggered ability on the stack at `it` has an optional target.
     pub(crate) fn target_optional(&self, it: &StackItem) -> bool {
         match it.ability {
