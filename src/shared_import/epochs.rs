@@ -42,29 +42,22 @@ pub(super) fn catch_up_ledger(
     node: &Keyring,
     now: &str,
 ) -> Result<u64> {
-    let last = tx
-        .query_opt(
+    catch_up_chain(
+        db,
+        tx,
+        node,
+        (
             "SELECT seq, record FROM memory_ledger ORDER BY seq DESC LIMIT 1",
             &[],
-        )
-        .map_err(|e| db.error(e))?
-        .map(|r| (r.get(0), r.get(1)));
-    let Some((mut seq, mut prev, key_id)) = tail_of(last)? else {
-        return Ok(0);
-    };
-    let mut written = 0;
-    for (mark, keys) in chain::pg::catch_up(db, tx, node, &key_id)? {
-        seq += 1;
-        let linked = chain::link(&keys, seq, &prev, chain::pg::ledger_record(&mark, now))?;
-        tx.execute(
-            "INSERT INTO memory_ledger (seq, record) VALUES ($1, $2)",
-            &[&(seq as i64), &text(&linked)?],
-        )
-        .map_err(|e| db.error(e))?;
-        prev = hash_of(&linked);
-        written += 1;
-    }
-    Ok(written)
+        ),
+        |mark| chain::pg::ledger_record(mark, now),
+        |tx, seq, record| {
+            tx.execute(
+                "INSERT INTO memory_ledger (seq, record) VALUES ($1, $2)",
+                &[&seq, &record],
+            )
+        },
+    )
 }
 
 /// Chains the epoch records the audit chain `name` (a copied day file) lacks; returns how many.
@@ -75,11 +68,42 @@ pub(super) fn catch_up_audit(
     name: &str,
     now: &str,
 ) -> Result<u64> {
-    let last = tx
-        .query_opt(
+    catch_up_chain(
+        db,
+        tx,
+        node,
+        (
             "SELECT seq, record FROM audit_events WHERE chain = $1 ORDER BY seq DESC LIMIT 1",
             &[&name],
-        )
+        ),
+        |mark| chain::pg::audit_record(mark, name, now),
+        |tx, seq, record| {
+            tx.execute(
+                "INSERT INTO audit_events (chain, seq, run_id, event_type, record)
+                 VALUES ($1, $2, '', $3, $4)",
+                &[&name, &seq, &chain::pg::EPOCH_EVENT, &record],
+            )
+        },
+    )
+}
+
+/// One chain's catch-up: its last record (`tail`: the statement and its parameters), then one
+/// epoch record per later epoch (`record` makes it), linked and signed by that epoch's key and
+/// written by `insert` (at `seq`, as JSON text).
+fn catch_up_chain(
+    db: &Database,
+    tx: &mut postgres::Transaction<'_>,
+    node: &Keyring,
+    tail: (&str, &[&(dyn postgres::types::ToSql + Sync)]),
+    record: impl Fn(&chain::pg::EpochMark) -> serde_json::Map<String, Value>,
+    insert: impl Fn(
+        &mut postgres::Transaction<'_>,
+        i64,
+        &str,
+    ) -> std::result::Result<u64, postgres::Error>,
+) -> Result<u64> {
+    let last = tx
+        .query_opt(tail.0, tail.1)
         .map_err(|e| db.error(e))?
         .map(|r| (r.get(0), r.get(1)));
     let Some((mut seq, mut prev, key_id)) = tail_of(last)? else {
@@ -88,19 +112,8 @@ pub(super) fn catch_up_audit(
     let mut written = 0;
     for (mark, keys) in chain::pg::catch_up(db, tx, node, &key_id)? {
         seq += 1;
-        let record = chain::pg::audit_record(&mark, name, now);
-        let linked = chain::link(&keys, seq, &prev, record)?;
-        tx.execute(
-            "INSERT INTO audit_events (chain, seq, run_id, event_type, record)
-             VALUES ($1, $2, '', $3, $4)",
-            &[
-                &name,
-                &(seq as i64),
-                &chain::pg::EPOCH_EVENT,
-                &text(&linked)?,
-            ],
-        )
-        .map_err(|e| db.error(e))?;
+        let linked = chain::link(&keys, seq, &prev, record(&mark))?;
+        insert(tx, seq as i64, &text(&linked)?).map_err(|e| db.error(e))?;
         prev = hash_of(&linked);
         written += 1;
     }
