@@ -78,6 +78,21 @@ pub(crate) fn cast_options(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
         .collect()
 }
 
+/// `n` copies of the card `name` for a `--setup` zone (`{"card": name}` each).
+pub(crate) fn copies(name: &str, n: usize) -> Vec<Value> {
+    (0..n).map(|_| json!({"card": name})).collect()
+}
+
+/// How many permanents are tapped.
+pub(crate) fn tapped(s: &Value) -> usize {
+    s["battlefield"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["tapped"] == true)
+        .count()
+}
+
 pub(crate) fn forests(n: usize) -> Vec<&'static str> {
     vec!["Forest"; n]
 }

@@ -5,14 +5,10 @@
 
 use crate::TestEnv;
 use crate::mtg::{
-    act, cast_options, decision, events_of, life, on_battlefield, pass_until_resolved, refused,
-    setup, state,
+    act, cast_options, copies, decision, events_of, life, on_battlefield, pass_until_resolved,
+    refused, setup, state, tapped,
 };
 use serde_json::{Value, json};
-
-fn cards(name: &str, n: usize) -> Vec<Value> {
-    (0..n).map(|_| json!({"card": name})).collect()
-}
 
 /// A game in p1's first main phase of turn 3: p1's library, hand and battlefield, p2's
 /// library (two Forests) and battlefield, ids in that order.
@@ -42,7 +38,7 @@ fn cr_702_33_burst_lightning_deals_four_damage_only_when_kicked() {
         "burst",
         &["Forest", "Forest"],
         &["Burst Lightning", "Burst Lightning"],
-        cards("Mountain", 6),
+        copies("Mountain", 6),
         vec![],
     );
     // Both casts are offered, the kicked one with `"kicked": true`.
@@ -69,16 +65,7 @@ fn cr_702_33_burst_lightning_deals_four_damage_only_when_kicked() {
         json!({"type": "cast", "card": "c4", "targets": ["p2"], "kicked": true}),
     );
     let s = state(&env, "burst");
-    assert!(
-        s["battlefield"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| c["tapped"] == true)
-            .count()
-            == 6,
-        "kicked, it cost five more mana: {s}"
-    );
+    assert!(tapped(&s) == 6, "kicked, it cost five more mana: {s}");
     pass_until_resolved(&env, "burst");
     assert_eq!(life(&state(&env, "burst"), "p2"), 14);
 }
@@ -92,7 +79,7 @@ fn cr_702_33d_gnarlid_colony_enters_with_counters_only_when_kicked() {
         "gnarlid",
         &["Forest", "Forest"],
         &["Gnarlid Colony", "Gnarlid Colony"],
-        cards("Forest", 7),
+        copies("Forest", 7),
         vec![],
     );
     act(
@@ -121,7 +108,7 @@ fn cr_702_33d_gnarlid_colony_enters_with_counters_only_when_kicked() {
         "nokick",
         &["Forest"],
         &["Grizzly Bears"],
-        cards("Forest", 6),
+        copies("Forest", 6),
         vec![],
     );
     let e = refused(
@@ -142,7 +129,7 @@ fn cr_702_33d_grow_from_the_ashes_kicked_finds_two_basic_lands() {
         "grow",
         &["Forest", "Plains", "Grizzly Bears"],
         &["Grow from the Ashes"],
-        cards("Forest", 5),
+        copies("Forest", 5),
         vec![],
     );
     act(
@@ -175,7 +162,7 @@ fn cr_701_23_micromancer_finds_only_an_instant_or_sorcery_of_mana_value_one() {
         "micro",
         &["Shock", "Essence Scatter", "Forest"],
         &["Micromancer"],
-        cards("Island", 4),
+        copies("Island", 4),
         vec![],
     );
     act(&env, "micro", json!({"type": "cast", "card": "c4"}));
@@ -208,7 +195,7 @@ fn cr_603_4_sun_blessed_healer_returns_a_small_permanent_only_when_kicked() {
         "players": {"p1": {"library": ["Forest", "Forest"],
                            "hand": ["Sun-Blessed Healer", "Sun-Blessed Healer"],
                            "graveyard": ["Grizzly Bears", "Hill Giant", "Forest"],
-                           "battlefield": cards("Plains", 6)},
+                           "battlefield": copies("Plains", 6)},
                     "p2": {"library": ["Forest", "Forest"]}}}),
     );
     act(
@@ -309,7 +296,7 @@ fn cr_608_2h_a_kicked_healer_killed_in_response_still_returns_the_card() {
         "lki",
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Sun-Blessed Healer"],
-                           "graveyard": ["Grizzly Bears"], "battlefield": cards("Plains", 4)},
+                           "graveyard": ["Grizzly Bears"], "battlefield": copies("Plains", 4)},
                     "p2": {"library": ["Forest", "Forest"], "hand": ["Shock"],
                            "battlefield": [{"card": "Mountain"}]}}}),
     );
@@ -353,7 +340,7 @@ fn cr_113_6_reassembling_skeleton_returns_itself_from_the_graveyard_tapped() {
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Reassembling Skeleton"],
                            "graveyard": ["Reassembling Skeleton"],
-                           "battlefield": cards("Swamp", 4)},
+                           "battlefield": copies("Swamp", 4)},
                     "p2": {"library": ["Forest", "Forest"]}}}),
     );
     let d = decision(&env, "skeleton");

@@ -4,14 +4,10 @@
 
 use crate::TestEnv;
 use crate::mtg::{
-    act, cast_options, decision, events_of, in_graveyard, life, on_battlefield,
-    pass_until_resolved, refused, setup, state,
+    act, cast_options, copies, decision, events_of, in_graveyard, life, on_battlefield,
+    pass_until_resolved, refused, setup, state, tapped,
 };
 use serde_json::{Value, json};
-
-fn cards(name: &str, n: usize) -> Vec<Value> {
-    (0..n).map(|_| json!({"card": name})).collect()
-}
 
 /// A game in p1's first main phase of turn 3: p1's hand and battlefield, p2's battlefield;
 /// ids: p1's library c1-c2, then the hand, then p1's battlefield, then p2's.
@@ -25,15 +21,6 @@ fn game(env: &TestEnv, id: &str, hand: &[&str], mine: Vec<Value>, theirs: Vec<Va
     );
 }
 
-fn tapped(s: &Value) -> usize {
-    s["battlefield"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["tapped"] == true)
-        .count()
-}
-
 #[test]
 fn cr_107_3a_exsanguinate_drains_the_x_chosen_in_the_cast() {
     let env = TestEnv::new();
@@ -42,7 +29,7 @@ fn cr_107_3a_exsanguinate_drains_the_x_chosen_in_the_cast() {
         &env,
         "drain",
         &["Exsanguinate", "Savannah Lions"],
-        cards("Swamp", 6),
+        copies("Swamp", 6),
         vec![],
     );
     // X = 0 is the plain cast; X = 1 … 4 are offered (six Swamps less {B}{B}), no more.
@@ -92,7 +79,7 @@ fn cr_601_2b_thrill_of_possibility_discards_a_card_as_it_is_cast() {
             "Thrill of Possibility",
             "Savannah Lions",
         ],
-        cards("Mountain", 4),
+        copies("Mountain", 4),
         vec![],
     );
     // One option per card to discard: the other two cards of the hand, never the spell itself.
@@ -150,14 +137,14 @@ fn cr_601_2h_eaten_alive_sacrifices_a_creature_or_pays_three_and_black() {
     let env = TestEnv::new();
     // p1: hand Eaten Alive c3 and c4; Swamps c5-c10, Savannah Lions c11; p2: library c12-c13,
     // Savannah Lions c14 and c15.
-    let mut mine = cards("Swamp", 6);
+    let mut mine = copies("Swamp", 6);
     mine.push(json!({"card": "Savannah Lions"}));
     game(
         &env,
         "eaten",
         &["Eaten Alive", "Eaten Alive"],
         mine,
-        cards("Savannah Lions", 2),
+        copies("Savannah Lions", 2),
     );
     // Per target: sacrifice Lions c11, or pay {3}{B} more (six Swamps can).
     let opts = cast_options(&env, "eaten", "c3");
@@ -230,8 +217,8 @@ fn cr_602_2b_hungry_ghoul_sacrifices_another_creature_as_its_cost() {
         json!({"card": "Hungry Ghoul"}),
         json!({"card": "Savannah Lions"}),
     ];
-    mine.extend(cards("Swamp", 2));
-    game(&env, "ghoul", &[], mine, cards("Savannah Lions", 1));
+    mine.extend(copies("Swamp", 2));
+    game(&env, "ghoul", &[], mine, copies("Savannah Lions", 1));
     // One activation per creature it could sacrifice: the Lions, never the Ghoul itself.
     let opts: Vec<Value> = decision(&env, "ghoul")["options"]
         .as_array()

@@ -5,14 +5,10 @@
 
 use crate::TestEnv;
 use crate::mtg::{
-    act, decision, events_of, in_graveyard, on_battlefield, pass_until_resolved, refused, setup,
-    state,
+    act, copies, decision, events_of, in_graveyard, on_battlefield, pass_until_resolved, refused,
+    setup, state,
 };
 use serde_json::{Value, json};
-
-fn lands(name: &str, n: usize) -> Vec<Value> {
-    (0..n).map(|_| json!({"card": name})).collect()
-}
 
 fn targets_offered(d: &Value) -> Vec<Value> {
     d["options"]
@@ -51,7 +47,7 @@ fn wolf_game(env: &TestEnv, id: &str, graveyards: bool) {
         id,
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Ambush Wolf"],
-                           "graveyard": mine, "battlefield": lands("Forest", 3)},
+                           "graveyard": mine, "battlefield": copies("Forest", 3)},
                     "p2": {"library": ["Forest", "Forest"], "graveyard": theirs}}}),
     );
     act(env, id, json!({"type": "cast", "card": "c3"}));
@@ -131,7 +127,7 @@ fn cr_603_3d_an_optional_target_with_no_legal_choice_still_triggers() {
         "empty",
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Ambush Wolf"],
-                           "battlefield": lands("Forest", 3)},
+                           "battlefield": copies("Forest", 3)},
                     "p2": {"library": ["Forest", "Forest"]}}}),
     );
     let out = act(&env, "empty", json!({"type": "cast", "card": "c3"}));
@@ -152,7 +148,7 @@ fn cr_109_1_mischievous_pup_returns_up_to_one_other_permanent_you_control() {
     // p1: library c1-c2, hand Mischievous Pup c3; Grizzly Bears c4, Plains c5-c7; p2:
     // library c8-c9, Hill Giant c10.
     let mut mine = vec![json!({"card": "Grizzly Bears"})];
-    mine.extend(lands("Plains", 3));
+    mine.extend(copies("Plains", 3));
     setup(
         &env,
         "pup",
@@ -212,7 +208,7 @@ fn cr_601_2c_choose_no_target_is_refused_for_a_mandatory_target() {
         "bigfin",
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Bigfin Bouncer"],
-                           "battlefield": lands("Island", 4)},
+                           "battlefield": copies("Island", 4)},
                     "p2": {"library": ["Forest", "Forest"],
                            "battlefield": [{"card": "Grizzly Bears"}]}}}),
     );
@@ -228,11 +224,11 @@ fn cr_601_2c_choose_no_target_is_refused_for_a_mandatory_target() {
 /// p1 (Forests c4-c6, Grizzly Bears c7) casts `spell` (c3); p2 has Hill Giant c10, and in
 /// `p2_hand` (c8…) cards with Mountains after the giant.
 fn two_target_game(env: &TestEnv, id: &str, spell: &str, p2_hand: &[&str]) {
-    let mut mine = lands("Forest", 3);
-    mine.extend(lands("Island", 2));
+    let mut mine = copies("Forest", 3);
+    mine.extend(copies("Island", 2));
     mine.push(json!({"card": "Grizzly Bears"}));
     let mut theirs = vec![json!({"card": "Hill Giant"})];
-    theirs.extend(lands("Mountain", p2_hand.len()));
+    theirs.extend(copies("Mountain", p2_hand.len()));
     setup(
         env,
         id,

@@ -5,13 +5,10 @@
 
 use crate::TestEnv;
 use crate::mtg::{
-    act, decision, events_of, in_graveyard, on_battlefield, pass_until_resolved, setup, state,
+    act, copies, decision, events_of, in_graveyard, on_battlefield, pass_until_resolved, setup,
+    state,
 };
 use serde_json::{Value, json};
-
-fn lands(name: &str, n: usize) -> Vec<Value> {
-    (0..n).map(|_| json!({"card": name})).collect()
-}
 
 /// The targets the current decision offers for casting or activating `card`.
 fn targets_for(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
@@ -28,9 +25,9 @@ fn targets_for(env: &TestEnv, id: &str, card: &str) -> Vec<Value> {
 fn cr_701_5_essence_scatter_counters_only_a_creature_spell() {
     let env = TestEnv::new();
     // p1: hand Grizzly Bears c3, Lightning Bolt c4, Essence Scatter c5; lands c6-c10.
-    let mut bf = lands("Forest", 2);
-    bf.extend(lands("Mountain", 1));
-    bf.extend(lands("Island", 2));
+    let mut bf = copies("Forest", 2);
+    bf.extend(copies("Mountain", 1));
+    bf.extend(copies("Island", 2));
     setup(
         &env,
         "scatter",
@@ -75,7 +72,7 @@ fn cr_120_3_seismic_rupture_damages_each_creature_without_flying() {
     let env = TestEnv::new();
     // p1: library c1-c2, hand Seismic Rupture c3; Mountains c4-c6, Grizzly Bears c7; p2:
     // library c8-c9, Wind Drake c10, Hill Giant c11.
-    let mut bf = lands("Mountain", 3);
+    let mut bf = copies("Mountain", 3);
     bf.push(json!({"card": "Grizzly Bears"}));
     setup(
         &env,
@@ -113,7 +110,7 @@ fn cr_506_4_aetherize_returns_every_attacking_creature() {
                            "battlefield": [{"card": "Grizzly Bears"}, {"card": "Hill Giant"},
                                            {"card": "Serra Angel"}]},
                     "p2": {"library": ["Forest", "Forest"], "hand": ["Aetherize"],
-                           "battlefield": lands("Island", 4)}}}),
+                           "battlefield": copies("Island", 4)}}}),
     );
     act(
         &env,
@@ -174,8 +171,8 @@ fn cr_115_1_abrade_and_broken_wings_target_only_what_they_name() {
     let env = TestEnv::new();
     // p1: hand Abrade c1, Broken Wings c2; lands c3-c7; p2: Burnished Hart c8 (an artifact
     // creature), Wind Drake c9, Grizzly Bears c10.
-    let mut bf = lands("Mountain", 2);
-    bf.extend(lands("Forest", 3));
+    let mut bf = copies("Mountain", 2);
+    bf.extend(copies("Forest", 3));
     setup(
         &env,
         "abrade",
@@ -225,7 +222,7 @@ fn cr_400_7_zombify_returns_a_creature_card_and_its_enters_trigger_fetches_anoth
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Zombify"],
                            "graveyard": ["Vampire Soulcaller", "Grizzly Bears", "Lightning Bolt"],
-                           "battlefield": lands("Swamp", 4)},
+                           "battlefield": copies("Swamp", 4)},
                     "p2": {"library": ["Forest", "Forest"],
                            "graveyard": ["Hill Giant"]}}}),
     );
@@ -291,7 +288,7 @@ fn cr_601_2f_luminous_rebuke_costs_less_only_against_a_tapped_creature() {
         "rebuke",
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Luminous Rebuke"],
-                           "battlefield": lands("Plains", 2)},
+                           "battlefield": copies("Plains", 2)},
                     "p2": {"library": ["Forest", "Forest"],
                            "battlefield": [{"card": "Grizzly Bears", "tapped": true},
                                            {"card": "Hill Giant"}]}}}),
@@ -319,9 +316,9 @@ fn cr_702_41a_affinity_and_a_mocking_sprite_make_claws_out_cost_two() {
     let env = TestEnv::new();
     // p1: library c1-c2, hand Claws Out c3; Plains c4-c5, Mocking Sprite c6, Savannah Lions
     // c7-c8.
-    let mut bf = lands("Plains", 2);
+    let mut bf = copies("Plains", 2);
     bf.push(json!({"card": "Mocking Sprite"}));
-    bf.extend((0..2).map(|_| json!({"card": "Savannah Lions"})));
+    bf.extend(copies("Savannah Lions", 2));
     setup(
         &env,
         "claws",
@@ -352,7 +349,7 @@ fn cr_702_34a_think_twice_is_cast_again_with_flashback_then_exiled() {
         "think",
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest", "Forest", "Forest"],
-                           "hand": ["Think Twice"], "battlefield": lands("Island", 5)},
+                           "hand": ["Think Twice"], "battlefield": copies("Island", 5)},
                     "p2": {"library": ["Forest", "Forest"]}}}),
     );
     act(
@@ -401,7 +398,7 @@ fn cr_406_3_angel_of_finality_exiles_target_players_graveyard() {
         "angel",
         json!({"active": "p1", "turn": 3, "step": "main1",
         "players": {"p1": {"library": ["Forest", "Forest"], "hand": ["Angel of Finality"],
-                           "battlefield": lands("Plains", 4)},
+                           "battlefield": copies("Plains", 4)},
                     "p2": {"library": ["Forest", "Forest"],
                            "graveyard": ["Grizzly Bears", "Shock"]}}}),
     );

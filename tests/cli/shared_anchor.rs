@@ -2,22 +2,8 @@
 //! signs every database chain's head and keeps the statement in the home, and
 //! `bob ledger verify --all` checks the database against it.
 
-use crate::shared_store::Backend;
+use crate::shared_store::{Backend, report, reports};
 use serde_json::Value;
-
-fn reports(out: &std::process::Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn report<'a>(reports: &'a [Value], path: &str) -> &'a Value {
-    reports
-        .iter()
-        .find(|r| r["path"] == path)
-        .unwrap_or_else(|| panic!("no report for {path}: {reports:?}"))
-}
 
 const LEDGER: &str = "postgres:memory_ledger";
 const HUMAN: &str = "postgres:audit_events/human";

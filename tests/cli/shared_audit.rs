@@ -3,22 +3,8 @@
 //! deleted, and `bob ledger verify --all` checks every chain there and finds an edit made
 //! anyway.
 
-use crate::shared_store::Backend;
+use crate::shared_store::{Backend, report, reports};
 use serde_json::Value;
-
-fn reports(out: &std::process::Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn report<'a>(reports: &'a [Value], path: &str) -> &'a Value {
-    reports
-        .iter()
-        .find(|r| r["path"] == path)
-        .unwrap_or_else(|| panic!("no report for {path}: {reports:?}"))
-}
 
 #[test]
 fn audit_events_are_chained_rows_and_an_edit_made_anyway_is_found() {

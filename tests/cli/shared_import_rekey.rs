@@ -5,7 +5,7 @@
 //! that cannot open the epochs' keys is refused and nothing is written.
 
 use crate::TestEnv;
-use crate::shared_store::Node;
+use crate::shared_store::{Node, report, verify_all};
 use crate::support::pg;
 use serde_json::{Value, json};
 
@@ -19,27 +19,6 @@ fn decide(node: &Node, text: &str) {
         .unwrap()
         .to_string();
     node.json(&["memory", "approve", &id], "");
-}
-
-fn verify_all(node: &Node) -> Vec<Value> {
-    let out = node.bob(&["ledger", "verify", "--all"]).output().unwrap();
-    let reports: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert!(
-        out.status.success(),
-        "verify failed: {reports:#?}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    reports
-}
-
-fn report<'a>(reports: &'a [Value], path: &str) -> &'a Value {
-    reports
-        .iter()
-        .find(|r| r["path"] == path)
-        .unwrap_or_else(|| panic!("no report for {path}: {reports:#?}"))
 }
 
 #[test]

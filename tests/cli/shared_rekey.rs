@@ -4,7 +4,7 @@
 //! tampered one, or a record signed with the retired key after it, fails), and a running
 //! `bob serve` picks up the new key at its next append.
 
-use crate::shared_store::{Backend, Node, store_suite};
+use crate::shared_store::{Backend, Node, report, reports, store_suite, verify_all};
 use serde_json::{Map, Value};
 
 store_suite!(
@@ -13,20 +13,6 @@ store_suite!(
 );
 
 const LEDGER: &str = "postgres:memory_ledger";
-
-fn reports(out: &std::process::Output) -> Vec<Value> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn report<'a>(reports: &'a [Value], path: &str) -> &'a Value {
-    reports
-        .iter()
-        .find(|r| r["path"] == path)
-        .unwrap_or_else(|| panic!("no report for {path}: {reports:?}"))
-}
 
 /// Proposes `texts` on `node`; their candidate ids.
 fn propose(node: &Node, texts: &[String]) -> Vec<String> {
@@ -49,17 +35,6 @@ fn decide(node: &Node, text: &str) {
 /// The approval ledger's records (the database's on the shared store, else the home's).
 fn ledger(node: &Node) -> Vec<Value> {
     node.jsonl(&["ledger", "show"], "")
-}
-
-fn verify_all(node: &Node) -> Vec<Value> {
-    let out = node.bob(&["ledger", "verify", "--all"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "verify failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    reports(&out)
 }
 
 fn a_rotation_on_one_node_is_followed_by_the_other_and_verifies_on_both(b: &Backend) {

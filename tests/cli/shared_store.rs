@@ -156,6 +156,34 @@ macro_rules! store_suite {
 /// Run by the other shared-store suites too (`shared_memory`).
 pub(crate) use store_suite;
 
+/// The JSON lines of `bob ledger verify` (one report per chain).
+pub(crate) fn reports(out: &std::process::Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The report of the chain at `path` (e.g. `postgres:memory_ledger`).
+pub(crate) fn report<'a>(reports: &'a [Value], path: &str) -> &'a Value {
+    reports
+        .iter()
+        .find(|r| r["path"] == path)
+        .unwrap_or_else(|| panic!("no report for {path}: {reports:#?}"))
+}
+
+/// `bob ledger verify --all` on `node`, which must pass; its reports.
+pub(crate) fn verify_all(node: &Node) -> Vec<Value> {
+    let out = node.bob(&["ledger", "verify", "--all"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "verify failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    reports(&out)
+}
+
 store_suite!(
     checkpoints_round_trip_through_either_node,
     checkpoint_expected_revision_is_checked,
