@@ -358,6 +358,18 @@ impl Action {
                     sacrifice: p.sacrifice.as_ref().map(s),
                 }
             };
+        // Every activate move likewise: its target and the creature it sacrifices, if any.
+        let activate = |card: &Id,
+                        ability: u8,
+                        target: &Option<Target>,
+                        tap: &Option<Vec<Id>>,
+                        sacrifice: Option<&Id>| Action::Activate {
+            card: s(card),
+            ability,
+            targets: target.iter().map(|t| t.to_string()).collect(),
+            tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
+            sacrifice: sacrifice.map(s),
+        };
         match m {
             Move::Pass => Action::Pass,
             Move::PlayLand(c) => Action::PlayLand { card: s(c) },
@@ -402,26 +414,14 @@ impl Action {
                 ability,
                 target,
                 tap,
-            } => Action::Activate {
-                card: s(card),
-                ability: *ability,
-                targets: target.iter().map(|t| t.to_string()).collect(),
-                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
-                sacrifice: None,
-            },
+            } => activate(card, *ability, target, tap, None),
             Move::ActivateWith {
                 card,
                 ability,
                 target,
                 tap,
                 sacrifice,
-            } => Action::Activate {
-                card: s(card),
-                ability: *ability,
-                targets: target.iter().map(|t| t.to_string()).collect(),
-                tap: tap.as_ref().map(|v| v.iter().map(s).collect()),
-                sacrifice: Some(s(sacrifice)),
-            },
+            } => activate(card, *ability, target, tap, Some(sacrifice)),
             Move::Attack(v) => Action::DeclareAttackers {
                 attackers: v
                     .iter()
