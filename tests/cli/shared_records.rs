@@ -166,6 +166,15 @@ fn a_secret_in_a_turn_is_at_rest_in_no_row_and_no_file(b: &Backend) {
         &format!("please remember {CANARY}"),
     );
     assert_eq!(rec["status"], "completed", "{rec}");
+    // A memory carrying it, proposed and approved: the record's row and the ranking's copy.
+    let proposed = b.a.jsonl(
+        &["memory", "propose"],
+        &json!([{"text": format!("The vault code is {CANARY}"), "type": "fact"}]).to_string(),
+    );
+    b.a.json(
+        &["memory", "approve", proposed[0]["id"].as_str().unwrap()],
+        "",
+    );
     for file in crate::support::files_under(&b.a.env.home()) {
         let bytes = std::fs::read(&file).unwrap_or_default();
         assert!(
@@ -186,6 +195,14 @@ fn a_secret_in_a_turn_is_at_rest_in_no_row_and_no_file(b: &Backend) {
             .map(|r| r.get(0))
             .collect();
         assert!(tables.iter().any(|t| t == "audit_events"), "{tables:?}");
+        let ranked: i64 = client
+            .query_one("SELECT count(*) FROM memory_rank", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(
+            ranked, 1,
+            "the approved memory is in the ranking's copy (scanned too)"
+        );
         let (mut rows, mut echoed) = (0, false);
         for table in &tables {
             let sql = format!("SELECT t::text FROM \"{table}\" t");
