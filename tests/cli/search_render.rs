@@ -481,3 +481,34 @@ fn a_missing_browser_is_a_clear_error_before_anything_is_fetched() {
     );
     crate::env::error_of(&out, 2, "tool.input_invalid");
 }
+
+#[test]
+fn a_start_url_that_is_not_a_page_is_refused_as_in_http_mode_not_waited_for() {
+    if !browser_or_skip("a_start_url_that_is_not_a_page") {
+        return;
+    }
+    let env = TestEnv::new();
+    // The browser takes this as a download and would never print a DOM.
+    let site = TestServer::start(|_, _| {
+        Reply::new(200, b"\x89PNG\r\n\x1a\nnot text".to_vec()).header("Content-Type", "image/png")
+    });
+    let req = json!({"queries": [site.url("/logo.png")], "fetch_mode": "playwright"});
+    let out = search(
+        &env,
+        LOOPBACK,
+        &[("BOB_RENDER_TIMEOUT_S", "120".to_string())],
+        &req,
+    );
+    let v = ok_json(&out);
+    assert_eq!(v["count"], 0, "{v}");
+    let error = &v["errors"][0]["error"];
+    assert_eq!(error["code"], "upstream.error", "{v}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("is not a text page (content type image/png)"),
+        "{v}"
+    );
+    assert_no_browser_left(&env);
+}

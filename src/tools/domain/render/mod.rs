@@ -158,6 +158,8 @@ pub struct Rendered {
 enum Ended {
     Exited(std::process::ExitStatus),
     Killed,
+    /// Stopped once the main document turned out not to be a page.
+    NotAPage,
 }
 
 /// Reads a pipe to its end on a thread of its own, keeping at most `cap` bytes; the answer
@@ -293,6 +295,12 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
     let ended = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Ended::Exited(status),
+            // Not a page (the main document's type says so): the answer is known now.
+            Ok(None) if proxy.main_is_not_a_page() => {
+                kill_group(pid);
+                let _ = child.wait();
+                break Ended::NotAPage;
+            }
             Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(20)),
             // Out of time (or the process cannot be watched): the whole group goes.
             _ => {

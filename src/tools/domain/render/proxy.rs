@@ -229,6 +229,15 @@ impl Proxy {
         self.addr
     }
 
+    /// Whether the main document came back as something other than a text page (an image,
+    /// an archive): the browser takes it as a download and never renders a DOM, so there is
+    /// nothing to wait for.
+    pub fn main_is_not_a_page(&self) -> bool {
+        matches!(&self.shared.state().main,
+            MainDoc::Answered { content_type, .. }
+                if !crate::tools::domain::web::is_text(content_type.as_deref(), b""))
+    }
+
     /// Stops serving (every connection closed) and returns what the proxy saw.
     pub fn finish(mut self) -> Outcome {
         self.halt();
