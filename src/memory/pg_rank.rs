@@ -6,20 +6,28 @@
 //! * **The embedded store's scores.** A row is scored with the bm25 SQLite's FTS5 computes for
 //!   the embedded store (k1 1.2, b 0.75, `idf = ln((N - df + 0.5) / (df + 0.5))`, a term's
 //!   frequency weighted 4 in the title, 2 in the tags and summary, 1 in the body), computed
-//!   here from each ranked row's `tsvector` (read in PostgreSQL's binary form): so a rare word
+//!   here from each ranked record's postings or its `tsvector` (read in PostgreSQL's binary
+//!   form), which hold the same frequencies: so a rare word
 //!   counts for more than a common one, as it does at home. The differences left: words are
 //!   stemmed by PostgreSQL's `english` configuration (not porter over unicode61), a row's
 //!   length counts its words other than stop words, the average length is that of the rows
 //!   ranked, and `df` and `N` are counted among the user's rows ranked.
-//! * **A narrow table read.** The rows ranked come from `memory_rank` (what ranking needs of
-//!   each record, kept by a trigger on `memory_records`; schema 14), not from the records'
-//!   own rows, which carry the text three times and are twice as wide.
-//! * **A bounded number of rows ranked.** Reading a row's `tsvector` costs a heap fetch and
-//!   more (a few µs, far more under load), so a query whose words are common would pay for
-//!   tens of thousands of rows. Each query word's document frequency is estimated from the
-//!   planner's statistics of the `tsv` column (`pg_stats.most_common_elems`, kept by
-//!   `ANALYZE` / autovacuum, and by each node while they are unchanged: [`super::pg_stats`]),
-//!   and, as the embedded store's rank budget does:
+//! * **Postings first.** A query without a tag filter reads the postings of its lexemes
+//!   (`memory_terms`, schema 15: one index entry per user, lexeme and record, holding the
+//!   record's weighted frequency of that lexeme, its length, importance and times) by an
+//!   index-only scan: a few contiguous index pages per lexeme, instead of one heap page per
+//!   matching record. Every match is then ranked exactly (`df` and `N` as above, the average
+//!   length that of the rows matched), and only the ids of the best rows are looked up. The
+//!   same statement stems the query, so a query is three round trips: postings, ids, excerpts.
+//! * **Rows within a budget otherwise.** When the query's lexemes have more than ten postings
+//!   per row of the budget (their words are common), or the query filters on tags, the rows
+//!   ranked come from `memory_rank` (what ranking needs of each record, kept by a trigger on
+//!   `memory_records`; schema 14), by its `tsvector` index, and their number is bounded.
+//!   Reading a row's `tsvector` costs a heap fetch and more (a few µs, far more under load),
+//!   so a query whose words are common would pay for tens of thousands of rows. Each query
+//!   word's document frequency is estimated from the planner's statistics of the `tsv` column
+//!   (`pg_stats.most_common_elems`, kept by `ANALYZE` / autovacuum, and by each node while
+//!   they are unchanged: [`super::pg_stats`]), and, as the embedded store's rank budget does:
 //!   - when the table holds at most `budget` rows (or has no statistics yet), the query has one
 //!     word, or the words' estimated frequencies add up to at most `budget`, every matching
 //!     row is ranked;
@@ -32,8 +40,9 @@
 //!     still scored with every query word it holds, common ones too.
 //!
 //!   The approximation: a row holding none of the rarer words and only one of the others is
-//!   never returned, even when that word (in its title, say) would have placed it in the top. [`DEFAULT_RANK_BUDGET`] is smaller than the
-//!   embedded store's, since a row costs more to read here.
+//!   never returned, even when that word (in its title, say) would have placed it in the top.
+//!   [`DEFAULT_RANK_BUDGET`] is smaller than the embedded store's, since a row costs more to
+//!   read here.
 
 use crate::db::Database;
 use crate::error::Result;
@@ -280,6 +289,189 @@ pub(crate) fn ranked(
     budget: Option<u64>,
     stats_file: Option<&std::path::Path>,
 ) -> Result<Vec<RankedRow>> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    if filter.tags.is_empty() {
+        let cap = budget.map(|b| b.saturating_mul(POSTINGS_PER_BUDGET_ROW));
+        if let Some(rows) = by_postings(db, words, filter, limit, cap)? {
+            return Ok(rows);
+        }
+    }
+    by_rows(db, words, filter, limit, budget, stats_file)
+}
+
+/// How many postings a query may read for each row of its rank budget before it ranks rows
+/// instead: a posting is an index entry of a few dozen bytes, a row a page of the heap.
+const POSTINGS_PER_BUDGET_ROW: u64 = 10;
+
+/// What one record holds of the query's lexemes, read from their postings.
+struct Posted {
+    rid: i64,
+    importance: i64,
+    created_unix: i64,
+    len: f64,
+    tf: Vec<f64>,
+}
+
+/// The best `limit` rows of `filter`'s user matching any of `words`, ranked exactly from the
+/// postings of every query lexeme (`memory_terms`, read by the primary key's index only), or
+/// `None` when those lexemes have more than `cap` postings.
+fn by_postings(
+    db: &'static Database,
+    words: &[String],
+    filter: &Filter<'_>,
+    limit: usize,
+    cap: Option<u64>,
+) -> Result<Option<Vec<RankedRow>>> {
+    let cap = cap.map(|c| i64::try_from(c).unwrap_or(i64::MAX));
+    // One more than the cap is read, to know the cap was passed.
+    let read = cap.map(|c| c.saturating_add(1));
+    // The query is stemmed as the records were (`english`), in the statement that reads its
+    // postings; the table's row count (for idf) rides along, evaluated once.
+    let rows = db.with(|c| {
+        c.query_typed(
+            "SELECT t.lexeme, t.rid, t.tf, t.len, t.importance, t.created_unix, \
+                    (SELECT reltuples::float8 FROM pg_class \
+                     WHERE oid = 'memory_records'::regclass) \
+             FROM memory_terms t \
+             WHERE t.user_id = $1 \
+               AND t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $2))) \
+               AND (t.expires_unix IS NULL OR t.expires_unix > $3) \
+             LIMIT $4",
+            &[
+                (&filter.user, Type::TEXT),
+                (&words.join(" "), Type::TEXT),
+                (&filter.now, Type::INT8),
+                (&read, Type::INT8),
+            ],
+        )
+    })?;
+    if cap.is_some_and(|c| rows.len() as i64 > c) {
+        return Ok(None);
+    }
+    let mut lexemes: Vec<String> = Vec::new();
+    let mut at: std::collections::HashMap<i64, usize> = Default::default();
+    let mut posted: Vec<Posted> = Vec::new();
+    let mut n = None;
+    for r in &rows {
+        let lexeme: &str = r.get(0);
+        let i = match lexemes.iter().position(|l| l == lexeme) {
+            Some(i) => i,
+            None => {
+                lexemes.push(lexeme.to_string());
+                lexemes.len() - 1
+            }
+        };
+        let rid: i64 = r.get(1);
+        let j = *at.entry(rid).or_insert_with(|| {
+            posted.push(Posted {
+                rid,
+                importance: i64::from(r.get::<_, i32>(4)),
+                created_unix: r.get(5),
+                len: f64::from(r.get::<_, i32>(3)),
+                tf: Vec::new(),
+            });
+            posted.len() - 1
+        });
+        let tf = &mut posted[j].tf;
+        if tf.len() <= i {
+            tf.resize(i + 1, 0.0);
+        }
+        tf[i] = f64::from(r.get::<_, f32>(2));
+        n = r.get::<_, Option<f64>>(6);
+    }
+    for p in &mut posted {
+        p.tf.resize(lexemes.len(), 0.0);
+    }
+    let mut df = vec![0f64; lexemes.len()];
+    for p in &posted {
+        for (d, f) in df.iter_mut().zip(&p.tf) {
+            if *f > 0.0 {
+                *d += 1.0;
+            }
+        }
+    }
+    let total = n
+        .filter(|n| *n > 0.0)
+        .unwrap_or(0.0)
+        .max(posted.len() as f64);
+    let scores = bm25(posted.iter().map(|p| (p.len, p.tf.as_slice())), &df, total);
+    let mut best: Vec<(f64, &Posted)> = scores.into_iter().zip(&posted).collect();
+    best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.rid.cmp(&b.1.rid)));
+    // Ties are broken by id, as the rows' ranking does: every row tied with the last one kept
+    // is looked up too.
+    if let Some(last) = best.get(limit.saturating_sub(1)).map(|b| b.0) {
+        best.retain(|b| b.0 >= last);
+    }
+    let rids: Vec<i64> = best.iter().map(|b| b.1.rid).collect();
+    let ids: std::collections::HashMap<i64, String> = db
+        .with(|c| {
+            c.query_typed(
+                "SELECT rid, id FROM memory_rank WHERE rid = ANY ($1)",
+                &[(&rids, Type::INT8_ARRAY)],
+            )
+        })?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let mut out: Vec<RankedRow> = best
+        .into_iter()
+        .filter_map(|(bm25, p)| {
+            Some(RankedRow {
+                id: ids.get(&p.rid)?.clone(),
+                bm25,
+                importance: p.importance,
+                created_unix: p.created_unix,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then_with(|| a.id.cmp(&b.id)));
+    out.truncate(limit);
+    Ok(Some(out))
+}
+
+/// The bm25 of each row (its length and weighted frequency of each query lexeme), given each
+/// lexeme's document frequency `df` among `total` rows; the average length is the rows'.
+fn bm25<'a>(
+    rows: impl ExactSizeIterator<Item = (f64, &'a [f64])> + Clone,
+    df: &[f64],
+    total: f64,
+) -> Vec<f64> {
+    let idf: Vec<f64> = df
+        .iter()
+        .map(|&d| {
+            let v = ((total - d + 0.5) / (d + 0.5)).ln();
+            if v > 0.0 { v } else { 1e-6 }
+        })
+        .collect();
+    let count = rows.len();
+    let avgdl = if count == 0 {
+        1.0
+    } else {
+        (rows.clone().map(|(len, _)| len).sum::<f64>() / count as f64).max(1.0)
+    };
+    rows.map(|(len, tf)| {
+        let norm = K1 * (1.0 - B + B * len / avgdl);
+        tf.iter()
+            .zip(&idf)
+            .filter(|(f, _)| **f > 0.0)
+            .map(|(f, idf)| idf * f * (K1 + 1.0) / (f + norm))
+            .sum()
+    })
+    .collect()
+}
+
+/// [`ranked`] by the rows matching the query (their `tsvector`s read from `memory_rank`),
+/// within the rank budget: for a filter on tags, and for words too common for their postings.
+fn by_rows(
+    db: &'static Database,
+    words: &[String],
+    filter: &Filter<'_>,
+    limit: usize,
+    budget: Option<u64>,
+    stats_file: Option<&std::path::Path>,
+) -> Result<Vec<RankedRow>> {
     let super::pg_stats::Estimates { lexemes, rows: n } =
         super::pg_stats::estimates(db, words, stats_file)?;
     if lexemes.is_empty() || limit == 0 {
@@ -317,34 +509,15 @@ pub(crate) fn ranked(
         }
     }
     let total = n.unwrap_or(0.0).max(rows.len() as f64);
-    let idf: Vec<f64> = df
-        .iter()
-        .map(|&d| {
-            let v = ((total - d + 0.5) / (d + 0.5)).ln();
-            if v > 0.0 { v } else { 1e-6 }
-        })
-        .collect();
-    let avgdl = if rows.is_empty() {
-        1.0
-    } else {
-        (rows.iter().map(|r| r.len).sum::<f64>() / rows.len() as f64).max(1.0)
-    };
+    let scores = bm25(rows.iter().map(|r| (r.len, r.tf.as_slice())), &df, total);
     let mut out: Vec<RankedRow> = rows
         .into_iter()
-        .map(|r| {
-            let norm = K1 * (1.0 - B + B * r.len / avgdl);
-            let bm25 =
-                r.tf.iter()
-                    .zip(&idf)
-                    .filter(|(f, _)| **f > 0.0)
-                    .map(|(f, idf)| idf * f * (K1 + 1.0) / (f + norm))
-                    .sum();
-            RankedRow {
-                id: r.id,
-                bm25,
-                importance: r.importance,
-                created_unix: r.created_unix,
-            }
+        .zip(scores)
+        .map(|(r, bm25)| RankedRow {
+            id: r.id,
+            bm25,
+            importance: r.importance,
+            created_unix: r.created_unix,
         })
         .collect();
     out.sort_by(|a, b| b.bm25.total_cmp(&a.bm25).then_with(|| a.id.cmp(&b.id)));

@@ -193,7 +193,7 @@ fn ranking_puts_the_best_match_first(b: &Backend) {
 // What only the database has.
 
 #[test]
-fn the_rankings_narrow_table_follows_every_insert_update_and_delete_of_a_record() {
+fn the_rankings_tables_follow_every_insert_update_and_delete_of_a_record() {
     let Some(b) = Backend::postgres() else { return };
     let rows = b.a.jsonl(
         &["memory", "propose"],
@@ -203,30 +203,100 @@ fn the_rankings_narrow_table_follows_every_insert_update_and_delete_of_a_record(
         b.b.json(&["memory", "approve", &id(r)], "");
     }
     let mut c = b.db.as_ref().unwrap().client();
-    let count = |c: &mut ::postgres::Client, table: &str| -> i64 {
-        c.query_one(&format!("SELECT count(*) FROM {table}"), &[])
-            .unwrap()
-            .get(0)
+    let count =
+        |c: &mut ::postgres::Client, sql: &str| -> i64 { c.query_one(sql, &[]).unwrap().get(0) };
+    let records = "SELECT count(*) FROM memory_rank";
+    // The postings of a word: the records holding it, by the narrow table's copy.
+    let posted = |word: &str| {
+        format!(
+            "SELECT count(*) FROM memory_terms t JOIN memory_rank r USING (rid) \
+             WHERE t.lexeme = '{word}' AND t.user_id = r.user_id"
+        )
     };
-    assert_eq!(count(&mut c, "memory_rank"), 2);
+    assert_eq!(count(&mut c, records), 2);
+    assert_eq!(count(&mut c, &posted("backup")), 1);
+    assert_eq!(
+        count(&mut c, "SELECT count(DISTINCT rid) FROM memory_terms"),
+        2
+    );
     assert_eq!(b.a.jsonl(&["memory", "query", "backups"], "").len(), 1);
     // An update (by hand: bob itself never updates a record) re-ranks it by its new words.
     c.execute(
-        "UPDATE memory_records SET body = 'Snapshots run hourly' WHERE body LIKE 'Backups%'",
+        "UPDATE memory_records SET title = 'Snapshots', summary = 'Snapshots run hourly', \
+         body = 'Snapshots run hourly' WHERE body LIKE 'Backups%'",
         &[],
     )
     .unwrap();
+    assert_eq!(count(&mut c, &posted("snapshot")), 1);
+    assert_eq!(count(&mut c, &posted("backup")), 0);
     let hits = b.a.jsonl(&["memory", "query", "snapshots"], "");
     assert_eq!(hits.len(), 1, "{hits:?}");
+    assert!(b.a.jsonl(&["memory", "query", "backups"], "").is_empty());
     // A deleted record leaves the ranking with it.
     c.execute(
         "DELETE FROM memory_records WHERE body LIKE 'Snapshots%'",
         &[],
     )
     .unwrap();
-    assert_eq!(count(&mut c, "memory_rank"), 1);
+    assert_eq!(count(&mut c, records), 1);
+    assert_eq!(
+        count(&mut c, "SELECT count(DISTINCT rid) FROM memory_terms"),
+        1
+    );
     assert!(b.a.jsonl(&["memory", "query", "snapshots"], "").is_empty());
     assert_eq!(b.a.jsonl(&["memory", "query", "espresso"], "").len(), 1);
+}
+
+#[test]
+fn the_postings_rank_every_match_as_the_rows_do() {
+    let Some(b) = Backend::postgres() else { return };
+    // Words in titles, tags, summaries and bodies, some repeated, so weights, frequencies and
+    // lengths all count.
+    let rows = b.a.jsonl(
+        &["memory", "propose"],
+        r#"[{"title":"Espresso grinder","tags":["coffee"],"body_md":"The espresso grinder sits on shelf three; espresso beans beside it","importance":7},
+            {"title":"Coffee","tags":["espresso"],"body_md":"Filter coffee on weekdays, espresso on Sundays"},
+            {"text":"The grinder's burrs were replaced in March","type":"fact"},
+            {"text":"Tea, not coffee, after six","type":"preference","tags":["coffee"]},
+            {"text":"Shelf three holds the spare burrs","type":"fact"}]"#,
+    );
+    for r in &rows {
+        b.b.json(&["memory", "approve", &id(r)], "");
+    }
+    let query = |budget: &str, extra: &[&str]| {
+        let mut args = vec![
+            "memory",
+            "query",
+            "espresso grinder coffee burrs shelf",
+            "-k",
+            "10",
+            "--mode",
+            "lexical",
+        ];
+        args.extend_from_slice(extra);
+        let out =
+            b.a.bob(&args)
+                .env("BOB_MEMORY_RANK_BUDGET", budget)
+                .output()
+                .unwrap();
+        crate::env::jsonl_of(&out, &args)
+            .iter()
+            .map(|h| (id(h), h["score"].as_f64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    // `exact` reads the postings; a budget of 0 postings leaves the rows' ranking (the table
+    // has no statistics yet, so it ranks every match too).
+    let postings = query("exact", &[]);
+    assert_eq!(postings.len(), 5, "{postings:?}");
+    let by_rows = query("0", &[]);
+    assert_eq!(postings.len(), by_rows.len());
+    for ((a, x), (b, y)) in postings.iter().zip(&by_rows) {
+        assert_eq!(a, b, "{postings:?} {by_rows:?}");
+        assert!((x - y).abs() < 1e-9, "{postings:?} {by_rows:?}");
+    }
+    // A filter on tags ranks rows.
+    let tagged = query("exact", &["--tags", "coffee"]);
+    assert_eq!(tagged.len(), 2, "{tagged:?}");
 }
 
 #[test]
