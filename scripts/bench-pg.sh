@@ -8,6 +8,9 @@
 #     own cost (`bob db status`: connect and one query) against `bob --version`; the ranking
 #     statement bob used before the rank budget (ts_rank_cd over every match) alone inside
 #     PostgreSQL (psql \timing); and the time `bob db import` took.
+#     When pgbouncer is installed (apt-get install -y pgbouncer), PostgreSQL again through it in
+#     session pooling: each `bob` process is one pooler session on a server process kept
+#     between sessions, as a deployment with many short-lived clients runs it.
 #  2. `bob turn` on each backend: the same one-message turn (replay backend, one process per
 #     call, a new session each), median and p95 of TURNS calls, against `bob --version`.
 #  3. Unless RUNS_BENCH=0: scripts/bench-pg-runs.sh with the same binary (runs/s of one node
@@ -37,6 +40,7 @@ work=$(mktemp -d)
 chmod 755 "$work"
 as_owner() { if [[ $(id -u) == 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi; }
 cleanup() {
+  [[ -f "$work/bouncer/pid" ]] && kill "$(cat "$work/bouncer/pid")" 2>/dev/null || true
   as_owner "$pgbin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -51,6 +55,30 @@ as_owner "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg/log" -w \
   -o "-c listen_addresses='' -k $work/sock -c fsync=on" start >/dev/null
 as_owner "$pgbin/createdb" -h "$work/sock" -U bob bob
 url="postgresql://bob@localhost/bob?host=$work/sock"
+pooled=""
+bouncer=$(command -v pgbouncer || ls /usr/sbin/pgbouncer 2>/dev/null || true)
+if [[ -n "$bouncer" ]]; then
+  mkdir -p "$work/bouncer"
+  cat >"$work/bouncer/ini" <<INI
+[databases]
+bob = host=$work/sock dbname=bob user=bob
+[pgbouncer]
+listen_addr =
+unix_socket_dir = $work/bouncer
+listen_port = 6432
+auth_type = trust
+auth_file = $work/bouncer/users
+pool_mode = session
+server_reset_query = DISCARD ALL
+default_pool_size = 4
+logfile = $work/bouncer/log
+pidfile = $work/bouncer/pid
+INI
+  echo '"bob" ""' >"$work/bouncer/users"
+  [[ $(id -u) == 0 ]] && chown -R nobody "$work/bouncer"
+  as_owner "$bouncer" -d "$work/bouncer/ini"
+  pooled="postgresql://bob@localhost/bob?host=$work/bouncer&port=6432"
+fi
 
 echo "== generating $N records =="
 python3 - "$N" "$work/records.jsonl" <<'PY'
@@ -81,25 +109,29 @@ BOB_DATABASE_URL=$url BOB_KEY_FILE="$work/embedded/keys/chain.key" \
   "$BOB" --home "$work/node" db import --from "$work/embedded" >"$work/import.json"
 t2=$(date +%s.%N)
 python3 -c "print('embedded import: %.1f s; bob db import into PostgreSQL: %.1f s' % ($t1 - $t0, $t2 - $t1))"
-# The rank budget reads the column statistics autovacuum keeps; take them now rather than
-# wait up to a minute for autovacuum's ANALYZE.
-"$pgbin/psql" -h "$work/sock" -U bob -d bob -qc "ANALYZE memory_records, memory_rank"
+# The rank budget reads the column statistics autovacuum keeps, and the postings are read by
+# index-only scans, which skip the heap only on pages the visibility map marks all-visible:
+# do now what autovacuum does within a minute or so of a bulk load (ANALYZE; VACUUM once a
+# table has had enough inserts) rather than wait for it.
+"$pgbin/psql" -h "$work/sock" -U bob -d bob -qc "VACUUM ANALYZE memory_records, memory_rank, memory_terms"
 cat "$work/import.json"; echo
 
-python3 - "$BOB" "$work" "$url" "$RUNS" "$pgbin/psql" <<'PY'
+python3 - "$BOB" "$work" "$url" "$RUNS" "$pgbin/psql" "$pooled" <<'PY'
 import os, re, subprocess, sys, time, statistics
-bob, work, url, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+bob, work, url, runs, pooled = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[6]
 queries = [q.strip() for q in open(work + "/records.jsonl.queries") if q.strip()]
-def env(pg):
+def env(pg, at=url):
     e = dict(os.environ)
     if pg:
-        e["BOB_DATABASE_URL"] = url
+        e["BOB_DATABASE_URL"] = at
         e["BOB_KEY_FILE"] = work + "/embedded/keys/chain.key"
     return e
 exact = env(True)
 exact["BOB_MEMORY_RANK_BUDGET"] = "exact"
 homes = {"sqlite": (work + "/embedded", env(False)), "postgres": (work + "/node", env(True)),
          "postgres, every match ranked": (work + "/node", exact)}
+if pooled:
+    homes["postgres through pgbouncer (session pooling)"] = (work + "/node-pooled", env(True, pooled))
 times = {k: [] for k in homes}
 hits = {}
 for q in queries:
