@@ -117,11 +117,22 @@ impl Backend {
     }
 
     pub(crate) fn postgres() -> Option<Backend> {
+        Self::on_postgres(|db| Some(db.url()))
+    }
+
+    /// Two nodes on one database through a pooler in session mode (`pg::pooler`).
+    pub(crate) fn pooled() -> Option<Backend> {
+        Self::on_postgres(|db| Some(db.pooled_url(pg::pooler()?)))
+    }
+
+    /// Two nodes on a fresh database, each reaching it by `url_of` it.
+    fn on_postgres(url_of: impl Fn(&TestDb) -> Option<String>) -> Option<Backend> {
         let db = pg::fresh_database()?;
+        let url = url_of(&db)?;
         let keys = tempfile::tempdir().unwrap();
         let node = || Node {
             env: TestEnv::new(),
-            url: Some(db.url()),
+            url: Some(url.clone()),
             key_file: Some(keys.path().join("chain.key")),
         };
         Some(Backend {
@@ -133,7 +144,8 @@ impl Backend {
     }
 }
 
-/// Runs each named suite test against the embedded backend and against PostgreSQL.
+/// Runs each named suite test against the embedded backend, against PostgreSQL, and against
+/// PostgreSQL through a pooler in session mode.
 macro_rules! store_suite {
     ($($name:ident),* $(,)?) => {
         mod embedded {
@@ -146,6 +158,14 @@ macro_rules! store_suite {
             $(#[test]
             fn $name() {
                 if let Some(b) = super::Backend::postgres() {
+                    super::$name(&b);
+                }
+            })*
+        }
+        mod pooled {
+            $(#[test]
+            fn $name() {
+                if let Some(b) = super::Backend::pooled() {
                     super::$name(&b);
                 }
             })*

@@ -314,6 +314,99 @@ pub fn plain_tcp_cluster() -> Option<&'static Cluster> {
     CLUSTER.get_or_init(|| start(Tcp::Plain)).as_ref()
 }
 
+/// A pgbouncer in session mode in front of [`cluster`], for every database (each client one
+/// session on a server connection kept between sessions), as `docs/shared-store.md` advises
+/// for many short-lived commands.
+pub struct Pooler {
+    /// The directory of its unix socket (`.s.PGSQL.6432`).
+    pub socket_dir: PathBuf,
+    /// Outlives this process on purpose: it stops the pooler after the process is gone.
+    _watchdog: std::process::Child,
+}
+
+/// The port the pooler's socket is named by.
+const POOLER_PORT: u16 = 6432;
+
+fn pgbouncer() -> Option<PathBuf> {
+    ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+fn start_pooler(cluster: &Cluster) -> Option<Pooler> {
+    let Some(bin) = pgbouncer() else {
+        let msg = "pgbouncer is not installed: the shared-store suite through a pooler needs \
+                   Debian's pgbouncer package (.ci/run installs it)";
+        if std::env::var("BOB_REQUIRE_POSTGRES").as_deref() == Ok("1") {
+            panic!("{msg}");
+        }
+        eprintln!("\n*** SKIPPED: {msg} ***\n");
+        return None;
+    };
+    let base = tempfile::Builder::new()
+        .prefix("bob-pgbouncer-")
+        .tempdir()
+        .expect("tempdir")
+        .keep();
+    std::fs::write(
+        base.join("pgbouncer.ini"),
+        format!(
+            "[databases]\n* = host={socket} port={port}\n\
+             [pgbouncer]\nlisten_addr =\nunix_socket_dir = {base}\nlisten_port = {POOLER_PORT}\n\
+             auth_type = trust\nauth_file = {base}/users.txt\npool_mode = session\n\
+             server_reset_query = DISCARD ALL\ndefault_pool_size = 40\nmax_client_conn = 400\n\
+             logfile = {base}/log\npidfile = {base}/pid\n",
+            socket = cluster.socket_dir.display(),
+            port = cluster.port,
+            base = base.display(),
+        ),
+    )
+    .unwrap();
+    std::fs::write(base.join("users.txt"), "\"bob\" \"\"\n").unwrap();
+    if is_root() {
+        let mut c = Command::new("chown");
+        c.args(["-R", "nobody:"]).arg(&base);
+        run(c, "chown the pooler's directory");
+    }
+    let mut c = as_owner(&bin);
+    c.arg("-d").arg(base.join("pgbouncer.ini"));
+    run(c, "pgbouncer");
+    let socket = base.join(format!(".s.PGSQL.{POOLER_PORT}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !socket.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pgbouncer did not listen: {}",
+            std::fs::read_to_string(base.join("log")).unwrap_or_default()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let script = format!(
+        "while kill -0 {pid} 2>/dev/null; do sleep 1; done; kill $(cat '{base}/pid'); rm -rf '{base}'",
+        pid = std::process::id(),
+        base = base.display(),
+    );
+    let watchdog = Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the pooler's watchdog");
+    Some(Pooler {
+        socket_dir: base,
+        _watchdog: watchdog,
+    })
+}
+
+/// The pooler of this test process in front of [`cluster`], started on first use; `None`
+/// when PostgreSQL or pgbouncer is not installed and not required.
+pub fn pooler() -> Option<&'static Pooler> {
+    static POOLER: OnceLock<Option<Pooler>> = OnceLock::new();
+    POOLER.get_or_init(|| start_pooler(cluster()?)).as_ref()
+}
+
 /// A database of its own for one test.
 pub struct TestDb {
     pub name: String,
@@ -327,6 +420,15 @@ impl TestDb {
             "postgresql:///{}?host={}&user=bob",
             self.name,
             self.cluster.socket_dir.display()
+        )
+    }
+
+    /// Its URL through `pooler`, as `bob`.
+    pub fn pooled_url(&self, pooler: &Pooler) -> String {
+        format!(
+            "postgresql:///{}?host={}&port={POOLER_PORT}&user=bob",
+            self.name,
+            pooler.socket_dir.display()
         )
     }
 
