@@ -325,10 +325,13 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
 
     let ms = budget.as_millis() as u64;
     let stderr = String::from_utf8_lossy(&stderr);
-    let net_error = stderr.lines().find_map(|l| {
-        l.split_once("Page load failed: ")
-            .map(|(_, e)| e.trim().to_string())
-    });
+    let net_error = stderr
+        .lines()
+        .find_map(|l| {
+            l.split_once("Page load failed: ")
+                .map(|(_, e)| e.trim().to_string())
+        })
+        .or_else(|| error_page_code(&dom));
     let timed_out = || {
         Error::new(
             Code::Timeout,
@@ -409,4 +412,47 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
         page,
         blocked: outcome.blocked,
     })
+}
+
+/// The network error of a page the browser could not load, read from the error page it
+/// printed instead (`net::ERR_…`): Chromium up to ~130 said `Page load failed: net::ERR_…` on
+/// stderr, later ones print only their error page, whose body is `class="neterror"` and whose
+/// data names the code. Asked only when bob saw no answer of the main document (refused, or
+/// inside an https tunnel), so a site's own page is never read as one.
+fn error_page_code(dom: &[u8]) -> Option<String> {
+    let dom = String::from_utf8_lossy(dom);
+    if !dom.contains("<body class=\"neterror\"") {
+        return None;
+    }
+    let code = dom
+        .split_once("\"errorCode\":\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(code, _)| code)
+        .filter(|c| {
+            c.starts_with("ERR_")
+                && c.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        })
+        .unwrap_or("ERR_FAILED");
+    Some(format!("net::{code}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_page_code;
+
+    #[test]
+    fn a_browser_error_page_names_its_network_error() {
+        let page = br#"<html><head><script>var loadTimeDataRaw = {"errorCode":"ERR_CONNECTION_CLOSED","title":"x"};</script></head><body class="neterror"><div class="error-code">ERR_CONNECTION_CLOSED</div></body></html>"#;
+        assert_eq!(
+            error_page_code(page).as_deref(),
+            Some("net::ERR_CONNECTION_CLOSED")
+        );
+        // An error page whose data names no code is still a failure.
+        let bare = br#"<html><body class="neterror"><p>no data</p></body></html>"#;
+        assert_eq!(error_page_code(bare).as_deref(), Some("net::ERR_FAILED"));
+        // A page of the site's own is none, whatever its text says.
+        let own = br#"<html><body class="article"><p>"errorCode":"ERR_X"</p></body></html>"#;
+        assert_eq!(error_page_code(own), None);
+    }
 }
