@@ -377,7 +377,7 @@ pub static MIGRATIONS: &[Migration] = &[
         // page per matching record (which a fresh server process pays for twice: the read
         // and its first touch of that shared buffer). Kept by a trigger on every insert,
         // update or delete of `memory_records` (an insert's once per statement, so a batch of
-        // an import is one insert here). Filled here, then indexed (about 40 s per 100,000
+        // an import is one insert here). Filled here, then indexed (about 45 s per 100,000
         // records on 2 cores).
         sql: "CREATE FUNCTION bob_memory_terms_of(v tsvector)
               RETURNS TABLE (lexeme text, tf real, len integer)
