@@ -314,57 +314,37 @@ struct Posted {
     tf: Vec<f64>,
 }
 
-/// The best `limit` rows of `filter`'s user matching any of `words`, ranked exactly from the
-/// postings of every query lexeme (`memory_terms`, read by the primary key's index only), or
-/// `None` when those lexemes have more than `cap` postings.
-fn by_postings(
-    db: &'static Database,
-    words: &[String],
-    filter: &Filter<'_>,
-    limit: usize,
-    cap: Option<u64>,
-) -> Result<Option<Vec<RankedRow>>> {
-    let cap = cap.map(|c| i64::try_from(c).unwrap_or(i64::MAX));
-    // One more than the cap is read, to know the cap was passed.
-    let read = cap.map(|c| c.saturating_add(1));
-    // The query is stemmed as the records were (`english`), in the statement that reads its
-    // postings; the table's row count (for idf) rides along, evaluated once.
-    let rows = db.with(|c| {
-        c.query_typed(
-            "SELECT t.lexeme, t.rid, t.tf, t.len, t.importance, t.created_unix, \
-                    (SELECT reltuples::float8 FROM pg_class \
-                     WHERE oid = 'memory_records'::regclass) \
-             FROM memory_terms t \
-             WHERE t.user_id = $1 \
-               AND t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $2))) \
-               AND (t.expires_unix IS NULL OR t.expires_unix > $3) \
-             LIMIT $4",
-            &[
-                (&filter.user, Type::TEXT),
-                (&words.join(" "), Type::TEXT),
-                (&filter.now, Type::INT8),
-                (&read, Type::INT8),
-            ],
-        )
-    })?;
-    if cap.is_some_and(|c| rows.len() as i64 > c) {
-        return Ok(None);
-    }
-    let mut lexemes: Vec<String> = Vec::new();
-    let mut at: std::collections::HashMap<i64, usize> = Default::default();
-    let mut posted: Vec<Posted> = Vec::new();
-    let mut n = None;
-    for r in &rows {
+/// The postings of a query's lexemes as read so far.
+#[derive(Default)]
+struct Postings {
+    /// The lexemes met, in the order met.
+    lexemes: Vec<String>,
+    /// Where each record is in `posted`.
+    at: std::collections::HashMap<i64, usize>,
+    posted: Vec<Posted>,
+    /// How many records hold each lexeme.
+    df: Vec<f64>,
+    /// The table's estimated row count.
+    n: Option<f64>,
+    /// The postings read.
+    count: i64,
+}
+
+impl Postings {
+    /// Adds one posting: lexeme, rid, tf, len, importance, created_unix, the row count.
+    fn add(&mut self, r: &postgres::Row) {
         let lexeme: &str = r.get(0);
-        let i = match lexemes.iter().position(|l| l == lexeme) {
+        let i = match self.lexemes.iter().position(|l| l == lexeme) {
             Some(i) => i,
             None => {
-                lexemes.push(lexeme.to_string());
-                lexemes.len() - 1
+                self.lexemes.push(lexeme.to_string());
+                self.df.push(0.0);
+                self.lexemes.len() - 1
             }
         };
         let rid: i64 = r.get(1);
-        let j = *at.entry(rid).or_insert_with(|| {
+        let posted = &mut self.posted;
+        let j = *self.at.entry(rid).or_insert_with(|| {
             posted.push(Posted {
                 rid,
                 importance: i64::from(r.get::<_, i32>(4)),
@@ -379,18 +359,71 @@ fn by_postings(
             tf.resize(i + 1, 0.0);
         }
         tf[i] = f64::from(r.get::<_, f32>(2));
-        n = r.get::<_, Option<f64>>(6);
+        self.df[i] += 1.0;
+        self.n = r.get(6);
+        self.count += 1;
     }
+}
+
+/// The best `limit` rows of `filter`'s user matching any of `words`, ranked exactly from the
+/// postings of every query lexeme (`memory_terms`, read by the primary key's index only), or
+/// `None` when those lexemes have more than `cap` postings.
+fn by_postings(
+    db: &'static Database,
+    words: &[String],
+    filter: &Filter<'_>,
+    limit: usize,
+    cap: Option<u64>,
+) -> Result<Option<Vec<RankedRow>>> {
+    let cap = cap.map(|c| i64::try_from(c).unwrap_or(i64::MAX));
+    // One more than the cap is read, to know the cap was passed.
+    let read = cap.map(|c| c.saturating_add(1));
+    // The query is stemmed as the records were (`english`), in the statement that reads its
+    // postings; the table's row count (for idf) rides along, evaluated once. The postings are
+    // walked as they arrive, none held once read.
+    let read = db.with(|c| {
+        use postgres::fallible_iterator::FallibleIterator;
+        let words = words.join(" ");
+        let mut rows = c.query_typed_raw(
+            "SELECT t.lexeme, t.rid, t.tf, t.len, t.importance, t.created_unix, \
+                    (SELECT reltuples::float8 FROM pg_class \
+                     WHERE oid = 'memory_records'::regclass) \
+             FROM memory_terms t \
+             WHERE t.user_id = $1 \
+               AND t.lexeme = ANY (tsvector_to_array(to_tsvector('english', $2))) \
+               AND (t.expires_unix IS NULL OR t.expires_unix > $3) \
+             LIMIT $4",
+            [
+                (
+                    &filter.user as &(dyn postgres::types::ToSql + Sync),
+                    Type::TEXT,
+                ),
+                (&words, Type::TEXT),
+                (&filter.now, Type::INT8),
+                (&read, Type::INT8),
+            ],
+        )?;
+        let mut postings = Postings::default();
+        while let Some(r) = rows.next()? {
+            if cap.is_some_and(|c| postings.count >= c) {
+                return Ok(None);
+            }
+            postings.add(&r);
+        }
+        Ok(Some(postings))
+    })?;
+    let Some(Postings {
+        lexemes,
+        mut posted,
+        df,
+        n,
+        ..
+    }) = read
+    else {
+        return Ok(None);
+    };
     for p in &mut posted {
         p.tf.resize(lexemes.len(), 0.0);
-    }
-    let mut df = vec![0f64; lexemes.len()];
-    for p in &posted {
-        for (d, f) in df.iter_mut().zip(&p.tf) {
-            if *f > 0.0 {
-                *d += 1.0;
-            }
-        }
     }
     let total = n
         .filter(|n| *n > 0.0)

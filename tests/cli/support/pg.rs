@@ -170,14 +170,36 @@ fn make_certificates(base: &Path) -> String {
     )
 }
 
+/// Says loudly that a program the shared-store tests need is missing; a failure instead when
+/// `BOB_REQUIRE_POSTGRES=1`.
+fn not_installed(msg: &str) {
+    if std::env::var("BOB_REQUIRE_POSTGRES").as_deref() == Ok("1") {
+        panic!("{msg}");
+    }
+    eprintln!("\n*** SKIPPED: {msg} ***\n");
+}
+
+/// A process that runs `cleanup` (shell) once this test process is gone.
+fn watchdog(cleanup: &str) -> std::process::Child {
+    let script = format!(
+        "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {cleanup}",
+        pid = std::process::id()
+    );
+    Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn a watchdog")
+}
+
 fn start(tcp: Tcp) -> Option<Cluster> {
     let Some(bin) = bin_dir() else {
-        let msg = "PostgreSQL (initdb) is not installed: the shared-store tests need Debian's \
-                   postgresql package (.ci/run installs it)";
-        if std::env::var("BOB_REQUIRE_POSTGRES").as_deref() == Ok("1") {
-            panic!("{msg}");
-        }
-        eprintln!("\n*** SKIPPED: {msg} ***\n");
+        not_installed(
+            "PostgreSQL (initdb) is not installed: the shared-store tests need Debian's \
+             postgresql package (.ci/run installs it)",
+        );
         return None;
     };
     let base = tempfile::Builder::new()
@@ -243,9 +265,8 @@ fn start(tcp: Tcp) -> Option<Cluster> {
         .args(["-w", "-t", "60", "start"]);
     run(c, "pg_ctl start");
     // The watchdog: once this test process is gone, stop the cluster and remove it.
-    let script = format!(
-        "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop} -D '{data}' -m immediate stop; rm -rf '{base}'",
-        pid = std::process::id(),
+    let watchdog = watchdog(&format!(
+        "{stop} -D '{data}' -m immediate stop; rm -rf '{base}'",
         stop = if is_root() {
             format!("runuser -u nobody -- '{}'", bin.join("pg_ctl").display())
         } else {
@@ -253,14 +274,7 @@ fn start(tcp: Tcp) -> Option<Cluster> {
         },
         data = data.display(),
         base = base.display(),
-    );
-    let watchdog = Command::new("sh")
-        .args(["-c", &script])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the cluster's watchdog");
+    ));
     let tls = matches!(tcp, Tcp::Tls);
     let cluster = Cluster {
         ca_file: tls.then(|| base.join("ca.pem")),
@@ -336,12 +350,10 @@ fn pgbouncer() -> Option<PathBuf> {
 
 fn start_pooler(cluster: &Cluster) -> Option<Pooler> {
     let Some(bin) = pgbouncer() else {
-        let msg = "pgbouncer is not installed: the shared-store suite through a pooler needs \
-                   Debian's pgbouncer package (.ci/run installs it)";
-        if std::env::var("BOB_REQUIRE_POSTGRES").as_deref() == Ok("1") {
-            panic!("{msg}");
-        }
-        eprintln!("\n*** SKIPPED: {msg} ***\n");
+        not_installed(
+            "pgbouncer is not installed: the shared-store suite through a pooler needs \
+             Debian's pgbouncer package (.ci/run installs it)",
+        );
         return None;
     };
     let base = tempfile::Builder::new()
@@ -382,21 +394,12 @@ fn start_pooler(cluster: &Cluster) -> Option<Pooler> {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let script = format!(
-        "while kill -0 {pid} 2>/dev/null; do sleep 1; done; kill $(cat '{base}/pid'); rm -rf '{base}'",
-        pid = std::process::id(),
-        base = base.display(),
-    );
-    let watchdog = Command::new("sh")
-        .args(["-c", &script])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the pooler's watchdog");
     Some(Pooler {
+        _watchdog: watchdog(&format!(
+            "kill $(cat '{base}/pid'); rm -rf '{base}'",
+            base = base.display()
+        )),
         socket_dir: base,
-        _watchdog: watchdog,
     })
 }
 
