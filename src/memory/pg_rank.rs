@@ -7,8 +7,8 @@
 //!   the embedded store (k1 1.2, b 0.75, `idf = ln((N - df + 0.5) / (df + 0.5))`, a term's
 //!   frequency weighted 4 in the title, 2 in the tags and summary, 1 in the body), computed
 //!   here from each ranked record's postings or its `tsvector` (read in PostgreSQL's binary
-//!   form), which hold the same frequencies: so a rare word
-//!   counts for more than a common one, as it does at home. The differences left: words are
+//!   form), which hold the same frequencies: so a rare word counts for more than a common
+//!   one, as it does at home. The differences left: words are
 //!   stemmed by PostgreSQL's `english` configuration (not porter over unicode61), a row's
 //!   length counts its words other than stop words, the average length is that of the rows
 //!   ranked, and `df` and `N` are counted among the user's rows ranked.
