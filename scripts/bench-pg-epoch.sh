@@ -21,24 +21,17 @@ if [[ -z "${BOB:-}" ]]; then
   BOB="${CARGO_TARGET_DIR:-$here/target}/debug/bob"
 fi
 BOB=$(realpath "$BOB")
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[[ -x "$pgbin/initdb" ]] || { echo "no PostgreSQL (apt-get install -y postgresql)" >&2; exit 1; }
 work=$(mktemp -d)
-chmod 755 "$work"
-as_owner() { if [[ $(id -u) == 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+source "$here/scripts/bench-pg-common.sh"
 cleanup() {
-  as_owner "$pgbin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+  pg_stop
   rm -rf "$work"
 }
 trap cleanup EXIT
 echo "bob=$BOB APPENDS=$APPENDS; $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-mkdir -p "$work/pg" "$work/sock" "$work/keys"
-[[ $(id -u) == 0 ]] && chown nobody "$work/pg" "$work/sock"
-as_owner "$pgbin/initdb" -D "$work/pg" -U bob --auth=trust >/dev/null
-as_owner "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg/log" -w \
-  -o "-c listen_addresses='' -k $work/sock -c fsync=on" start >/dev/null
-as_owner "$pgbin/createdb" -h "$work/sock" -U bob bob
+mkdir -p "$work/keys"
+pg_start
 
 python3 - "$BOB" "$work" "$APPENDS" <<'PY'
 import json, os, subprocess, sys, time, statistics
