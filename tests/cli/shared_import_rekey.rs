@@ -4,7 +4,6 @@
 //! on every node, later appends chain after them, and a second import changes nothing. A node
 //! that cannot open the epochs' keys is refused and nothing is written.
 
-use crate::TestEnv;
 use crate::shared_store::{Node, report, verify_all};
 use crate::support::pg;
 use serde_json::{Value, json};
@@ -27,11 +26,7 @@ fn a_home_imported_after_two_rotations_joins_the_key_in_force_and_verifies() {
         return;
     };
     // An embedded home with two decisions (ledger records and audited human acts).
-    let old = Node {
-        env: TestEnv::new(),
-        url: None,
-        key_file: None,
-    };
+    let old = Node::embedded();
     decide(&old, "The office wifi is bobnet");
     decide(&old, "Backups run at 02:00");
     let home_ledger = old.jsonl(&["ledger", "show"], "");
@@ -40,11 +35,7 @@ fn a_home_imported_after_two_rotations_joins_the_key_in_force_and_verifies() {
 
     // Two nodes of a database sharing that home's key; the database's key is rotated twice
     // before the import.
-    let node = || Node {
-        env: TestEnv::new(),
-        url: Some(db.url()),
-        key_file: Some(old.env.home().join("keys/chain.key")),
-    };
+    let node = || Node::on(db.url(), old.env.home().join("keys/chain.key"));
     let (a, b) = (node(), node());
     assert_eq!(a.json(&["ledger", "rekey"], "")["epoch"], 2);
     let third = b.json(&["ledger", "rekey"], "");
@@ -114,17 +105,9 @@ fn an_import_after_a_rotation_by_a_node_without_the_secrets_key_is_refused_whole
     let Some(db) = pg::fresh_database() else {
         return;
     };
-    let old = Node {
-        env: TestEnv::new(),
-        url: None,
-        key_file: None,
-    };
+    let old = Node::embedded();
     decide(&old, "The office wifi is bobnet");
-    let a = Node {
-        env: TestEnv::new(),
-        url: Some(db.url()),
-        key_file: Some(old.env.home().join("keys/chain.key")),
-    };
+    let a = Node::on(db.url(), old.env.home().join("keys/chain.key"));
     assert_eq!(a.json(&["ledger", "rekey"], "")["epoch"], 2);
     // The same chain key, but not the cluster's secrets key that seals the epochs' keys.
     let lone = tempfile::tempdir().unwrap();
@@ -133,11 +116,7 @@ fn an_import_after_a_rotation_by_a_node_without_the_secrets_key_is_refused_whole
         lone.path().join("chain.key"),
     )
     .unwrap();
-    let c = Node {
-        env: TestEnv::new(),
-        url: Some(db.url()),
-        key_file: Some(lone.path().join("chain.key")),
-    };
+    let c = Node::on(db.url(), lone.path().join("chain.key"));
     let from = old.env.home().display().to_string();
     let e = c.fails(&["db", "import", "--from", &from], "", 5, "conflict");
     assert!(
@@ -157,19 +136,11 @@ fn a_home_that_rekeyed_its_own_logs_is_refused_naming_what_to_do() {
     let Some(db) = pg::fresh_database() else {
         return;
     };
-    let old = Node {
-        env: TestEnv::new(),
-        url: None,
-        key_file: None,
-    };
+    let old = Node::embedded();
     decide(&old, "The office wifi is bobnet");
     assert_eq!(old.json(&["ledger", "rekey"], "")["epoch"], 2);
     decide(&old, "Backups run at 02:00");
-    let a = Node {
-        env: TestEnv::new(),
-        url: Some(db.url()),
-        key_file: Some(old.env.home().join("keys/chain.key")),
-    };
+    let a = Node::on(db.url(), old.env.home().join("keys/chain.key"));
     let from = old.env.home().display().to_string();
     let e = a.fails(&["db", "import", "--from", &from], "", 5, "conflict");
     let message = e["message"].as_str().unwrap();

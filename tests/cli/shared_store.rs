@@ -18,6 +18,24 @@ pub(crate) struct Node {
 }
 
 impl Node {
+    /// A node of its own embedded home (no database).
+    pub(crate) fn embedded() -> Node {
+        Node {
+            env: TestEnv::new(),
+            url: None,
+            key_file: None,
+        }
+    }
+
+    /// A new home on the database at `url`, with the chain key at `key_file`.
+    pub(crate) fn on(url: String, key_file: std::path::PathBuf) -> Node {
+        Node {
+            env: TestEnv::new(),
+            url: Some(url),
+            key_file: Some(key_file),
+        }
+    }
+
     pub(crate) fn bob(&self, args: &[&str]) -> assert_cmd::Command {
         let mut c = self.env.bob(args);
         if let Some(url) = &self.url {
@@ -92,11 +110,7 @@ pub(crate) struct Backend {
 
 impl Backend {
     pub(crate) fn embedded() -> Backend {
-        let a = Node {
-            env: TestEnv::new(),
-            url: None,
-            key_file: None,
-        };
+        let a = Node::embedded();
         let b = Node {
             env: TestEnv {
                 dir: tempfile::tempdir().unwrap(),
@@ -130,11 +144,7 @@ impl Backend {
         let db = pg::fresh_database()?;
         let url = url_of(&db)?;
         let keys = tempfile::tempdir().unwrap();
-        let node = || Node {
-            env: TestEnv::new(),
-            url: Some(url.clone()),
-            key_file: Some(keys.path().join("chain.key")),
-        };
+        let node = || Node::on(url.clone(), keys.path().join("chain.key"));
         Some(Backend {
             a: node(),
             b: node(),
