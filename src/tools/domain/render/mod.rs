@@ -325,13 +325,16 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
 
     let ms = budget.as_millis() as u64;
     let stderr = String::from_utf8_lossy(&stderr);
-    let net_error = stderr
-        .lines()
-        .find_map(|l| {
-            l.split_once("Page load failed: ")
-                .map(|(_, e)| e.trim().to_string())
-        })
-        .or_else(|| error_page_code(&dom));
+    // Asked only when bob saw no answer of the main document.
+    let net_error = || {
+        stderr
+            .lines()
+            .find_map(|l| {
+                l.split_once("Page load failed: ")
+                    .map(|(_, e)| e.trim().to_string())
+            })
+            .or_else(|| error_page_code(&dom))
+    };
     let timed_out = || {
         Error::new(
             Code::Timeout,
@@ -343,7 +346,7 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
     let status = match (&ended, outcome.main) {
         (_, proxy::MainDoc::Failed(e)) => return Err(e),
         (Ended::Killed, _) => return Err(timed_out()),
-        (_, proxy::MainDoc::Pending) => match net_error {
+        (_, proxy::MainDoc::Pending) => match net_error() {
             Some(e) => {
                 return Err(Error::new(
                     Code::UpstreamError,
@@ -353,7 +356,7 @@ pub fn render(ctx: &Ctx<'_>, browser: &Browser, url: &str, deny: &[String]) -> R
             None => return Err(timed_out()),
         },
         (_, proxy::MainDoc::Tunnelled { url: final_url }) => {
-            if let Some(e) = net_error {
+            if let Some(e) = net_error() {
                 return Err(Error::new(
                     Code::UpstreamError,
                     format!("the browser could not load {url}: {e}"),
