@@ -421,7 +421,7 @@ fn by_postings(
     }
     // Their ids, importance and creation time.
     let rids: Vec<i64> = best.iter().map(|b| b.1).collect();
-    let bm25: std::collections::HashMap<i64, f64> = best.iter().map(|b| (b.1, b.0)).collect();
+    let score_of: std::collections::HashMap<i64, f64> = best.iter().map(|b| (b.1, b.0)).collect();
     let mut out: Vec<RankedRow> = db
         .with(|c| {
             c.query_typed(
@@ -433,7 +433,7 @@ fn by_postings(
         .filter_map(|r| {
             Some(RankedRow {
                 id: r.get(1),
-                bm25: *bm25.get(&r.get::<_, i64>(0))?,
+                bm25: *score_of.get(&r.get::<_, i64>(0))?,
                 importance: i64::from(r.get::<_, i32>(2)),
                 created_unix: r.get(3),
             })
