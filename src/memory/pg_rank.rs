@@ -328,27 +328,36 @@ fn by_postings(
     cap: Option<u64>,
 ) -> Result<Option<Vec<RankedRow>>> {
     let cap = cap.map(|c| i64::try_from(c).unwrap_or(i64::MAX));
-    // One more than the cap is read of each lexeme, to know the cap was passed.
+    // One more than the cap is read, to know the cap was passed.
     let read = cap.map(|c| c.saturating_add(1));
     // The query is stemmed as the records were (`english`), in the statement that reads its
     // postings. Each lexeme's postings come as one row of arrays (rid, tf, len), aggregated
     // in index order: a common word's thousands of postings cost the client a few array
-    // walks, not a protocol message and a row each. The table's row count (for idf) rides
-    // along.
+    // walks, not a protocol message and a row each. The lexemes are read one after another
+    // (a recursive step each), each within what the earlier ones left of `read`, so a query
+    // of many common words stops at `read` postings in all. The table's row count (for idf)
+    // rides along.
     let words = words.join(" ");
     let rows = db.with(|c| {
         c.query_typed(
-            "SELECT p.rids, p.tfs, p.lens, \
+            "WITH RECURSIVE q AS (SELECT tsvector_to_array(to_tsvector('english', $2)) AS lx), \
+             s (i, used, rids, tfs, lens) AS ( \
+                 SELECT 0, 0::bigint, NULL::bigint[], NULL::real[], NULL::integer[] \
+                 UNION ALL \
+                 SELECT s.i + 1, s.used + coalesce(cardinality(p.rids), 0), \
+                        p.rids, p.tfs, p.lens \
+                 FROM s, q, LATERAL ( \
+                     SELECT array_agg(t.rid) AS rids, array_agg(t.tf) AS tfs, \
+                            array_agg(t.len) AS lens \
+                     FROM (SELECT t.rid, t.tf, t.len FROM memory_terms t \
+                           WHERE t.user_id = $1 AND t.lexeme = q.lx[s.i + 1] \
+                             AND (t.expires_unix IS NULL OR t.expires_unix > $3) \
+                           LIMIT $4 - s.used) t) p \
+                 WHERE s.i < cardinality(q.lx) AND ($4 IS NULL OR s.used < $4)) \
+             SELECT coalesce(s.rids, '{}'), coalesce(s.tfs, '{}'), coalesce(s.lens, '{}'), \
                     (SELECT reltuples::float8 FROM pg_class \
                      WHERE oid = 'memory_records'::regclass) \
-             FROM unnest(tsvector_to_array(to_tsvector('english', $2))) AS l(lexeme), \
-             LATERAL (SELECT coalesce(array_agg(t.rid), '{}') AS rids, \
-                             coalesce(array_agg(t.tf), '{}') AS tfs, \
-                             coalesce(array_agg(t.len), '{}') AS lens \
-                      FROM (SELECT t.rid, t.tf, t.len FROM memory_terms t \
-                            WHERE t.user_id = $1 AND t.lexeme = l.lexeme \
-                              AND (t.expires_unix IS NULL OR t.expires_unix > $3) \
-                            LIMIT $4) t) p",
+             FROM s WHERE s.i > 0",
             &[
                 (&filter.user, Type::TEXT),
                 (&words, Type::TEXT),
