@@ -18,7 +18,8 @@
 //!   index-only scan: a few contiguous index pages per lexeme, instead of one heap page per
 //!   matching record. A lexeme's postings arrive as one row of arrays, aggregated by the
 //!   server in index order, so the client walks arrays rather than a protocol row per posting
-//!   (which cost ~1.5 µs each: a common word has thousands). Every match is then ranked
+//!   (which cost ~1.5 µs each: a common word has thousands); the lexemes are read one after
+//!   another, each within what the earlier ones left of the cap below. Every match is then ranked
 //!   exactly (`df` and `N` as above, the average length that of the rows matched), and only
 //!   the ids, importance and times of the best rows are looked up. The same statement stems
 //!   the query, so a query is three round trips: postings, ids, excerpts.
