@@ -116,5 +116,9 @@ pub fn note_waiting_on_stdin() {
         return;
     }
     let what = STDIN_EXPECTS.get().copied().unwrap_or("JSON input");
-    eprintln!("bob: reading {what} on stdin (Ctrl-D to end)");
+    // One write for the whole line: `eprintln!` writes each piece of its format on its own
+    // (stderr is unbuffered), and what the person types, echoed by the terminal, could land
+    // between them.
+    let line = format!("bob: reading {what} on stdin (Ctrl-D to end)\n");
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
 }
