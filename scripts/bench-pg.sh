@@ -5,7 +5,9 @@
 #     PostgreSQL (the same records copied with `bob db import --from HOME`), p50 and p95 over
 #     every run of every query; PostgreSQL again with every match ranked
 #     (BOB_MEMORY_RANK_BUDGET=exact); how often the top hit agrees between them; the connection's
-#     own cost (`bob db status`: connect and one query) against `bob --version`; the ranking
+#     own cost (`bob db status`: connect and one query) against `bob --version`, and the peer:
+#     `psql -X -c 'SELECT 1'` as a new process per call (directly and through the pooler), with
+#     the ratio of bob's whole query to it; the ranking
 #     statement bob used before the rank budget (ts_rank_cd over every match) alone inside
 #     PostgreSQL (psql \timing); and the time `bob db import` took.
 #     When pgbouncer is installed (apt-get install -y pgbouncer), PostgreSQL again through it in
@@ -147,7 +149,14 @@ for name in homes:
     print("| %s | %d x %d | %.1f | %.1f |" % (name, len(queries), runs, statistics.median(times[name]), p(times[name], 0.95)))
 print("ratio postgres / sqlite (p50): %.2f" % (statistics.median(times["postgres"]) / statistics.median(times["sqlite"])))
 # The connection's own cost: `bob db status` connects and asks the schema version.
-conn, floor = [], []
+# The peer: PostgreSQL's own client as a new process per call, connecting and asking `SELECT 1`
+# (directly, and through the pooler when there is one), the least any command-line client
+# connecting to this server pays.
+psql = sys.argv[5]
+peers = {"postgres": ["-h", work + "/sock"]}
+if pooled:
+    peers["postgres through pgbouncer (session pooling)"] = ["-h", work + "/bouncer", "-p", "6432"]
+conn, floor, peer = [], [], {k: [] for k in peers}
 for _ in range(runs * 3):
     t = time.perf_counter()
     subprocess.run([bob, "--home", work + "/node", "db", "status"], env=env(True), capture_output=True, check=True)
@@ -155,15 +164,22 @@ for _ in range(runs * 3):
     t = time.perf_counter()
     subprocess.run([bob, "--version"], capture_output=True, check=True)
     floor.append((time.perf_counter() - t) * 1000)
+    for name, at in peers.items():
+        t = time.perf_counter()
+        subprocess.run([psql, "-X", *at, "-U", "bob", "-d", "bob", "-Atqc", "SELECT 1"], capture_output=True, check=True)
+        peer[name].append((time.perf_counter() - t) * 1000)
 print("| `bob db status` on postgres (connect + one query) | %d | %.1f | %.1f |" % (len(conn), statistics.median(conn), p(conn, 0.95)))
 print("| `bob --version` (process floor) | %d | %.1f | %.1f |" % (len(floor), statistics.median(floor), p(floor, 0.95)))
+for name, xs in peer.items():
+    print("| peer: `psql -X -c 'SELECT 1'`, a new process, %s | %d | %.1f | %.1f |" % (name, len(xs), statistics.median(xs), p(xs, 0.95)))
+for name, xs in peer.items():
+    print("ratio bob memory query / psql SELECT 1, %s: p50 %.2f, p95 %.2f" % (name, statistics.median(times[name]) / statistics.median(xs), p(times[name], 0.95) / p(xs, 0.95)))
 def agree(a, b):
     same = sum(1 for q in queries if hits[q][a][:1] == hits[q][b][:1])
     overlap = statistics.mean(len(set(hits[q][a]) & set(hits[q][b])) / max(1, len(hits[q][a])) for q in queries)
     return same, overlap
 same, overlap = agree("sqlite", "postgres")
 # The ranking statement bob runs, inside the database (one psql session, \timing).
-psql = sys.argv[5]
 sql = ["\\timing on"]
 for q in queries:
     words = " or ".join(w.lower() for w in re.split(r"\W+", q) if w)
