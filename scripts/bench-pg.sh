@@ -7,9 +7,9 @@
 #     (BOB_MEMORY_RANK_BUDGET=exact); how often the top hit agrees between them; the connection's
 #     own cost (`bob db status`: connect and one query) against `bob --version`, and the peer:
 #     `psql -X -c 'SELECT 1'` as a new process per call (directly and through the pooler), with
-#     the ratio of bob's whole query to it; the ranking
-#     statement bob used before the rank budget (ts_rank_cd over every match) alone inside
-#     PostgreSQL (psql \timing); and the time `bob db import` took.
+#     the ratio of bob's whole query to it; the ranking statement bob used before the rank
+#     budget (ts_rank_cd over every match) alone inside PostgreSQL (psql \timing); and the
+#     time `bob db import` took.
 #     When pgbouncer is installed (apt-get install -y pgbouncer), PostgreSQL again through it in
 #     session pooling: each `bob` process is one pooler session on a server process kept
 #     between sessions, as a deployment with many short-lived clients runs it.
