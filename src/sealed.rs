@@ -251,7 +251,7 @@ impl HomeSecretRows {
         let path = dir(home).join("secrets.db");
         let conn = Connection::open(&path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        let _: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        crate::store::use_wal(&conn, std::time::Duration::from_secs(10))?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS secrets (
