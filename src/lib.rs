@@ -16,6 +16,7 @@ pub mod ids;
 pub mod sealed;
 pub mod settings;
 pub mod signals;
+pub mod sqlite;
 pub mod store;
 
 // Spine stages.

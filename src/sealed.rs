@@ -251,7 +251,7 @@ impl HomeSecretRows {
         let path = dir(home).join("secrets.db");
         let conn = Connection::open(&path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        crate::store::use_wal(&conn, std::time::Duration::from_secs(10))?;
+        crate::sqlite::use_wal(&conn, std::time::Duration::from_secs(10))?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS secrets (

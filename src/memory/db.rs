@@ -124,7 +124,7 @@ pub fn open(path: &Path) -> Result<Connection> {
         return Ok(conn);
     }
     // journal_mode=WAL is persistent in the file; set it once, when the file is new.
-    let mode = crate::store::use_wal(&conn, BUSY_TIMEOUT)?;
+    let mode = crate::sqlite::use_wal(&conn, BUSY_TIMEOUT)?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(Error::internal(format!(
             "memory.db: could not enable WAL (journal_mode={mode})"

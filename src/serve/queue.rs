@@ -208,7 +208,7 @@ impl SqliteQueue {
         }
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        crate::store::use_wal(&conn, std::time::Duration::from_secs(10))?;
+        crate::sqlite::use_wal(&conn, std::time::Duration::from_secs(10))?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS runs (

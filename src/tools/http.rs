@@ -169,7 +169,7 @@ fn open_cache(home: &Home) -> Result<rusqlite::Connection> {
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let conn = rusqlite::Connection::open(dir.join("http.db"))?;
     conn.busy_timeout(Duration::from_secs(5))?;
-    crate::store::use_wal(&conn, Duration::from_secs(5))?;
+    crate::sqlite::use_wal(&conn, Duration::from_secs(5))?;
     conn.pragma_update(None, "secure_delete", "ON")?;
     let legacy: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'http_cache')",
