@@ -176,7 +176,7 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
     };
     let node_keys = crate::chain::Keyring::load(current.root())?;
     let now = crate::clock::rfc3339(crate::clock::now()?);
-    db.transaction(|tx| {
+    let inserted = db.transaction(|tx| {
         // The ledger's lock, then the key epochs' lock shared (an appender's order): a rotation
         // lands wholly before the import (whose copied chains then join its epoch) or after it.
         copy_ledger(db, tx, &source.ledger, &mut out.ledger)?;
@@ -195,7 +195,8 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
         runs::copy(db, tx, &queue, &mut out.runs, &mut out.chat_sessions)?;
         secrets::copy(db, tx, current, &secrets, &mut out.secrets)?;
         tokens::copy(db, tx, &tokens, &mut out.serve_tokens)?;
-        let differing_records = copy_records(db, tx, root, &source.records, &mut out.memories)?;
+        let (differing_records, inserted) =
+            copy_records(db, tx, root, &source.records, &mut out.memories)?;
         vectors::copy(db, tx, &vectors, &differing_records, &mut out.vectors)?;
         for c in &source.candidates {
             let n = tx
@@ -233,8 +234,9 @@ pub fn import_home(from: &Home, current: &Home) -> Result<Imported> {
                         .is_some_and(|d| same_json(d, doc)))
             })?;
         }
-        Ok(())
+        Ok(inserted)
     })?;
+    crate::memory::pg_pack::records(db, &inserted);
     Ok(out)
 }
 
@@ -255,15 +257,16 @@ const RECORDS_PER_STATEMENT: usize = 500;
 
 /// Copies the home's long-term records (`texts`, each a record's JSON), [`RECORDS_PER_STATEMENT`]
 /// to a statement, and compares those already stored with one look-up per statement; returns
-/// the ids stored in another version (their vectors are not copied).
+/// the ids stored in another version (their vectors are not copied) and those inserted.
 fn copy_records(
     db: &'static Database,
     tx: &mut postgres::Transaction<'_>,
     root: &std::path::Path,
     texts: &[String],
     counts: &mut Counts,
-) -> Result<std::collections::HashSet<String>> {
+) -> Result<(std::collections::HashSet<String>, Vec<String>)> {
     let mut differing = std::collections::HashSet::new();
+    let mut inserted_ids = Vec::new();
     for chunk in texts.chunks(RECORDS_PER_STATEMENT) {
         let records = chunk
             .iter()
@@ -293,6 +296,9 @@ fn copy_records(
             .collect()
         };
         for ((r, text), new) in records.iter().zip(chunk).zip(inserted) {
+            if new {
+                inserted_ids.push(r.id.clone());
+            }
             let before = counts.differing;
             tally(counts, new, || {
                 Ok(stored.get(&r.id).is_some_and(|s| same_json(s, text)))
@@ -302,7 +308,7 @@ fn copy_records(
             }
         }
     }
-    Ok(differing)
+    Ok((differing, inserted_ids))
 }
 
 fn same_json(a: &str, b: &str) -> bool {

@@ -19,6 +19,7 @@ pub mod ltm;
 pub mod mtg_lessons;
 pub mod pg;
 pub mod pg_batch;
+pub mod pg_pack;
 pub mod pg_rank;
 pub mod pg_stats;
 pub mod pg_vector_cache;

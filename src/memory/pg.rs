@@ -253,7 +253,9 @@ pub(crate) fn insert_records(
 impl LtmStore for PgLtm {
     fn upsert(&self, r: &MemoryRecord) -> Result<String> {
         let db = self.db;
-        db.transaction(|tx| insert_record(db, tx, r))?;
+        if db.transaction(|tx| insert_record(db, tx, r))? {
+            super::pg_pack::records(db, std::slice::from_ref(&r.id));
+        }
         Ok(r.id.clone())
     }
 
@@ -513,6 +515,11 @@ impl Memory {
             };
             Ok((decided, entry))
         })?;
+        let stored = decided.record.iter().map(|r| r.id.clone());
+        super::pg_pack::records(
+            db,
+            &stored.chain(decided.mirrored.clone()).collect::<Vec<_>>(),
+        );
         audit.record(
             "human",
             &crate::contracts::audit::MemoryDecision {

@@ -35,10 +35,10 @@ impl Memory {
         source: &mut dyn FnMut(&mut dyn FnMut(MemoryRecord) -> Result<()>) -> Result<()>,
     ) -> Result<ImportReport> {
         let keys = crate::chain::Keyring::open(self.home()?.root())?;
-        db.transaction(|tx| {
+        let mut chunk = Chunk::default();
+        let report = db.transaction(|tx| {
             let mut batch = ImportBatch::default();
             let mut imported = 0;
-            let mut chunk = Chunk::default();
             source(&mut |r| {
                 batch.add(&r);
                 chunk.records.push(r);
@@ -59,7 +59,9 @@ impl Memory {
                 ids,
                 embedding: None,
             })
-        })
+        })?;
+        super::pg_pack::records(db, &chunk.inserted);
+        Ok(report)
     }
 
     /// [`Memory::ltm_gc`] on the shared store (`user` resolved).
@@ -71,7 +73,8 @@ impl Memory {
     ) -> Result<Vec<String>> {
         let keys = crate::chain::Keyring::open(self.home()?.root())?;
         let now = self.now_unix();
-        db.transaction(|tx| {
+        let mut words = Vec::new();
+        let gone = db.transaction(|tx| {
             let rows = tx
                 .query(
                     "SELECT id, digest, user_id FROM memory_records \
@@ -95,10 +98,13 @@ impl Memory {
             );
             super::pg::append_ledger(db, tx, &keys, self.ledger_map(&entry)?)?;
             let ids: Vec<String> = expired.into_iter().map(|(i, _, _)| i).collect();
+            words = super::pg_pack::words_of(db, tx, &ids)?;
             tx.execute("DELETE FROM memory_records WHERE id = ANY($1)", &[&ids])
                 .map_err(|e| db.error(e))?;
             Ok(ids)
-        })
+        })?;
+        super::pg_pack::words(db, &words);
+        Ok(gone)
     }
 }
 
@@ -108,6 +114,8 @@ impl Memory {
 struct Chunk {
     records: Vec<MemoryRecord>,
     stored: HashSet<String>,
+    /// The ids inserted so far.
+    inserted: Vec<String>,
 }
 
 impl Chunk {
@@ -152,7 +160,14 @@ impl Chunk {
             }
         }
         let inserted = super::pg::insert_records(db, tx, &kept)?;
-        Ok(inserted.into_iter().filter(|i| *i).count())
+        let before = self.inserted.len();
+        self.inserted.extend(
+            kept.into_iter()
+                .zip(inserted)
+                .filter(|(_, new)| *new)
+                .map(|(r, _)| r.id),
+        );
+        Ok(self.inserted.len() - before)
     }
 }
 

@@ -12,17 +12,22 @@
 //!   stemmed by PostgreSQL's `english` configuration (not porter over unicode61), a row's
 //!   length counts its words other than stop words, the average length is that of the rows
 //!   ranked, and `df` and `N` are counted among the user's rows ranked.
-//! * **Postings first.** A query without a tag filter reads the postings of its lexemes
-//!   (`memory_terms`, schema 15: one index entry per user, lexeme and record, holding the
-//!   record's weighted frequency of that lexeme, its length, importance and times) by an
-//!   index-only scan: a few contiguous index pages per lexeme, instead of one heap page per
-//!   matching record. A lexeme's postings arrive as one row of arrays, aggregated by the
-//!   server in index order, so the client walks arrays rather than a protocol row per posting
-//!   (which cost ~1.5 µs each: a common word has thousands); the lexemes are read one after
-//!   another, each within what the earlier ones left of the cap below. Every match is then ranked
-//!   exactly (`df` and `N` as above, the average length that of the rows matched), and only
-//!   the ids, importance and times of the best rows are looked up. The same statement stems
-//!   the query, so a query is three round trips: postings, ids, excerpts.
+//! * **Postings first.** A query without a tag filter reads the postings of its lexemes. A
+//!   common word's postings live in blocks (`memory_blocks`, schema 16: a row per user, lexeme
+//!   and up to 64 records, holding each record's id, weighted frequency of that lexeme and
+//!   length in 16 bytes, and the records' expiries), a row per 64 postings where an index
+//!   entry per posting cost the server several times as much; postings not yet packed are read from `memory_terms`
+//!   (one index entry each; a rare word's stay there), and a packed posting of a record since
+//!   deleted or changed is left out by its mark in `memory_terms_gone` (see
+//!   [`super::pg_pack`]). All three come in one statement, so in one snapshot, and a word's
+//!   waiting postings come packed as a block's are: the client walks 16 bytes a posting (a
+//!   protocol row per posting cost ~1.5 µs each, arrays more than twice the bytes) and leaves
+//!   out expired records. What is read is bounded by the cap below: a query reads at most `cap / 16 +
+//!   words` blocks and `cap` postings, and past either ranks rows instead. Every match is
+//!   then ranked exactly (`df` and `N` as above, the average length that of the rows
+//!   matched), and only the ids, importance and times of the best rows are looked up. The
+//!   same statement stems the query, so a query is three round trips: postings, ids,
+//!   excerpts.
 //! * **Rows within a budget otherwise.** When the query's lexemes have more than ten postings
 //!   per row of the budget (their words are common), or the query filters on tags, the rows
 //!   ranked come from `memory_rank` (what ranking needs of each record, kept by a trigger on
@@ -319,8 +324,9 @@ struct Posting {
 }
 
 /// The best `limit` rows of `filter`'s user matching any of `words`, ranked exactly from the
-/// postings of every query lexeme (`memory_terms`, read by the primary key's index only), or
-/// `None` when those lexemes have more than `cap` postings.
+/// postings of every query lexeme (blocks and those waiting, see the module docs), or `None`
+/// when those lexemes have more than `cap` postings (or fill more blocks than `cap` postings
+/// would).
 fn by_postings(
     db: &'static Database,
     words: &[String],
@@ -329,67 +335,100 @@ fn by_postings(
     cap: Option<u64>,
 ) -> Result<Option<Vec<RankedRow>>> {
     let cap = cap.map(|c| i64::try_from(c).unwrap_or(i64::MAX));
-    // One more than the cap is read, to know the cap was passed.
-    let read = cap.map(|c| c.saturating_add(1));
+    // At most this many blocks are read: as many as `cap` postings fill with blocks a quarter
+    // full on average, and one more for each word; reaching it counts as passing the cap.
+    let blocks = cap.map(|c| {
+        (c / 16)
+            .saturating_add(words.len() as i64)
+            .saturating_add(1)
+    });
     // The query is stemmed as the records were (`english`), in the statement that reads its
-    // postings. Each lexeme's postings come as one row of arrays (rid, tf, len), aggregated
-    // in index order: a common word's thousands of postings cost the client a few array
-    // walks, not a protocol message and a row each. The lexemes are read one after another
-    // (a recursive step each), each within what the earlier ones left of `read`, so a query
-    // of many common words stops at `read` postings in all. The table's row count (for idf)
-    // rides along.
+    // postings: its words' blocks (kind 0), their postings waiting to be packed (kind 1, one
+    // row a word, packed as a block is) and the records gone from their blocks (kind 2). How
+    // many blocks and postings were read and the table's row count (for idf) ride along on
+    // each row; past the cap, one row carries them and no postings.
     let words = words.join(" ");
     let rows = db.with(|c| {
         c.query_typed(
-            "WITH RECURSIVE q AS (SELECT tsvector_to_array(to_tsvector('english', $2)) AS lx), \
-             s (i, used, rids, tfs, lens) AS ( \
-                 SELECT 0, 0::bigint, NULL::bigint[], NULL::real[], NULL::integer[] \
-                 UNION ALL \
-                 SELECT s.i + 1, s.used + coalesce(cardinality(p.rids), 0), \
-                        p.rids, p.tfs, p.lens \
-                 FROM s, q, LATERAL ( \
-                     SELECT array_agg(t.rid) AS rids, array_agg(t.tf) AS tfs, \
-                            array_agg(t.len) AS lens \
-                     FROM (SELECT t.rid, t.tf, t.len FROM memory_terms t \
-                           WHERE t.user_id = $1 AND t.lexeme = q.lx[s.i + 1] \
-                             AND (t.expires_unix IS NULL OR t.expires_unix > $3) \
-                           LIMIT $4 - s.used) t) p \
-                 WHERE s.i < cardinality(q.lx) AND ($4 IS NULL OR s.used < $4)) \
-             SELECT coalesce(s.rids, '{}'), coalesce(s.tfs, '{}'), coalesce(s.lens, '{}'), \
+            "WITH q AS (SELECT tsvector_to_array(to_tsvector('english', $2)) AS lx), \
+             b AS MATERIALIZED (SELECT m.lexeme, m.postings, m.exps FROM memory_blocks m, q \
+                                WHERE m.user_id = $1 AND m.lexeme = ANY (q.lx) LIMIT $4), \
+             f AS MATERIALIZED (SELECT t.lexeme, t.rid, t.tf, t.len, t.expires_unix \
+                                FROM memory_terms t, q \
+                                WHERE t.user_id = $1 AND t.lexeme = ANY (q.lx) LIMIT $3 + 1), \
+             e AS (SELECT 0 AS kind, b.lexeme, b.postings, b.exps, NULL::bigint[] AS gone \
+                   FROM b \
+                   UNION ALL \
+                   SELECT 1, f.lexeme, \
+                          string_agg(bob_memory_posting(f.rid, f.tf, f.len), ''::bytea \
+                                     ORDER BY f.rid), \
+                          array_agg(f.expires_unix ORDER BY f.rid), NULL \
+                   FROM f GROUP BY f.lexeme \
+                   UNION ALL \
+                   SELECT 2, g.lexeme, NULL, NULL, array_agg(g.rid) \
+                   FROM memory_terms_gone g, q \
+                   WHERE g.user_id = $1 AND g.lexeme = ANY (q.lx) GROUP BY g.lexeme), \
+             t AS (SELECT count(*) FILTER (WHERE e.kind = 0) AS blocks, \
+                          coalesce(sum(length(e.postings) / 16), 0) AS posted FROM e) \
+             SELECT e.kind, array_position(q.lx, e.lexeme), e.postings, e.exps, e.gone, \
+                    cardinality(q.lx), t.blocks, t.posted::int8, \
                     (SELECT reltuples::float8 FROM pg_class \
                      WHERE oid = 'memory_records'::regclass) \
-             FROM s WHERE s.i > 0",
+             FROM q CROSS JOIN t \
+             LEFT JOIN e ON $3::int8 IS NULL OR (t.posted <= $3 AND t.blocks < $4)",
             &[
                 (&filter.user, Type::TEXT),
                 (&words, Type::TEXT),
-                (&filter.now, Type::INT8),
-                (&read, Type::INT8),
+                (&cap, Type::INT8),
+                (&blocks, Type::INT8),
             ],
         )
     })?;
-    let mut n: Option<f64> = None;
-    let mut df = Vec::with_capacity(rows.len());
-    let mut postings = Vec::new();
-    for (lexeme, row) in rows.iter().enumerate() {
-        let rids: Vec<i64> = row.get(0);
-        let tfs: Vec<f32> = row.get(1);
-        let lens: Vec<i32> = row.get(2);
-        n = row.get(3);
-        df.push(rids.len() as f64);
-        postings.extend(
-            rids.into_iter()
-                .zip(tfs)
-                .zip(lens)
-                .map(|((rid, tf), len)| Posting {
-                    rid,
-                    lexeme,
-                    tf,
-                    len,
-                }),
-        );
-    }
-    if cap.is_some_and(|c| postings.len() as i64 > c) {
+    let Some(first) = rows.first() else {
+        return Ok(Some(Vec::new()));
+    };
+    let (read, posted): (i64, i64) = (first.get(6), first.get(7));
+    if cap.is_some_and(|c| posted > c) || blocks.is_some_and(|b| read >= b) {
         return Ok(None);
+    }
+    let n: Option<f64> = first.get(8);
+    let mut df = vec![0.0; first.get::<_, Option<i32>>(5).unwrap_or(0).max(0) as usize];
+    // The records gone from each word's blocks.
+    let gone: std::collections::HashSet<(usize, i64)> = rows
+        .iter()
+        .filter(|r| r.get::<_, Option<i32>>(0) == Some(2))
+        .flat_map(|r| {
+            let lexeme = r.get::<_, i32>(1) as usize - 1;
+            r.get::<_, Vec<i64>>(4)
+                .into_iter()
+                .map(move |rid| (lexeme, rid))
+        })
+        .collect();
+    let mut postings = Vec::new();
+    for row in &rows {
+        let kind = row.get::<_, Option<i32>>(0);
+        if !matches!(kind, Some(0 | 1)) {
+            continue;
+        }
+        let lexeme = row.get::<_, i32>(1) as usize - 1;
+        let packed: &[u8] = row.get(2);
+        let exps: Option<Vec<Option<i64>>> = row.get(3);
+        for (k, p) in packed.chunks_exact(16).enumerate() {
+            let int = |at: usize| i32::from_be_bytes([p[at], p[at + 1], p[at + 2], p[at + 3]]);
+            let rid = i64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]]);
+            let expires = exps.as_ref().and_then(|e| e.get(k).copied().flatten());
+            let dropped = kind == Some(0) && gone.contains(&(lexeme, rid));
+            if dropped || expires.is_some_and(|e| e <= filter.now) {
+                continue;
+            }
+            df[lexeme] += 1.0;
+            postings.push(Posting {
+                rid,
+                lexeme,
+                tf: int(8) as f32,
+                len: int(12),
+            });
+        }
     }
     // Each record's postings side by side: its weighted frequency of each lexeme, in a table
     // of a row per record and a column per lexeme.

@@ -206,19 +206,11 @@ fn the_rankings_tables_follow_every_insert_update_and_delete_of_a_record() {
     let count =
         |c: &mut ::postgres::Client, sql: &str| -> i64 { c.query_one(sql, &[]).unwrap().get(0) };
     let records = "SELECT count(*) FROM memory_rank";
-    // The postings of a word: the records holding it, by the narrow table's copy.
-    let posted = |word: &str| {
-        format!(
-            "SELECT count(*) FROM memory_terms t JOIN memory_rank r USING (rid) \
-             WHERE t.lexeme = '{word}' AND t.user_id = r.user_id"
-        )
-    };
+    let posted = |c: &mut ::postgres::Client, word: &str| postings_and_holders(c, word).0;
+    let posted_records = format!("SELECT count(DISTINCT rid) FROM ({LIVE_POSTINGS}) p");
     assert_eq!(count(&mut c, records), 2);
-    assert_eq!(count(&mut c, &posted("backup")), 1);
-    assert_eq!(
-        count(&mut c, "SELECT count(DISTINCT rid) FROM memory_terms"),
-        2
-    );
+    assert_eq!(posted(&mut c, "backup"), 1);
+    assert_eq!(count(&mut c, &posted_records), 2);
     assert_eq!(b.a.jsonl(&["memory", "query", "backups"], "").len(), 1);
     // An update (by hand: bob itself never updates a record) re-ranks it by its new words.
     c.execute(
@@ -227,8 +219,8 @@ fn the_rankings_tables_follow_every_insert_update_and_delete_of_a_record() {
         &[],
     )
     .unwrap();
-    assert_eq!(count(&mut c, &posted("snapshot")), 1);
-    assert_eq!(count(&mut c, &posted("backup")), 0);
+    assert_eq!(posted(&mut c, "snapshot"), 1);
+    assert_eq!(posted(&mut c, "backup"), 0);
     let hits = b.a.jsonl(&["memory", "query", "snapshots"], "");
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert!(b.a.jsonl(&["memory", "query", "backups"], "").is_empty());
@@ -239,10 +231,7 @@ fn the_rankings_tables_follow_every_insert_update_and_delete_of_a_record() {
     )
     .unwrap();
     assert_eq!(count(&mut c, records), 1);
-    assert_eq!(
-        count(&mut c, "SELECT count(DISTINCT rid) FROM memory_terms"),
-        1
-    );
+    assert_eq!(count(&mut c, &posted_records), 1);
     assert!(b.a.jsonl(&["memory", "query", "snapshots"], "").is_empty());
     assert_eq!(b.a.jsonl(&["memory", "query", "espresso"], "").len(), 1);
 }
@@ -297,6 +286,229 @@ fn the_postings_rank_every_match_as_the_rows_do() {
     // A filter on tags ranks rows.
     let tagged = query("exact", &["--tags", "coffee"]);
     assert_eq!(tagged.len(), 2, "{tagged:?}");
+}
+
+/// Every posting a query would read (user, lexeme, rid): those waiting in `memory_terms` and
+/// those in `memory_blocks` not marked gone.
+const LIVE_POSTINGS: &str = "SELECT t.user_id, t.lexeme, t.rid FROM memory_terms t \
+     UNION ALL \
+     SELECT p.user_id, p.lexeme, x.rid FROM memory_blocks p, bob_memory_block(p.postings, p.exps) x \
+     WHERE NOT EXISTS (SELECT FROM memory_terms_gone g \
+                       WHERE (g.user_id, g.lexeme, g.rid) = (p.user_id, p.lexeme, x.rid))";
+
+/// How many postings `word` has, and how many records' `tsvector` hold it.
+fn postings_and_holders(c: &mut ::postgres::Client, word: &str) -> (i64, i64) {
+    let count =
+        |c: &mut ::postgres::Client, sql: String| -> i64 { c.query_one(&sql, &[]).unwrap().get(0) };
+    (
+        count(
+            c,
+            format!("SELECT count(*) FROM ({LIVE_POSTINGS}) p WHERE p.lexeme = '{word}'"),
+        ),
+        count(
+            c,
+            format!("SELECT count(*) FROM memory_rank WHERE tsv @@ '{word}'::tsquery"),
+        ),
+    )
+}
+
+/// A JSON Lines file of `n` records (`<dir>/<name>.jsonl`) that all hold "harbor", a third
+/// "lantern" and the rest "rope", with frequencies and lengths that differ, each tagged `t`.
+fn harbor_records(dir: &std::path::Path, name: &str, n: usize) -> String {
+    let lines: Vec<String> = (0..n)
+        .map(|i| {
+            let extra = if i % 3 == 0 { "lantern" } else { "rope" };
+            serde_json::json!({
+                "id": "x", "title": format!("Harbor note {name} {i}"),
+                "created_at": "2025-06-01T12:00:00Z", "tags": ["t"],
+                "summary": format!("note {i}"), "facts": [],
+                "body_md": format!("{} {extra} {}", "harbor ".repeat(i % 5), "word ".repeat(i % 7)),
+                "source": "imported", "token_est": 0, "ttl_days": null, "type": "fact",
+                "importance": 1 + i % 10, "user": "default"})
+            .to_string()
+        })
+        .collect();
+    let file = dir.join(format!("{name}.jsonl"));
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    file.display().to_string()
+}
+
+#[test]
+fn the_postings_blocks_follow_every_edit_and_rank_as_the_rows_do() {
+    let Some(b) = Backend::postgres() else { return };
+    let mut c = b.db.as_ref().unwrap().client();
+    // No statistics may appear mid-test: the rows' ranking would take N from them.
+    b.a.json(&["db", "migrate"], "");
+    c.batch_execute("ALTER TABLE memory_records SET (autovacuum_enabled = false)")
+        .unwrap();
+    // 200 records holding "harbor", a third of them "lantern" too, with frequencies and
+    // lengths that differ; every one tagged `t`. The import packs them once it commits:
+    // "harbor" into three blocks of 64 and one of 8.
+    let dir = tempfile::tempdir().unwrap();
+    let file = harbor_records(dir.path(), "r", 200);
+    b.a.json(&["memory", "import", "--jsonl", &file], "");
+    let count =
+        |c: &mut ::postgres::Client, sql: &str| -> i64 { c.query_one(sql, &[]).unwrap().get(0) };
+    assert_eq!(postings_and_holders(&mut c, "harbor"), (200, 200));
+    assert_eq!(
+        count(
+            &mut c,
+            "SELECT count(*) FROM memory_blocks WHERE lexeme = 'harbor'"
+        ),
+        4
+    );
+    assert_eq!(
+        count(
+            &mut c,
+            "SELECT count(*) FROM memory_terms WHERE lexeme = 'harbor'"
+        ),
+        0
+    );
+    // The ranking by postings (no tag filter) and by rows (a tag every record has) agree.
+    let query = |extra: &[&str]| {
+        let mut args = vec![
+            "memory",
+            "query",
+            "harbor lantern",
+            "-k",
+            "30",
+            "--mode",
+            "lexical",
+        ];
+        args.extend_from_slice(extra);
+        let out =
+            b.a.bob(&args)
+                .env("BOB_MEMORY_RANK_BUDGET", "exact")
+                .output()
+                .unwrap();
+        crate::env::jsonl_of(&out, &args)
+            .iter()
+            .map(|h| (id(h), h["score"].as_f64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let agree = || {
+        let by_postings = query(&[]);
+        let by_rows = query(&["--tags", "t"]);
+        assert_eq!(by_postings.len(), 30, "{by_postings:?}");
+        for ((a, x), (b, y)) in by_postings.iter().zip(&by_rows) {
+            assert_eq!(a, b, "{by_postings:?} {by_rows:?}");
+            assert!((x - y).abs() < 1e-9, "{by_postings:?} {by_rows:?}");
+        }
+    };
+    agree();
+    // Edits by hand (bob itself never updates a record, and nothing packs after these):
+    // deletes, rewrites that drop a word, expiries. A packed posting of a record deleted or
+    // rewritten is marked gone; the query leaves it out.
+    c.batch_execute(
+        "DELETE FROM memory_records WHERE rid % 7 = 0;
+         UPDATE memory_records SET title = 'Lantern', summary = 'lantern', body = 'lantern lantern'
+             WHERE rid % 11 = 0;
+         UPDATE memory_records SET expires_unix = 1 WHERE rid % 13 = 0;",
+    )
+    .unwrap();
+    let gone = "SELECT count(*) FROM memory_terms_gone WHERE lexeme = 'harbor'";
+    assert!(count(&mut c, gone) > 40, "{}", count(&mut c, gone));
+    for word in ["harbor", "lantern", "rope"] {
+        let (posted, holding) = postings_and_holders(&mut c, word);
+        assert_eq!(posted, holding, "{word}");
+    }
+    agree();
+    // A new record packs its words: the marks are consumed, the blocks rewritten without the
+    // postings gone, and full but for one.
+    let rows = b.a.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"The harbor lantern was relit","type":"fact","tags":["t"]}]"#,
+    );
+    b.b.json(&["memory", "approve", &id(&rows[0])], "");
+    assert_eq!(count(&mut c, gone), 0);
+    for word in ["harbor", "lantern", "rope"] {
+        let (posted, holding) = postings_and_holders(&mut c, word);
+        assert_eq!(posted, holding, "{word}");
+    }
+    assert_eq!(
+        count(
+            &mut c,
+            "SELECT count(*) FROM memory_blocks WHERE lexeme = 'harbor' AND length(postings) < 1024"
+        ),
+        1
+    );
+    agree();
+}
+
+#[test]
+fn writers_on_two_nodes_and_a_deleter_at_once_lose_no_posting_and_keep_none_stale() {
+    let Some(b) = Backend::postgres() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // Three batches each (500 records a batch, one transaction an import), the same words,
+    // while an approval commits and records are deleted by hand, 5 at a time.
+    let (one, two) = (
+        harbor_records(dir.path(), "one", 1400),
+        harbor_records(dir.path(), "two", 1400),
+    );
+    b.a.json(
+        &[
+            "memory",
+            "import",
+            "--jsonl",
+            &harbor_records(dir.path(), "zero", 300),
+        ],
+        "",
+    );
+    let rows = b.b.jsonl(
+        &["memory", "propose"],
+        r#"[{"text":"The harbor lantern was relit","type":"fact"}]"#,
+    );
+    let mut children = [
+        b.a.spawn(&["memory", "import", "--jsonl", &one], ""),
+        b.b.spawn(&["memory", "import", "--jsonl", &two], ""),
+        b.b.spawn(&["memory", "approve", &id(&rows[0])], ""),
+    ];
+    let mut c = b.db.as_ref().unwrap().client();
+    let mut deleted = 0;
+    while children
+        .iter_mut()
+        .any(|ch| ch.try_wait().unwrap().is_none())
+    {
+        deleted += c
+            .execute(
+                "DELETE FROM memory_records WHERE rid IN \
+                 (SELECT rid FROM memory_records ORDER BY random() LIMIT 5)",
+                &[],
+            )
+            .unwrap();
+    }
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(deleted > 0);
+    for word in ["harbor", "lantern", "rope", "word", "note"] {
+        let (posted, holding) = postings_and_holders(&mut c, word);
+        assert_eq!(posted, holding, "{word}");
+    }
+    let holding = postings_and_holders(&mut c, "harbor").1;
+    assert_eq!(holding as u64 + deleted, 3101);
+    let most: i32 = c
+        .query_one("SELECT max(length(postings) / 16) FROM memory_blocks", &[])
+        .unwrap()
+        .get(0);
+    assert!(most <= 64, "{most}");
+    // No posting twice.
+    let twice: i64 = c
+        .query_one(
+            &format!(
+                "SELECT count(*) FROM (SELECT 1 FROM ({LIVE_POSTINGS}) p \
+                 GROUP BY user_id, lexeme, rid HAVING count(*) > 1) d"
+            ),
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(twice, 0);
 }
 
 #[test]

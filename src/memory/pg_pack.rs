@@ -1,0 +1,67 @@
+//! Packing the shared store's postings into blocks, after the write that made them commits.
+//!
+//! A record's postings (one per word it holds) are written with it, by a trigger, into
+//! `memory_terms`; a query reads a common word's postings from `memory_blocks`, a row of
+//! arrays per 64 records (schema 16; [`super::pg_rank`] reads both). This module promises:
+//!
+//! * **Packed after the commit, never inside it.** Once a transaction that inserted records
+//!   (or deleted some) has committed, the words of those records are handed to
+//!   `bob_memory_pack`, which moves a word's waiting postings into its blocks when it has 16
+//!   waiting or a posting of a record since deleted. So a writer holds no lock on a block, two
+//!   writers on two nodes never wait for each other there, and a long import does not hold up
+//!   an approval. The packer itself never waits: it skips a word another packer holds and a
+//!   posting a writer holds.
+//! * **Best effort.** Packing changes where a posting is read from, never what a query finds:
+//!   one not packed (the process died after its commit, the database went away) is read
+//!   where it waits, and packed by the next write of that word. So a failure here is not the
+//!   command's failure; it is dropped.
+
+use crate::db::Database;
+
+/// Packs the words of the records `ids` (those stored: just inserted).
+pub(crate) fn records(db: &'static Database, ids: &[String]) {
+    if ids.is_empty() {
+        return;
+    }
+    // Dropped: see the module docs.
+    if let Ok(of) = db.with(|c| c.query(WORDS_OF, &[&ids])) {
+        words(
+            db,
+            &of.iter().map(|r| (r.get(0), r.get(1))).collect::<Vec<_>>(),
+        );
+    }
+}
+
+/// Each user's words of the records `$1`.
+const WORDS_OF: &str = "SELECT r.user_id, array_agg(DISTINCT l) \
+     FROM memory_records r, unnest(tsvector_to_array(r.tsv)) l \
+     WHERE r.id = ANY ($1) GROUP BY r.user_id";
+
+/// The words of each user's records `ids`, read before they are deleted (in the deleting
+/// transaction `c`), to be [`words`]-packed after the commit.
+pub(crate) fn words_of(
+    db: &'static Database,
+    c: &mut impl postgres::GenericClient,
+    ids: &[String],
+) -> crate::error::Result<Vec<(String, Vec<String>)>> {
+    Ok(c.query(WORDS_OF, &[&ids])
+        .map_err(|e| db.error(e))?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect())
+}
+
+/// How many words one packing statement takes: each holds an advisory lock until its
+/// statement ends, and the server's lock table has room for a few thousand.
+const WORDS_PER_STATEMENT: usize = 500;
+
+/// Packs each user's `words` (as [`words_of`] read them), a statement (and transaction) per
+/// [`WORDS_PER_STATEMENT`].
+pub(crate) fn words(db: &'static Database, words: &[(String, Vec<String>)]) {
+    for (user, words) in words {
+        for chunk in words.chunks(WORDS_PER_STATEMENT) {
+            // Dropped: see the module docs.
+            let _ = db.with(|c| c.execute("SELECT bob_memory_pack($1, $2)", &[user, &chunk]));
+        }
+    }
+}
