@@ -107,7 +107,7 @@ python3 -c "print('embedded import: %.1f s; bob db import into PostgreSQL: %.1f 
 # index-only scans, which skip the heap only on pages the visibility map marks all-visible:
 # do now what autovacuum does within a minute or so of a bulk load (ANALYZE; VACUUM once a
 # table has had enough inserts) rather than wait for it.
-"$pgbin/psql" -h "$work/sock" -U bob -d bob -qc "VACUUM ANALYZE memory_records, memory_rank, memory_terms"
+"$pgbin/psql" -h "$work/sock" -U bob -d bob -qc "VACUUM ANALYZE memory_records, memory_rank, memory_terms, memory_blocks"
 cat "$work/import.json"; echo
 
 python3 - "$BOB" "$work" "$url" "$RUNS" "$pgbin/psql" "$pooled" <<'PY'

@@ -442,19 +442,21 @@ pub static MIGRATIONS: &[Migration] = &[
         // of weights), by record id, with the records' expiries as an array when one of them
         // expires. So a query reads a row per 64 postings instead of an index entry per
         // posting, and receives 16 bytes for each rather than arrays' 36. `lo` and `hi` are
-        // the block's first and last record id.
+        // the block's first and last record id. A word's postings are split into blocks of
+        // even size (65 make two of 32 and 33), so every block holds at least 16.
         //
-        // `memory_terms` stays what writers write (its trigger is unchanged for an insert) and
-        // now holds only the postings not yet packed; `memory_terms_gone` marks the packed
-        // postings of records since deleted or changed (no unique key: a writer never waits
-        // on one). `bob_memory_pack` moves a word's postings from `memory_terms` into its
-        // blocks, merged with the blocks that have room and those that may hold a posting
-        // gone (which it drops, with its mark), once a word has 16 waiting or any gone. It
-        // runs after a write commits, not inside it; two packers of one word skip rather than
-        // wait (a transaction-scoped advisory try-lock), and rows a writer holds are skipped
-        // (`SKIP LOCKED`): it never waits on anyone, and a writer waits on it only for its one
-        // statement. Everything is packed here; words of fewer than 16 postings stay in
-        // `memory_terms`.
+        // An insert's postings of a word it gives 16 or more records (a batch of an import)
+        // become new blocks at once; the others wait in `memory_terms`. New rows only: a
+        // writer never waits on another here. `memory_terms_gone` marks the packed postings
+        // of records since deleted or changed (no unique key: a writer never waits on one).
+        // `bob_memory_pack` moves a word's waiting postings into its blocks, merged with the
+        // blocks that have room and those that may hold a posting gone (which it drops, with
+        // its mark), once a word has 16 waiting or any gone. It runs after a write commits,
+        // not inside it; two packers of one word skip rather than wait (a transaction-scoped
+        // advisory try-lock), and it waits at most 100 ms for a posting a writer holds before
+        // it gives up (the next write of that word packs it): a writer waits on it only for
+        // its one statement. Here every word of 16 postings or more is packed, and
+        // `memory_terms` emptied of them.
         sql: "CREATE SEQUENCE memory_blocks_blk;
           CREATE TABLE memory_blocks (
               user_id text NOT NULL,
@@ -482,6 +484,43 @@ pub static MIGRATIONS: &[Migration] = &[
                          exps[k + 1]
                   FROM generate_series(0, length(p) / 16 - 1) k
               $$;
+          CREATE FUNCTION bob_memory_blocks_add(u text[], lx text[], r bigint[], t real[],
+                                                l integer[], e bigint[]) RETURNS void
+              LANGUAGE sql AS $$
+                  INSERT INTO memory_blocks (user_id, lexeme, lo, hi, postings, exps)
+                  SELECT g.user_id, g.lexeme, min(g.rid), max(g.rid),
+                         string_agg(bob_memory_posting(g.rid, g.tf, g.len), ''::bytea
+                                    ORDER BY g.rid),
+                         CASE WHEN count(g.exp) > 0 THEN array_agg(g.exp ORDER BY g.rid) END
+                  FROM (SELECT x.*, ntile(ceil(x.n / 64.0)::integer)
+                                        OVER (PARTITION BY x.user_id, x.lexeme ORDER BY x.rid)
+                                        AS k
+                        FROM (SELECT y.*, count(*) OVER (PARTITION BY y.user_id, y.lexeme) AS n
+                              FROM unnest(u, lx, r, t, l, e)
+                                   AS y(user_id, lexeme, rid, tf, len, exp)) x) g
+                  GROUP BY g.user_id, g.lexeme, g.k
+              $$;
+          CREATE OR REPLACE FUNCTION bob_memory_terms_add() RETURNS trigger
+              LANGUAGE plpgsql AS $$
+          DECLARE
+              ignored bigint;
+          BEGIN
+              WITH p AS MATERIALIZED (
+                  SELECT a.user_id, t.lexeme, a.rid, t.tf, t.len, a.importance, a.created_unix,
+                         a.expires_unix, count(*) OVER (PARTITION BY a.user_id, t.lexeme) AS n
+                  FROM added a, bob_memory_terms_of(a.tsv) t),
+              waiting AS (
+                  INSERT INTO memory_terms
+                      SELECT p.user_id, p.lexeme, p.rid, p.tf, p.len, p.importance,
+                             p.created_unix, p.expires_unix
+                      FROM p WHERE p.n < 16)
+              SELECT count(*) INTO ignored FROM (
+                  SELECT bob_memory_blocks_add(array_agg(p.user_id), array_agg(p.lexeme),
+                                               array_agg(p.rid), array_agg(p.tf),
+                                               array_agg(p.len), array_agg(p.expires_unix))
+                  FROM p WHERE p.n >= 16 HAVING count(*) > 0) b;
+              RETURN NULL;
+          END $$;
           CREATE TABLE memory_terms_gone (
               user_id text NOT NULL,
               lexeme text NOT NULL,
@@ -509,7 +548,7 @@ pub static MIGRATIONS: &[Migration] = &[
               RETURN NULL;
           END $$;
           CREATE FUNCTION bob_memory_pack(u text, words text[]) RETURNS integer
-              LANGUAGE sql AS $$
+              LANGUAGE sql SET lock_timeout = '100ms' AS $$
               WITH w AS MATERIALIZED (
                   SELECT x.lexeme FROM (SELECT DISTINCT unnest(words) AS lexeme) x
                   WHERE ((SELECT count(*) FROM (SELECT FROM memory_terms t
@@ -519,10 +558,8 @@ pub static MIGRATIONS: &[Migration] = &[
                                     WHERE g.user_id = u AND g.lexeme = x.lexeme))
                     AND pg_try_advisory_xact_lock(hashtextextended(u || ' ' || x.lexeme, 16))),
               fresh AS (
-                  DELETE FROM memory_terms t
-                  WHERE (t.user_id, t.lexeme, t.rid) IN (
-                      SELECT s.user_id, s.lexeme, s.rid FROM memory_terms s JOIN w USING (lexeme)
-                      WHERE s.user_id = u FOR UPDATE OF s SKIP LOCKED)
+                  DELETE FROM memory_terms t USING w
+                  WHERE t.user_id = u AND t.lexeme = w.lexeme
                   RETURNING t.lexeme, t.rid, t.tf, t.len, t.expires_unix AS exp),
               gone AS (
                   DELETE FROM memory_terms_gone g USING w
@@ -531,7 +568,7 @@ pub static MIGRATIONS: &[Migration] = &[
               old AS (
                   DELETE FROM memory_blocks b USING w
                   WHERE b.user_id = u AND b.lexeme = w.lexeme
-                    AND (length(b.postings) < 16 * 64
+                    AND (length(b.postings) < 16 * 32
                          OR EXISTS (SELECT FROM gone WHERE gone.lexeme = b.lexeme
                                                        AND gone.rid BETWEEN b.lo AND b.hi))
                   RETURNING b.lexeme, b.postings, b.exps),
@@ -543,31 +580,26 @@ pub static MIGRATIONS: &[Migration] = &[
                   WHERE NOT EXISTS (SELECT FROM gone WHERE gone.lexeme = o.lexeme
                                                        AND gone.rid = x.rid)),
               put AS (
-                  INSERT INTO memory_blocks (user_id, lexeme, lo, hi, postings, exps)
-                  SELECT u, e.lexeme, min(e.rid), max(e.rid),
-                         string_agg(bob_memory_posting(e.rid, e.tf, e.len), ''::bytea
-                                    ORDER BY e.rid),
-                         CASE WHEN count(e.exp) > 0 THEN array_agg(e.exp ORDER BY e.rid) END
-                  FROM (SELECT every.*, (row_number() OVER (PARTITION BY every.lexeme
-                                                            ORDER BY every.rid) - 1) / 64 AS k
-                        FROM every) e
-                  GROUP BY e.lexeme, e.k
-                  RETURNING 1)
-              SELECT count(*)::integer FROM put
+                  SELECT bob_memory_blocks_add(array_agg(u), array_agg(lexeme), array_agg(rid),
+                                               array_agg(tf), array_agg(len), array_agg(exp))
+                  FROM every HAVING count(*) > 0)
+              SELECT (SELECT count(*)::integer FROM w) FROM (SELECT count(*) FROM put) p
           $$;
-          WITH packed AS (
-              DELETE FROM memory_terms t
-              WHERE (t.user_id, t.lexeme) IN (SELECT user_id, lexeme FROM memory_terms
-                                              GROUP BY user_id, lexeme HAVING count(*) >= 16)
-              RETURNING t.user_id, t.lexeme, t.rid, t.tf, t.len, t.expires_unix AS exp)
-          INSERT INTO memory_blocks (user_id, lexeme, lo, hi, postings, exps)
-              SELECT e.user_id, e.lexeme, min(e.rid), max(e.rid),
-                     string_agg(bob_memory_posting(e.rid, e.tf, e.len), ''::bytea
-                                ORDER BY e.rid),
-                     CASE WHEN count(e.exp) > 0 THEN array_agg(e.exp ORDER BY e.rid) END
-              FROM (SELECT p.*, (row_number() OVER (PARTITION BY p.user_id, p.lexeme
-                                                    ORDER BY p.rid) - 1) / 64 AS k
-                    FROM packed p) e
-              GROUP BY e.user_id, e.lexeme, e.k;",
+          CREATE TEMPORARY TABLE memory_terms_common ON COMMIT DROP AS
+              SELECT user_id, lexeme FROM memory_terms
+              GROUP BY user_id, lexeme HAVING count(*) >= 16;
+          SELECT bob_memory_blocks_add(array_agg(t.user_id), array_agg(t.lexeme),
+                                       array_agg(t.rid), array_agg(t.tf), array_agg(t.len),
+                                       array_agg(t.expires_unix))
+              FROM memory_terms t JOIN memory_terms_common USING (user_id, lexeme)
+              HAVING count(*) > 0;
+          -- What stays is copied aside and the table emptied, which gives its space back
+          -- at once (deleting would leave it to a vacuum).
+          CREATE TEMPORARY TABLE memory_terms_rare ON COMMIT DROP AS
+              SELECT t.* FROM memory_terms t
+              WHERE NOT EXISTS (SELECT FROM memory_terms_common c
+                                WHERE (c.user_id, c.lexeme) = (t.user_id, t.lexeme));
+          TRUNCATE memory_terms;
+          INSERT INTO memory_terms SELECT * FROM memory_terms_rare;",
     },
 ];

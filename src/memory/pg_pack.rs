@@ -1,20 +1,21 @@
 //! Packing the shared store's postings into blocks, after the write that made them commits.
 //!
-//! A record's postings (one per word it holds) are written with it, by a trigger, into
-//! `memory_terms`; a query reads a common word's postings from `memory_blocks`, a row of
-//! arrays per 64 records (schema 16; [`super::pg_rank`] reads both). This module promises:
+//! A record's postings (one per word it holds) are written with it, by a trigger: the postings
+//! of a word the insert gives 16 records or more (a batch of an import) as new blocks in
+//! `memory_blocks` (schema 16: a row per 16 to 64 records), the others into `memory_terms`,
+//! where they wait. [`super::pg_rank`] reads both. This module promises:
 //!
 //! * **Packed after the commit, never inside it.** Once a transaction that inserted records
 //!   (or deleted some) has committed, the words of those records are handed to
-//!   `bob_memory_pack`, which moves a word's waiting postings into its blocks when it has 16
-//!   waiting or a posting of a record since deleted. So a writer holds no lock on a block, two
-//!   writers on two nodes never wait for each other there, and a long import does not hold up
-//!   an approval. The packer itself never waits: it skips a word another packer holds and a
-//!   posting a writer holds.
+//!   `bob_memory_pack`, 500 words a statement, which moves a word's waiting postings into its
+//!   blocks when it has 16 waiting or a posting of a record since deleted. So a writer holds
+//!   no lock on a block, two writers on two nodes never wait for each other there, and a long
+//!   import does not hold up an approval. The packer skips a word another packer holds, and
+//!   gives up after 100 ms waiting for a posting a writer holds.
 //! * **Best effort.** Packing changes where a posting is read from, never what a query finds:
-//!   one not packed (the process died after its commit, the database went away) is read
-//!   where it waits, and packed by the next write of that word. So a failure here is not the
-//!   command's failure; it is dropped.
+//!   one not packed (the process died after its commit, the database went away, a writer held
+//!   it) is read where it waits, and packed by the next write of that word. So a failure here
+//!   is not the command's failure; it is dropped.
 
 use crate::db::Database;
 

@@ -343,7 +343,9 @@ fn by_postings(
             .saturating_add(1)
     });
     // The query is stemmed as the records were (`english`), in the statement that reads its
-    // postings: its words' blocks (kind 0), their postings waiting to be packed (kind 1, one
+    // postings, a word at a time (by its index however large the table has grown, as after
+    // an import's postings are packed and leave `memory_terms` full of free space): its words'
+    // blocks (kind 0), their postings waiting to be packed (kind 1, one
     // row a word, packed as a block is) and the records gone from their blocks (kind 2). How
     // many blocks and postings were read and the table's row count (for idf) ride along on
     // each row; past the cap, one row carries them and no postings.
@@ -351,11 +353,15 @@ fn by_postings(
     let rows = db.with(|c| {
         c.query_typed(
             "WITH q AS (SELECT tsvector_to_array(to_tsvector('english', $2)) AS lx), \
-             b AS MATERIALIZED (SELECT m.lexeme, m.postings, m.exps FROM memory_blocks m, q \
-                                WHERE m.user_id = $1 AND m.lexeme = ANY (q.lx) LIMIT $4), \
-             f AS MATERIALIZED (SELECT t.lexeme, t.rid, t.tf, t.len, t.expires_unix \
-                                FROM memory_terms t, q \
-                                WHERE t.user_id = $1 AND t.lexeme = ANY (q.lx) LIMIT $3 + 1), \
+             b AS MATERIALIZED (SELECT m.* FROM q, unnest(q.lx) l, LATERAL ( \
+                                    SELECT m.lexeme, m.postings, m.exps FROM memory_blocks m \
+                                    WHERE m.user_id = $1 AND m.lexeme = l LIMIT $4) m \
+                                LIMIT $4), \
+             f AS MATERIALIZED (SELECT t.* FROM q, unnest(q.lx) l, LATERAL ( \
+                                    SELECT t.lexeme, t.rid, t.tf, t.len, t.expires_unix \
+                                    FROM memory_terms t \
+                                    WHERE t.user_id = $1 AND t.lexeme = l LIMIT $3 + 1) t \
+                                LIMIT $3 + 1), \
              e AS (SELECT 0 AS kind, b.lexeme, b.postings, b.exps, NULL::bigint[] AS gone \
                    FROM b \
                    UNION ALL \
@@ -365,9 +371,12 @@ fn by_postings(
                           array_agg(f.expires_unix ORDER BY f.rid), NULL \
                    FROM f GROUP BY f.lexeme \
                    UNION ALL \
-                   SELECT 2, g.lexeme, NULL, NULL, array_agg(g.rid) \
-                   FROM memory_terms_gone g, q \
-                   WHERE g.user_id = $1 AND g.lexeme = ANY (q.lx) GROUP BY g.lexeme), \
+                   SELECT 2, l, NULL, NULL, \
+                          ARRAY(SELECT g.rid FROM memory_terms_gone g \
+                                WHERE g.user_id = $1 AND g.lexeme = l) \
+                   FROM q, unnest(q.lx) l \
+                   WHERE EXISTS (SELECT FROM memory_terms_gone g \
+                                 WHERE g.user_id = $1 AND g.lexeme = l)), \
              t AS (SELECT count(*) FILTER (WHERE e.kind = 0) AS blocks, \
                           coalesce(sum(length(e.postings) / 16), 0) AS posted FROM e) \
              SELECT e.kind, array_position(q.lx, e.lexeme), e.postings, e.exps, e.gone, \
