@@ -443,11 +443,12 @@ pub static MIGRATIONS: &[Migration] = &[
         // expires. So a query reads a row per 64 postings instead of an index entry per
         // posting, and receives 16 bytes for each rather than arrays' 36. `lo` and `hi` are
         // the block's first and last record id. A word's postings are split into blocks of
-        // even size (65 make two of 32 and 33), so every block holds at least 16.
+        // even size (65 make two of 32 and 33).
         //
-        // An insert's postings of a word it gives 16 or more records (a batch of an import)
-        // become new blocks at once; the others wait in `memory_terms`. New rows only: a
-        // writer never waits on another here. `memory_terms_gone` marks the packed postings
+        // An insert's postings of a word it gives 16 or more records, and all the postings of
+        // an insert of 100 records or more (a batch of an import: a rare word's make small
+        // blocks, but no posting is written twice), become new blocks at once; the others
+        // wait in `memory_terms`. New rows only: a writer never waits on another here. `memory_terms_gone` marks the packed postings
         // of records since deleted or changed (no unique key: a writer never waits on one).
         // `bob_memory_pack` moves a word's waiting postings into its blocks, merged with the
         // blocks that have room and those that may hold a posting gone (which it drops, with
@@ -504,7 +505,9 @@ pub static MIGRATIONS: &[Migration] = &[
               LANGUAGE plpgsql AS $$
           DECLARE
               ignored bigint;
+              batch boolean;
           BEGIN
+              SELECT count(*) >= 100 INTO batch FROM added;
               WITH p AS MATERIALIZED (
                   SELECT a.user_id, t.lexeme, a.rid, t.tf, t.len, a.importance, a.created_unix,
                          a.expires_unix, count(*) OVER (PARTITION BY a.user_id, t.lexeme) AS n
@@ -513,12 +516,12 @@ pub static MIGRATIONS: &[Migration] = &[
                   INSERT INTO memory_terms
                       SELECT p.user_id, p.lexeme, p.rid, p.tf, p.len, p.importance,
                              p.created_unix, p.expires_unix
-                      FROM p WHERE p.n < 16)
+                      FROM p WHERE p.n < 16 AND NOT batch)
               SELECT count(*) INTO ignored FROM (
                   SELECT bob_memory_blocks_add(array_agg(p.user_id), array_agg(p.lexeme),
                                                array_agg(p.rid), array_agg(p.tf),
                                                array_agg(p.len), array_agg(p.expires_unix))
-                  FROM p WHERE p.n >= 16 HAVING count(*) > 0) b;
+                  FROM p WHERE p.n >= 16 OR batch HAVING count(*) > 0) b;
               RETURN NULL;
           END $$;
           CREATE TABLE memory_terms_gone (

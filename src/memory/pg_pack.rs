@@ -1,9 +1,9 @@
 //! Packing the shared store's postings into blocks, after the write that made them commits.
 //!
 //! A record's postings (one per word it holds) are written with it, by a trigger: the postings
-//! of a word the insert gives 16 records or more (a batch of an import) as new blocks in
-//! `memory_blocks` (schema 16: a row per 16 to 64 records), the others into `memory_terms`,
-//! where they wait. [`super::pg_rank`] reads both. This module promises:
+//! of a word the insert gives 16 records or more, and all those of an insert of 100 records
+//! or more (a batch of an import), as new blocks in `memory_blocks` (schema 16: a row per up
+//! to 64 records), the others into `memory_terms`, where they wait. [`super::pg_rank`] reads both. This module promises:
 //!
 //! * **Packed after the commit, never inside it.** Once a transaction that inserted records
 //!   (or deleted some) has committed, the words of those records are handed to

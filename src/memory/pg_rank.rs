@@ -22,8 +22,8 @@
 //!   [`super::pg_pack`]). All three come in one statement, so in one snapshot, and a word's
 //!   waiting postings come packed as a block's are: the client walks 16 bytes a posting (a
 //!   protocol row per posting cost ~1.5 µs each, arrays more than twice the bytes) and leaves
-//!   out expired records. What is read is bounded by the cap below: a query reads at most `cap / 16 +
-//!   words` blocks and `cap` postings, and past either ranks rows instead. Every match is
+//!   out expired records. What is read is bounded by the cap below: a query reads at most
+//!   `cap` postings (and so `cap` blocks), and past it ranks rows instead. Every match is
 //!   then ranked exactly (`df` and `N` as above, the average length that of the rows
 //!   matched), and only the ids, importance and times of the best rows are looked up. The
 //!   same statement stems the query, so a query is three round trips: postings, ids,
@@ -325,8 +325,7 @@ struct Posting {
 
 /// The best `limit` rows of `filter`'s user matching any of `words`, ranked exactly from the
 /// postings of every query lexeme (blocks and those waiting, see the module docs), or `None`
-/// when those lexemes have more than `cap` postings (or fill more blocks than `cap` postings
-/// would).
+/// when those lexemes have more than `cap` postings (or blocks).
 fn by_postings(
     db: &'static Database,
     words: &[String],
@@ -335,13 +334,9 @@ fn by_postings(
     cap: Option<u64>,
 ) -> Result<Option<Vec<RankedRow>>> {
     let cap = cap.map(|c| i64::try_from(c).unwrap_or(i64::MAX));
-    // At most this many blocks are read: as many as `cap` postings fill with blocks a quarter
-    // full on average, and one more for each word; reaching it counts as passing the cap.
-    let blocks = cap.map(|c| {
-        (c / 16)
-            .saturating_add(words.len() as i64)
-            .saturating_add(1)
-    });
+    // At most this many blocks are read (a block holds one posting at least); reaching it
+    // counts as passing the cap.
+    let blocks = cap.map(|c| c.saturating_add(1));
     // The query is stemmed as the records were (`english`), in the statement that reads its
     // postings, a word at a time (by its index however large the table has grown, as after
     // an import's postings are packed and leave `memory_terms` full of free space): its words'
