@@ -253,25 +253,13 @@ fn the_postings_rank_every_match_as_the_rows_do() {
         b.b.json(&["memory", "approve", &id(r)], "");
     }
     let query = |budget: &str, extra: &[&str]| {
-        let mut args = vec![
-            "memory",
-            "query",
+        lexical_scores(
+            &b,
             "espresso grinder coffee burrs shelf",
-            "-k",
             "10",
-            "--mode",
-            "lexical",
-        ];
-        args.extend_from_slice(extra);
-        let out =
-            b.a.bob(&args)
-                .env("BOB_MEMORY_RANK_BUDGET", budget)
-                .output()
-                .unwrap();
-        crate::env::jsonl_of(&out, &args)
-            .iter()
-            .map(|h| (id(h), h["score"].as_f64().unwrap()))
-            .collect::<Vec<_>>()
+            budget,
+            extra,
+        )
     };
     // `exact` reads the postings; a budget of 0 postings leaves the rows' ranking (the table
     // has no statistics yet, so it ranks every match too).
@@ -286,6 +274,28 @@ fn the_postings_rank_every_match_as_the_rows_do() {
     // A filter on tags ranks rows.
     let tagged = query("exact", &["--tags", "coffee"]);
     assert_eq!(tagged.len(), 2, "{tagged:?}");
+}
+
+/// The ids and scores of node a's lexical `memory query` of `text` (`-k k`, the rank budget
+/// `budget`, and `extra` arguments).
+fn lexical_scores(
+    b: &Backend,
+    text: &str,
+    k: &str,
+    budget: &str,
+    extra: &[&str],
+) -> Vec<(String, f64)> {
+    let mut args = vec!["memory", "query", text, "-k", k, "--mode", "lexical"];
+    args.extend_from_slice(extra);
+    let out =
+        b.a.bob(&args)
+            .env("BOB_MEMORY_RANK_BUDGET", budget)
+            .output()
+            .unwrap();
+    crate::env::jsonl_of(&out, &args)
+        .iter()
+        .map(|h| (id(h), h["score"].as_f64().unwrap()))
+        .collect()
 }
 
 /// Every posting a query would read (user, lexeme, rid): those waiting in `memory_terms` and
@@ -365,27 +375,7 @@ fn the_postings_blocks_follow_every_edit_and_rank_as_the_rows_do() {
         0
     );
     // The ranking by postings (no tag filter) and by rows (a tag every record has) agree.
-    let query = |extra: &[&str]| {
-        let mut args = vec![
-            "memory",
-            "query",
-            "harbor lantern",
-            "-k",
-            "30",
-            "--mode",
-            "lexical",
-        ];
-        args.extend_from_slice(extra);
-        let out =
-            b.a.bob(&args)
-                .env("BOB_MEMORY_RANK_BUDGET", "exact")
-                .output()
-                .unwrap();
-        crate::env::jsonl_of(&out, &args)
-            .iter()
-            .map(|h| (id(h), h["score"].as_f64().unwrap()))
-            .collect::<Vec<_>>()
-    };
+    let query = |extra: &[&str]| lexical_scores(&b, "harbor lantern", "30", "exact", extra);
     let agree = || {
         let by_postings = query(&[]);
         let by_rows = query(&["--tags", "t"]);
