@@ -56,10 +56,10 @@ pub(crate) fn words_of(
 /// statement ends, and the server's lock table has room for a few thousand.
 const WORDS_PER_STATEMENT: usize = 500;
 
-/// Packs each user's `words` (as [`words_of`] read them), a statement (and transaction) per
+/// Packs each user's words `of` (as [`words_of`] read them), a statement (and transaction) per
 /// [`WORDS_PER_STATEMENT`].
-pub(crate) fn words(db: &'static Database, words: &[(String, Vec<String>)]) {
-    for (user, words) in words {
+pub(crate) fn words(db: &'static Database, of: &[(String, Vec<String>)]) {
+    for (user, words) in of {
         for chunk in words.chunks(WORDS_PER_STATEMENT) {
             // Dropped: see the module docs.
             let _ = db.with(|c| c.execute("SELECT bob_memory_pack($1, $2)", &[user, &chunk]));

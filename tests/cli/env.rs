@@ -162,8 +162,17 @@ impl TestEnv {
     }
 }
 
-/// Checks that a finished bob exited with `exit` and reported the canonical error `code` as
-/// its last stderr line; returns that error object.
+/// Waits for `child` (a `bob` spawned with piped output) and asserts it succeeded; its output.
+pub fn succeeded(child: std::process::Child) -> std::process::Output {
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Asserts `bob ARGS` succeeded; its stdout as JSON lines.
 pub fn jsonl_of(out: &std::process::Output, args: &[&str]) -> Vec<Value> {
     assert!(
@@ -178,6 +187,8 @@ pub fn jsonl_of(out: &std::process::Output, args: &[&str]) -> Vec<Value> {
         .collect()
 }
 
+/// Checks that a finished bob exited with `exit` and reported the canonical error `code` as
+/// its last stderr line; returns that error object.
 pub fn error_of(out: &std::process::Output, exit: i32, code: &str) -> Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(

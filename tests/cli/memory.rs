@@ -790,12 +790,7 @@ fn writers_on_a_fresh_home_all_succeed(n: usize) {
         })
         .collect();
     for c in children {
-        let out = c.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::env::succeeded(c);
     }
     assert_eq!(
         env.jsonl(&["memory", "stm", "list"], "").len(),

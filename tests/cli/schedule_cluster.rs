@@ -52,12 +52,7 @@ fn ticks_on_two_homes_at_the_same_second_run_each_due_job_once() {
     let mut ran = Vec::new();
     let mut reports = Vec::new();
     for c in children {
-        let out = c.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = crate::env::succeeded(c);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         for r in v["ran"].as_array().unwrap() {
             ran.push(r["job_id"].as_str().unwrap().to_string());

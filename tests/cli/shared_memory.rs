@@ -476,12 +476,7 @@ fn writers_on_two_nodes_and_a_deleter_at_once_lose_no_posting_and_keep_none_stal
             .unwrap();
     }
     for child in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::env::succeeded(child);
     }
     assert!(deleted > 0);
     for word in ["harbor", "lantern", "rope", "word", "note"] {

@@ -138,12 +138,7 @@ fn racing_touches_of_one_stm_entry_count_every_access(b: &Backend) {
         })
         .collect();
     for c in children {
-        let out = c.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::env::succeeded(c);
     }
     let listed = b.b.jsonl(&["memory", "stm", "list"], "");
     assert_eq!(listed[0]["access_count"], 6, "{listed:?}");

@@ -112,12 +112,7 @@ fn an_append_racing_a_rotation_lands_wholly_before_or_after_it(b: &Backend) {
         .collect();
     let done = b.a.json(&["ledger", "rekey"], "");
     for child in deciders {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::env::succeeded(child);
     }
     let second = done["key_id"].as_str().unwrap();
     let records = ledger(&b.a);
@@ -388,12 +383,7 @@ fn appends_and_a_rotation_wait_for_each_other_at_the_epoch_lock() {
     let mut rekey = b.a.spawn(&["ledger", "rekey"], "");
     assert!(still_running(&mut rekey), "the rotation did not wait");
     tx.commit().unwrap();
-    let out = rekey.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = crate::env::succeeded(rekey);
     let done: Value = serde_json::from_slice(&out.stdout).unwrap();
 
     // A rotation under way: the appender waits for it, then signs with the newest key.
@@ -408,12 +398,7 @@ fn appends_and_a_rotation_wait_for_each_other_at_the_epoch_lock() {
     let mut approve = b.b.spawn(&["memory", "approve", &id], "");
     assert!(still_running(&mut approve), "the append did not wait");
     tx.commit().unwrap();
-    let out = approve.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::env::succeeded(approve);
     let records = ledger(&b.a);
     assert_eq!(records.last().unwrap()["key_id"], done["key_id"]);
     verify_all(&b.b);

@@ -316,12 +316,7 @@ fn concurrent_checkpoint_updates_lose_nothing(b: &Backend) {
         })
         .collect();
     for c in children {
-        let out = c.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::env::succeeded(c);
     }
     let seen = b.a.json(&["caps", "list", "--session", "many"], "");
     assert_eq!(seen["revision"], 8, "{seen}");
@@ -415,12 +410,7 @@ fn nodes_migrating_at_once_apply_each_migration_once() {
         .collect();
     let mut applied = 0;
     for c in children {
-        let out = c.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = crate::env::succeeded(c);
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         applied += v["applied"].as_array().unwrap().len();
     }
