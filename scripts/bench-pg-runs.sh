@@ -144,6 +144,7 @@ python3 -c 'import sys; s,o,t=map(float,sys.argv[1:]); print("ratio PostgreSQL/S
 
 python3 "$work/hang.py" >"$work/hang.url" &
 pids+=($!)
+disown   # killed at exit; not reported as a job that died
 for _ in $(seq 100); do [[ -s "$work/hang.url" ]] && break; sleep 0.05; done
 rec=()
 for r in $(seq "$REPEAT"); do
