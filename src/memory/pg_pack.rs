@@ -3,7 +3,8 @@
 //! A record's postings (one per word it holds) are written with it, by a trigger: the postings
 //! of a word the insert gives 16 records or more, and all those of an insert of 100 records
 //! or more (a batch of an import), as new blocks in `memory_blocks` (schema 16: a row per up
-//! to 64 records), the others into `memory_terms`, where they wait. [`super::pg_rank`] reads both. This module promises:
+//! to 64 records), the others into `memory_terms`, where they wait. [`super::pg_rank`] reads
+//! both. This module promises:
 //!
 //! * **Packed after the commit, never inside it.** Once a transaction that inserted records
 //!   (or deleted some) has committed, the words of those records are handed to
@@ -25,18 +26,10 @@ pub(crate) fn records(db: &'static Database, ids: &[String]) {
         return;
     }
     // Dropped: see the module docs.
-    if let Ok(of) = db.with(|c| c.query(WORDS_OF, &[&ids])) {
-        words(
-            db,
-            &of.iter().map(|r| (r.get(0), r.get(1))).collect::<Vec<_>>(),
-        );
+    if let Ok(of) = db.with(|c| read_words(c, ids)) {
+        words(db, &of);
     }
 }
-
-/// Each user's words of the records `$1`.
-const WORDS_OF: &str = "SELECT r.user_id, array_agg(DISTINCT l) \
-     FROM memory_records r, unnest(tsvector_to_array(r.tsv)) l \
-     WHERE r.id = ANY ($1) GROUP BY r.user_id";
 
 /// The words of each user's records `ids`, read before they are deleted (in the deleting
 /// transaction `c`), to be [`words`]-packed after the commit.
@@ -45,11 +38,21 @@ pub(crate) fn words_of(
     c: &mut impl postgres::GenericClient,
     ids: &[String],
 ) -> crate::error::Result<Vec<(String, Vec<String>)>> {
-    Ok(c.query(WORDS_OF, &[&ids])
-        .map_err(|e| db.error(e))?
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect())
+    read_words(c, ids).map_err(|e| db.error(e))
+}
+
+/// Each user's words of the records `ids`.
+fn read_words(
+    c: &mut impl postgres::GenericClient,
+    ids: &[String],
+) -> Result<Vec<(String, Vec<String>)>, postgres::Error> {
+    let rows = c.query(
+        "SELECT r.user_id, array_agg(DISTINCT l) \
+         FROM memory_records r, unnest(tsvector_to_array(r.tsv)) l \
+         WHERE r.id = ANY ($1) GROUP BY r.user_id",
+        &[&ids],
+    )?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
 }
 
 /// How many words one packing statement takes: each holds an advisory lock until its

@@ -16,18 +16,17 @@
 //!   common word's postings live in blocks (`memory_blocks`, schema 16: a row per user, lexeme
 //!   and up to 64 records, holding each record's id, weighted frequency of that lexeme and
 //!   length in 16 bytes, and the records' expiries), a row per 64 postings where an index
-//!   entry per posting cost the server several times as much; postings not yet packed are read from `memory_terms`
-//!   (one index entry each; a rare word's stay there), and a packed posting of a record since
-//!   deleted or changed is left out by its mark in `memory_terms_gone` (see
-//!   [`super::pg_pack`]). All three come in one statement, so in one snapshot, and a word's
-//!   waiting postings come packed as a block's are: the client walks 16 bytes a posting (a
-//!   protocol row per posting cost ~1.5 µs each, arrays more than twice the bytes) and leaves
-//!   out expired records. What is read is bounded by the cap below: a query reads at most
-//!   `cap` postings (and so `cap` blocks), and past it ranks rows instead. Every match is
-//!   then ranked exactly (`df` and `N` as above, the average length that of the rows
-//!   matched), and only the ids, importance and times of the best rows are looked up. The
-//!   same statement stems the query, so a query is three round trips: postings, ids,
-//!   excerpts.
+//!   entry per posting cost the server several times as much; postings not yet packed are read
+//!   from `memory_terms` (one index entry each; a rare word's stay there), and a packed
+//!   posting of a record since deleted or changed is left out by its mark in
+//!   `memory_terms_gone` (see [`super::pg_pack`]). All three come in one statement, so in one
+//!   snapshot, and a word's waiting postings come packed as a block's are: the client walks 16
+//!   bytes a posting (a protocol row per posting cost ~1.5 µs each, arrays more than twice the
+//!   bytes) and leaves out expired records. What is read is bounded by the cap below: a query
+//!   reads at most `cap` postings (and so `cap` blocks), and past it ranks rows instead. Every
+//!   match is then ranked exactly (`df` and `N` as above, the average length that of the rows
+//!   matched), and only the ids, importance and times of the best rows are looked up. The same
+//!   statement stems the query, so a query is three round trips: postings, ids, excerpts.
 //! * **Rows within a budget otherwise.** When the query's lexemes have more than ten postings
 //!   per row of the budget (their words are common), or the query filters on tags, the rows
 //!   ranked come from `memory_rank` (what ranking needs of each record, kept by a trigger on
@@ -338,12 +337,12 @@ fn by_postings(
     // counts as passing the cap.
     let blocks = cap.map(|c| c.saturating_add(1));
     // The query is stemmed as the records were (`english`), in the statement that reads its
-    // postings, a word at a time (by its index however large the table has grown, as after
-    // an import's postings are packed and leave `memory_terms` full of free space): its words'
-    // blocks (kind 0), their postings waiting to be packed (kind 1, one
-    // row a word, packed as a block is) and the records gone from their blocks (kind 2). How
-    // many blocks and postings were read and the table's row count (for idf) ride along on
-    // each row; past the cap, one row carries them and no postings.
+    // postings, a word at a time (by its index however large the table has grown, as after an
+    // import's postings are packed and leave `memory_terms` full of free space): its words'
+    // blocks (kind 0), their postings waiting to be packed (kind 1, one row a word, packed as
+    // a block is) and the records gone from their blocks (kind 2). How many blocks and
+    // postings were read and the table's row count (for idf) ride along on each row; past the
+    // cap, one row carries them and no postings.
     let words = words.join(" ");
     let rows = db.with(|c| {
         c.query_typed(
