@@ -13,6 +13,11 @@
 //!   no lock on a block, two writers on two nodes never wait for each other there, and a long
 //!   import does not hold up an approval. The packer skips a word another packer holds, and
 //!   gives up after 100 ms waiting for a posting a writer holds.
+//! * **One packer of a word at a time, seeing the last.** The packer takes its words' locks
+//!   (transaction-scoped advisory try-locks) before it reads them, in a statement of its own
+//!   (schema 17), so what it reads includes every packing of those words committed before.
+//!   Otherwise it could drop a gone mark without seeing the block that another packer, just
+//!   committed, had written that posting into, and the posting would stay there, stale.
 //! * **Best effort.** Packing changes where a posting is read from, never what a query finds:
 //!   one not packed (the process died after its commit, the database went away, a writer held
 //!   it) is read where it waits, and packed by the next write of that word. So a failure here
