@@ -614,6 +614,11 @@ pub static MIGRATIONS: &[Migration] = &[
         // consumed a gone mark without seeing the block the other packer had just written with
         // that posting in it, which then stayed there, stale. A statement begun once the locks
         // are held sees every packing of those words committed before them.
+        //
+        // Postings a database at 16 may hold stale that way are not told apart from the
+        // others cheaply, so they are all rebuilt from the records, as the insert trigger
+        // writes a batch's: a word's postings as blocks when it has 16 records or more, in
+        // `memory_terms` otherwise.
         sql: "CREATE OR REPLACE FUNCTION bob_memory_pack(u text, words text[]) RETURNS integer
               LANGUAGE plpgsql SET lock_timeout = '100ms' AS $$
           DECLARE
@@ -659,6 +664,19 @@ pub static MIGRATIONS: &[Migration] = &[
                                                array_agg(tf), array_agg(len), array_agg(exp))
                   FROM every HAVING count(*) > 0) p;
               RETURN cardinality(held);
-          END $$;",
+          END $$;
+          TRUNCATE memory_blocks, memory_terms, memory_terms_gone;
+          CREATE TEMPORARY TABLE memory_postings ON COMMIT DROP AS
+              SELECT r.user_id, t.lexeme, r.rid, t.tf, t.len, r.importance, r.created_unix,
+                     r.expires_unix,
+                     count(*) OVER (PARTITION BY r.user_id, t.lexeme) AS n
+              FROM memory_records r, bob_memory_terms_of(r.tsv) t;
+          INSERT INTO memory_terms
+              SELECT user_id, lexeme, rid, tf, len, importance, created_unix, expires_unix
+              FROM memory_postings WHERE n < 16;
+          SELECT bob_memory_blocks_add(array_agg(user_id), array_agg(lexeme), array_agg(rid),
+                                       array_agg(tf), array_agg(len), array_agg(expires_unix))
+              FROM memory_postings WHERE n >= 16
+              HAVING count(*) > 0;",
     },
 ];

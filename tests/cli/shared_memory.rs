@@ -505,6 +505,50 @@ fn writers_on_two_nodes_and_a_deleter_at_once_lose_no_posting_and_keep_none_stal
 }
 
 #[test]
+fn migrating_to_schema_17_rebuilds_postings_a_racing_packer_left_stale() {
+    let Some(b) = Backend::postgres() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    b.a.json(
+        &[
+            "memory",
+            "import",
+            "--jsonl",
+            &harbor_records(dir.path(), "one", 300),
+        ],
+        "",
+    );
+    let mut c = b.db.as_ref().unwrap().client();
+    // What a packer racing another left at schema 16: records deleted, their packed postings
+    // kept in the blocks with no gone mark. And one record's posting also waiting, twice.
+    c.batch_execute(
+        "DELETE FROM memory_records WHERE rid IN \
+             (SELECT rid FROM memory_records ORDER BY rid LIMIT 7); \
+         DELETE FROM memory_terms_gone; \
+         INSERT INTO memory_terms SELECT r.user_id, 'harbor', r.rid, 1, 1, 0, 0, NULL \
+             FROM memory_records r ORDER BY r.rid DESC LIMIT 1; \
+         DELETE FROM bob_schema WHERE version > 16",
+    )
+    .unwrap();
+    let stale = postings_and_holders(&mut c, "harbor");
+    assert_eq!(stale.0, stale.1 + 8, "{stale:?}");
+    let m = b.b.json(&["db", "migrate"], "");
+    assert_eq!(m["applied"], serde_json::json!([17]), "{m}");
+    for word in ["harbor", "lantern", "rope", "word", "note"] {
+        let (posted, holding) = postings_and_holders(&mut c, word);
+        assert_eq!(posted, holding, "{word}");
+    }
+    assert_eq!(postings_and_holders(&mut c, "harbor").1, 293);
+    // The rebuilt postings rank as the rows do (a tag every record has ranks rows).
+    let query = |extra: &[&str]| lexical_scores(&b, "harbor lantern", "30", "exact", extra);
+    let (by_postings, by_rows) = (query(&[]), query(&["--tags", "t"]));
+    assert_eq!(by_postings.len(), 30, "{by_postings:?}");
+    for ((a, x), (b, y)) in by_postings.iter().zip(&by_rows) {
+        assert_eq!(a, b, "{by_postings:?} {by_rows:?}");
+        assert!((x - y).abs() < 1e-9, "{by_postings:?} {by_rows:?}");
+    }
+}
+
+#[test]
 fn memory_lives_in_the_database_and_a_tampered_ledger_row_is_found() {
     let Some(b) = Backend::postgres() else { return };
     let rows = b.a.jsonl(
