@@ -608,62 +608,33 @@ pub static MIGRATIONS: &[Migration] = &[
     Migration {
         version: 17,
         name: "memory_pack_locks_first",
-        // `bob_memory_pack` takes its words' advisory locks in a statement of its own, before
-        // the statement that packs them. In one statement (migration 16) its snapshot could
-        // predate the commit of another packer of the same word, whose lock it then got: it
-        // consumed a gone mark without seeing the block the other packer had just written with
-        // that posting in it, which then stayed there, stale. A statement begun once the locks
-        // are held sees every packing of those words committed before them.
+        // `bob_memory_pack` takes its words' advisory locks in a statement of its own, then
+        // packs them with migration 16's function (renamed `bob_memory_pack_held`). In one
+        // statement its snapshot could predate the commit of another packer of the same word,
+        // whose lock it then got: it consumed a gone mark without seeing the block the other
+        // packer had just written with that posting in it, which then stayed there, stale. A
+        // statement begun once the locks are held sees every packing of those words committed
+        // before them.
         //
         // Postings a database at 16 may hold stale that way are not told apart from the
         // others cheaply, so they are all rebuilt from the records, as the insert trigger
         // writes a batch's: a word's postings as blocks when it has 16 records or more, in
         // `memory_terms` otherwise.
-        sql: "CREATE OR REPLACE FUNCTION bob_memory_pack(u text, words text[]) RETURNS integer
-              LANGUAGE plpgsql SET lock_timeout = '100ms' AS $$
+        sql: "ALTER FUNCTION bob_memory_pack(text, text[]) RENAME TO bob_memory_pack_held;
+          CREATE FUNCTION bob_memory_pack(u text, words text[]) RETURNS integer
+              LANGUAGE plpgsql AS $$
           DECLARE
               held text[];
-              added bigint;
           BEGIN
               SELECT array_agg(x.lexeme) INTO held
               FROM (SELECT DISTINCT unnest(words) AS lexeme) x
-              WHERE ((SELECT count(*) FROM (SELECT FROM memory_terms t
-                                            WHERE t.user_id = u AND t.lexeme = x.lexeme
-                                            LIMIT 16) c) >= 16
-                     OR EXISTS (SELECT FROM memory_terms_gone g
-                                WHERE g.user_id = u AND g.lexeme = x.lexeme))
-                AND pg_try_advisory_xact_lock(hashtextextended(u || ' ' || x.lexeme, 16));
+              WHERE pg_try_advisory_xact_lock(hashtextextended(u || ' ' || x.lexeme, 16));
               IF held IS NULL THEN
                   RETURN 0;
               END IF;
-              WITH w AS (SELECT unnest(held) AS lexeme),
-              fresh AS (
-                  DELETE FROM memory_terms t USING w
-                  WHERE t.user_id = u AND t.lexeme = w.lexeme
-                  RETURNING t.lexeme, t.rid, t.tf, t.len, t.expires_unix AS exp),
-              gone AS (
-                  DELETE FROM memory_terms_gone g USING w
-                  WHERE g.user_id = u AND g.lexeme = w.lexeme
-                  RETURNING g.lexeme, g.rid),
-              old AS (
-                  DELETE FROM memory_blocks b USING w
-                  WHERE b.user_id = u AND b.lexeme = w.lexeme
-                    AND (length(b.postings) < 16 * 32
-                         OR EXISTS (SELECT FROM gone WHERE gone.lexeme = b.lexeme
-                                                       AND gone.rid BETWEEN b.lo AND b.hi))
-                  RETURNING b.lexeme, b.postings, b.exps),
-              every AS (
-                  SELECT f.lexeme, f.rid, f.tf, f.len, f.exp FROM fresh f
-                  UNION ALL
-                  SELECT o.lexeme, x.rid, x.tf, x.len, x.exp
-                  FROM old o, bob_memory_block(o.postings, o.exps) x
-                  WHERE NOT EXISTS (SELECT FROM gone WHERE gone.lexeme = o.lexeme
-                                                       AND gone.rid = x.rid))
-              SELECT count(*) INTO added FROM (
-                  SELECT bob_memory_blocks_add(array_agg(u), array_agg(lexeme), array_agg(rid),
-                                               array_agg(tf), array_agg(len), array_agg(exp))
-                  FROM every HAVING count(*) > 0) p;
-              RETURN cardinality(held);
+              -- Its statement's snapshot is taken now, with the locks held (which it takes
+              -- again: a session's advisory locks are reentrant).
+              RETURN bob_memory_pack_held(u, held);
           END $$;
           TRUNCATE memory_blocks, memory_terms, memory_terms_gone;
           CREATE TEMPORARY TABLE memory_postings ON COMMIT DROP AS

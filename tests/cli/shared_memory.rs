@@ -520,12 +520,15 @@ fn migrating_to_schema_17_rebuilds_postings_a_racing_packer_left_stale() {
     let mut c = b.db.as_ref().unwrap().client();
     // What a packer racing another left at schema 16: records deleted, their packed postings
     // kept in the blocks with no gone mark. And one record's posting also waiting, twice.
+    // Then the database is put back at 16 (its packer as migration 16 made it).
     c.batch_execute(
         "DELETE FROM memory_records WHERE rid IN \
              (SELECT rid FROM memory_records ORDER BY rid LIMIT 7); \
          DELETE FROM memory_terms_gone; \
          INSERT INTO memory_terms SELECT r.user_id, 'harbor', r.rid, 1, 1, 0, 0, NULL \
              FROM memory_records r ORDER BY r.rid DESC LIMIT 1; \
+         DROP FUNCTION bob_memory_pack(text, text[]); \
+         ALTER FUNCTION bob_memory_pack_held(text, text[]) RENAME TO bob_memory_pack; \
          DELETE FROM bob_schema WHERE version > 16",
     )
     .unwrap();
